@@ -1,0 +1,248 @@
+//! People, houses and browser sessions: sign-up, sign-in, sign-out, session lookup and the
+//! public check-email. Passwords are Argon2id, hashed off the async runtime.
+
+use argon2::Argon2;
+use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString, rand_core::OsRng};
+use chrono::{Duration, Utc};
+
+use crate::api::{
+    CheckEmailRequest, CheckEmailResponse, Organization, SeatRole, SessionInfo, SignInRequest, SignUpRequest,
+    SignUpResponse, User,
+};
+use crate::caller::{Caller, Via};
+use crate::error::{Error, Result};
+use crate::ids::{new_id, random_secret, sha256_hex};
+use crate::storage::{NewAccount, OrgRow, SessionRow, StorageError, UserRow};
+use crate::studio::Studio;
+
+/// Shortest password accepted at sign-up.
+const MIN_PASSWORD_CHARS: usize = 10;
+/// Longest password accepted (Argon2 cost is per byte; this bounds it).
+const MAX_PASSWORD_CHARS: usize = 512;
+
+/// A syntactically valid, lowercased email address.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Email(String);
+
+impl Email {
+    /// Parse and normalise (trim, lowercase). Refuses anything without exactly one `@`, a
+    /// non-empty local part, a dotted domain, whitespace, or more than 254 characters.
+    pub fn parse(raw: &str) -> Result<Email> {
+        let s = raw.trim().to_lowercase();
+        let bad = || Error::invalid("BAD_EMAIL", "That does not look like an email address.");
+        if s.len() > 254 || s.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return Err(bad());
+        }
+        let (local, domain) = s.split_once('@').ok_or_else(bad)?;
+        let domain_ok = domain.contains('.')
+            && !domain.starts_with('.')
+            && !domain.ends_with('.')
+            && !domain.contains("..")
+            && !domain.contains('@');
+        if local.is_empty() || !domain_ok {
+            return Err(bad());
+        }
+        Ok(Email(s))
+    }
+
+    /// The normalised address.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// The value of a session cookie. Only its SHA-256 is stored.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SessionToken(pub String);
+
+impl std::fmt::Debug for SessionToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SessionToken(..)")
+    }
+}
+
+pub(crate) fn user_view(u: &UserRow) -> User {
+    User { id: u.id.clone(), email: u.email.clone(), name: u.name.clone(), created_at: u.created_at }
+}
+
+pub(crate) fn org_view(o: &OrgRow) -> Organization {
+    Organization { id: o.id.clone(), name: o.name.clone(), created_at: o.created_at }
+}
+
+async fn hash_password(password: String) -> Result<String> {
+    tokio::task::spawn_blocking(move || {
+        let salt = SaltString::generate(&mut OsRng);
+        Argon2::default().hash_password(password.as_bytes(), &salt).map(|h| h.to_string())
+    })
+    .await
+    .map_err(Error::internal)?
+    .map_err(Error::internal)
+}
+
+/// Verify off the runtime. An absent hash still costs one verification, so an unknown email
+/// takes as long as a wrong password.
+async fn verify_password(password: String, hash: Option<String>) -> Result<bool> {
+    tokio::task::spawn_blocking(move || {
+        let stand_in;
+        let phc = match &hash {
+            Some(h) => h.as_str(),
+            None => {
+                let salt = SaltString::generate(&mut OsRng);
+                stand_in =
+                    Argon2::default().hash_password(b"stand-in", &salt).map(|h| h.to_string()).unwrap_or_default();
+                stand_in.as_str()
+            }
+        };
+        let ok = PasswordHash::new(phc)
+            .map(|parsed| Argon2::default().verify_password(password.as_bytes(), &parsed).is_ok())
+            .unwrap_or(false);
+        ok && hash.is_some()
+    })
+    .await
+    .map_err(Error::internal)
+}
+
+impl Studio {
+    /// Create a person, their personal house (they own it), the sign-up grant and a session.
+    pub async fn sign_up(&self, req: SignUpRequest) -> Result<(SignUpResponse, SessionToken)> {
+        let email = Email::parse(&req.email)?;
+        let chars = req.password.chars().count();
+        if !(MIN_PASSWORD_CHARS..=MAX_PASSWORD_CHARS).contains(&chars) {
+            return Err(Error::invalid(
+                "WEAK_PASSWORD",
+                format!("Use a password of {MIN_PASSWORD_CHARS} to {MAX_PASSWORD_CHARS} characters."),
+            ));
+        }
+        let name = req.name.map(|n| n.trim().to_string()).filter(|n| !n.is_empty());
+        if name.as_ref().is_some_and(|n| n.chars().count() > 100) {
+            return Err(Error::invalid("BAD_NAME", "A name is at most 100 characters."));
+        }
+        if self.storage.user_by_email(email.as_str()).await?.is_some() {
+            return Err(email_taken());
+        }
+        let now = Utc::now();
+        let hash = hash_password(req.password).await?;
+        let house_name = match &name {
+            Some(n) => format!("{n}'s house"),
+            None => format!("{}'s house", email.as_str().split('@').next().unwrap_or("My")),
+        };
+        let user = UserRow {
+            id: new_id("usr"),
+            email: email.as_str().to_string(),
+            name,
+            password_hash: Some(hash),
+            created_at: now,
+        };
+        let org = OrgRow { id: new_id("org"), name: house_name, created_at: now };
+        let account =
+            NewAccount { user: user.clone(), org: org.clone(), grant_tokens: self.config.signup_grant_tokens.max(0) };
+        match self.storage.create_account(account).await {
+            Ok(()) => {}
+            Err(StorageError::Conflict(_)) => return Err(email_taken()),
+            Err(e) => return Err(e.into()),
+        }
+        let token = self.start_session(&user.id, &org.id).await?;
+        Ok((SignUpResponse { user: user_view(&user), organization: org_view(&org) }, token))
+    }
+
+    /// Check a password and open a session on the person's home house. An unknown email and a
+    /// wrong password get the same answer.
+    pub async fn sign_in(&self, req: SignInRequest) -> Result<(SignUpResponse, SessionToken)> {
+        let bad = || Error::new(crate::ErrorKind::Unauthenticated, "BAD_CREDENTIALS", "Email or password is wrong.");
+        let user = match Email::parse(&req.email) {
+            Ok(email) => self.storage.user_by_email(email.as_str()).await?,
+            Err(_) => None,
+        };
+        let ok = verify_password(req.password, user.as_ref().and_then(|u| u.password_hash.clone())).await?;
+        let (true, Some(user)) = (ok, user) else { return Err(bad()) };
+        let seat = self.storage.home_membership(&user.id).await?.ok_or_else(bad)?;
+        let org = self.storage.org_by_id(&seat.org_id).await?.ok_or_else(bad)?;
+        let token = self.start_session(&user.id, &org.id).await?;
+        Ok((SignUpResponse { user: user_view(&user), organization: org_view(&org) }, token))
+    }
+
+    /// Forget a session. Harmless for an unknown or expired token.
+    pub async fn sign_out(&self, token: &SessionToken) -> Result<()> {
+        self.storage.delete_session(&sha256_hex(&token.0)).await?;
+        Ok(())
+    }
+
+    async fn start_session(&self, user_id: &str, org_id: &str) -> Result<SessionToken> {
+        let secret = format!("sess_{}", random_secret());
+        let now = Utc::now();
+        self.storage
+            .insert_session(SessionRow {
+                token_hash: sha256_hex(&secret),
+                user_id: user_id.to_string(),
+                org_id: org_id.to_string(),
+                created_at: now,
+                expires_at: now + Duration::days(self.config.session_days.max(1)),
+            })
+            .await?;
+        Ok(SessionToken(secret))
+    }
+
+    /// The caller behind a session cookie; 401 when unknown, expired or the seat is gone.
+    pub async fn authenticate_session(&self, token: &SessionToken) -> Result<Caller> {
+        let no = || Error::unauthenticated("No valid session");
+        let session = self.storage.session_by_hash(&sha256_hex(&token.0), Utc::now()).await?.ok_or_else(no)?;
+        let seat = self.storage.membership(&session.org_id, &session.user_id).await?.ok_or_else(no)?;
+        let role: SeatRole = seat.role.parse().map_err(Error::internal)?;
+        let user = self.storage.user_by_id(&session.user_id).await?.ok_or_else(no)?;
+        Ok(Caller {
+            org_id: session.org_id,
+            user_id: session.user_id,
+            role,
+            via: Via::Session,
+            admin: self.config.admin_emails.iter().any(|a| a.eq_ignore_ascii_case(&user.email)),
+        })
+    }
+
+    /// Who the caller is: the person, the house and the effective role.
+    pub async fn session_info(&self, caller: &Caller) -> Result<SessionInfo> {
+        let user = self
+            .storage
+            .user_by_id(&caller.user_id)
+            .await?
+            .ok_or_else(|| Error::unauthenticated("No valid session"))?;
+        let org =
+            self.storage.org_by_id(&caller.org_id).await?.ok_or_else(|| Error::unauthenticated("No valid session"))?;
+        Ok(SessionInfo { user: user_view(&user), organization: org_view(&org), role: caller.role })
+    }
+
+    /// Public: does a person with this email exist, and can they sign in with a password?
+    /// Never refuses: a missing or malformed email answers false, false.
+    pub async fn check_email(&self, req: CheckEmailRequest) -> Result<CheckEmailResponse> {
+        let user = match req.email.as_deref().map(Email::parse) {
+            Some(Ok(email)) => self.storage.user_by_email(email.as_str()).await?,
+            _ => None,
+        };
+        Ok(CheckEmailResponse { exists: user.is_some(), has_password: user.is_some_and(|u| u.password_hash.is_some()) })
+    }
+}
+
+fn email_taken() -> Error {
+    Error::conflict("EMAIL_TAKEN", "A person with that email already exists; sign in instead.")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Email;
+
+    #[test]
+    fn emails_are_normalised_and_checked() {
+        assert_eq!(Email::parse("  Ada@Example.COM ").map(|e| e.0).ok(), Some("ada@example.com".to_string()));
+        for bad in [
+            "",
+            "ada",
+            "ada@",
+            "@example.com",
+            "ada@example",
+            "a da@example.com",
+            "ada@@example.com",
+            "ada@example..com",
+        ] {
+            assert!(Email::parse(bad).is_err(), "{bad:?} should be refused");
+        }
+    }
+}

@@ -1,0 +1,19 @@
+//! Wire types: the JSON shapes of the HTTP API, shared by the server, the agent endpoint and studio-client.
+//!
+//! Nothing in here touches storage or the network; studio-client compiles this module alone
+//! (studio-core with `default-features = false`).
+
+mod accounts;
+mod billing;
+mod errors;
+mod keys;
+mod roles;
+
+pub use accounts::{
+    CheckEmailRequest, CheckEmailResponse, Organization, SessionInfo, SignInRequest, SignUpRequest, SignUpResponse,
+    SignedOut, User,
+};
+pub use billing::{Balance, GrantTokensRequest, GrantTokensResponse, HoldView, Price, PriceBook, ToolPrice};
+pub use errors::ErrorBody;
+pub use keys::{ApiKey, KeyList, MintKeyRequest, RevokedKey};
+pub use roles::{KeyRole, ParseRoleError, Quality, SeatRole};

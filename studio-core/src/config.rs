@@ -1,0 +1,27 @@
+//! The core's configuration, handed in by the embedding binary (the core never reads the environment).
+
+use crate::ledger::PriceBookConfig;
+
+/// Settings the domain needs. The binary fills it from defaults, a TOML file and `STUDIO_*`.
+#[derive(Debug, Clone)]
+pub struct CoreConfig {
+    /// Tokens granted to every new house at sign-up.
+    pub signup_grant_tokens: i64,
+    /// Emails (lowercased) allowed on the admin routes with a session.
+    pub admin_emails: Vec<String>,
+    /// How long a browser session lives, in days.
+    pub session_days: i64,
+    /// Prices per tool and quality.
+    pub prices: PriceBookConfig,
+}
+
+impl Default for CoreConfig {
+    fn default() -> Self {
+        CoreConfig {
+            signup_grant_tokens: 100,
+            admin_emails: Vec::new(),
+            session_days: 30,
+            prices: PriceBookConfig::default(),
+        }
+    }
+}

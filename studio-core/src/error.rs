@@ -1,0 +1,111 @@
+//! The core's one error type: a kind (which frontends map to a status), the spec's code string,
+//! a message for people and the extra fields the spec names.
+
+use serde_json::{Map, Value};
+
+use crate::storage::StorageError;
+
+/// Result with the core's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The class of a refusal; frontends map it to an HTTP status or a tool refusal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// Bad input (400).
+    Invalid,
+    /// No valid key or session (401).
+    Unauthenticated,
+    /// Not enough tokens (402).
+    InsufficientTokens,
+    /// Role or ownership (403).
+    Forbidden,
+    /// Unknown or foreign (404).
+    NotFound,
+    /// A conflict with what is stored (409).
+    Conflict,
+    /// Too large (413).
+    TooLarge,
+    /// Cannot run (422).
+    Unprocessable,
+    /// Something upstream failed (502).
+    Upstream,
+    /// A feature is not configured (503).
+    NotConfigured,
+    /// Our own fault (500); details stay in the log.
+    Internal,
+}
+
+/// A refusal or failure from the core.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{code}: {message}")]
+pub struct Error {
+    /// The class of failure.
+    pub kind: ErrorKind,
+    /// The spec's code string, e.g. `INSUFFICIENT_TOKENS`.
+    pub code: &'static str,
+    /// A sentence for people. For `Internal` it is generic; details went to the log.
+    pub message: String,
+    /// Extra fields the spec names for this code (`need`, `spendable`, `max`, ...).
+    pub extra: Map<String, Value>,
+}
+
+impl Error {
+    /// A refusal of the given kind and code.
+    pub fn new(kind: ErrorKind, code: &'static str, message: impl Into<String>) -> Self {
+        Error { kind, code, message: message.into(), extra: Map::new() }
+    }
+
+    /// Attach an extra field.
+    pub fn with(mut self, key: &str, value: impl Into<Value>) -> Self {
+        self.extra.insert(key.to_string(), value.into());
+        self
+    }
+
+    /// 400 with a route-specific code.
+    pub fn invalid(code: &'static str, message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Invalid, code, message)
+    }
+
+    /// 401: neither a key nor a session.
+    pub fn unauthenticated(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Unauthenticated, "UNAUTHORIZED", message)
+    }
+
+    /// 403 with a code.
+    pub fn forbidden(code: &'static str, message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Forbidden, code, message)
+    }
+
+    /// 404 with a code.
+    pub fn not_found(code: &'static str, message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::NotFound, code, message)
+    }
+
+    /// 409 with a code.
+    pub fn conflict(code: &'static str, message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Conflict, code, message)
+    }
+
+    /// 402 with `need` and `spendable`.
+    pub fn insufficient(need: i64, spendable: i64) -> Self {
+        Self::new(
+            ErrorKind::InsufficientTokens,
+            "INSUFFICIENT_TOKENS",
+            format!("This needs {need} tokens; the house has {spendable} spendable."),
+        )
+        .with("need", need)
+        .with("spendable", spendable)
+    }
+
+    /// 500; the detail is logged here and never shown to the caller.
+    pub fn internal(detail: impl std::fmt::Display) -> Self {
+        tracing::error!(error = %detail, "internal error");
+        Self::new(ErrorKind::Internal, "INTERNAL", "Something went wrong on our side; it has been logged.")
+    }
+}
+
+impl From<StorageError> for Error {
+    fn from(e: StorageError) -> Self {
+        Error::internal(e)
+    }
+}

@@ -1,0 +1,100 @@
+//! Organization keys: mint (session only), list (never a secret), revoke (effective on the next
+//! request) and authenticate. Only the SHA-256 of a key is stored.
+
+use chrono::{Duration, Utc};
+
+use crate::api::{ApiKey, KeyList, KeyRole, MintKeyRequest, RevokedKey};
+use crate::caller::{Caller, Via};
+use crate::error::{Error, Result};
+use crate::ids::{new_id, random_secret, sha256_hex};
+use crate::storage::KeyRow;
+use crate::studio::Studio;
+
+/// Every key begins with this.
+pub(crate) const KEY_PREFIX: &str = "studio_sk_";
+/// How many characters of the secret the listing shows.
+const SHOWN_PREFIX_CHARS: usize = KEY_PREFIX.len() + 6;
+/// `lastUsedAt` is rewritten at most this often per key, so reads stay reads.
+const LAST_USED_RESOLUTION_SECS: i64 = 60;
+
+fn key_view(row: &KeyRow, secret: Option<String>) -> Result<ApiKey> {
+    Ok(ApiKey {
+        id: row.id.clone(),
+        name: row.name.clone(),
+        role: row.role.parse().map_err(Error::internal)?,
+        prefix: row.prefix.clone(),
+        last_used_at: row.last_used_at,
+        revoked_at: row.revoked_at,
+        created_at: row.created_at,
+        key: secret,
+    })
+}
+
+impl Studio {
+    /// Mint a key for the caller's house. Session only (owner or admin); the secret is in this
+    /// answer and nowhere else.
+    pub async fn mint_key(&self, caller: &Caller, req: MintKeyRequest) -> Result<ApiKey> {
+        caller.require_manage_keys()?;
+        let name = req.name.trim().to_string();
+        if name.is_empty() || name.chars().count() > 100 {
+            return Err(Error::invalid("BAD_NAME", "A key needs a name of 1 to 100 characters."));
+        }
+        let secret = format!("{KEY_PREFIX}{}", random_secret());
+        let row = KeyRow {
+            id: new_id("key"),
+            org_id: caller.org_id.clone(),
+            created_by: caller.user_id.clone(),
+            name,
+            role: req.role.unwrap_or_default().as_str().to_string(),
+            prefix: secret[..SHOWN_PREFIX_CHARS].to_string(),
+            secret_hash: sha256_hex(&secret),
+            last_used_at: None,
+            revoked_at: None,
+            created_at: Utc::now(),
+        };
+        self.storage.insert_key(row.clone()).await?;
+        key_view(&row, Some(secret))
+    }
+
+    /// Every key the house minted, revoked included, newest first; never a secret.
+    pub async fn list_keys(&self, caller: &Caller) -> Result<KeyList> {
+        let rows = self.storage.list_keys(&caller.org_id).await?;
+        Ok(KeyList { keys: rows.iter().map(|r| key_view(r, None)).collect::<Result<_>>()? })
+    }
+
+    /// Revoke a key of the caller's house. Idempotent; another house's key id is 404.
+    pub async fn revoke_key(&self, caller: &Caller, key_id: &str) -> Result<RevokedKey> {
+        caller.require_manage_keys()?;
+        match self.storage.revoke_key(&caller.org_id, key_id, Utc::now()).await? {
+            Some(row) => Ok(RevokedKey { revoked: true, id: row.id }),
+            None => Err(Error::not_found("NOT_FOUND", "No such key in this house.")),
+        }
+    }
+
+    /// The caller behind a bearer key. Revocation is read on every call.
+    pub async fn authenticate_key(&self, secret: &str) -> Result<Caller> {
+        let refused = || Error::unauthenticated("No valid session: the key is unknown or revoked.");
+        if !secret.starts_with(KEY_PREFIX) {
+            return Err(refused());
+        }
+        let row = self.storage.key_by_hash(&sha256_hex(secret)).await?.ok_or_else(refused)?;
+        if row.revoked_at.is_some() {
+            return Err(refused());
+        }
+        let now = Utc::now();
+        let stale = row.last_used_at.is_none_or(|t| now - t >= Duration::seconds(LAST_USED_RESOLUTION_SECS));
+        if stale {
+            if let Err(e) = self.storage.touch_key(&row.id, now).await {
+                tracing::warn!(error = %e, key = %row.id, "could not record key use");
+            }
+        }
+        let role: KeyRole = row.role.parse().map_err(Error::internal)?;
+        Ok(Caller {
+            org_id: row.org_id,
+            user_id: row.created_by,
+            role: role.as_seat(),
+            via: Via::Key { key_id: row.id },
+            admin: false,
+        })
+    }
+}

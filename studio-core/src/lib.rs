@@ -1,0 +1,50 @@
+//! studio-core: the whole Studio domain behind one facade.
+//!
+//! A house (organization) keeps an image library and a token balance; people sign in with a
+//! session or act through organization keys. Every operation is a method on [`Studio`] that
+//! takes a [`Caller`], so authorization lives here and every frontend (HTTP, agent endpoint,
+//! an embedding server) gets the same answer.
+//!
+//! With `default-features = false` only [`api`] (the wire types) is compiled: that is what
+//! studio-client depends on.
+
+pub mod api;
+
+#[cfg(feature = "engine")]
+mod accounts;
+#[cfg(feature = "engine")]
+mod caller;
+#[cfg(feature = "engine")]
+mod config;
+#[cfg(feature = "engine")]
+mod error;
+#[cfg(feature = "engine")]
+mod ids;
+#[cfg(feature = "engine")]
+mod keys;
+#[cfg(feature = "engine")]
+mod ledger;
+#[cfg(feature = "engine")]
+mod storage;
+#[cfg(feature = "engine")]
+mod studio;
+
+#[cfg(feature = "engine")]
+pub use crate::{
+    accounts::{Email, SessionToken},
+    caller::{Caller, Via},
+    config::CoreConfig,
+    error::{Error, ErrorKind, Result},
+    ledger::{HoldOutcome, PriceBookConfig, QualityPrices, Reservation},
+    storage::{
+        BalanceRow, Bucket, HoldRow, HoldStatus, KeyRow, LedgerAudit, MembershipRow, NewAccount, NewCredit, NewHold,
+        OrgRow, ReserveOutcome, ResolveOutcome, SessionRow, Storage, StorageError, UserRow, open_storage,
+    },
+    studio::Studio,
+};
+
+#[cfg(feature = "sqlite")]
+pub use crate::storage::SqliteStorage;
+
+#[cfg(feature = "postgres")]
+pub use crate::storage::PgStorage;

@@ -1,0 +1,366 @@
+//! The `Storage` trait: every read and write the domain needs, and nothing else.
+//! All SQL of the project lives under this folder. Two real implementations share one body of
+//! SQL (`sql.rs`): SQLite (the embedded default) and PostgreSQL (scale-out).
+
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+
+mod sql;
+
+#[cfg(feature = "postgres")]
+mod postgres;
+#[cfg(feature = "sqlite")]
+mod sqlite;
+
+#[cfg(feature = "postgres")]
+pub use postgres::PgStorage;
+#[cfg(feature = "sqlite")]
+pub use sqlite::SqliteStorage;
+
+/// A storage failure. `Conflict` is a uniqueness rule the caller may turn into a 409.
+#[derive(Debug, thiserror::Error)]
+pub enum StorageError {
+    /// A unique value is already taken (the string names it).
+    #[error("conflict: {0}")]
+    Conflict(&'static str),
+    /// The database answered with an error.
+    #[error("database: {0}")]
+    Database(#[from] sqlx::Error),
+    /// Migrations could not be applied.
+    #[error("migration: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    /// The database URL names no backend this build has.
+    #[error("unsupported database url: {0}")]
+    Unsupported(String),
+}
+
+/// A person as stored.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct UserRow {
+    /// Id.
+    pub id: String,
+    /// Lowercased email.
+    pub email: String,
+    /// Display name.
+    pub name: Option<String>,
+    /// Argon2id PHC string, if the person has a password.
+    pub password_hash: Option<String>,
+    /// Sign-up time.
+    pub created_at: DateTime<Utc>,
+}
+
+/// A house as stored.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct OrgRow {
+    /// Id.
+    pub id: String,
+    /// Name.
+    pub name: String,
+    /// Creation time.
+    pub created_at: DateTime<Utc>,
+}
+
+/// A seat: a person's role in a house.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct MembershipRow {
+    /// The house.
+    pub org_id: String,
+    /// The person.
+    pub user_id: String,
+    /// owner, admin, member or viewer (a CHECK constraint in both schemas).
+    pub role: String,
+    /// When the seat was given.
+    pub created_at: DateTime<Utc>,
+}
+
+/// A browser session as stored: only the SHA-256 of the cookie value.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct SessionRow {
+    /// SHA-256 hex of the cookie value.
+    pub token_hash: String,
+    /// The person.
+    pub user_id: String,
+    /// The house the session acts for.
+    pub org_id: String,
+    /// Creation time.
+    pub created_at: DateTime<Utc>,
+    /// After this the session is refused.
+    pub expires_at: DateTime<Utc>,
+}
+
+/// An organization key as stored: only the SHA-256 of the secret.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct KeyRow {
+    /// Id.
+    pub id: String,
+    /// The owning house.
+    pub org_id: String,
+    /// The person who minted it.
+    pub created_by: String,
+    /// Label.
+    pub name: String,
+    /// viewer or member (a CHECK constraint in both schemas).
+    pub role: String,
+    /// Shown prefix of the secret.
+    pub prefix: String,
+    /// SHA-256 hex of the secret.
+    pub secret_hash: String,
+    /// Last use, kept to the minute.
+    pub last_used_at: Option<DateTime<Utc>>,
+    /// Revocation time.
+    pub revoked_at: Option<DateTime<Utc>>,
+    /// Mint time.
+    pub created_at: DateTime<Utc>,
+}
+
+/// The running totals of a house's ledger, kept in the same transaction as every entry.
+#[derive(Debug, Clone, Default, PartialEq, Eq, sqlx::FromRow)]
+pub struct BalanceRow {
+    /// Grant bucket.
+    pub grant_tokens: i64,
+    /// Top-up bucket.
+    pub topup_tokens: i64,
+    /// On hold.
+    pub held: i64,
+    /// Settled (spent) over all time.
+    pub settled: i64,
+    /// Credited (granted + bought) over all time.
+    pub credited: i64,
+}
+
+impl BalanceRow {
+    /// Spendable tokens: both buckets.
+    pub fn spendable(&self) -> i64 {
+        self.grant_tokens + self.topup_tokens
+    }
+}
+
+/// The state of a hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HoldStatus {
+    /// Reserved, not yet resolved.
+    Held,
+    /// Charged.
+    Settled,
+    /// Returned to the buckets it came from.
+    Released,
+}
+
+impl HoldStatus {
+    pub(crate) fn parse(s: &str) -> HoldStatus {
+        match s {
+            "settled" => HoldStatus::Settled,
+            "released" => HoldStatus::Released,
+            _ => HoldStatus::Held,
+        }
+    }
+}
+
+/// A hold as stored.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct HoldRow {
+    /// Id (idempotency: reserving the same id twice holds once).
+    pub id: String,
+    /// The house.
+    pub org_id: String,
+    /// Tokens held.
+    pub amount: i64,
+    /// Part taken from the grant bucket.
+    pub from_grant: i64,
+    /// Part taken from the top-up bucket.
+    pub from_topup: i64,
+    /// The develop the hold pays for.
+    pub generation_id: Option<String>,
+    /// held, settled or released.
+    pub status: String,
+    /// Reservation time.
+    pub created_at: DateTime<Utc>,
+    /// Settle or release time.
+    pub resolved_at: Option<DateTime<Utc>>,
+}
+
+impl HoldRow {
+    /// The parsed status.
+    pub fn status(&self) -> HoldStatus {
+        HoldStatus::parse(&self.status)
+    }
+}
+
+/// Sums over a house's ledger entries (a history scan: for audits and tests, never for reads).
+#[derive(Debug, Clone, Default, PartialEq, Eq, sqlx::FromRow)]
+pub struct LedgerAudit {
+    /// Σ grant-bucket deltas.
+    pub grant_tokens: i64,
+    /// Σ top-up-bucket deltas.
+    pub topup_tokens: i64,
+    /// Σ held deltas.
+    pub held: i64,
+    /// Σ settled deltas.
+    pub settled: i64,
+    /// Σ credits (grants and top-ups).
+    pub credited: i64,
+    /// Number of entries.
+    pub entries: i64,
+}
+
+/// A new person with their personal house, owner seat and sign-up grant, written atomically.
+#[derive(Debug, Clone)]
+pub struct NewAccount {
+    /// The person.
+    pub user: UserRow,
+    /// Their house.
+    pub org: OrgRow,
+    /// Sign-up grant (0 for none).
+    pub grant_tokens: i64,
+}
+
+/// Which bucket a credit fills.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bucket {
+    /// Grants, signup, subscription tokens: spent first.
+    Grant,
+    /// Bought tokens.
+    Topup,
+}
+
+/// A credit to append.
+#[derive(Debug, Clone)]
+pub struct NewCredit {
+    /// The house.
+    pub org_id: String,
+    /// Bucket.
+    pub bucket: Bucket,
+    /// Tokens, positive.
+    pub amount: i64,
+    /// Who caused it, if a person.
+    pub user_id: Option<String>,
+    /// Why.
+    pub reason: String,
+    /// When the grant lapses, if ever.
+    pub expires_at: Option<DateTime<Utc>>,
+    /// Entry time.
+    pub now: DateTime<Utc>,
+}
+
+/// A hold to take.
+#[derive(Debug, Clone)]
+pub struct NewHold {
+    /// Hold id; reserving an id that exists returns the existing hold and charges nothing.
+    pub id: String,
+    /// The house.
+    pub org_id: String,
+    /// Tokens, positive.
+    pub amount: i64,
+    /// The develop it pays for.
+    pub generation_id: Option<String>,
+    /// Who asked.
+    pub user_id: Option<String>,
+    /// Entry time.
+    pub now: DateTime<Utc>,
+}
+
+/// What a reserve did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReserveOutcome {
+    /// Tokens moved from the buckets to held.
+    Reserved(HoldRow),
+    /// The hold id already existed: nothing moved.
+    Existing(HoldRow),
+    /// Not enough spendable tokens: nothing was written.
+    Insufficient {
+        /// Tokens the hold needs.
+        need: i64,
+        /// Tokens the house could spend.
+        spendable: i64,
+    },
+}
+
+/// What a settle or release did. Each hold resolves exactly once.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ResolveOutcome {
+    /// This call resolved the hold.
+    Resolved(HoldRow),
+    /// The hold was resolved before (by settle or release); nothing moved.
+    AlreadyResolved(HoldRow),
+    /// No such hold in this house.
+    NotFound,
+}
+
+/// Every read and write the domain needs. Implementations apply their own migrations on open.
+#[async_trait::async_trait]
+pub trait Storage: Send + Sync + 'static {
+    /// Which backend this is (`sqlite` or `postgres`).
+    fn backend(&self) -> &'static str;
+
+    /// A round trip to the database (health checks).
+    async fn ping(&self) -> Result<(), StorageError>;
+    /// How many people have signed up (the first-run hint).
+    async fn user_count(&self) -> Result<i64, StorageError>;
+
+    /// Person, house, owner seat, balance row and sign-up grant in one transaction.
+    /// `Conflict("email")` when the email is taken.
+    async fn create_account(&self, account: NewAccount) -> Result<(), StorageError>;
+    /// A person by lowercased email.
+    async fn user_by_email(&self, email: &str) -> Result<Option<UserRow>, StorageError>;
+    /// A person by id.
+    async fn user_by_id(&self, id: &str) -> Result<Option<UserRow>, StorageError>;
+    /// A house by id.
+    async fn org_by_id(&self, id: &str) -> Result<Option<OrgRow>, StorageError>;
+    /// Give a person a seat (or change its role).
+    async fn upsert_membership(&self, seat: MembershipRow) -> Result<(), StorageError>;
+    /// A person's seat in a house.
+    async fn membership(&self, org_id: &str, user_id: &str) -> Result<Option<MembershipRow>, StorageError>;
+    /// The house a person signs into: the oldest they own, else their oldest seat.
+    async fn home_membership(&self, user_id: &str) -> Result<Option<MembershipRow>, StorageError>;
+
+    /// Store a new session.
+    async fn insert_session(&self, session: SessionRow) -> Result<(), StorageError>;
+    /// A session by token hash, if not expired at `now`.
+    async fn session_by_hash(&self, token_hash: &str, now: DateTime<Utc>) -> Result<Option<SessionRow>, StorageError>;
+    /// Forget a session (sign-out); harmless when absent.
+    async fn delete_session(&self, token_hash: &str) -> Result<(), StorageError>;
+
+    /// Store a newly minted key.
+    async fn insert_key(&self, key: KeyRow) -> Result<(), StorageError>;
+    /// Every key of a house, revoked included, newest first.
+    async fn list_keys(&self, org_id: &str) -> Result<Vec<KeyRow>, StorageError>;
+    /// A key by secret hash (revoked or not).
+    async fn key_by_hash(&self, secret_hash: &str) -> Result<Option<KeyRow>, StorageError>;
+    /// Revoke a key of this house (keeps the first revocation time). None when not this house's.
+    async fn revoke_key(&self, org_id: &str, key_id: &str, now: DateTime<Utc>) -> Result<Option<KeyRow>, StorageError>;
+    /// Record a use of a key.
+    async fn touch_key(&self, key_id: &str, now: DateTime<Utc>) -> Result<(), StorageError>;
+
+    /// Append a credit and raise the running totals.
+    async fn credit(&self, credit: NewCredit) -> Result<BalanceRow, StorageError>;
+    /// Reserve tokens (grant bucket first), atomically against concurrent reserves.
+    async fn reserve(&self, hold: NewHold) -> Result<ReserveOutcome, StorageError>;
+    /// Charge a held hold; a second resolve changes nothing.
+    async fn settle(&self, org_id: &str, hold_id: &str, now: DateTime<Utc>) -> Result<ResolveOutcome, StorageError>;
+    /// Return a held hold to its buckets; a second resolve changes nothing.
+    async fn release(&self, org_id: &str, hold_id: &str, now: DateTime<Utc>) -> Result<ResolveOutcome, StorageError>;
+    /// The running totals (zeros for a house with no ledger yet).
+    async fn balance(&self, org_id: &str) -> Result<BalanceRow, StorageError>;
+    /// A hold by id within a house.
+    async fn hold(&self, org_id: &str, hold_id: &str) -> Result<Option<HoldRow>, StorageError>;
+    /// Open holds of a house, oldest first.
+    async fn open_holds(&self, org_id: &str) -> Result<Vec<HoldRow>, StorageError>;
+    /// Sums over the house's entries, for audits.
+    async fn audit(&self, org_id: &str) -> Result<LedgerAudit, StorageError>;
+}
+
+/// Open the storage a database URL names and apply its migrations: `postgres://…` selects
+/// PostgreSQL; `sqlite://PATH` or a bare path selects SQLite (the file is created if missing).
+pub async fn open_storage(url: &str) -> Result<Arc<dyn Storage>, StorageError> {
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        #[cfg(feature = "postgres")]
+        return Ok(Arc::new(PgStorage::connect(url).await?));
+        #[cfg(not(feature = "postgres"))]
+        return Err(StorageError::Unsupported(url.to_string()));
+    }
+    #[cfg(feature = "sqlite")]
+    return Ok(Arc::new(SqliteStorage::open(url.strip_prefix("sqlite://").unwrap_or(url)).await?));
+    #[cfg(not(feature = "sqlite"))]
+    return Err(StorageError::Unsupported(url.to_string()));
+}

@@ -1,0 +1,516 @@
+//! The SQL both backends share. `$N` placeholders and `ON CONFLICT` read the same on SQLite and
+//! PostgreSQL, so one macro body implements [`Storage`](super::Storage) for each; the only
+//! difference is how a write transaction is made exclusive (`$lock`): PostgreSQL locks the
+//! house's balance row with `FOR UPDATE`; SQLite serialises writers in-process (see sqlite.rs).
+
+macro_rules! impl_storage {
+    ($ty:ty, $backend:literal, $lock:literal) => {
+        #[async_trait::async_trait]
+        impl $crate::storage::Storage for $ty {
+            fn backend(&self) -> &'static str {
+                $backend
+            }
+
+            async fn ping(&self) -> Result<(), StorageError> {
+                sqlx::query("SELECT 1").execute(&self.pool).await?;
+                Ok(())
+            }
+
+            async fn user_count(&self) -> Result<i64, StorageError> {
+                let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM users").fetch_one(&self.pool).await?;
+                Ok(n)
+            }
+
+            async fn create_account(&self, a: NewAccount) -> Result<(), StorageError> {
+                let _w = self.write_lock().await;
+                let mut tx = self.pool.begin().await?;
+                let taken: Option<(String,)> = sqlx::query_as("SELECT id FROM users WHERE email = $1")
+                    .bind(&a.user.email)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+                if taken.is_some() {
+                    return Err(StorageError::Conflict("email"));
+                }
+                sqlx::query("INSERT INTO users (id, email, name, password_hash, created_at) VALUES ($1, $2, $3, $4, $5)")
+                    .bind(&a.user.id)
+                    .bind(&a.user.email)
+                    .bind(&a.user.name)
+                    .bind(&a.user.password_hash)
+                    .bind(a.user.created_at)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(unique_as("email"))?;
+                sqlx::query("INSERT INTO organizations (id, name, created_at) VALUES ($1, $2, $3)")
+                    .bind(&a.org.id)
+                    .bind(&a.org.name)
+                    .bind(a.org.created_at)
+                    .execute(&mut *tx)
+                    .await?;
+                sqlx::query("INSERT INTO memberships (org_id, user_id, role, created_at) VALUES ($1, $2, 'owner', $3)")
+                    .bind(&a.org.id)
+                    .bind(&a.user.id)
+                    .bind(a.org.created_at)
+                    .execute(&mut *tx)
+                    .await?;
+                sqlx::query("INSERT INTO balances (org_id, updated_at) VALUES ($1, $2)")
+                    .bind(&a.org.id)
+                    .bind(a.org.created_at)
+                    .execute(&mut *tx)
+                    .await?;
+                if a.grant_tokens > 0 {
+                    let credit = NewCredit {
+                        org_id: a.org.id.clone(),
+                        bucket: Bucket::Grant,
+                        amount: a.grant_tokens,
+                        user_id: Some(a.user.id.clone()),
+                        reason: "signup".to_string(),
+                        expires_at: None,
+                        now: a.org.created_at,
+                    };
+                    apply_credit(&mut tx, &credit).await?;
+                }
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn user_by_email(&self, email: &str) -> Result<Option<UserRow>, StorageError> {
+                Ok(sqlx::query_as("SELECT id, email, name, password_hash, created_at FROM users WHERE email = $1")
+                    .bind(email)
+                    .fetch_optional(&self.pool)
+                    .await?)
+            }
+
+            async fn user_by_id(&self, id: &str) -> Result<Option<UserRow>, StorageError> {
+                Ok(sqlx::query_as("SELECT id, email, name, password_hash, created_at FROM users WHERE id = $1")
+                    .bind(id)
+                    .fetch_optional(&self.pool)
+                    .await?)
+            }
+
+            async fn org_by_id(&self, id: &str) -> Result<Option<OrgRow>, StorageError> {
+                Ok(sqlx::query_as("SELECT id, name, created_at FROM organizations WHERE id = $1")
+                    .bind(id)
+                    .fetch_optional(&self.pool)
+                    .await?)
+            }
+
+            async fn upsert_membership(&self, seat: MembershipRow) -> Result<(), StorageError> {
+                let _w = self.write_lock().await;
+                sqlx::query(
+                    "INSERT INTO memberships (org_id, user_id, role, created_at) VALUES ($1, $2, $3, $4) \
+                     ON CONFLICT (org_id, user_id) DO UPDATE SET role = excluded.role",
+                )
+                .bind(&seat.org_id)
+                .bind(&seat.user_id)
+                .bind(&seat.role)
+                .bind(seat.created_at)
+                .execute(&self.pool)
+                .await?;
+                Ok(())
+            }
+
+            async fn membership(&self, org_id: &str, user_id: &str) -> Result<Option<MembershipRow>, StorageError> {
+                Ok(sqlx::query_as(
+                    "SELECT org_id, user_id, role, created_at FROM memberships WHERE org_id = $1 AND user_id = $2",
+                )
+                .bind(org_id)
+                .bind(user_id)
+                .fetch_optional(&self.pool)
+                .await?)
+            }
+
+            async fn home_membership(&self, user_id: &str) -> Result<Option<MembershipRow>, StorageError> {
+                Ok(sqlx::query_as(
+                    "SELECT org_id, user_id, role, created_at FROM memberships WHERE user_id = $1 \
+                     ORDER BY CASE WHEN role = 'owner' THEN 0 ELSE 1 END, created_at, org_id LIMIT 1",
+                )
+                .bind(user_id)
+                .fetch_optional(&self.pool)
+                .await?)
+            }
+
+            async fn insert_session(&self, s: SessionRow) -> Result<(), StorageError> {
+                let _w = self.write_lock().await;
+                sqlx::query(
+                    "INSERT INTO sessions (token_hash, user_id, org_id, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)",
+                )
+                .bind(&s.token_hash)
+                .bind(&s.user_id)
+                .bind(&s.org_id)
+                .bind(s.created_at)
+                .bind(s.expires_at)
+                .execute(&self.pool)
+                .await?;
+                Ok(())
+            }
+
+            async fn session_by_hash(&self, token_hash: &str, now: DateTime<Utc>) -> Result<Option<SessionRow>, StorageError> {
+                Ok(sqlx::query_as(
+                    "SELECT token_hash, user_id, org_id, created_at, expires_at FROM sessions \
+                     WHERE token_hash = $1 AND expires_at > $2",
+                )
+                .bind(token_hash)
+                .bind(now)
+                .fetch_optional(&self.pool)
+                .await?)
+            }
+
+            async fn delete_session(&self, token_hash: &str) -> Result<(), StorageError> {
+                let _w = self.write_lock().await;
+                sqlx::query("DELETE FROM sessions WHERE token_hash = $1")
+                    .bind(token_hash)
+                    .execute(&self.pool)
+                    .await?;
+                Ok(())
+            }
+
+            async fn insert_key(&self, k: KeyRow) -> Result<(), StorageError> {
+                let _w = self.write_lock().await;
+                sqlx::query(
+                    "INSERT INTO api_keys (id, org_id, created_by, name, role, prefix, secret_hash, last_used_at, revoked_at, created_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+                )
+                .bind(&k.id)
+                .bind(&k.org_id)
+                .bind(&k.created_by)
+                .bind(&k.name)
+                .bind(&k.role)
+                .bind(&k.prefix)
+                .bind(&k.secret_hash)
+                .bind(k.last_used_at)
+                .bind(k.revoked_at)
+                .bind(k.created_at)
+                .execute(&self.pool)
+                .await?;
+                Ok(())
+            }
+
+            async fn list_keys(&self, org_id: &str) -> Result<Vec<KeyRow>, StorageError> {
+                Ok(sqlx::query_as(concat!(
+                    "SELECT ", key_columns!(), " FROM api_keys WHERE org_id = $1 ORDER BY created_at DESC, id DESC"
+                ))
+                .bind(org_id)
+                .fetch_all(&self.pool)
+                .await?)
+            }
+
+            async fn key_by_hash(&self, secret_hash: &str) -> Result<Option<KeyRow>, StorageError> {
+                Ok(sqlx::query_as(concat!("SELECT ", key_columns!(), " FROM api_keys WHERE secret_hash = $1"))
+                    .bind(secret_hash)
+                    .fetch_optional(&self.pool)
+                    .await?)
+            }
+
+            async fn revoke_key(&self, org_id: &str, key_id: &str, now: DateTime<Utc>) -> Result<Option<KeyRow>, StorageError> {
+                let _w = self.write_lock().await;
+                Ok(sqlx::query_as(concat!(
+                    "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2 AND org_id = $3 RETURNING ",
+                    key_columns!()
+                ))
+                .bind(now)
+                .bind(key_id)
+                .bind(org_id)
+                .fetch_optional(&self.pool)
+                .await?)
+            }
+
+            async fn touch_key(&self, key_id: &str, now: DateTime<Utc>) -> Result<(), StorageError> {
+                let _w = self.write_lock().await;
+                sqlx::query("UPDATE api_keys SET last_used_at = $1 WHERE id = $2")
+                    .bind(now)
+                    .bind(key_id)
+                    .execute(&self.pool)
+                    .await?;
+                Ok(())
+            }
+
+            async fn credit(&self, credit: NewCredit) -> Result<BalanceRow, StorageError> {
+                let _w = self.write_lock().await;
+                let mut tx = self.pool.begin().await?;
+                let after = apply_credit(&mut tx, &credit).await?;
+                tx.commit().await?;
+                Ok(after)
+            }
+
+            async fn reserve(&self, h: NewHold) -> Result<ReserveOutcome, StorageError> {
+                let _w = self.write_lock().await;
+                let mut tx = self.pool.begin().await?;
+                let bal = lock_balance(&mut tx, &h.org_id).await?;
+                let existing: Option<HoldRow> = sqlx::query_as(concat!("SELECT ", hold_columns!(), " FROM holds WHERE id = $1"))
+                    .bind(&h.id)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+                if let Some(existing) = existing {
+                    if existing.org_id != h.org_id {
+                        return Err(StorageError::Conflict("hold id"));
+                    }
+                    return Ok(ReserveOutcome::Existing(existing));
+                }
+                if bal.spendable() < h.amount {
+                    return Ok(ReserveOutcome::Insufficient { need: h.amount, spendable: bal.spendable() });
+                }
+                let from_grant = bal.grant_tokens.min(h.amount);
+                let from_topup = h.amount - from_grant;
+                let hold = HoldRow {
+                    id: h.id.clone(),
+                    org_id: h.org_id.clone(),
+                    amount: h.amount,
+                    from_grant,
+                    from_topup,
+                    generation_id: h.generation_id.clone(),
+                    status: "held".to_string(),
+                    created_at: h.now,
+                    resolved_at: None,
+                };
+                sqlx::query(
+                    "INSERT INTO holds (id, org_id, amount, from_grant, from_topup, generation_id, status, created_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, 'held', $7)",
+                )
+                .bind(&hold.id)
+                .bind(&hold.org_id)
+                .bind(hold.amount)
+                .bind(from_grant)
+                .bind(from_topup)
+                .bind(&hold.generation_id)
+                .bind(h.now)
+                .execute(&mut *tx)
+                .await?;
+                let entry = Entry {
+                    org_id: &h.org_id,
+                    kind: "reserve",
+                    grant_delta: -from_grant,
+                    topup_delta: -from_topup,
+                    held_delta: h.amount,
+                    settled_delta: 0,
+                    credited_delta: 0,
+                    hold_id: Some(&h.id),
+                    user_id: h.user_id.as_deref(),
+                    reason: None,
+                    expires_at: None,
+                    now: h.now,
+                };
+                apply_entry(&mut tx, &entry).await?;
+                tx.commit().await?;
+                Ok(ReserveOutcome::Reserved(hold))
+            }
+
+            async fn settle(&self, org_id: &str, hold_id: &str, now: DateTime<Utc>) -> Result<ResolveOutcome, StorageError> {
+                self.resolve(org_id, hold_id, now, true).await
+            }
+
+            async fn release(&self, org_id: &str, hold_id: &str, now: DateTime<Utc>) -> Result<ResolveOutcome, StorageError> {
+                self.resolve(org_id, hold_id, now, false).await
+            }
+
+            async fn balance(&self, org_id: &str) -> Result<BalanceRow, StorageError> {
+                let row: Option<BalanceRow> = sqlx::query_as(
+                    "SELECT grant_tokens, topup_tokens, held, settled, credited FROM balances WHERE org_id = $1",
+                )
+                .bind(org_id)
+                .fetch_optional(&self.pool)
+                .await?;
+                Ok(row.unwrap_or_default())
+            }
+
+            async fn hold(&self, org_id: &str, hold_id: &str) -> Result<Option<HoldRow>, StorageError> {
+                Ok(sqlx::query_as(concat!("SELECT ", hold_columns!(), " FROM holds WHERE id = $1 AND org_id = $2"))
+                    .bind(hold_id)
+                    .bind(org_id)
+                    .fetch_optional(&self.pool)
+                    .await?)
+            }
+
+            async fn open_holds(&self, org_id: &str) -> Result<Vec<HoldRow>, StorageError> {
+                Ok(sqlx::query_as(concat!(
+                    "SELECT ", hold_columns!(), " FROM holds WHERE org_id = $1 AND status = 'held' ORDER BY created_at, id"
+                ))
+                .bind(org_id)
+                .fetch_all(&self.pool)
+                .await?)
+            }
+
+            async fn audit(&self, org_id: &str) -> Result<LedgerAudit, StorageError> {
+                Ok(sqlx::query_as(
+                    "SELECT CAST(COALESCE(SUM(grant_delta), 0) AS BIGINT) AS grant_tokens, \
+                            CAST(COALESCE(SUM(topup_delta), 0) AS BIGINT) AS topup_tokens, \
+                            CAST(COALESCE(SUM(held_delta), 0) AS BIGINT) AS held, \
+                            CAST(COALESCE(SUM(settled_delta), 0) AS BIGINT) AS settled, \
+                            CAST(COALESCE(SUM(credited_delta), 0) AS BIGINT) AS credited, \
+                            COUNT(*) AS entries \
+                     FROM ledger_entries WHERE org_id = $1",
+                )
+                .bind(org_id)
+                .fetch_one(&self.pool)
+                .await?)
+            }
+        }
+
+        impl $ty {
+            /// Settle (`charge`) or release a hold exactly once.
+            async fn resolve(&self, org_id: &str, hold_id: &str, now: DateTime<Utc>, charge: bool) -> Result<ResolveOutcome, StorageError> {
+                let _w = self.write_lock().await;
+                let mut tx = self.pool.begin().await?;
+                lock_balance(&mut tx, org_id).await?;
+                let hold: Option<HoldRow> = sqlx::query_as(concat!(
+                    "SELECT ", hold_columns!(), " FROM holds WHERE id = $1 AND org_id = $2", $lock
+                ))
+                .bind(hold_id)
+                .bind(org_id)
+                .fetch_optional(&mut *tx)
+                .await?;
+                let Some(mut hold) = hold else { return Ok(ResolveOutcome::NotFound) };
+                if hold.status() != HoldStatus::Held {
+                    return Ok(ResolveOutcome::AlreadyResolved(hold));
+                }
+                let status = if charge { "settled" } else { "released" };
+                let updated = sqlx::query("UPDATE holds SET status = $1, resolved_at = $2 WHERE id = $3 AND status = 'held'")
+                    .bind(status)
+                    .bind(now)
+                    .bind(hold_id)
+                    .execute(&mut *tx)
+                    .await?;
+                if updated.rows_affected() != 1 {
+                    return Ok(ResolveOutcome::AlreadyResolved(hold));
+                }
+                let entry = Entry {
+                    org_id,
+                    kind: status,
+                    grant_delta: if charge { 0 } else { hold.from_grant },
+                    topup_delta: if charge { 0 } else { hold.from_topup },
+                    held_delta: -hold.amount,
+                    settled_delta: if charge { hold.amount } else { 0 },
+                    credited_delta: 0,
+                    hold_id: Some(hold_id),
+                    user_id: None,
+                    reason: None,
+                    expires_at: None,
+                    now,
+                };
+                apply_entry(&mut tx, &entry).await?;
+                tx.commit().await?;
+                hold.status = status.to_string();
+                hold.resolved_at = Some(now);
+                Ok(ResolveOutcome::Resolved(hold))
+            }
+        }
+
+        /// Lock (PostgreSQL) and read a house's running totals inside a write transaction,
+        /// creating the row if the house has none yet.
+        async fn lock_balance(tx: &mut Tx, org_id: &str) -> Result<BalanceRow, StorageError> {
+            sqlx::query("INSERT INTO balances (org_id, updated_at) VALUES ($1, $2) ON CONFLICT (org_id) DO NOTHING")
+                .bind(org_id)
+                .bind(chrono::Utc::now())
+                .execute(&mut **tx)
+                .await?;
+            Ok(sqlx::query_as(concat!(
+                "SELECT grant_tokens, topup_tokens, held, settled, credited FROM balances WHERE org_id = $1",
+                $lock
+            ))
+            .bind(org_id)
+            .fetch_one(&mut **tx)
+            .await?)
+        }
+
+        /// Append a credit entry and raise the totals.
+        async fn apply_credit(tx: &mut Tx, c: &NewCredit) -> Result<BalanceRow, StorageError> {
+            lock_balance(tx, &c.org_id).await?;
+            let (grant_delta, topup_delta, kind) = match c.bucket {
+                Bucket::Grant => (c.amount, 0, "grant"),
+                Bucket::Topup => (0, c.amount, "topup"),
+            };
+            let entry = Entry {
+                org_id: &c.org_id,
+                kind,
+                grant_delta,
+                topup_delta,
+                held_delta: 0,
+                settled_delta: 0,
+                credited_delta: c.amount,
+                hold_id: None,
+                user_id: c.user_id.as_deref(),
+                reason: Some(&c.reason),
+                expires_at: c.expires_at,
+                now: c.now,
+            };
+            apply_entry(tx, &entry).await
+        }
+
+        /// Append one ledger entry and move the running totals by the same deltas.
+        async fn apply_entry(tx: &mut Tx, e: &Entry<'_>) -> Result<BalanceRow, StorageError> {
+            sqlx::query(
+                "INSERT INTO ledger_entries (id, org_id, kind, grant_delta, topup_delta, held_delta, settled_delta, \
+                 credited_delta, hold_id, user_id, reason, expires_at, created_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+            )
+            .bind(crate::ids::new_id("led"))
+            .bind(e.org_id)
+            .bind(e.kind)
+            .bind(e.grant_delta)
+            .bind(e.topup_delta)
+            .bind(e.held_delta)
+            .bind(e.settled_delta)
+            .bind(e.credited_delta)
+            .bind(e.hold_id)
+            .bind(e.user_id)
+            .bind(e.reason)
+            .bind(e.expires_at)
+            .bind(e.now)
+            .execute(&mut **tx)
+            .await?;
+            Ok(sqlx::query_as(
+                "UPDATE balances SET grant_tokens = grant_tokens + $1, topup_tokens = topup_tokens + $2, \
+                 held = held + $3, settled = settled + $4, credited = credited + $5, updated_at = $6 \
+                 WHERE org_id = $7 RETURNING grant_tokens, topup_tokens, held, settled, credited",
+            )
+            .bind(e.grant_delta)
+            .bind(e.topup_delta)
+            .bind(e.held_delta)
+            .bind(e.settled_delta)
+            .bind(e.credited_delta)
+            .bind(e.now)
+            .bind(e.org_id)
+            .fetch_one(&mut **tx)
+            .await?)
+        }
+    };
+}
+
+/// The columns of `api_keys` in [`KeyRow`](super::KeyRow) order.
+macro_rules! key_columns {
+    () => {
+        "id, org_id, created_by, name, role, prefix, secret_hash, last_used_at, revoked_at, created_at"
+    };
+}
+
+/// The columns of `holds` in [`HoldRow`](super::HoldRow) order.
+macro_rules! hold_columns {
+    () => {
+        "id, org_id, amount, from_grant, from_topup, generation_id, status, created_at, resolved_at"
+    };
+}
+
+pub(super) use {hold_columns, impl_storage, key_columns};
+
+/// One ledger entry's deltas; the running totals move by exactly these.
+pub(super) struct Entry<'a> {
+    pub(super) org_id: &'a str,
+    pub(super) kind: &'a str,
+    pub(super) grant_delta: i64,
+    pub(super) topup_delta: i64,
+    pub(super) held_delta: i64,
+    pub(super) settled_delta: i64,
+    pub(super) credited_delta: i64,
+    pub(super) hold_id: Option<&'a str>,
+    pub(super) user_id: Option<&'a str>,
+    pub(super) reason: Option<&'a str>,
+    pub(super) expires_at: Option<chrono::DateTime<chrono::Utc>>,
+    pub(super) now: chrono::DateTime<chrono::Utc>,
+}
+
+/// Map a unique-constraint violation to `Conflict(what)`; other errors pass through.
+pub(super) fn unique_as(what: &'static str) -> impl Fn(sqlx::Error) -> super::StorageError {
+    move |e| match &e {
+        sqlx::Error::Database(d) if d.is_unique_violation() => super::StorageError::Conflict(what),
+        _ => super::StorageError::Database(e),
+    }
+}

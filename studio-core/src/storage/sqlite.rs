@@ -1,0 +1,50 @@
+//! SQLite storage, the embedded default: one WAL-mode file under the data directory.
+//!
+//! SQLite allows one writer at a time. Rather than let concurrent write transactions fail with
+//! `SQLITE_BUSY` half way, every write takes an in-process async mutex first, so ledger
+//! transactions run one after another and readers (WAL) are never blocked. One process owns the
+//! file; scale-out deployments use PostgreSQL.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::{Sqlite, SqlitePool};
+use tokio::sync::{Mutex, MutexGuard};
+
+use super::sql::{Entry, hold_columns, impl_storage, key_columns, unique_as};
+use super::{
+    BalanceRow, Bucket, HoldRow, HoldStatus, KeyRow, LedgerAudit, MembershipRow, NewAccount, NewCredit, NewHold,
+    OrgRow, ReserveOutcome, ResolveOutcome, SessionRow, StorageError, UserRow,
+};
+
+type Tx = sqlx::Transaction<'static, Sqlite>;
+
+/// Storage on one SQLite file.
+#[derive(Debug)]
+pub struct SqliteStorage {
+    pool: SqlitePool,
+    writer: Mutex<()>,
+}
+
+impl SqliteStorage {
+    /// Open (creating if missing) the database file at `path` and apply the SQLite migrations.
+    pub async fn open(path: &str) -> Result<Self, StorageError> {
+        let options = SqliteConnectOptions::from_str(&format!("sqlite://{path}"))?
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+            .foreign_keys(true)
+            .busy_timeout(Duration::from_secs(10));
+        let pool = SqlitePoolOptions::new().max_connections(8).connect_with(options).await?;
+        sqlx::migrate!("./migrations/sqlite").run(&pool).await?;
+        Ok(SqliteStorage { pool, writer: Mutex::new(()) })
+    }
+
+    async fn write_lock(&self) -> MutexGuard<'_, ()> {
+        self.writer.lock().await
+    }
+}
+
+impl_storage!(SqliteStorage, "sqlite", "");

@@ -1,0 +1,142 @@
+//! Who is calling: the bearer key or the session cookie, turned into a core `Caller`.
+//! Cookie-authenticated writes must come from our own origin when the browser says where it is.
+
+use aide::generate::GenContext;
+use aide::openapi::{Operation, Response as ApiResponse, StatusCode as ApiStatus};
+use aide::{OperationInput, OperationOutput};
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, Method, header};
+use axum::response::{IntoResponse, Response};
+use studio_core::{Caller, Error, SessionToken};
+
+use crate::error::AppError;
+use crate::state::AppState;
+
+/// The session cookie's name.
+pub(crate) const SESSION_COOKIE: &str = "studio_session";
+
+/// An authenticated caller (key or session); 401 "No valid session" otherwise.
+#[derive(Debug, Clone)]
+pub(crate) struct Auth(pub(crate) Caller);
+
+impl OperationInput for Auth {}
+
+impl FromRequestParts<AppState> for Auth {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        if let Some(secret) = bearer(&parts.headers) {
+            return Ok(Auth(state.studio.authenticate_key(secret).await?));
+        }
+        let Some(token) = session_cookie(&parts.headers) else {
+            return Err(Error::unauthenticated("No valid session").into());
+        };
+        check_origin(parts, state)?;
+        Ok(Auth(state.studio.authenticate_session(&token).await?))
+    }
+}
+
+/// The session cookie, if the request carries one (for sign-out, which needs no valid session).
+#[derive(Debug, Clone)]
+pub(crate) struct MaybeSession(pub(crate) Option<SessionToken>);
+
+impl OperationInput for MaybeSession {}
+
+impl FromRequestParts<AppState> for MaybeSession {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        let token = session_cookie(&parts.headers);
+        if token.is_some() {
+            check_origin(parts, state)?;
+        }
+        Ok(MaybeSession(token))
+    }
+}
+
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, secret) = value.split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| secret.trim())
+}
+
+fn session_cookie(headers: &HeaderMap) -> Option<SessionToken> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(name, _)| *name == SESSION_COOKIE)
+        .map(|(_, value)| SessionToken(value.trim().to_string()))
+        .filter(|t| !t.0.is_empty())
+}
+
+/// A browser's cookie-authenticated write must come from our origin (CSRF defence). Requests
+/// without an Origin header (command-line tools, same-origin GETs) pass.
+fn check_origin(parts: &Parts, state: &AppState) -> Result<(), AppError> {
+    if matches!(parts.method, Method::GET | Method::HEAD | Method::OPTIONS) {
+        return Ok(());
+    }
+    let Some(origin) = parts.headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
+        return Ok(());
+    };
+    let allowed = match &state.public_origin {
+        Some(o) => origin.eq_ignore_ascii_case(o),
+        None => {
+            let host = parts.headers.get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or_default();
+            let bare = origin.split_once("://").map(|(_, h)| h).unwrap_or(origin);
+            !host.is_empty() && bare.eq_ignore_ascii_case(host)
+        }
+    };
+    if allowed {
+        Ok(())
+    } else {
+        Err(Error::forbidden("BAD_ORIGIN", "Cookie-authenticated writes must come from this site's own pages.").into())
+    }
+}
+
+/// `Set-Cookie` for a new session (HttpOnly, SameSite=Lax, Secure behind https).
+pub(crate) fn session_set_cookie(token: &SessionToken, max_age_days: i64, secure: bool) -> HeaderValue {
+    let secure = if secure { "; Secure" } else { "" };
+    let value = format!(
+        "{SESSION_COOKIE}={}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}{secure}",
+        token.0,
+        max_age_days * 86_400
+    );
+    HeaderValue::from_str(&value).unwrap_or_else(|_| HeaderValue::from_static("studio_session=; Path=/; Max-Age=0"))
+}
+
+/// `Set-Cookie` that clears the session cookie.
+pub(crate) fn session_clear_cookie(secure: bool) -> HeaderValue {
+    if secure {
+        HeaderValue::from_static("studio_session=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0; Secure")
+    } else {
+        HeaderValue::from_static("studio_session=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0")
+    }
+}
+
+/// A response that also sets (or clears) the session cookie.
+#[derive(Debug)]
+pub(crate) struct SetCookie<T>(pub(crate) HeaderValue, pub(crate) T);
+
+impl<T: IntoResponse> IntoResponse for SetCookie<T> {
+    fn into_response(self) -> Response {
+        let mut response = self.1.into_response();
+        response.headers_mut().append(header::SET_COOKIE, self.0);
+        response
+    }
+}
+
+impl<T: OperationOutput> OperationOutput for SetCookie<T> {
+    type Inner = T::Inner;
+
+    fn operation_response(ctx: &mut GenContext, operation: &mut Operation) -> Option<ApiResponse> {
+        T::operation_response(ctx, operation)
+    }
+
+    fn inferred_responses(ctx: &mut GenContext, operation: &mut Operation) -> Vec<(Option<ApiStatus>, ApiResponse)> {
+        T::inferred_responses(ctx, operation)
+    }
+}

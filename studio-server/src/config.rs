@@ -1,0 +1,198 @@
+//! Server configuration, loaded once: built-in defaults < optional TOML file < `STUDIO_*`
+//! environment. The core never reads the environment; this is the only place that does.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use studio_core::CoreConfig;
+
+/// Everything the binary needs to start.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerConfig {
+    /// `STUDIO_LISTEN`: address to bind (default `127.0.0.1:8787`).
+    pub listen: String,
+    /// `STUDIO_DATA_DIR`: created if missing (default `./studio-data`).
+    pub data_dir: PathBuf,
+    /// `STUDIO_DATABASE_URL`: `postgres://…` selects PostgreSQL; default SQLite in the data dir.
+    pub database_url: Option<String>,
+    /// `STUDIO_PUBLIC_URL`: base for URLs the server returns; `https` makes cookies Secure.
+    pub public_url: Option<String>,
+    /// `STUDIO_ADMIN_EMAILS`: comma-separated allowlist for the admin routes.
+    pub admin_emails: Vec<String>,
+    /// `STUDIO_SIGNUP_GRANT_TOKENS`: tokens granted to each new house (default 100).
+    pub signup_grant_tokens: i64,
+}
+
+/// A configuration that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The TOML file could not be read.
+    #[error("cannot read config file {0}: {1}")]
+    Read(PathBuf, std::io::Error),
+    /// The TOML file is malformed.
+    #[error("config file {0}: {1}")]
+    Parse(PathBuf, toml::de::Error),
+    /// An environment variable holds a bad value.
+    #[error("{0}: {1}")]
+    Env(&'static str, String),
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            listen: "127.0.0.1:8787".to_string(),
+            data_dir: PathBuf::from("./studio-data"),
+            database_url: None,
+            public_url: None,
+            admin_emails: Vec::new(),
+            signup_grant_tokens: 100,
+        }
+    }
+}
+
+/// The TOML file: every key optional.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileConfig {
+    listen: Option<String>,
+    data_dir: Option<PathBuf>,
+    database_url: Option<String>,
+    public_url: Option<String>,
+    admin_emails: Option<Vec<String>>,
+    signup_grant_tokens: Option<i64>,
+}
+
+fn emails(list: impl IntoIterator<Item = String>) -> Vec<String> {
+    list.into_iter().map(|e| e.trim().to_lowercase()).filter(|e| !e.is_empty()).collect()
+}
+
+impl ServerConfig {
+    /// Defaults, then the file at `path` (if any), then the environment read through `env`.
+    pub fn load(path: Option<&Path>, env: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
+        let mut c = ServerConfig::default();
+        if let Some(path) = path {
+            let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Read(path.to_path_buf(), e))?;
+            let file: FileConfig = toml::from_str(&text).map_err(|e| ConfigError::Parse(path.to_path_buf(), e))?;
+            if let Some(v) = file.listen {
+                c.listen = v;
+            }
+            if let Some(v) = file.data_dir {
+                c.data_dir = v;
+            }
+            if let Some(v) = file.database_url {
+                c.database_url = Some(v);
+            }
+            if let Some(v) = file.public_url {
+                c.public_url = Some(v);
+            }
+            if let Some(v) = file.admin_emails {
+                c.admin_emails = emails(v);
+            }
+            if let Some(v) = file.signup_grant_tokens {
+                c.signup_grant_tokens = v;
+            }
+        }
+        let set = |name: &str| env(name).filter(|v| !v.trim().is_empty());
+        if let Some(v) = set("STUDIO_LISTEN") {
+            c.listen = v;
+        }
+        if let Some(v) = set("STUDIO_DATA_DIR") {
+            c.data_dir = PathBuf::from(v);
+        }
+        if let Some(v) = set("STUDIO_DATABASE_URL") {
+            c.database_url = Some(v);
+        }
+        if let Some(v) = set("STUDIO_PUBLIC_URL") {
+            c.public_url = Some(v);
+        }
+        if let Some(v) = set("STUDIO_ADMIN_EMAILS") {
+            c.admin_emails = emails(v.split(',').map(str::to_string));
+        }
+        if let Some(v) = set("STUDIO_SIGNUP_GRANT_TOKENS") {
+            c.signup_grant_tokens = v
+                .trim()
+                .parse()
+                .map_err(|_| ConfigError::Env("STUDIO_SIGNUP_GRANT_TOKENS", format!("not a whole number: {v:?}")))?;
+        }
+        if c.signup_grant_tokens < 0 {
+            return Err(ConfigError::Env("STUDIO_SIGNUP_GRANT_TOKENS", "must not be negative".into()));
+        }
+        if let Some(url) = &c.public_url {
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(ConfigError::Env(
+                    "STUDIO_PUBLIC_URL",
+                    format!("must start with http:// or https://: {url:?}"),
+                ));
+            }
+            c.public_url = Some(url.trim_end_matches('/').to_string());
+        }
+        Ok(c)
+    }
+
+    /// The database URL in force: the configured one, or `studio.db` in the data directory.
+    pub fn database_url(&self) -> String {
+        match &self.database_url {
+            Some(url) => url.clone(),
+            None => format!("sqlite://{}", self.data_dir.join("studio.db").display()),
+        }
+    }
+
+    /// The domain's part of the configuration.
+    pub fn core_config(&self) -> CoreConfig {
+        CoreConfig {
+            signup_grant_tokens: self.signup_grant_tokens,
+            admin_emails: self.admin_emails.clone(),
+            ..CoreConfig::default()
+        }
+    }
+
+    /// The base URL to print: the public URL, else the bound address.
+    pub fn public_base(&self, bound: SocketAddr) -> String {
+        self.public_url.clone().unwrap_or_else(|| format!("http://{bound}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    #[test]
+    fn environment_beats_file_beats_defaults() {
+        let dir = tempfile_dir();
+        let file = dir.join("studio.toml");
+        std::fs::write(
+            &file,
+            "listen = \"0.0.0.0:9000\"\nsignup_grant_tokens = 7\nadmin_emails = [\"Boss@Example.com\"]\n",
+        )
+        .unwrap();
+        let env: HashMap<&str, &str> =
+            HashMap::from([("STUDIO_SIGNUP_GRANT_TOKENS", "42"), ("STUDIO_PUBLIC_URL", "https://studio.example/")]);
+        let c = ServerConfig::load(Some(&file), |k| env.get(k).map(|v| v.to_string())).unwrap();
+        assert_eq!(c.listen, "0.0.0.0:9000");
+        assert_eq!(c.signup_grant_tokens, 42);
+        assert_eq!(c.admin_emails, vec!["boss@example.com".to_string()]);
+        assert_eq!(c.public_url.as_deref(), Some("https://studio.example"));
+        assert_eq!(c.data_dir, PathBuf::from("./studio-data"));
+        assert!(c.database_url().starts_with("sqlite://"));
+    }
+
+    #[test]
+    fn bad_values_are_refused() {
+        assert!(ServerConfig::load(None, |k| (k == "STUDIO_SIGNUP_GRANT_TOKENS").then(|| "lots".to_string())).is_err());
+        assert!(
+            ServerConfig::load(None, |k| (k == "STUDIO_PUBLIC_URL").then(|| "studio.example".to_string())).is_err()
+        );
+        let dir = tempfile_dir();
+        let file = dir.join("bad.toml");
+        std::fs::write(&file, "lisen = 1").unwrap();
+        assert!(matches!(ServerConfig::load(Some(&file), |_| None), Err(ConfigError::Parse(..))));
+    }
+
+    fn tempfile_dir() -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("studio-config-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+}

@@ -1,0 +1,122 @@
+//! `GET /openapi.json` (OpenAPI 3.1, generated from the mounted routes) and `GET /docs`, a
+//! Swagger UI page whose scripts are compiled into the binary, so it works with no internet.
+
+use std::sync::Arc;
+
+use aide::axum::ApiRouter;
+use aide::axum::routing::get_with;
+use aide::openapi::{Info, OpenApi, SecurityScheme, Tag};
+use aide::transform::TransformOpenApi;
+use axum::Extension;
+use axum::Router;
+use axum::http::header;
+use axum::response::{Html, IntoResponse, Response};
+
+use crate::state::AppState;
+
+/// Where the viewer's static files are served.
+const ASSETS: &str = "/docs/assets";
+
+/// The finished document, serialised once.
+#[derive(Debug)]
+pub(crate) struct Document {
+    json: String,
+}
+
+impl Document {
+    pub(crate) fn new(api: OpenApi) -> Self {
+        Document { json: serde_json::to_string(&api).unwrap_or_else(|_| "{}".to_string()) }
+    }
+}
+
+/// The document's fixed parts; paths are added from the router.
+pub(crate) fn base_document() -> OpenApi {
+    OpenApi {
+        openapi: "3.1.0".into(),
+        info: Info {
+            title: "Studio API".to_string(),
+            description: Some(
+                "A studio for fashion houses: an image library, asynchronous develops paid in tokens, \
+                 organization keys. Send a key as `Authorization: Bearer studio_sk_…` or use the session cookie. \
+                 Errors share one envelope: `{\"error\": \"CODE\", \"message\": \"…\", …}`."
+                    .to_string(),
+            ),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            ..Info::default()
+        },
+        ..OpenApi::default()
+    }
+}
+
+/// Security schemes and tags.
+pub(crate) fn finish(api: TransformOpenApi<'_>) -> TransformOpenApi<'_> {
+    api.security_scheme(
+        "bearerKey",
+        SecurityScheme::Http {
+            scheme: "bearer".to_string(),
+            bearer_format: Some("studio_sk_…".to_string()),
+            description: Some("An organization key.".to_string()),
+            extensions: Default::default(),
+        },
+    )
+    .security_scheme(
+        "session",
+        SecurityScheme::ApiKey {
+            location: aide::openapi::ApiKeyLocation::Cookie,
+            name: crate::auth::SESSION_COOKIE.to_string(),
+            description: Some("The browser session set by sign-up and sign-in.".to_string()),
+            extensions: Default::default(),
+        },
+    )
+    .security_requirement("bearerKey")
+    .security_requirement("session")
+    .tag(Tag { name: "auth".into(), description: Some("People and sessions".into()), ..Tag::default() })
+    .tag(Tag { name: "keys".into(), description: Some("Organization keys".into()), ..Tag::default() })
+    .tag(Tag { name: "billing".into(), description: Some("Tokens and money".into()), ..Tag::default() })
+}
+
+async fn get_openapi(Extension(doc): Extension<Arc<Document>>) -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], doc.json.clone()).into_response()
+}
+
+async fn get_docs() -> Html<String> {
+    Html(format!(
+        r##"<!DOCTYPE html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Studio API</title>
+  <link rel="stylesheet" href="{ASSETS}/swagger-ui.css">
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="{ASSETS}/swagger-ui-bundle.js"></script>
+  <script>
+    window.onload = function () {{
+      window.ui = SwaggerUIBundle({{ url: "/openapi.json", dom_id: "#swagger-ui", validatorUrl: null, deepLinking: true }});
+    }};
+  </script>
+</body>
+</html>"##
+    ))
+}
+
+/// `/openapi.json` and `/docs`, documented like every other route.
+pub(crate) fn router() -> ApiRouter<AppState> {
+    ApiRouter::new()
+        .api_route(
+            "/openapi.json",
+            get_with(get_openapi, |op| op.summary("This document (OpenAPI 3.1)").tag("meta").response::<200, String>()),
+        )
+        .api_route("/docs", get_with(get_docs, |op| op.summary("Interactive API viewer (works offline)").tag("meta")))
+}
+
+/// The viewer's bundled scripts and styles (static files, not API routes).
+pub(crate) fn assets() -> Router {
+    swagger_ui_dist::generate_routes(swagger_ui_dist::ApiDefinition {
+        uri_prefix: ASSETS,
+        api_definition: swagger_ui_dist::OpenApiSource::Uri("/openapi.json"),
+        title: Some("Studio API"),
+    })
+}

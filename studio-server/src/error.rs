@@ -1,0 +1,164 @@
+//! The one error mapping of the HTTP frontend: core errors become the shared envelope
+//! `{"error": "CODE", "message": "…", …extra}` with the status their kind names, and the JSON
+//! and path extractors reject with that same envelope.
+
+use aide::generate::GenContext;
+use aide::openapi::{Operation, Response as ApiResponse, StatusCode as ApiStatus};
+use aide::{OperationInput, OperationOutput};
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use studio_core::api::ErrorBody;
+use studio_core::{Error, ErrorKind};
+
+/// A refusal or failure on its way to the client.
+#[derive(Debug)]
+pub(crate) struct AppError(pub(crate) Error);
+
+impl From<Error> for AppError {
+    fn from(e: Error) -> Self {
+        AppError(e)
+    }
+}
+
+fn status_of(kind: ErrorKind) -> StatusCode {
+    match kind {
+        ErrorKind::Invalid => StatusCode::BAD_REQUEST,
+        ErrorKind::Unauthenticated => StatusCode::UNAUTHORIZED,
+        ErrorKind::InsufficientTokens => StatusCode::PAYMENT_REQUIRED,
+        ErrorKind::Forbidden => StatusCode::FORBIDDEN,
+        ErrorKind::NotFound => StatusCode::NOT_FOUND,
+        ErrorKind::Conflict => StatusCode::CONFLICT,
+        ErrorKind::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+        ErrorKind::Unprocessable => StatusCode::UNPROCESSABLE_ENTITY,
+        ErrorKind::Upstream => StatusCode::BAD_GATEWAY,
+        ErrorKind::NotConfigured => StatusCode::SERVICE_UNAVAILABLE,
+        ErrorKind::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+impl IntoResponse for AppError {
+    fn into_response(self) -> Response {
+        let Error { kind, code, message, extra } = self.0;
+        let body = ErrorBody { error: code.to_string(), message, extra };
+        let mut response = (status_of(kind), axum::Json(body)).into_response();
+        if kind == ErrorKind::Unauthenticated {
+            response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        response
+    }
+}
+
+impl OperationOutput for AppError {
+    type Inner = ErrorBody;
+
+    fn operation_response(ctx: &mut GenContext, operation: &mut Operation) -> Option<ApiResponse> {
+        let mut res = <axum::Json<ErrorBody> as OperationOutput>::operation_response(ctx, operation)?;
+        res.description = "Refusal: `{error: CODE, message, ...extra}`".to_string();
+        Some(res)
+    }
+
+    fn inferred_responses(ctx: &mut GenContext, operation: &mut Operation) -> Vec<(Option<ApiStatus>, ApiResponse)> {
+        Self::operation_response(ctx, operation).map(|r| vec![(None, r)]).unwrap_or_default()
+    }
+}
+
+/// A JSON body whose rejection (malformed JSON, wrong shape, wrong content type) is the shared
+/// envelope with code `BAD_BODY`.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct ApiJson<T>(pub(crate) T);
+
+impl<T, S> FromRequest<S> for ApiJson<T>
+where
+    T: DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = AppError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::Json::<T>::from_request(req, state).await {
+            Ok(axum::Json(v)) => Ok(ApiJson(v)),
+            Err(rejection) => Err(AppError(Error::invalid("BAD_BODY", rejection.body_text()))),
+        }
+    }
+}
+
+impl<T: JsonSchema> OperationInput for ApiJson<T> {
+    fn operation_input(ctx: &mut GenContext, operation: &mut Operation) {
+        <axum::Json<T> as OperationInput>::operation_input(ctx, operation);
+    }
+}
+
+impl<T: Serialize> IntoResponse for ApiJson<T> {
+    fn into_response(self) -> Response {
+        axum::Json(self.0).into_response()
+    }
+}
+
+impl<T: JsonSchema> OperationOutput for ApiJson<T> {
+    type Inner = T;
+
+    fn operation_response(ctx: &mut GenContext, operation: &mut Operation) -> Option<ApiResponse> {
+        <axum::Json<T> as OperationOutput>::operation_response(ctx, operation)
+    }
+
+    fn inferred_responses(ctx: &mut GenContext, operation: &mut Operation) -> Vec<(Option<ApiStatus>, ApiResponse)> {
+        Self::operation_response(ctx, operation).map(|r| vec![(Some(ApiStatus::Code(200)), r)]).unwrap_or_default()
+    }
+}
+
+/// A JSON body answered with `201 Created`.
+#[derive(Debug)]
+pub(crate) struct Created<T>(pub(crate) T);
+
+impl<T: Serialize> IntoResponse for Created<T> {
+    fn into_response(self) -> Response {
+        (StatusCode::CREATED, axum::Json(self.0)).into_response()
+    }
+}
+
+impl<T: JsonSchema> OperationOutput for Created<T> {
+    type Inner = T;
+
+    fn operation_response(ctx: &mut GenContext, operation: &mut Operation) -> Option<ApiResponse> {
+        <axum::Json<T> as OperationOutput>::operation_response(ctx, operation)
+    }
+
+    fn inferred_responses(ctx: &mut GenContext, operation: &mut Operation) -> Vec<(Option<ApiStatus>, ApiResponse)> {
+        Self::operation_response(ctx, operation).map(|r| vec![(Some(ApiStatus::Code(201)), r)]).unwrap_or_default()
+    }
+}
+
+/// A path parameter whose rejection is the shared envelope.
+#[derive(Debug)]
+pub(crate) struct ApiPath<T>(pub(crate) T);
+
+impl<T, S> FromRequestParts<S> for ApiPath<T>
+where
+    T: DeserializeOwned + Send,
+    S: Send + Sync,
+{
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::extract::Path::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Path(v)) => Ok(ApiPath(v)),
+            Err(rejection) => Err(AppError(Error::invalid("BAD_PATH", rejection.body_text()))),
+        }
+    }
+}
+
+impl<T: JsonSchema> OperationInput for ApiPath<T> {
+    fn operation_input(ctx: &mut GenContext, operation: &mut Operation) {
+        <axum::extract::Path<T> as OperationInput>::operation_input(ctx, operation);
+    }
+}
+
+/// The fallback for unknown routes: 404 in the shared envelope.
+pub(crate) async fn not_found() -> AppError {
+    AppError(Error::not_found("NOT_FOUND", "No such route."))
+}

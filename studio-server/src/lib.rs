@@ -1,0 +1,40 @@
+//! studio-server: the Studio HTTP API on axum, over studio-core.
+//!
+//! [`ServerConfig`] is loaded once (defaults < TOML file < `STUDIO_*` environment);
+//! [`build_app`] opens the storage and returns the router, whose every route is documented in
+//! the generated `/openapi.json`; [`serve`] runs it until a shutdown signal.
+
+mod auth;
+mod config;
+mod docs;
+mod error;
+mod routes;
+mod state;
+
+pub use crate::{
+    config::{ConfigError, ServerConfig},
+    state::AppState,
+};
+
+use std::future::Future;
+
+use axum::Router;
+use studio_core::Studio;
+use tokio::net::TcpListener;
+
+/// Open the configured storage (creating the data directory and migrating) and build the app.
+pub async fn build_app(config: &ServerConfig) -> anyhow::Result<(Router, AppState)> {
+    std::fs::create_dir_all(&config.data_dir)?;
+    let studio = Studio::open(&config.database_url(), config.core_config()).await?;
+    let state = AppState::new(studio, config);
+    Ok((routes::app(state.clone()), state))
+}
+
+/// Serve `app` on `listener` until `shutdown` resolves, then finish in-flight requests.
+pub async fn serve(
+    listener: TcpListener,
+    app: Router,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, app).with_graceful_shutdown(shutdown).await
+}

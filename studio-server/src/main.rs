@@ -1,0 +1,58 @@
+//! The `studio-server` binary: load configuration, open storage, serve until Ctrl-C or SIGTERM.
+
+use std::path::PathBuf;
+
+use clap::Parser;
+use studio_server::{ServerConfig, build_app, serve};
+use tracing_subscriber::EnvFilter;
+
+/// Studio API server. Configuration: defaults < --config TOML file < STUDIO_* environment.
+#[derive(Debug, Parser)]
+#[command(name = "studio-server", version)]
+struct Cli {
+    /// A TOML file with any of: listen, data_dir, database_url, public_url, admin_emails,
+    /// signup_grant_tokens.
+    #[arg(long, value_name = "PATH")]
+    config: Option<PathBuf>,
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn")))
+        .init();
+    let cli = Cli::parse();
+    let config = ServerConfig::load(cli.config.as_deref(), |name| std::env::var(name).ok())?;
+    let (app, state) = build_app(&config).await?;
+    let listener = tokio::net::TcpListener::bind(&config.listen).await?;
+    let base = config.public_base(listener.local_addr()?);
+    tracing::info!(storage = state.studio.storage().backend(), data_dir = %config.data_dir.display(), "studio-server listening on {base}");
+    tracing::info!("interactive API docs at {base}/docs (OpenAPI 3.1 at {base}/openapi.json)");
+    if state.studio.storage().user_count().await.unwrap_or(0) == 0 {
+        tracing::info!(
+            "empty database. First key: `studio signup --url {base} --email you@example.com` then `studio login --url {base}` \
+             (or POST {base}/api/auth/sign-up, then POST {base}/api/keys with the session cookie)"
+        );
+    }
+    serve(listener, app, shutdown_signal()).await?;
+    tracing::info!("studio-server stopped");
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            s.recv().await;
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+}

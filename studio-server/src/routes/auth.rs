@@ -1,0 +1,70 @@
+//! `/api/auth/...`: sign-up, sign-in, sign-out and the current session.
+
+use aide::axum::ApiRouter;
+use aide::axum::routing::{get_with, post_with};
+use axum::extract::State;
+use studio_core::api::{SessionInfo, SignInRequest, SignUpRequest, SignUpResponse, SignedOut};
+
+use crate::auth::{Auth, MaybeSession, SetCookie, session_clear_cookie, session_set_cookie};
+use crate::error::{ApiJson, AppError, Created};
+use crate::state::AppState;
+
+async fn sign_up(
+    State(state): State<AppState>,
+    ApiJson(req): ApiJson<SignUpRequest>,
+) -> Result<SetCookie<Created<SignUpResponse>>, AppError> {
+    let (body, token) = state.studio.sign_up(req).await?;
+    let cookie = session_set_cookie(&token, state.studio.config().session_days, state.secure_cookies);
+    Ok(SetCookie(cookie, Created(body)))
+}
+
+async fn sign_in(
+    State(state): State<AppState>,
+    ApiJson(req): ApiJson<SignInRequest>,
+) -> Result<SetCookie<ApiJson<SignUpResponse>>, AppError> {
+    let (body, token) = state.studio.sign_in(req).await?;
+    let cookie = session_set_cookie(&token, state.studio.config().session_days, state.secure_cookies);
+    Ok(SetCookie(cookie, ApiJson(body)))
+}
+
+async fn sign_out(
+    State(state): State<AppState>,
+    MaybeSession(token): MaybeSession,
+) -> Result<SetCookie<ApiJson<SignedOut>>, AppError> {
+    if let Some(token) = token {
+        state.studio.sign_out(&token).await?;
+    }
+    Ok(SetCookie(session_clear_cookie(state.secure_cookies), ApiJson(SignedOut { signed_out: true })))
+}
+
+async fn get_session(State(state): State<AppState>, Auth(caller): Auth) -> Result<ApiJson<SessionInfo>, AppError> {
+    Ok(ApiJson(state.studio.session_info(&caller).await?))
+}
+
+pub(super) fn router() -> ApiRouter<AppState> {
+    ApiRouter::new()
+        .api_route(
+            "/api/auth/sign-up",
+            post_with(sign_up, |op| {
+                op.summary("Create a person and their house; sets the session cookie")
+                    .description("201 `{user, organization}`. 409 EMAIL_TAKEN; 400 BAD_EMAIL, WEAK_PASSWORD.")
+                    .tag("auth")
+            }),
+        )
+        .api_route(
+            "/api/auth/sign-in",
+            post_with(sign_in, |op| {
+                op.summary("Sign in with email and password; sets the session cookie")
+                    .description("401 BAD_CREDENTIALS for an unknown email and a wrong password alike.")
+                    .tag("auth")
+            }),
+        )
+        .api_route(
+            "/api/auth/sign-out",
+            post_with(sign_out, |op| op.summary("End the session and clear the cookie").tag("auth")),
+        )
+        .api_route(
+            "/api/auth/session",
+            get_with(get_session, |op| op.summary("Who is calling: person, house and role").tag("auth")),
+        )
+}

@@ -1,0 +1,62 @@
+//! `/api/keys`: mint (session only), list, revoke organization keys.
+
+use aide::axum::ApiRouter;
+use aide::axum::routing::{delete_with, post_with};
+use axum::extract::State;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use studio_core::api::{ApiKey, KeyList, MintKeyRequest, RevokedKey};
+
+use crate::auth::Auth;
+use crate::error::{ApiJson, ApiPath, AppError};
+use crate::state::AppState;
+
+/// Path of one key.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct KeyId {
+    /// The key's id.
+    id: String,
+}
+
+async fn mint_key(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    ApiJson(req): ApiJson<MintKeyRequest>,
+) -> Result<ApiJson<ApiKey>, AppError> {
+    Ok(ApiJson(state.studio.mint_key(&caller, req).await?))
+}
+
+async fn list_keys(State(state): State<AppState>, Auth(caller): Auth) -> Result<ApiJson<KeyList>, AppError> {
+    Ok(ApiJson(state.studio.list_keys(&caller).await?))
+}
+
+async fn revoke_key(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    ApiPath(path): ApiPath<KeyId>,
+) -> Result<ApiJson<RevokedKey>, AppError> {
+    Ok(ApiJson(state.studio.revoke_key(&caller, &path.id).await?))
+}
+
+pub(super) fn router() -> ApiRouter<AppState> {
+    ApiRouter::new()
+        .api_route(
+            "/api/keys",
+            post_with(mint_key, |op| {
+                op.summary("Mint an organization key (session only; the secret is shown once)")
+                    .description("Owner or admin session. 403 SESSION_REQUIRED when called with a key.")
+                    .tag("keys")
+            })
+            .get_with(list_keys, |op| {
+                op.summary("Every key the house minted, revoked included; never a secret").tag("keys")
+            }),
+        )
+        .api_route(
+            "/api/keys/{id}",
+            delete_with(revoke_key, |op| {
+                op.summary("Revoke a key; effective on the next request")
+                    .description("Idempotent. 404 for another house's key.")
+                    .tag("keys")
+            }),
+        )
+}

@@ -1,0 +1,29 @@
+//! `/api/toolkit/admin/...`: platform admin routes (allowlisted session emails only).
+
+use aide::axum::ApiRouter;
+use aide::axum::routing::post_with;
+use axum::extract::State;
+use studio_core::api::{GrantTokensRequest, GrantTokensResponse};
+
+use crate::auth::Auth;
+use crate::error::{ApiJson, AppError};
+use crate::state::AppState;
+
+async fn grant_tokens(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    ApiJson(req): ApiJson<GrantTokensRequest>,
+) -> Result<ApiJson<GrantTokensResponse>, AppError> {
+    Ok(ApiJson(state.studio.admin_grant_tokens(&caller, req).await?))
+}
+
+pub(super) fn router() -> ApiRouter<AppState> {
+    ApiRouter::new().api_route(
+        "/api/toolkit/admin/grant-tokens",
+        post_with(grant_tokens, |op| {
+            op.summary("Grant tokens into a person's house")
+                .description("Allowlisted admin session only (403 otherwise). 400 USER_REQUIRED, BAD_TOKENS (with max); 404 USER_NOT_FOUND.")
+                .tag("admin")
+        }),
+    )
+}

@@ -1,0 +1,30 @@
+//! `POST /api/toolkit/check-email`: public; never a 4xx.
+
+use aide::axum::ApiRouter;
+use aide::axum::routing::post_with;
+use axum::body::Bytes;
+use axum::extract::State;
+use studio_core::api::{CheckEmailRequest, CheckEmailResponse};
+
+use crate::error::{ApiJson, AppError};
+use crate::state::AppState;
+
+/// Any body is accepted: a malformed one reads as "no email" and answers false, false.
+async fn check_email(State(state): State<AppState>, body: Bytes) -> Result<ApiJson<CheckEmailResponse>, AppError> {
+    let req: CheckEmailRequest = serde_json::from_slice(&body).unwrap_or_default();
+    Ok(ApiJson(state.studio.check_email(req).await?))
+}
+
+pub(super) fn router() -> ApiRouter<AppState> {
+    ApiRouter::new().api_route(
+        "/api/toolkit/check-email",
+        post_with(check_email, |op| {
+            op.summary("Does a person with this email exist, and do they have a password?")
+                .description(
+                    "Public. Never 4xx: an unknown or missing email answers `{exists: false, hasPassword: false}`.",
+                )
+                .tag("account")
+                .input::<ApiJson<CheckEmailRequest>>()
+        }),
+    )
+}

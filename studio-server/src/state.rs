@@ -1,0 +1,35 @@
+//! The state every handler shares: the core and the HTTP-level settings derived from config.
+
+use studio_core::Studio;
+
+use crate::config::ServerConfig;
+
+/// Shared application state.
+#[derive(Debug, Clone)]
+pub struct AppState {
+    /// The domain.
+    pub studio: Studio,
+    /// Cookies get `Secure` when the public URL is https.
+    pub(crate) secure_cookies: bool,
+    /// The origin cookie-authenticated writes must come from, when a public URL is set.
+    pub(crate) public_origin: Option<String>,
+}
+
+impl AppState {
+    /// State for a Studio under a server configuration.
+    pub fn new(studio: Studio, config: &ServerConfig) -> Self {
+        let public_origin = config.public_url.as_deref().map(origin_of);
+        AppState {
+            studio,
+            secure_cookies: config.public_url.as_deref().is_some_and(|u| u.starts_with("https://")),
+            public_origin,
+        }
+    }
+}
+
+/// `scheme://host[:port]` of a URL.
+fn origin_of(url: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("http", url));
+    let host = rest.split('/').next().unwrap_or(rest);
+    format!("{scheme}://{host}")
+}
