@@ -88,3 +88,37 @@ impl Caller {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn caller(role: SeatRole, via: Via) -> Caller {
+        Caller { org_id: "org".into(), user_id: "usr".into(), role, via, admin: false }
+    }
+
+    #[test]
+    fn the_role_matrix() {
+        let key = || Via::Key { key_id: "key".into() };
+        for role in [SeatRole::Owner, SeatRole::Admin, SeatRole::Member, SeatRole::Viewer] {
+            let session = caller(role, Via::Session);
+            let viewer = role == SeatRole::Viewer;
+            assert_eq!(session.require_spend_tokens().is_ok(), !viewer, "{role} spends tokens");
+            assert_eq!(session.require_write_library().is_ok(), !viewer, "{role} writes the library");
+            assert_eq!(session.require_spend_money().is_ok(), role == SeatRole::Owner, "{role} spends money");
+            assert_eq!(
+                session.require_manage_keys().is_ok(),
+                matches!(role, SeatRole::Owner | SeatRole::Admin),
+                "{role} manages keys"
+            );
+            assert!(session.require_platform_admin().is_err(), "admin comes from the allowlist, not the role");
+        }
+        for role in [SeatRole::Member, SeatRole::Viewer] {
+            let by_key = caller(role, key());
+            assert_eq!(by_key.require_spend_tokens().is_ok(), role == SeatRole::Member);
+            let money = by_key.require_spend_money().unwrap_err();
+            assert_eq!(money.code, "role_cannot_spend_money", "no key ever spends money");
+            assert_eq!(by_key.require_manage_keys().unwrap_err().code, "SESSION_REQUIRED");
+        }
+    }
+}

@@ -1,1 +1,7 @@
-//! t
+//! Integration tests: the real server on 127.0.0.1:0 driven through studio-client, on SQLite
+//! and (when configured) PostgreSQL.
+
+mod auth;
+mod docs;
+mod keys;
+mod tokens;

@@ -1,1 +1,147 @@
-//! stub
+//! The integration-test harness: boot the real server on 127.0.0.1:0 over a fresh SQLite file
+//! or a fresh PostgreSQL database, and hand back a studio-client pointed at it.
+//!
+//! PostgreSQL runs when `STUDIO_TEST_POSTGRES_URL` names a server (for example
+//! `postgres://postgres@127.0.0.1:5432`); one database `studio_test_<random>` is created per
+//! test run. Without it the PostgreSQL variants say so and pass without running; `.ci/run`
+//! always sets it.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use studio_client::Client;
+use studio_server::ServerConfig;
+use tokio::sync::{OnceCell, oneshot};
+
+/// Which storage a test app runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// A fresh SQLite file in a temporary data directory.
+    Sqlite,
+    /// The per-run PostgreSQL database.
+    Postgres,
+}
+
+/// The environment variable naming the PostgreSQL server for tests.
+pub const POSTGRES_ENV: &str = "STUDIO_TEST_POSTGRES_URL";
+
+/// A running server.
+#[derive(Debug)]
+pub struct TestApp {
+    /// `http://127.0.0.1:PORT`.
+    pub base: String,
+    /// The bound address.
+    pub addr: SocketAddr,
+    /// A client with no credential.
+    pub client: Client,
+    /// The data directory (SQLite file, blobs).
+    pub data_dir: PathBuf,
+    /// The storage backend.
+    pub backend: Backend,
+    /// The database URL the server uses.
+    pub database_url: String,
+    shutdown: Option<oneshot::Sender<()>>,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+static PG_DATABASE: OnceCell<String> = OnceCell::const_new();
+
+/// The per-run PostgreSQL database URL, creating the database on first use; None when no
+/// PostgreSQL is configured.
+pub async fn postgres_url() -> Option<String> {
+    let server = std::env::var(POSTGRES_ENV).ok().filter(|s| !s.trim().is_empty())?;
+    let server = server.trim_end_matches('/').to_string();
+    let url = PG_DATABASE
+        .get_or_init(|| async move {
+            use sqlx::Connection;
+            let name = format!("studio_test_{}", uuid::Uuid::new_v4().simple());
+            let mut admin = sqlx::PgConnection::connect(&format!("{server}/postgres"))
+                .await
+                .unwrap_or_else(|e| panic!("{POSTGRES_ENV} is set but PostgreSQL is unreachable: {e}"));
+            sqlx::query(&format!("CREATE DATABASE {name}")).execute(&mut admin).await.expect("create test database");
+            let _ = admin.close().await;
+            format!("{server}/{name}")
+        })
+        .await;
+    Some(url.clone())
+}
+
+/// Start a server on `backend`, with `tweak` applied to its configuration. None when the
+/// backend is PostgreSQL and none is configured (the caller skips).
+pub async fn spawn(backend: Backend, tweak: impl FnOnce(&mut ServerConfig)) -> Option<TestApp> {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let database_url = match backend {
+        Backend::Sqlite => None,
+        Backend::Postgres => Some(postgres_url().await?),
+    };
+    let mut config = ServerConfig {
+        listen: "127.0.0.1:0".into(),
+        data_dir: dir.path().join("data"),
+        database_url,
+        ..ServerConfig::default()
+    };
+    tweak(&mut config);
+    let (app, _state) = studio_server::build_app(&config).await.expect("build app");
+    let listener = tokio::net::TcpListener::bind(&config.listen).await.expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let (tx, rx) = oneshot::channel::<()>();
+    tokio::spawn(async move {
+        let _ = studio_server::serve(listener, app, async move {
+            let _ = rx.await;
+        })
+        .await;
+    });
+    let base = format!("http://{addr}");
+    let client = Client::builder(&base).build().expect("client");
+    Some(TestApp {
+        base,
+        addr,
+        client,
+        data_dir: config.data_dir.clone(),
+        backend,
+        database_url: config.database_url(),
+        shutdown: Some(tx),
+        _dir: dir,
+    })
+}
+
+/// A fresh email, unique across runs and backends.
+pub fn unique_email(tag: &str) -> String {
+    format!("{tag}-{}@example.com", uuid::Uuid::new_v4().simple())
+}
+
+/// Run `body` once per backend as a separate test each: `backend_tests!(name1, name2)` expects
+/// `async fn name1(backend: Backend)` in scope.
+#[macro_export]
+macro_rules! backend_tests {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    super::$name($crate::Backend::Sqlite).await
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    if $crate::postgres_url().await.is_none() {
+                        eprintln!("skipped: {} not set", $crate::POSTGRES_ENV);
+                        return;
+                    }
+                    super::$name($crate::Backend::Postgres).await
+                }
+            )*
+        }
+    };
+}

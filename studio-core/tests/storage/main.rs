@@ -1,1 +1,107 @@
-//! t
+//! The storage conformance suite: the same checks against SQLite and PostgreSQL, through the
+//! `Storage` trait and the `Studio` facade. PostgreSQL runs when `STUDIO_TEST_POSTGRES_URL` is
+//! set (a fresh database per run); `.ci/run` always sets it.
+
+mod accounts;
+mod concurrency;
+mod ledger;
+
+use std::sync::Arc;
+
+use chrono::Utc;
+use studio_core::{NewAccount, OrgRow, Storage, UserRow};
+use tokio::sync::OnceCell;
+
+/// The environment variable naming the PostgreSQL server for tests.
+const POSTGRES_ENV: &str = "STUDIO_TEST_POSTGRES_URL";
+
+/// A storage under test, with whatever keeps it alive.
+pub(crate) struct Subject {
+    pub(crate) storage: Arc<dyn Storage>,
+    _dir: Option<tempfile::TempDir>,
+}
+
+static PG_DATABASE: OnceCell<String> = OnceCell::const_new();
+
+async fn postgres_url() -> Option<String> {
+    let server = std::env::var(POSTGRES_ENV).ok().filter(|s| !s.trim().is_empty())?;
+    let server = server.trim_end_matches('/').to_string();
+    let url = PG_DATABASE
+        .get_or_init(|| async move {
+            use sqlx::Connection;
+            let name = format!("studio_core_test_{}", uuid::Uuid::new_v4().simple());
+            let mut admin = sqlx::PgConnection::connect(&format!("{server}/postgres"))
+                .await
+                .unwrap_or_else(|e| panic!("{POSTGRES_ENV} is set but PostgreSQL is unreachable: {e}"));
+            sqlx::query(&format!("CREATE DATABASE {name}")).execute(&mut admin).await.expect("create database");
+            let _ = admin.close().await;
+            format!("{server}/{name}")
+        })
+        .await;
+    Some(url.clone())
+}
+
+/// A fresh SQLite file, or the per-run PostgreSQL database (None when not configured).
+pub(crate) async fn subject(backend: &str) -> Option<Subject> {
+    match backend {
+        "sqlite" => {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let path = dir.path().join("studio.db");
+            let storage =
+                studio_core::SqliteStorage::open(path.to_str().expect("utf-8 path")).await.expect("open sqlite");
+            Some(Subject { storage: Arc::new(storage), _dir: Some(dir) })
+        }
+        _ => {
+            let url = postgres_url().await?;
+            let storage = studio_core::PgStorage::connect(&url).await.expect("connect postgres");
+            Some(Subject { storage: Arc::new(storage), _dir: None })
+        }
+    }
+}
+
+/// A new person with a house and `grant` tokens; returns (user id, org id).
+pub(crate) async fn new_house(storage: &dyn Storage, grant: i64) -> (String, String) {
+    let tag = uuid::Uuid::new_v4().simple().to_string();
+    let now = Utc::now();
+    let user = UserRow {
+        id: format!("usr_{tag}"),
+        email: format!("{tag}@example.com"),
+        name: None,
+        password_hash: None,
+        created_at: now,
+    };
+    let org = OrgRow { id: format!("org_{tag}"), name: "House".into(), created_at: now };
+    storage
+        .create_account(NewAccount { user: user.clone(), org: org.clone(), grant_tokens: grant })
+        .await
+        .expect("create account");
+    (user.id, org.id)
+}
+
+/// Run each listed `async fn name(storage: Arc<dyn Storage>)` once per backend.
+macro_rules! conformance {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    let s = crate::subject("sqlite").await.expect("sqlite is always available");
+                    super::$name(s.storage.clone()).await
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    let Some(s) = crate::subject("postgres").await else {
+                        eprintln!("skipped: {} not set", crate::POSTGRES_ENV);
+                        return;
+                    };
+                    super::$name(s.storage.clone()).await
+                }
+            )*
+        }
+    };
+}
+pub(crate) use conformance;

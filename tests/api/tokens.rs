@@ -1,0 +1,83 @@
+//! Tokens over HTTP: the balance and the admin grant.
+
+use studio_client::api::GrantTokensRequest;
+use studio_tests::{Backend, backend_tests, spawn, unique_email};
+
+backend_tests!(admin_grant_raises_the_balance, admin_grant_refusals);
+
+const PASSWORD: &str = "a long enough password";
+
+fn grant(user_id: &str, tokens: serde_json::Value) -> GrantTokensRequest {
+    GrantTokensRequest {
+        user_id: Some(user_id.into()),
+        tokens: Some(tokens),
+        expiry_days: None,
+        reason: Some("test".into()),
+    }
+}
+
+async fn admin_grant_raises_the_balance(backend: Backend) {
+    let admin_email = unique_email("boss");
+    let allow = admin_email.clone();
+    let app = spawn(backend, move |c| {
+        c.admin_emails = vec![allow];
+        c.signup_grant_tokens = 40;
+    })
+    .await
+    .expect("app");
+    let admin = app.client.with_session(app.client.sign_up(&admin_email, PASSWORD, None).await.unwrap().session);
+    let user = app.client.sign_up(&unique_email("customer"), PASSWORD, None).await.unwrap();
+    let customer = app.client.with_session(&user.session);
+
+    let before = customer.balance().await.unwrap();
+    assert_eq!((before.balance, before.grant, before.topup, before.held), (40, 40, 0, 0));
+    assert!(before.holds.is_empty());
+
+    let mut req = grant(&user.account.user.id, serde_json::json!(250));
+    req.expiry_days = Some(30);
+    let granted = admin.admin_grant_tokens(&req).await.expect("grant");
+    assert!(granted.ok);
+    assert_eq!((granted.granted, granted.tokens), (250, 290));
+    assert!(granted.expires_at.is_some());
+    let after = customer.balance().await.unwrap();
+    assert_eq!((after.balance, after.grant), (290, 290));
+    let admins_own = admin.balance().await.unwrap();
+    assert_eq!(admins_own.balance, 40, "the grant went to the person's house, not the admin's");
+}
+
+async fn admin_grant_refusals(backend: Backend) {
+    let admin_email = unique_email("boss");
+    let allow = admin_email.clone();
+    let app = spawn(backend, move |c| c.admin_emails = vec![allow]).await.expect("app");
+    let admin = app.client.with_session(app.client.sign_up(&admin_email, PASSWORD, None).await.unwrap().session);
+    let user = app.client.sign_up(&unique_email("customer"), PASSWORD, None).await.unwrap();
+    let id = user.account.user.id.clone();
+
+    let not_admin = app.client.with_session(&user.session).admin_grant_tokens(&grant(&id, 5.into())).await.unwrap_err();
+    assert_eq!((not_admin.status(), not_admin.code()), (Some(403), Some("FORBIDDEN")));
+    // An admin's key is not an admin session.
+    let key = admin.mint_key("admin key", None).await.unwrap().key.unwrap();
+    let by_key = app.client.with_api_key(key).admin_grant_tokens(&grant(&id, 5.into())).await.unwrap_err();
+    assert_eq!(by_key.status(), Some(403));
+
+    let missing = GrantTokensRequest { tokens: Some(5.into()), ..Default::default() };
+    assert_eq!(admin.admin_grant_tokens(&missing).await.unwrap_err().code(), Some("USER_REQUIRED"));
+    for bad in [
+        serde_json::json!(0),
+        serde_json::json!(-3),
+        serde_json::json!(2.5),
+        serde_json::json!("10"),
+        serde_json::json!(5_000_000),
+    ] {
+        let e = admin.admin_grant_tokens(&grant(&id, bad.clone())).await.unwrap_err();
+        assert_eq!((e.status(), e.code()), (Some(400), Some("BAD_TOKENS")), "{bad}");
+        assert_eq!(e.extra_i64("max"), Some(1_000_000));
+    }
+    let nobody = admin.admin_grant_tokens(&grant("usr_nobody", 5.into())).await.unwrap_err();
+    assert_eq!((nobody.status(), nobody.code()), (Some(404), Some("USER_NOT_FOUND")));
+    assert_eq!(
+        app.client.with_session(&user.session).balance().await.unwrap().balance,
+        100,
+        "refusals granted nothing"
+    );
+}
