@@ -83,10 +83,8 @@ impl Studio {
         }
         let now = Utc::now();
         let stale = row.last_used_at.is_none_or(|t| now - t >= Duration::seconds(LAST_USED_RESOLUTION_SECS));
-        if stale {
-            if let Err(e) = self.storage.touch_key(&row.id, now).await {
-                tracing::warn!(error = %e, key = %row.id, "could not record key use");
-            }
+        if stale && let Err(e) = self.storage.touch_key(&row.id, now).await {
+            tracing::warn!(error = %e, key = %row.id, "could not record key use");
         }
         let role: KeyRole = row.role.parse().map_err(Error::internal)?;
         Ok(Caller {

@@ -30,6 +30,11 @@ pub async fn build_app(config: &ServerConfig) -> anyhow::Result<(Router, AppStat
     Ok((routes::app(state.clone()), state))
 }
 
+/// The OpenAPI 3.1 document of every mounted route, as JSON (what `GET /openapi.json` serves).
+pub fn openapi_json() -> String {
+    serde_json::to_string_pretty(&routes::document()).unwrap_or_else(|_| "{}".to_string())
+}
+
 /// Serve `app` on `listener` until `shutdown` resolves, then finish in-flight requests.
 pub async fn serve(
     listener: TcpListener,

@@ -14,6 +14,9 @@ struct Cli {
     /// signup_grant_tokens.
     #[arg(long, value_name = "PATH")]
     config: Option<PathBuf>,
+    /// Print the OpenAPI 3.1 document of every route and exit (no storage is opened).
+    #[arg(long)]
+    print_openapi: bool,
 }
 
 #[tokio::main]
@@ -22,6 +25,10 @@ async fn main() -> anyhow::Result<()> {
         .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn")))
         .init();
     let cli = Cli::parse();
+    if cli.print_openapi {
+        println!("{}", studio_server::openapi_json());
+        return Ok(());
+    }
     let config = ServerConfig::load(cli.config.as_deref(), |name| std::env::var(name).ok())?;
     let (app, state) = build_app(&config).await?;
     let listener = tokio::net::TcpListener::bind(&config.listen).await?;

@@ -93,7 +93,7 @@ async fn concurrent_reserve_settle_release_keeps_the_books(storage: Arc<dyn Stor
         t.await.expect("task");
     }
 
-    let tally = tally.lock().unwrap();
+    let tally = std::mem::take(&mut *tally.lock().unwrap());
     for (id, times) in &tally.resolved {
         assert_eq!(*times, 1, "hold {id} resolved {times} times");
         assert!(tally.reserved.contains_key(id), "hold {id} resolved without a reservation");

@@ -48,8 +48,7 @@ pub(crate) fn app(state: AppState) -> Router {
         .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
 }
 
-/// The generated document, for tests of the router in-process.
-#[cfg(test)]
+/// The document `/openapi.json` serves, produced from the same routes without serving them.
 pub(crate) fn document() -> aide::openapi::OpenApi {
     let mut api = docs::base_document();
     let _ = api_routes().finish_api_with(&mut api, docs::finish);
