@@ -24,6 +24,9 @@ async fn main() -> anyhow::Result<()> {
     println!("keep it: it is shown only once. export STUDIO_API_KEY={secret}");
 
     let balance = client.with_api_key(&secret).balance().await?;
-    println!("balance: {} tokens spendable ({} grant, {} top-up, {} held)", balance.balance, balance.grant, balance.topup, balance.held);
+    println!(
+        "balance: {} tokens spendable ({} grant, {} top-up, {} held)",
+        balance.balance, balance.grant, balance.topup, balance.held
+    );
     Ok(())
 }

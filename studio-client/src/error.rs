@@ -19,7 +19,7 @@ pub enum Error {
         extra: Map<String, Value>,
     },
     /// The request did not complete (connection, timeout, TLS).
-    #[error("transport: {0}")]
+    #[error("transport")]
     Transport(#[from] reqwest::Error),
     /// The answer was not the JSON we expected.
     #[error("unexpected answer ({status}): {detail}")]

@@ -79,20 +79,20 @@ async fn hash_password(password: String) -> Result<String> {
     .map_err(Error::internal)
 }
 
-/// Verify off the runtime. An absent hash still costs one verification, so an unknown email
-/// takes as long as a wrong password.
+/// A hash of a password nobody has, verified against when the email is unknown, so an unknown
+/// email costs exactly one verification, like a wrong password.
+fn stand_in_hash() -> &'static str {
+    static HASH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    HASH.get_or_init(|| {
+        let salt = SaltString::generate(&mut OsRng);
+        Argon2::default().hash_password(random_secret().as_bytes(), &salt).map(|h| h.to_string()).unwrap_or_default()
+    })
+}
+
+/// Verify off the runtime; false for an absent hash after the same work as a real check.
 async fn verify_password(password: String, hash: Option<String>) -> Result<bool> {
     tokio::task::spawn_blocking(move || {
-        let stand_in;
-        let phc = match &hash {
-            Some(h) => h.as_str(),
-            None => {
-                let salt = SaltString::generate(&mut OsRng);
-                stand_in =
-                    Argon2::default().hash_password(b"stand-in", &salt).map(|h| h.to_string()).unwrap_or_default();
-                stand_in.as_str()
-            }
-        };
+        let phc = hash.as_deref().unwrap_or_else(|| stand_in_hash());
         let ok = PasswordHash::new(phc)
             .map(|parsed| Argon2::default().verify_password(password.as_bytes(), &parsed).is_ok())
             .unwrap_or(false);

@@ -82,8 +82,9 @@ impl Studio {
             return Err(refused());
         }
         let now = Utc::now();
-        let stale = row.last_used_at.is_none_or(|t| now - t >= Duration::seconds(LAST_USED_RESOLUTION_SECS));
-        if stale && let Err(e) = self.storage.touch_key(&row.id, now).await {
+        let stale_before = now - Duration::seconds(LAST_USED_RESOLUTION_SECS);
+        let stale = row.last_used_at.is_none_or(|t| t < stale_before);
+        if stale && let Err(e) = self.storage.touch_key(&row.id, now, stale_before).await {
             tracing::warn!(error = %e, key = %row.id, "could not record key use");
         }
         let role: KeyRole = row.role.parse().map_err(Error::internal)?;

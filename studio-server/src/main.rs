@@ -37,8 +37,8 @@ async fn main() -> anyhow::Result<()> {
     tracing::info!("interactive API docs at {base}/docs (OpenAPI 3.1 at {base}/openapi.json)");
     if state.studio.storage().user_count().await.unwrap_or(0) == 0 {
         tracing::info!(
-            "empty database. First key: `studio signup --url {base} --email you@example.com` then `studio login --url {base}` \
-             (or POST {base}/api/auth/sign-up, then POST {base}/api/keys with the session cookie)"
+            "empty database. First key: `studio --url {base} signup --email you@example.com` (creates you, your house \
+             and a key, stored for the CLI), or POST {base}/api/auth/sign-up then POST {base}/api/keys with the session cookie"
         );
     }
     serve(listener, app, shutdown_signal()).await?;

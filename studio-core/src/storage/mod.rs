@@ -329,8 +329,13 @@ pub trait Storage: Send + Sync + 'static {
     async fn key_by_hash(&self, secret_hash: &str) -> Result<Option<KeyRow>, StorageError>;
     /// Revoke a key of this house (keeps the first revocation time). None when not this house's.
     async fn revoke_key(&self, org_id: &str, key_id: &str, now: DateTime<Utc>) -> Result<Option<KeyRow>, StorageError>;
-    /// Record a use of a key.
-    async fn touch_key(&self, key_id: &str, now: DateTime<Utc>) -> Result<(), StorageError>;
+    /// Record a use of a key, unless one at or after `stale_before` is already recorded.
+    async fn touch_key(
+        &self,
+        key_id: &str,
+        now: DateTime<Utc>,
+        stale_before: DateTime<Utc>,
+    ) -> Result<(), StorageError>;
 
     /// Append a credit and raise the running totals.
     async fn credit(&self, credit: NewCredit) -> Result<BalanceRow, StorageError>;

@@ -214,11 +214,12 @@ macro_rules! impl_storage {
                 .await?)
             }
 
-            async fn touch_key(&self, key_id: &str, now: DateTime<Utc>) -> Result<(), StorageError> {
+            async fn touch_key(&self, key_id: &str, now: DateTime<Utc>, stale_before: DateTime<Utc>) -> Result<(), StorageError> {
                 let _w = self.write_lock().await;
-                sqlx::query("UPDATE api_keys SET last_used_at = $1 WHERE id = $2")
+                sqlx::query("UPDATE api_keys SET last_used_at = $1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $3)")
                     .bind(now)
                     .bind(key_id)
+                    .bind(stale_before)
                     .execute(&self.pool)
                     .await?;
                 Ok(())

@@ -106,9 +106,18 @@ async fn keys_round_trip_and_role_is_constrained(storage: Arc<dyn Storage>) {
     );
 
     let used = Utc::now();
-    storage.touch_key(&old.id, used).await.unwrap();
+    storage.touch_key(&old.id, used, used - Duration::minutes(1)).await.unwrap();
     let touched = storage.key_by_hash(&old.secret_hash).await.unwrap().expect("key");
     assert_eq!(touched.last_used_at.map(|t| t.timestamp()), Some(used.timestamp()));
+    // A second use within the resolution writes nothing; a later one does.
+    let soon = used + Duration::seconds(10);
+    storage.touch_key(&old.id, soon, soon - Duration::minutes(1)).await.unwrap();
+    let kept = storage.key_by_hash(&old.secret_hash).await.unwrap().expect("key").last_used_at;
+    assert_eq!(kept.map(|t| t.timestamp()), Some(used.timestamp()));
+    let later = used + Duration::minutes(5);
+    storage.touch_key(&old.id, later, later - Duration::minutes(1)).await.unwrap();
+    let moved = storage.key_by_hash(&old.secret_hash).await.unwrap().expect("key").last_used_at;
+    assert_eq!(moved.map(|t| t.timestamp()), Some(later.timestamp()));
 }
 
 async fn home_membership_prefers_owned_house(storage: Arc<dyn Storage>) {

@@ -1,0 +1,174 @@
+//! The subcommands, and what they share: resolved settings, the client, passwords, key names and
+//! the failures `main` turns into exit codes.
+
+pub(crate) mod balance;
+pub(crate) mod login;
+pub(crate) mod logout;
+pub(crate) mod signup;
+pub(crate) mod whoami;
+
+use std::fmt;
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use anyhow::{Context as _, Result};
+use studio_client::Client;
+use studio_client::api::{ApiKey, KeyList};
+
+use crate::config::Config;
+
+/// Where a setting came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Source {
+    /// A command-line flag.
+    Flag,
+    /// An environment variable.
+    Env,
+    /// The config file.
+    ConfigFile,
+    /// The built-in default.
+    Default,
+}
+
+/// The settings every command sees, resolved from flags, the environment and the config file.
+pub(crate) struct Context {
+    /// The deployment's base URL.
+    pub(crate) url: String,
+    /// The organization key to act with, if any.
+    pub(crate) api_key: Option<String>,
+    /// Where `api_key` came from.
+    pub(crate) key_source: Source,
+    /// The config file in use.
+    pub(crate) config_path: PathBuf,
+    /// Its contents when the command started.
+    pub(crate) config: Config,
+}
+
+impl Context {
+    /// A client for the deployment, with no credential.
+    pub(crate) fn client(&self) -> Result<Client> {
+        Ok(Client::builder(&self.url).user_agent(format!("studio-cli/{}", env!("CARGO_PKG_VERSION"))).build()?)
+    }
+
+    /// A client acting with the configured key; [`NotSignedIn`] when there is none.
+    pub(crate) fn keyed_client(&self) -> Result<Client> {
+        let key = self.api_key.as_deref().ok_or(NotSignedIn)?;
+        Ok(self.client()?.with_api_key(key))
+    }
+
+    /// Tell the person when a key from `--api-key` or `STUDIO_API_KEY` will keep overriding
+    /// the key just stored or forgotten.
+    pub(crate) fn note_override(&self) {
+        match self.key_source {
+            Source::Env => eprintln!("note: STUDIO_API_KEY is set and overrides the config file until you unset it"),
+            Source::Flag => eprintln!("note: --api-key overrides the config file for commands that are given it"),
+            Source::ConfigFile | Source::Default => {}
+        }
+    }
+
+    /// Say so when the config file held another key: replacing it locally does not revoke it.
+    pub(crate) fn note_replaced(&self, new_secret: &str) {
+        let Some(old) = self.config.api_key.as_deref().filter(|old| *old != new_secret) else { return };
+        let id = self.config.key_id.as_deref().unwrap_or("id unknown");
+        let prefix: String = old.chars().take(16).collect();
+        eprintln!(
+            "note: the key stored before ({id}, {prefix}...) stays valid on the server; \
+             revoke it from a signed-in session if nothing else uses it"
+        );
+    }
+}
+
+/// No key is configured. `main` exits with 3.
+#[derive(Debug)]
+pub(crate) struct NotSignedIn;
+
+impl fmt::Display for NotSignedIn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("not signed in: no API key configured")
+    }
+}
+
+impl std::error::Error for NotSignedIn {}
+
+/// The command line is inconsistent in a way clap does not check. `main` exits with 2.
+#[derive(Debug)]
+pub(crate) struct Usage(pub(crate) String);
+
+impl fmt::Display for Usage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Usage {}
+
+/// The password: the one given (`--password` or `STUDIO_PASSWORD`), else one line on stdin. On
+/// a terminal the line is prompted for and, where `stty` exists, not echoed.
+pub(crate) fn password(given: Option<String>, email: &str) -> Result<String> {
+    if let Some(p) = given.filter(|p| !p.is_empty()) {
+        return Ok(p);
+    }
+    let stdin = std::io::stdin();
+    let interactive = stdin.is_terminal();
+    let mut line = String::new();
+    if interactive {
+        eprint!("Password for {email}: ");
+        let _ = std::io::stderr().flush();
+        let hidden = stty("-echo");
+        let read = stdin.lock().read_line(&mut line);
+        if hidden {
+            stty("echo");
+            eprintln!();
+        }
+        read.context("cannot read the password from the terminal")?;
+    } else {
+        stdin.lock().read_line(&mut line).context("cannot read the password from stdin")?;
+    }
+    let password = line.trim_end_matches(['\r', '\n']).to_string();
+    if password.is_empty() {
+        return Err(Usage("no password given: pass --password, set STUDIO_PASSWORD, or type it on stdin".into()).into());
+    }
+    Ok(password)
+}
+
+/// Run `stty <arg>` on the terminal; whether it worked.
+fn stty(arg: &str) -> bool {
+    Command::new("stty")
+        .arg(arg)
+        .stdin(Stdio::inherit())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// The name a key minted by the CLI gets unless `--key-name` says otherwise.
+pub(crate) fn key_name(given: Option<String>) -> String {
+    let name = given.map(|n| n.trim().to_string()).filter(|n| !n.is_empty());
+    let name = name.unwrap_or_else(|| format!("studio-cli on {}", hostname()));
+    name.chars().take(100).collect()
+}
+
+/// This machine's name, best effort.
+fn hostname() -> String {
+    let from_file = ["/proc/sys/kernel/hostname", "/etc/hostname"].iter().find_map(|p| std::fs::read_to_string(p).ok());
+    let from_env = || ["COMPUTERNAME", "HOSTNAME"].iter().find_map(|v| std::env::var(v).ok());
+    from_file
+        .or_else(from_env)
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "this computer".into())
+}
+
+/// The one live key of `keys` whose shown prefix begins `secret`, if exactly one matches.
+pub(crate) fn key_matching(keys: KeyList, secret: &str) -> Option<ApiKey> {
+    let mut found = keys.keys.into_iter().filter(|k| k.revoked_at.is_none() && secret.starts_with(&k.prefix));
+    let first = found.next()?;
+    found.next().is_none().then_some(first)
+}
+
+/// How a key is shown: its name and prefix, never the secret.
+pub(crate) fn describe_key(key: &ApiKey) -> String {
+    format!("\"{}\" ({}..., {})", key.name, key.prefix, key.role)
+}
