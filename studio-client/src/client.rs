@@ -7,7 +7,7 @@ use reqwest::{Method, RequestBuilder, StatusCode};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use studio_core::api::{
-    ApiKey, Balance, CheckEmailRequest, CheckEmailResponse, ErrorBody, GrantTokensRequest, GrantTokensResponse,
+    ApiKey, Balance, CheckEmailRequest, CreateFolderRequest, FolderList, FolderResponse, RenameFolderRequest, CheckEmailResponse, ErrorBody, GrantTokensRequest, GrantTokensResponse,
     KeyList, KeyRole, MintKeyRequest, RevokedKey, SessionInfo, SignInRequest, SignUpRequest, SignUpResponse, SignedOut,
 };
 
@@ -163,6 +163,10 @@ impl Client {
         Ok(self.send(self.request(Method::GET, path)?).await?.0)
     }
 
+    async fn patch<B: Serialize, T: DeserializeOwned>(&self, path: &str, body: &B) -> Result<T, Error> {
+        Ok(self.send(self.request(Method::PATCH, path)?.json(body)).await?.0)
+    }
+
     async fn post<B: Serialize, T: DeserializeOwned>(&self, path: &str, body: &B) -> Result<T, Error> {
         Ok(self.send(self.request(Method::POST, path)?.json(body)).await?.0)
     }
@@ -228,6 +232,23 @@ impl Client {
     /// `GET /api/toolkit/ai/billing/balance`.
     pub async fn balance(&self) -> Result<Balance, Error> {
         self.get("/api/toolkit/ai/billing/balance").await
+    }
+
+    /// `GET /api/toolkit/folders`: every collection, oldest first.
+    pub async fn list_folders(&self) -> Result<FolderList, Error> {
+        self.get("/api/toolkit/folders").await
+    }
+
+    /// `POST /api/toolkit/folders`: a collection at the root (`parent_id` None) or under another.
+    pub async fn create_folder(&self, name: &str, parent_id: Option<&str>) -> Result<FolderResponse, Error> {
+        let body = CreateFolderRequest { name: Some(name.into()), parent_id: parent_id.map(Into::into) };
+        self.post("/api/toolkit/folders", &body).await
+    }
+
+    /// `PATCH /api/toolkit/folders/{id}`: rename; an empty or unchanged name changes nothing.
+    pub async fn rename_folder(&self, id: &str, name: &str) -> Result<FolderResponse, Error> {
+        let body = RenameFolderRequest { name: Some(name.into()) };
+        self.patch(&format!("/api/toolkit/folders/{}", encode(id)), &body).await
     }
 
     /// `POST /api/toolkit/admin/grant-tokens` (allowlisted admin session).

@@ -13,6 +13,8 @@ pub struct CoreConfig {
     pub session_days: i64,
     /// Prices per tool and quality.
     pub prices: PriceBookConfig,
+    /// Base of the URLs the domain returns (no trailing slash); empty for relative URLs.
+    pub public_url: String,
 }
 
 impl Default for CoreConfig {
@@ -22,6 +24,7 @@ impl Default for CoreConfig {
             admin_emails: Vec::new(),
             session_days: 30,
             prices: PriceBookConfig::default(),
+            public_url: String::new(),
         }
     }
 }

@@ -13,13 +13,21 @@ pub mod api;
 #[cfg(feature = "engine")]
 mod accounts;
 #[cfg(feature = "engine")]
+mod assets;
+#[cfg(feature = "engine")]
+mod blobs;
+#[cfg(feature = "engine")]
 mod caller;
 #[cfg(feature = "engine")]
 mod config;
 #[cfg(feature = "engine")]
 mod error;
 #[cfg(feature = "engine")]
+mod folders;
+#[cfg(feature = "engine")]
 mod ids;
+#[cfg(feature = "engine")]
+mod images;
 #[cfg(feature = "engine")]
 mod keys;
 #[cfg(feature = "engine")]
@@ -32,15 +40,17 @@ mod studio;
 #[cfg(feature = "engine")]
 pub use crate::{
     accounts::{Email, SessionToken},
+    assets::{AssetFile, MAX_IMAGE_MB, PendingUpload, UploadForm},
+    blobs::{BlobConfig, BlobError, BlobReader, Blobs, S3Config, StoredBlob},
     caller::{Caller, Via},
     config::CoreConfig,
     error::{Error, ErrorKind, Result},
     ledger::{HoldOutcome, PriceBookConfig, QualityPrices, Reservation},
     storage::{
-        BalanceRow, Bucket, HoldRow, HoldStatus, KeyRow, LedgerAudit, MembershipRow, NewAccount, NewCredit, NewHold,
+        AssetRow, BalanceRow, Bucket, FolderRow, HoldRow, HoldStatus, KeyRow, LedgerAudit, MembershipRow, NewAccount, NewCredit, NewHold,
         OrgRow, ReserveOutcome, ResolveOutcome, SessionRow, Storage, StorageError, UserRow, open_storage,
     },
-    studio::Studio,
+    studio::{OpenError, Studio},
 };
 
 #[cfg(feature = "sqlite")]

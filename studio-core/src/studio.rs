@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use crate::blobs::{BlobConfig, Blobs};
 use crate::config::CoreConfig;
 use crate::storage::{Storage, StorageError, open_storage};
 
@@ -10,7 +11,19 @@ use crate::storage::{Storage, StorageError, open_storage};
 #[derive(Clone)]
 pub struct Studio {
     pub(crate) storage: Arc<dyn Storage>,
+    pub(crate) blobs: Blobs,
     pub(crate) config: Arc<CoreConfig>,
+}
+
+/// Opening a Studio failed.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    /// The database.
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+    /// The blob store.
+    #[error(transparent)]
+    Blobs(#[from] crate::blobs::BlobError),
 }
 
 impl std::fmt::Debug for Studio {
@@ -20,14 +33,21 @@ impl std::fmt::Debug for Studio {
 }
 
 impl Studio {
-    /// A Studio over an already opened storage.
-    pub fn new(storage: Arc<dyn Storage>, config: CoreConfig) -> Self {
-        Studio { storage, config: Arc::new(config) }
+    /// A Studio over an already opened storage and blob store.
+    pub fn new(storage: Arc<dyn Storage>, blobs: Blobs, config: CoreConfig) -> Self {
+        Studio { storage, blobs, config: Arc::new(config) }
     }
 
-    /// Open the storage a database URL names (migrating it) and build a Studio over it.
-    pub async fn open(database_url: &str, config: CoreConfig) -> Result<Self, StorageError> {
-        Ok(Self::new(open_storage(database_url).await?, config))
+    /// Open the storage a database URL names (migrating it) and the blob store, and build a
+    /// Studio over them.
+    pub async fn open(database_url: &str, blobs: &BlobConfig, config: CoreConfig) -> Result<Self, OpenError> {
+        let blobs = Blobs::open(blobs)?;
+        Ok(Self::new(open_storage(database_url).await?, blobs, config))
+    }
+
+    /// The blob store.
+    pub fn blobs(&self) -> &Blobs {
+        &self.blobs
     }
 
     /// The storage (for embedding servers that add their own background work).

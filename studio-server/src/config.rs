@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use studio_core::CoreConfig;
+use studio_core::{BlobConfig, CoreConfig, S3Config};
 
 /// Everything the binary needs to start.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,6 +22,17 @@ pub struct ServerConfig {
     pub admin_emails: Vec<String>,
     /// `STUDIO_SIGNUP_GRANT_TOKENS`: tokens granted to each new house (default 100).
     pub signup_grant_tokens: i64,
+    /// `STUDIO_BLOB_URL`: `s3://bucket` selects an S3-compatible bucket; default the local
+    /// directory `blobs/` in the data dir (`file://PATH` names another directory).
+    pub blob_url: Option<String>,
+    /// `STUDIO_S3_ENDPOINT`: endpoint of a non-AWS S3-compatible server.
+    pub s3_endpoint: Option<String>,
+    /// `STUDIO_S3_REGION` (default `us-east-1`).
+    pub s3_region: Option<String>,
+    /// `STUDIO_S3_ACCESS_KEY_ID`.
+    pub s3_access_key_id: Option<String>,
+    /// `STUDIO_S3_SECRET_ACCESS_KEY`.
+    pub s3_secret_access_key: Option<String>,
 }
 
 /// A configuration that cannot be used.
@@ -47,6 +58,11 @@ impl Default for ServerConfig {
             public_url: None,
             admin_emails: Vec::new(),
             signup_grant_tokens: 100,
+            blob_url: None,
+            s3_endpoint: None,
+            s3_region: None,
+            s3_access_key_id: None,
+            s3_secret_access_key: None,
         }
     }
 }
@@ -61,6 +77,11 @@ struct FileConfig {
     public_url: Option<String>,
     admin_emails: Option<Vec<String>>,
     signup_grant_tokens: Option<i64>,
+    blob_url: Option<String>,
+    s3_endpoint: Option<String>,
+    s3_region: Option<String>,
+    s3_access_key_id: Option<String>,
+    s3_secret_access_key: Option<String>,
 }
 
 fn emails(list: impl IntoIterator<Item = String>) -> Vec<String> {
@@ -92,6 +113,11 @@ impl ServerConfig {
             if let Some(v) = file.signup_grant_tokens {
                 c.signup_grant_tokens = v;
             }
+            c.blob_url = file.blob_url.or(c.blob_url);
+            c.s3_endpoint = file.s3_endpoint.or(c.s3_endpoint);
+            c.s3_region = file.s3_region.or(c.s3_region);
+            c.s3_access_key_id = file.s3_access_key_id.or(c.s3_access_key_id);
+            c.s3_secret_access_key = file.s3_secret_access_key.or(c.s3_secret_access_key);
         }
         let set = |name: &str| env(name).filter(|v| !v.trim().is_empty());
         if let Some(v) = set("STUDIO_LISTEN") {
@@ -115,6 +141,12 @@ impl ServerConfig {
                 .parse()
                 .map_err(|_| ConfigError::Env("STUDIO_SIGNUP_GRANT_TOKENS", format!("not a whole number: {v:?}")))?;
         }
+        c.blob_url = set("STUDIO_BLOB_URL").or(c.blob_url);
+        c.s3_endpoint = set("STUDIO_S3_ENDPOINT").or(c.s3_endpoint);
+        c.s3_region = set("STUDIO_S3_REGION").or(c.s3_region);
+        c.s3_access_key_id = set("STUDIO_S3_ACCESS_KEY_ID").or(c.s3_access_key_id);
+        c.s3_secret_access_key = set("STUDIO_S3_SECRET_ACCESS_KEY").or(c.s3_secret_access_key);
+        c.blob_config()?;
         if c.signup_grant_tokens < 0 {
             return Err(ConfigError::Env("STUDIO_SIGNUP_GRANT_TOKENS", "must not be negative".into()));
         }
@@ -143,7 +175,31 @@ impl ServerConfig {
         CoreConfig {
             signup_grant_tokens: self.signup_grant_tokens,
             admin_emails: self.admin_emails.clone(),
+            public_url: self.public_url.clone().unwrap_or_default(),
             ..CoreConfig::default()
+        }
+    }
+
+    /// Where blobs live: `s3://bucket`, `file://PATH`, or `blobs/` under the data directory.
+    pub fn blob_config(&self) -> Result<BlobConfig, ConfigError> {
+        match self.blob_url.as_deref() {
+            None => Ok(BlobConfig::Local(self.data_dir.join("blobs"))),
+            Some(url) if url.starts_with("file://") => Ok(BlobConfig::Local(PathBuf::from(&url["file://".len()..]))),
+            Some(url) if url.starts_with("s3://") => {
+                let bucket = url["s3://".len()..].trim_end_matches('/').to_string();
+                if bucket.is_empty() || bucket.contains('/') {
+                    return Err(ConfigError::Env("STUDIO_BLOB_URL", format!("s3://BUCKET names one bucket: {url:?}")));
+                }
+                Ok(BlobConfig::S3(S3Config {
+                    bucket,
+                    endpoint: self.s3_endpoint.clone(),
+                    region: self.s3_region.clone(),
+                    access_key_id: self.s3_access_key_id.clone(),
+                    secret_access_key: self.s3_secret_access_key.clone(),
+                    allow_http: self.s3_endpoint.as_deref().is_some_and(|e| e.starts_with("http://")),
+                }))
+            }
+            Some(url) => Err(ConfigError::Env("STUDIO_BLOB_URL", format!("use s3://BUCKET or file://PATH: {url:?}"))),
         }
     }
 

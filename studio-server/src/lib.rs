@@ -25,7 +25,7 @@ use tokio::net::TcpListener;
 /// Open the configured storage (creating the data directory and migrating) and build the app.
 pub async fn build_app(config: &ServerConfig) -> anyhow::Result<(Router, AppState)> {
     std::fs::create_dir_all(&config.data_dir)?;
-    let studio = Studio::open(&config.database_url(), config.core_config()).await?;
+    let studio = Studio::open(&config.database_url(), &config.blob_config()?, config.core_config()).await?;
     let state = AppState::new(studio, config);
     Ok((routes::app(state.clone()), state))
 }

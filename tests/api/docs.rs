@@ -19,6 +19,9 @@ const ROUTES: &[&str] = &[
     "POST /api/toolkit/check-email",
     "GET /api/toolkit/ai/billing/balance",
     "POST /api/toolkit/admin/grant-tokens",
+    "GET /api/toolkit/folders",
+    "POST /api/toolkit/folders",
+    "PATCH /api/toolkit/folders/{id}",
 ];
 
 #[tokio::test]

@@ -3,5 +3,6 @@
 
 mod auth;
 mod docs;
+mod folders;
 mod keys;
 mod tokens;

@@ -7,6 +7,7 @@ mod accounts;
 mod billing;
 mod errors;
 mod keys;
+mod library;
 mod roles;
 
 pub use accounts::{
@@ -16,4 +17,8 @@ pub use accounts::{
 pub use billing::{Balance, GrantTokensRequest, GrantTokensResponse, HoldView, Price, PriceBook, ToolPrice};
 pub use errors::ErrorBody;
 pub use keys::{ApiKey, KeyList, MintKeyRequest, RevokedKey};
+pub use library::{
+    Asset, AssetIds, AssetKind, AssetList, AssetQuery, ClassifyResult, CreateFolderRequest, Deleted, Folder, FolderList,
+    FolderResponse, RenameFolderRequest, UploadResponse,
+};
 pub use roles::{KeyRole, ParseRoleError, Quality, SeatRole};

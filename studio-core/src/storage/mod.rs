@@ -114,6 +114,76 @@ pub struct KeyRow {
     pub created_at: DateTime<Utc>,
 }
 
+/// A collection as stored.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct FolderRow {
+    /// Id.
+    pub id: String,
+    /// The owning house.
+    pub org_id: String,
+    /// Name, 1 to 200 characters (a CHECK constraint).
+    pub name: String,
+    /// Parent collection, same house.
+    pub parent_id: Option<String>,
+    /// Creation time.
+    pub created_at: DateTime<Utc>,
+}
+
+/// An asset as stored (deleted rows included; reads filter on `deleted_at`).
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct AssetRow {
+    /// Id.
+    pub id: String,
+    /// The owning house.
+    pub org_id: String,
+    /// Who uploaded it.
+    pub created_by: Option<String>,
+    /// Display name.
+    pub name: String,
+    /// The brand's code.
+    pub sku: Option<String>,
+    /// Wardrobe bucket (a CHECK constraint).
+    pub kind: String,
+    /// Collection.
+    pub folder_id: Option<String>,
+    /// Group stamp.
+    pub group_id: Option<String>,
+    /// Fit (a CHECK constraint).
+    pub fit: Option<String>,
+    /// Wearer (a CHECK constraint).
+    pub wearer: Option<String>,
+    /// Fit was guessed.
+    pub fit_guessed: bool,
+    /// Wearer was guessed.
+    pub wearer_guessed: bool,
+    /// Carries a brand mark.
+    pub carries_mark: bool,
+    /// Mark was guessed.
+    pub mark_guessed: bool,
+    /// Sniffed content type.
+    pub mime: String,
+    /// Producing tool.
+    pub tool: Option<String>,
+    /// Key in the blob store.
+    pub blob_key: String,
+    /// SHA-256 of the bytes.
+    pub sha256: String,
+    /// Size in bytes.
+    pub bytes: i64,
+    /// Pixel width.
+    pub width: Option<i64>,
+    /// Pixel height.
+    pub height: Option<i64>,
+    /// Who approved it.
+    pub approved_by: Option<String>,
+    /// When it was approved.
+    pub approved_at: Option<DateTime<Utc>>,
+    /// Upload time.
+    pub created_at: DateTime<Utc>,
+    /// Soft-deletion time.
+    pub deleted_at: Option<DateTime<Utc>>,
+}
+
 /// The running totals of a house's ledger, kept in the same transaction as every entry.
 #[derive(Debug, Clone, Default, PartialEq, Eq, sqlx::FromRow)]
 pub struct BalanceRow {
@@ -336,6 +406,24 @@ pub trait Storage: Send + Sync + 'static {
         now: DateTime<Utc>,
         stale_before: DateTime<Utc>,
     ) -> Result<(), StorageError>;
+
+    /// Store a new collection.
+    async fn insert_folder(&self, folder: FolderRow) -> Result<(), StorageError>;
+    /// A house's collections, oldest first.
+    async fn list_folders(&self, org_id: &str) -> Result<Vec<FolderRow>, StorageError>;
+    /// One collection of a house.
+    async fn folder(&self, org_id: &str, id: &str) -> Result<Option<FolderRow>, StorageError>;
+    /// Rename a collection of a house; None when not this house's.
+    async fn rename_folder(&self, org_id: &str, id: &str, name: &str) -> Result<Option<FolderRow>, StorageError>;
+
+    /// Store a new asset.
+    async fn insert_asset(&self, asset: AssetRow) -> Result<(), StorageError>;
+    /// A house's live assets, newest first, optionally in one collection.
+    async fn list_assets(&self, org_id: &str, folder_id: Option<&str>) -> Result<Vec<AssetRow>, StorageError>;
+    /// An asset by id, whatever its house and state (callers decide what to reveal).
+    async fn asset_by_id(&self, id: &str) -> Result<Option<AssetRow>, StorageError>;
+    /// Soft-delete a house's live assets among `ids`; returns how many this call took out.
+    async fn soft_delete_assets(&self, org_id: &str, ids: &[String], now: DateTime<Utc>) -> Result<i64, StorageError>;
 
     /// Append a credit and raise the running totals.
     async fn credit(&self, credit: NewCredit) -> Result<BalanceRow, StorageError>;

@@ -7,9 +7,9 @@ use chrono::{DateTime, Utc};
 use sqlx::postgres::PgPoolOptions;
 use sqlx::{PgPool, Postgres};
 
-use super::sql::{Entry, hold_columns, impl_storage, key_columns, unique_as};
+use super::sql::{Entry, asset_columns, hold_columns, impl_storage, key_columns, unique_as};
 use super::{
-    BalanceRow, Bucket, HoldRow, HoldStatus, KeyRow, LedgerAudit, MembershipRow, NewAccount, NewCredit, NewHold,
+    AssetRow, BalanceRow, Bucket, FolderRow, HoldRow, HoldStatus, KeyRow, LedgerAudit, MembershipRow, NewAccount, NewCredit, NewHold,
     OrgRow, ReserveOutcome, ResolveOutcome, SessionRow, StorageError, UserRow,
 };
 

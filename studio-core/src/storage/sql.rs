@@ -225,6 +225,119 @@ macro_rules! impl_storage {
                 Ok(())
             }
 
+            async fn insert_folder(&self, f: FolderRow) -> Result<(), StorageError> {
+                let _w = self.write_lock().await;
+                sqlx::query("INSERT INTO folders (id, org_id, name, parent_id, created_at) VALUES ($1, $2, $3, $4, $5)")
+                    .bind(&f.id)
+                    .bind(&f.org_id)
+                    .bind(&f.name)
+                    .bind(&f.parent_id)
+                    .bind(f.created_at)
+                    .execute(&self.pool)
+                    .await?;
+                Ok(())
+            }
+
+            async fn list_folders(&self, org_id: &str) -> Result<Vec<FolderRow>, StorageError> {
+                Ok(sqlx::query_as(
+                    "SELECT id, org_id, name, parent_id, created_at FROM folders WHERE org_id = $1 ORDER BY created_at, id",
+                )
+                .bind(org_id)
+                .fetch_all(&self.pool)
+                .await?)
+            }
+
+            async fn folder(&self, org_id: &str, id: &str) -> Result<Option<FolderRow>, StorageError> {
+                Ok(sqlx::query_as("SELECT id, org_id, name, parent_id, created_at FROM folders WHERE id = $1 AND org_id = $2")
+                    .bind(id)
+                    .bind(org_id)
+                    .fetch_optional(&self.pool)
+                    .await?)
+            }
+
+            async fn rename_folder(&self, org_id: &str, id: &str, name: &str) -> Result<Option<FolderRow>, StorageError> {
+                let _w = self.write_lock().await;
+                Ok(sqlx::query_as(
+                    "UPDATE folders SET name = $1 WHERE id = $2 AND org_id = $3 RETURNING id, org_id, name, parent_id, created_at",
+                )
+                .bind(name)
+                .bind(id)
+                .bind(org_id)
+                .fetch_optional(&self.pool)
+                .await?)
+            }
+
+            async fn insert_asset(&self, a: AssetRow) -> Result<(), StorageError> {
+                let _w = self.write_lock().await;
+                sqlx::query(concat!(
+                    "INSERT INTO assets (", asset_columns!(), ") VALUES ",
+                    "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)"
+                ))
+                .bind(&a.id)
+                .bind(&a.org_id)
+                .bind(&a.created_by)
+                .bind(&a.name)
+                .bind(&a.sku)
+                .bind(&a.kind)
+                .bind(&a.folder_id)
+                .bind(&a.group_id)
+                .bind(&a.fit)
+                .bind(&a.wearer)
+                .bind(a.fit_guessed)
+                .bind(a.wearer_guessed)
+                .bind(a.carries_mark)
+                .bind(a.mark_guessed)
+                .bind(&a.mime)
+                .bind(&a.tool)
+                .bind(&a.blob_key)
+                .bind(&a.sha256)
+                .bind(a.bytes)
+                .bind(a.width)
+                .bind(a.height)
+                .bind(&a.approved_by)
+                .bind(a.approved_at)
+                .bind(a.created_at)
+                .bind(a.deleted_at)
+                .execute(&self.pool)
+                .await?;
+                Ok(())
+            }
+
+            async fn list_assets(&self, org_id: &str, folder_id: Option<&str>) -> Result<Vec<AssetRow>, StorageError> {
+                Ok(sqlx::query_as(concat!(
+                    "SELECT ", asset_columns!(), " FROM assets WHERE org_id = $1 AND deleted_at IS NULL ",
+                    "AND ($2 IS NULL OR folder_id = $2) ORDER BY created_at DESC, id DESC"
+                ))
+                .bind(org_id)
+                .bind(folder_id)
+                .fetch_all(&self.pool)
+                .await?)
+            }
+
+            async fn asset_by_id(&self, id: &str) -> Result<Option<AssetRow>, StorageError> {
+                Ok(sqlx::query_as(concat!("SELECT ", asset_columns!(), " FROM assets WHERE id = $1"))
+                    .bind(id)
+                    .fetch_optional(&self.pool)
+                    .await?)
+            }
+
+            async fn soft_delete_assets(&self, org_id: &str, ids: &[String], now: DateTime<Utc>) -> Result<i64, StorageError> {
+                let _w = self.write_lock().await;
+                let mut tx = self.pool.begin().await?;
+                let mut deleted = 0;
+                for id in ids {
+                    let done = sqlx::query("UPDATE assets SET deleted_at = $1 WHERE id = $2 AND org_id = $3 AND deleted_at IS NULL")
+                        .bind(now)
+                        .bind(id)
+                        .bind(org_id)
+                        .execute(&mut *tx)
+                        .await?;
+                    deleted += done.rows_affected() as i64;
+                }
+                tx.commit().await?;
+                Ok(deleted)
+            }
+
             async fn credit(&self, credit: NewCredit) -> Result<BalanceRow, StorageError> {
                 let _w = self.write_lock().await;
                 let mut tx = self.pool.begin().await?;
@@ -483,6 +596,15 @@ macro_rules! key_columns {
     };
 }
 
+/// The columns of `assets` in [`AssetRow`](super::AssetRow) order.
+macro_rules! asset_columns {
+    () => {
+        "id, org_id, created_by, name, sku, kind, folder_id, group_id, fit, wearer, fit_guessed, wearer_guessed, \
+         carries_mark, mark_guessed, mime, tool, blob_key, sha256, bytes, width, height, approved_by, approved_at, \
+         created_at, deleted_at"
+    };
+}
+
 /// The columns of `holds` in [`HoldRow`](super::HoldRow) order.
 macro_rules! hold_columns {
     () => {
@@ -490,7 +612,7 @@ macro_rules! hold_columns {
     };
 }
 
-pub(super) use {hold_columns, impl_storage, key_columns};
+pub(super) use {asset_columns, hold_columns, impl_storage, key_columns};
 
 /// One ledger entry's deltas; the running totals move by exactly these.
 pub(super) struct Entry<'a> {

@@ -13,9 +13,9 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 use sqlx::{Sqlite, SqlitePool};
 use tokio::sync::{Mutex, MutexGuard};
 
-use super::sql::{Entry, hold_columns, impl_storage, key_columns, unique_as};
+use super::sql::{Entry, asset_columns, hold_columns, impl_storage, key_columns, unique_as};
 use super::{
-    BalanceRow, Bucket, HoldRow, HoldStatus, KeyRow, LedgerAudit, MembershipRow, NewAccount, NewCredit, NewHold,
+    AssetRow, BalanceRow, Bucket, FolderRow, HoldRow, HoldStatus, KeyRow, LedgerAudit, MembershipRow, NewAccount, NewCredit, NewHold,
     OrgRow, ReserveOutcome, ResolveOutcome, SessionRow, StorageError, UserRow,
 };
 

@@ -2,12 +2,14 @@
 
 mod admin;
 mod ai;
+mod assets;
 mod check_email;
+mod folders;
 
 use aide::axum::ApiRouter;
 
 use crate::state::AppState;
 
 pub(super) fn router() -> ApiRouter<AppState> {
-    ApiRouter::new().merge(check_email::router()).merge(ai::router()).merge(admin::router())
+    ApiRouter::new().merge(check_email::router()).merge(ai::router()).merge(admin::router()).merge(folders::router()).merge(assets::router())
 }

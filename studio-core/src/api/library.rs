@@ -1,0 +1,196 @@
+//! The library on the wire: collections (folders) and assets.
+
+use chrono::{DateTime, Utc};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A collection (spec §2.3). The list is flat; the client builds the tree from `parentId`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Folder {
+    /// Opaque id.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// The parent collection; null at the root.
+    pub parent_id: Option<String>,
+    /// Creation time.
+    pub created_at: DateTime<Utc>,
+}
+
+/// `GET /api/toolkit/folders`: every collection of the house, oldest first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FolderList {
+    /// The collections.
+    pub folders: Vec<Folder>,
+}
+
+/// One collection, as created or renamed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FolderResponse {
+    /// The collection.
+    pub folder: Folder,
+}
+
+/// `POST /api/toolkit/folders`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateFolderRequest {
+    /// Required; 1 to 200 characters after trimming.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The parent collection (this house's); null or absent for the root.
+    #[serde(default)]
+    pub parent_id: Option<String>,
+}
+
+/// `PATCH /api/toolkit/folders/{id}`. An empty or unchanged name is a 200 no-op.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+pub struct RenameFolderRequest {
+    /// The new name.
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+/// Wardrobe bucket of an asset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum AssetKind {
+    /// Garments.
+    Clothes,
+    /// Bags, belts, shoes, ...
+    Accessory,
+    /// Jewellery.
+    Jewelry,
+    /// A model (person) photograph.
+    Model,
+    /// A ground or scene.
+    Background,
+}
+
+impl AssetKind {
+    /// The lowercase wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AssetKind::Clothes => "clothes",
+            AssetKind::Accessory => "accessory",
+            AssetKind::Jewelry => "jewelry",
+            AssetKind::Model => "model",
+            AssetKind::Background => "background",
+        }
+    }
+
+    /// Parse a wire name.
+    pub fn parse(s: &str) -> Option<AssetKind> {
+        [AssetKind::Clothes, AssetKind::Accessory, AssetKind::Jewelry, AssetKind::Model, AssetKind::Background]
+            .into_iter()
+            .find(|k| k.as_str() == s)
+    }
+}
+
+/// An image in the library (spec §2.2).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Asset {
+    /// Opaque id.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// The brand's own code; never invented by the service.
+    pub sku: Option<String>,
+    /// Wardrobe bucket.
+    pub kind: AssetKind,
+    /// The file route of this asset.
+    pub url: String,
+    /// The collection; null at the root.
+    pub folder_id: Option<String>,
+    /// Shared group stamp.
+    pub group_id: Option<String>,
+    /// How the garment is cut to be worn; null means unread.
+    pub fit: Option<String>,
+    /// The body the garment is cut for; null when unknown.
+    pub wearer: Option<String>,
+    /// The fit was guessed by a model, not set by a person.
+    pub fit_guessed: bool,
+    /// The wearer was guessed by a model.
+    pub wearer_guessed: bool,
+    /// The piece carries a visible brand mark.
+    pub carries_mark: bool,
+    /// The mark reading was guessed by a model.
+    pub mark_guessed: bool,
+    /// Sniffed content type.
+    pub mime: String,
+    /// The tool that produced it, if any.
+    pub tool: Option<String>,
+    /// Size in bytes.
+    pub bytes: i64,
+    /// Pixel width, when the header could be read.
+    pub width: Option<i64>,
+    /// Pixel height, when the header could be read.
+    pub height: Option<i64>,
+    /// SHA-256 of the bytes (also the file route's ETag).
+    pub sha256: String,
+    /// Upload time.
+    pub created_at: DateTime<Utc>,
+}
+
+/// `GET /api/toolkit/assets`: newest first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct AssetList {
+    /// The assets.
+    pub assets: Vec<Asset>,
+}
+
+/// `GET /api/toolkit/assets` query.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AssetQuery {
+    /// Narrow to one collection.
+    #[serde(default)]
+    pub folder_id: Option<String>,
+}
+
+/// The answer of a classification read on upload.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ClassifyResult {
+    /// True when the read ran and filed the piece.
+    pub ok: bool,
+    /// The English name read from the image.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name_en: Option<String>,
+    /// The kind read from the image.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<AssetKind>,
+    /// Why the read did not run (`AI_NOT_CONFIGURED`, `INSUFFICIENT_TOKENS`, `AI_FAILED`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Tokens charged (0 on any failure).
+    pub tokens: i64,
+}
+
+/// `201` answer of an upload.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct UploadResponse {
+    /// The stored asset.
+    pub asset: Asset,
+    /// Present when `classify` was asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub classify: Option<ClassifyResult>,
+}
+
+/// `POST /api/toolkit/assets/batch/delete`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AssetIds {
+    /// The assets to act on.
+    #[serde(default)]
+    pub asset_ids: Vec<String>,
+}
+
+/// Answer of a batch delete: how many assets this call took out.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Deleted {
+    /// Counted server-side; foreign, unknown and already-deleted ids do not count.
+    pub deleted: i64,
+}

@@ -1,0 +1,77 @@
+//! Collections (folders): a flat list per house, a tree through `parentId`.
+
+use chrono::Utc;
+
+use crate::api::{CreateFolderRequest, Folder, FolderList, FolderResponse, RenameFolderRequest};
+use crate::caller::Caller;
+use crate::error::{Error, Result};
+use crate::ids::new_id;
+use crate::storage::FolderRow;
+use crate::studio::Studio;
+
+/// Longest collection name.
+const MAX_NAME_CHARS: usize = 200;
+
+fn folder_view(row: FolderRow) -> Folder {
+    Folder { id: row.id, name: row.name, parent_id: row.parent_id, created_at: row.created_at }
+}
+
+fn not_found() -> Error {
+    Error::not_found("NOT_FOUND", "No such collection in this house.")
+}
+
+/// A trimmed name within bounds; None when empty.
+fn clean_name(raw: Option<&str>) -> Result<Option<String>> {
+    let name = raw.map(str::trim).unwrap_or_default();
+    if name.is_empty() {
+        return Ok(None);
+    }
+    if name.chars().count() > MAX_NAME_CHARS {
+        return Err(Error::invalid("BAD_BODY", format!("A collection name is at most {MAX_NAME_CHARS} characters.")));
+    }
+    Ok(Some(name.to_string()))
+}
+
+impl Studio {
+    /// Every collection of the caller's house, oldest first.
+    pub async fn list_folders(&self, caller: &Caller) -> Result<FolderList> {
+        let rows = self.storage.list_folders(&caller.org_id).await?;
+        Ok(FolderList { folders: rows.into_iter().map(folder_view).collect() })
+    }
+
+    /// Create a collection, at the root or under one of the house's collections.
+    pub async fn create_folder(&self, caller: &Caller, req: CreateFolderRequest) -> Result<FolderResponse> {
+        caller.require_write_library()?;
+        let Some(name) = clean_name(req.name.as_deref())? else {
+            return Err(Error::invalid("NAME_REQUIRED", "A collection needs a name."));
+        };
+        if let Some(parent) = &req.parent_id {
+            self.storage.folder(&caller.org_id, parent).await?.ok_or_else(|| {
+                Error::not_found("NOT_FOUND", "The parent collection does not exist in this house.")
+            })?;
+        }
+        let row = FolderRow {
+            id: new_id("fld"),
+            org_id: caller.org_id.clone(),
+            name,
+            parent_id: req.parent_id,
+            created_at: Utc::now(),
+        };
+        self.storage.insert_folder(row.clone()).await?;
+        Ok(FolderResponse { folder: folder_view(row) })
+    }
+
+    /// Rename a collection. An empty or unchanged name changes nothing and answers 200.
+    pub async fn rename_folder(&self, caller: &Caller, id: &str, req: RenameFolderRequest) -> Result<FolderResponse> {
+        caller.require_write_library()?;
+        let current = self.storage.folder(&caller.org_id, id).await?.ok_or_else(not_found)?;
+        let name = clean_name(req.name.as_deref())?;
+        match name {
+            Some(name) if name != current.name => {
+                let row = self.storage.rename_folder(&caller.org_id, id, &name).await?.ok_or_else(not_found)?;
+                Ok(FolderResponse { folder: folder_view(row) })
+            }
+            _ => Ok(FolderResponse { folder: folder_view(current) }),
+        }
+    }
+}

@@ -1,0 +1,119 @@
+//! Image facts read without decoding pixels: dimensions from the header (with EXIF orientation
+//! applied) and refusal of decompression bombs before any pixel buffer exists.
+
+use std::io::Cursor;
+
+use image::{ImageDecoder, ImageReader, Limits};
+
+use crate::error::{Error, ErrorKind, Result};
+
+/// Widest or tallest image accepted, in pixels.
+pub(crate) const MAX_SIDE: u32 = 16_384;
+/// Most pixels accepted (width × height).
+pub(crate) const MAX_PIXELS: u64 = 120_000_000;
+
+/// Decode limits for any pixel work: the bounds above, and an allocation cap that a
+/// decompression bomb cannot pass.
+pub(crate) fn limits() -> Limits {
+    let mut limits = Limits::default();
+    limits.max_image_width = Some(MAX_SIDE);
+    limits.max_image_height = Some(MAX_SIDE);
+    limits.max_alloc = Some(MAX_PIXELS * 4 + 64 * 1024 * 1024);
+    limits
+}
+
+/// Width and height as displayed (EXIF orientation applied), read from the first bytes of the
+/// file. None when the header is not within those bytes; a refusal (413) when the image is
+/// larger than the limits.
+pub(crate) fn header_dimensions(head: &[u8]) -> Result<Option<(u32, u32)>> {
+    let Ok(mut reader) = ImageReader::new(Cursor::new(head)).with_guessed_format() else { return Ok(None) };
+    reader.limits(limits());
+    let mut decoder = match reader.into_decoder() {
+        Ok(decoder) => decoder,
+        Err(image::ImageError::Limits(_)) => return Err(too_many_pixels()),
+        Err(_) => return Ok(None),
+    };
+    let (w, h) = decoder.dimensions();
+    if w > MAX_SIDE || h > MAX_SIDE || u64::from(w) * u64::from(h) > MAX_PIXELS {
+        return Err(too_many_pixels());
+    }
+    let turned = decoder.orientation().map(|o| {
+        use image::metadata::Orientation::*;
+        matches!(o, Rotate90 | Rotate270 | Rotate90FlipH | Rotate270FlipH)
+    });
+    Ok(Some(if turned.unwrap_or(false) { (h, w) } else { (w, h) }))
+}
+
+fn too_many_pixels() -> Error {
+    Error::new(
+        ErrorKind::TooLarge,
+        "IMAGE_TOO_LARGE",
+        format!("The image has more pixels than this service decodes (at most {MAX_SIDE} px a side, {MAX_PIXELS} pixels)."),
+    )
+    .with("maxMb", crate::assets::MAX_IMAGE_MB)
+    .with("maxSide", MAX_SIDE)
+    .with("maxPixels", MAX_PIXELS)
+}
+
+/// A display name from a file name: the base name without its extension.
+pub(crate) fn display_name(file_name: &str) -> String {
+    let base = file_name.rsplit(['/', '\\']).next().unwrap_or(file_name);
+    let stem = match base.rsplit_once('.') {
+        Some((stem, _)) if !stem.is_empty() => stem,
+        _ => base,
+    };
+    stem.trim().chars().take(200).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn png(w: u32, h: u32) -> Vec<u8> {
+        let mut out = Vec::new();
+        image::RgbImage::new(w, h).write_to(&mut Cursor::new(&mut out), image::ImageFormat::Png).expect("png");
+        out
+    }
+
+    #[test]
+    fn dimensions_come_from_the_header() {
+        assert_eq!(header_dimensions(&png(30, 20)).expect("ok"), Some((30, 20)));
+        assert_eq!(header_dimensions(b"not an image").expect("ok"), None);
+    }
+
+    #[test]
+    fn a_bomb_header_is_refused_before_decoding() {
+        // A valid PNG header announcing 60000 × 60000 pixels, with no pixel data behind it.
+        let mut bomb = png(1, 1);
+        bomb[16..20].copy_from_slice(&60_000u32.to_be_bytes());
+        bomb[20..24].copy_from_slice(&60_000u32.to_be_bytes());
+        let crc = crc32(&bomb[12..29]);
+        bomb[29..33].copy_from_slice(&crc.to_be_bytes());
+        let err = header_dimensions(&bomb).expect_err("refused");
+        assert_eq!((err.kind, err.code), (ErrorKind::TooLarge, "IMAGE_TOO_LARGE"));
+        let decoded = ImageReader::new(Cursor::new(&bomb)).with_guessed_format().map(|mut r| {
+            r.limits(limits());
+            r.decode()
+        });
+        assert!(matches!(decoded, Ok(Err(_))), "decoding under the limits fails instead of allocating");
+    }
+
+    /// CRC-32 (IEEE), as PNG chunks carry it.
+    fn crc32(bytes: &[u8]) -> u32 {
+        let mut crc = 0xFFFF_FFFFu32;
+        for &b in bytes {
+            crc ^= u32::from(b);
+            for _ in 0..8 {
+                crc = if crc & 1 == 1 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
+            }
+        }
+        !crc
+    }
+
+    #[test]
+    fn names_drop_paths_and_extensions() {
+        assert_eq!(display_name("shoots/2027/look-01.final.JPG"), "look-01.final");
+        assert_eq!(display_name(".hidden"), ".hidden");
+        assert_eq!(display_name("C:\\\\photos\\\\coat.png"), "coat");
+    }
+}

@@ -1,0 +1,184 @@
+//! `/api/toolkit/assets/...`: the library's images — list, upload (streamed multipart), the
+//! file routes and batch delete.
+
+use aide::axum::ApiRouter;
+use aide::axum::routing::{get_with, post_with};
+use axum::body::Body;
+use axum::extract::{DefaultBodyLimit, Multipart, Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use futures_util::TryStreamExt;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use studio_core::api::{AssetIds, AssetList, AssetQuery, Deleted, UploadResponse};
+use studio_core::{AssetFile, Error, UploadForm};
+
+use crate::auth::Auth;
+use crate::error::{ApiJson, ApiPath, AppError, Created};
+use crate::state::AppState;
+
+/// Path of one asset.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct AssetId {
+    /// The asset's id.
+    id: String,
+}
+
+/// The largest text field of an upload form.
+const MAX_FIELD_BYTES: usize = 4 * 1024;
+
+async fn list_assets(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Query(query): Query<AssetQuery>,
+) -> Result<ApiJson<AssetList>, AppError> {
+    Ok(ApiJson(state.studio.list_assets(&caller, query).await?))
+}
+
+fn bad_form(detail: impl std::fmt::Display) -> AppError {
+    Error::invalid("BAD_FORM", format!("The multipart form could not be read: {detail}")).into()
+}
+
+/// Stream the `file` part into the blob store as it arrives; collect the text fields around it.
+async fn upload_asset(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    multipart: Result<Multipart, axum::extract::multipart::MultipartRejection>,
+) -> Result<Created<UploadResponse>, AppError> {
+    let mut multipart = multipart.map_err(bad_form)?;
+    let mut form = UploadForm::default();
+    let mut pending = None;
+    loop {
+        let field = match multipart.next_field().await {
+            Ok(Some(field)) => field,
+            Ok(None) => break,
+            Err(e) => {
+                if let Some(p) = pending.take() {
+                    state.studio.abandon_upload(p).await;
+                }
+                return Err(bad_form(e));
+            }
+        };
+        let name = field.name().unwrap_or_default().to_string();
+        if name == "file" {
+            if pending.is_some() {
+                return Err(Error::invalid("BAD_FORM", "Send one file per upload.").into());
+            }
+            form.file_name = field.file_name().map(str::to_string);
+            let stream = field.map_err(|e| e.body_text());
+            pending = Some(state.studio.stream_upload(&caller, Box::pin(stream)).await?);
+            continue;
+        }
+        let value = field.text().await.map_err(bad_form)?;
+        if value.len() > MAX_FIELD_BYTES {
+            return Err(Error::invalid("BAD_FORM", format!("The field {name} is longer than {MAX_FIELD_BYTES} bytes.")).into());
+        }
+        match name.as_str() {
+            "folderId" => form.folder_id = Some(value),
+            "name" => form.name = Some(value),
+            "kind" => form.kind = Some(value),
+            "sku" => form.sku = Some(value),
+            "classify" => form.classify = Some(value),
+            _ => {}
+        }
+    }
+    let Some(pending) = pending else {
+        return Err(Error::invalid("NO_FILE", "Send the image in a multipart field named file.").into());
+    };
+    Ok(Created(state.studio.finish_upload(&caller, pending, form).await?))
+}
+
+fn file_response(file: AssetFile) -> Response {
+    match file {
+        AssetFile::NotModified { etag } => {
+            let mut res = StatusCode::NOT_MODIFIED.into_response();
+            set_cache_headers(res.headers_mut(), &etag);
+            res
+        }
+        AssetFile::Body { asset, etag, reader } => {
+            let mut res = Response::new(Body::from_stream(reader.stream));
+            let headers = res.headers_mut();
+            set_cache_headers(headers, &etag);
+            if let Ok(v) = HeaderValue::from_str(&asset.mime) {
+                headers.insert(header::CONTENT_TYPE, v);
+            }
+            headers.insert(header::CONTENT_LENGTH, HeaderValue::from(reader.size));
+            headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+            res
+        }
+    }
+}
+
+fn set_cache_headers(headers: &mut HeaderMap, etag: &str) {
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, max-age=3600"));
+    if let Ok(v) = HeaderValue::from_str(etag) {
+        headers.insert(header::ETAG, v);
+    }
+}
+
+async fn get_asset_file(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    ApiPath(path): ApiPath<AssetId>,
+    headers: HeaderMap,
+) -> Result<Response, AppError> {
+    let if_none_match = headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok());
+    Ok(file_response(state.studio.asset_file(&caller, &path.id, if_none_match).await?))
+}
+
+async fn get_asset_legacy(State(state): State<AppState>, Auth(caller): Auth, ApiPath(path): ApiPath<AssetId>) -> Result<Response, AppError> {
+    Ok(file_response(state.studio.legacy_asset_file(&caller, &path.id).await?))
+}
+
+async fn delete_assets(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    ApiJson(req): ApiJson<AssetIds>,
+) -> Result<ApiJson<Deleted>, AppError> {
+    Ok(ApiJson(state.studio.delete_assets(&caller, req).await?))
+}
+
+pub(super) fn router() -> ApiRouter<AppState> {
+    ApiRouter::new()
+        .api_route(
+            "/api/toolkit/assets",
+            get_with(list_assets, |op| op.summary("The house's assets, newest first; folderId narrows").tag("library")),
+        )
+        .api_route(
+            "/api/toolkit/assets/upload",
+            post_with(upload_asset, |op| {
+                op.summary("Upload an image (multipart: file, folderId, name, kind, sku, classify)")
+                    .description(
+                        "201 `{asset, classify?}`. The file streams to storage; its type is sniffed from the bytes. \
+                         400 NO_FILE, UNSUPPORTED_TYPE, EMPTY_FILE, BAD_KIND, BAD_SKU, BAD_FORM; 404 bad folderId; \
+                         413 IMAGE_TOO_LARGE with maxMb.",
+                    )
+                    .tag("library")
+            })
+            .layer(DefaultBodyLimit::disable()),
+        )
+        .api_route(
+            "/api/toolkit/assets/{id}/file",
+            get_with(get_asset_file, |op| {
+                op.summary("The asset's bytes")
+                    .description("Cache-Control private, max-age=3600 and an ETag; If-None-Match answers 304. Another house's id is 404.")
+                    .tag("library")
+                    .response::<200, Vec<u8>>()
+            }),
+        )
+        .api_route(
+            "/api/toolkit/assets/{id}",
+            get_with(get_asset_legacy, |op| {
+                op.summary("Legacy bytes route")
+                    .description("403 for another house's asset; 404 unknown or deleted.")
+                    .tag("library")
+                    .response::<200, Vec<u8>>()
+            }),
+        )
+        .api_route(
+            "/api/toolkit/assets/batch/delete",
+            post_with(delete_assets, |op| {
+                op.summary("Soft-delete assets").description("`{deleted}` counted server-side; 403 for a viewer.").tag("library")
+            }),
+        )
+}
