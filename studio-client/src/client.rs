@@ -7,11 +7,28 @@ use reqwest::{Method, RequestBuilder, StatusCode};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use studio_core::api::{
-    ApiKey, Balance, CheckEmailRequest, CreateFolderRequest, FolderList, FolderResponse, RenameFolderRequest, CheckEmailResponse, ErrorBody, GrantTokensRequest, GrantTokensResponse,
-    KeyList, KeyRole, MintKeyRequest, RevokedKey, SessionInfo, SignInRequest, SignUpRequest, SignUpResponse, SignedOut,
+    ApiKey, AssetIds, AssetKind, AssetList, Balance, CheckEmailRequest, CheckEmailResponse, CreateFolderRequest,
+    Deleted, ErrorBody, FolderList, FolderResponse, GrantTokensRequest, GrantTokensResponse, KeyList, KeyRole,
+    MintKeyRequest, RenameFolderRequest, RevokedKey, SessionInfo, SignInRequest, SignUpRequest, SignUpResponse,
+    SignedOut, UploadResponse,
 };
 
 use crate::error::Error;
+
+/// Optional fields of an upload.
+#[derive(Debug, Clone, Default)]
+pub struct UploadOptions {
+    /// The collection to file it in.
+    pub folder_id: Option<String>,
+    /// Display name (default: the file name without its extension).
+    pub name: Option<String>,
+    /// Wardrobe bucket (default clothes).
+    pub kind: Option<AssetKind>,
+    /// The brand's own code.
+    pub sku: Option<String>,
+    /// Ask for the 1-token classification read.
+    pub classify: bool,
+}
 
 /// The session cookie's name.
 const SESSION_COOKIE: &str = "studio_session";
@@ -117,6 +134,14 @@ impl Client {
     /// The base URL calls go to.
     pub fn base_url(&self) -> &str {
         &self.base
+    }
+
+    /// The organization key this client sends, if it was built with one.
+    pub fn api_key(&self) -> Option<&str> {
+        match &self.credential {
+            Credential::ApiKey(key) => Some(key),
+            _ => None,
+        }
     }
 
     /// The same client acting with an organization key.
@@ -249,6 +274,92 @@ impl Client {
     pub async fn rename_folder(&self, id: &str, name: &str) -> Result<FolderResponse, Error> {
         let body = RenameFolderRequest { name: Some(name.into()) };
         self.patch(&format!("/api/toolkit/folders/{}", encode(id)), &body).await
+    }
+
+    /// `GET /api/toolkit/assets`: newest first, optionally one collection's.
+    pub async fn list_assets(&self, folder_id: Option<&str>) -> Result<AssetList, Error> {
+        match folder_id {
+            Some(folder) => self.get(&format!("/api/toolkit/assets?folderId={}", encode(folder))).await,
+            None => self.get("/api/toolkit/assets").await,
+        }
+    }
+
+    /// `POST /api/toolkit/assets/upload` from a file on disk, streamed (never read whole).
+    pub async fn upload_file(&self, path: &std::path::Path, options: &UploadOptions) -> Result<UploadResponse, Error> {
+        let file = tokio::fs::File::open(path).await.map_err(|e| Error::Config(format!("{}: {e}", path.display())))?;
+        let len = file.metadata().await.map_err(|e| Error::Config(format!("{}: {e}", path.display())))?.len();
+        let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "upload".into());
+        let part = reqwest::multipart::Part::stream_with_length(reqwest::Body::from(file), len).file_name(file_name);
+        self.upload_part(part, options).await
+    }
+
+    /// `POST /api/toolkit/assets/upload` from bytes in memory.
+    pub async fn upload_bytes(
+        &self,
+        file_name: &str,
+        bytes: impl Into<Vec<u8>>,
+        options: &UploadOptions,
+    ) -> Result<UploadResponse, Error> {
+        let part = reqwest::multipart::Part::bytes(bytes.into()).file_name(file_name.to_string());
+        self.upload_part(part, options).await
+    }
+
+    async fn upload_part(
+        &self,
+        part: reqwest::multipart::Part,
+        options: &UploadOptions,
+    ) -> Result<UploadResponse, Error> {
+        let mut form = reqwest::multipart::Form::new();
+        if let Some(v) = &options.folder_id {
+            form = form.text("folderId", v.clone());
+        }
+        if let Some(v) = &options.name {
+            form = form.text("name", v.clone());
+        }
+        if let Some(v) = options.kind {
+            form = form.text("kind", v.as_str());
+        }
+        if let Some(v) = &options.sku {
+            form = form.text("sku", v.clone());
+        }
+        if options.classify {
+            form = form.text("classify", "1");
+        }
+        let form = form.part("file", part);
+        Ok(self.send(self.request(Method::POST, "/api/toolkit/assets/upload")?.multipart(form)).await?.0)
+    }
+
+    /// `GET /api/toolkit/assets/{id}/file`: the bytes, read whole.
+    pub async fn asset_bytes(&self, id: &str) -> Result<bytes::Bytes, Error> {
+        let res = self.request(Method::GET, &format!("/api/toolkit/assets/{}/file", encode(id)))?.send().await?;
+        let status = res.status();
+        let body = res.bytes().await?;
+        if status.is_success() { Ok(body) } else { Err(refusal(status, &body)) }
+    }
+
+    /// `GET /api/toolkit/assets/{id}/file` streamed into a file; returns the bytes written.
+    pub async fn download_asset(&self, id: &str, to: &std::path::Path) -> Result<u64, Error> {
+        use tokio::io::AsyncWriteExt;
+        let mut res = self.request(Method::GET, &format!("/api/toolkit/assets/{}/file", encode(id)))?.send().await?;
+        let status = res.status();
+        if !status.is_success() {
+            let body = res.bytes().await?;
+            return Err(refusal(status, &body));
+        }
+        let io = |e: std::io::Error| Error::Config(format!("{}: {e}", to.display()));
+        let mut file = tokio::fs::File::create(to).await.map_err(io)?;
+        let mut written = 0u64;
+        while let Some(chunk) = res.chunk().await? {
+            file.write_all(&chunk).await.map_err(io)?;
+            written += chunk.len() as u64;
+        }
+        file.flush().await.map_err(io)?;
+        Ok(written)
+    }
+
+    /// `POST /api/toolkit/assets/batch/delete`: soft-delete; answers how many this call took out.
+    pub async fn delete_assets(&self, ids: &[String]) -> Result<Deleted, Error> {
+        self.post("/api/toolkit/assets/batch/delete", &AssetIds { asset_ids: ids.to_vec() }).await
     }
 
     /// `POST /api/toolkit/admin/grant-tokens` (allowlisted admin session).

@@ -16,6 +16,6 @@
 mod client;
 mod error;
 
-pub use crate::client::{Client, ClientBuilder, Credential, SignedIn};
+pub use crate::client::{Client, ClientBuilder, Credential, SignedIn, UploadOptions};
 pub use crate::error::Error;
 pub use studio_core::api;

@@ -81,9 +81,10 @@ fn blob_error(e: BlobError) -> Error {
     match e {
         BlobError::TooLarge { .. } => too_large(),
         BlobError::Empty => Error::invalid("EMPTY_FILE", "The file is empty."),
-        BlobError::Unsupported(mime) => {
-            Error::invalid("UNSUPPORTED_TYPE", format!("Only JPEG, PNG, WebP and GIF images are accepted; this is {mime}."))
-        }
+        BlobError::Unsupported(mime) => Error::invalid(
+            "UNSUPPORTED_TYPE",
+            format!("Only JPEG, PNG, WebP and GIF images are accepted; this is {mime}."),
+        ),
         BlobError::Stream(detail) => Error::invalid("BAD_FORM", format!("The upload did not arrive whole: {detail}")),
         other => Error::internal(other),
     }
@@ -116,9 +117,8 @@ pub(crate) fn clean_sku(raw: Option<&str>) -> Result<Option<String>> {
 }
 
 pub(crate) fn parse_kind(raw: &str) -> Result<AssetKind> {
-    AssetKind::parse(raw.trim()).ok_or_else(|| {
-        Error::invalid("BAD_KIND", "kind is one of clothes, accessory, jewelry, model, background.")
-    })
+    AssetKind::parse(raw.trim())
+        .ok_or_else(|| Error::invalid("BAD_KIND", "kind is one of clothes, accessory, jewelry, model, background."))
 }
 
 impl Studio {
@@ -158,9 +158,10 @@ impl Studio {
     /// The house's live assets, newest first; `folderId` narrows to one collection.
     pub async fn list_assets(&self, caller: &Caller, query: AssetQuery) -> Result<AssetList> {
         if let Some(folder) = &query.folder_id {
-            self.storage.folder(&caller.org_id, folder).await?.ok_or_else(|| {
-                Error::not_found("NOT_FOUND", "No such collection in this house.")
-            })?;
+            self.storage
+                .folder(&caller.org_id, folder)
+                .await?
+                .ok_or_else(|| Error::not_found("NOT_FOUND", "No such collection in this house."))?;
         }
         let rows = self.storage.list_assets(&caller.org_id, query.folder_id.as_deref()).await?;
         Ok(AssetList { assets: rows.into_iter().map(|r| self.asset_view(r)).collect() })
@@ -188,7 +189,12 @@ impl Studio {
     }
 
     /// Validate the form and file the streamed upload as an asset. A refusal removes the bytes.
-    pub async fn finish_upload(&self, caller: &Caller, pending: PendingUpload, form: UploadForm) -> Result<UploadResponse> {
+    pub async fn finish_upload(
+        &self,
+        caller: &Caller,
+        pending: PendingUpload,
+        form: UploadForm,
+    ) -> Result<UploadResponse> {
         match self.file_upload(caller, &pending, form).await {
             Ok(done) => Ok(done),
             Err(e) => {
@@ -208,9 +214,10 @@ impl Studio {
         let classify = parse_flag(form.classify.as_deref())?;
         let folder_id = form.folder_id.map(|f| f.trim().to_string()).filter(|f| !f.is_empty());
         if let Some(folder) = &folder_id {
-            self.storage.folder(&caller.org_id, folder).await?.ok_or_else(|| {
-                Error::not_found("NOT_FOUND", "No such collection in this house.")
-            })?;
+            self.storage
+                .folder(&caller.org_id, folder)
+                .await?
+                .ok_or_else(|| Error::not_found("NOT_FOUND", "No such collection in this house."))?;
         }
         let name = form
             .name
@@ -299,7 +306,9 @@ impl Studio {
     pub async fn delete_assets(&self, caller: &Caller, req: AssetIds) -> Result<Deleted> {
         caller.require_write_library()?;
         if req.asset_ids.len() > MAX_BATCH {
-            return Err(Error::invalid("BAD_ASSET_IDS", format!("At most {MAX_BATCH} ids per call.")).with("max", MAX_BATCH));
+            return Err(
+                Error::invalid("BAD_ASSET_IDS", format!("At most {MAX_BATCH} ids per call.")).with("max", MAX_BATCH)
+            );
         }
         let deleted = self.storage.soft_delete_assets(&caller.org_id, &req.asset_ids, Utc::now()).await?;
         Ok(Deleted { deleted })

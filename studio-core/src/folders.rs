@@ -46,9 +46,10 @@ impl Studio {
             return Err(Error::invalid("NAME_REQUIRED", "A collection needs a name."));
         };
         if let Some(parent) = &req.parent_id {
-            self.storage.folder(&caller.org_id, parent).await?.ok_or_else(|| {
-                Error::not_found("NOT_FOUND", "The parent collection does not exist in this house.")
-            })?;
+            self.storage
+                .folder(&caller.org_id, parent)
+                .await?
+                .ok_or_else(|| Error::not_found("NOT_FOUND", "The parent collection does not exist in this house."))?;
         }
         let row = FolderRow {
             id: new_id("fld"),

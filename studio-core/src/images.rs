@@ -48,7 +48,9 @@ fn too_many_pixels() -> Error {
     Error::new(
         ErrorKind::TooLarge,
         "IMAGE_TOO_LARGE",
-        format!("The image has more pixels than this service decodes (at most {MAX_SIDE} px a side, {MAX_PIXELS} pixels)."),
+        format!(
+            "The image has more pixels than this service decodes (at most {MAX_SIDE} px a side, {MAX_PIXELS} pixels)."
+        ),
     )
     .with("maxMb", crate::assets::MAX_IMAGE_MB)
     .with("maxSide", MAX_SIDE)

@@ -22,6 +22,11 @@ const ROUTES: &[&str] = &[
     "GET /api/toolkit/folders",
     "POST /api/toolkit/folders",
     "PATCH /api/toolkit/folders/{id}",
+    "GET /api/toolkit/assets",
+    "POST /api/toolkit/assets/upload",
+    "GET /api/toolkit/assets/{id}/file",
+    "GET /api/toolkit/assets/{id}",
+    "POST /api/toolkit/assets/batch/delete",
 ];
 
 #[tokio::test]
@@ -48,7 +53,7 @@ async fn openapi_lists_every_mounted_route() {
     let http = reqwest::Client::new();
     for route in ROUTES {
         let (method, path) = route.split_once(' ').unwrap();
-        let url = format!("{}{}", app.base, path.replace("{id}", "key_missing"));
+        let url = format!("{}{}", app.base, path.replace("{id}", "missing"));
         let res = http.request(method.parse().unwrap(), &url).send().await.unwrap();
         let status = res.status().as_u16();
         let body = res.text().await.unwrap_or_default();

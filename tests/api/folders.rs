@@ -22,7 +22,11 @@ async fn folders_tree_and_rename_rules(backend: Backend) {
     let detail = house.create_folder("Details", Some(&looks.id)).await.unwrap().folder;
 
     let listed = house.list_folders().await.unwrap().folders;
-    assert_eq!(listed.iter().map(|f| f.id.as_str()).collect::<Vec<_>>(), [&spring.id, &looks.id, &detail.id], "oldest first");
+    assert_eq!(
+        listed.iter().map(|f| f.id.as_str()).collect::<Vec<_>>(),
+        [&spring.id, &looks.id, &detail.id],
+        "oldest first"
+    );
 
     let renamed = house.rename_folder(&looks.id, "Runway").await.expect("rename").folder;
     assert_eq!((renamed.id.as_str(), renamed.name.as_str()), (looks.id.as_str(), "Runway"));

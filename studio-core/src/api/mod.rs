@@ -18,7 +18,7 @@ pub use billing::{Balance, GrantTokensRequest, GrantTokensResponse, HoldView, Pr
 pub use errors::ErrorBody;
 pub use keys::{ApiKey, KeyList, MintKeyRequest, RevokedKey};
 pub use library::{
-    Asset, AssetIds, AssetKind, AssetList, AssetQuery, ClassifyResult, CreateFolderRequest, Deleted, Folder, FolderList,
-    FolderResponse, RenameFolderRequest, UploadResponse,
+    Asset, AssetIds, AssetKind, AssetList, AssetQuery, ClassifyResult, CreateFolderRequest, Deleted, Folder,
+    FolderList, FolderResponse, RenameFolderRequest, UploadResponse,
 };
 pub use roles::{KeyRole, ParseRoleError, Quality, SeatRole};

@@ -213,7 +213,13 @@ impl Blobs {
         match (result, writer) {
             (Ok(()), Some(w)) => {
                 w.finish().await?;
-                Ok(StoredBlob { key: key.to_string(), bytes: total, sha256: hex::encode(hasher.finalize()), mime, head: Bytes::from(head) })
+                Ok(StoredBlob {
+                    key: key.to_string(),
+                    bytes: total,
+                    sha256: hex::encode(hasher.finalize()),
+                    mime,
+                    head: Bytes::from(head),
+                })
             }
             (Ok(()), None) => Err(BlobError::Empty),
             (Err(e), w) => {
@@ -249,6 +255,7 @@ impl Blobs {
 
 /// The content type the bytes announce, if `accept` admits it.
 fn sniff(head: &[u8], accept: &impl Fn(&str) -> bool) -> Result<String, BlobError> {
-    let mime = infer::get(head).map(|t| t.mime_type().to_string()).unwrap_or_else(|| "application/octet-stream".to_string());
+    let mime =
+        infer::get(head).map(|t| t.mime_type().to_string()).unwrap_or_else(|| "application/octet-stream".to_string());
     if accept(&mime) { Ok(mime) } else { Err(BlobError::Unsupported(mime)) }
 }

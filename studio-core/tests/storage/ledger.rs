@@ -109,7 +109,9 @@ async fn shortfall_writes_nothing(storage: Arc<dyn Storage>) {
 }
 
 async fn viewer_cannot_reserve_and_member_can(storage: Arc<dyn Storage>) {
-    let studio = Studio::new(storage.clone(), CoreConfig::default());
+    let blob_dir = tempfile::tempdir().expect("temp dir");
+    let blobs = studio_core::Blobs::local(blob_dir.path()).expect("blobs");
+    let studio = Studio::new(storage.clone(), blobs, CoreConfig::default());
     let (user, org) = new_house(storage.as_ref(), 30).await;
     // Callers come only from authentication: build them through a real key of each role.
     let viewer = caller_with_key(&studio, storage.as_ref(), &org, &user, "viewer").await;

@@ -71,7 +71,11 @@ async fn upload_asset(
         }
         let value = field.text().await.map_err(bad_form)?;
         if value.len() > MAX_FIELD_BYTES {
-            return Err(Error::invalid("BAD_FORM", format!("The field {name} is longer than {MAX_FIELD_BYTES} bytes.")).into());
+            return Err(Error::invalid(
+                "BAD_FORM",
+                format!("The field {name} is longer than {MAX_FIELD_BYTES} bytes."),
+            )
+            .into());
         }
         match name.as_str() {
             "folderId" => form.folder_id = Some(value),
@@ -126,7 +130,11 @@ async fn get_asset_file(
     Ok(file_response(state.studio.asset_file(&caller, &path.id, if_none_match).await?))
 }
 
-async fn get_asset_legacy(State(state): State<AppState>, Auth(caller): Auth, ApiPath(path): ApiPath<AssetId>) -> Result<Response, AppError> {
+async fn get_asset_legacy(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    ApiPath(path): ApiPath<AssetId>,
+) -> Result<Response, AppError> {
     Ok(file_response(state.studio.legacy_asset_file(&caller, &path.id).await?))
 }
 

@@ -46,7 +46,9 @@ pub(super) fn router() -> ApiRouter<AppState> {
             get_with(list_folders, |op| op.summary("Every collection of the house, oldest first").tag("library"))
                 .post_with(create_folder, |op| {
                     op.summary("Create a collection")
-                        .description("201 `{folder}`. 400 BAD_BODY, NAME_REQUIRED; 404 when parentId is not this house's.")
+                        .description(
+                            "201 `{folder}`. 400 BAD_BODY, NAME_REQUIRED; 404 when parentId is not this house's.",
+                        )
                         .tag("library")
                 }),
         )

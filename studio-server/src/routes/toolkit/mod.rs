@@ -11,5 +11,10 @@ use aide::axum::ApiRouter;
 use crate::state::AppState;
 
 pub(super) fn router() -> ApiRouter<AppState> {
-    ApiRouter::new().merge(check_email::router()).merge(ai::router()).merge(admin::router()).merge(folders::router()).merge(assets::router())
+    ApiRouter::new()
+        .merge(check_email::router())
+        .merge(ai::router())
+        .merge(admin::router())
+        .merge(folders::router())
+        .merge(assets::router())
 }

@@ -1,0 +1,283 @@
+//! Assets: streamed upload with sniffing and limits, listing, the file routes with caching,
+//! the legacy bytes route, soft delete, and house scoping.
+
+use std::io::Cursor;
+
+use studio_client::api::{AssetKind, KeyRole};
+use studio_client::{Client, UploadOptions};
+use studio_tests::{Backend, TestApp, backend_tests, spawn, unique_email};
+
+backend_tests!(
+    upload_list_and_file_routes,
+    upload_refusals_store_nothing,
+    soft_delete_hides_but_keeps,
+    classify_without_ai_keeps_the_upload
+);
+
+const PASSWORD: &str = "a long enough password";
+
+/// A real PNG of the given size.
+pub(crate) fn png(w: u32, h: u32) -> Vec<u8> {
+    let mut out = Vec::new();
+    let img = image::RgbImage::from_fn(w, h, |x, y| image::Rgb([(x % 255) as u8, (y % 255) as u8, 90]));
+    img.write_to(&mut Cursor::new(&mut out), image::ImageFormat::Png).expect("encode png");
+    out
+}
+
+/// A signed-up house: its session client, a member-key client and the session token.
+async fn house(app: &TestApp, tag: &str) -> (Client, Client) {
+    let signed = app.client.sign_up(&unique_email(tag), PASSWORD, None).await.expect("sign up");
+    let session = app.client.with_session(&signed.session);
+    let key = session.mint_key(tag, None).await.expect("mint").key.expect("secret");
+    (session, app.client.with_api_key(key))
+}
+
+/// Files under the blob directory (every stored blob).
+fn blob_files(app: &TestApp) -> usize {
+    fn walk(dir: &std::path::Path) -> usize {
+        std::fs::read_dir(dir)
+            .map(|entries| entries.flatten().map(|e| if e.path().is_dir() { walk(&e.path()) } else { 1 }).sum())
+            .unwrap_or(0)
+    }
+    walk(&app.data_dir.join("blobs"))
+}
+
+async fn upload_list_and_file_routes(backend: Backend) {
+    let app = spawn(backend, |_| {}).await.expect("app");
+    let (session, member) = house(&app, "upload").await;
+    let (_, other) = house(&app, "other").await;
+    let bytes = png(40, 30);
+
+    // The name says .jpg; the bytes say PNG, and the bytes win.
+    let first =
+        member.upload_bytes("shoots/coat-front.jpg", bytes.clone(), &UploadOptions::default()).await.expect("upload");
+    assert!(first.classify.is_none());
+    let a = first.asset;
+    assert_eq!((a.name.as_str(), a.kind, a.mime.as_str()), ("coat-front", AssetKind::Clothes, "image/png"));
+    assert_eq!((a.width, a.height, a.bytes), (Some(40), Some(30), bytes.len() as i64));
+    assert_eq!(a.sku, None, "a sku is never invented");
+    assert_eq!(a.url, format!("/api/toolkit/assets/{}/file", a.id));
+    {
+        use sha2::Digest;
+        assert_eq!(a.sha256, hex::encode(sha2::Sha256::digest(&bytes)));
+    }
+
+    let folder = member.create_folder("Bags", None).await.unwrap().folder;
+    let opts = UploadOptions {
+        folder_id: Some(folder.id.clone()),
+        name: Some("Tote".into()),
+        kind: Some(AssetKind::Accessory),
+        sku: Some("TT-01".into()),
+        classify: false,
+    };
+    let b = member.upload_bytes("x.png", png(10, 12), &opts).await.expect("upload into folder").asset;
+    assert_eq!(
+        (b.name.as_str(), b.kind, b.sku.as_deref(), b.folder_id.as_deref()),
+        ("Tote", AssetKind::Accessory, Some("TT-01"), Some(folder.id.as_str()))
+    );
+
+    let all = member.list_assets(None).await.unwrap().assets;
+    assert_eq!(all.iter().map(|x| x.id.as_str()).collect::<Vec<_>>(), [b.id.as_str(), a.id.as_str()], "newest first");
+    let bags = session.list_assets(Some(&folder.id)).await.unwrap().assets;
+    assert_eq!(bags.iter().map(|x| x.id.as_str()).collect::<Vec<_>>(), [b.id.as_str()]);
+    let e = member.list_assets(Some("fld_missing")).await.unwrap_err();
+    assert_eq!(e.status(), Some(404));
+    assert!(other.list_assets(None).await.unwrap().assets.is_empty(), "another house sees nothing");
+
+    // The file route: bytes, caching headers, 304, 404 for another house, 401 without auth.
+    assert_eq!(member.asset_bytes(&a.id).await.unwrap().as_ref(), bytes.as_slice());
+    let target = app.data_dir.join("downloaded.png");
+    assert_eq!(member.download_asset(&a.id, &target).await.unwrap(), bytes.len() as u64);
+    assert_eq!(std::fs::read(&target).unwrap(), bytes);
+    let http = reqwest::Client::new();
+    let member_auth = key_header(&member);
+    let res = http.get(format!("{}{}", app.base, a.url)).header("authorization", &member_auth).send().await.unwrap();
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.headers()["cache-control"], "private, max-age=3600");
+    assert_eq!(res.headers()["content-type"], "image/png");
+    let etag = res.headers()["etag"].to_str().unwrap().to_string();
+    assert_eq!(etag, format!("\"{}\"", a.sha256));
+    let cached = http
+        .get(format!("{}{}", app.base, a.url))
+        .header("authorization", &member_auth)
+        .header("if-none-match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(cached.status(), 304);
+    assert!(cached.bytes().await.unwrap().is_empty());
+    let stale = http
+        .get(format!("{}{}", app.base, a.url))
+        .header("authorization", &member_auth)
+        .header("if-none-match", "\"old\"")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stale.status(), 200);
+    let anonymous = http.get(format!("{}{}", app.base, a.url)).send().await.unwrap();
+    assert_eq!(anonymous.status(), 401);
+    let foreign = other.asset_bytes(&a.id).await.unwrap_err();
+    assert_eq!((foreign.status(), foreign.code()), (Some(404), Some("NOT_FOUND")), "foreign is 404 on the file route");
+
+    // The legacy bytes route: 403 foreign, 404 unknown.
+    let legacy = http
+        .get(format!("{}/api/toolkit/assets/{}", app.base, a.id))
+        .header("authorization", &member_auth)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(legacy.status(), 200);
+    assert_eq!(legacy.bytes().await.unwrap().as_ref(), bytes.as_slice());
+    let other_key = key_header(&other);
+    let legacy_foreign = http
+        .get(format!("{}/api/toolkit/assets/{}", app.base, a.id))
+        .header("authorization", &other_key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(legacy_foreign.status(), 403);
+    let legacy_missing = http
+        .get(format!("{}/api/toolkit/assets/ast_missing", app.base))
+        .header("authorization", &member_auth)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(legacy_missing.status(), 404);
+}
+
+/// `Bearer <key>` for a client built with a key.
+fn key_header(client: &Client) -> String {
+    format!("Bearer {}", client.api_key().expect("a key client"))
+}
+
+async fn upload_refusals_store_nothing(backend: Backend) {
+    let app = spawn(backend, |_| {}).await.expect("app");
+    let (session, member) = house(&app, "refusals").await;
+    let none = UploadOptions::default();
+    let cases: Vec<(&str, Vec<u8>, UploadOptions, u16, &str)> = vec![
+        ("empty.png", Vec::new(), none.clone(), 400, "EMPTY_FILE"),
+        (
+            "notes.png",
+            b"these are words, not pixels at all, and there are enough of them".to_vec(),
+            none.clone(),
+            400,
+            "UNSUPPORTED_TYPE",
+        ),
+        ("bad-sku.png", png(4, 4), UploadOptions { sku: Some("\u{7}bell".into()), ..none.clone() }, 400, "BAD_SKU"),
+        (
+            "no-folder.png",
+            png(4, 4),
+            UploadOptions { folder_id: Some("fld_missing".into()), ..none.clone() },
+            404,
+            "NOT_FOUND",
+        ),
+    ];
+    for (name, bytes, opts, status, code) in cases {
+        let e = member.upload_bytes(name, bytes, &opts).await.expect_err(code);
+        assert_eq!((e.status(), e.code()), (Some(status), Some(code)), "{name}");
+    }
+
+    // Raw forms for what the typed client cannot send.
+    let http = reqwest::Client::new();
+    let auth = format!("Bearer {}", member.api_key().unwrap());
+    let send = |form: reqwest::multipart::Form| {
+        http.post(format!("{}/api/toolkit/assets/upload", app.base))
+            .header("authorization", auth.clone())
+            .multipart(form)
+            .send()
+    };
+    let no_file = send(reqwest::multipart::Form::new().text("name", "x")).await.unwrap();
+    assert_eq!(no_file.status(), 400);
+    assert_eq!(no_file.json::<serde_json::Value>().await.unwrap()["error"], "NO_FILE");
+    let file = || reqwest::multipart::Part::bytes(png(4, 4)).file_name("a.png");
+    let bad_kind = send(reqwest::multipart::Form::new().text("kind", "hat").part("file", file())).await.unwrap();
+    assert_eq!(bad_kind.status(), 400);
+    assert_eq!(bad_kind.json::<serde_json::Value>().await.unwrap()["error"], "BAD_KIND");
+    let bad_flag =
+        send(reqwest::multipart::Form::new().part("file", file()).text("classify", "perhaps")).await.unwrap();
+    assert_eq!(bad_flag.json::<serde_json::Value>().await.unwrap()["error"], "BAD_FORM");
+    let not_multipart = http
+        .post(format!("{}/api/toolkit/assets/upload", app.base))
+        .header("authorization", auth.clone())
+        .header("content-type", "application/json")
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(not_multipart.status(), 400);
+    assert_eq!(not_multipart.json::<serde_json::Value>().await.unwrap()["error"], "BAD_FORM");
+
+    // 13 MB of PNG-looking bytes: refused once the stream passes 12 MB.
+    let mut big = png(8, 8);
+    big.resize(13 * 1024 * 1024, 0);
+    let e = member.upload_bytes("big.png", big, &none).await.expect_err("too large");
+    assert_eq!((e.status(), e.code(), e.extra_i64("maxMb")), (Some(413), Some("IMAGE_TOO_LARGE"), Some(12)));
+
+    // A decompression bomb: a valid header announcing 60000 × 60000 pixels.
+    let mut bomb = png(1, 1);
+    bomb[16..20].copy_from_slice(&60_000u32.to_be_bytes());
+    bomb[20..24].copy_from_slice(&60_000u32.to_be_bytes());
+    let crc = crc32(&bomb[12..29]);
+    bomb[29..33].copy_from_slice(&crc.to_be_bytes());
+    let e = member.upload_bytes("bomb.png", bomb, &none).await.expect_err("bomb");
+    assert_eq!((e.status(), e.code()), (Some(413), Some("IMAGE_TOO_LARGE")));
+
+    // A viewer uploads nothing.
+    let viewer_key = session.mint_key("viewer", Some(KeyRole::Viewer)).await.unwrap().key.unwrap();
+    let e = app.client.with_api_key(viewer_key).upload_bytes("v.png", png(4, 4), &none).await.expect_err("viewer");
+    assert_eq!(e.status(), Some(403));
+
+    assert!(member.list_assets(None).await.unwrap().assets.is_empty(), "no refusal left an asset");
+    assert_eq!(blob_files(&app), 0, "no refusal left bytes behind");
+}
+
+async fn soft_delete_hides_but_keeps(backend: Backend) {
+    let app = spawn(backend, |_| {}).await.expect("app");
+    let (session, member) = house(&app, "delete").await;
+    let (_, other) = house(&app, "stranger").await;
+    let a = member.upload_bytes("a.png", png(5, 5), &UploadOptions::default()).await.unwrap().asset;
+    let b = member.upload_bytes("b.png", png(6, 6), &UploadOptions::default()).await.unwrap().asset;
+    let theirs = other.upload_bytes("c.png", png(7, 7), &UploadOptions::default()).await.unwrap().asset;
+
+    let viewer = app.client.with_api_key(session.mint_key("v", Some(KeyRole::Viewer)).await.unwrap().key.unwrap());
+    let e = viewer.delete_assets(std::slice::from_ref(&a.id)).await.expect_err("viewer");
+    assert_eq!(e.status(), Some(403));
+
+    let ids = vec![a.id.clone(), a.id.clone(), theirs.id.clone(), "ast_missing".into()];
+    assert_eq!(member.delete_assets(&ids).await.unwrap().deleted, 1, "counted server-side: one real take-out");
+    assert_eq!(member.delete_assets(std::slice::from_ref(&a.id)).await.unwrap().deleted, 0, "already deleted");
+    let left = member.list_assets(None).await.unwrap().assets;
+    assert_eq!(left.iter().map(|x| x.id.as_str()).collect::<Vec<_>>(), [b.id.as_str()]);
+    assert_eq!(member.asset_bytes(&a.id).await.unwrap_err().status(), Some(404));
+    assert_eq!(other.list_assets(None).await.unwrap().assets.len(), 1, "the stranger's asset is untouched");
+    // The row and the bytes stay.
+    let storage = studio_core::open_storage(&app.database_url).await.unwrap();
+    let row = storage.asset_by_id(&a.id).await.unwrap().expect("row kept");
+    assert!(row.deleted_at.is_some());
+    assert_eq!(blob_files(&app), 3, "bytes kept");
+}
+
+async fn classify_without_ai_keeps_the_upload(backend: Backend) {
+    let app = spawn(backend, |_| {}).await.expect("app");
+    let (_, member) = house(&app, "classify").await;
+    let before = member.balance().await.unwrap().balance;
+    let opts = UploadOptions { classify: true, ..UploadOptions::default() };
+    let res = member.upload_bytes("dress.png", png(8, 8), &opts).await.expect("201 even without AI");
+    let c = res.classify.expect("classify answer");
+    assert!(!c.ok);
+    assert_eq!((c.error.as_deref(), c.tokens), (Some("AI_NOT_CONFIGURED"), 0));
+    assert_eq!(member.list_assets(None).await.unwrap().assets.len(), 1, "the upload stands");
+    assert_eq!(member.balance().await.unwrap().balance, before, "nothing charged");
+}
+
+/// CRC-32 (IEEE), as PNG chunks carry it.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = 0xFFFF_FFFFu32;
+    for &b in bytes {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
+        }
+    }
+    !crc
+}
