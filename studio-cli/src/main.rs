@@ -10,7 +10,9 @@ use std::process::ExitCode;
 use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 
-use crate::commands::{Context, NotSignedIn, Source, Usage, balance, login, logout, signup, whoami};
+use crate::commands::{
+    Context, NotSignedIn, Source, Usage, assets, balance, folders, login, logout, signup, upload, whoami,
+};
 
 /// Printed after `studio --help`.
 const AFTER_HELP: &str = "\
@@ -27,7 +29,7 @@ Exit codes:
   3  authentication: no key configured, or the server answered 401
   4  insufficient tokens: the server answered 402";
 
-/// Terminal workflows against a Studio deployment: accounts, keys and the token balance.
+/// Terminal workflows against a Studio deployment: accounts, keys, the token balance and the library.
 #[derive(Parser)]
 #[command(name = "studio", version, after_help = AFTER_HELP)]
 struct Cli {
@@ -58,6 +60,12 @@ enum Cmd {
     Balance(balance::Args),
     /// Who the configured key acts for.
     Whoami(whoami::Args),
+    /// Upload images (files, or directories walked recursively) to the library.
+    Upload(upload::Args),
+    /// List, show, move and delete the library's assets.
+    Assets(assets::Args),
+    /// List, create and rename collections (folders).
+    Folders(folders::Args),
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -75,6 +83,9 @@ async fn main() -> ExitCode {
         Cmd::Logout(args) => logout::run(&ctx, args).await,
         Cmd::Balance(args) => balance::run(&ctx, args).await,
         Cmd::Whoami(args) => whoami::run(&ctx, args).await,
+        Cmd::Upload(args) => upload::run(&ctx, args).await,
+        Cmd::Assets(args) => assets::run(&ctx, args).await,
+        Cmd::Folders(args) => folders::run(&ctx, args).await,
     };
     match done {
         Ok(()) => ExitCode::SUCCESS,

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use studio_core::api::{Balance, SeatRole, SessionInfo};
+use studio_core::api::{Asset, AssetKind, AssetList, Balance, FolderList, FolderResponse, SeatRole, SessionInfo};
 use studio_tests::{Backend, TestApp, spawn, unique_email};
 
 const PASSWORD: &str = "correct horse battery";
@@ -291,4 +291,284 @@ async fn usage_errors_exit_2() {
     assert_eq!(run.code, 0, "{run:?}");
     assert!(run.stdout.contains("Exit codes:"), "{run:?}");
     assert!(run.stdout.contains("4  insufficient tokens"), "{run:?}");
+}
+
+/// A small PNG of `w`x`h` at `path`, creating the directories on the way.
+fn write_png(path: &Path, w: u32, h: u32) {
+    std::fs::create_dir_all(path.parent().expect("a parent")).expect("create dirs");
+    let img = image::RgbImage::from_fn(w, h, |x, y| image::Rgb([(x * 40) as u8, (y * 40) as u8, 90]));
+    img.save_with_format(path, image::ImageFormat::Png).expect("write png");
+}
+
+/// A file of `text` at `path`, creating the directories on the way.
+fn write_text(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().expect("a parent")).expect("create dirs");
+    std::fs::write(path, text).expect("write text");
+}
+
+fn utf8(path: &Path) -> &str {
+    path.to_str().expect("a UTF-8 temp path")
+}
+
+/// `studio assets ls --json [--folder ID]`, parsed.
+async fn listed(cli: &Cli, folder: Option<&str>) -> AssetList {
+    let mut args = vec!["assets", "ls", "--json"];
+    args.extend(folder.map(|f| ["--folder", f]).into_iter().flatten());
+    let run = cli.run(&args).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    serde_json::from_str(run.stdout.trim()).expect("asset list JSON")
+}
+
+/// The names of a listing, sorted.
+fn names(list: &AssetList) -> Vec<String> {
+    let mut names: Vec<String> = list.assets.iter().map(|a| a.name.clone()).collect();
+    names.sort();
+    names
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn upload_a_directory_carries_on_past_a_bad_file() {
+    let app = app().await;
+    let cli = Cli::new();
+    cli.signup(&app, &unique_email("cli-upload")).await;
+    let files = tempfile::tempdir().expect("temp dir");
+    let dir = files.path().join("looks");
+    write_png(&dir.join("a.png"), 4, 3);
+    write_png(&dir.join("sub").join("b.png"), 5, 2);
+    write_text(&dir.join("bad.png"), "not an image at all");
+    // Hidden entries are skipped: were they sent, they would fail too.
+    write_text(&dir.join(".hidden.png"), "not an image either");
+    write_text(&dir.join(".cache").join("c.png"), "nor this");
+
+    let run = cli.run(&["upload", utf8(&dir)]).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    let bad = dir.join("bad.png");
+    assert!(run.stderr.contains(&format!("{}: UNSUPPORTED_TYPE: ", bad.display())), "{run:?}");
+    assert!(run.stderr.contains("error: 1 of 3 not uploaded"), "{run:?}");
+    assert!(!run.stderr.contains("hidden") && !run.stderr.contains("c.png"), "{run:?}");
+    assert!(run.stdout.contains(&format!("{}  ", dir.join("a.png").display())), "{run:?}");
+    assert!(run.stdout.contains("Uploaded 2 files of 3."), "{run:?}");
+    // No terminal: no progress bar drawn.
+    assert!(!run.stderr.contains("1/3") && !run.stderr.contains("3/3"), "{run:?}");
+
+    let list = listed(&cli, None).await;
+    assert_eq!(names(&list), ["a", "b"]);
+    for asset in &list.assets {
+        let (w, h) = if asset.name == "a" { (4, 3) } else { (5, 2) };
+        assert_eq!((asset.width, asset.height), (Some(w), Some(h)), "{asset:?}");
+        assert_eq!(asset.mime, "image/png");
+        assert_eq!(asset.kind, AssetKind::Clothes);
+        assert_eq!((asset.folder_id.as_deref(), asset.sku.as_deref()), (None, None));
+    }
+    let run = cli.run(&["assets", "ls"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.starts_with("ID "), "{run:?}");
+    assert!(run.stdout.contains("CREATED (UTC)"), "{run:?}");
+    for asset in &list.assets {
+        let size = format!("{}x{}", asset.width.unwrap(), asset.height.unwrap());
+        let row = run.stdout.lines().find(|l| l.starts_with(&asset.id)).expect("a row per asset");
+        assert!(row.contains(" clothes ") && row.contains(&size), "{row}");
+    }
+
+    // --json with --kind and --sku; a missing path fails on this side and the rest goes on.
+    let missing = files.path().join("missing.png");
+    let a_png = dir.join("a.png");
+    let args = ["upload", "--json", "--kind", "jewelry", "--sku", "RING-7", utf8(&a_png), utf8(&missing)];
+    let run = cli.run(&args).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    let report: serde_json::Value = serde_json::from_str(run.stdout.trim()).expect("upload JSON");
+    let uploaded: Vec<Asset> = serde_json::from_value(report["uploaded"].clone()).expect("assets");
+    assert_eq!(uploaded.len(), 1, "{report}");
+    assert_eq!((uploaded[0].name.as_str(), uploaded[0].kind), ("a", AssetKind::Jewelry));
+    assert_eq!(uploaded[0].sku.as_deref(), Some("RING-7"));
+    let failed = report["failed"].as_array().expect("failed");
+    assert_eq!(failed.len(), 1, "{report}");
+    assert_eq!(failed[0]["path"], utf8(&missing));
+    assert_eq!(failed[0]["error"], "NOT_FOUND");
+    assert!(run.stderr.contains(&format!("{}: NOT_FOUND: ", missing.display())), "{run:?}");
+    assert_eq!(listed(&cli, None).await.assets.len(), 3);
+
+    // An unknown key: the first upload's 401 stops the run with exit 3.
+    let run = cli.run_with(&["upload", utf8(&dir)], &[("STUDIO_API_KEY", "studio_sk_nonsense")], None).await;
+    assert_eq!(run.code, 3, "{run:?}");
+    assert!(run.stderr.contains("error: UNAUTHORIZED: "), "{run:?}");
+    assert!(!run.stderr.contains("bad.png"), "stopped before the other files: {run:?}");
+    assert_eq!(listed(&cli, None).await.assets.len(), 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn folders_narrow_uploads_and_rename() {
+    let app = app().await;
+    let cli = Cli::new();
+    cli.signup(&app, &unique_email("cli-folders")).await;
+    let files = tempfile::tempdir().expect("temp dir");
+    write_png(&files.path().join("root.png"), 3, 3);
+    write_png(&files.path().join("gown.png"), 2, 6);
+
+    let made = |run: Run| -> FolderResponse {
+        assert_eq!(run.code, 0, "{run:?}");
+        serde_json::from_str(run.stdout.trim()).expect("folder JSON")
+    };
+    let ss25 = made(cli.run(&["folders", "new", "SS25", "--json"]).await).folder;
+    assert_eq!((ss25.name.as_str(), ss25.parent_id.as_deref()), ("SS25", None));
+    let dresses = made(cli.run(&["folders", "new", "Dresses", "--parent", &ss25.id, "--json"]).await).folder;
+    assert_eq!((dresses.name.as_str(), dresses.parent_id.as_deref()), ("Dresses", Some(ss25.id.as_str())));
+    let run = cli.run(&["folders", "new", "AW25"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.starts_with("Created collection \"AW25\" ("), "{run:?}");
+    assert!(run.stdout.trim_end().ends_with(") at the root"), "{run:?}");
+
+    let run = cli.run(&["folders", "ls", "--json"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let list: FolderList = serde_json::from_str(run.stdout.trim()).expect("folder list JSON");
+    let shown: Vec<_> = list.folders.iter().map(|f| (f.name.as_str(), f.parent_id.as_deref())).collect();
+    assert_eq!(shown, [("SS25", None), ("Dresses", Some(ss25.id.as_str())), ("AW25", None)]);
+    let aw25 = &list.folders[2];
+    let run = cli.run(&["folders", "ls"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.stdout, format!("SS25  ({})\n  Dresses  ({})\nAW25  ({})\n", ss25.id, dresses.id, aw25.id));
+
+    let run = cli.run(&["upload", utf8(&files.path().join("root.png"))]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let run = cli.run(&["upload", "--folder", &dresses.id, utf8(&files.path().join("gown.png"))]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.contains("Uploaded 1 file of 1."), "{run:?}");
+
+    let in_dresses = listed(&cli, Some(&dresses.id)).await;
+    assert_eq!(names(&in_dresses), ["gown"]);
+    assert_eq!(in_dresses.assets[0].folder_id.as_deref(), Some(dresses.id.as_str()));
+    assert_eq!((in_dresses.assets[0].width, in_dresses.assets[0].height), (Some(2), Some(6)));
+    assert_eq!(names(&listed(&cli, None).await), ["gown", "root"]);
+    assert!(listed(&cli, Some(&ss25.id)).await.assets.is_empty());
+    let run = cli.run(&["assets", "ls", "--folder", &ss25.id]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.stdout, "No assets in this collection.\n");
+
+    // An unknown collection is refused before anything is sent.
+    let run = cli.run(&["upload", "--folder", "fld_nope", utf8(files.path())]).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("error: NOT_FOUND: no collection fld_nope"), "{run:?}");
+    assert_eq!(listed(&cli, None).await.assets.len(), 2);
+
+    let renamed = made(cli.run(&["folders", "rename", &dresses.id, "Gowns", "--json"]).await).folder;
+    assert_eq!((renamed.id.as_str(), renamed.name.as_str()), (dresses.id.as_str(), "Gowns"));
+    assert_eq!(renamed.parent_id.as_deref(), Some(ss25.id.as_str()));
+    let run = cli.run(&["folders", "rename", &ss25.id, "Spring 25"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.stdout, format!("Renamed collection \"Spring 25\" ({}) at the root\n", ss25.id));
+    let list = app.client.with_api_key(cli.value("api_key").expect("key")).list_folders().await.expect("folders");
+    let names: Vec<_> = list.folders.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["Spring 25", "Gowns", "AW25"]);
+
+    let run = cli.run(&["folders", "rename", "fld_nope", "X"]).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("error: NOT_FOUND: "), "{run:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn assets_show_and_rm() {
+    let app = app().await;
+    let cli = Cli::new();
+    cli.signup(&app, &unique_email("cli-assets")).await;
+    let files = tempfile::tempdir().expect("temp dir");
+    write_png(&files.path().join("keep.png"), 3, 2);
+    write_png(&files.path().join("drop.png"), 2, 2);
+    let run = cli.run(&["upload", "--sku", "SKU-1", utf8(files.path())]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.contains("Uploaded 2 files of 2."), "{run:?}");
+    let list = listed(&cli, None).await;
+    let by_name = |name: &str| list.assets.iter().find(|a| a.name == name).expect("listed").clone();
+    let (keep, drop) = (by_name("keep"), by_name("drop"));
+
+    let run = cli.run(&["assets", "show", &keep.id, "--json"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let shown: serde_json::Value = serde_json::from_str(run.stdout.trim()).expect("asset JSON");
+    let shown: Asset = serde_json::from_value(shown["asset"].clone()).expect("an asset");
+    assert_eq!(shown, keep);
+    let run = cli.run(&["assets", "show", &keep.id]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.starts_with(&format!("{}  \"keep\"\n", keep.id)), "{run:?}");
+    assert!(run.stdout.contains("  sku         SKU-1\n"), "{run:?}");
+    assert!(run.stdout.contains(&format!("  size        3x2, {} bytes\n", keep.bytes)), "{run:?}");
+
+    let run = cli.run(&["assets", "rm", &drop.id, "--json"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(run.stdout.trim()).expect("JSON"),
+        serde_json::json!({"deleted": 1})
+    );
+    let left = listed(&cli, None).await;
+    assert_eq!(left.assets.iter().map(|a| a.id.as_str()).collect::<Vec<_>>(), [keep.id.as_str()]);
+
+    // Gone: show says NOT_FOUND, a second rm deletes nothing and says so.
+    let run = cli.run(&["assets", "show", &drop.id]).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains(&format!("error: NOT_FOUND: no asset {}", drop.id)), "{run:?}");
+    let run = cli.run(&["assets", "rm", &drop.id]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.stdout, "Deleted 0 assets\n");
+    assert!(run.stderr.contains("1 id named no asset"), "{run:?}");
+
+    let run = cli.run(&["assets", "rm", &keep.id]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.stdout, "Deleted 1 asset\n");
+    assert!(listed(&cli, None).await.assets.is_empty());
+    let run = cli.run(&["assets", "ls"]).await;
+    assert_eq!(run.stdout, "No assets.\n");
+
+    // Without a key: exit 3 before any call.
+    let run = cli.run(&["logout"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let run = cli.run(&["assets", "ls"]).await;
+    assert_eq!(run.code, 3, "{run:?}");
+    assert!(run.stderr.contains("error: not signed in"), "{run:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn assets_mv_between_collections() {
+    let app = app().await;
+    let cli = Cli::new();
+    cli.signup(&app, &unique_email("cli-mv")).await;
+    let files = tempfile::tempdir().expect("temp dir");
+    write_png(&files.path().join("coat.png"), 2, 3);
+    write_png(&files.path().join("scarf.png"), 3, 1);
+    let run = cli.run(&["upload", utf8(files.path())]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let list = listed(&cli, None).await;
+    let id_of = |name: &str| list.assets.iter().find(|a| a.name == name).expect("listed").id.clone();
+    let (coat, scarf) = (id_of("coat"), id_of("scarf"));
+    let run = cli.run(&["folders", "new", "Outerwear", "--json"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let outerwear = serde_json::from_str::<FolderResponse>(run.stdout.trim()).expect("folder JSON").folder.id;
+
+    let run = cli.run(&["assets", "mv", &coat, "--folder", &outerwear]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.stdout, format!("Moved 1 asset to collection {outerwear}\n"));
+    assert_eq!(names(&listed(&cli, Some(&outerwear)).await), ["coat"]);
+
+    let run = cli.run(&["assets", "mv", &scarf, "--folder", &outerwear, "--json"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(run.stdout.trim()).expect("JSON"),
+        serde_json::json!({"updated": 1})
+    );
+    assert_eq!(names(&listed(&cli, Some(&outerwear)).await), ["coat", "scarf"]);
+
+    // Back to the root, with an unknown id along: it is skipped and named in a note.
+    let run = cli.run(&["assets", "mv", &coat, &scarf, "ast_nope", "--root"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.stdout, "Moved 2 assets to the root\n");
+    assert!(run.stderr.contains("note: 1 id named no asset"), "{run:?}");
+    assert!(listed(&cli, Some(&outerwear)).await.assets.is_empty());
+    assert!(listed(&cli, None).await.assets.iter().all(|a| a.folder_id.is_none()));
+
+    // An unknown collection is refused; neither or both of --folder and --root is a usage error.
+    let run = cli.run(&["assets", "mv", &coat, "--folder", "fld_nope"]).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("error: NOT_FOUND: "), "{run:?}");
+    for args in [vec!["assets", "mv", coat.as_str()], vec!["assets", "mv", &coat, "--root", "--folder", &outerwear]] {
+        let run = cli.run(&args).await;
+        assert_eq!(run.code, 2, "{run:?}");
+    }
+    assert!(listed(&cli, None).await.assets.iter().all(|a| a.folder_id.is_none()));
 }

@@ -7,10 +7,11 @@ use reqwest::{Method, RequestBuilder, StatusCode};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use studio_core::api::{
-    ApiKey, AssetIds, AssetKind, AssetList, Balance, CheckEmailRequest, CheckEmailResponse, CreateFolderRequest,
-    Deleted, ErrorBody, FolderList, FolderResponse, GrantTokensRequest, GrantTokensResponse, KeyList, KeyRole,
-    MintKeyRequest, RenameFolderRequest, RevokedKey, SessionInfo, SignInRequest, SignUpRequest, SignUpResponse,
-    SignedOut, UploadResponse,
+    ApiKey, AssetBatchPatch, AssetIds, AssetKind, AssetList, AssetPatch, AssetResponse, Backgrounds, Balance,
+    CheckEmailRequest, CheckEmailResponse, CreateFolderRequest, Deleted, ErrorBody, FolderList, FolderResponse,
+    GrantTokensRequest, GrantTokensResponse, GroupRequest, GroupResponse, KeyList, KeyRole, MintKeyRequest, Quote,
+    QuoteRequest, RenameFolderRequest, RevokedKey, SessionInfo, SignInRequest, SignUpRequest, SignUpResponse,
+    SignedOut, Updated, UploadResponse,
 };
 
 use crate::error::Error;
@@ -360,6 +361,31 @@ impl Client {
     /// `POST /api/toolkit/assets/batch/delete`: soft-delete; answers how many this call took out.
     pub async fn delete_assets(&self, ids: &[String]) -> Result<Deleted, Error> {
         self.post("/api/toolkit/assets/batch/delete", &AssetIds { asset_ids: ids.to_vec() }).await
+    }
+
+    /// `PATCH /api/toolkit/assets/{id}`: absent fields stay; see [`AssetPatch`] for null semantics.
+    pub async fn patch_asset(&self, id: &str, patch: &AssetPatch) -> Result<AssetResponse, Error> {
+        self.patch(&format!("/api/toolkit/assets/{}", encode(id)), patch).await
+    }
+
+    /// `PATCH /api/toolkit/assets/batch`: move (folderId), re-file (kind) or approve many assets.
+    pub async fn patch_assets_batch(&self, req: &AssetBatchPatch) -> Result<Updated, Error> {
+        self.patch("/api/toolkit/assets/batch", req).await
+    }
+
+    /// `POST /api/toolkit/assets/batch/quote`: a price; spends nothing.
+    pub async fn quote_assets(&self, req: &QuoteRequest) -> Result<Quote, Error> {
+        self.post("/api/toolkit/assets/batch/quote", req).await
+    }
+
+    /// `POST /api/toolkit/assets/group`: one new shared group stamp for these assets.
+    pub async fn group_assets(&self, ids: &[String]) -> Result<GroupResponse, Error> {
+        self.post("/api/toolkit/assets/group", &GroupRequest { asset_ids: ids.to_vec(), name: None }).await
+    }
+
+    /// `GET /api/toolkit/backgrounds`.
+    pub async fn backgrounds(&self) -> Result<Backgrounds, Error> {
+        self.get("/api/toolkit/backgrounds").await
     }
 
     /// `POST /api/toolkit/admin/grant-tokens` (allowlisted admin session).

@@ -3,7 +3,7 @@
 
 use argon2::Argon2;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString, rand_core::OsRng};
-use chrono::{Duration, Utc};
+use chrono::Duration;
 
 use crate::api::{
     CheckEmailRequest, CheckEmailResponse, Organization, SeatRole, SessionInfo, SignInRequest, SignUpRequest,
@@ -120,7 +120,7 @@ impl Studio {
         if self.storage.user_by_email(email.as_str()).await?.is_some() {
             return Err(email_taken());
         }
-        let now = Utc::now();
+        let now = crate::ids::now();
         let hash = hash_password(req.password).await?;
         let house_name = match &name {
             Some(n) => format!("{n}'s house"),
@@ -169,7 +169,7 @@ impl Studio {
 
     async fn start_session(&self, user_id: &str, org_id: &str) -> Result<SessionToken> {
         let secret = format!("sess_{}", random_secret());
-        let now = Utc::now();
+        let now = crate::ids::now();
         self.storage
             .insert_session(SessionRow {
                 token_hash: sha256_hex(&secret),
@@ -185,7 +185,7 @@ impl Studio {
     /// The caller behind a session cookie; 401 when unknown, expired or the seat is gone.
     pub async fn authenticate_session(&self, token: &SessionToken) -> Result<Caller> {
         let no = || Error::unauthenticated("No valid session");
-        let session = self.storage.session_by_hash(&sha256_hex(&token.0), Utc::now()).await?.ok_or_else(no)?;
+        let session = self.storage.session_by_hash(&sha256_hex(&token.0), crate::ids::now()).await?.ok_or_else(no)?;
         let seat = self.storage.membership(&session.org_id, &session.user_id).await?.ok_or_else(no)?;
         let role: SeatRole = seat.role.parse().map_err(Error::internal)?;
         let user = self.storage.user_by_id(&session.user_id).await?.ok_or_else(no)?;

@@ -3,16 +3,20 @@
 //! bytes route, which the spec has answer 403.
 
 use bytes::Bytes;
-use chrono::Utc;
 use futures_util::Stream;
 
-use crate::api::{Asset, AssetIds, AssetKind, AssetList, AssetQuery, ClassifyResult, Deleted, UploadResponse};
+use crate::api::{
+    Asset, AssetBatchPatch, AssetIds, AssetKind, AssetList, AssetPatch, AssetQuery, AssetResponse, Backgrounds,
+    ClassifyResult, Deleted, Ground, GroupRequest, GroupResponse, Quality, Quote, QuoteRequest, Scene, Updated,
+    UploadResponse,
+};
 use crate::blobs::{BlobError, BlobReader, StoredBlob};
 use crate::caller::Caller;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ids::new_id;
 use crate::images;
-use crate::storage::AssetRow;
+use crate::ledger::DEVELOP_TOOLS;
+use crate::storage::{AssetChanges, AssetRow};
 use crate::studio::Studio;
 
 /// The largest image accepted, in megabytes (spec §8).
@@ -94,6 +98,39 @@ fn not_found() -> Error {
     Error::not_found("NOT_FOUND", "No such asset in this house.")
 }
 
+/// The built-in plain grounds: (id, name, tone, note).
+const GROUNDS: [(&str, &str, &str, &str); 5] = [
+    ("white", "White seamless", "#FFFFFF", "E-commerce packshots; the marketplace default."),
+    ("bone", "Bone", "#F2EDE4", "Warm neutral for knitwear, leather and skin tones."),
+    ("dove", "Dove grey", "#D9D9DC", "Soft contrast for white and pale pieces."),
+    ("charcoal", "Charcoal", "#333333", "Evening wear, metallics and jewellery."),
+    ("black", "Black", "#000000", "High-contrast editorial."),
+];
+
+/// Distinct ids, in first-seen order.
+fn dedup(ids: &[String]) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    ids.iter().filter(|id| seen.insert(id.as_str())).cloned().collect()
+}
+
+fn check_batch(ids: &[String]) -> Result<()> {
+    if ids.len() > MAX_BATCH {
+        return Err(
+            Error::invalid("BAD_ASSET_IDS", format!("At most {MAX_BATCH} ids per call.")).with("max", MAX_BATCH)
+        );
+    }
+    Ok(())
+}
+
+/// A closed-vocabulary value or null.
+fn one_of(value: Option<String>, allowed: &[&str], field: &str) -> Result<Option<String>> {
+    match value {
+        None => Ok(None),
+        Some(v) if allowed.contains(&v.trim()) => Ok(Some(v.trim().to_string())),
+        Some(_) => Err(Error::invalid("BAD_BODY", format!("{field} is one of {} or null.", allowed.join(", ")))),
+    }
+}
+
 fn etag_of(row: &AssetRow) -> String {
     format!("\"{}\"", row.sha256)
 }
@@ -143,6 +180,8 @@ impl Studio {
             width: row.width,
             height: row.height,
             sha256: row.sha256,
+            approved_by: row.approved_by,
+            approved_at: row.approved_at,
             created_at: row.created_at,
         }
     }
@@ -256,7 +295,7 @@ impl Studio {
             height: dims.map(|d| i64::from(d.1)),
             approved_by: None,
             approved_at: None,
-            created_at: Utc::now(),
+            created_at: crate::ids::now(),
             deleted_at: None,
         };
         self.storage.insert_asset(row.clone()).await?;
@@ -301,6 +340,169 @@ impl Studio {
         Ok(AssetFile::Body { asset: Box::new(self.asset_view(row)), etag, reader })
     }
 
+    /// Edit one asset. Absent fields stay; `sku`, `folderId`, `fit` and `wearer` take null; an
+    /// empty patch changes nothing and answers the asset.
+    pub async fn patch_asset(&self, caller: &Caller, id: &str, patch: AssetPatch) -> Result<AssetResponse> {
+        caller.require_write_library()?;
+        self.own_asset(caller, id).await?;
+        let mut changes = AssetChanges::default();
+        if let Some(name) = patch.name {
+            let name = name
+                .as_deref()
+                .map(str::trim)
+                .filter(|n| !n.is_empty())
+                .ok_or_else(|| Error::invalid("BAD_BODY", "name cannot be empty or null."))?;
+            if name.chars().count() > MAX_NAME_CHARS {
+                return Err(Error::invalid("BAD_BODY", format!("A name is at most {MAX_NAME_CHARS} characters.")));
+            }
+            changes.name = Some(name.to_string());
+        }
+        if let Some(sku) = patch.sku {
+            changes.sku = Some(clean_sku(sku.as_deref())?);
+        }
+        if let Some(kind) = patch.kind {
+            let kind = kind.ok_or_else(|| Error::invalid("BAD_KIND", "kind cannot be null."))?;
+            changes.kind = Some(parse_kind(&kind)?.as_str().to_string());
+        }
+        if let Some(folder) = patch.folder_id {
+            changes.folder_id = Some(self.target_folder(caller, folder, "BAD_FOLDER").await?);
+        }
+        if let Some(fit) = patch.fit {
+            changes.fit = Some(one_of(fit, &["auto", "fitted", "regular", "loose", "oversized"], "fit")?);
+        }
+        if let Some(wearer) = patch.wearer {
+            changes.wearer = Some(one_of(wearer, &["women", "men", "unisex"], "wearer")?);
+        }
+        if changes != AssetChanges::default() {
+            self.storage.update_assets(&caller.org_id, &[id.to_string()], &changes).await?;
+        }
+        Ok(AssetResponse { asset: self.asset_view(self.own_asset(caller, id).await?) })
+    }
+
+    /// A collection of the caller's house to move into (None: the root); `code` when it is not.
+    async fn target_folder(
+        &self,
+        caller: &Caller,
+        folder: Option<String>,
+        code: &'static str,
+    ) -> Result<Option<String>> {
+        let Some(folder) = folder.map(|f| f.trim().to_string()).filter(|f| !f.is_empty()) else { return Ok(None) };
+        match self.storage.folder(&caller.org_id, &folder).await? {
+            Some(_) => Ok(Some(folder)),
+            None if code == "NOT_FOUND" => Err(Error::not_found(code, "No such collection in this house.")),
+            None => Err(Error::invalid(code, "No such collection in this house.")),
+        }
+    }
+
+    /// Move, re-file or approve many assets at once; foreign and deleted ids are skipped.
+    /// `approved: true` stamps the caller's name and the time; false clears both.
+    pub async fn patch_assets_batch(&self, caller: &Caller, req: AssetBatchPatch) -> Result<Updated> {
+        caller.require_write_library()?;
+        check_batch(&req.asset_ids)?;
+        let kind = req.kind.flatten();
+        if req.folder_id.is_none() && kind.is_none() && req.approved.is_none() {
+            return Err(Error::invalid("BAD_BODY", "Give at least one of folderId, kind or approved."));
+        }
+        let mut changes = AssetChanges::default();
+        if let Some(kind) = kind {
+            changes.kind = Some(parse_kind(&kind)?.as_str().to_string());
+        }
+        if let Some(folder) = req.folder_id {
+            changes.folder_id = Some(self.target_folder(caller, folder, "NOT_FOUND").await?);
+        }
+        if let Some(approved) = req.approved {
+            changes.approval = Some(match approved {
+                true => {
+                    let person = self.storage.user_by_id(&caller.user_id).await?;
+                    let director = person.map(|u| u.name.unwrap_or(u.email)).unwrap_or_else(|| caller.user_id.clone());
+                    Some((director, crate::ids::now()))
+                }
+                false => None,
+            });
+        }
+        let updated = self.storage.update_assets(&caller.org_id, &dedup(&req.asset_ids), &changes).await?;
+        Ok(Updated { updated })
+    }
+
+    /// What an operation on these assets would cost now. Spends and reserves nothing.
+    pub async fn quote_assets(&self, caller: &Caller, req: QuoteRequest) -> Result<Quote> {
+        check_batch(&req.asset_ids)?;
+        let prices = &self.config.prices;
+        let operation = req.operation.as_deref().map(str::trim).unwrap_or_default().to_string();
+        let per_item = match operation.as_str() {
+            "remove-background" => prices.utility_charge,
+            "packshot" => {
+                let quality = match req.quality.as_deref() {
+                    None => Quality::K1,
+                    Some(q) => q.parse().map_err(|_| Error::invalid("BAD_QUALITY", "quality is one of 1k, 2k, 4k."))?,
+                };
+                let extra = if req.also_remove_background { prices.utility_charge } else { 0 };
+                prices.price("packshot", quality, &DEVELOP_TOOLS) + extra
+            }
+            _ => return Err(Error::invalid("BAD_OPERATION", "operation is remove-background or packshot.")),
+        };
+        let items = self.storage.count_live_assets(&caller.org_id, &dedup(&req.asset_ids)).await?;
+        let spendable = self.storage.balance(&caller.org_id).await?.spendable();
+        let tokens = items * per_item;
+        Ok(Quote { operation, items, per_item, tokens, spendable, affordable: spendable >= tokens })
+    }
+
+    /// Give assets one new shared group stamp, replacing any group they had. All or nothing:
+    /// every id must be a live asset of this house.
+    pub async fn group_assets(&self, caller: &Caller, req: GroupRequest) -> Result<GroupResponse> {
+        caller.require_write_library()?;
+        let unique = dedup(&req.asset_ids);
+        if req.asset_ids.is_empty()
+            || unique.len() != req.asset_ids.len()
+            || req.asset_ids.iter().any(|i| i.trim().is_empty())
+        {
+            return Err(Error::invalid("BAD_ASSET_IDS", "assetIds must be a non-empty list of distinct ids."));
+        }
+        check_batch(&req.asset_ids)?;
+        let group_id = new_id("grp");
+        if !self.storage.set_asset_group(&caller.org_id, &unique, &group_id).await? {
+            return Err(Error::not_found(
+                "NOT_FOUND",
+                "Some of those assets are not in this house; nothing was grouped.",
+            ));
+        }
+        Ok(GroupResponse { group_id })
+    }
+
+    /// The built-in plain grounds and the house's own scenes (assets of kind background).
+    pub async fn backgrounds(&self, caller: &Caller) -> Result<Backgrounds> {
+        let grounds = GROUNDS
+            .iter()
+            .map(|(id, name, tone, note)| Ground {
+                id: id.to_string(),
+                kind: "plain".to_string(),
+                name: name.to_string(),
+                note: note.to_string(),
+                tone: tone.to_string(),
+                preview_url: format!("{}/api/toolkit/backgrounds/{id}/preview", self.config.public_url),
+            })
+            .collect();
+        let scenes = self
+            .storage
+            .list_assets(&caller.org_id, None)
+            .await?
+            .into_iter()
+            .filter(|a| a.kind == AssetKind::Background.as_str())
+            .map(|a| {
+                let view = self.asset_view(a);
+                Scene { id: view.id, name: view.name, url: view.url, created_at: view.created_at }
+            })
+            .collect();
+        Ok(Backgrounds { grounds, scenes })
+    }
+
+    /// A built-in ground's swatch as a small PNG.
+    pub fn ground_preview(&self, id: &str) -> Result<Vec<u8>> {
+        let (_, _, tone, _) =
+            GROUNDS.iter().find(|g| g.0 == id).ok_or_else(|| Error::not_found("NOT_FOUND", "No such ground."))?;
+        images::swatch_png(tone)
+    }
+
     /// Soft-delete assets of the caller's house; foreign, unknown and already-deleted ids are
     /// skipped and not counted. Viewers are refused.
     pub async fn delete_assets(&self, caller: &Caller, req: AssetIds) -> Result<Deleted> {
@@ -310,7 +512,8 @@ impl Studio {
                 Error::invalid("BAD_ASSET_IDS", format!("At most {MAX_BATCH} ids per call.")).with("max", MAX_BATCH)
             );
         }
-        let deleted = self.storage.soft_delete_assets(&caller.org_id, &req.asset_ids, Utc::now()).await?;
+        let deleted =
+            self.storage.soft_delete_assets(&caller.org_id, &dedup(&req.asset_ids), crate::ids::now()).await?;
         Ok(Deleted { deleted })
     }
 }

@@ -1,7 +1,5 @@
 //! Collections (folders): a flat list per house, a tree through `parentId`.
 
-use chrono::Utc;
-
 use crate::api::{CreateFolderRequest, Folder, FolderList, FolderResponse, RenameFolderRequest};
 use crate::caller::Caller;
 use crate::error::{Error, Result};
@@ -56,7 +54,7 @@ impl Studio {
             org_id: caller.org_id.clone(),
             name,
             parent_id: req.parent_id,
-            created_at: Utc::now(),
+            created_at: crate::ids::now(),
         };
         self.storage.insert_folder(row.clone()).await?;
         Ok(FolderResponse { folder: folder_view(row) })

@@ -16,3 +16,11 @@ pub(crate) fn sha256_hex(secret: &str) -> String {
     use sha2::Digest;
     hex::encode(sha2::Sha256::digest(secret.as_bytes()))
 }
+
+/// The current time, to the microsecond: what both backends store exactly, so a value returned
+/// by a write equals the one a later read returns.
+pub(crate) fn now() -> chrono::DateTime<chrono::Utc> {
+    use chrono::{DurationRound, TimeDelta};
+    let t = chrono::Utc::now();
+    t.duration_trunc(TimeDelta::microseconds(1)).unwrap_or(t)
+}

@@ -57,6 +57,16 @@ fn too_many_pixels() -> Error {
     .with("maxPixels", MAX_PIXELS)
 }
 
+/// A 64 × 64 PNG of one `#RRGGBB` colour.
+pub(crate) fn swatch_png(tone: &str) -> Result<Vec<u8>> {
+    let hex = tone.trim_start_matches('#');
+    let channel = |i: usize| u8::from_str_radix(hex.get(i..i + 2).unwrap_or("00"), 16).unwrap_or(0);
+    let img = image::RgbImage::from_pixel(64, 64, image::Rgb([channel(0), channel(2), channel(4)]));
+    let mut out = Vec::new();
+    img.write_to(&mut Cursor::new(&mut out), image::ImageFormat::Png).map_err(Error::internal)?;
+    Ok(out)
+}
+
 /// A display name from a file name: the base name without its extension.
 pub(crate) fn display_name(file_name: &str) -> String {
     let base = file_name.rsplit(['/', '\\']).next().unwrap_or(file_name);

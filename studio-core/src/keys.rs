@@ -1,7 +1,7 @@
 //! Organization keys: mint (session only), list (never a secret), revoke (effective on the next
 //! request) and authenticate. Only the SHA-256 of a key is stored.
 
-use chrono::{Duration, Utc};
+use chrono::Duration;
 
 use crate::api::{ApiKey, KeyList, KeyRole, MintKeyRequest, RevokedKey};
 use crate::caller::{Caller, Via};
@@ -50,7 +50,7 @@ impl Studio {
             secret_hash: sha256_hex(&secret),
             last_used_at: None,
             revoked_at: None,
-            created_at: Utc::now(),
+            created_at: crate::ids::now(),
         };
         self.storage.insert_key(row.clone()).await?;
         key_view(&row, Some(secret))
@@ -65,7 +65,7 @@ impl Studio {
     /// Revoke a key of the caller's house. Idempotent; another house's key id is 404.
     pub async fn revoke_key(&self, caller: &Caller, key_id: &str) -> Result<RevokedKey> {
         caller.require_manage_keys()?;
-        match self.storage.revoke_key(&caller.org_id, key_id, Utc::now()).await? {
+        match self.storage.revoke_key(&caller.org_id, key_id, crate::ids::now()).await? {
             Some(row) => Ok(RevokedKey { revoked: true, id: row.id }),
             None => Err(Error::not_found("NOT_FOUND", "No such key in this house.")),
         }
@@ -81,7 +81,7 @@ impl Studio {
         if row.revoked_at.is_some() {
             return Err(refused());
         }
-        let now = Utc::now();
+        let now = crate::ids::now();
         let stale_before = now - Duration::seconds(LAST_USED_RESOLUTION_SECS);
         let stale = row.last_used_at.is_none_or(|t| t < stale_before);
         if stale && let Err(e) = self.storage.touch_key(&row.id, now, stale_before).await {

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use chrono::{Duration, Utc};
+use chrono::Duration;
 
 use crate::api::{Balance, GrantTokensRequest, GrantTokensResponse, HoldView, Price, PriceBook, Quality, ToolPrice};
 use crate::caller::Caller;
@@ -11,6 +11,22 @@ use crate::error::{Error, Result};
 use crate::ids::new_id;
 use crate::storage::{Bucket, HoldRow, NewCredit, NewHold, ReserveOutcome, ResolveOutcome};
 use crate::studio::Studio;
+
+/// Every develop tool the API names (spec §4.3), in the order the spec lists them.
+pub(crate) const DEVELOP_TOOLS: [&str; 12] = [
+    "upscale",
+    "reframe",
+    "generate-character",
+    "packshot",
+    "camera-lens",
+    "harmonize",
+    "tryon",
+    "iron",
+    "cleanup",
+    "color-change",
+    "fit-adjust",
+    "lookbook-video",
+];
 
 /// The largest admin grant in one call.
 pub(crate) const MAX_ADMIN_GRANT: i64 = 1_000_000;
@@ -164,7 +180,7 @@ impl Studio {
             amount,
             generation_id,
             user_id: Some(caller.user_id.clone()),
-            now: Utc::now(),
+            now: crate::ids::now(),
         };
         match self.storage.reserve(hold).await? {
             ReserveOutcome::Reserved(h) => Ok(Reservation { hold: hold_view(&h), replayed: false }),
@@ -175,12 +191,12 @@ impl Studio {
 
     /// Charge a hold (the frame landed). Exactly once: a second call changes nothing.
     pub async fn settle_hold(&self, org_id: &str, hold_id: &str) -> Result<HoldOutcome> {
-        resolved(self.storage.settle(org_id, hold_id, Utc::now()).await?, true)
+        resolved(self.storage.settle(org_id, hold_id, crate::ids::now()).await?, true)
     }
 
     /// Return a hold's tokens to the buckets they came from. Exactly once.
     pub async fn release_hold(&self, org_id: &str, hold_id: &str) -> Result<HoldOutcome> {
-        resolved(self.storage.release(org_id, hold_id, Utc::now()).await?, false)
+        resolved(self.storage.release(org_id, hold_id, crate::ids::now()).await?, false)
     }
 
     /// The live price book over the given runnable tools.
@@ -205,7 +221,7 @@ impl Studio {
         };
         let expires_at = match req.expiry_days {
             None => None,
-            Some(d) if (1..=MAX_EXPIRY_DAYS).contains(&d) => Some(Utc::now() + Duration::days(d)),
+            Some(d) if (1..=MAX_EXPIRY_DAYS).contains(&d) => Some(crate::ids::now() + Duration::days(d)),
             Some(_) => {
                 return Err(Error::invalid(
                     "BAD_EXPIRY",
@@ -227,7 +243,7 @@ impl Studio {
                 user_id: Some(caller.user_id.clone()),
                 reason: reason.unwrap_or_else(|| "admin grant".to_string()),
                 expires_at,
-                now: Utc::now(),
+                now: crate::ids::now(),
             })
             .await?;
         Ok(GrantTokensResponse { ok: true, granted: tokens, tokens: after.spendable(), expires_at })

@@ -47,9 +47,9 @@ pub use crate::{
     error::{Error, ErrorKind, Result},
     ledger::{HoldOutcome, PriceBookConfig, QualityPrices, Reservation},
     storage::{
-        AssetRow, BalanceRow, Bucket, FolderRow, HoldRow, HoldStatus, KeyRow, LedgerAudit, MembershipRow, NewAccount,
-        NewCredit, NewHold, OrgRow, ReserveOutcome, ResolveOutcome, SessionRow, Storage, StorageError, UserRow,
-        open_storage,
+        AssetChanges, AssetRow, BalanceRow, Bucket, FolderRow, HoldRow, HoldStatus, KeyRow, LedgerAudit, MembershipRow,
+        NewAccount, NewCredit, NewHold, OrgRow, ReserveOutcome, ResolveOutcome, SessionRow, Storage, StorageError,
+        UserRow, open_storage,
     },
     studio::{OpenError, Studio},
 };

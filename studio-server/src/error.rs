@@ -80,10 +80,16 @@ where
     type Rejection = AppError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        match axum::Json::<T>::from_request(req, state).await {
-            Ok(axum::Json(v)) => Ok(ApiJson(v)),
-            Err(rejection) => Err(AppError(Error::invalid("BAD_BODY", rejection.body_text()))),
+        let bad = |message: String| AppError(Error::invalid("BAD_BODY", message));
+        let value = match axum::Json::<serde_json::Value>::from_request(req, state).await {
+            Ok(axum::Json(value)) => value,
+            Err(rejection) => return Err(bad(rejection.body_text())),
+        };
+        // Every JSON body of the API is an object; serde would otherwise read `[]` as a struct.
+        if !value.is_object() {
+            return Err(bad("The body must be a JSON object.".to_string()));
         }
+        serde_json::from_value(value).map(ApiJson).map_err(|e| bad(format!("The body does not fit this route: {e}")))
     }
 }
 

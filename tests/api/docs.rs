@@ -27,6 +27,12 @@ const ROUTES: &[&str] = &[
     "GET /api/toolkit/assets/{id}/file",
     "GET /api/toolkit/assets/{id}",
     "POST /api/toolkit/assets/batch/delete",
+    "PATCH /api/toolkit/assets/{id}",
+    "PATCH /api/toolkit/assets/batch",
+    "POST /api/toolkit/assets/batch/quote",
+    "POST /api/toolkit/assets/group",
+    "GET /api/toolkit/backgrounds",
+    "GET /api/toolkit/backgrounds/{id}/preview",
 ];
 
 #[tokio::test]

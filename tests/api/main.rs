@@ -6,4 +6,5 @@ mod auth;
 mod docs;
 mod folders;
 mod keys;
+mod library;
 mod tokens;

@@ -1,10 +1,13 @@
 //! The subcommands, and what they share: resolved settings, the client, passwords, key names and
 //! the failures `main` turns into exit codes.
 
+pub(crate) mod assets;
 pub(crate) mod balance;
+pub(crate) mod folders;
 pub(crate) mod login;
 pub(crate) mod logout;
 pub(crate) mod signup;
+pub(crate) mod upload;
 pub(crate) mod whoami;
 
 use std::fmt;
@@ -102,6 +105,23 @@ impl fmt::Display for Usage {
 }
 
 impl std::error::Error for Usage {}
+
+/// A `NOT_FOUND` refusal made on this side (e.g. an id missing from a listing), reported by
+/// `main` like the server's own: `error: NOT_FOUND: message`, exit 1.
+pub(crate) fn not_found(message: impl Into<String>) -> studio_client::Error {
+    studio_client::Error::Api {
+        status: 404,
+        code: "NOT_FOUND".into(),
+        message: message.into(),
+        extra: serde_json::Map::new(),
+    }
+}
+
+/// `n` and the noun, plural unless `n` is 1: `1 asset`, `2 assets`.
+pub(crate) fn count(n: impl fmt::Display, noun: &str) -> String {
+    let n = n.to_string();
+    if n == "1" { format!("1 {noun}") } else { format!("{n} {noun}s") }
+}
 
 /// The password: the one given (`--password` or `STUDIO_PASSWORD`), else one line on stdin. On
 /// a terminal the line is prompted for and, where `stty` exists, not echoed.

@@ -130,6 +130,10 @@ pub struct Asset {
     pub height: Option<i64>,
     /// SHA-256 of the bytes (also the file route's ETag).
     pub sha256: String,
+    /// The art director who approved the frame (name or email).
+    pub approved_by: Option<String>,
+    /// When it was approved.
+    pub approved_at: Option<DateTime<Utc>>,
     /// Upload time.
     pub created_at: DateTime<Utc>,
 }
@@ -193,4 +197,166 @@ pub struct AssetIds {
 pub struct Deleted {
     /// Counted server-side; foreign, unknown and already-deleted ids do not count.
     pub deleted: i64,
+}
+
+/// Deserialise a field that may be absent (None), null (Some(None)) or a value (Some(Some)).
+fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
+}
+
+/// `PATCH /api/toolkit/assets/{id}`: absent fields stay; null clears where the spec allows.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AssetPatch {
+    /// New name (not null, not empty).
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub name: Option<Option<String>>,
+    /// New SKU; null clears it.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub sku: Option<Option<String>>,
+    /// New wardrobe bucket (not null).
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<Option<String>>,
+    /// New collection; null moves the asset to the root.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub folder_id: Option<Option<String>>,
+    /// auto, fitted, regular, loose or oversized; null marks it unread.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub fit: Option<Option<String>>,
+    /// women, men or unisex; null clears it.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub wearer: Option<Option<String>>,
+}
+
+/// One asset, as patched.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct AssetResponse {
+    /// The asset.
+    pub asset: Asset,
+}
+
+/// `PATCH /api/toolkit/assets/batch`: at least one of folderId, kind, approved.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AssetBatchPatch {
+    /// The assets; foreign or deleted ids are skipped.
+    #[serde(default)]
+    pub asset_ids: Vec<String>,
+    /// Move to this collection; null moves to the root.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub folder_id: Option<Option<String>>,
+    /// New wardrobe bucket; null leaves it.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<Option<String>>,
+    /// True stamps the director's name and time on every frame; false clears both.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approved: Option<bool>,
+}
+
+/// Answer of a batch patch.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Updated {
+    /// Assets this call changed.
+    pub updated: i64,
+}
+
+/// `POST /api/toolkit/assets/batch/quote`: what an operation on these assets would cost.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct QuoteRequest {
+    /// The assets.
+    #[serde(default)]
+    pub asset_ids: Vec<String>,
+    /// `remove-background` or `packshot`.
+    #[serde(default)]
+    pub operation: Option<String>,
+    /// `1k`, `2k` or `4k` (read only for packshot; default 1k).
+    #[serde(default)]
+    pub quality: Option<String>,
+    /// Packshot also removes the background first.
+    #[serde(default)]
+    pub also_remove_background: bool,
+}
+
+/// A quote. Spends and reserves nothing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Quote {
+    /// The operation quoted.
+    pub operation: String,
+    /// Live assets of this house among the ids (each counted once).
+    pub items: i64,
+    /// Tokens per item.
+    pub per_item: i64,
+    /// Tokens in all.
+    pub tokens: i64,
+    /// The house's spendable tokens now.
+    pub spendable: i64,
+    /// The house can afford it now.
+    pub affordable: bool,
+}
+
+/// `POST /api/toolkit/assets/group`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GroupRequest {
+    /// Unique, non-empty; every one a live asset of this house.
+    #[serde(default)]
+    pub asset_ids: Vec<String>,
+    /// Accepted, unused.
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+/// `201` answer of grouping.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GroupResponse {
+    /// The new shared group stamp.
+    pub group_id: String,
+}
+
+/// A built-in plain ground.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Ground {
+    /// Stable id.
+    pub id: String,
+    /// `plain`.
+    pub kind: String,
+    /// Display name.
+    pub name: String,
+    /// What it suits.
+    pub note: String,
+    /// The colour as `#RRGGBB`.
+    pub tone: String,
+    /// A small swatch image.
+    pub preview_url: String,
+}
+
+/// A house's own scene: an asset of kind background.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Scene {
+    /// The asset id.
+    pub id: String,
+    /// Its name.
+    pub name: String,
+    /// Its file route.
+    pub url: String,
+    /// Upload time.
+    pub created_at: DateTime<Utc>,
+}
+
+/// `GET /api/toolkit/backgrounds`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Backgrounds {
+    /// Built-in plain grounds.
+    pub grounds: Vec<Ground>,
+    /// The house's background assets, newest first.
+    pub scenes: Vec<Scene>,
 }

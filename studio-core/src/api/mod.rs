@@ -18,7 +18,8 @@ pub use billing::{Balance, GrantTokensRequest, GrantTokensResponse, HoldView, Pr
 pub use errors::ErrorBody;
 pub use keys::{ApiKey, KeyList, MintKeyRequest, RevokedKey};
 pub use library::{
-    Asset, AssetIds, AssetKind, AssetList, AssetQuery, ClassifyResult, CreateFolderRequest, Deleted, Folder,
-    FolderList, FolderResponse, RenameFolderRequest, UploadResponse,
+    Asset, AssetBatchPatch, AssetIds, AssetKind, AssetList, AssetPatch, AssetQuery, AssetResponse, Backgrounds,
+    ClassifyResult, CreateFolderRequest, Deleted, Folder, FolderList, FolderResponse, Ground, GroupRequest,
+    GroupResponse, Quote, QuoteRequest, RenameFolderRequest, Scene, Updated, UploadResponse,
 };
 pub use roles::{KeyRole, ParseRoleError, Quality, SeatRole};

@@ -184,6 +184,25 @@ pub struct AssetRow {
     pub deleted_at: Option<DateTime<Utc>>,
 }
 
+/// Changes to apply to assets; each `Some` sets that column, `None` leaves it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AssetChanges {
+    /// Name.
+    pub name: Option<String>,
+    /// SKU (inner None clears).
+    pub sku: Option<Option<String>>,
+    /// Kind.
+    pub kind: Option<String>,
+    /// Collection (inner None: the root).
+    pub folder_id: Option<Option<String>>,
+    /// Fit (inner None: unread); a person set it, so `fit_guessed` becomes false.
+    pub fit: Option<Option<String>>,
+    /// Wearer (inner None clears); `wearer_guessed` becomes false.
+    pub wearer: Option<Option<String>>,
+    /// Approval: who and when (inner None clears both).
+    pub approval: Option<Option<(String, DateTime<Utc>)>>,
+}
+
 /// The running totals of a house's ledger, kept in the same transaction as every entry.
 #[derive(Debug, Clone, Default, PartialEq, Eq, sqlx::FromRow)]
 pub struct BalanceRow {
@@ -424,6 +443,14 @@ pub trait Storage: Send + Sync + 'static {
     async fn asset_by_id(&self, id: &str) -> Result<Option<AssetRow>, StorageError>;
     /// Soft-delete a house's live assets among `ids`; returns how many this call took out.
     async fn soft_delete_assets(&self, org_id: &str, ids: &[String], now: DateTime<Utc>) -> Result<i64, StorageError>;
+
+    /// Apply `changes` to the house's live assets among `ids`; returns how many rows matched.
+    async fn update_assets(&self, org_id: &str, ids: &[String], changes: &AssetChanges) -> Result<i64, StorageError>;
+    /// Stamp `group_id` on every id, all or nothing: false (and no change) unless every id is a
+    /// live asset of the house.
+    async fn set_asset_group(&self, org_id: &str, ids: &[String], group_id: &str) -> Result<bool, StorageError>;
+    /// How many of `ids` (taken as given) are live assets of the house.
+    async fn count_live_assets(&self, org_id: &str, ids: &[String]) -> Result<i64, StorageError>;
 
     /// Append a credit and raise the running totals.
     async fn credit(&self, credit: NewCredit) -> Result<BalanceRow, StorageError>;

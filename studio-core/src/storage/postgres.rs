@@ -9,8 +9,8 @@ use sqlx::{PgPool, Postgres};
 
 use super::sql::{Entry, asset_columns, hold_columns, impl_storage, key_columns, unique_as};
 use super::{
-    AssetRow, BalanceRow, Bucket, FolderRow, HoldRow, HoldStatus, KeyRow, LedgerAudit, MembershipRow, NewAccount,
-    NewCredit, NewHold, OrgRow, ReserveOutcome, ResolveOutcome, SessionRow, StorageError, UserRow,
+    AssetChanges, AssetRow, BalanceRow, Bucket, FolderRow, HoldRow, HoldStatus, KeyRow, LedgerAudit, MembershipRow,
+    NewAccount, NewCredit, NewHold, OrgRow, ReserveOutcome, ResolveOutcome, SessionRow, StorageError, UserRow,
 };
 
 type Tx = sqlx::Transaction<'static, Postgres>;

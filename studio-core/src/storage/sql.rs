@@ -338,6 +338,84 @@ macro_rules! impl_storage {
                 Ok(deleted)
             }
 
+            async fn update_assets(&self, org_id: &str, ids: &[String], c: &AssetChanges) -> Result<i64, StorageError> {
+                let _w = self.write_lock().await;
+                let mut tx = self.pool.begin().await?;
+                let approval = c.approval.clone().unwrap_or_default();
+                let mut matched = 0;
+                for id in ids {
+                    let done = sqlx::query(
+                        "UPDATE assets SET \
+                         name = CASE WHEN $1 THEN $2 ELSE name END, \
+                         sku = CASE WHEN $3 THEN $4 ELSE sku END, \
+                         kind = CASE WHEN $5 THEN $6 ELSE kind END, \
+                         folder_id = CASE WHEN $7 THEN $8 ELSE folder_id END, \
+                         fit = CASE WHEN $9 THEN $10 ELSE fit END, \
+                         fit_guessed = CASE WHEN $9 THEN FALSE ELSE fit_guessed END, \
+                         wearer = CASE WHEN $11 THEN $12 ELSE wearer END, \
+                         wearer_guessed = CASE WHEN $11 THEN FALSE ELSE wearer_guessed END, \
+                         approved_by = CASE WHEN $13 THEN $14 ELSE approved_by END, \
+                         approved_at = CASE WHEN $13 THEN $15 ELSE approved_at END \
+                         WHERE id = $16 AND org_id = $17 AND deleted_at IS NULL",
+                    )
+                    .bind(c.name.is_some())
+                    .bind(c.name.clone())
+                    .bind(c.sku.is_some())
+                    .bind(c.sku.clone().flatten())
+                    .bind(c.kind.is_some())
+                    .bind(c.kind.clone())
+                    .bind(c.folder_id.is_some())
+                    .bind(c.folder_id.clone().flatten())
+                    .bind(c.fit.is_some())
+                    .bind(c.fit.clone().flatten())
+                    .bind(c.wearer.is_some())
+                    .bind(c.wearer.clone().flatten())
+                    .bind(c.approval.is_some())
+                    .bind(approval.as_ref().map(|a| a.0.clone()))
+                    .bind(approval.as_ref().map(|a| a.1))
+                    .bind(id)
+                    .bind(org_id)
+                    .execute(&mut *tx)
+                    .await?;
+                    matched += done.rows_affected() as i64;
+                }
+                tx.commit().await?;
+                Ok(matched)
+            }
+
+            async fn set_asset_group(&self, org_id: &str, ids: &[String], group_id: &str) -> Result<bool, StorageError> {
+                let _w = self.write_lock().await;
+                let mut tx = self.pool.begin().await?;
+                for id in ids {
+                    let done = sqlx::query("UPDATE assets SET group_id = $1 WHERE id = $2 AND org_id = $3 AND deleted_at IS NULL")
+                        .bind(group_id)
+                        .bind(id)
+                        .bind(org_id)
+                        .execute(&mut *tx)
+                        .await?;
+                    if done.rows_affected() != 1 {
+                        tx.rollback().await?;
+                        return Ok(false);
+                    }
+                }
+                tx.commit().await?;
+                Ok(true)
+            }
+
+            async fn count_live_assets(&self, org_id: &str, ids: &[String]) -> Result<i64, StorageError> {
+                let mut live = 0;
+                for id in ids {
+                    let found: Option<(String,)> =
+                        sqlx::query_as("SELECT id FROM assets WHERE id = $1 AND org_id = $2 AND deleted_at IS NULL")
+                            .bind(id)
+                            .bind(org_id)
+                            .fetch_optional(&self.pool)
+                            .await?;
+                    live += i64::from(found.is_some());
+                }
+                Ok(live)
+            }
+
             async fn credit(&self, credit: NewCredit) -> Result<BalanceRow, StorageError> {
                 let _w = self.write_lock().await;
                 let mut tx = self.pool.begin().await?;

@@ -15,8 +15,8 @@ use tokio::sync::{Mutex, MutexGuard};
 
 use super::sql::{Entry, asset_columns, hold_columns, impl_storage, key_columns, unique_as};
 use super::{
-    AssetRow, BalanceRow, Bucket, FolderRow, HoldRow, HoldStatus, KeyRow, LedgerAudit, MembershipRow, NewAccount,
-    NewCredit, NewHold, OrgRow, ReserveOutcome, ResolveOutcome, SessionRow, StorageError, UserRow,
+    AssetChanges, AssetRow, BalanceRow, Bucket, FolderRow, HoldRow, HoldStatus, KeyRow, LedgerAudit, MembershipRow,
+    NewAccount, NewCredit, NewHold, OrgRow, ReserveOutcome, ResolveOutcome, SessionRow, StorageError, UserRow,
 };
 
 type Tx = sqlx::Transaction<'static, Sqlite>;

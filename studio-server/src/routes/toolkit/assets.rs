@@ -2,7 +2,7 @@
 //! file routes and batch delete.
 
 use aide::axum::ApiRouter;
-use aide::axum::routing::{get_with, post_with};
+use aide::axum::routing::{get_with, patch_with, post_with};
 use axum::body::Body;
 use axum::extract::{DefaultBodyLimit, Multipart, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -10,7 +10,10 @@ use axum::response::{IntoResponse, Response};
 use futures_util::TryStreamExt;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use studio_core::api::{AssetIds, AssetList, AssetQuery, Deleted, UploadResponse};
+use studio_core::api::{
+    AssetBatchPatch, AssetIds, AssetList, AssetPatch, AssetQuery, AssetResponse, Backgrounds, Deleted, GroupRequest,
+    GroupResponse, Quote, QuoteRequest, Updated, UploadResponse,
+};
 use studio_core::{AssetFile, Error, UploadForm};
 
 use crate::auth::Auth;
@@ -23,6 +26,10 @@ struct AssetId {
     /// The asset's id.
     id: String,
 }
+
+/// The most an upload request may send: the 12 MB image, its form fields and generous slack,
+/// so an oversized image is read to its end and refused with 413 rather than cut off.
+const UPLOAD_BODY_LIMIT: usize = 48 * 1024 * 1024;
 
 /// The largest text field of an upload form.
 const MAX_FIELD_BYTES: usize = 4 * 1024;
@@ -66,7 +73,15 @@ async fn upload_asset(
             }
             form.file_name = field.file_name().map(str::to_string);
             let stream = field.map_err(|e| e.body_text());
-            pending = Some(state.studio.stream_upload(&caller, Box::pin(stream)).await?);
+            match state.studio.stream_upload(&caller, Box::pin(stream)).await {
+                Ok(p) => pending = Some(p),
+                Err(e) => {
+                    // Read the rest of the request (bounded by the route's body limit) before
+                    // answering, so the client is not cut off mid-send and sees the refusal.
+                    while let Ok(Some(_)) = multipart.next_field().await {}
+                    return Err(e.into());
+                }
+            }
             continue;
         }
         let value = field.text().await.map_err(bad_form)?;
@@ -146,6 +161,54 @@ async fn delete_assets(
     Ok(ApiJson(state.studio.delete_assets(&caller, req).await?))
 }
 
+async fn patch_asset(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    ApiPath(path): ApiPath<AssetId>,
+    ApiJson(patch): ApiJson<AssetPatch>,
+) -> Result<ApiJson<AssetResponse>, AppError> {
+    Ok(ApiJson(state.studio.patch_asset(&caller, &path.id, patch).await?))
+}
+
+async fn patch_assets_batch(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    ApiJson(req): ApiJson<AssetBatchPatch>,
+) -> Result<ApiJson<Updated>, AppError> {
+    Ok(ApiJson(state.studio.patch_assets_batch(&caller, req).await?))
+}
+
+async fn quote_assets(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    ApiJson(req): ApiJson<QuoteRequest>,
+) -> Result<ApiJson<Quote>, AppError> {
+    Ok(ApiJson(state.studio.quote_assets(&caller, req).await?))
+}
+
+async fn group_assets(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    ApiJson(req): ApiJson<GroupRequest>,
+) -> Result<Created<GroupResponse>, AppError> {
+    Ok(Created(state.studio.group_assets(&caller, req).await?))
+}
+
+async fn get_backgrounds(State(state): State<AppState>, Auth(caller): Auth) -> Result<ApiJson<Backgrounds>, AppError> {
+    Ok(ApiJson(state.studio.backgrounds(&caller).await?))
+}
+
+async fn get_ground_preview(
+    State(state): State<AppState>,
+    ApiPath(path): ApiPath<AssetId>,
+) -> Result<Response, AppError> {
+    let png = state.studio.ground_preview(&path.id)?;
+    let mut res = Response::new(Body::from(png));
+    res.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("image/png"));
+    res.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=86400"));
+    Ok(res)
+}
+
 pub(super) fn router() -> ApiRouter<AppState> {
     ApiRouter::new()
         .api_route(
@@ -163,7 +226,7 @@ pub(super) fn router() -> ApiRouter<AppState> {
                     )
                     .tag("library")
             })
-            .layer(DefaultBodyLimit::disable()),
+            .layer(DefaultBodyLimit::max(UPLOAD_BODY_LIMIT)),
         )
         .api_route(
             "/api/toolkit/assets/{id}/file",
@@ -181,6 +244,49 @@ pub(super) fn router() -> ApiRouter<AppState> {
                     .description("403 for another house's asset; 404 unknown or deleted.")
                     .tag("library")
                     .response::<200, Vec<u8>>()
+            })
+            .patch_with(patch_asset, |op| {
+                op.summary("Edit an asset: name, sku, kind, folderId, fit, wearer")
+                    .description(
+                        "Absent fields stay; null clears sku, fit and wearer and moves folderId to the root. \
+                         An empty patch is a 200 no-op. 400 BAD_BODY, BAD_KIND, BAD_SKU, BAD_FOLDER; 404.",
+                    )
+                    .tag("library")
+            }),
+        )
+        .api_route(
+            "/api/toolkit/assets/batch",
+            patch_with(patch_assets_batch, |op| {
+                op.summary("Move, re-file or approve many assets")
+                    .description(
+                        "At least one of folderId, kind, approved. approved true stamps the director's name and time; \
+                         false clears both. Foreign or deleted ids are skipped. 404 when the collection is not this house's.",
+                    )
+                    .tag("library")
+            }),
+        )
+        .api_route(
+            "/api/toolkit/assets/batch/quote",
+            post_with(quote_assets, |op| {
+                op.summary("What remove-background or packshot would cost; spends and reserves nothing").tag("library")
+            }),
+        )
+        .api_route(
+            "/api/toolkit/assets/group",
+            post_with(group_assets, |op| {
+                op.summary("Give assets one shared group stamp, replacing any prior group")
+                    .description("201 `{groupId}`. All or nothing. 400 BAD_BODY, BAD_ASSET_IDS; 404.")
+                    .tag("library")
+            }),
+        )
+        .api_route(
+            "/api/toolkit/backgrounds",
+            get_with(get_backgrounds, |op| op.summary("Built-in plain grounds and the house's scenes").tag("library")),
+        )
+        .api_route(
+            "/api/toolkit/backgrounds/{id}/preview",
+            get_with(get_ground_preview, |op| {
+                op.summary("A built-in ground's swatch (PNG)").tag("library").response::<200, Vec<u8>>()
             }),
         )
         .api_route(
