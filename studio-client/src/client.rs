@@ -9,9 +9,9 @@ use serde::de::DeserializeOwned;
 use studio_core::api::{
     ApiKey, AssetBatchPatch, AssetIds, AssetKind, AssetList, AssetPatch, AssetResponse, Backgrounds, Balance,
     CheckEmailRequest, CheckEmailResponse, CreateFolderRequest, Deleted, ErrorBody, FolderList, FolderResponse,
-    GrantTokensRequest, GrantTokensResponse, GroupRequest, GroupResponse, KeyList, KeyRole, MintKeyRequest, Quote,
-    QuoteRequest, RenameFolderRequest, RevokedKey, SessionInfo, SignInRequest, SignUpRequest, SignUpResponse,
-    SignedOut, Updated, UploadResponse,
+    GrantTokensRequest, GrantTokensResponse, GroupRequest, GroupResponse, KeyList, KeyRole, MintKeyRequest, Pack,
+    PackRequest, Quote, QuoteRequest, RenameFolderRequest, RevokedKey, SessionInfo, SignInRequest, SignUpRequest,
+    SignUpResponse, SignedOut, Updated, UploadResponse,
 };
 
 use crate::error::Error;
@@ -386,6 +386,55 @@ impl Client {
     /// `GET /api/toolkit/backgrounds`.
     pub async fn backgrounds(&self) -> Result<Backgrounds, Error> {
         self.get("/api/toolkit/backgrounds").await
+    }
+
+    /// `POST /api/toolkit/assets/pack`: ready at once for small packs, queued for large ones.
+    pub async fn create_pack(&self, req: &PackRequest) -> Result<Pack, Error> {
+        self.post("/api/toolkit/assets/pack", req).await
+    }
+
+    /// `GET /api/toolkit/packs/{id}`.
+    pub async fn get_pack(&self, id: &str) -> Result<Pack, Error> {
+        self.get(&format!("/api/toolkit/packs/{}", encode(id))).await
+    }
+
+    /// Poll a pack every `every` until it is no longer queued or building (at most `timeout`).
+    pub async fn wait_for_pack(&self, id: &str, every: Duration, timeout: Duration) -> Result<Pack, Error> {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let pack = self.get_pack(id).await?;
+            if !matches!(pack.status.as_str(), "queued" | "building") || tokio::time::Instant::now() >= deadline {
+                return Ok(pack);
+            }
+            tokio::time::sleep(every).await;
+        }
+    }
+
+    /// `GET /api/toolkit/packs/{id}/file` streamed into a file; `progress` gets (written, total).
+    pub async fn download_pack(
+        &self,
+        id: &str,
+        to: &std::path::Path,
+        mut progress: impl FnMut(u64, Option<u64>),
+    ) -> Result<u64, Error> {
+        use tokio::io::AsyncWriteExt;
+        let mut res = self.request(Method::GET, &format!("/api/toolkit/packs/{}/file", encode(id)))?.send().await?;
+        let status = res.status();
+        if !status.is_success() {
+            let body = res.bytes().await?;
+            return Err(refusal(status, &body));
+        }
+        let total = res.content_length();
+        let io = |e: std::io::Error| Error::Config(format!("{}: {e}", to.display()));
+        let mut file = tokio::fs::File::create(to).await.map_err(io)?;
+        let mut written = 0u64;
+        while let Some(chunk) = res.chunk().await? {
+            file.write_all(&chunk).await.map_err(io)?;
+            written += chunk.len() as u64;
+            progress(written, total);
+        }
+        file.flush().await.map_err(io)?;
+        Ok(written)
     }
 
     /// `POST /api/toolkit/admin/grant-tokens` (allowlisted admin session).

@@ -1,6 +1,7 @@
 //! The core's configuration, handed in by the embedding binary (the core never reads the environment).
 
 use crate::ledger::PriceBookConfig;
+use crate::packs::PackLimits;
 
 /// Settings the domain needs. The binary fills it from defaults, a TOML file and `STUDIO_*`.
 #[derive(Debug, Clone)]
@@ -15,6 +16,8 @@ pub struct CoreConfig {
     pub prices: PriceBookConfig,
     /// Base of the URLs the domain returns (no trailing slash); empty for relative URLs.
     pub public_url: String,
+    /// Pack thresholds (spec §8).
+    pub packs: PackLimits,
 }
 
 impl Default for CoreConfig {
@@ -25,6 +28,7 @@ impl Default for CoreConfig {
             session_days: 30,
             prices: PriceBookConfig::default(),
             public_url: String::new(),
+            packs: PackLimits::default(),
         }
     }
 }

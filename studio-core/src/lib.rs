@@ -23,6 +23,8 @@ mod config;
 #[cfg(feature = "engine")]
 mod error;
 #[cfg(feature = "engine")]
+mod events;
+#[cfg(feature = "engine")]
 mod folders;
 #[cfg(feature = "engine")]
 mod ids;
@@ -32,6 +34,8 @@ mod images;
 mod keys;
 #[cfg(feature = "engine")]
 mod ledger;
+#[cfg(feature = "engine")]
+mod packs;
 #[cfg(feature = "engine")]
 mod storage;
 #[cfg(feature = "engine")]
@@ -45,11 +49,13 @@ pub use crate::{
     caller::{Caller, Via},
     config::CoreConfig,
     error::{Error, ErrorKind, Result},
+    events::{EventBus, HouseEvent},
     ledger::{HoldOutcome, PriceBookConfig, QualityPrices, Reservation},
+    packs::{PackFile, PackLimits},
     storage::{
         AssetChanges, AssetRow, BalanceRow, Bucket, FolderRow, HoldRow, HoldStatus, KeyRow, LedgerAudit, MembershipRow,
-        NewAccount, NewCredit, NewHold, OrgRow, ReserveOutcome, ResolveOutcome, SessionRow, Storage, StorageError,
-        UserRow, open_storage,
+        NewAccount, NewCredit, NewHold, OrgRow, PackRow, ReserveOutcome, ResolveOutcome, SessionRow, Storage,
+        StorageError, UserRow, open_storage,
     },
     studio::{OpenError, Studio},
 };

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::blobs::{BlobConfig, Blobs};
 use crate::config::CoreConfig;
+use crate::events::EventBus;
 use crate::storage::{Storage, StorageError, open_storage};
 
 /// The Studio domain. Cheap to clone; share one per process.
@@ -13,6 +14,9 @@ pub struct Studio {
     pub(crate) storage: Arc<dyn Storage>,
     pub(crate) blobs: Blobs,
     pub(crate) config: Arc<CoreConfig>,
+    pub(crate) events: EventBus,
+    /// Wakes the pack worker when a pack is queued in this process.
+    pub(crate) pack_wakeup: Arc<tokio::sync::Notify>,
 }
 
 /// Opening a Studio failed.
@@ -35,7 +39,13 @@ impl std::fmt::Debug for Studio {
 impl Studio {
     /// A Studio over an already opened storage and blob store.
     pub fn new(storage: Arc<dyn Storage>, blobs: Blobs, config: CoreConfig) -> Self {
-        Studio { storage, blobs, config: Arc::new(config) }
+        Studio {
+            storage,
+            blobs,
+            config: Arc::new(config),
+            events: EventBus::default(),
+            pack_wakeup: Arc::new(tokio::sync::Notify::new()),
+        }
     }
 
     /// Open the storage a database URL names (migrating it) and the blob store, and build a
@@ -43,6 +53,11 @@ impl Studio {
     pub async fn open(database_url: &str, blobs: &BlobConfig, config: CoreConfig) -> Result<Self, OpenError> {
         let blobs = Blobs::open(blobs)?;
         Ok(Self::new(open_storage(database_url).await?, blobs, config))
+    }
+
+    /// The house event bus (job changes, `pack.ready`).
+    pub fn events(&self) -> &EventBus {
+        &self.events
     }
 
     /// The blob store.

@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use studio_core::{BlobConfig, CoreConfig, S3Config};
+use studio_core::{BlobConfig, CoreConfig, PackLimits, S3Config};
 
 /// Everything the binary needs to start.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,6 +33,8 @@ pub struct ServerConfig {
     pub s3_access_key_id: Option<String>,
     /// `STUDIO_S3_SECRET_ACCESS_KEY`.
     pub s3_secret_access_key: Option<String>,
+    /// Pack thresholds: the spec's values, not read from file or environment (tests lower them).
+    pub packs: PackLimits,
 }
 
 /// A configuration that cannot be used.
@@ -63,6 +65,7 @@ impl Default for ServerConfig {
             s3_region: None,
             s3_access_key_id: None,
             s3_secret_access_key: None,
+            packs: PackLimits::default(),
         }
     }
 }
@@ -176,6 +179,7 @@ impl ServerConfig {
             signup_grant_tokens: self.signup_grant_tokens,
             admin_emails: self.admin_emails.clone(),
             public_url: self.public_url.clone().unwrap_or_default(),
+            packs: self.packs.clone(),
             ..CoreConfig::default()
         }
     }

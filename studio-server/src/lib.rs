@@ -26,6 +26,8 @@ use tokio::net::TcpListener;
 pub async fn build_app(config: &ServerConfig) -> anyhow::Result<(Router, AppState)> {
     std::fs::create_dir_all(&config.data_dir)?;
     let studio = Studio::open(&config.database_url(), &config.blob_config()?, config.core_config()).await?;
+    let worker = studio.clone();
+    tokio::spawn(async move { worker.run_pack_worker(std::future::pending::<()>()).await });
     let state = AppState::new(studio, config);
     Ok((routes::app(state.clone()), state))
 }

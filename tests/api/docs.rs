@@ -33,6 +33,9 @@ const ROUTES: &[&str] = &[
     "POST /api/toolkit/assets/group",
     "GET /api/toolkit/backgrounds",
     "GET /api/toolkit/backgrounds/{id}/preview",
+    "POST /api/toolkit/assets/pack",
+    "GET /api/toolkit/packs/{id}",
+    "GET /api/toolkit/packs/{id}/file",
 ];
 
 #[tokio::test]

@@ -7,4 +7,5 @@ mod docs;
 mod folders;
 mod keys;
 mod library;
+mod packs;
 mod tokens;

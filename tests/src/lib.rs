@@ -40,6 +40,8 @@ pub struct TestApp {
     pub backend: Backend,
     /// The database URL the server uses.
     pub database_url: String,
+    /// The server's core, for what HTTP does not show (the event bus, the pack sweep).
+    pub studio: studio_core::Studio,
     shutdown: Option<oneshot::Sender<()>>,
     _dir: tempfile::TempDir,
 }
@@ -89,7 +91,7 @@ pub async fn spawn(backend: Backend, tweak: impl FnOnce(&mut ServerConfig)) -> O
         ..ServerConfig::default()
     };
     tweak(&mut config);
-    let (app, _state) = studio_server::build_app(&config).await.expect("build app");
+    let (app, state) = studio_server::build_app(&config).await.expect("build app");
     let listener = tokio::net::TcpListener::bind(&config.listen).await.expect("bind");
     let addr = listener.local_addr().expect("addr");
     let (tx, rx) = oneshot::channel::<()>();
@@ -108,6 +110,7 @@ pub async fn spawn(backend: Backend, tweak: impl FnOnce(&mut ServerConfig)) -> O
         data_dir: config.data_dir.clone(),
         backend,
         database_url: config.database_url(),
+        studio: state.studio.clone(),
         shutdown: Some(tx),
         _dir: dir,
     })

@@ -360,3 +360,57 @@ pub struct Backgrounds {
     /// The house's background assets, newest first.
     pub scenes: Vec<Scene>,
 }
+
+/// A resized rendition to add to a pack.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct PackSize {
+    /// Folder name inside the archive (sanitised), e.g. `web`.
+    pub name: String,
+    /// Box width in pixels; the frame fits inside, keeping its proportions.
+    pub width: u32,
+    /// Box height in pixels.
+    pub height: u32,
+}
+
+/// `POST /api/toolkit/assets/pack`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PackRequest {
+    /// The assets to pack (this house's live ones are packed; others are skipped).
+    #[serde(default)]
+    pub asset_ids: Vec<String>,
+    /// The archive's name (its file name without `.zip`).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Resized renditions to add beside the originals.
+    #[serde(default)]
+    pub sizes: Vec<PackSize>,
+}
+
+/// A batch download (spec §2.9).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Pack {
+    /// Opaque id.
+    pub pack_id: String,
+    /// `instant` (built inside the request) or `pack` (built in the background).
+    pub mode: String,
+    /// `queued`, `building`, `ready`, `failed` or `expired`.
+    pub status: String,
+    /// Entries in the archive (originals and renditions).
+    pub items: i64,
+    /// Archive size once ready; before that, the originals' total.
+    pub bytes: i64,
+    /// Where the archive is fetched; the same URL before and after it is ready. Lives 7 days.
+    pub href: String,
+    /// The archive's file name.
+    pub filename: String,
+    /// Estimated seconds until ready (0 once ready).
+    pub seconds: i64,
+    /// Why building failed.
+    pub error: Option<String>,
+    /// When the request was made.
+    pub created_at: DateTime<Utc>,
+    /// When the link stops working.
+    pub expires_at: Option<DateTime<Utc>>,
+}

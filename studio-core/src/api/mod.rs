@@ -20,6 +20,7 @@ pub use keys::{ApiKey, KeyList, MintKeyRequest, RevokedKey};
 pub use library::{
     Asset, AssetBatchPatch, AssetIds, AssetKind, AssetList, AssetPatch, AssetQuery, AssetResponse, Backgrounds,
     ClassifyResult, CreateFolderRequest, Deleted, Folder, FolderList, FolderResponse, Ground, GroupRequest,
-    GroupResponse, Quote, QuoteRequest, RenameFolderRequest, Scene, Updated, UploadResponse,
+    GroupResponse, Pack, PackRequest, PackSize, Quote, QuoteRequest, RenameFolderRequest, Scene, Updated,
+    UploadResponse,
 };
 pub use roles::{KeyRole, ParseRoleError, Quality, SeatRole};

@@ -239,6 +239,17 @@ impl Blobs {
         Ok(BlobReader { size, stream })
     }
 
+    /// Read the bytes `range` (end exclusive) of a blob as a stream.
+    pub async fn get_range(&self, key: &str, range: std::ops::Range<u64>) -> Result<BlobReader, BlobError> {
+        let options = object_store::GetOptions {
+            range: Some(object_store::GetRange::Bounded(range.clone())),
+            ..Default::default()
+        };
+        let result = self.store.get_opts(&ObjectPath::from(key), options).await?;
+        let stream = result.into_stream().map(|r| r.map_err(BlobError::from)).boxed();
+        Ok(BlobReader { size: range.end - range.start, stream })
+    }
+
     /// Read a whole (small) blob.
     pub async fn get_bytes(&self, key: &str) -> Result<Bytes, BlobError> {
         Ok(self.store.get(&ObjectPath::from(key)).await?.bytes().await?)

@@ -203,6 +203,47 @@ pub struct AssetChanges {
     pub approval: Option<Option<(String, DateTime<Utc>)>>,
 }
 
+/// A pack as stored.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct PackRow {
+    /// Id.
+    pub id: String,
+    /// The owning house.
+    pub org_id: String,
+    /// Who asked for it.
+    pub created_by: Option<String>,
+    /// The archive's file name.
+    pub filename: String,
+    /// The asset ids to pack, as a JSON array.
+    pub asset_ids: String,
+    /// The renditions, as a JSON array of `{name, width, height}`.
+    pub sizes: String,
+    /// instant or pack.
+    pub mode: String,
+    /// queued, building, ready, failed or expired.
+    pub status: String,
+    /// Entries in the archive.
+    pub items: i64,
+    /// Archive size once ready; before, the originals' total.
+    pub bytes: i64,
+    /// Estimated build time in seconds.
+    pub seconds: i64,
+    /// The archive's key in the blob store, once ready.
+    pub blob_key: Option<String>,
+    /// Why building failed.
+    pub error: Option<String>,
+    /// How many times a worker claimed it.
+    pub attempts: i64,
+    /// Request time.
+    pub created_at: DateTime<Utc>,
+    /// When a worker last claimed it.
+    pub claimed_at: Option<DateTime<Utc>>,
+    /// When it became ready.
+    pub ready_at: Option<DateTime<Utc>>,
+    /// When the link stops working.
+    pub expires_at: DateTime<Utc>,
+}
+
 /// The running totals of a house's ledger, kept in the same transaction as every entry.
 #[derive(Debug, Clone, Default, PartialEq, Eq, sqlx::FromRow)]
 pub struct BalanceRow {
@@ -451,6 +492,22 @@ pub trait Storage: Send + Sync + 'static {
     async fn set_asset_group(&self, org_id: &str, ids: &[String], group_id: &str) -> Result<bool, StorageError>;
     /// How many of `ids` (taken as given) are live assets of the house.
     async fn count_live_assets(&self, org_id: &str, ids: &[String]) -> Result<i64, StorageError>;
+
+    /// Store a new pack.
+    async fn insert_pack(&self, pack: PackRow) -> Result<(), StorageError>;
+    /// A pack of a house.
+    async fn pack(&self, org_id: &str, id: &str) -> Result<Option<PackRow>, StorageError>;
+    /// Claim the oldest queued pack, or one whose builder went quiet before `stale_before`;
+    /// marks it building. Safe against other workers and replicas.
+    async fn claim_pack(
+        &self,
+        now: DateTime<Utc>,
+        stale_before: DateTime<Utc>,
+    ) -> Result<Option<PackRow>, StorageError>;
+    /// Record the end of a build: `ready` with its blob and size, or `failed` with a reason.
+    async fn finish_pack(&self, pack: &PackRow) -> Result<(), StorageError>;
+    /// Packs whose link has lapsed and are not yet swept.
+    async fn lapsed_packs(&self, now: DateTime<Utc>) -> Result<Vec<PackRow>, StorageError>;
 
     /// Append a credit and raise the running totals.
     async fn credit(&self, credit: NewCredit) -> Result<BalanceRow, StorageError>;

@@ -7,10 +7,10 @@ use chrono::{DateTime, Utc};
 use sqlx::postgres::PgPoolOptions;
 use sqlx::{PgPool, Postgres};
 
-use super::sql::{Entry, asset_columns, hold_columns, impl_storage, key_columns, unique_as};
+use super::sql::{Entry, asset_columns, hold_columns, impl_storage, key_columns, pack_columns, unique_as};
 use super::{
     AssetChanges, AssetRow, BalanceRow, Bucket, FolderRow, HoldRow, HoldStatus, KeyRow, LedgerAudit, MembershipRow,
-    NewAccount, NewCredit, NewHold, OrgRow, ReserveOutcome, ResolveOutcome, SessionRow, StorageError, UserRow,
+    NewAccount, NewCredit, NewHold, OrgRow, PackRow, ReserveOutcome, ResolveOutcome, SessionRow, StorageError, UserRow,
 };
 
 type Tx = sqlx::Transaction<'static, Postgres>;
@@ -34,7 +34,7 @@ impl PgStorage {
     async fn write_lock(&self) {}
 }
 
-impl_storage!(PgStorage, "postgres", " FOR UPDATE");
+impl_storage!(PgStorage, "postgres", " FOR UPDATE", " FOR UPDATE SKIP LOCKED");
 
 #[cfg(test)]
 mod tests {

@@ -4,7 +4,7 @@
 //! house's balance row with `FOR UPDATE`; SQLite serialises writers in-process (see sqlite.rs).
 
 macro_rules! impl_storage {
-    ($ty:ty, $backend:literal, $lock:literal) => {
+    ($ty:ty, $backend:literal, $lock:literal, $skip_locked:literal) => {
         #[async_trait::async_trait]
         impl $crate::storage::Storage for $ty {
             fn backend(&self) -> &'static str {
@@ -416,6 +416,85 @@ macro_rules! impl_storage {
                 Ok(live)
             }
 
+            async fn insert_pack(&self, p: PackRow) -> Result<(), StorageError> {
+                let _w = self.write_lock().await;
+                sqlx::query(concat!(
+                    "INSERT INTO packs (", pack_columns!(), ") VALUES ",
+                    "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)"
+                ))
+                .bind(&p.id)
+                .bind(&p.org_id)
+                .bind(&p.created_by)
+                .bind(&p.filename)
+                .bind(&p.asset_ids)
+                .bind(&p.sizes)
+                .bind(&p.mode)
+                .bind(&p.status)
+                .bind(p.items)
+                .bind(p.bytes)
+                .bind(p.seconds)
+                .bind(&p.blob_key)
+                .bind(&p.error)
+                .bind(p.attempts)
+                .bind(p.created_at)
+                .bind(p.claimed_at)
+                .bind(p.ready_at)
+                .bind(p.expires_at)
+                .execute(&self.pool)
+                .await?;
+                Ok(())
+            }
+
+            async fn pack(&self, org_id: &str, id: &str) -> Result<Option<PackRow>, StorageError> {
+                Ok(sqlx::query_as(concat!("SELECT ", pack_columns!(), " FROM packs WHERE id = $1 AND org_id = $2"))
+                    .bind(id)
+                    .bind(org_id)
+                    .fetch_optional(&self.pool)
+                    .await?)
+            }
+
+            async fn claim_pack(&self, now: DateTime<Utc>, stale_before: DateTime<Utc>) -> Result<Option<PackRow>, StorageError> {
+                let _w = self.write_lock().await;
+                Ok(sqlx::query_as(concat!(
+                    "UPDATE packs SET status = 'building', claimed_at = $1, attempts = attempts + 1 WHERE id = (",
+                    "SELECT id FROM packs WHERE status = 'queued' OR (status = 'building' AND claimed_at < $2) ",
+                    "ORDER BY created_at, id LIMIT 1", $skip_locked, ") ",
+                    "AND (status = 'queued' OR (status = 'building' AND claimed_at < $2)) RETURNING ", pack_columns!()
+                ))
+                .bind(now)
+                .bind(stale_before)
+                .fetch_optional(&self.pool)
+                .await?)
+            }
+
+            async fn finish_pack(&self, p: &PackRow) -> Result<(), StorageError> {
+                let _w = self.write_lock().await;
+                sqlx::query(
+                    "UPDATE packs SET status = $1, items = $2, bytes = $3, blob_key = $4, error = $5, ready_at = $6, seconds = $7 \
+                     WHERE id = $8",
+                )
+                .bind(&p.status)
+                .bind(p.items)
+                .bind(p.bytes)
+                .bind(&p.blob_key)
+                .bind(&p.error)
+                .bind(p.ready_at)
+                .bind(p.seconds)
+                .bind(&p.id)
+                .execute(&self.pool)
+                .await?;
+                Ok(())
+            }
+
+            async fn lapsed_packs(&self, now: DateTime<Utc>) -> Result<Vec<PackRow>, StorageError> {
+                Ok(sqlx::query_as(concat!(
+                    "SELECT ", pack_columns!(), " FROM packs WHERE expires_at < $1 AND status <> 'expired' ORDER BY expires_at"
+                ))
+                .bind(now)
+                .fetch_all(&self.pool)
+                .await?)
+            }
+
             async fn credit(&self, credit: NewCredit) -> Result<BalanceRow, StorageError> {
                 let _w = self.write_lock().await;
                 let mut tx = self.pool.begin().await?;
@@ -683,6 +762,14 @@ macro_rules! asset_columns {
     };
 }
 
+/// The columns of `packs` in [`PackRow`](super::PackRow) order.
+macro_rules! pack_columns {
+    () => {
+        "id, org_id, created_by, filename, asset_ids, sizes, mode, status, items, bytes, seconds, blob_key, error, \
+         attempts, created_at, claimed_at, ready_at, expires_at"
+    };
+}
+
 /// The columns of `holds` in [`HoldRow`](super::HoldRow) order.
 macro_rules! hold_columns {
     () => {
@@ -690,7 +777,7 @@ macro_rules! hold_columns {
     };
 }
 
-pub(super) use {asset_columns, hold_columns, impl_storage, key_columns};
+pub(super) use {asset_columns, hold_columns, impl_storage, key_columns, pack_columns};
 
 /// One ledger entry's deltas; the running totals move by exactly these.
 pub(super) struct Entry<'a> {

@@ -13,10 +13,10 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 use sqlx::{Sqlite, SqlitePool};
 use tokio::sync::{Mutex, MutexGuard};
 
-use super::sql::{Entry, asset_columns, hold_columns, impl_storage, key_columns, unique_as};
+use super::sql::{Entry, asset_columns, hold_columns, impl_storage, key_columns, pack_columns, unique_as};
 use super::{
     AssetChanges, AssetRow, BalanceRow, Bucket, FolderRow, HoldRow, HoldStatus, KeyRow, LedgerAudit, MembershipRow,
-    NewAccount, NewCredit, NewHold, OrgRow, ReserveOutcome, ResolveOutcome, SessionRow, StorageError, UserRow,
+    NewAccount, NewCredit, NewHold, OrgRow, PackRow, ReserveOutcome, ResolveOutcome, SessionRow, StorageError, UserRow,
 };
 
 type Tx = sqlx::Transaction<'static, Sqlite>;
@@ -47,7 +47,7 @@ impl SqliteStorage {
     }
 }
 
-impl_storage!(SqliteStorage, "sqlite", "");
+impl_storage!(SqliteStorage, "sqlite", "", "");
 
 #[cfg(test)]
 mod tests {

@@ -5,6 +5,7 @@ mod ai;
 mod assets;
 mod check_email;
 mod folders;
+mod packs;
 
 use aide::axum::ApiRouter;
 
@@ -17,4 +18,5 @@ pub(super) fn router() -> ApiRouter<AppState> {
         .merge(admin::router())
         .merge(folders::router())
         .merge(assets::router())
+        .merge(packs::router())
 }
