@@ -11,7 +11,7 @@ use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::commands::{
-    Context, NotSignedIn, Source, Usage, assets, balance, folders, login, logout, signup, upload, whoami,
+    Context, NotSignedIn, Source, Usage, assets, balance, folders, login, logout, pack, signup, upload, whoami,
 };
 
 /// Printed after `studio --help`.
@@ -66,6 +66,8 @@ enum Cmd {
     Assets(assets::Args),
     /// List, create and rename collections (folders).
     Folders(folders::Args),
+    /// Pack assets (ids, or a whole collection) into a zip, download it and check it.
+    Pack(pack::Args),
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -86,6 +88,7 @@ async fn main() -> ExitCode {
         Cmd::Upload(args) => upload::run(&ctx, args).await,
         Cmd::Assets(args) => assets::run(&ctx, args).await,
         Cmd::Folders(args) => folders::run(&ctx, args).await,
+        Cmd::Pack(args) => pack::run(&ctx, args).await,
     };
     match done {
         Ok(()) => ExitCode::SUCCESS,

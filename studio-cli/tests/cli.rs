@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use studio_core::api::{Asset, AssetKind, AssetList, Balance, FolderList, FolderResponse, SeatRole, SessionInfo};
+use studio_core::api::{Asset, AssetKind, AssetList, Balance, FolderList, FolderResponse, Pack, SeatRole, SessionInfo};
 use studio_tests::{Backend, TestApp, spawn, unique_email};
 
 const PASSWORD: &str = "correct horse battery";
@@ -39,8 +39,20 @@ impl Cli {
 
     /// `studio --config <temp> ARGS`, with no STUDIO_* variables but `env`, and `stdin` piped in.
     async fn run_with(&self, args: &[&str], env: &[(&str, &str)], stdin: Option<&str>) -> Run {
+        self.exec(args, env, stdin, None).await
+    }
+
+    /// `studio --config <temp> ARGS` run from the directory `cwd`.
+    async fn run_in(&self, cwd: &Path, args: &[&str]) -> Run {
+        self.exec(args, &[], None, Some(cwd)).await
+    }
+
+    async fn exec(&self, args: &[&str], env: &[(&str, &str)], stdin: Option<&str>, cwd: Option<&Path>) -> Run {
         let mut cmd = Command::new(studio_bin());
         cmd.arg("--config").arg(&self.config).args(args);
+        if let Some(dir) = cwd {
+            cmd.current_dir(dir);
+        }
         for var in ["STUDIO_URL", "STUDIO_API_KEY", "STUDIO_CONFIG", "STUDIO_PASSWORD"] {
             cmd.env_remove(var);
         }
@@ -571,4 +583,231 @@ async fn assets_mv_between_collections() {
         assert_eq!(run.code, 2, "{run:?}");
     }
     assert!(listed(&cli, None).await.assets.iter().all(|a| a.folder_id.is_none()));
+}
+
+/// Python's `zipfile` on `path`: `testzip()` (every entry's CRC) must find nothing wrong; the
+/// entry names in archive order, each stored (not compressed).
+fn python_zip_names(path: &Path) -> Vec<String> {
+    let script = "import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nbad = z.testzip()\nassert bad is None, bad\nfor i in z.infolist():\n    assert i.compress_type == zipfile.ZIP_STORED, i.filename\n    print(i.filename)\n";
+    let out = Command::new("python3").arg("-c").arg(script).arg(path).output().expect("python3 runs");
+    assert!(out.status.success(), "zipfile refused {}: {}", path.display(), String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).expect("utf-8 names").lines().map(str::to_string).collect()
+}
+
+/// Upload `names` as small PNGs (into `folder` when given); their ids, in the order of `names`.
+async fn upload_pngs(cli: &Cli, names: &[&str], folder: Option<&str>) -> Vec<String> {
+    let files = tempfile::tempdir().expect("temp dir");
+    let mut ids = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        let path = files.path().join(format!("{name}.png"));
+        write_png(&path, 4 + i as u32, 3);
+        let mut args = vec!["upload", "--json", utf8(&path)];
+        args.extend(folder.map(|f| ["--folder", f]).into_iter().flatten());
+        let run = cli.run(&args).await;
+        assert_eq!(run.code, 0, "{run:?}");
+        let report: serde_json::Value = serde_json::from_str(run.stdout.trim()).expect("upload JSON");
+        ids.push(report["uploaded"][0]["id"].as_str().expect("an id").to_string());
+    }
+    ids
+}
+
+/// What `studio pack --json` prints.
+#[derive(Debug, serde::Deserialize)]
+struct PackReport {
+    pack: Pack,
+    path: String,
+    verified: bool,
+    entries: usize,
+}
+
+/// A successful `studio pack ... --json`, parsed.
+fn pack_report(run: &Run) -> PackReport {
+    assert_eq!(run.code, 0, "{run:?}");
+    serde_json::from_str(run.stdout.trim()).expect("pack JSON")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pack_ids_into_a_verified_zip() {
+    let app = app().await;
+    let cli = Cli::new();
+    cli.signup(&app, &unique_email("cli-pack")).await;
+    let ids = upload_pngs(&cli, &["coat", "dress", "scarf"], None).await;
+    let out_dir = tempfile::tempdir().expect("temp dir");
+    let out = out_dir.path().join("out.zip");
+
+    let run = cli.run(&["pack", &ids[0], &ids[1], &ids[2], "-o", utf8(&out), "--json"]).await;
+    let report = pack_report(&run);
+    assert!(report.verified);
+    assert_eq!(report.entries, 3);
+    assert_eq!(report.path, utf8(&out));
+    assert_eq!((report.pack.mode.as_str(), report.pack.status.as_str()), ("instant", "ready"));
+    assert_eq!((report.pack.items, report.pack.seconds, report.pack.error.as_deref()), (3, 0, None));
+    assert!(report.pack.pack_id.starts_with("pck_"), "{report:?}");
+    assert!(report.pack.filename.starts_with("studio-pack-") && report.pack.filename.ends_with(".zip"), "{report:?}");
+    let size = std::fs::metadata(&out).expect("the zip exists").len();
+    assert_eq!(report.pack.bytes, size as i64);
+    assert_eq!(python_zip_names(&out), ["coat.png", "dress.png", "scarf.png"]);
+    // Downloaded beside the destination, then moved into place: nothing else is left.
+    let left: Vec<_> = std::fs::read_dir(out_dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(left, [std::ffi::OsString::from("out.zip")]);
+
+    // Without -o: the pack's file name (here from --name) in the current directory; a summary.
+    let here = tempfile::tempdir().expect("temp dir");
+    let run = cli.run_in(here.path(), &["pack", &ids[2], &ids[0], "--name", "SS25 picks"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.stdout, "Packed 2 items (<0.01 MB) into SS25 picks.zip\n");
+    assert_eq!(run.stderr, "", "no bars, no notes off a terminal");
+    assert_eq!(python_zip_names(&here.path().join("SS25 picks.zip")), ["scarf.png", "coat.png"]);
+
+    // -o naming a directory: the pack's file name inside it.
+    let run = cli.run(&["pack", &ids[1], "--name", "one", "-o", utf8(out_dir.path()), "--json"]).await;
+    let report = pack_report(&run);
+    assert_eq!((report.entries, report.pack.filename.as_str()), (1, "one.zip"));
+    assert_eq!(report.path, utf8(&out_dir.path().join("one.zip")));
+    assert_eq!(python_zip_names(&out_dir.path().join("one.zip")), ["dress.png"]);
+
+    // Ids of no asset of this house: the server's 404, exit 1, nothing written.
+    let none = out_dir.path().join("none.zip");
+    let run = cli.run(&["pack", "ast_nope", "-o", utf8(&none)]).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("error: NOT_FOUND: "), "{run:?}");
+    assert!(!none.exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pack_a_whole_collection() {
+    let app = app().await;
+    let cli = Cli::new();
+    cli.signup(&app, &unique_email("cli-pack-folder")).await;
+    let run = cli.run(&["folders", "new", "SS25", "--json"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let ss25 = serde_json::from_str::<FolderResponse>(run.stdout.trim()).expect("folder JSON").folder.id;
+    let run = cli.run(&["folders", "new", "Empty", "--json"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let empty = serde_json::from_str::<FolderResponse>(run.stdout.trim()).expect("folder JSON").folder.id;
+    upload_pngs(&cli, &["gown", "veil"], Some(&ss25)).await;
+    upload_pngs(&cli, &["loose"], None).await;
+    let out_dir = tempfile::tempdir().expect("temp dir");
+    let out = out_dir.path().join("ss25.zip");
+
+    let run = cli.run(&["pack", "--folder", &ss25, "-o", utf8(&out), "--json"]).await;
+    let report = pack_report(&run);
+    assert!(report.verified);
+    assert_eq!((report.entries, report.pack.items), (2, 2));
+    let mut names = python_zip_names(&out);
+    names.sort();
+    assert_eq!(names, ["gown.png", "veil.png"], "only the collection's assets");
+
+    // An empty collection has nothing to pack; an unknown one is the server's 404.
+    let run = cli.run(&["pack", "--folder", &empty, "-o", utf8(&out_dir.path().join("e.zip"))]).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains(&format!("error: nothing to pack: collection {empty} holds no assets")), "{run:?}");
+    let run = cli.run(&["pack", "--folder", "fld_nope", "-o", utf8(&out_dir.path().join("n.zip"))]).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("error: NOT_FOUND: "), "{run:?}");
+    assert!(!out_dir.path().join("e.zip").exists() && !out_dir.path().join("n.zip").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pack_with_a_rendition_size() {
+    let app = app().await;
+    let cli = Cli::new();
+    cli.signup(&app, &unique_email("cli-pack-size")).await;
+    let ids = upload_pngs(&cli, &["a", "b", "c"], None).await;
+    let out = tempfile::tempdir().expect("temp dir");
+    let zip = out.path().join("sized.zip");
+
+    let run = cli.run(&["pack", &ids[0], &ids[1], &ids[2], "--size", "web:32x32", "-o", utf8(&zip), "--json"]).await;
+    let report = pack_report(&run);
+    assert!(report.verified);
+    assert_eq!((report.entries, report.pack.items), (6, 6));
+    assert_eq!(python_zip_names(&zip), ["a.png", "b.png", "c.png", "web/a.jpg", "web/b.jpg", "web/c.jpg"]);
+
+    // Malformed sizes are usage errors, caught before anything is sent.
+    for bad in ["web", "web:32", "web:8x8", ":32x32"] {
+        let run = cli.run(&["pack", &ids[0], "--size", bad, "-o", utf8(&zip)]).await;
+        assert_eq!(run.code, 2, "{bad}: {run:?}");
+        assert!(run.stderr.contains("--size"), "{run:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pack_waits_for_a_queued_pack() {
+    // Three frames are above the instant threshold of 2: the pack is built in the background.
+    let app = spawn(Backend::Sqlite, |c| c.packs.instant_frames = 2).await.expect("sqlite app");
+    let cli = Cli::new();
+    cli.signup(&app, &unique_email("cli-pack-queued")).await;
+    let ids = upload_pngs(&cli, &["one", "two", "three"], None).await;
+    let out = tempfile::tempdir().expect("temp dir");
+
+    let zip = out.path().join("queued.zip");
+    let run = cli.run(&["pack", &ids[0], &ids[1], &ids[2], "-o", utf8(&zip), "--json"]).await;
+    let report = pack_report(&run);
+    assert!(report.verified);
+    assert_eq!((report.pack.mode.as_str(), report.pack.status.as_str()), ("pack", "ready"));
+    assert_eq!((report.entries, report.pack.items, report.pack.seconds), (3, 3, 0));
+    assert_eq!(report.pack.bytes, std::fs::metadata(&zip).expect("the zip exists").len() as i64);
+    assert_eq!(python_zip_names(&zip), ["one.png", "two.png", "three.png"]);
+
+    // Off a terminal, a line on stderr says it waits; the summary follows.
+    let zip = out.path().join("queued-2.zip");
+    let run = cli.run(&["pack", &ids[0], &ids[1], &ids[2], "-o", utf8(&zip)]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stderr.starts_with("Pack pck_") && run.stderr.contains(" is queued; waiting (the server estimates "),
+        "{run:?}"
+    );
+    assert_eq!(run.stdout, format!("Packed 3 items (<0.01 MB) into {}\n", zip.display()));
+    assert_eq!(python_zip_names(&zip).len(), 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pack_that_fails_exits_1() {
+    let app = spawn(Backend::Sqlite, |c| c.packs.instant_frames = 2).await.expect("sqlite app");
+    let cli = Cli::new();
+    cli.signup(&app, &unique_email("cli-pack-failed")).await;
+    let ids = upload_pngs(&cli, &["x", "y"], None).await;
+    // One original's bytes vanish from the blob store: the background build cannot finish.
+    let blob = find_file(&app.data_dir.join("blobs"), &ids[1]).expect("the blob of the upload");
+    std::fs::remove_file(&blob).expect("remove blob");
+    let out = tempfile::tempdir().expect("temp dir");
+    let zip = out.path().join("failed.zip");
+
+    let run = cli.run(&["pack", &ids[0], &ids[1], "-o", utf8(&zip)]).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("error: PACK_FAILED: pack pck_"), "{run:?}");
+    assert!(run.stderr.contains("The archive could not be built; pack again."), "{run:?}");
+    assert_eq!(run.stdout, "");
+    assert!(!zip.exists());
+}
+
+/// The file named `name` somewhere under `dir`.
+fn find_file(dir: &Path, name: &str) -> Option<PathBuf> {
+    for entry in std::fs::read_dir(dir).ok()? {
+        let path = entry.ok()?.path();
+        if path.is_dir() {
+            if let Some(found) = find_file(&path, name) {
+                return Some(found);
+            }
+        } else if path.file_name().is_some_and(|n| n == name) {
+            return Some(path);
+        }
+    }
+    None
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pack_needs_ids_or_a_folder_not_both() {
+    let cli = Cli::new();
+    for args in [vec!["pack", "-o", "x.zip"], vec!["pack", "--json"], vec!["pack", "ast_1", "--folder", "fld_1"]] {
+        let run = cli.run(&args).await;
+        assert_eq!(run.code, 2, "{args:?}: {run:?}");
+        assert!(run.stderr.contains("ASSET_ID") && run.stderr.contains("--folder"), "{run:?}");
+        assert_eq!(run.stdout, "");
+    }
+    let run = cli.run(&["pack", "--help"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    for flag in ["-o, --output <FILE>", "--folder <ID>", "--name <NAME>", "--size <NAME:WxH>", "--json"] {
+        assert!(run.stdout.contains(flag), "{flag}: {run:?}");
+    }
 }

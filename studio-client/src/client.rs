@@ -31,6 +31,10 @@ pub struct UploadOptions {
     pub classify: bool,
 }
 
+/// The timeout of calls that move whole archives or build them (the builder's timeout covers
+/// everything else).
+const LONG_TRANSFER: Duration = Duration::from_secs(6 * 60 * 60);
+
 /// The session cookie's name.
 const SESSION_COOKIE: &str = "studio_session";
 
@@ -327,7 +331,8 @@ impl Client {
             form = form.text("classify", "1");
         }
         let form = form.part("file", part);
-        Ok(self.send(self.request(Method::POST, "/api/toolkit/assets/upload")?.multipart(form)).await?.0)
+        let request = self.request(Method::POST, "/api/toolkit/assets/upload")?.multipart(form).timeout(LONG_TRANSFER);
+        Ok(self.send(request).await?.0)
     }
 
     /// `GET /api/toolkit/assets/{id}/file`: the bytes, read whole.
@@ -341,7 +346,11 @@ impl Client {
     /// `GET /api/toolkit/assets/{id}/file` streamed into a file; returns the bytes written.
     pub async fn download_asset(&self, id: &str, to: &std::path::Path) -> Result<u64, Error> {
         use tokio::io::AsyncWriteExt;
-        let mut res = self.request(Method::GET, &format!("/api/toolkit/assets/{}/file", encode(id)))?.send().await?;
+        let mut res = self
+            .request(Method::GET, &format!("/api/toolkit/assets/{}/file", encode(id)))?
+            .timeout(LONG_TRANSFER)
+            .send()
+            .await?;
         let status = res.status();
         if !status.is_success() {
             let body = res.bytes().await?;
@@ -390,7 +399,9 @@ impl Client {
 
     /// `POST /api/toolkit/assets/pack`: ready at once for small packs, queued for large ones.
     pub async fn create_pack(&self, req: &PackRequest) -> Result<Pack, Error> {
-        self.post("/api/toolkit/assets/pack", req).await
+        // An instant pack is built inside the request: allow it the time a large one takes.
+        let request = self.request(Method::POST, "/api/toolkit/assets/pack")?.json(req).timeout(LONG_TRANSFER);
+        Ok(self.send(request).await?.0)
     }
 
     /// `GET /api/toolkit/packs/{id}`.
@@ -418,7 +429,11 @@ impl Client {
         mut progress: impl FnMut(u64, Option<u64>),
     ) -> Result<u64, Error> {
         use tokio::io::AsyncWriteExt;
-        let mut res = self.request(Method::GET, &format!("/api/toolkit/packs/{}/file", encode(id)))?.send().await?;
+        let mut res = self
+            .request(Method::GET, &format!("/api/toolkit/packs/{}/file", encode(id)))?
+            .timeout(LONG_TRANSFER)
+            .send()
+            .await?;
         let status = res.status();
         if !status.is_success() {
             let body = res.bytes().await?;

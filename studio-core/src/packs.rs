@@ -90,7 +90,7 @@ fn sanitize(raw: &str, fallback: &str) -> String {
     let cleaned = cleaned.replace("..", "_");
     let trimmed = cleaned.trim().trim_start_matches(['.', ' ']).trim();
     let short: String = trimmed.chars().take(120).collect();
-    if short.is_empty() { fallback.to_string() } else { short }
+    if short.chars().any(char::is_alphanumeric) { short } else { fallback.to_string() }
 }
 
 fn extension(mime: &str) -> &'static str {
@@ -398,7 +398,20 @@ impl Studio {
                     assets.push(a);
                 }
             }
-            self.build_archive(&row.org_id, &row.id, &assets, &sizes).await
+            let build = self.build_archive(&row.org_id, &row.id, &assets, &sizes);
+            tokio::pin!(build);
+            // Renew the claim while building, so a long build is never taken over as stale.
+            let every = std::time::Duration::from_secs((limits.stale_after_secs / 4).max(1) as u64);
+            loop {
+                tokio::select! {
+                    done = &mut build => break done,
+                    () = tokio::time::sleep(every) => {
+                        if let Err(e) = self.storage.renew_pack_claim(&row.id, crate::ids::now()).await {
+                            tracing::warn!(pack = %row.id, error = %e, "could not renew the pack claim");
+                        }
+                    }
+                }
+            }
         };
         match outcome {
             Ok((key, size)) => {

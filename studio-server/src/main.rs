@@ -11,7 +11,8 @@ use tracing_subscriber::EnvFilter;
 #[command(name = "studio-server", version)]
 struct Cli {
     /// A TOML file with any of: listen, data_dir, database_url, public_url, admin_emails,
-    /// signup_grant_tokens.
+    /// signup_grant_tokens, blob_url, s3_endpoint, s3_region, s3_access_key_id,
+    /// s3_secret_access_key (see docs/configuration.md).
     #[arg(long, value_name = "PATH")]
     config: Option<PathBuf>,
     /// Print the OpenAPI 3.1 document of every route and exit (no storage is opened).

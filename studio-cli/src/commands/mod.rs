@@ -6,6 +6,7 @@ pub(crate) mod balance;
 pub(crate) mod folders;
 pub(crate) mod login;
 pub(crate) mod logout;
+pub(crate) mod pack;
 pub(crate) mod signup;
 pub(crate) mod upload;
 pub(crate) mod whoami;

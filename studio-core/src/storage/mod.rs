@@ -504,6 +504,8 @@ pub trait Storage: Send + Sync + 'static {
         now: DateTime<Utc>,
         stale_before: DateTime<Utc>,
     ) -> Result<Option<PackRow>, StorageError>;
+    /// Keep a build's claim fresh while it runs, so it is not taken over as stale.
+    async fn renew_pack_claim(&self, id: &str, now: DateTime<Utc>) -> Result<(), StorageError>;
     /// Record the end of a build: `ready` with its blob and size, or `failed` with a reason.
     async fn finish_pack(&self, pack: &PackRow) -> Result<(), StorageError>;
     /// Packs whose link has lapsed and are not yet swept.

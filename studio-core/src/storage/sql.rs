@@ -467,6 +467,16 @@ macro_rules! impl_storage {
                 .await?)
             }
 
+            async fn renew_pack_claim(&self, id: &str, now: DateTime<Utc>) -> Result<(), StorageError> {
+                let _w = self.write_lock().await;
+                sqlx::query("UPDATE packs SET claimed_at = $1 WHERE id = $2 AND status = 'building'")
+                    .bind(now)
+                    .bind(id)
+                    .execute(&self.pool)
+                    .await?;
+                Ok(())
+            }
+
             async fn finish_pack(&self, p: &PackRow) -> Result<(), StorageError> {
                 let _w = self.write_lock().await;
                 sqlx::query(

@@ -55,17 +55,31 @@ async fn upload_asset(
     let mut multipart = multipart.map_err(bad_form)?;
     let mut form = UploadForm::default();
     let mut pending = None;
-    loop {
-        let field = match multipart.next_field().await {
-            Ok(Some(field)) => field,
-            Ok(None) => break,
-            Err(e) => {
-                if let Some(p) = pending.take() {
-                    state.studio.abandon_upload(p).await;
-                }
-                return Err(bad_form(e));
-            }
-        };
+    let read = read_form(&state, &caller, &mut multipart, &mut form, &mut pending).await;
+    if let Err(e) = read {
+        // Read the rest of the request (bounded by the route's body limit) before answering,
+        // so the client is not cut off mid-send and sees the refusal; forget any stored bytes.
+        while let Ok(Some(_)) = multipart.next_field().await {}
+        if let Some(p) = pending {
+            state.studio.abandon_upload(p).await;
+        }
+        return Err(e);
+    }
+    let Some(pending) = pending else {
+        return Err(Error::invalid("NO_FILE", "Send the image in a multipart field named file.").into());
+    };
+    Ok(Created(state.studio.finish_upload(&caller, pending, form).await?))
+}
+
+/// Read every part: the file streams into the blob store, text fields fill `form`.
+async fn read_form(
+    state: &AppState,
+    caller: &studio_core::Caller,
+    multipart: &mut Multipart,
+    form: &mut UploadForm,
+    pending: &mut Option<studio_core::PendingUpload>,
+) -> Result<(), AppError> {
+    while let Some(field) = multipart.next_field().await.map_err(bad_form)? {
         let name = field.name().unwrap_or_default().to_string();
         if name == "file" {
             if pending.is_some() {
@@ -73,15 +87,7 @@ async fn upload_asset(
             }
             form.file_name = field.file_name().map(str::to_string);
             let stream = field.map_err(|e| e.body_text());
-            match state.studio.stream_upload(&caller, Box::pin(stream)).await {
-                Ok(p) => pending = Some(p),
-                Err(e) => {
-                    // Read the rest of the request (bounded by the route's body limit) before
-                    // answering, so the client is not cut off mid-send and sees the refusal.
-                    while let Ok(Some(_)) = multipart.next_field().await {}
-                    return Err(e.into());
-                }
-            }
+            *pending = Some(state.studio.stream_upload(caller, Box::pin(stream)).await?);
             continue;
         }
         let value = field.text().await.map_err(bad_form)?;
@@ -101,10 +107,7 @@ async fn upload_asset(
             _ => {}
         }
     }
-    let Some(pending) = pending else {
-        return Err(Error::invalid("NO_FILE", "Send the image in a multipart field named file.").into());
-    };
-    Ok(Created(state.studio.finish_upload(&caller, pending, form).await?))
+    Ok(())
 }
 
 fn file_response(file: AssetFile) -> Response {
