@@ -150,7 +150,6 @@ pub struct AssetList {
 #[serde(rename_all = "camelCase")]
 pub struct AssetQuery {
     /// Narrow to one collection.
-    #[serde(default)]
     pub folder_id: Option<String>,
 }
 
