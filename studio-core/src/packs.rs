@@ -8,7 +8,6 @@ use std::io::Write;
 
 use bytes::Bytes;
 use chrono::{DateTime, Duration, Utc};
-use futures_util::StreamExt;
 use serde_json::json;
 use tokio::sync::mpsc;
 
@@ -60,6 +59,12 @@ const MAX_SIZES: usize = 8;
 const SIZE_BOUNDS: std::ops::RangeInclusive<u32> = 16..=8192;
 /// Bytes the zip writer hands over at a time.
 const CHUNK: usize = 256 * 1024;
+/// Originals are read in pieces of this size, one call each. A streamed read hands a local file
+/// over in 8 KiB pieces, each a hop to another blocking thread (for 1 MiB frames those hops cost
+/// more than the copy); a whole-file read of a 12 MiB frame left glibc holding several such
+/// buffers at once. Fixed-size ranged reads are fast and keep memory flat for any frame size;
+/// see docs/performance.md.
+const READ_PIECE: u64 = 2 * 1024 * 1024;
 /// Throughput assumed for the `seconds` estimate (bytes per second), and per-frame overhead.
 const ESTIMATE_BYTES_PER_SEC: i64 = 150 * 1024 * 1024;
 
@@ -160,12 +165,15 @@ impl ChannelWriter {
 }
 
 impl Write for ChannelWriter {
+    /// Takes at most what fills the current chunk, so no chunk in the channel outgrows `CHUNK`
+    /// however large the slice (`write_all` loops over the rest).
     fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
-        self.buf.extend_from_slice(data);
+        let take = data.len().min(CHUNK - self.buf.len());
+        self.buf.extend_from_slice(&data[..take]);
         if self.buf.len() >= CHUNK {
             self.send()?;
         }
-        Ok(data.len())
+        Ok(take)
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
@@ -465,8 +473,9 @@ fn estimate_seconds(bytes: i64, frames: usize, sizes: usize) -> i64 {
     (bytes / ESTIMATE_BYTES_PER_SEC + (frames * (1 + 2 * sizes)) as i64 / 20).max(1)
 }
 
-/// Write the archive (on a blocking thread): originals streamed from the blob store, renditions
-/// decoded under limits, turned upright (EXIF) and resized one at a time.
+/// Write the archive (on a blocking thread): originals one at a time in `READ_PIECE` ranged
+/// reads; renditions decoded under limits, turned upright (EXIF) and
+/// resized one at a time.
 fn write_zip(
     rt: &tokio::runtime::Handle,
     blobs: &crate::blobs::Blobs,
@@ -478,9 +487,13 @@ fn write_zip(
     let mut zip = zip::ZipWriter::new_stream(out);
     for (name, asset) in &plan.originals {
         zip.start_file(name.as_str(), options).map_err(|e| e.to_string())?;
-        let mut reader = rt.block_on(blobs.get(&asset.blob_key)).map_err(|e| e.to_string())?;
-        while let Some(chunk) = rt.block_on(reader.stream.next()) {
-            zip.write_all(&chunk.map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+        let size = asset.bytes as u64;
+        let mut offset = 0;
+        while offset < size {
+            let end = (offset + READ_PIECE).min(size);
+            let piece = rt.block_on(blobs.read_range(&asset.blob_key, offset..end)).map_err(|e| e.to_string())?;
+            zip.write_all(&piece).map_err(|e| e.to_string())?;
+            offset = end;
         }
     }
     for (name, asset, size) in &plan.renditions {

@@ -214,3 +214,90 @@ async fn pack_limits_and_expiry(backend: Backend) {
     ));
     assert!(!archive.exists(), "the archive was swept");
 }
+
+/// A valid upload of exactly `len` bytes: a real 8 × 8 PNG, then padding that differs per `index`.
+fn padded_png(index: usize, len: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(len);
+    image::RgbImage::from_fn(8, 8, |x, y| image::Rgb([index as u8, (x * 30) as u8, (y * 30) as u8]))
+        .write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png)
+        .expect("encode png");
+    let mut s = 0x9E37_79B9_7F4A_7C15u64 ^ (index as u64 + 1).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    while out.len() < len {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        out.extend_from_slice(&s.to_le_bytes());
+    }
+    out.truncate(len);
+    out
+}
+
+/// Long-running (`STUDIO_LONG_TESTS=1`; ~13 GB of disk at peak): a queued pack holding more than
+/// 4 GiB of entries is a valid zip64 archive that an independent reader accepts entry by entry.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn zip64_pack_over_4_gib() {
+    if std::env::var("STUDIO_LONG_TESTS").as_deref() != Ok("1") {
+        eprintln!("skipped: set STUDIO_LONG_TESTS=1");
+        return;
+    }
+    const FRAMES: usize = 360;
+    const FRAME_BYTES: usize = 12_000_000;
+    const FOUR_GIB: u64 = 4 * 1024 * 1024 * 1024;
+    let app = spawn(Backend::Sqlite, |c| c.packs.max_bytes = 6 * 1024 * 1024 * 1024).await.expect("app");
+    let signed = app.client.sign_up(&unique_email("zip64"), PASSWORD, None).await.expect("sign up");
+    let key =
+        app.client.with_session(&signed.session).mint_key("zip64", None).await.expect("mint").key.expect("secret");
+    let house = Client::builder(&app.base).api_key(key).timeout(Duration::from_secs(3600)).build().expect("client");
+    let scratch = app.data_dir.join("zip64");
+    std::fs::create_dir_all(&scratch).unwrap();
+
+    // Each frame is written to disk, streamed up, and removed: memory and disk stay low.
+    let started = std::time::Instant::now();
+    let mut ids = Vec::with_capacity(FRAMES);
+    for i in 0..FRAMES {
+        let path = scratch.join(format!("frame-{i:03}.png"));
+        std::fs::write(&path, padded_png(i, FRAME_BYTES)).unwrap();
+        let opts = UploadOptions { name: Some(format!("frame {i:03}")), ..UploadOptions::default() };
+        let up = house.upload_file(&path, &opts).await.unwrap_or_else(|e| panic!("upload {i}: {e}"));
+        assert_eq!((up.asset.mime.as_str(), up.asset.bytes), ("image/png", FRAME_BYTES as i64));
+        std::fs::remove_file(&path).unwrap();
+        ids.push(up.asset.id);
+    }
+    eprintln!("zip64: uploaded {FRAMES} x {FRAME_BYTES} bytes in {:.0?}", started.elapsed());
+    let started = std::time::Instant::now();
+    let pack = house.create_pack(&PackRequest { asset_ids: ids, ..Default::default() }).await.expect("pack");
+    assert_eq!((pack.mode.as_str(), pack.items), ("pack", FRAMES as i64), "over the instant limits: queued");
+    let ready = house.wait_for_pack(&pack.pack_id, Duration::from_secs(1), Duration::from_secs(1800)).await.unwrap();
+    assert_eq!(ready.status, "ready", "built: {:?}", ready.error);
+    assert!(ready.bytes as u64 > FOUR_GIB, "archive of {} bytes", ready.bytes);
+
+    eprintln!("zip64: pack of {} bytes ready in {:.0?}", ready.bytes, started.elapsed());
+    let started = std::time::Instant::now();
+    let path = scratch.join("pack.zip");
+    let written = house.download_pack(&pack.pack_id, &path, |_, _| {}).await.expect("download");
+    assert_eq!(written, ready.bytes as u64);
+    // Every entry's CRC, all Stored, the count and total size, and the zip64 end records: the
+    // locator just before the end of central directory points at a zip64 end record.
+    let script = "import sys, zipfile, os\np = sys.argv[1]\nz = zipfile.ZipFile(p)\ninfos = z.infolist()\n\
+                  assert all(i.compress_type == zipfile.ZIP_STORED for i in infos)\nbad = z.testzip()\n\
+                  assert bad is None, bad\nsize = os.path.getsize(p)\nf = open(p, 'rb')\nf.seek(size - 22 - 20)\n\
+                  loc = f.read(20)\nassert loc[:4] == b'PK\\x06\\x07', loc[:4]\n\
+                  f.seek(int.from_bytes(loc[8:16], 'little'))\nassert f.read(4) == b'PK\\x06\\x06'\n\
+                  print(len(infos), sum(i.file_size for i in infos), max(i.header_offset for i in infos))\n";
+    let out = Command::new("python3").arg("-c").arg(script).arg(&path).output().expect("python3 runs");
+    assert!(out.status.success(), "zipfile refused the archive: {}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    eprintln!(
+        "zip64: downloaded and checked in {:.0?}; entries, their bytes, last local header offset: {}",
+        started.elapsed(),
+        stdout.trim()
+    );
+    let fields: Vec<u64> = stdout.split_whitespace().map(|n| n.parse().unwrap()).collect();
+    assert_eq!(fields[..2], [FRAMES as u64, (FRAMES * FRAME_BYTES) as u64], "entries and their total size");
+    assert!(fields[1] > FOUR_GIB && fields[2] > u64::from(u32::MAX), "entries lie past 4 GiB: {fields:?}");
+    let last = format!("frame {:03}.png", FRAMES - 1);
+    assert!(read_entry(&path, &last) == padded_png(FRAMES - 1, FRAME_BYTES), "the last entry is byte-exact");
+
+    std::fs::remove_dir_all(&scratch).unwrap();
+    drop(app); // removes the data directory: the uploads and the archive
+}

@@ -250,6 +250,11 @@ impl Blobs {
         Ok(BlobReader { size: range.end - range.start, stream })
     }
 
+    /// Read the bytes `range` (end exclusive) of a blob in one call.
+    pub async fn read_range(&self, key: &str, range: std::ops::Range<u64>) -> Result<Bytes, BlobError> {
+        Ok(self.store.get_range(&ObjectPath::from(key), range).await?)
+    }
+
     /// Read a whole (small) blob.
     pub async fn get_bytes(&self, key: &str) -> Result<Bytes, BlobError> {
         Ok(self.store.get(&ObjectPath::from(key)).await?.bytes().await?)
