@@ -345,23 +345,31 @@ impl Client {
 
     /// `GET /api/toolkit/assets/{id}/file` streamed into a file; returns the bytes written.
     pub async fn download_asset(&self, id: &str, to: &std::path::Path) -> Result<u64, Error> {
+        self.download(&format!("/api/toolkit/assets/{}/file", encode(id)), to, |_, _| {}).await
+    }
+
+    /// GET `path` and stream the body into the file `to`; `progress` gets (written, total).
+    async fn download(
+        &self,
+        path: &str,
+        to: &std::path::Path,
+        mut progress: impl FnMut(u64, Option<u64>),
+    ) -> Result<u64, Error> {
         use tokio::io::AsyncWriteExt;
-        let mut res = self
-            .request(Method::GET, &format!("/api/toolkit/assets/{}/file", encode(id)))?
-            .timeout(LONG_TRANSFER)
-            .send()
-            .await?;
+        let mut res = self.request(Method::GET, path)?.timeout(LONG_TRANSFER).send().await?;
         let status = res.status();
         if !status.is_success() {
             let body = res.bytes().await?;
             return Err(refusal(status, &body));
         }
+        let total = res.content_length();
         let io = |e: std::io::Error| Error::Config(format!("{}: {e}", to.display()));
         let mut file = tokio::fs::File::create(to).await.map_err(io)?;
         let mut written = 0u64;
         while let Some(chunk) = res.chunk().await? {
             file.write_all(&chunk).await.map_err(io)?;
             written += chunk.len() as u64;
+            progress(written, total);
         }
         file.flush().await.map_err(io)?;
         Ok(written)
@@ -426,30 +434,9 @@ impl Client {
         &self,
         id: &str,
         to: &std::path::Path,
-        mut progress: impl FnMut(u64, Option<u64>),
+        progress: impl FnMut(u64, Option<u64>),
     ) -> Result<u64, Error> {
-        use tokio::io::AsyncWriteExt;
-        let mut res = self
-            .request(Method::GET, &format!("/api/toolkit/packs/{}/file", encode(id)))?
-            .timeout(LONG_TRANSFER)
-            .send()
-            .await?;
-        let status = res.status();
-        if !status.is_success() {
-            let body = res.bytes().await?;
-            return Err(refusal(status, &body));
-        }
-        let total = res.content_length();
-        let io = |e: std::io::Error| Error::Config(format!("{}: {e}", to.display()));
-        let mut file = tokio::fs::File::create(to).await.map_err(io)?;
-        let mut written = 0u64;
-        while let Some(chunk) = res.chunk().await? {
-            file.write_all(&chunk).await.map_err(io)?;
-            written += chunk.len() as u64;
-            progress(written, total);
-        }
-        file.flush().await.map_err(io)?;
-        Ok(written)
+        self.download(&format!("/api/toolkit/packs/{}/file", encode(id)), to, progress).await
     }
 
     /// `POST /api/toolkit/admin/grant-tokens` (allowlisted admin session).
