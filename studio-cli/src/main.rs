@@ -188,7 +188,7 @@ fn hint(err: &studio_client::Error, code: &str) -> Option<String> {
 }
 
 /// An error and its causes on one line, skipping causes already spelled out by the line.
-fn chain(err: &(dyn std::error::Error + 'static)) -> String {
+pub(crate) fn chain(err: &(dyn std::error::Error + 'static)) -> String {
     let mut line = err.to_string();
     let mut cause = err.source();
     while let Some(e) = cause {

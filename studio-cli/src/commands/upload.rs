@@ -99,7 +99,7 @@ impl Failure {
         use studio_client::Error;
         let (error, message) = match err {
             Error::Api { code, message, .. } => (code.as_str(), message.clone()),
-            Error::Transport(e) => ("TRANSPORT", with_sources(e)),
+            Error::Transport(e) => ("TRANSPORT", crate::chain(e)),
             Error::Decode { .. } => ("BAD_ANSWER", err.to_string()),
             // The client names the path itself; say it once.
             Error::Config(m) => {
@@ -262,20 +262,6 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>, failed: &mut Vec<Failure>) {
             Err(e) => failed.push(Failure::io(&path, &e)),
         }
     }
-}
-
-/// An error and its causes on one line.
-fn with_sources(err: &(dyn std::error::Error + 'static)) -> String {
-    let mut line = err.to_string();
-    let mut cause = err.source();
-    while let Some(e) = cause {
-        let text = e.to_string();
-        if !line.contains(&text) {
-            line = format!("{line}: {text}");
-        }
-        cause = e.source();
-    }
-    line
 }
 
 #[cfg(test)]
