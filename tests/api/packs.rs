@@ -215,23 +215,6 @@ async fn pack_limits_and_expiry(backend: Backend) {
     assert!(!archive.exists(), "the archive was swept");
 }
 
-/// A valid upload of exactly `len` bytes: a real 8 × 8 PNG, then padding that differs per `index`.
-fn padded_png(index: usize, len: usize) -> Vec<u8> {
-    let mut out = Vec::with_capacity(len);
-    image::RgbImage::from_fn(8, 8, |x, y| image::Rgb([index as u8, (x * 30) as u8, (y * 30) as u8]))
-        .write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png)
-        .expect("encode png");
-    let mut s = 0x9E37_79B9_7F4A_7C15u64 ^ (index as u64 + 1).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    while out.len() < len {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        out.extend_from_slice(&s.to_le_bytes());
-    }
-    out.truncate(len);
-    out
-}
-
 /// Long-running (`STUDIO_LONG_TESTS=1`; ~13 GB of disk at peak): a queued pack holding more than
 /// 4 GiB of entries is a valid zip64 archive that an independent reader accepts entry by entry.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -256,7 +239,7 @@ async fn zip64_pack_over_4_gib() {
     let mut ids = Vec::with_capacity(FRAMES);
     for i in 0..FRAMES {
         let path = scratch.join(format!("frame-{i:03}.png"));
-        std::fs::write(&path, padded_png(i, FRAME_BYTES)).unwrap();
+        std::fs::write(&path, studio_tests::padded_png(i, FRAME_BYTES)).unwrap();
         let opts = UploadOptions { name: Some(format!("frame {i:03}")), ..UploadOptions::default() };
         let up = house.upload_file(&path, &opts).await.unwrap_or_else(|e| panic!("upload {i}: {e}"));
         assert_eq!((up.asset.mime.as_str(), up.asset.bytes), ("image/png", FRAME_BYTES as i64));
@@ -296,7 +279,10 @@ async fn zip64_pack_over_4_gib() {
     assert_eq!(fields[..2], [FRAMES as u64, (FRAMES * FRAME_BYTES) as u64], "entries and their total size");
     assert!(fields[1] > FOUR_GIB && fields[2] > u64::from(u32::MAX), "entries lie past 4 GiB: {fields:?}");
     let last = format!("frame {:03}.png", FRAMES - 1);
-    assert!(read_entry(&path, &last) == padded_png(FRAMES - 1, FRAME_BYTES), "the last entry is byte-exact");
+    assert!(
+        read_entry(&path, &last) == studio_tests::padded_png(FRAMES - 1, FRAME_BYTES),
+        "the last entry is byte-exact"
+    );
 
     std::fs::remove_dir_all(&scratch).unwrap();
     drop(app); // removes the data directory: the uploads and the archive

@@ -11,7 +11,6 @@
 //! frame, default 1), `STUDIO_BENCH_QUEUED_FRAMES` (queued pack, default 700; 0 skips it) and
 //! `STUDIO_BENCH_RUNS` (runs of the instant pack and of the baseline, default 3).
 
-use std::io::Cursor;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
@@ -37,29 +36,12 @@ fn env_num(name: &str, default: u64) -> u64 {
     }
 }
 
-/// A valid upload of exactly `len` bytes: a real 8 × 8 PNG followed by padding that differs per
-/// `index` (xorshift), so every frame has its own bytes and hash.
-fn frame_bytes(index: usize, len: usize) -> Vec<u8> {
-    let mut out = Vec::with_capacity(len);
-    let img = image::RgbImage::from_fn(8, 8, |x, y| image::Rgb([index as u8, (x * 30) as u8, (y * 30) as u8]));
-    img.write_to(&mut Cursor::new(&mut out), image::ImageFormat::Png).expect("encode png");
-    let mut s = 0x9E37_79B9_7F4A_7C15u64 ^ (index as u64 + 1).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    while out.len() < len {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        out.extend_from_slice(&s.to_le_bytes());
-    }
-    out.truncate(len);
-    out
-}
-
 /// Write `count` frames of `len` bytes into `dir` (one at a time; nothing kept in memory).
 fn write_frames(dir: &Path, first: usize, count: usize, len: usize) -> Vec<String> {
     (first..first + count)
         .map(|i| {
             let name = format!("frame-{i:04}.png");
-            std::fs::write(dir.join(&name), frame_bytes(i, len)).expect("write frame");
+            std::fs::write(dir.join(&name), studio_tests::padded_png(i, len)).expect("write frame");
             name
         })
         .collect()
