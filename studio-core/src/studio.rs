@@ -55,6 +55,17 @@ impl Studio {
         Ok(Self::new(open_storage(database_url).await?, blobs, config))
     }
 
+    /// Liveness: a round trip to the database; answers the backend's name.
+    pub async fn health(&self) -> crate::error::Result<&'static str> {
+        self.storage.ping().await?;
+        Ok(self.storage.backend())
+    }
+
+    /// True while nobody has signed up yet (the first-run hint).
+    pub async fn is_empty(&self) -> crate::error::Result<bool> {
+        Ok(self.storage.user_count().await? == 0)
+    }
+
     /// The house event bus (job changes, `pack.ready`).
     pub fn events(&self) -> &EventBus {
         &self.events

@@ -34,9 +34,9 @@ async fn main() -> anyhow::Result<()> {
     let (app, state) = build_app(&config).await?;
     let listener = tokio::net::TcpListener::bind(&config.listen).await?;
     let base = config.public_base(listener.local_addr()?);
-    tracing::info!(storage = state.studio.storage().backend(), data_dir = %config.data_dir.display(), "studio-server listening on {base}");
+    tracing::info!(storage = state.studio.health().await?, data_dir = %config.data_dir.display(), "studio-server listening on {base}");
     tracing::info!("interactive API docs at {base}/docs (OpenAPI 3.1 at {base}/openapi.json)");
-    if state.studio.storage().user_count().await.unwrap_or(0) == 0 {
+    if state.studio.is_empty().await.unwrap_or(false) {
         tracing::info!(
             "empty database. First key: `studio --url {base} signup --email you@example.com` (creates you, your house \
              and a key, stored for the CLI), or POST {base}/api/auth/sign-up then POST {base}/api/keys with the session cookie"

@@ -19,8 +19,7 @@ struct Health {
 }
 
 async fn get_health(State(state): State<AppState>) -> Result<ApiJson<Health>, AppError> {
-    state.studio.storage().ping().await.map_err(studio_core::Error::from)?;
-    Ok(ApiJson(Health { status: "ok", storage: state.studio.storage().backend() }))
+    Ok(ApiJson(Health { status: "ok", storage: state.studio.health().await? }))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {
