@@ -39,7 +39,6 @@ impl_storage!(PgStorage, "postgres", " FOR UPDATE", " FOR UPDATE SKIP LOCKED");
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::storage::Storage;
 
     /// Runs when `STUDIO_TEST_POSTGRES_URL` names a server; creates its own database.
     #[tokio::test]
@@ -54,21 +53,12 @@ mod tests {
             PgPoolOptions::new().max_connections(1).connect(&format!("{server}/postgres")).await.expect("admin");
         sqlx::query(&format!("CREATE DATABASE {name}")).execute(&admin).await.expect("create database");
         let storage = PgStorage::connect(&format!("{server}/{name}")).await.expect("connect");
-        let now = Utc::now();
-        let user = UserRow {
-            id: "usr_t".into(),
-            email: "t@example.com".into(),
-            name: None,
-            password_hash: None,
-            created_at: now,
-        };
-        let org = OrgRow { id: "org_t".into(), name: "T".into(), created_at: now };
-        storage.create_account(NewAccount { user, org, grant_tokens: 5 }).await.expect("account");
-        let update = sqlx::query("UPDATE ledger_entries SET grant_delta = 500").execute(&storage.pool).await;
-        assert!(update.is_err_and(|e| e.to_string().contains("append-only")));
-        let delete = sqlx::query("DELETE FROM ledger_entries").execute(&storage.pool).await;
-        assert!(delete.is_err_and(|e| e.to_string().contains("append-only")));
-        assert_eq!(storage.audit("org_t").await.expect("audit").grant_tokens, 5);
+        let pool = storage.pool.clone();
+        super::super::sql::assert_ledger_append_only(&storage, |sql| {
+            let pool = pool.clone();
+            async move { sqlx::query(sql).execute(&pool).await.map(|r| r.rows_affected()) }
+        })
+        .await;
         storage.pool.close().await;
         let _ = sqlx::query(&format!("DROP DATABASE {name}")).execute(&admin).await;
     }

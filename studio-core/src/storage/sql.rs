@@ -812,3 +812,29 @@ pub(super) fn unique_as(what: &'static str) -> impl Fn(sqlx::Error) -> super::St
         _ => super::StorageError::Database(e),
     }
 }
+
+/// Both backends' check that `ledger_entries` refuses UPDATE and DELETE (the triggers fire):
+/// `execute` runs one raw statement on the backend's pool.
+#[cfg(test)]
+pub(super) async fn assert_ledger_append_only<F, Fut>(storage: &dyn super::Storage, execute: F)
+where
+    F: Fn(&'static str) -> Fut,
+    Fut: std::future::Future<Output = Result<u64, sqlx::Error>>,
+{
+    let now = chrono::Utc::now();
+    let user = super::UserRow {
+        id: "usr_t".into(),
+        email: "t@example.com".into(),
+        name: None,
+        password_hash: None,
+        created_at: now,
+    };
+    let org = super::OrgRow { id: "org_t".into(), name: "T".into(), created_at: now };
+    storage.create_account(super::NewAccount { user, org, grant_tokens: 5 }).await.expect("account");
+    assert_eq!(storage.audit("org_t").await.expect("audit").entries, 1);
+    for statement in ["UPDATE ledger_entries SET grant_delta = 500", "DELETE FROM ledger_entries"] {
+        let refused = execute(statement).await;
+        assert!(refused.is_err_and(|e| e.to_string().contains("append-only")), "{statement} must be refused");
+    }
+    assert_eq!(storage.audit("org_t").await.expect("audit").grant_tokens, 5);
+}

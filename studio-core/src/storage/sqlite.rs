@@ -52,27 +52,16 @@ impl_storage!(SqliteStorage, "sqlite", "", "");
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::storage::Storage;
 
     #[tokio::test]
     async fn ledger_entries_refuse_update_and_delete() {
         let dir = tempfile::tempdir().expect("temp dir");
         let storage = SqliteStorage::open(dir.path().join("t.db").to_str().expect("path")).await.expect("open");
-        let now = Utc::now();
-        let user = UserRow {
-            id: "usr_t".into(),
-            email: "t@example.com".into(),
-            name: None,
-            password_hash: None,
-            created_at: now,
-        };
-        let org = OrgRow { id: "org_t".into(), name: "T".into(), created_at: now };
-        storage.create_account(NewAccount { user, org, grant_tokens: 5 }).await.expect("account");
-        assert_eq!(storage.audit("org_t").await.expect("audit").entries, 1);
-        let update = sqlx::query("UPDATE ledger_entries SET grant_delta = 500").execute(&storage.pool).await;
-        assert!(update.is_err_and(|e| e.to_string().contains("append-only")));
-        let delete = sqlx::query("DELETE FROM ledger_entries").execute(&storage.pool).await;
-        assert!(delete.is_err_and(|e| e.to_string().contains("append-only")));
-        assert_eq!(storage.audit("org_t").await.expect("audit").grant_tokens, 5);
+        let pool = storage.pool.clone();
+        super::super::sql::assert_ledger_append_only(&storage, |sql| {
+            let pool = pool.clone();
+            async move { sqlx::query(sql).execute(&pool).await.map(|r| r.rows_affected()) }
+        })
+        .await;
     }
 }
