@@ -27,6 +27,13 @@ struct AssetId {
     id: String,
 }
 
+/// Path of one built-in ground.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct GroundId {
+    /// The ground's id, e.g. `white`.
+    id: String,
+}
+
 /// The most an upload request may send: the 12 MB image, its form fields and generous slack,
 /// so an oversized image is read to its end and refused with 413 rather than cut off.
 const UPLOAD_BODY_LIMIT: usize = 48 * 1024 * 1024;
@@ -203,7 +210,7 @@ async fn get_backgrounds(State(state): State<AppState>, Auth(caller): Auth) -> R
 
 async fn get_ground_preview(
     State(state): State<AppState>,
-    ApiPath(path): ApiPath<AssetId>,
+    ApiPath(path): ApiPath<GroundId>,
 ) -> Result<Response, AppError> {
     let png = state.studio.ground_preview(&path.id)?;
     let mut res = Response::new(Body::from(png));
