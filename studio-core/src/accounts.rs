@@ -185,16 +185,14 @@ impl Studio {
     /// The caller behind a session cookie; 401 when unknown, expired or the seat is gone.
     pub async fn authenticate_session(&self, token: &SessionToken) -> Result<Caller> {
         let no = || Error::unauthenticated("No valid session");
-        let session = self.storage.session_by_hash(&sha256_hex(&token.0), crate::ids::now()).await?.ok_or_else(no)?;
-        let seat = self.storage.membership(&session.org_id, &session.user_id).await?.ok_or_else(no)?;
+        let seat = self.storage.session_seat(&sha256_hex(&token.0), crate::ids::now()).await?.ok_or_else(no)?;
         let role: SeatRole = seat.role.parse().map_err(Error::internal)?;
-        let user = self.storage.user_by_id(&session.user_id).await?.ok_or_else(no)?;
         Ok(Caller {
-            org_id: session.org_id,
-            user_id: session.user_id,
+            admin: self.config.admin_emails.iter().any(|a| a.eq_ignore_ascii_case(&seat.email)),
+            org_id: seat.org_id,
+            user_id: seat.user_id,
             role,
             via: Via::Session,
-            admin: self.config.admin_emails.iter().any(|a| a.eq_ignore_ascii_case(&user.email)),
         })
     }
 

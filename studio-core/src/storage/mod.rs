@@ -89,6 +89,20 @@ pub struct SessionRow {
     pub expires_at: DateTime<Utc>,
 }
 
+/// What a request with a session cookie needs, read in one query: the session's person and
+/// house, their seat's role there and their email.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct SessionSeat {
+    /// The person.
+    pub user_id: String,
+    /// The house the session acts for.
+    pub org_id: String,
+    /// The seat's role in that house.
+    pub role: String,
+    /// The person's email (for the admin allowlist).
+    pub email: String,
+}
+
 /// An organization key as stored: only the SHA-256 of the secret.
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct KeyRow {
@@ -448,6 +462,9 @@ pub trait Storage: Send + Sync + 'static {
     async fn insert_session(&self, session: SessionRow) -> Result<(), StorageError>;
     /// A session by token hash, if not expired at `now`.
     async fn session_by_hash(&self, token_hash: &str, now: DateTime<Utc>) -> Result<Option<SessionRow>, StorageError>;
+    /// The live session's person, house, seat role and email; None when the session is unknown,
+    /// expired, or the seat is gone.
+    async fn session_seat(&self, token_hash: &str, now: DateTime<Utc>) -> Result<Option<SessionSeat>, StorageError>;
     /// Forget a session (sign-out); harmless when absent.
     async fn delete_session(&self, token_hash: &str) -> Result<(), StorageError>;
 

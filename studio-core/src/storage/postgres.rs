@@ -10,7 +10,8 @@ use sqlx::{PgPool, Postgres};
 use super::sql::{Entry, asset_columns, hold_columns, impl_storage, key_columns, pack_columns, unique_as};
 use super::{
     AssetChanges, AssetRow, BalanceRow, Bucket, FolderRow, HoldRow, HoldStatus, KeyRow, LedgerAudit, MembershipRow,
-    NewAccount, NewCredit, NewHold, OrgRow, PackRow, ReserveOutcome, ResolveOutcome, SessionRow, StorageError, UserRow,
+    NewAccount, NewCredit, NewHold, OrgRow, PackRow, ReserveOutcome, ResolveOutcome, SessionRow, SessionSeat,
+    StorageError, UserRow,
 };
 
 type Tx = sqlx::Transaction<'static, Postgres>;

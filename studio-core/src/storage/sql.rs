@@ -155,6 +155,19 @@ macro_rules! impl_storage {
                 .await?)
             }
 
+            async fn session_seat(&self, token_hash: &str, now: DateTime<Utc>) -> Result<Option<SessionSeat>, StorageError> {
+                Ok(sqlx::query_as(
+                    "SELECT s.user_id, s.org_id, m.role, u.email FROM sessions s \
+                     JOIN memberships m ON m.org_id = s.org_id AND m.user_id = s.user_id \
+                     JOIN users u ON u.id = s.user_id \
+                     WHERE s.token_hash = $1 AND s.expires_at > $2",
+                )
+                .bind(token_hash)
+                .bind(now)
+                .fetch_optional(&self.pool)
+                .await?)
+            }
+
             async fn delete_session(&self, token_hash: &str) -> Result<(), StorageError> {
                 let _w = self.write_lock().await;
                 sqlx::query("DELETE FROM sessions WHERE token_hash = $1")
