@@ -54,8 +54,8 @@ pub use crate::{
     packs::{PackFile, PackLimits},
     storage::{
         AssetChanges, AssetRow, BalanceRow, Bucket, FolderRow, HoldRow, HoldStatus, KeyRow, LedgerAudit, MembershipRow,
-        NewAccount, NewCredit, NewHold, OrgRow, PackRow, ReserveOutcome, ResolveOutcome, SessionRow, Storage,
-        StorageError, UserRow, open_storage,
+        NewAccount, NewCredit, NewHold, OrgRow, PackRow, ReserveOutcome, ResolveOutcome, SessionRow, SessionSeat,
+        Storage, StorageError, UserRow, open_storage,
     },
     studio::{OpenError, Studio},
 };
