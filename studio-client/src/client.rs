@@ -136,6 +136,11 @@ impl Client {
         }
     }
 
+    /// The credential this client sends.
+    pub fn credential(&self) -> &Credential {
+        &self.credential
+    }
+
     /// The base URL calls go to.
     pub fn base_url(&self) -> &str {
         &self.base
@@ -159,7 +164,7 @@ impl Client {
         Client { credential: Credential::Session(token.into()), ..self.clone() }
     }
 
-    fn request(&self, method: Method, path: &str) -> Result<RequestBuilder, Error> {
+    pub(crate) fn request(&self, method: Method, path: &str) -> Result<RequestBuilder, Error> {
         let mut headers = HeaderMap::new();
         match &self.credential {
             Credential::None => {}
@@ -176,7 +181,7 @@ impl Client {
         Ok(self.http.request(method, format!("{}{path}", self.base)).headers(headers))
     }
 
-    async fn send<T: DeserializeOwned>(&self, req: RequestBuilder) -> Result<(T, HeaderMap), Error> {
+    pub(crate) async fn send<T: DeserializeOwned>(&self, req: RequestBuilder) -> Result<(T, HeaderMap), Error> {
         let res = req.send().await?;
         let status = res.status();
         let headers = res.headers().clone();
@@ -189,15 +194,15 @@ impl Client {
         Err(refusal(status, &bytes))
     }
 
-    async fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T, Error> {
+    pub(crate) async fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T, Error> {
         Ok(self.send(self.request(Method::GET, path)?).await?.0)
     }
 
-    async fn patch<B: Serialize, T: DeserializeOwned>(&self, path: &str, body: &B) -> Result<T, Error> {
+    pub(crate) async fn patch<B: Serialize, T: DeserializeOwned>(&self, path: &str, body: &B) -> Result<T, Error> {
         Ok(self.send(self.request(Method::PATCH, path)?.json(body)).await?.0)
     }
 
-    async fn post<B: Serialize, T: DeserializeOwned>(&self, path: &str, body: &B) -> Result<T, Error> {
+    pub(crate) async fn post<B: Serialize, T: DeserializeOwned>(&self, path: &str, body: &B) -> Result<T, Error> {
         Ok(self.send(self.request(Method::POST, path)?.json(body)).await?.0)
     }
 
@@ -445,7 +450,7 @@ impl Client {
     }
 }
 
-fn refusal(status: StatusCode, bytes: &[u8]) -> Error {
+pub(crate) fn refusal(status: StatusCode, bytes: &[u8]) -> Error {
     match serde_json::from_slice::<ErrorBody>(bytes) {
         Ok(body) => Error::Api { status: status.as_u16(), code: body.error, message: body.message, extra: body.extra },
         Err(_) => Error::Api {
@@ -469,7 +474,7 @@ fn session_from(headers: &HeaderMap) -> Option<String> {
 }
 
 /// Percent-encode a path segment (ids are opaque strings).
-fn encode(segment: &str) -> String {
+pub(crate) fn encode(segment: &str) -> String {
     segment
         .bytes()
         .map(|b| match b {

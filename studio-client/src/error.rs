@@ -32,6 +32,12 @@ pub enum Error {
     /// The client was configured wrongly (bad base URL, header value).
     #[error("configuration: {0}")]
     Config(String),
+    /// A wait ran out of time (the work goes on server-side).
+    #[error("timed out: {0}")]
+    Timeout(String),
+    /// The event socket failed (it reconnects by itself; this is only reported when it cannot).
+    #[error("event socket: {0}")]
+    Socket(String),
 }
 
 impl Error {
@@ -48,7 +54,7 @@ impl Error {
         match self {
             Error::Api { status, .. } | Error::Decode { status, .. } => Some(*status),
             Error::Transport(e) => e.status().map(|s| s.as_u16()),
-            Error::Config(_) => None,
+            Error::Config(_) | Error::Timeout(_) | Error::Socket(_) => None,
         }
     }
 

@@ -14,8 +14,12 @@
 //! database, image or blob-store code.
 
 mod client;
+mod develops;
 mod error;
+mod events;
 
 pub use crate::client::{Client, ClientBuilder, Credential, SignedIn, UploadOptions};
+pub use crate::develops::{DevelopSubmit, InputSource};
 pub use crate::error::Error;
+pub use crate::events::EventStream;
 pub use studio_core::api;

@@ -2,6 +2,8 @@
 
 use crate::ledger::PriceBookConfig;
 use crate::packs::PackLimits;
+use crate::providers::Providers;
+use crate::runner::RunnerConfig;
 
 /// Settings the domain needs. The binary fills it from defaults, a TOML file and `STUDIO_*`.
 #[derive(Debug, Clone)]
@@ -18,6 +20,10 @@ pub struct CoreConfig {
     pub public_url: String,
     /// Pack thresholds (spec §8).
     pub packs: PackLimits,
+    /// Who develops each tool; the price book lists exactly their tools.
+    pub providers: Providers,
+    /// How the job runner works.
+    pub runner: RunnerConfig,
 }
 
 impl Default for CoreConfig {
@@ -29,6 +35,8 @@ impl Default for CoreConfig {
             prices: PriceBookConfig::default(),
             public_url: String::new(),
             packs: PackLimits::default(),
+            providers: Providers::local(),
+            runner: RunnerConfig::default(),
         }
     }
 }

@@ -1,9 +1,14 @@
 //! The house event bus: every change a house's open sockets should see (job state changes,
-//! `pack.ready`). In-process broadcast; each subscriber filters by house. A replica only sees
-//! its own events for now; PostgreSQL LISTEN/NOTIFY fan-out arrives with the job socket.
+//! `pack.ready`). In-process broadcast; each subscriber filters by house. When the storage has a
+//! shared channel (PostgreSQL LISTEN/NOTIFY), events travel through it, so the sockets on every
+//! replica see every change, whichever replica made it.
 
 use serde_json::Value;
+use std::sync::atomic::Ordering;
+
 use tokio::sync::broadcast;
+
+use crate::studio::Studio;
 
 /// One event for one house.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,5 +40,39 @@ impl EventBus {
     /// A receiver of every event from now on (filter on `org_id`).
     pub fn subscribe(&self) -> broadcast::Receiver<HouseEvent> {
         self.tx.subscribe()
+    }
+}
+
+impl Studio {
+    /// Deliver a house event to every socket: through the storage's shared channel when the
+    /// relay runs (every replica, this one included, receives it), else in-process.
+    pub(crate) async fn publish(&self, event: HouseEvent) {
+        if self.relaying.load(Ordering::Acquire) {
+            match self.storage.announce(&event.org_id, &event.message.to_string()).await {
+                Ok(true) => return,
+                Ok(false) => {}
+                Err(e) => tracing::warn!(error = %e, "announcing an event failed; delivering it here only"),
+            }
+        }
+        self.events.publish(event);
+    }
+
+    /// Relay the storage's shared event channel (PostgreSQL LISTEN) into this process's bus, and
+    /// wake the runner when another replica queues a job. False when the backend has none
+    /// (SQLite: one process, events stay in-process). Call once per process.
+    pub async fn start_event_relay(&self) -> crate::error::Result<bool> {
+        let Some(mut rx) = self.storage.listen().await? else { return Ok(false) };
+        let me = self.clone();
+        tokio::spawn(async move {
+            while let Some((org_id, text)) = rx.recv().await {
+                let Ok(message) = serde_json::from_str::<Value>(&text) else { continue };
+                if message["type"] == "job" && message["job"]["status"] == "queued" {
+                    me.job_wakeup.notify_one();
+                }
+                me.events.publish(HouseEvent { org_id, message });
+            }
+        });
+        self.relaying.store(true, Ordering::Release);
+        Ok(true)
     }
 }

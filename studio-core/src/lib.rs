@@ -21,6 +21,8 @@ mod caller;
 #[cfg(feature = "engine")]
 mod config;
 #[cfg(feature = "engine")]
+mod develops;
+#[cfg(feature = "engine")]
 mod error;
 #[cfg(feature = "engine")]
 mod events;
@@ -37,6 +39,12 @@ mod ledger;
 #[cfg(feature = "engine")]
 mod packs;
 #[cfg(feature = "engine")]
+mod providers;
+#[cfg(feature = "engine")]
+mod runner;
+#[cfg(feature = "engine")]
+mod runs;
+#[cfg(feature = "engine")]
 mod storage;
 #[cfg(feature = "engine")]
 mod studio;
@@ -48,14 +56,23 @@ pub use crate::{
     blobs::{BlobConfig, BlobError, BlobReader, Blobs, S3Config, StoredBlob},
     caller::{Caller, Via},
     config::CoreConfig,
+    develops::{BACKFILL_PAGE, INPUT_ROLES, MAX_TAKES, StagedInput, SubmitForm},
     error::{Error, ErrorKind, Result},
     events::{EventBus, HouseEvent},
     ledger::{HoldOutcome, PriceBookConfig, QualityPrices, Reservation},
     packs::{PackFile, PackLimits},
+    providers::{
+        DevelopInput, DevelopOutput, DevelopRequest, Provider, ProviderError, Providers,
+        fal::{FalConfig, FalProvider},
+        local::LocalProvider,
+    },
+    runner::RunnerConfig,
+    runs::{RUN_GAP_MINUTES, RUN_WINDOW_DAYS},
     storage::{
-        AssetChanges, AssetRow, BalanceRow, Bucket, FolderRow, HoldRow, HoldStatus, KeyRow, LedgerAudit, MembershipRow,
-        NewAccount, NewCredit, NewHold, OrgRow, PackRow, ReserveOutcome, ResolveOutcome, SessionRow, SessionSeat,
-        Storage, StorageError, UserRow, open_storage,
+        AssetChanges, AssetRow, BalanceRow, Bucket, CancelOutcome, CreateJobsOutcome, FolderRow, HoldRow, HoldStatus,
+        JobEnd, JobRow, KeyRow, LedgerAudit, MembershipRow, NewAccount, NewCredit, NewHold, OrgRow, PackRow,
+        ReserveOutcome, ResolveOutcome, SessionRow, SessionSeat, Storage, StorageError, TakeRecord, UserRow,
+        open_storage,
     },
     studio::{OpenError, Studio},
 };

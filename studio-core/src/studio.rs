@@ -17,6 +17,10 @@ pub struct Studio {
     pub(crate) events: EventBus,
     /// Wakes the pack worker when a pack is queued in this process.
     pub(crate) pack_wakeup: Arc<tokio::sync::Notify>,
+    /// Wakes the job runner when a job is queued (here, or on a replica via the relay).
+    pub(crate) job_wakeup: Arc<tokio::sync::Notify>,
+    /// True once [`Studio::start_event_relay`] relays the database's shared channel.
+    pub(crate) relaying: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// Opening a Studio failed.
@@ -45,6 +49,8 @@ impl Studio {
             config: Arc::new(config),
             events: EventBus::default(),
             pack_wakeup: Arc::new(tokio::sync::Notify::new()),
+            job_wakeup: Arc::new(tokio::sync::Notify::new()),
+            relaying: Arc::new(std::sync::atomic::AtomicBool::new(false)),
         }
     }
 

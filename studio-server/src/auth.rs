@@ -37,6 +37,28 @@ impl FromRequestParts<AppState> for Auth {
     }
 }
 
+/// An authenticated caller for a WebSocket upgrade: like [`Auth`], and a cookie-authenticated
+/// upgrade must come from our own origin even though it is a GET (cross-site socket hijacking).
+#[derive(Debug, Clone)]
+pub(crate) struct SocketAuth(pub(crate) Caller);
+
+impl OperationInput for SocketAuth {}
+
+impl FromRequestParts<AppState> for SocketAuth {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        if let Some(secret) = bearer(&parts.headers) {
+            return Ok(SocketAuth(state.studio.authenticate_key(secret).await?));
+        }
+        let Some(token) = session_cookie(&parts.headers) else {
+            return Err(Error::unauthenticated("No valid session").into());
+        };
+        origin_allowed(parts, state)?;
+        Ok(SocketAuth(state.studio.authenticate_session(&token).await?))
+    }
+}
+
 /// The session cookie, if the request carries one (for sign-out, which needs no valid session).
 #[derive(Debug, Clone)]
 pub(crate) struct MaybeSession(pub(crate) Option<SessionToken>);
@@ -79,6 +101,11 @@ fn check_origin(parts: &Parts, state: &AppState) -> Result<(), AppError> {
     if matches!(parts.method, Method::GET | Method::HEAD | Method::OPTIONS) {
         return Ok(());
     }
+    origin_allowed(parts, state)
+}
+
+/// The request's Origin, when present, is our own.
+fn origin_allowed(parts: &Parts, state: &AppState) -> Result<(), AppError> {
     let Some(origin) = parts.headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
         return Ok(());
     };

@@ -5,7 +5,13 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use studio_core::{BlobConfig, CoreConfig, PackLimits, S3Config};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use studio_core::{
+    BlobConfig, CoreConfig, FalConfig, FalProvider, LocalProvider, PackLimits, Providers, RunnerConfig, S3Config,
+};
 
 /// Everything the binary needs to start.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,6 +41,19 @@ pub struct ServerConfig {
     pub s3_secret_access_key: Option<String>,
     /// Pack thresholds: the spec's values, not read from file or environment (tests lower them).
     pub packs: PackLimits,
+    /// `STUDIO_RUNNER_CONCURRENCY`: develops run at once by this process (default 2; 0 runs
+    /// none here, for replicas that only serve requests).
+    pub runner_concurrency: usize,
+    /// `STUDIO_RUNNER_LEASE_SECS`: a running job not renewed for this long is taken over (default 30).
+    pub runner_lease_secs: i64,
+    /// `STUDIO_FAL_KEY`: enables the fal adapter for the tools in `fal_models`.
+    pub fal_key: Option<String>,
+    /// `STUDIO_FAL_URL`: the fal queue API (default `https://queue.fal.run`).
+    pub fal_url: Option<String>,
+    /// `STUDIO_FAL_MODELS`: `tool=model-id,tool=model-id`.
+    pub fal_models: BTreeMap<String, String>,
+    /// `STUDIO_FAL_TIMEOUT_SECS`: longest a hosted develop may take (default 600).
+    pub fal_timeout_secs: u64,
 }
 
 /// A configuration that cannot be used.
@@ -66,8 +85,18 @@ impl Default for ServerConfig {
             s3_access_key_id: None,
             s3_secret_access_key: None,
             packs: PackLimits::default(),
+            runner_concurrency: 2,
+            runner_lease_secs: 30,
+            fal_key: None,
+            fal_url: None,
+            fal_models: BTreeMap::new(),
+            fal_timeout_secs: 600,
         }
     }
+}
+
+fn number<T: std::str::FromStr>(name: &'static str, v: &str) -> Result<T, ConfigError> {
+    v.trim().parse().map_err(|_| ConfigError::Env(name, format!("not a whole number: {v:?}")))
 }
 
 /// The TOML file: every key optional.
@@ -85,6 +114,12 @@ struct FileConfig {
     s3_region: Option<String>,
     s3_access_key_id: Option<String>,
     s3_secret_access_key: Option<String>,
+    runner_concurrency: Option<usize>,
+    runner_lease_secs: Option<i64>,
+    fal_key: Option<String>,
+    fal_url: Option<String>,
+    fal_models: Option<BTreeMap<String, String>>,
+    fal_timeout_secs: Option<u64>,
 }
 
 fn emails(list: impl IntoIterator<Item = String>) -> Vec<String> {
@@ -121,6 +156,12 @@ impl ServerConfig {
             c.s3_region = file.s3_region.or(c.s3_region);
             c.s3_access_key_id = file.s3_access_key_id.or(c.s3_access_key_id);
             c.s3_secret_access_key = file.s3_secret_access_key.or(c.s3_secret_access_key);
+            c.runner_concurrency = file.runner_concurrency.unwrap_or(c.runner_concurrency);
+            c.runner_lease_secs = file.runner_lease_secs.unwrap_or(c.runner_lease_secs);
+            c.fal_key = file.fal_key.or(c.fal_key);
+            c.fal_url = file.fal_url.or(c.fal_url);
+            c.fal_models = file.fal_models.unwrap_or(c.fal_models);
+            c.fal_timeout_secs = file.fal_timeout_secs.unwrap_or(c.fal_timeout_secs);
         }
         let set = |name: &str| env(name).filter(|v| !v.trim().is_empty());
         if let Some(v) = set("STUDIO_LISTEN") {
@@ -149,6 +190,23 @@ impl ServerConfig {
         c.s3_region = set("STUDIO_S3_REGION").or(c.s3_region);
         c.s3_access_key_id = set("STUDIO_S3_ACCESS_KEY_ID").or(c.s3_access_key_id);
         c.s3_secret_access_key = set("STUDIO_S3_SECRET_ACCESS_KEY").or(c.s3_secret_access_key);
+        if let Some(v) = set("STUDIO_RUNNER_CONCURRENCY") {
+            c.runner_concurrency = number("STUDIO_RUNNER_CONCURRENCY", &v)?;
+        }
+        if let Some(v) = set("STUDIO_RUNNER_LEASE_SECS") {
+            c.runner_lease_secs = number("STUDIO_RUNNER_LEASE_SECS", &v)?;
+        }
+        c.fal_key = set("STUDIO_FAL_KEY").or(c.fal_key);
+        c.fal_url = set("STUDIO_FAL_URL").or(c.fal_url);
+        if let Some(v) = set("STUDIO_FAL_MODELS") {
+            c.fal_models = FalConfig::parse_models(&v).map_err(|e| ConfigError::Env("STUDIO_FAL_MODELS", e))?;
+        }
+        if let Some(v) = set("STUDIO_FAL_TIMEOUT_SECS") {
+            c.fal_timeout_secs = number("STUDIO_FAL_TIMEOUT_SECS", &v)?;
+        }
+        if c.runner_lease_secs < 3 {
+            return Err(ConfigError::Env("STUDIO_RUNNER_LEASE_SECS", "must be at least 3".into()));
+        }
         c.blob_config()?;
         if c.signup_grant_tokens < 0 {
             return Err(ConfigError::Env("STUDIO_SIGNUP_GRANT_TOKENS", "must not be negative".into()));
@@ -180,8 +238,30 @@ impl ServerConfig {
             admin_emails: self.admin_emails.clone(),
             public_url: self.public_url.clone().unwrap_or_default(),
             packs: self.packs.clone(),
+            providers: self.providers(),
+            runner: RunnerConfig {
+                concurrency: self.runner_concurrency,
+                lease_secs: self.runner_lease_secs,
+                timeout_secs: self.fal_timeout_secs.max(60) + 60,
+                ..RunnerConfig::default()
+            },
             ..CoreConfig::default()
         }
+    }
+
+    /// The local provider, then fal for the tools it has models for (when a key is set).
+    pub fn providers(&self) -> Providers {
+        let mut list: Vec<Arc<dyn studio_core::Provider>> = vec![Arc::new(LocalProvider::default())];
+        if let Some(key) = &self.fal_key {
+            list.push(Arc::new(FalProvider::new(FalConfig {
+                base_url: self.fal_url.clone().unwrap_or_else(|| "https://queue.fal.run".to_string()),
+                key: key.clone(),
+                models: self.fal_models.clone(),
+                poll_interval: Duration::from_millis(1500),
+                timeout: Duration::from_secs(self.fal_timeout_secs),
+            })));
+        }
+        Providers::new(list)
     }
 
     /// Where blobs live: `s3://bucket`, `file://PATH`, or `blobs/` under the data directory.

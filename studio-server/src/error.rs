@@ -93,6 +93,45 @@ where
     }
 }
 
+/// A JSON body that may be left out: an empty body reads as `T::default()`; anything else is
+/// read as [`ApiJson`] reads it.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct OptionalJson<T>(pub(crate) T);
+
+impl<T, S> FromRequest<S> for OptionalJson<T>
+where
+    T: DeserializeOwned + Default,
+    S: Send + Sync,
+{
+    type Rejection = AppError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let bytes = axum::body::Bytes::from_request(req, state)
+            .await
+            .map_err(|e| AppError(Error::invalid("BAD_BODY", e.body_text())))?;
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(OptionalJson(T::default()));
+        }
+        let value: serde_json::Value = serde_json::from_slice(&bytes)
+            .map_err(|e| AppError(Error::invalid("BAD_BODY", format!("The body is not JSON: {e}"))))?;
+        if !value.is_object() {
+            return Err(AppError(Error::invalid("BAD_BODY", "The body must be a JSON object.")));
+        }
+        serde_json::from_value(value)
+            .map(OptionalJson)
+            .map_err(|e| AppError(Error::invalid("BAD_BODY", format!("The body does not fit this route: {e}"))))
+    }
+}
+
+impl<T: JsonSchema> OperationInput for OptionalJson<T> {
+    fn operation_input(ctx: &mut GenContext, operation: &mut Operation) {
+        <axum::Json<T> as OperationInput>::operation_input(ctx, operation);
+        if let Some(aide::openapi::ReferenceOr::Item(body)) = operation.request_body.as_mut() {
+            body.required = false;
+        }
+    }
+}
+
 impl<T: JsonSchema> OperationInput for ApiJson<T> {
     fn operation_input(ctx: &mut GenContext, operation: &mut Operation) {
         <axum::Json<T> as OperationInput>::operation_input(ctx, operation);
@@ -167,4 +206,28 @@ impl<T: JsonSchema> OperationInput for ApiPath<T> {
 /// The fallback for unknown routes: 404 in the shared envelope.
 pub(crate) async fn not_found() -> AppError {
     AppError(Error::not_found("NOT_FOUND", "No such route."))
+}
+
+/// A JSON body answered with `202 Accepted`, or `200 OK` when the request replayed an earlier
+/// one (the second field).
+#[derive(Debug)]
+pub(crate) struct Accepted<T>(pub(crate) T, pub(crate) bool);
+
+impl<T: Serialize> IntoResponse for Accepted<T> {
+    fn into_response(self) -> Response {
+        let status = if self.1 { StatusCode::OK } else { StatusCode::ACCEPTED };
+        (status, axum::Json(self.0)).into_response()
+    }
+}
+
+impl<T: JsonSchema> OperationOutput for Accepted<T> {
+    type Inner = T;
+
+    fn operation_response(ctx: &mut GenContext, operation: &mut Operation) -> Option<ApiResponse> {
+        <axum::Json<T> as OperationOutput>::operation_response(ctx, operation)
+    }
+
+    fn inferred_responses(ctx: &mut GenContext, operation: &mut Operation) -> Vec<(Option<ApiStatus>, ApiResponse)> {
+        Self::operation_response(ctx, operation).map(|r| vec![(Some(ApiStatus::Code(202)), r)]).unwrap_or_default()
+    }
 }

@@ -26,8 +26,13 @@ use tokio::net::TcpListener;
 pub async fn build_app(config: &ServerConfig) -> anyhow::Result<(Router, AppState)> {
     std::fs::create_dir_all(&config.data_dir)?;
     let studio = Studio::open(&config.database_url(), &config.blob_config()?, config.core_config()).await?;
+    studio.start_event_relay().await?;
     let worker = studio.clone();
     tokio::spawn(async move { worker.run_pack_worker(std::future::pending::<()>()).await });
+    if config.runner_concurrency > 0 {
+        let runner = studio.clone();
+        tokio::spawn(async move { runner.run_job_runner(std::future::pending::<()>()).await });
+    }
     let state = AppState::new(studio, config);
     Ok((routes::app(state.clone()), state))
 }

@@ -36,6 +36,16 @@ const ROUTES: &[&str] = &[
     "POST /api/toolkit/assets/pack",
     "GET /api/toolkit/packs/{id}",
     "GET /api/toolkit/packs/{id}/file",
+    "GET /api/toolkit/ai/billing/prices",
+    "POST /api/toolkit/jobs/submit",
+    "GET /api/toolkit/jobs",
+    "GET /api/toolkit/jobs/{id}",
+    "POST /api/toolkit/jobs/{id}/cancel",
+    "POST /api/toolkit/jobs/{id}/duplicate",
+    "GET /api/toolkit/jobs/ws",
+    "GET /api/toolkit/develops",
+    "POST /api/toolkit/develops/{id}/cancel",
+    "POST /api/toolkit/takes",
 ];
 
 #[tokio::test]

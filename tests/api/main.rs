@@ -3,6 +3,7 @@
 
 mod assets;
 mod auth;
+mod develops;
 mod docs;
 mod folders;
 mod keys;

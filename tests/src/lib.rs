@@ -2,9 +2,9 @@
 //! or a fresh PostgreSQL database, and hand back a studio-client pointed at it.
 //!
 //! PostgreSQL runs when `STUDIO_TEST_POSTGRES_URL` names a server (for example
-//! `postgres://postgres@127.0.0.1:5432`); one database `studio_test_<random>` is created per
-//! test run. Without it the PostgreSQL variants say so and pass without running; `.ci/run`
-//! always sets it.
+//! `postgres://postgres@127.0.0.1:5432`); every spawned app gets its own fresh database
+//! `studio_test_<random>`, so one test's job runner never claims another test's jobs. Without
+//! it the PostgreSQL variants say so and pass without running; `.ci/run` always sets it.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -59,21 +59,23 @@ static PG_DATABASE: OnceCell<String> = OnceCell::const_new();
 /// The per-run PostgreSQL database URL, creating the database on first use; None when no
 /// PostgreSQL is configured.
 pub async fn postgres_url() -> Option<String> {
+    let url = PG_DATABASE.get_or_init(|| async { fresh_postgres_url().await.unwrap_or_default() }).await;
+    (!url.is_empty()).then(|| url.clone())
+}
+
+/// A new, empty PostgreSQL database for one app (or for several processes that share it);
+/// None when no PostgreSQL is configured.
+pub async fn fresh_postgres_url() -> Option<String> {
+    use sqlx::Connection;
     let server = std::env::var(POSTGRES_ENV).ok().filter(|s| !s.trim().is_empty())?;
     let server = server.trim_end_matches('/').to_string();
-    let url = PG_DATABASE
-        .get_or_init(|| async move {
-            use sqlx::Connection;
-            let name = format!("studio_test_{}", uuid::Uuid::new_v4().simple());
-            let mut admin = sqlx::PgConnection::connect(&format!("{server}/postgres"))
-                .await
-                .unwrap_or_else(|e| panic!("{POSTGRES_ENV} is set but PostgreSQL is unreachable: {e}"));
-            sqlx::query(&format!("CREATE DATABASE {name}")).execute(&mut admin).await.expect("create test database");
-            let _ = admin.close().await;
-            format!("{server}/{name}")
-        })
-        .await;
-    Some(url.clone())
+    let name = format!("studio_test_{}", uuid::Uuid::new_v4().simple());
+    let mut admin = sqlx::PgConnection::connect(&format!("{server}/postgres"))
+        .await
+        .unwrap_or_else(|e| panic!("{POSTGRES_ENV} is set but PostgreSQL is unreachable: {e}"));
+    sqlx::query(&format!("CREATE DATABASE {name}")).execute(&mut admin).await.expect("create test database");
+    let _ = admin.close().await;
+    Some(format!("{server}/{name}"))
 }
 
 /// Start a server on `backend`, with `tweak` applied to its configuration. None when the
@@ -82,7 +84,7 @@ pub async fn spawn(backend: Backend, tweak: impl FnOnce(&mut ServerConfig)) -> O
     let dir = tempfile::tempdir().expect("temp dir");
     let database_url = match backend {
         Backend::Sqlite => None,
-        Backend::Postgres => Some(postgres_url().await?),
+        Backend::Postgres => Some(fresh_postgres_url().await?),
     };
     let mut config = ServerConfig {
         listen: "127.0.0.1:0".into(),

@@ -5,6 +5,7 @@
 
 mod accounts;
 mod billing;
+mod develops;
 mod errors;
 mod keys;
 mod library;
@@ -15,6 +16,11 @@ pub use accounts::{
     SignedOut, User,
 };
 pub use billing::{Balance, GrantTokensRequest, GrantTokensResponse, HoldView, Price, PriceBook, ToolPrice};
+pub use develops::{
+    CancelReason, CancelResponse, DevelopRun, DevelopStatus, DuplicateRequest, DuplicateResponse, Job, JobList,
+    JobStatus, JobsQuery, OfferEvidence, RetakeOffer, RunCancelResponse, RunCounts, RunList, RunsQuery, SocketMessage,
+    StandingInstruction, StartDevelop, StartedDevelop, SubmitResponse, TakeJob, TakesRequest, TakesResponse,
+};
 pub use errors::ErrorBody;
 pub use keys::{ApiKey, KeyList, MintKeyRequest, RevokedKey};
 pub use library::{

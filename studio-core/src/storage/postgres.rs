@@ -4,17 +4,20 @@
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use sqlx::postgres::PgPoolOptions;
+use sqlx::postgres::{PgListener, PgPoolOptions};
 use sqlx::{PgPool, Postgres};
 
-use super::sql::{Entry, asset_columns, hold_columns, impl_storage, key_columns, pack_columns, unique_as};
+use super::sql::{Entry, asset_columns, hold_columns, impl_storage, job_columns, key_columns, pack_columns, unique_as};
 use super::{
-    AssetChanges, AssetRow, BalanceRow, Bucket, FolderRow, HoldRow, HoldStatus, KeyRow, LedgerAudit, MembershipRow,
-    NewAccount, NewCredit, NewHold, OrgRow, PackRow, ReserveOutcome, ResolveOutcome, SessionRow, SessionSeat,
-    StorageError, UserRow,
+    AssetChanges, AssetRow, BalanceRow, Bucket, CancelOutcome, CreateJobsOutcome, FolderRow, HoldRow, HoldStatus,
+    JobEnd, JobRow, KeyRow, LedgerAudit, MembershipRow, NewAccount, NewCredit, NewHold, OrgRow, PackRow,
+    ReserveOutcome, ResolveOutcome, SessionRow, SessionSeat, StorageError, TakeRecord, UserRow,
 };
 
 type Tx = sqlx::Transaction<'static, Postgres>;
+
+/// The NOTIFY channel house events travel on between replicas.
+const EVENT_CHANNEL: &str = "studio_events";
 
 /// Storage on a PostgreSQL database.
 #[derive(Debug, Clone)]
@@ -33,6 +36,41 @@ impl PgStorage {
 
     /// Row locks do the serialising on PostgreSQL; there is no process-wide writer lock.
     async fn write_lock(&self) {}
+
+    /// NOTIFY every process listening on this database (itself included).
+    async fn announce_event(&self, org_id: &str, message: &str) -> Result<bool, StorageError> {
+        sqlx::query("SELECT pg_notify($1, $2)")
+            .bind(EVENT_CHANNEL)
+            .bind(format!("{org_id}\n{message}"))
+            .execute(&self.pool)
+            .await?;
+        Ok(true)
+    }
+
+    /// LISTEN on the event channel; a task forwards each notification until the receiver is
+    /// dropped. The listener reconnects by itself after a lost connection.
+    async fn listen_events(&self) -> Result<Option<tokio::sync::mpsc::Receiver<(String, String)>>, StorageError> {
+        let mut listener = PgListener::connect_with(&self.pool).await?;
+        listener.listen(EVENT_CHANNEL).await?;
+        let (tx, rx) = tokio::sync::mpsc::channel(1024);
+        tokio::spawn(async move {
+            loop {
+                match listener.recv().await {
+                    Ok(note) => {
+                        let Some((org_id, message)) = note.payload().split_once('\n') else { continue };
+                        if tx.send((org_id.to_string(), message.to_string())).await.is_err() {
+                            return;
+                        }
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, "event listener lost its connection; retrying");
+                        tokio::time::sleep(Duration::from_secs(1)).await;
+                    }
+                }
+            }
+        });
+        Ok(Some(rx))
+    }
 }
 
 impl_storage!(PgStorage, "postgres", " FOR UPDATE", " FOR UPDATE SKIP LOCKED");

@@ -282,37 +282,9 @@ macro_rules! impl_storage {
 
             async fn insert_asset(&self, a: AssetRow) -> Result<(), StorageError> {
                 let _w = self.write_lock().await;
-                sqlx::query(concat!(
-                    "INSERT INTO assets (", asset_columns!(), ") VALUES ",
-                    "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)"
-                ))
-                .bind(&a.id)
-                .bind(&a.org_id)
-                .bind(&a.created_by)
-                .bind(&a.name)
-                .bind(&a.sku)
-                .bind(&a.kind)
-                .bind(&a.folder_id)
-                .bind(&a.group_id)
-                .bind(&a.fit)
-                .bind(&a.wearer)
-                .bind(a.fit_guessed)
-                .bind(a.wearer_guessed)
-                .bind(a.carries_mark)
-                .bind(a.mark_guessed)
-                .bind(&a.mime)
-                .bind(&a.tool)
-                .bind(&a.blob_key)
-                .bind(&a.sha256)
-                .bind(a.bytes)
-                .bind(a.width)
-                .bind(a.height)
-                .bind(&a.approved_by)
-                .bind(a.approved_at)
-                .bind(a.created_at)
-                .bind(a.deleted_at)
-                .execute(&self.pool)
-                .await?;
+                let mut tx = self.pool.begin().await?;
+                insert_asset_in(&mut tx, &a).await?;
+                tx.commit().await?;
                 Ok(())
             }
 
@@ -518,6 +490,296 @@ macro_rules! impl_storage {
                 .await?)
             }
 
+            async fn create_jobs(&self, jobs: Vec<JobRow>, take: Option<TakeRecord>) -> Result<CreateJobsOutcome, StorageError> {
+                let Some(first) = jobs.first() else { return Ok(CreateJobsOutcome::Created(Vec::new())) };
+                let org_id = first.org_id.clone();
+                let _w = self.write_lock().await;
+                let mut tx = self.pool.begin().await?;
+                let mut bal = lock_balance(&mut tx, &org_id).await?;
+                if let Some(take) = &take {
+                    let prior: Option<(String, String)> = sqlx::query_as(
+                        "SELECT source_ids, job_ids FROM take_requests WHERE user_id = $1 AND idempotency_key = $2",
+                    )
+                    .bind(&take.user_id)
+                    .bind(&take.idempotency_key)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+                    if let Some((source_ids, job_ids)) = prior {
+                        if source_ids != take.source_ids {
+                            return Ok(CreateJobsOutcome::KeyReused);
+                        }
+                        let ids: Vec<String> = serde_json::from_str(&job_ids).unwrap_or_default();
+                        let mut existing = Vec::with_capacity(ids.len());
+                        for id in ids {
+                            let row: Option<JobRow> = sqlx::query_as(concat!("SELECT ", job_columns!(), " FROM jobs WHERE id = $1"))
+                                .bind(&id)
+                                .fetch_optional(&mut *tx)
+                                .await?;
+                            existing.extend(row);
+                        }
+                        return Ok(CreateJobsOutcome::Existing(existing));
+                    }
+                } else if let (Some(user_id), Some(key)) = (&first.user_id, &first.idempotency_key) {
+                    let prior: Option<JobRow> = sqlx::query_as(concat!(
+                        "SELECT ", job_columns!(), " FROM jobs WHERE user_id = $1 AND idempotency_key = $2"
+                    ))
+                    .bind(user_id)
+                    .bind(key)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+                    if let Some(prior) = prior {
+                        return Ok(CreateJobsOutcome::Existing(vec![prior]));
+                    }
+                }
+                let need: i64 = jobs.iter().map(|j| j.tokens).sum();
+                if bal.spendable() < need {
+                    return Ok(CreateJobsOutcome::Insufficient { need, spendable: bal.spendable() });
+                }
+                let mut created = Vec::with_capacity(jobs.len());
+                for mut job in jobs {
+                    let hold = NewHold {
+                        id: job.hold_id.clone(),
+                        org_id: org_id.clone(),
+                        amount: job.tokens,
+                        generation_id: Some(job.id.clone()),
+                        user_id: job.user_id.clone(),
+                        now: job.created_at,
+                    };
+                    bal = apply_reserve(&mut tx, &bal, &hold).await?.1;
+                    job.event_seq = next_event_seq(&mut tx, &org_id).await?;
+                    job.status = "queued".to_string();
+                    sqlx::query(concat!(
+                        "INSERT INTO jobs (", job_columns!(), ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, \
+                         $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)"
+                    ))
+                    .bind(&job.id)
+                    .bind(&job.org_id)
+                    .bind(&job.user_id)
+                    .bind(&job.tool)
+                    .bind(&job.quality)
+                    .bind(&job.params)
+                    .bind(&job.inputs)
+                    .bind(&job.status)
+                    .bind(&job.hold_id)
+                    .bind(job.tokens)
+                    .bind(job.tokens_settled)
+                    .bind(&job.idempotency_key)
+                    .bind(&job.brand_id)
+                    .bind(&job.run_id)
+                    .bind(&job.look_id)
+                    .bind(&job.stage)
+                    .bind(&job.source_job_id)
+                    .bind(&job.retry_of_job_id)
+                    .bind(&job.result_asset_id)
+                    .bind(&job.error)
+                    .bind(job.event_seq)
+                    .bind(job.attempts)
+                    .bind(job.claimed_at)
+                    .bind(job.created_at)
+                    .bind(job.started_at)
+                    .bind(job.finished_at)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(unique_as("idempotency key"))?;
+                    created.push(job);
+                }
+                if let Some(take) = &take {
+                    let job_ids: Vec<&str> = created.iter().map(|j| j.id.as_str()).collect();
+                    sqlx::query(
+                        "INSERT INTO take_requests (user_id, idempotency_key, source_ids, job_ids, created_at) \
+                         VALUES ($1, $2, $3, $4, $5)",
+                    )
+                    .bind(&take.user_id)
+                    .bind(&take.idempotency_key)
+                    .bind(&take.source_ids)
+                    .bind(serde_json::to_string(&job_ids).unwrap_or_default())
+                    .bind(created[0].created_at)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(unique_as("take key"))?;
+                }
+                tx.commit().await?;
+                Ok(CreateJobsOutcome::Created(created))
+            }
+
+            async fn job(&self, org_id: &str, id: &str) -> Result<Option<JobRow>, StorageError> {
+                Ok(sqlx::query_as(concat!("SELECT ", job_columns!(), " FROM jobs WHERE id = $1 AND org_id = $2"))
+                    .bind(id)
+                    .bind(org_id)
+                    .fetch_optional(&self.pool)
+                    .await?)
+            }
+
+            async fn jobs_since(&self, org_id: &str, since: i64, limit: i64) -> Result<Vec<JobRow>, StorageError> {
+                Ok(sqlx::query_as(concat!(
+                    "SELECT ", job_columns!(), " FROM jobs WHERE org_id = $1 AND event_seq > $2 ORDER BY event_seq LIMIT $3"
+                ))
+                .bind(org_id)
+                .bind(since)
+                .bind(limit)
+                .fetch_all(&self.pool)
+                .await?)
+            }
+
+            async fn recent_jobs(&self, org_id: &str, after: DateTime<Utc>, limit: i64) -> Result<Vec<JobRow>, StorageError> {
+                Ok(sqlx::query_as(concat!(
+                    "SELECT ", job_columns!(), " FROM jobs WHERE org_id = $1 AND created_at >= $2 \
+                     ORDER BY created_at DESC, id DESC LIMIT $3"
+                ))
+                .bind(org_id)
+                .bind(after)
+                .bind(limit)
+                .fetch_all(&self.pool)
+                .await?)
+            }
+
+            async fn list_jobs(&self, org_id: &str, status: Option<&str>, limit: i64) -> Result<Vec<JobRow>, StorageError> {
+                Ok(sqlx::query_as(concat!(
+                    "SELECT ", job_columns!(), " FROM jobs WHERE org_id = $1 AND (CAST($2 AS TEXT) IS NULL OR status = $2) \
+                     ORDER BY created_at DESC, id DESC LIMIT $3"
+                ))
+                .bind(org_id)
+                .bind(status)
+                .bind(limit)
+                .fetch_all(&self.pool)
+                .await?)
+            }
+
+            async fn claim_job(&self, now: DateTime<Utc>, stale_before: DateTime<Utc>) -> Result<Option<JobRow>, StorageError> {
+                let _w = self.write_lock().await;
+                let mut tx = self.pool.begin().await?;
+                let candidate: Option<JobRow> = sqlx::query_as(concat!(
+                    "SELECT ", job_columns!(), " FROM jobs WHERE status = 'queued' OR (status = 'running' AND claimed_at < $1) ",
+                    "ORDER BY created_at, id LIMIT 1", $skip_locked
+                ))
+                .bind(stale_before)
+                .fetch_optional(&mut *tx)
+                .await?;
+                let Some(mut job) = candidate else { return Ok(None) };
+                if job.status == "queued" {
+                    lock_balance(&mut tx, &job.org_id).await?;
+                    job.event_seq = next_event_seq(&mut tx, &job.org_id).await?;
+                }
+                job.status = "running".to_string();
+                job.claimed_at = Some(now);
+                job.started_at = job.started_at.or(Some(now));
+                job.attempts += 1;
+                sqlx::query(
+                    "UPDATE jobs SET status = 'running', claimed_at = $1, started_at = $2, attempts = $3, event_seq = $4 \
+                     WHERE id = $5",
+                )
+                .bind(now)
+                .bind(job.started_at)
+                .bind(job.attempts)
+                .bind(job.event_seq)
+                .bind(&job.id)
+                .execute(&mut *tx)
+                .await?;
+                tx.commit().await?;
+                Ok(Some(job))
+            }
+
+            async fn renew_job_claim(&self, id: &str, now: DateTime<Utc>) -> Result<(), StorageError> {
+                let _w = self.write_lock().await;
+                sqlx::query("UPDATE jobs SET claimed_at = $1 WHERE id = $2 AND status = 'running'")
+                    .bind(now)
+                    .bind(id)
+                    .execute(&self.pool)
+                    .await?;
+                Ok(())
+            }
+
+            async fn finish_job(&self, org_id: &str, id: &str, end: JobEnd, now: DateTime<Utc>) -> Result<Option<JobRow>, StorageError> {
+                let _w = self.write_lock().await;
+                let mut tx = self.pool.begin().await?;
+                let job: Option<JobRow> = sqlx::query_as(concat!(
+                    "SELECT ", job_columns!(), " FROM jobs WHERE id = $1 AND org_id = $2", $lock
+                ))
+                .bind(id)
+                .bind(org_id)
+                .fetch_optional(&mut *tx)
+                .await?;
+                let Some(mut job) = job else { return Ok(None) };
+                if job.status != "queued" && job.status != "running" {
+                    return Ok(None);
+                }
+                lock_balance(&mut tx, org_id).await?;
+                let charge = matches!(end, JobEnd::Done(_));
+                let settled = match resolve_in(&mut tx, org_id, &job.hold_id, now, charge).await? {
+                    ResolveOutcome::Resolved(h) if charge => h.amount,
+                    _ => 0,
+                };
+                match end {
+                    JobEnd::Done(asset) => {
+                        insert_asset_in(&mut tx, &asset).await?;
+                        job.status = "done".to_string();
+                        job.result_asset_id = Some(asset.id.clone());
+                    }
+                    JobEnd::Failed(error) => {
+                        job.status = "failed".to_string();
+                        job.error = Some(error);
+                    }
+                }
+                job.tokens_settled = Some(settled);
+                job.finished_at = Some(now);
+                job.event_seq = next_event_seq(&mut tx, org_id).await?;
+                sqlx::query(
+                    "UPDATE jobs SET status = $1, result_asset_id = $2, error = $3, tokens_settled = $4, finished_at = $5, \
+                     event_seq = $6 WHERE id = $7",
+                )
+                .bind(&job.status)
+                .bind(&job.result_asset_id)
+                .bind(&job.error)
+                .bind(job.tokens_settled)
+                .bind(job.finished_at)
+                .bind(job.event_seq)
+                .bind(&job.id)
+                .execute(&mut *tx)
+                .await?;
+                tx.commit().await?;
+                Ok(Some(job))
+            }
+
+            async fn cancel_job(&self, org_id: &str, id: &str, now: DateTime<Utc>) -> Result<CancelOutcome, StorageError> {
+                let _w = self.write_lock().await;
+                let mut tx = self.pool.begin().await?;
+                let job: Option<JobRow> = sqlx::query_as(concat!(
+                    "SELECT ", job_columns!(), " FROM jobs WHERE id = $1 AND org_id = $2", $lock
+                ))
+                .bind(id)
+                .bind(org_id)
+                .fetch_optional(&mut *tx)
+                .await?;
+                let Some(mut job) = job else { return Ok(CancelOutcome::NotFound) };
+                if job.status != "queued" {
+                    return Ok(CancelOutcome::Unchanged(job));
+                }
+                lock_balance(&mut tx, org_id).await?;
+                resolve_in(&mut tx, org_id, &job.hold_id, now, false).await?;
+                job.status = "cancelled".to_string();
+                job.tokens_settled = Some(0);
+                job.finished_at = Some(now);
+                job.event_seq = next_event_seq(&mut tx, org_id).await?;
+                sqlx::query(
+                    "UPDATE jobs SET status = 'cancelled', tokens_settled = 0, finished_at = $1, event_seq = $2 WHERE id = $3",
+                )
+                .bind(now)
+                .bind(job.event_seq)
+                .bind(&job.id)
+                .execute(&mut *tx)
+                .await?;
+                tx.commit().await?;
+                Ok(CancelOutcome::Cancelled(job))
+            }
+
+            async fn announce(&self, org_id: &str, message: &str) -> Result<bool, StorageError> {
+                self.announce_event(org_id, message).await
+            }
+
+            async fn listen(&self) -> Result<Option<tokio::sync::mpsc::Receiver<(String, String)>>, StorageError> {
+                self.listen_events().await
+            }
+
             async fn credit(&self, credit: NewCredit) -> Result<BalanceRow, StorageError> {
                 let _w = self.write_lock().await;
                 let mut tx = self.pool.begin().await?;
@@ -543,47 +805,7 @@ macro_rules! impl_storage {
                 if bal.spendable() < h.amount {
                     return Ok(ReserveOutcome::Insufficient { need: h.amount, spendable: bal.spendable() });
                 }
-                let from_grant = bal.grant_tokens.min(h.amount);
-                let from_topup = h.amount - from_grant;
-                let hold = HoldRow {
-                    id: h.id.clone(),
-                    org_id: h.org_id.clone(),
-                    amount: h.amount,
-                    from_grant,
-                    from_topup,
-                    generation_id: h.generation_id.clone(),
-                    status: "held".to_string(),
-                    created_at: h.now,
-                    resolved_at: None,
-                };
-                sqlx::query(
-                    "INSERT INTO holds (id, org_id, amount, from_grant, from_topup, generation_id, status, created_at) \
-                     VALUES ($1, $2, $3, $4, $5, $6, 'held', $7)",
-                )
-                .bind(&hold.id)
-                .bind(&hold.org_id)
-                .bind(hold.amount)
-                .bind(from_grant)
-                .bind(from_topup)
-                .bind(&hold.generation_id)
-                .bind(h.now)
-                .execute(&mut *tx)
-                .await?;
-                let entry = Entry {
-                    org_id: &h.org_id,
-                    kind: "reserve",
-                    grant_delta: -from_grant,
-                    topup_delta: -from_topup,
-                    held_delta: h.amount,
-                    settled_delta: 0,
-                    credited_delta: 0,
-                    hold_id: Some(&h.id),
-                    user_id: h.user_id.as_deref(),
-                    reason: None,
-                    expires_at: None,
-                    now: h.now,
-                };
-                apply_entry(&mut tx, &entry).await?;
+                let (hold, _) = apply_reserve(&mut tx, &bal, &h).await?;
                 tx.commit().await?;
                 Ok(ReserveOutcome::Reserved(hold))
             }
@@ -645,47 +867,149 @@ macro_rules! impl_storage {
                 let _w = self.write_lock().await;
                 let mut tx = self.pool.begin().await?;
                 lock_balance(&mut tx, org_id).await?;
-                let hold: Option<HoldRow> = sqlx::query_as(concat!(
-                    "SELECT ", hold_columns!(), " FROM holds WHERE id = $1 AND org_id = $2", $lock
-                ))
-                .bind(hold_id)
-                .bind(org_id)
-                .fetch_optional(&mut *tx)
-                .await?;
-                let Some(mut hold) = hold else { return Ok(ResolveOutcome::NotFound) };
-                if hold.status() != HoldStatus::Held {
-                    return Ok(ResolveOutcome::AlreadyResolved(hold));
+                let outcome = resolve_in(&mut tx, org_id, hold_id, now, charge).await?;
+                if matches!(outcome, ResolveOutcome::Resolved(_)) {
+                    tx.commit().await?;
                 }
-                let status = if charge { "settled" } else { "released" };
-                let updated = sqlx::query("UPDATE holds SET status = $1, resolved_at = $2 WHERE id = $3 AND status = 'held'")
-                    .bind(status)
-                    .bind(now)
-                    .bind(hold_id)
-                    .execute(&mut *tx)
-                    .await?;
-                if updated.rows_affected() != 1 {
-                    return Ok(ResolveOutcome::AlreadyResolved(hold));
-                }
-                let entry = Entry {
-                    org_id,
-                    kind: status,
-                    grant_delta: if charge { 0 } else { hold.from_grant },
-                    topup_delta: if charge { 0 } else { hold.from_topup },
-                    held_delta: -hold.amount,
-                    settled_delta: if charge { hold.amount } else { 0 },
-                    credited_delta: 0,
-                    hold_id: Some(hold_id),
-                    user_id: None,
-                    reason: None,
-                    expires_at: None,
-                    now,
-                };
-                apply_entry(&mut tx, &entry).await?;
-                tx.commit().await?;
-                hold.status = status.to_string();
-                hold.resolved_at = Some(now);
-                Ok(ResolveOutcome::Resolved(hold))
+                Ok(outcome)
             }
+        }
+
+        /// Take a hold inside a write transaction whose balance row is locked (`bal` is its
+        /// current value and covers the amount): the grant bucket first, then top-up.
+        async fn apply_reserve(tx: &mut Tx, bal: &BalanceRow, h: &NewHold) -> Result<(HoldRow, BalanceRow), StorageError> {
+            let from_grant = bal.grant_tokens.min(h.amount);
+            let from_topup = h.amount - from_grant;
+            let hold = HoldRow {
+                id: h.id.clone(),
+                org_id: h.org_id.clone(),
+                amount: h.amount,
+                from_grant,
+                from_topup,
+                generation_id: h.generation_id.clone(),
+                status: "held".to_string(),
+                created_at: h.now,
+                resolved_at: None,
+            };
+            sqlx::query(
+                "INSERT INTO holds (id, org_id, amount, from_grant, from_topup, generation_id, status, created_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, 'held', $7)",
+            )
+            .bind(&hold.id)
+            .bind(&hold.org_id)
+            .bind(hold.amount)
+            .bind(from_grant)
+            .bind(from_topup)
+            .bind(&hold.generation_id)
+            .bind(h.now)
+            .execute(&mut **tx)
+            .await?;
+            let entry = Entry {
+                org_id: &h.org_id,
+                kind: "reserve",
+                grant_delta: -from_grant,
+                topup_delta: -from_topup,
+                held_delta: h.amount,
+                settled_delta: 0,
+                credited_delta: 0,
+                hold_id: Some(&h.id),
+                user_id: h.user_id.as_deref(),
+                reason: None,
+                expires_at: None,
+                now: h.now,
+            };
+            let after = apply_entry(tx, &entry).await?;
+            Ok((hold, after))
+        }
+
+        /// Settle or release a hold inside a write transaction whose balance row is locked.
+        async fn resolve_in(tx: &mut Tx, org_id: &str, hold_id: &str, now: DateTime<Utc>, charge: bool) -> Result<ResolveOutcome, StorageError> {
+            let hold: Option<HoldRow> = sqlx::query_as(concat!(
+                "SELECT ", hold_columns!(), " FROM holds WHERE id = $1 AND org_id = $2", $lock
+            ))
+            .bind(hold_id)
+            .bind(org_id)
+            .fetch_optional(&mut **tx)
+            .await?;
+            let Some(mut hold) = hold else { return Ok(ResolveOutcome::NotFound) };
+            if hold.status() != HoldStatus::Held {
+                return Ok(ResolveOutcome::AlreadyResolved(hold));
+            }
+            let status = if charge { "settled" } else { "released" };
+            let updated = sqlx::query("UPDATE holds SET status = $1, resolved_at = $2 WHERE id = $3 AND status = 'held'")
+                .bind(status)
+                .bind(now)
+                .bind(hold_id)
+                .execute(&mut **tx)
+                .await?;
+            if updated.rows_affected() != 1 {
+                return Ok(ResolveOutcome::AlreadyResolved(hold));
+            }
+            let entry = Entry {
+                org_id,
+                kind: status,
+                grant_delta: if charge { 0 } else { hold.from_grant },
+                topup_delta: if charge { 0 } else { hold.from_topup },
+                held_delta: -hold.amount,
+                settled_delta: if charge { hold.amount } else { 0 },
+                credited_delta: 0,
+                hold_id: Some(hold_id),
+                user_id: None,
+                reason: None,
+                expires_at: None,
+                now,
+            };
+            apply_entry(tx, &entry).await?;
+            hold.status = status.to_string();
+            hold.resolved_at = Some(now);
+            Ok(ResolveOutcome::Resolved(hold))
+        }
+
+        /// The house's next job event number (its balance row must be locked).
+        async fn next_event_seq(tx: &mut Tx, org_id: &str) -> Result<i64, StorageError> {
+            let (seq,): (i64,) = sqlx::query_as(
+                "UPDATE balances SET job_event_seq = job_event_seq + 1 WHERE org_id = $1 RETURNING job_event_seq",
+            )
+            .bind(org_id)
+            .fetch_one(&mut **tx)
+            .await?;
+            Ok(seq)
+        }
+
+        /// Insert an asset row inside a transaction.
+        async fn insert_asset_in(tx: &mut Tx, a: &AssetRow) -> Result<(), StorageError> {
+            sqlx::query(concat!(
+                "INSERT INTO assets (", asset_columns!(), ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, \
+                 $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)"
+            ))
+            .bind(&a.id)
+            .bind(&a.org_id)
+            .bind(&a.created_by)
+            .bind(&a.name)
+            .bind(&a.sku)
+            .bind(&a.kind)
+            .bind(&a.folder_id)
+            .bind(&a.group_id)
+            .bind(&a.fit)
+            .bind(&a.wearer)
+            .bind(a.fit_guessed)
+            .bind(a.wearer_guessed)
+            .bind(a.carries_mark)
+            .bind(a.mark_guessed)
+            .bind(&a.mime)
+            .bind(&a.tool)
+            .bind(&a.blob_key)
+            .bind(&a.sha256)
+            .bind(a.bytes)
+            .bind(a.width)
+            .bind(a.height)
+            .bind(&a.approved_by)
+            .bind(a.approved_at)
+            .bind(a.created_at)
+            .bind(a.deleted_at)
+            .execute(&mut **tx)
+            .await?;
+            Ok(())
         }
 
         /// Lock (PostgreSQL) and read a house's running totals inside a write transaction,
@@ -793,6 +1117,15 @@ macro_rules! pack_columns {
     };
 }
 
+/// The columns of `jobs` in [`JobRow`](super::JobRow) order.
+macro_rules! job_columns {
+    () => {
+        "id, org_id, user_id, tool, quality, params, inputs, status, hold_id, tokens, tokens_settled, idempotency_key, \
+         brand_id, run_id, look_id, stage, source_job_id, retry_of_job_id, result_asset_id, error, event_seq, attempts, \
+         claimed_at, created_at, started_at, finished_at"
+    };
+}
+
 /// The columns of `holds` in [`HoldRow`](super::HoldRow) order.
 macro_rules! hold_columns {
     () => {
@@ -800,7 +1133,7 @@ macro_rules! hold_columns {
     };
 }
 
-pub(super) use {asset_columns, hold_columns, impl_storage, key_columns, pack_columns};
+pub(super) use {asset_columns, hold_columns, impl_storage, job_columns, key_columns, pack_columns};
 
 /// One ledger entry's deltas; the running totals move by exactly these.
 pub(super) struct Entry<'a> {

@@ -13,11 +13,11 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 use sqlx::{Sqlite, SqlitePool};
 use tokio::sync::{Mutex, MutexGuard};
 
-use super::sql::{Entry, asset_columns, hold_columns, impl_storage, key_columns, pack_columns, unique_as};
+use super::sql::{Entry, asset_columns, hold_columns, impl_storage, job_columns, key_columns, pack_columns, unique_as};
 use super::{
-    AssetChanges, AssetRow, BalanceRow, Bucket, FolderRow, HoldRow, HoldStatus, KeyRow, LedgerAudit, MembershipRow,
-    NewAccount, NewCredit, NewHold, OrgRow, PackRow, ReserveOutcome, ResolveOutcome, SessionRow, SessionSeat,
-    StorageError, UserRow,
+    AssetChanges, AssetRow, BalanceRow, Bucket, CancelOutcome, CreateJobsOutcome, FolderRow, HoldRow, HoldStatus,
+    JobEnd, JobRow, KeyRow, LedgerAudit, MembershipRow, NewAccount, NewCredit, NewHold, OrgRow, PackRow,
+    ReserveOutcome, ResolveOutcome, SessionRow, SessionSeat, StorageError, TakeRecord, UserRow,
 };
 
 type Tx = sqlx::Transaction<'static, Sqlite>;
@@ -45,6 +45,16 @@ impl SqliteStorage {
 
     async fn write_lock(&self) -> MutexGuard<'_, ()> {
         self.writer.lock().await
+    }
+
+    /// One process owns the file, so there is nobody else to tell: events stay in-process.
+    async fn announce_event(&self, _org_id: &str, _message: &str) -> Result<bool, StorageError> {
+        Ok(false)
+    }
+
+    /// No shared channel on SQLite.
+    async fn listen_events(&self) -> Result<Option<tokio::sync::mpsc::Receiver<(String, String)>>, StorageError> {
+        Ok(None)
     }
 }
 

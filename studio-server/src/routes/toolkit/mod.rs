@@ -4,7 +4,9 @@ mod admin;
 mod ai;
 mod assets;
 mod check_email;
+mod develops;
 mod folders;
+mod jobs;
 mod packs;
 
 use aide::axum::ApiRouter;
@@ -19,4 +21,6 @@ pub(super) fn router() -> ApiRouter<AppState> {
         .merge(folders::router())
         .merge(assets::router())
         .merge(packs::router())
+        .merge(jobs::router())
+        .merge(develops::router())
 }

@@ -1,0 +1,603 @@
+//! Develops: submit (multipart files or library assets), duplicate, takes, cancel and the
+//! `since` backfill. Every path holds tokens for every frame in the same transaction that
+//! queues it (storage `create_jobs`), so nothing is queued unpaid and a refusal writes nothing.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use bytes::Bytes;
+use futures_util::Stream;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::api::{
+    CancelReason, CancelResponse, DevelopStatus, DuplicateRequest, DuplicateResponse, Job, JobList, JobStatus,
+    OfferEvidence, Quality, RetakeOffer, StartDevelop, StartedDevelop, SubmitResponse, TakeJob, TakesRequest,
+    TakesResponse,
+};
+use crate::assets::accepted_image;
+use crate::blobs::BlobError;
+use crate::caller::Caller;
+use crate::error::{Error, ErrorKind, Result};
+use crate::events::HouseEvent;
+use crate::ids::new_id;
+use crate::images;
+use crate::storage::{CancelOutcome, CreateJobsOutcome, JobRow, TakeRecord};
+use crate::studio::Studio;
+
+/// Input roles a develop takes; a submit field with one of these names is an input.
+pub const INPUT_ROLES: [&str; 5] = ["image", "garment", "model", "mask", "background"];
+/// Submit fields that are never tool options.
+const RESERVED_FIELDS: [&str; 3] = ["tool", "idempotencyKey", "brandId"];
+/// The quality a submit without `quality` develops at.
+const DEFAULT_QUALITY: Quality = Quality::K2;
+/// Most frames one takes request may retake.
+pub const MAX_TAKES: usize = 100;
+/// Most jobs one backfill page returns; ask again from the last eventSeq for more.
+pub const BACKFILL_PAGE: i64 = 1000;
+/// Longest idempotency key, brand id and option value.
+const MAX_FIELD_CHARS: usize = 2000;
+/// Most options per develop.
+const MAX_PARAMS: usize = 64;
+const MAX_INPUT_BYTES: u64 = crate::assets::MAX_IMAGE_MB * 1024 * 1024;
+
+/// One stored input of a job.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct JobInput {
+    pub(crate) role: String,
+    pub(crate) blob_key: String,
+    pub(crate) mime: String,
+    /// The library asset it came from, when it came from the library.
+    pub(crate) asset_id: Option<String>,
+}
+
+/// A submit's file, streamed into the blob store before the form is complete.
+#[derive(Debug)]
+pub struct StagedInput {
+    input: JobInput,
+}
+
+/// A multipart submit, field by field (files are staged with [`Studio::stage_input`]).
+#[derive(Debug, Default)]
+pub struct SubmitForm {
+    /// `tool`.
+    pub tool: Option<String>,
+    /// `idempotencyKey`.
+    pub idempotency_key: Option<String>,
+    /// `brandId`.
+    pub brand_id: Option<String>,
+    /// Every other text field, in order: an input role naming a library asset id, or an option.
+    pub fields: Vec<(String, String)>,
+    /// Staged files.
+    pub files: Vec<StagedInput>,
+}
+
+/// What a new job needs besides what the caller gives.
+struct JobSpec {
+    tool: String,
+    quality: Quality,
+    params: BTreeMap<String, String>,
+    inputs: Vec<JobInput>,
+    idempotency_key: Option<String>,
+    brand_id: Option<String>,
+    source_job_id: Option<String>,
+    retry_of_job_id: Option<String>,
+}
+
+fn input_error(e: BlobError) -> Error {
+    match e {
+        BlobError::TooLarge { .. } => Error::new(
+            ErrorKind::TooLarge,
+            "IMAGE_TOO_LARGE",
+            format!("Each image is at most {} MB.", crate::assets::MAX_IMAGE_MB),
+        )
+        .with("maxMb", crate::assets::MAX_IMAGE_MB),
+        BlobError::Empty => Error::invalid("EMPTY_IMAGE", "An image field is empty."),
+        BlobError::Unsupported(mime) => {
+            Error::invalid("BAD_FORM", format!("Images are JPEG, PNG, WebP or GIF; this is {mime}."))
+        }
+        BlobError::Stream(detail) => Error::invalid("BAD_FORM", format!("The form did not arrive whole: {detail}")),
+        other => Error::new(ErrorKind::Internal, "SUBMIT_FAILED", format!("The image could not be stored: {other}")),
+    }
+}
+
+fn job_not_found() -> Error {
+    Error::not_found("NOT_FOUND", "No such job in this house.")
+}
+
+fn clean(value: Option<String>, what: &str) -> Result<Option<String>> {
+    let value = value.map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
+    if value.as_ref().is_some_and(|v| v.chars().count() > MAX_FIELD_CHARS) {
+        return Err(Error::invalid("BAD_FORM", format!("{what} is at most {MAX_FIELD_CHARS} characters.")));
+    }
+    Ok(value)
+}
+
+fn parse_quality(raw: Option<&str>, default: Option<Quality>, code: &'static str) -> Result<Quality> {
+    match raw.map(str::trim).filter(|q| !q.is_empty()) {
+        Some(q) => q.parse().map_err(|_| Error::invalid(code, "quality is one of 1k, 2k, 4k.")),
+        None => default.ok_or_else(|| Error::invalid(code, "quality is one of 1k, 2k, 4k.")),
+    }
+}
+
+impl JobRow {
+    pub(crate) fn job_status(&self) -> JobStatus {
+        JobStatus::parse(&self.status).unwrap_or(JobStatus::Failed)
+    }
+
+    pub(crate) fn params_map(&self) -> BTreeMap<String, String> {
+        serde_json::from_str(&self.params).unwrap_or_default()
+    }
+
+    pub(crate) fn input_list(&self) -> Vec<JobInput> {
+        serde_json::from_str(&self.inputs).unwrap_or_default()
+    }
+
+    pub(crate) fn quality_tier(&self) -> Quality {
+        self.quality.parse().unwrap_or(DEFAULT_QUALITY)
+    }
+}
+
+impl Studio {
+    /// The tools the configured providers can run, in the spec's order.
+    pub fn runnable_tools(&self) -> Vec<&str> {
+        self.config.providers.tools().iter().map(String::as_str).collect()
+    }
+
+    /// The price of one frame of `tool` at `quality` today.
+    pub(crate) fn frame_price(&self, tool: &str, quality: Quality) -> i64 {
+        self.config.prices.price(tool, quality, &self.runnable_tools())
+    }
+
+    fn unknown_tool(&self, tool: &str) -> Error {
+        Error::invalid(
+            "UNKNOWN_TOOL",
+            format!("{tool:?} is not a tool this studio runs; it runs {}.", self.runnable_tools().join(", ")),
+        )
+    }
+
+    pub(crate) fn job_view(&self, row: &JobRow) -> Job {
+        Job {
+            id: row.id.clone(),
+            tool: row.tool.clone(),
+            status: row.job_status(),
+            result_url: row
+                .result_asset_id
+                .as_ref()
+                .map(|id| format!("{}/api/toolkit/assets/{id}/file", self.config.public_url)),
+            result_asset_id: row.result_asset_id.clone(),
+            error: row.error.clone(),
+            brand_id: row.brand_id.clone(),
+            created_at: row.created_at,
+            event_seq: row.event_seq,
+        }
+    }
+
+    pub(crate) fn develop_status(&self, row: &JobRow) -> DevelopStatus {
+        let job = self.job_view(row);
+        DevelopStatus {
+            job_id: job.id,
+            tool: job.tool,
+            status: job.status,
+            result_url: job.result_url,
+            result_asset_id: job.result_asset_id,
+            error: job.error,
+            tokens_estimated: row.tokens,
+            tokens_settled: row.tokens_settled,
+            created_at: row.created_at,
+            finished_at: row.finished_at,
+        }
+    }
+
+    /// Tell every socket of the house (on every replica sharing the database) that a job changed.
+    pub(crate) async fn publish_job(&self, row: &JobRow) {
+        let message = json!({"type": "job", "job": self.job_view(row)});
+        self.publish(HouseEvent { org_id: row.org_id.clone(), message }).await;
+    }
+
+    /// Refuse a caller who may not develop before anything is read or stored.
+    pub fn check_can_develop(&self, caller: &Caller) -> Result<()> {
+        caller.require_spend_tokens()
+    }
+
+    /// Stream one submitted file into the blob store: sniffed, capped at 12 MB, and checked
+    /// against the pixel limits. Nothing is held yet; [`Studio::submit_develop`] takes it over,
+    /// and [`Studio::abandon_inputs`] removes it if the request fails first.
+    pub async fn stage_input<S, E>(&self, caller: &Caller, role: &str, body: S) -> Result<StagedInput>
+    where
+        S: Stream<Item = std::result::Result<Bytes, E>> + Unpin,
+        E: std::fmt::Display,
+    {
+        caller.require_spend_tokens()?;
+        let key = format!("orgs/{}/inputs/{}", caller.org_id, new_id("in"));
+        let blob = self.blobs.put_stream(&key, body, MAX_INPUT_BYTES, accepted_image).await.map_err(input_error)?;
+        let staged = StagedInput {
+            input: JobInput { role: role.to_string(), blob_key: blob.key.clone(), mime: blob.mime, asset_id: None },
+        };
+        if let Err(e) = images::header_dimensions(&blob.head) {
+            self.abandon_inputs(vec![staged]).await;
+            return Err(e);
+        }
+        Ok(staged)
+    }
+
+    /// Remove staged files of a request that failed.
+    pub async fn abandon_inputs(&self, staged: Vec<StagedInput>) {
+        for s in staged {
+            if let Err(e) = self.blobs.delete(&s.input.blob_key).await {
+                tracing::warn!(error = %e, key = %s.input.blob_key, "could not remove a staged input");
+            }
+        }
+    }
+
+    /// `POST /api/toolkit/jobs/submit`: validate the form, hold the price and queue the job.
+    /// Staged files are removed on any refusal and on an idempotent replay.
+    pub async fn submit_develop(&self, caller: &Caller, mut form: SubmitForm) -> Result<SubmitResponse> {
+        let files = std::mem::take(&mut form.files);
+        let staged_keys: Vec<String> = files.iter().map(|f| f.input.blob_key.clone()).collect();
+        let result = self.submit_form(caller, form, files.into_iter().map(|f| f.input).collect()).await;
+        let keep = matches!(&result, Ok(r) if !r.replayed);
+        if !keep {
+            for key in staged_keys {
+                let _ = self.blobs.delete(&key).await;
+            }
+        }
+        result
+    }
+
+    async fn submit_form(&self, caller: &Caller, form: SubmitForm, files: Vec<JobInput>) -> Result<SubmitResponse> {
+        caller.require_spend_tokens()?;
+        let tool = clean(form.tool, "tool")?.ok_or_else(|| Error::invalid("UNKNOWN_TOOL", "Name a tool."))?;
+        let provider = self.config.providers.get(&tool).ok_or_else(|| self.unknown_tool(&tool))?.clone();
+        let idempotency_key = clean(form.idempotency_key, "idempotencyKey")?;
+        let brand_id = clean(form.brand_id, "brandId")?;
+        let mut inputs = files;
+        let mut params = BTreeMap::new();
+        for (name, value) in form.fields {
+            if RESERVED_FIELDS.contains(&name.as_str()) {
+                continue;
+            }
+            if name == "output" {
+                return Err(Error::invalid("BAD_FORM", "output is not an option: results are filed in the library."));
+            }
+            if INPUT_ROLES.contains(&name.as_str()) {
+                let asset = self.input_asset(caller, value.trim(), "NOT_FOUND").await?;
+                inputs.push(JobInput { role: name, blob_key: asset.0, mime: asset.1, asset_id: Some(value) });
+                continue;
+            }
+            if value.chars().count() > MAX_FIELD_CHARS || name.is_empty() || name.len() > 100 {
+                return Err(Error::invalid("BAD_FORM", format!("Option {name:?} is too long.")));
+            }
+            params.insert(name, value);
+        }
+        if params.len() > MAX_PARAMS {
+            return Err(Error::invalid("BAD_FORM", format!("At most {MAX_PARAMS} options.")));
+        }
+        if inputs.is_empty() && !provider.required_roles(&tool).is_empty() {
+            return Err(Error::invalid("NO_IMAGE", "Send the image to develop in the `image` field."));
+        }
+        for role in provider.required_roles(&tool) {
+            if !inputs.iter().any(|i| i.role == *role) {
+                return Err(Error::invalid("NO_IMAGE", format!("{tool} needs an image in the `{role}` field.")));
+            }
+        }
+        let quality = parse_quality(params.get("quality").map(String::as_str), Some(DEFAULT_QUALITY), "BAD_FORM")?;
+        let spec = JobSpec {
+            tool,
+            quality,
+            params,
+            inputs,
+            idempotency_key,
+            brand_id,
+            source_job_id: None,
+            retry_of_job_id: None,
+        };
+        let (row, replayed) = self.queue_one(caller, spec).await?;
+        Ok(SubmitResponse {
+            job_id: row.id.clone(),
+            status: row.job_status(),
+            tokens_held: if replayed { 0 } else { row.tokens },
+            replayed,
+        })
+    }
+
+    /// The agent endpoint's start_develop: inputs are library assets by role.
+    pub async fn start_develop(&self, caller: &Caller, req: StartDevelop) -> Result<StartedDevelop> {
+        caller.require_spend_tokens()?;
+        let tool = req.tool.trim().to_string();
+        let provider = self.config.providers.get(&tool).ok_or_else(|| self.unknown_tool(&tool))?.clone();
+        let quality = parse_quality(Some(&req.quality), None, "BAD_QUALITY")?;
+        let idempotency_key = clean(req.idempotency_key.clone(), "idempotencyKey")?;
+        for role in provider.required_roles(&tool) {
+            if !req.inputs.contains_key(*role) {
+                return Err(Error::invalid("NO_INPUTS", format!("{tool} needs inputs.{role} (an asset id).")));
+            }
+        }
+        let mut inputs = Vec::with_capacity(req.inputs.len());
+        for (role, asset_id) in &req.inputs {
+            let (blob_key, mime) = self.input_asset(caller, asset_id.trim(), "ASSET_NOT_FOUND").await?;
+            inputs.push(JobInput { role: role.clone(), blob_key, mime, asset_id: Some(asset_id.clone()) });
+        }
+        let spec = JobSpec {
+            tool,
+            quality,
+            params: req.params,
+            inputs,
+            idempotency_key: idempotency_key.clone(),
+            brand_id: None,
+            source_job_id: None,
+            retry_of_job_id: None,
+        };
+        let (row, replayed) = self.queue_one(caller, spec).await?;
+        Ok(StartedDevelop {
+            job_id: row.id.clone(),
+            status: row.job_status(),
+            tokens_held: if replayed { 0 } else { row.tokens },
+            idempotency_key,
+        })
+    }
+
+    /// A live library image of the house as an input: its blob key and type.
+    async fn input_asset(&self, caller: &Caller, id: &str, code: &'static str) -> Result<(String, String)> {
+        match self.storage.asset_by_id(id).await? {
+            Some(a) if a.org_id == caller.org_id && a.deleted_at.is_none() => {
+                if a.bytes as u64 > MAX_INPUT_BYTES {
+                    return Err(input_error(BlobError::TooLarge { max: MAX_INPUT_BYTES }));
+                }
+                Ok((a.blob_key, a.mime))
+            }
+            _ => Err(Error::not_found(code, format!("No asset {id:?} in this house."))),
+        }
+    }
+
+    fn new_job(&self, caller: &Caller, spec: JobSpec) -> JobRow {
+        let id = new_id("job");
+        JobRow {
+            hold_id: format!("hold_{id}"),
+            org_id: caller.org_id.clone(),
+            user_id: Some(caller.user_id.clone()),
+            tokens: self.frame_price(&spec.tool, spec.quality),
+            quality: spec.quality.as_str().to_string(),
+            run_id: spec.params.get("runId").cloned(),
+            look_id: spec.params.get("lookId").cloned(),
+            stage: spec.params.get("stage").cloned(),
+            params: serde_json::to_string(&spec.params).unwrap_or_else(|_| "{}".into()),
+            inputs: serde_json::to_string(&spec.inputs).unwrap_or_else(|_| "[]".into()),
+            tool: spec.tool,
+            status: "queued".to_string(),
+            tokens_settled: None,
+            idempotency_key: spec.idempotency_key,
+            brand_id: spec.brand_id,
+            source_job_id: spec.source_job_id,
+            retry_of_job_id: spec.retry_of_job_id,
+            result_asset_id: None,
+            error: None,
+            event_seq: 0,
+            attempts: 0,
+            claimed_at: None,
+            created_at: crate::ids::now(),
+            started_at: None,
+            finished_at: None,
+            id,
+        }
+    }
+
+    /// Hold and queue one job; true when an earlier request with the same key answered instead.
+    async fn queue_one(&self, caller: &Caller, spec: JobSpec) -> Result<(JobRow, bool)> {
+        let job = self.new_job(caller, spec);
+        let mut rows = self.queue(vec![job], None).await?;
+        let (row, replayed) = rows.pop().ok_or_else(|| Error::internal("no job came back from create_jobs"))?;
+        Ok((row, replayed))
+    }
+
+    /// Hold and queue jobs all together; announce them and wake the runner.
+    async fn queue(&self, jobs: Vec<JobRow>, take: Option<TakeRecord>) -> Result<Vec<(JobRow, bool)>> {
+        let outcome = self.storage.create_jobs(jobs, take).await.map_err(|e| {
+            tracing::error!(error = %e, "queueing develops failed");
+            Error::new(
+                ErrorKind::Internal,
+                "ENQUEUE_FAILED",
+                "The develop could not be queued; nothing was charged. Retry.",
+            )
+        })?;
+        match outcome {
+            CreateJobsOutcome::Created(rows) => {
+                for row in &rows {
+                    self.publish_job(row).await;
+                }
+                self.job_wakeup.notify_waiters();
+                self.job_wakeup.notify_one();
+                Ok(rows.into_iter().map(|r| (r, false)).collect())
+            }
+            CreateJobsOutcome::Existing(rows) => Ok(rows.into_iter().map(|r| (r, true)).collect()),
+            CreateJobsOutcome::KeyReused => Err(Error::conflict(
+                "IDEMPOTENCY_KEY_REUSED",
+                "This idempotency key was used for a different set of frames.",
+            )),
+            CreateJobsOutcome::Insufficient { need, spendable } => Err(Error::insufficient(need, spendable)),
+        }
+    }
+
+    /// A job of the caller's house.
+    pub(crate) async fn own_job(&self, caller: &Caller, id: &str) -> Result<JobRow> {
+        self.storage.job(&caller.org_id, id).await?.ok_or_else(job_not_found)
+    }
+
+    /// One develop's status (the agent endpoint's get_develop).
+    pub async fn get_develop(&self, caller: &Caller, job_id: &str) -> Result<DevelopStatus> {
+        Ok(self.develop_status(&self.own_job(caller, job_id).await?))
+    }
+
+    /// `GET /api/toolkit/jobs?since=N`: the house's job changes after the cursor, ascending.
+    pub async fn jobs_since(&self, caller: &Caller, since: Option<&str>) -> Result<JobList> {
+        let since =
+            match since.map(str::trim) {
+                None | Some("") => 0,
+                Some(s) => s.parse::<i64>().ok().filter(|n| *n >= 0).ok_or_else(|| {
+                    Error::invalid("BAD_SINCE", "since is a non-negative whole number (an eventSeq).")
+                })?,
+            };
+        let rows = self.storage.jobs_since(&caller.org_id, since, BACKFILL_PAGE).await?;
+        Ok(JobList { jobs: rows.iter().map(|r| self.job_view(r)).collect() })
+    }
+
+    /// `POST /api/toolkit/jobs/{id}/cancel`: a queued job is cancelled and released; a
+    /// rendering one finishes and costs; an ended one is unchanged.
+    pub async fn cancel_job(&self, caller: &Caller, id: &str) -> Result<CancelResponse> {
+        caller.require_spend_tokens()?;
+        match self.storage.cancel_job(&caller.org_id, id, crate::ids::now()).await? {
+            CancelOutcome::NotFound => Err(job_not_found()),
+            CancelOutcome::Cancelled(row) => {
+                self.publish_job(&row).await;
+                Ok(CancelResponse {
+                    id: row.id,
+                    cancelled: true,
+                    state: JobStatus::Cancelled,
+                    tokens_released: row.tokens,
+                    reason: None,
+                })
+            }
+            CancelOutcome::Unchanged(row) => {
+                let state = row.job_status();
+                let reason = if state == JobStatus::Running {
+                    CancelReason::AlreadyRendering
+                } else {
+                    CancelReason::AlreadySettled
+                };
+                Ok(CancelResponse { id: row.id, cancelled: false, state, tokens_released: 0, reason: Some(reason) })
+            }
+        }
+    }
+
+    /// Check that a stored job can run again today: its tool is runnable and its inputs exist.
+    fn rerunnable(&self, source: &JobRow) -> Result<Vec<JobInput>> {
+        let Some(provider) = self.config.providers.get(&source.tool) else {
+            return Err(Error::new(
+                ErrorKind::Unprocessable,
+                "UNKNOWN_TOOL",
+                format!("{} is no longer a tool this studio runs.", source.tool),
+            ));
+        };
+        let inputs = source.input_list();
+        for role in provider.required_roles(&source.tool) {
+            if !inputs.iter().any(|i| i.role == *role) {
+                return Err(Error::new(ErrorKind::Unprocessable, "NO_INPUTS", "The job's inputs are gone."));
+            }
+        }
+        Ok(inputs)
+    }
+
+    /// `POST /api/toolkit/jobs/{id}/duplicate`: the same develop again with a fresh hold; params
+    /// copied verbatim, the source never billed again.
+    pub async fn duplicate_job(&self, caller: &Caller, id: &str, req: DuplicateRequest) -> Result<DuplicateResponse> {
+        caller.require_spend_tokens()?;
+        let source = self.own_job(caller, id).await?;
+        let inputs = self.rerunnable(&source)?;
+        let key = clean(req.idempotency_key, "idempotencyKey")?.map(|k| format!("duplicate:{}:{k}", source.id));
+        let spec = JobSpec {
+            tool: source.tool.clone(),
+            quality: source.quality_tier(),
+            params: source.params_map(),
+            inputs,
+            idempotency_key: key,
+            brand_id: source.brand_id.clone(),
+            source_job_id: Some(source.id.clone()),
+            retry_of_job_id: None,
+        };
+        let (row, replayed) = self.queue_one(caller, spec).await?;
+        Ok(DuplicateResponse {
+            job_id: row.id.clone(),
+            status: row.job_status(),
+            cost: if replayed { 0 } else { row.tokens },
+        })
+    }
+
+    /// `POST /api/toolkit/takes`: develop landed frames again. Every frame is held before any
+    /// is queued (one transaction); any refusal holds nothing. Returns true in `.1` on a replay.
+    pub async fn take_again(&self, caller: &Caller, req: TakesRequest) -> Result<(TakesResponse, bool)> {
+        caller.require_spend_tokens()?;
+        let ids = req.job_ids.unwrap_or_default();
+        let ids: Vec<String> = ids.into_iter().map(|i| i.trim().to_string()).filter(|i| !i.is_empty()).collect();
+        if ids.is_empty() {
+            return Err(Error::invalid("BAD_BODY", "jobIds names at least one frame."));
+        }
+        if ids.len() > MAX_TAKES {
+            return Err(
+                Error::invalid("BAD_BODY", format!("At most {MAX_TAKES} frames per request.")).with("max", MAX_TAKES)
+            );
+        }
+        let unique: BTreeSet<&String> = ids.iter().collect();
+        if unique.len() != ids.len() {
+            return Err(Error::invalid("BAD_BODY", "jobIds names each frame once."));
+        }
+        let direction = clean(req.direction, "direction")?;
+        let key = clean(req.idempotency_key, "idempotencyKey")?;
+        let mut sources = Vec::with_capacity(ids.len());
+        for id in &ids {
+            let source = self.own_job(caller, id).await?;
+            if source.job_status() != JobStatus::Done {
+                return Err(Error::conflict(
+                    "NOT_DEVELOPED",
+                    format!(
+                        "Frame {id} has not been developed yet ({}); only landed frames can be taken again.",
+                        source.status
+                    ),
+                ));
+            }
+            sources.push(source);
+        }
+        let mut jobs = Vec::with_capacity(sources.len());
+        for source in &sources {
+            let inputs = self.rerunnable(source)?;
+            let mut params = source.params_map();
+            if let Some(d) = &direction {
+                params.insert("direction".to_string(), d.clone());
+            }
+            let spec = JobSpec {
+                tool: source.tool.clone(),
+                quality: source.quality_tier(),
+                params,
+                inputs,
+                idempotency_key: None,
+                brand_id: source.brand_id.clone(),
+                source_job_id: None,
+                retry_of_job_id: Some(source.id.clone()),
+            };
+            jobs.push(self.new_job(caller, spec));
+        }
+        let take = key.map(|k| {
+            let sorted: BTreeSet<&String> = ids.iter().collect();
+            TakeRecord {
+                user_id: caller.user_id.clone(),
+                idempotency_key: k,
+                source_ids: serde_json::to_string(&sorted).unwrap_or_default(),
+            }
+        });
+        let rows = self.queue(jobs, take).await?;
+        let replayed = rows.first().is_some_and(|r| r.1);
+        let offer = direction.map(|said| RetakeOffer {
+            text: said.clone(),
+            scope_tools: sources.iter().map(|s| s.tool.clone()).collect::<BTreeSet<_>>().into_iter().collect(),
+            evidence: sources
+                .iter()
+                .map(|s| OfferEvidence {
+                    job_id: s.id.clone(),
+                    tool: s.tool.clone(),
+                    said: said.clone(),
+                    at: rows.first().map(|r| r.0.created_at).unwrap_or_else(crate::ids::now),
+                    shoot: s.run_id.clone(),
+                })
+                .collect(),
+            already_standing: Vec::new(),
+        });
+        let jobs = rows
+            .iter()
+            .map(|(r, _)| TakeJob {
+                job_id: r.id.clone(),
+                source_job_id: r.retry_of_job_id.clone().unwrap_or_default(),
+                tokens: r.tokens,
+            })
+            .collect();
+        Ok((TakesResponse { jobs, offer, replayed }, replayed))
+    }
+}

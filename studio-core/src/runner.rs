@@ -1,0 +1,245 @@
+//! The job runner: claims queued jobs from storage with a lease, runs up to N at a time through
+//! the providers, files each result as an asset and settles (or fails and releases) in one
+//! transaction. A job whose runner died keeps its lease only until it lapses; then any runner
+//! (after a restart, or on another replica) takes it over, so no hold is ever stranded.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use chrono::Duration;
+use tokio::sync::Semaphore;
+
+use crate::api::AssetKind;
+use crate::assets::accepted_image;
+use crate::develops::JobInput;
+use crate::error::{Error, Result};
+use crate::ids::new_id;
+use crate::providers::{DevelopInput, DevelopOutput, DevelopRequest, ProviderError};
+use crate::storage::{AssetRow, JobEnd, JobRow};
+use crate::studio::Studio;
+
+/// How the runner works.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunnerConfig {
+    /// Jobs developed at once by this process.
+    pub concurrency: usize,
+    /// A running job whose lease is not renewed for this long is taken over.
+    pub lease_secs: i64,
+    /// Claims before a job is failed and released for good.
+    pub max_attempts: i64,
+    /// Longest one develop may take before it counts as a transient failure.
+    pub timeout_secs: u64,
+    /// Wait before a transiently failed job is tried again.
+    pub retry_after_secs: i64,
+}
+
+impl Default for RunnerConfig {
+    fn default() -> Self {
+        RunnerConfig { concurrency: 2, lease_secs: 30, max_attempts: 3, timeout_secs: 600, retry_after_secs: 5 }
+    }
+}
+
+/// The largest developed frame filed, in bytes.
+const MAX_RESULT_BYTES: u64 = 64 * 1024 * 1024;
+
+impl Studio {
+    /// Run jobs until `shutdown` resolves. In-flight develops are abandoned at shutdown; their
+    /// leases lapse and the next runner takes them over.
+    pub async fn run_job_runner(&self, shutdown: impl std::future::Future<Output = ()>) {
+        tokio::pin!(shutdown);
+        let runner = &self.config.runner;
+        let slots = Arc::new(Semaphore::new(runner.concurrency.max(1)));
+        loop {
+            let permit = tokio::select! {
+                () = &mut shutdown => return,
+                permit = slots.clone().acquire_owned() => match permit { Ok(p) => p, Err(_) => return },
+            };
+            match self.claim_next_job().await {
+                Ok(Some(job)) => {
+                    let me = self.clone();
+                    tokio::spawn(async move {
+                        me.run_claimed(job).await;
+                        drop(permit);
+                    });
+                    continue;
+                }
+                Ok(None) => {}
+                Err(e) => tracing::warn!(error = %e, "claiming a job failed"),
+            }
+            drop(permit);
+            tokio::select! {
+                () = &mut shutdown => return,
+                () = self.job_wakeup.notified() => {}
+                () = tokio::time::sleep(std::time::Duration::from_secs(1)) => {}
+            }
+        }
+    }
+
+    /// Claim the next job (queued, or running with a lapsed lease); announce a first claim.
+    pub(crate) async fn claim_next_job(&self) -> Result<Option<JobRow>> {
+        let now = crate::ids::now();
+        let lease = Duration::seconds(self.config.runner.lease_secs);
+        let Some(job) = self.storage.claim_job(now, now - lease).await? else { return Ok(None) };
+        if job.attempts == 1 {
+            self.publish_job(&job).await;
+        }
+        Ok(Some(job))
+    }
+
+    /// Claim and run one job to its end or its next retry; false when none was waiting.
+    pub async fn run_next_job(&self) -> Result<bool> {
+        match self.claim_next_job().await? {
+            Some(job) => {
+                self.run_claimed(job).await;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    async fn run_claimed(&self, job: JobRow) {
+        let runner = &self.config.runner;
+        if job.attempts > runner.max_attempts {
+            let why = format!("gave up after {} attempts", runner.max_attempts);
+            self.end_job(&job, JobEnd::Failed(why)).await;
+            return;
+        }
+        let heartbeat = {
+            let me = self.clone();
+            let id = job.id.clone();
+            let every = std::time::Duration::from_secs((runner.lease_secs.max(3) / 3) as u64);
+            tokio::spawn(async move {
+                loop {
+                    tokio::time::sleep(every).await;
+                    if let Err(e) = me.storage.renew_job_claim(&id, crate::ids::now()).await {
+                        tracing::warn!(error = %e, job = %id, "could not renew a job lease");
+                    }
+                }
+            })
+        };
+        let outcome = self.develop_frame(&job).await;
+        heartbeat.abort();
+        match outcome {
+            Ok(asset) => {
+                let blob_key = asset.blob_key.clone();
+                if !self.end_job(&job, JobEnd::Done(Box::new(asset))).await {
+                    let _ = self.blobs.delete(&blob_key).await;
+                }
+            }
+            Err(ProviderError::Rejected(why)) => {
+                self.end_job(&job, JobEnd::Failed(why)).await;
+            }
+            Err(ProviderError::Unavailable(why)) if job.attempts < runner.max_attempts => {
+                tracing::warn!(job = %job.id, attempt = job.attempts, error = %why, "develop failed; will retry");
+                // Let the lease lapse `retry_after_secs` from now, so a runner claims it again then.
+                let lapse = crate::ids::now() - Duration::seconds(runner.lease_secs)
+                    + Duration::seconds(runner.retry_after_secs);
+                if let Err(e) = self.storage.renew_job_claim(&job.id, lapse).await {
+                    tracing::warn!(error = %e, job = %job.id, "could not schedule a retry");
+                }
+            }
+            Err(ProviderError::Unavailable(why)) => {
+                self.end_job(&job, JobEnd::Failed(why)).await;
+            }
+        }
+    }
+
+    /// End a job (settle or release in the same transaction) and announce it. False when the
+    /// job had already ended.
+    async fn end_job(&self, job: &JobRow, end: JobEnd) -> bool {
+        match self.storage.finish_job(&job.org_id, &job.id, end, crate::ids::now()).await {
+            Ok(Some(row)) => {
+                self.publish_job(&row).await;
+                true
+            }
+            Ok(None) => false,
+            Err(e) => {
+                // The lease lapses and the job is tried again; its hold is still open, not lost.
+                tracing::error!(error = %e, job = %job.id, "could not record the end of a job");
+                false
+            }
+        }
+    }
+
+    /// Load the inputs, develop through the tool's provider, and store the frame's bytes.
+    async fn develop_frame(&self, job: &JobRow) -> std::result::Result<AssetRow, ProviderError> {
+        let provider = self
+            .config
+            .providers
+            .get(&job.tool)
+            .ok_or_else(|| ProviderError::Rejected(format!("{} is no longer a tool this studio runs", job.tool)))?
+            .clone();
+        let stored: Vec<JobInput> = job.input_list();
+        let mut inputs = Vec::with_capacity(stored.len());
+        for input in &stored {
+            let bytes = self
+                .blobs
+                .get_bytes(&input.blob_key)
+                .await
+                .map_err(|e| ProviderError::Unavailable(format!("input {} could not be read: {e}", input.role)))?;
+            inputs.push(DevelopInput { role: input.role.clone(), bytes, mime: input.mime.clone() });
+        }
+        let request = DevelopRequest {
+            job_id: job.id.clone(),
+            tool: job.tool.clone(),
+            quality: job.quality_tier(),
+            inputs,
+            params: job.params_map(),
+        };
+        let limit = std::time::Duration::from_secs(self.config.runner.timeout_secs);
+        let output = tokio::time::timeout(limit, provider.develop(request))
+            .await
+            .map_err(|_| ProviderError::Unavailable(format!("the develop took longer than {limit:?}")))??;
+        self.file_result(job, &stored, output).await.map_err(|e| ProviderError::Unavailable(e.to_string()))
+    }
+
+    /// Store a frame's bytes and build its asset row (inserted when the job ends).
+    async fn file_result(&self, job: &JobRow, inputs: &[JobInput], output: DevelopOutput) -> Result<AssetRow> {
+        let id = new_id("ast");
+        let key = format!("orgs/{}/assets/{id}", job.org_id);
+        let body = futures_util::stream::iter([Ok::<Bytes, std::convert::Infallible>(Bytes::from(output.bytes))]);
+        let blob =
+            self.blobs.put_stream(&key, body, MAX_RESULT_BYTES, accepted_image).await.map_err(Error::internal)?;
+        let source = match inputs.iter().find(|i| i.role == "image").or(inputs.first()).and_then(|i| i.asset_id.clone())
+        {
+            Some(asset_id) => self.storage.asset_by_id(&asset_id).await?.filter(|a| a.org_id == job.org_id),
+            None => None,
+        };
+        let params = job.params_map();
+        let folder_id = match params.get("destination") {
+            Some(folder) => self.storage.folder(&job.org_id, folder).await?.map(|f| f.id),
+            None => None,
+        };
+        let name = match &source {
+            Some(s) => format!("{} · {}", s.name, job.tool),
+            None => format!("{} {}", job.tool, job.quality),
+        };
+        Ok(AssetRow {
+            id,
+            org_id: job.org_id.clone(),
+            created_by: job.user_id.clone(),
+            name: name.chars().take(200).collect(),
+            sku: source.as_ref().and_then(|s| s.sku.clone()),
+            kind: source.as_ref().map_or(AssetKind::Clothes.as_str().to_string(), |s| s.kind.clone()),
+            folder_id,
+            group_id: None,
+            fit: None,
+            wearer: None,
+            fit_guessed: false,
+            wearer_guessed: false,
+            carries_mark: false,
+            mark_guessed: false,
+            mime: blob.mime,
+            tool: Some(job.tool.clone()),
+            blob_key: blob.key,
+            sha256: blob.sha256,
+            bytes: blob.bytes as i64,
+            width: Some(i64::from(output.width)),
+            height: Some(i64::from(output.height)),
+            approved_by: None,
+            approved_at: None,
+            created_at: crate::ids::now(),
+            deleted_at: None,
+        })
+    }
+}

@@ -1,0 +1,74 @@
+//! `/api/toolkit/develops/...` (derived runs and run cancel) and `/api/toolkit/takes`.
+
+use aide::axum::ApiRouter;
+use aide::axum::routing::{get_with, post_with};
+use axum::extract::{Query, State};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use studio_core::Error;
+use studio_core::api::{RunCancelResponse, RunList, RunsQuery, TakesRequest, TakesResponse};
+
+use crate::auth::Auth;
+use crate::error::{Accepted, ApiJson, ApiPath, AppError};
+use crate::state::AppState;
+
+/// Path of one run.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct RunId {
+    /// `run.<id>` or `look.<lookId>.<stage>`.
+    id: String,
+}
+
+async fn list_runs(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    query: Result<Query<RunsQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<ApiJson<RunList>, AppError> {
+    let Query(query) = query.map_err(|e| Error::invalid("BAD_STATE", e.body_text()))?;
+    Ok(ApiJson(state.studio.list_runs(&caller, query).await?))
+}
+
+async fn cancel_run(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    ApiPath(path): ApiPath<RunId>,
+) -> Result<ApiJson<RunCancelResponse>, AppError> {
+    Ok(ApiJson(state.studio.cancel_run(&caller, &path.id).await?))
+}
+
+async fn take_again(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    ApiJson(req): ApiJson<TakesRequest>,
+) -> Result<Accepted<TakesResponse>, AppError> {
+    let (response, replayed) = state.studio.take_again(&caller, req).await?;
+    Ok(Accepted(response, replayed))
+}
+
+pub(super) fn router() -> ApiRouter<AppState> {
+    ApiRouter::new()
+        .api_route(
+            "/api/toolkit/develops",
+            get_with(list_runs, |op| {
+                op.summary("Develop runs, newest first (state=active|all, limit 1-100, default 20)")
+                    .description("Frames grouped by params.runId, else lookbook batch, else the same tool within 10 minutes. 400 BAD_STATE, BAD_LIMIT.")
+                    .tag("develops")
+            }),
+        )
+        .api_route(
+            "/api/toolkit/develops/{id}/cancel",
+            post_with(cancel_run, |op| {
+                op.summary("Cancel a run's queued frames (released); rendering frames finish and cost")
+                    .description("404 for an unknown, foreign or aged-out run (30 days).")
+                    .tag("develops")
+            }),
+        )
+        .api_route(
+            "/api/toolkit/takes",
+            post_with(take_again, |op| {
+                op.summary("Take landed frames again, optionally with a direction")
+                    .description("Every frame is held before any is queued; any refusal holds nothing. 202 new, 200 replay (same idempotencyKey and frames). 402; 403; 404; 409 NOT_DEVELOPED or IDEMPOTENCY_KEY_REUSED; 422.")
+                    .tag("develops")
+            }),
+        )
+}

@@ -1,0 +1,262 @@
+//! `/api/toolkit/jobs/...`: submit a develop (streamed multipart), the `since` backfill, cancel,
+//! duplicate, and the job socket that pushes every job change of the house.
+
+use aide::axum::ApiRouter;
+use aide::axum::routing::{get_with, post_with};
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade, rejection::WebSocketUpgradeRejection};
+use axum::extract::{DefaultBodyLimit, Multipart, Query, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use futures_util::TryStreamExt;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use studio_core::api::{
+    CancelResponse, DevelopStatus, DuplicateRequest, DuplicateResponse, ErrorBody, JobList, JobsQuery, SubmitResponse,
+};
+use studio_core::{Caller, Error, INPUT_ROLES, Studio, SubmitForm};
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::auth::{Auth, SocketAuth};
+use crate::error::{Accepted, ApiJson, ApiPath, AppError, OptionalJson};
+use crate::state::AppState;
+
+/// Path of one job.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct JobId {
+    /// The job's id.
+    id: String,
+}
+
+/// Most input images one submit may carry (garment repeats).
+const MAX_INPUTS: usize = 8;
+/// The most a submit request may send: the images at 12 MB each plus slack, so an oversized
+/// image is read to its end and refused with 413 rather than cut off.
+const SUBMIT_BODY_LIMIT: usize = (MAX_INPUTS + 2) * 12 * 1024 * 1024;
+/// The largest text field of a submit form.
+const MAX_FIELD_BYTES: usize = 8 * 1024;
+/// How often an idle socket is pinged, so proxies keep it open and dead peers are noticed.
+const SOCKET_PING_SECS: u64 = 25;
+
+fn bad_form(detail: impl std::fmt::Display) -> AppError {
+    Error::invalid("BAD_FORM", format!("The multipart form could not be read: {detail}")).into()
+}
+
+/// Stream each image part into the blob store as it arrives; collect the text fields.
+async fn submit_job(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    multipart: Result<Multipart, axum::extract::multipart::MultipartRejection>,
+) -> Result<Accepted<SubmitResponse>, AppError> {
+    state.studio.check_can_develop(&caller)?;
+    let mut multipart = multipart.map_err(bad_form)?;
+    let mut form = SubmitForm::default();
+    if let Err(e) = read_submit(&state.studio, &caller, &mut multipart, &mut form).await {
+        // Read the rest (bounded by the body limit) so the client sees the refusal, then
+        // forget the images already stored.
+        while let Ok(Some(_)) = multipart.next_field().await {}
+        state.studio.abandon_inputs(std::mem::take(&mut form.files)).await;
+        return Err(e);
+    }
+    Ok(Accepted(state.studio.submit_develop(&caller, form).await?, false))
+}
+
+async fn read_submit(
+    studio: &Studio,
+    caller: &Caller,
+    multipart: &mut Multipart,
+    form: &mut SubmitForm,
+) -> Result<(), AppError> {
+    let mut roles: Vec<String> = Vec::new();
+    while let Some(field) = multipart.next_field().await.map_err(bad_form)? {
+        let name = field.name().unwrap_or_default().to_string();
+        if field.file_name().is_some() {
+            if !INPUT_ROLES.contains(&name.as_str()) {
+                return Err(Error::invalid(
+                    "BAD_FORM",
+                    format!("{name:?} is not an input role; images go in {}.", INPUT_ROLES.join(", ")),
+                )
+                .into());
+            }
+            if name != "garment" && roles.contains(&name) {
+                return Err(
+                    Error::invalid("BAD_FORM", format!("One image per role; only garment repeats ({name}).")).into()
+                );
+            }
+            if roles.len() >= MAX_INPUTS {
+                return Err(Error::invalid("BAD_FORM", format!("At most {MAX_INPUTS} images per develop.")).into());
+            }
+            roles.push(name.clone());
+            let stream = field.map_err(|e| e.body_text());
+            form.files.push(studio.stage_input(caller, &name, Box::pin(stream)).await?);
+            continue;
+        }
+        let value = field.text().await.map_err(bad_form)?;
+        if value.len() > MAX_FIELD_BYTES {
+            return Err(Error::invalid(
+                "BAD_FORM",
+                format!("The field {name} is longer than {MAX_FIELD_BYTES} bytes."),
+            )
+            .into());
+        }
+        match name.as_str() {
+            "tool" => form.tool = Some(value),
+            "idempotencyKey" => form.idempotency_key = Some(value),
+            "brandId" => form.brand_id = Some(value),
+            _ => form.fields.push((name, value)),
+        }
+    }
+    Ok(())
+}
+
+async fn list_jobs(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    query: Result<Query<JobsQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<ApiJson<JobList>, AppError> {
+    let Query(query) =
+        query.map_err(|_| Error::invalid("BAD_SINCE", "since is a non-negative whole number (an eventSeq)."))?;
+    Ok(ApiJson(state.studio.jobs_since(&caller, query.since.as_deref()).await?))
+}
+
+async fn get_job(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    ApiPath(path): ApiPath<JobId>,
+) -> Result<ApiJson<DevelopStatus>, AppError> {
+    Ok(ApiJson(state.studio.get_develop(&caller, &path.id).await?))
+}
+
+async fn cancel_job(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    ApiPath(path): ApiPath<JobId>,
+) -> Result<ApiJson<CancelResponse>, AppError> {
+    Ok(ApiJson(state.studio.cancel_job(&caller, &path.id).await?))
+}
+
+async fn duplicate_job(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    ApiPath(path): ApiPath<JobId>,
+    OptionalJson(req): OptionalJson<DuplicateRequest>,
+) -> Result<Accepted<DuplicateResponse>, AppError> {
+    Ok(Accepted(state.studio.duplicate_job(&caller, &path.id, req).await?, false))
+}
+
+/// 426 with the shared envelope when the request is not a WebSocket upgrade.
+fn upgrade_required() -> Response {
+    let body = ErrorBody {
+        error: "UPGRADE_REQUIRED".to_string(),
+        message: "This route is a WebSocket: send Connection: Upgrade and Upgrade: websocket.".to_string(),
+        extra: Default::default(),
+    };
+    let mut response = (StatusCode::UPGRADE_REQUIRED, axum::Json(body)).into_response();
+    response.headers_mut().insert(header::UPGRADE, HeaderValue::from_static("websocket"));
+    response
+}
+
+async fn job_socket(
+    State(state): State<AppState>,
+    SocketAuth(caller): SocketAuth,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Response {
+    let Ok(upgrade) = upgrade else { return upgrade_required() };
+    let studio = state.studio.clone();
+    upgrade.on_upgrade(move |socket| serve_socket(studio, caller.org_id, socket))
+}
+
+/// Push every event of the house until the peer leaves. A socket that falls too far behind is
+/// closed (code 4000) so its client reconnects and backfills with `since`.
+async fn serve_socket(studio: Studio, org_id: String, mut socket: WebSocket) {
+    let mut events = studio.events().subscribe();
+    let mut ping = tokio::time::interval(std::time::Duration::from_secs(SOCKET_PING_SECS));
+    ping.tick().await;
+    loop {
+        tokio::select! {
+            event = events.recv() => match event {
+                Ok(event) if event.org_id == org_id => {
+                    if socket.send(Message::Text(event.message.to_string().into())).await.is_err() {
+                        return;
+                    }
+                }
+                Ok(_) => {}
+                Err(RecvError::Lagged(_)) => {
+                    let frame = axum::extract::ws::CloseFrame { code: 4000, reason: "lagged: reconnect and backfill".into() };
+                    let _ = socket.send(Message::Close(Some(frame))).await;
+                    return;
+                }
+                Err(RecvError::Closed) => return,
+            },
+            incoming = socket.recv() => match incoming {
+                Some(Ok(Message::Close(_))) | Some(Err(_)) | None => return,
+                Some(Ok(_)) => {}
+            },
+            _ = ping.tick() => {
+                if socket.send(Message::Ping(Default::default())).await.is_err() {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+pub(super) fn router() -> ApiRouter<AppState> {
+    ApiRouter::new()
+        .api_route(
+            "/api/toolkit/jobs/submit",
+            post_with(submit_job, |op| {
+                op.summary("Submit a develop (multipart: tool, image or one file per role, options)")
+                    .description(
+                        "Fields: `tool` (required), `idempotencyKey`, `brandId`, image parts named by role \
+                         (`image`, `garment` repeatable, `model`, `mask`, `background`) or a role field holding a \
+                         library asset id, `quality` (1k, 2k, 4k; default 2k) and any other text field as a tool \
+                         option. `output` is refused. Tokens are held before the job is queued. Codes: 400 \
+                         UNKNOWN_TOOL, NO_IMAGE, EMPTY_IMAGE, BAD_FORM; 402 INSUFFICIENT_TOKENS (need, spendable); \
+                         403 viewer; 413 IMAGE_TOO_LARGE (maxMb); 500 ENQUEUE_FAILED or SUBMIT_FAILED (nothing \
+                         charged).",
+                    )
+                    .tag("develops")
+            })
+            .layer(DefaultBodyLimit::max(SUBMIT_BODY_LIMIT)),
+        )
+        .api_route(
+            "/api/toolkit/jobs",
+            get_with(list_jobs, |op| {
+                op.summary("Backfill: the house's job changes after an eventSeq, ascending")
+                    .description("`since=0` returns everything (pages of 1000: ask again from the last eventSeq). 400 BAD_SINCE.")
+                    .tag("develops")
+            }),
+        )
+        .api_route(
+            "/api/toolkit/jobs/{id}",
+            get_with(get_job, |op| {
+                op.summary("One develop's status: tokens held and settled, result, error")
+                    .description("The shape get_develop answers on the agent endpoint (spec §2.5). 404 NOT_FOUND for unknown or foreign.")
+                    .tag("develops")
+            }),
+        )
+        .api_route(
+            "/api/toolkit/jobs/{id}/cancel",
+            post_with(cancel_job, |op| {
+                op.summary("Cancel a queued job (released); rendering or ended jobs are unchanged")
+                    .description("reason ALREADY_RENDERING (it finishes and costs) or ALREADY_SETTLED. 404 NOT_FOUND.")
+                    .tag("develops")
+            }),
+        )
+        .api_route(
+            "/api/toolkit/jobs/{id}/duplicate",
+            post_with(duplicate_job, |op| {
+                op.summary("Develop the same job again with a fresh hold")
+                    .description("Params copied verbatim; the source is never billed again. 402; 403; 404; 422 UNKNOWN_TOOL or NO_INPUTS (never charged).")
+                    .tag("develops")
+            }),
+        )
+        .api_route(
+            "/api/toolkit/jobs/ws",
+            get_with(job_socket, |op| {
+                op.summary("WebSocket: every job change of the house as {type: job, job}, and pack.ready")
+                    .description("Key on the Authorization header or the session cookie. 101; 401; 426 without an Upgrade header. On every (re)open, backfill with GET /api/toolkit/jobs?since=<max eventSeq seen>.")
+                    .tag("develops")
+            }),
+        )
+}
