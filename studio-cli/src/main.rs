@@ -11,7 +11,8 @@ use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::commands::{
-    Context, NotSignedIn, Source, Usage, assets, balance, folders, login, logout, pack, signup, upload, whoami,
+    Context, Interrupted, NotSignedIn, Source, Usage, assets, balance, develop, folders, jobs, login, logout, pack,
+    prices, runs, signup, takes, upload, whoami,
 };
 
 /// Printed after `studio --help`.
@@ -27,9 +28,11 @@ Exit codes:
   1  failure (the server refused, the network, the config file)
   2  usage error
   3  authentication: no key configured, or the server answered 401
-  4  insufficient tokens: the server answered 402";
+  4  insufficient tokens: the server answered 402
+  130  interrupted (Ctrl-C) while waiting; the work goes on server-side";
 
-/// Terminal workflows against a Studio deployment: accounts, keys, the token balance and the library.
+/// Terminal workflows against a Studio deployment: accounts, keys, the token balance, the library
+/// and develops.
 #[derive(Parser)]
 #[command(name = "studio", version, after_help = AFTER_HELP)]
 struct Cli {
@@ -68,6 +71,16 @@ enum Cmd {
     Folders(folders::Args),
     /// Pack assets (ids, or a whole collection) into a zip, download it and check it.
     Pack(pack::Args),
+    /// Develop an image with a tool (upload or library inputs); --wait follows it, -o saves it.
+    Develop(develop::Args),
+    /// List, show, watch, cancel and duplicate develop jobs.
+    Jobs(jobs::Args),
+    /// Take landed frames again, optionally with a direction.
+    Takes(takes::Args),
+    /// List develop runs and cancel their queued frames.
+    Runs(runs::Args),
+    /// The tools this deployment runs and their prices in tokens.
+    Prices(prices::Args),
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -89,6 +102,11 @@ async fn main() -> ExitCode {
         Cmd::Assets(args) => assets::run(&ctx, args).await,
         Cmd::Folders(args) => folders::run(&ctx, args).await,
         Cmd::Pack(args) => pack::run(&ctx, args).await,
+        Cmd::Develop(args) => develop::run(&ctx, args).await,
+        Cmd::Jobs(args) => jobs::run(&ctx, args).await,
+        Cmd::Takes(args) => takes::run(&ctx, args).await,
+        Cmd::Runs(args) => runs::run(&ctx, args).await,
+        Cmd::Prices(args) => prices::run(&ctx, args).await,
     };
     match done {
         Ok(()) => ExitCode::SUCCESS,
@@ -129,8 +147,12 @@ fn source_of(matches: &ArgMatches, id: &str) -> Source {
 }
 
 /// Print the error to stderr and choose the exit code: 1 failure, 2 usage, 3 authentication,
-/// 4 insufficient tokens.
+/// 4 insufficient tokens, 130 interrupted.
 fn report(err: &anyhow::Error, url: Option<&str>) -> ExitCode {
+    if err.chain().any(|e| e.is::<Interrupted>()) {
+        // The command already said what goes on and how to follow it.
+        return ExitCode::from(130);
+    }
     if let Some(api) = err.chain().find_map(|e| e.downcast_ref::<studio_client::Error>()) {
         return report_client(api, url);
     }
@@ -183,6 +205,21 @@ fn hint(err: &studio_client::Error, code: &str) -> Option<String> {
             "keys are minted and revoked from a signed-in session, never with a key: use `--email`".into()
         }
         "FORBIDDEN" => "your role in the house does not allow this; ask an owner or admin".into(),
+        "UNKNOWN_TOOL" => "run `studio prices` for the tools this deployment runs".into(),
+        "NO_IMAGE" => "give the image with --image PATH|ASSET_ID, or by role with --input ROLE=PATH|ASSET_ID".into(),
+        "NO_INPUTS" => "the job's inputs are gone; develop it afresh with `studio develop`".into(),
+        "NOT_DEVELOPED" => {
+            "only landed (done) frames can be taken again; see `studio jobs show ID`, or wait with `studio jobs watch`"
+                .into()
+        }
+        "IDEMPOTENCY_KEY_REUSED" => {
+            "that idempotency key was used for a different request; use a new --idempotency-key".into()
+        }
+        "IMAGE_TOO_LARGE" => match err.extra_i64("maxMb") {
+            Some(max) => format!("each image is at most {max} MB"),
+            None => "the image is too large".into(),
+        },
+        "DEVELOP_FAILED" => "try again, or with another input or quality".into(),
         _ => return None,
     })
 }

@@ -811,3 +811,362 @@ async fn pack_needs_ids_or_a_folder_not_both() {
         assert!(run.stdout.contains(flag), "{flag}: {run:?}");
     }
 }
+
+// Develops: `studio develop`, `jobs`, `takes`, `runs` and `prices` (spec §2.4 to §2.8, §4.3, §6).
+
+use std::io::{BufRead, BufReader, Read};
+
+use studio_core::api::{
+    CancelReason, CancelResponse, DevelopStatus, DuplicateResponse, Job, JobList, JobStatus, PriceBook,
+    RunCancelResponse, RunList, SubmitResponse, TakesResponse,
+};
+
+/// A server whose runner never starts: jobs stay queued until the test runs them with
+/// `app.studio.run_next_job()`.
+async fn app_without_runner() -> TestApp {
+    spawn(Backend::Sqlite, |c| c.runner_concurrency = 0).await.expect("sqlite app")
+}
+
+/// A signed-in CLI and a 64x48 PNG to develop, in a temporary directory kept with it.
+async fn develop_setup(app: &TestApp, tag: &str) -> (Cli, tempfile::TempDir, PathBuf) {
+    let cli = Cli::new();
+    cli.signup(app, &unique_email(tag)).await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let input = dir.path().join("coat.png");
+    write_png(&input, 64, 48);
+    (cli, dir, input)
+}
+
+/// Parse a successful run's stdout as `T`.
+fn parsed<T: serde::de::DeserializeOwned>(run: &Run) -> T {
+    assert_eq!(run.code, 0, "{run:?}");
+    serde_json::from_str(run.stdout.trim()).unwrap_or_else(|e| panic!("{e}: {run:?}"))
+}
+
+/// What `tool` costs at `quality`, from `studio prices --json`.
+async fn price_of(cli: &Cli, tool: &str, quality: &str) -> i64 {
+    let book: PriceBook = parsed(&cli.run(&["prices", "--json"]).await);
+    let tool = book.tools.iter().find(|t| t.tool == tool).unwrap_or_else(|| panic!("{tool} not priced: {book:?}"));
+    tool.prices.iter().find(|p| p.resolution == quality).expect("a price at that quality").tokens
+}
+
+/// `studio develop TOOL --image INPUT --quality Q --json`: the queued job.
+async fn submit(cli: &Cli, tool: &str, input: &Path, quality: &str) -> SubmitResponse {
+    let submitted: SubmitResponse =
+        parsed(&cli.run(&["develop", tool, "--image", utf8(input), "--quality", quality, "--json"]).await);
+    assert_eq!(submitted.status, JobStatus::Queued);
+    submitted
+}
+
+/// `studio balance --json`.
+async fn balance_of(cli: &Cli) -> Balance {
+    parsed(&cli.run(&["balance", "--json"]).await)
+}
+
+/// `studio jobs ls --json`: the job `id`.
+async fn listed_job(cli: &Cli, id: &str) -> Job {
+    let list: JobList = parsed(&cli.run(&["jobs", "ls", "--json"]).await);
+    list.jobs.into_iter().find(|j| j.id == id).unwrap_or_else(|| panic!("job {id} not listed"))
+}
+
+/// A `studio` child left running, with stdout and stderr piped.
+fn start(cli: &Cli, args: &[&str]) -> std::process::Child {
+    let mut cmd = Command::new(studio_bin());
+    cmd.arg("--config").arg(&cli.config).args(args);
+    for var in ["STUDIO_URL", "STUDIO_API_KEY", "STUDIO_CONFIG", "STUDIO_PASSWORD"] {
+        cmd.env_remove(var);
+    }
+    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.spawn().expect("spawn studio")
+}
+
+/// Read lines from `reader` on a blocking thread until one satisfies `done` (30 s at most);
+/// every line read, and the reader.
+async fn read_until<R: BufRead + Send + 'static>(
+    mut reader: R,
+    done: impl Fn(&str) -> bool + Send + 'static,
+) -> (Vec<String>, R) {
+    let read = tokio::task::spawn_blocking(move || {
+        let mut lines = Vec::new();
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line).expect("read a line") == 0 {
+                panic!("the output ended before the line waited for: {lines:?}");
+            }
+            let line = line.trim_end().to_string();
+            let found = done(&line);
+            lines.push(line);
+            if found {
+                return (lines, reader);
+            }
+        }
+    });
+    tokio::time::timeout(std::time::Duration::from_secs(30), read).await.expect("the line within 30 s").expect("join")
+}
+
+/// Press Ctrl-C on the child (SIGINT), then wait for it: its exit code and the rest of `rest`.
+async fn interrupt(mut child: std::process::Child, mut rest: impl Read + Send + 'static) -> (i32, String) {
+    let status = Command::new("kill").arg("-INT").arg(child.id().to_string()).status().expect("kill -INT");
+    assert!(status.success());
+    tokio::task::spawn_blocking(move || {
+        let mut text = String::new();
+        rest.read_to_string(&mut text).expect("read the rest");
+        let code = child.wait().expect("wait for studio").code().expect("exited, not killed by the signal");
+        (code, text)
+    })
+    .await
+    .expect("join")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prices_list_upscale() {
+    let app = app().await;
+    let cli = Cli::new();
+    cli.signup(&app, &unique_email("cli-prices")).await;
+    let book: PriceBook = parsed(&cli.run(&["prices", "--json"]).await);
+    let upscale = book.tools.iter().find(|t| t.tool == "upscale").expect("upscale advertised");
+    let qualities: Vec<&str> = upscale.prices.iter().map(|p| p.resolution.as_str()).collect();
+    assert!(["1k", "2k", "4k"].iter().all(|q| qualities.contains(q)), "{upscale:?}");
+    assert!(upscale.prices.iter().all(|p| p.tokens > 0), "{upscale:?}");
+
+    let run = cli.run(&["prices"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.starts_with("TOOL"), "{run:?}");
+    assert!(run.stdout.lines().any(|l| l.starts_with("upscale ")), "{run:?}");
+    assert!(run.stdout.contains("1K") && run.stdout.contains("4K"), "{run:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn develop_upscale_waits_and_saves_a_jpeg() {
+    let app = app().await;
+    let (cli, dir, input) = develop_setup(&app, "cli-develop").await;
+    let price = price_of(&cli, "upscale", "1k").await;
+    let out = dir.path().join("out.jpg");
+
+    let args = ["develop", "upscale", "--image", utf8(&input), "--quality", "1k", "--wait", "-o", utf8(&out), "--json"];
+    let run = cli.run(&args).await;
+    let status: DevelopStatus = parsed(&run);
+    assert_eq!((status.status, status.tool.as_str(), status.error.as_deref()), (JobStatus::Done, "upscale", None));
+    assert_eq!((status.tokens_estimated, status.tokens_settled), (price, Some(price)));
+    let result = status.result_asset_id.clone().expect("a result asset");
+    assert!(
+        run.stderr.starts_with(&format!("job {} queued, {price} tokens held\n", status.job_id)),
+        "the job id comes first: {run:?}"
+    );
+    let bytes = std::fs::read(&out).expect("the result written");
+    assert!(bytes.starts_with(&[0xFF, 0xD8, 0xFF]), "a JPEG");
+    let img = image::load_from_memory(&bytes).expect("decodes");
+    assert_eq!((img.width(), img.height()), (1024, 768), "1k on the long edge");
+    assert!(!dir.path().join("out.jpg.part").exists());
+    let balance = balance_of(&cli).await;
+    assert_eq!((balance.balance, balance.held), (100 - price, 0));
+    assert!(listed(&cli, None).await.assets.iter().any(|a| a.id == result), "the result is in the library");
+
+    // A library asset as the input, human output, the result saved into a directory.
+    let upload: serde_json::Value = parsed(&cli.run(&["upload", "--json", utf8(&input)]).await);
+    let asset = upload["uploaded"][0]["id"].as_str().expect("an asset id").to_string();
+    let saved = tempfile::tempdir().expect("temp dir");
+    let run = cli
+        .run(&["develop", "upscale", "--image", &asset, "--quality", "1k", "--wait", "-o", utf8(saved.path())])
+        .await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let job = run.stderr.strip_prefix("job ").and_then(|s| s.split(' ').next()).expect("job id on stderr").to_string();
+    assert!(run.stdout.starts_with(&format!("job {job} done: result ast_")), "{run:?}");
+    assert!(run.stdout.contains(&format!("{price} tokens settled")), "{run:?}");
+    let file = saved.path().join(format!("{job}.jpg"));
+    assert!(run.stdout.contains(&format!("to {}", file.display())), "{run:?}");
+    assert!(std::fs::read(&file).expect("saved in the directory").starts_with(&[0xFF, 0xD8, 0xFF]));
+
+    // Without --wait: the job id alone on stdout, the hold on stderr; `jobs show` follows it.
+    let run = cli.run(&["develop", "upscale", "--image", utf8(&input), "--quality", "1k"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let job = run.stdout.trim().to_string();
+    assert!(job.starts_with("job_") && !job.contains(char::is_whitespace), "{run:?}");
+    assert_eq!(run.stderr, format!("job {job} queued, {price} tokens held\n"));
+    let shown: DevelopStatus = parsed(&cli.run(&["jobs", "show", &job, "--json"]).await);
+    assert_eq!((shown.job_id.as_str(), shown.tokens_estimated), (job.as_str(), price));
+    let run = cli.run(&["jobs", "show", &job]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.starts_with(&format!("{job}  upscale  ")), "{run:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn develop_refusals() {
+    let app = app().await;
+    let (cli, _dir, input) = develop_setup(&app, "cli-develop-refused").await;
+
+    let run = cli.run(&["develop", "no-such-tool", "--image", utf8(&input), "--quality", "1k"]).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("error: UNKNOWN_TOOL: "), "{run:?}");
+    assert!(run.stderr.contains("studio prices"), "{run:?}");
+    assert_eq!(run.stdout, "");
+
+    let run = cli.run(&["develop", "upscale", "--quality", "1k"]).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("error: NO_IMAGE: ") && run.stderr.contains("--image"), "{run:?}");
+
+    let run = cli.run(&["develop", "upscale", "--image", "ast_nope", "--quality", "1k"]).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("error: NOT_FOUND: "), "{run:?}");
+
+    let missing = input.with_file_name("gone.png");
+    let run = cli.run(&["develop", "upscale", "--image", utf8(&missing), "--quality", "1k"]).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("gone.png: no such file"), "{run:?}");
+
+    // Caught before anything is sent: exit 2.
+    for args in [
+        vec!["develop", "upscale", "--image", utf8(&input)],
+        vec!["develop", "upscale", "--image", utf8(&input), "--quality", "8k"],
+        vec!["develop", "upscale", "--input", "hat=x.png", "--quality", "1k"],
+        vec!["develop", "upscale", "--image", utf8(&input), "--quality", "1k", "--param", "quality=4k"],
+        vec!["develop", "upscale", "--image", utf8(&input), "--quality", "1k", "--param", "noequals"],
+    ] {
+        let run = cli.run(&args).await;
+        assert_eq!(run.code, 2, "{args:?}: {run:?}");
+    }
+    assert_eq!(balance_of(&cli).await.balance, 100, "nothing held by a refusal");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn jobs_cancel_a_queued_job_and_list_it() {
+    let app = app_without_runner().await;
+    let (cli, _dir, input) = develop_setup(&app, "cli-cancel").await;
+    let submitted = submit(&cli, "upscale", &input, "2k").await;
+    assert!(submitted.tokens_held > 0 && !submitted.replayed, "{submitted:?}");
+    let balance = balance_of(&cli).await;
+    assert_eq!((balance.balance, balance.held), (100 - submitted.tokens_held, submitted.tokens_held));
+    assert_eq!(listed_job(&cli, &submitted.job_id).await.status, JobStatus::Queued);
+
+    let cancelled: CancelResponse = parsed(&cli.run(&["jobs", "cancel", &submitted.job_id, "--json"]).await);
+    assert_eq!(
+        cancelled,
+        CancelResponse {
+            id: submitted.job_id.clone(),
+            cancelled: true,
+            state: JobStatus::Cancelled,
+            tokens_released: submitted.tokens_held,
+            reason: None,
+        }
+    );
+    let balance = balance_of(&cli).await;
+    assert_eq!((balance.balance, balance.held), (100, 0));
+    let job = listed_job(&cli, &submitted.job_id).await;
+    assert_eq!((job.status, job.tool.as_str()), (JobStatus::Cancelled, "upscale"));
+
+    // Again: not an error; the reason is said.
+    let again: CancelResponse = parsed(&cli.run(&["jobs", "cancel", &submitted.job_id, "--json"]).await);
+    assert_eq!((again.cancelled, again.reason, again.tokens_released), (false, Some(CancelReason::AlreadySettled), 0));
+    let run = cli.run(&["jobs", "cancel", &submitted.job_id]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.contains("Not cancelled") && run.stdout.contains("ALREADY_SETTLED"), "{run:?}");
+
+    // The table, and the cursor: nothing changed after the job's own seq.
+    let run = cli.run(&["jobs", "ls"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.starts_with("SEQ  ID"), "{run:?}");
+    assert!(run.stdout.lines().any(|l| l.contains(&submitted.job_id) && l.contains("cancelled")), "{run:?}");
+    let since = job.event_seq.to_string();
+    let after: JobList = parsed(&cli.run(&["jobs", "ls", "--since", &since, "--json"]).await);
+    assert!(after.jobs.is_empty(), "{after:?}");
+
+    let run = cli.run(&["jobs", "cancel", "job_nope"]).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("error: NOT_FOUND: "), "{run:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn takes_runs_and_duplicates() {
+    let app = app_without_runner().await;
+    let (cli, _dir, input) = develop_setup(&app, "cli-takes").await;
+    let price = price_of(&cli, "upscale", "1k").await;
+    let first = submit(&cli, "upscale", &input, "1k").await;
+
+    // Not developed yet: 409, exit 1, nothing held.
+    let run = cli.run(&["takes", &first.job_id]).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("error: NOT_DEVELOPED: "), "{run:?}");
+    assert!(run.stderr.contains("hint: only landed (done) frames"), "{run:?}");
+    assert_eq!(balance_of(&cli).await.held, price);
+
+    assert!(app.studio.run_next_job().await.expect("run the job"), "one job was queued");
+    let done: DevelopStatus = parsed(&cli.run(&["jobs", "show", &first.job_id, "--json"]).await);
+    assert_eq!(done.status, JobStatus::Done, "{done:?}");
+
+    let args = ["takes", &first.job_id, "--direction", "softer light", "--idempotency-key", "k1", "--json"];
+    let takes: TakesResponse = parsed(&cli.run(&args).await);
+    assert_eq!(takes.jobs.len(), 1, "{takes:?}");
+    assert_eq!((takes.jobs[0].source_job_id.as_str(), takes.jobs[0].tokens), (first.job_id.as_str(), price));
+    assert!(!takes.replayed);
+    let replay: TakesResponse = parsed(&cli.run(&args).await);
+    assert!(replay.replayed, "{replay:?}");
+    assert_eq!(replay.jobs[0].job_id, takes.jobs[0].job_id);
+    let runs: RunList = parsed(&cli.run(&["runs", "ls", "--json"]).await);
+    assert!(runs.runs.iter().any(|r| r.job_ids.contains(&first.job_id)), "{runs:?}");
+    let active: RunList = parsed(&cli.run(&["runs", "ls", "--active", "--limit", "5", "--json"]).await);
+    let run_id = active
+        .runs
+        .iter()
+        .find(|r| r.job_ids.contains(&takes.jobs[0].job_id))
+        .expect("the take's run is active")
+        .id
+        .clone();
+    let run = cli.run(&["runs", "ls"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.starts_with("ID") && run.stdout.contains(&run_id), "{run:?}");
+    for bad in ["0", "101", "x"] {
+        assert_eq!(cli.run(&["runs", "ls", "--limit", bad]).await.code, 2, "--limit {bad}");
+    }
+
+    let duplicate: DuplicateResponse = parsed(&cli.run(&["jobs", "duplicate", &first.job_id, "--json"]).await);
+    assert_eq!((duplicate.status, duplicate.cost), (JobStatus::Queued, price));
+
+    let cancelled: RunCancelResponse = parsed(&cli.run(&["runs", "cancel", &run_id, "--json"]).await);
+    assert!(cancelled.cancelled && cancelled.cancelled_job_ids.contains(&takes.jobs[0].job_id), "{cancelled:?}");
+    assert!(cancelled.tokens_released >= price, "{cancelled:?}");
+    let run = cli.run(&["runs", "cancel", "run.nope"]).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("error: NOT_FOUND: "), "{run:?}");
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_while_waiting_leaves_the_job_queued() {
+    let app = app_without_runner().await;
+    let (cli, _dir, input) = develop_setup(&app, "cli-ctrl-c").await;
+    let mut child = start(&cli, &["develop", "upscale", "--image", utf8(&input), "--quality", "1k", "--wait"]);
+    let stderr = BufReader::new(child.stderr.take().expect("stderr"));
+    let (lines, stderr) = read_until(stderr, |l| l.starts_with("job ")).await;
+    let job = lines.last().and_then(|l| l.split(' ').nth(1)).expect("the job id").to_string();
+    // The line comes just before the wait (and its Ctrl-C handler) starts.
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let (code, rest) = interrupt(child, stderr).await;
+    assert_eq!(code, 130, "{rest}");
+    assert!(rest.contains(&format!("job {job} goes on")), "{rest}");
+    assert!(rest.contains("studio jobs watch") && rest.contains(&format!("studio jobs cancel {job}")), "{rest}");
+    let status: DevelopStatus = parsed(&cli.run(&["jobs", "show", &job, "--json"]).await);
+    assert_eq!(status.status, JobStatus::Queued);
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn jobs_watch_follows_a_job_until_ctrl_c() {
+    let app = app_without_runner().await;
+    let (cli, _dir, input) = develop_setup(&app, "cli-watch").await;
+    let mut child = start(&cli, &["jobs", "watch", "--json"]);
+    let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let submitted = submit(&cli, "upscale", &input, "1k").await;
+    let id = submitted.job_id.clone();
+    let is = move |status: JobStatus| {
+        let id = id.clone();
+        move |line: &str| serde_json::from_str::<Job>(line).is_ok_and(|j| j.id == id && j.status == status)
+    };
+    let (_, stdout) = read_until(stdout, is(JobStatus::Queued)).await;
+    assert!(app.studio.run_next_job().await.expect("run the job"));
+    let (lines, _) = read_until(stdout, is(JobStatus::Done)).await;
+    let done: Job = serde_json::from_str(lines.last().expect("a line")).expect("job JSON");
+    assert!(done.result_asset_id.is_some(), "{done:?}");
+    let stderr = child.stderr.take().expect("stderr");
+    let (code, rest) = interrupt(child, stderr).await;
+    assert_eq!(code, 0, "{rest}");
+}

@@ -3,11 +3,16 @@
 
 pub(crate) mod assets;
 pub(crate) mod balance;
+pub(crate) mod develop;
 pub(crate) mod folders;
+pub(crate) mod jobs;
 pub(crate) mod login;
 pub(crate) mod logout;
 pub(crate) mod pack;
+pub(crate) mod prices;
+pub(crate) mod runs;
 pub(crate) mod signup;
+pub(crate) mod takes;
 pub(crate) mod upload;
 pub(crate) mod whoami;
 
@@ -107,6 +112,19 @@ impl fmt::Display for Usage {
 
 impl std::error::Error for Usage {}
 
+/// The person pressed Ctrl-C while the command waited on work that goes on without it (a
+/// develop keeps rendering). `main` exits with 130, the shell's code for an interrupt.
+#[derive(Debug)]
+pub(crate) struct Interrupted;
+
+impl fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("interrupted")
+    }
+}
+
+impl std::error::Error for Interrupted {}
+
 /// A `NOT_FOUND` refusal made on this side (e.g. an id missing from a listing), reported by
 /// `main` like the server's own: `error: NOT_FOUND: message`, exit 1.
 pub(crate) fn not_found(message: impl Into<String>) -> studio_client::Error {
@@ -122,6 +140,24 @@ pub(crate) fn not_found(message: impl Into<String>) -> studio_client::Error {
 pub(crate) fn count(n: impl fmt::Display, noun: &str) -> String {
     let n = n.to_string();
     if n == "1" { format!("1 {noun}") } else { format!("{n} {noun}s") }
+}
+
+/// Rows under a header as aligned columns, two spaces apart, trailing blanks trimmed.
+pub(crate) fn columns(header: &[&str], rows: &[Vec<String>]) -> String {
+    let header: Vec<String> = header.iter().map(|h| h.to_string()).collect();
+    let mut widths = vec![0; header.len()];
+    for row in std::iter::once(&header).chain(rows) {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for row in std::iter::once(&header).chain(rows) {
+        let cells: Vec<String> = row.iter().zip(&widths).map(|(cell, w)| format!("{cell:<w$}")).collect();
+        out += cells.join("  ").trim_end();
+        out += "\n";
+    }
+    out
 }
 
 /// The password: the one given (`--password` or `STUDIO_PASSWORD`), else one line on stdin. On

@@ -100,6 +100,8 @@ impl Failure {
         let (error, message) = match err {
             Error::Api { code, message, .. } => (code.as_str(), message.clone()),
             Error::Transport(e) => ("TRANSPORT", crate::chain(e)),
+            // Neither is met by an upload; named so the match stays exhaustive.
+            Error::Timeout(m) | Error::Socket(m) => ("TRANSPORT", m.clone()),
             Error::Decode { .. } => ("BAD_ANSWER", err.to_string()),
             // The client names the path itself; say it once.
             Error::Config(m) => {
