@@ -377,6 +377,8 @@ pub struct BalanceRow {
     pub settled: i64,
     /// Credited (granted + bought) over all time.
     pub credited: i64,
+    /// The house's latest job event number (moves with job state changes, not tokens).
+    pub job_event_seq: i64,
 }
 
 impl BalanceRow {

@@ -545,8 +545,8 @@ macro_rules! impl_storage {
                         user_id: job.user_id.clone(),
                         now: job.created_at,
                     };
-                    bal = apply_reserve(&mut tx, &bal, &hold).await?.1;
-                    job.event_seq = next_event_seq(&mut tx, &org_id).await?;
+                    bal = apply_reserve(&mut tx, &bal, &hold, 1).await?.1;
+                    job.event_seq = bal.job_event_seq;
                     job.status = "queued".to_string();
                     sqlx::query(concat!(
                         "INSERT INTO jobs (", job_columns!(), ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, \
@@ -705,7 +705,8 @@ macro_rules! impl_storage {
                 }
                 lock_balance(&mut tx, org_id).await?;
                 let charge = matches!(end, JobEnd::Done(_));
-                let settled = match resolve_in(&mut tx, org_id, &job.hold_id, now, charge).await? {
+                let (outcome, seq) = resolve_in(&mut tx, org_id, &job.hold_id, now, charge, 1).await?;
+                let settled = match outcome {
                     ResolveOutcome::Resolved(h) if charge => h.amount,
                     _ => 0,
                 };
@@ -722,7 +723,7 @@ macro_rules! impl_storage {
                 }
                 job.tokens_settled = Some(settled);
                 job.finished_at = Some(now);
-                job.event_seq = next_event_seq(&mut tx, org_id).await?;
+                job.event_seq = if seq > 0 { seq } else { next_event_seq(&mut tx, org_id).await? };
                 sqlx::query(
                     "UPDATE jobs SET status = $1, result_asset_id = $2, error = $3, tokens_settled = $4, finished_at = $5, \
                      event_seq = $6 WHERE id = $7",
@@ -755,11 +756,11 @@ macro_rules! impl_storage {
                     return Ok(CancelOutcome::Unchanged(job));
                 }
                 lock_balance(&mut tx, org_id).await?;
-                resolve_in(&mut tx, org_id, &job.hold_id, now, false).await?;
+                let (_, seq) = resolve_in(&mut tx, org_id, &job.hold_id, now, false, 1).await?;
+                job.event_seq = if seq > 0 { seq } else { next_event_seq(&mut tx, org_id).await? };
                 job.status = "cancelled".to_string();
                 job.tokens_settled = Some(0);
                 job.finished_at = Some(now);
-                job.event_seq = next_event_seq(&mut tx, org_id).await?;
                 sqlx::query(
                     "UPDATE jobs SET status = 'cancelled', tokens_settled = 0, finished_at = $1, event_seq = $2 WHERE id = $3",
                 )
@@ -805,7 +806,7 @@ macro_rules! impl_storage {
                 if bal.spendable() < h.amount {
                     return Ok(ReserveOutcome::Insufficient { need: h.amount, spendable: bal.spendable() });
                 }
-                let (hold, _) = apply_reserve(&mut tx, &bal, &h).await?;
+                let (hold, _) = apply_reserve(&mut tx, &bal, &h, 0).await?;
                 tx.commit().await?;
                 Ok(ReserveOutcome::Reserved(hold))
             }
@@ -820,7 +821,7 @@ macro_rules! impl_storage {
 
             async fn balance(&self, org_id: &str) -> Result<BalanceRow, StorageError> {
                 let row: Option<BalanceRow> = sqlx::query_as(
-                    "SELECT grant_tokens, topup_tokens, held, settled, credited FROM balances WHERE org_id = $1",
+                    "SELECT grant_tokens, topup_tokens, held, settled, credited, job_event_seq FROM balances WHERE org_id = $1",
                 )
                 .bind(org_id)
                 .fetch_optional(&self.pool)
@@ -867,7 +868,7 @@ macro_rules! impl_storage {
                 let _w = self.write_lock().await;
                 let mut tx = self.pool.begin().await?;
                 lock_balance(&mut tx, org_id).await?;
-                let outcome = resolve_in(&mut tx, org_id, hold_id, now, charge).await?;
+                let (outcome, _) = resolve_in(&mut tx, org_id, hold_id, now, charge, 0).await?;
                 if matches!(outcome, ResolveOutcome::Resolved(_)) {
                     tx.commit().await?;
                 }
@@ -877,7 +878,7 @@ macro_rules! impl_storage {
 
         /// Take a hold inside a write transaction whose balance row is locked (`bal` is its
         /// current value and covers the amount): the grant bucket first, then top-up.
-        async fn apply_reserve(tx: &mut Tx, bal: &BalanceRow, h: &NewHold) -> Result<(HoldRow, BalanceRow), StorageError> {
+        async fn apply_reserve(tx: &mut Tx, bal: &BalanceRow, h: &NewHold, seq_delta: i64) -> Result<(HoldRow, BalanceRow), StorageError> {
             let from_grant = bal.grant_tokens.min(h.amount);
             let from_topup = h.amount - from_grant;
             let hold = HoldRow {
@@ -917,13 +918,14 @@ macro_rules! impl_storage {
                 reason: None,
                 expires_at: None,
                 now: h.now,
+                seq_delta: seq_delta,
             };
             let after = apply_entry(tx, &entry).await?;
             Ok((hold, after))
         }
 
         /// Settle or release a hold inside a write transaction whose balance row is locked.
-        async fn resolve_in(tx: &mut Tx, org_id: &str, hold_id: &str, now: DateTime<Utc>, charge: bool) -> Result<ResolveOutcome, StorageError> {
+        async fn resolve_in(tx: &mut Tx, org_id: &str, hold_id: &str, now: DateTime<Utc>, charge: bool, seq_delta: i64) -> Result<(ResolveOutcome, i64), StorageError> {
             let hold: Option<HoldRow> = sqlx::query_as(concat!(
                 "SELECT ", hold_columns!(), " FROM holds WHERE id = $1 AND org_id = $2", $lock
             ))
@@ -931,9 +933,9 @@ macro_rules! impl_storage {
             .bind(org_id)
             .fetch_optional(&mut **tx)
             .await?;
-            let Some(mut hold) = hold else { return Ok(ResolveOutcome::NotFound) };
+            let Some(mut hold) = hold else { return Ok((ResolveOutcome::NotFound, 0)) };
             if hold.status() != HoldStatus::Held {
-                return Ok(ResolveOutcome::AlreadyResolved(hold));
+                return Ok((ResolveOutcome::AlreadyResolved(hold), 0));
             }
             let status = if charge { "settled" } else { "released" };
             let updated = sqlx::query("UPDATE holds SET status = $1, resolved_at = $2 WHERE id = $3 AND status = 'held'")
@@ -943,7 +945,7 @@ macro_rules! impl_storage {
                 .execute(&mut **tx)
                 .await?;
             if updated.rows_affected() != 1 {
-                return Ok(ResolveOutcome::AlreadyResolved(hold));
+                return Ok((ResolveOutcome::AlreadyResolved(hold), 0));
             }
             let entry = Entry {
                 org_id,
@@ -958,11 +960,12 @@ macro_rules! impl_storage {
                 reason: None,
                 expires_at: None,
                 now,
+                seq_delta: seq_delta,
             };
-            apply_entry(tx, &entry).await?;
+            let after = apply_entry(tx, &entry).await?;
             hold.status = status.to_string();
             hold.resolved_at = Some(now);
-            Ok(ResolveOutcome::Resolved(hold))
+            Ok((ResolveOutcome::Resolved(hold), after.job_event_seq))
         }
 
         /// The house's next job event number (its balance row must be locked).
@@ -1015,16 +1018,15 @@ macro_rules! impl_storage {
         /// Lock (PostgreSQL) and read a house's running totals inside a write transaction,
         /// creating the row if the house has none yet.
         async fn lock_balance(tx: &mut Tx, org_id: &str) -> Result<BalanceRow, StorageError> {
-            sqlx::query("INSERT INTO balances (org_id, updated_at) VALUES ($1, $2) ON CONFLICT (org_id) DO NOTHING")
-                .bind(org_id)
-                .bind(chrono::Utc::now())
-                .execute(&mut **tx)
-                .await?;
-            Ok(sqlx::query_as(concat!(
-                "SELECT grant_tokens, topup_tokens, held, settled, credited FROM balances WHERE org_id = $1",
-                $lock
-            ))
+            // One statement: create the row if missing, and lock it (PostgreSQL takes the row
+            // lock for ON CONFLICT DO UPDATE just as for FOR UPDATE).
+            Ok(sqlx::query_as(
+                "INSERT INTO balances (org_id, updated_at) VALUES ($1, $2) \
+                 ON CONFLICT (org_id) DO UPDATE SET org_id = excluded.org_id \
+                 RETURNING grant_tokens, topup_tokens, held, settled, credited, job_event_seq",
+            )
             .bind(org_id)
+            .bind(chrono::Utc::now())
             .fetch_one(&mut **tx)
             .await?)
         }
@@ -1049,6 +1051,7 @@ macro_rules! impl_storage {
                 reason: Some(&c.reason),
                 expires_at: c.expires_at,
                 now: c.now,
+                seq_delta: 0,
             };
             apply_entry(tx, &entry).await
         }
@@ -1077,8 +1080,9 @@ macro_rules! impl_storage {
             .await?;
             Ok(sqlx::query_as(
                 "UPDATE balances SET grant_tokens = grant_tokens + $1, topup_tokens = topup_tokens + $2, \
-                 held = held + $3, settled = settled + $4, credited = credited + $5, updated_at = $6 \
-                 WHERE org_id = $7 RETURNING grant_tokens, topup_tokens, held, settled, credited",
+                 held = held + $3, settled = settled + $4, credited = credited + $5, updated_at = $6, \
+                 job_event_seq = job_event_seq + $8 \
+                 WHERE org_id = $7 RETURNING grant_tokens, topup_tokens, held, settled, credited, job_event_seq",
             )
             .bind(e.grant_delta)
             .bind(e.topup_delta)
@@ -1087,6 +1091,7 @@ macro_rules! impl_storage {
             .bind(e.credited_delta)
             .bind(e.now)
             .bind(e.org_id)
+            .bind(e.seq_delta)
             .fetch_one(&mut **tx)
             .await?)
         }
@@ -1149,6 +1154,8 @@ pub(super) struct Entry<'a> {
     pub(super) reason: Option<&'a str>,
     pub(super) expires_at: Option<chrono::DateTime<chrono::Utc>>,
     pub(super) now: chrono::DateTime<chrono::Utc>,
+    /// 1 when the entry also records a job state change: the house's eventSeq moves with it.
+    pub(super) seq_delta: i64,
 }
 
 /// Map a unique-constraint violation to `Conflict(what)`; other errors pass through.
