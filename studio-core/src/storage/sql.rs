@@ -918,7 +918,7 @@ macro_rules! impl_storage {
                 reason: None,
                 expires_at: None,
                 now: h.now,
-                seq_delta: seq_delta,
+                seq_delta,
             };
             let after = apply_entry(tx, &entry).await?;
             Ok((hold, after))
@@ -960,7 +960,7 @@ macro_rules! impl_storage {
                 reason: None,
                 expires_at: None,
                 now,
-                seq_delta: seq_delta,
+                seq_delta,
             };
             let after = apply_entry(tx, &entry).await?;
             hold.status = status.to_string();
