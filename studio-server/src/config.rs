@@ -13,8 +13,8 @@ use studio_core::{
     BlobConfig, CoreConfig, FalConfig, FalProvider, LocalProvider, PackLimits, Providers, RunnerConfig, S3Config,
 };
 
-/// Everything the binary needs to start.
-#[derive(Debug, Clone, PartialEq)]
+/// Everything the binary needs to start. Its `Debug` output redacts the secrets.
+#[derive(Clone, PartialEq)]
 pub struct ServerConfig {
     /// `STUDIO_LISTEN`: address to bind (default `127.0.0.1:8787`).
     pub listen: String,
@@ -54,6 +54,31 @@ pub struct ServerConfig {
     pub fal_models: BTreeMap<String, String>,
     /// `STUDIO_FAL_TIMEOUT_SECS`: longest a hosted develop may take (default 600).
     pub fal_timeout_secs: u64,
+}
+
+impl std::fmt::Debug for ServerConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let redacted = |v: &Option<String>| v.as_ref().map(|_| "<redacted>");
+        f.debug_struct("ServerConfig")
+            .field("listen", &self.listen)
+            .field("data_dir", &self.data_dir)
+            .field("database_url", &self.database_url.as_deref().map(|u| u.split('@').next_back().unwrap_or(u)))
+            .field("public_url", &self.public_url)
+            .field("admin_emails", &self.admin_emails)
+            .field("signup_grant_tokens", &self.signup_grant_tokens)
+            .field("blob_url", &self.blob_url)
+            .field("s3_endpoint", &self.s3_endpoint)
+            .field("s3_region", &self.s3_region)
+            .field("s3_access_key_id", &self.s3_access_key_id)
+            .field("s3_secret_access_key", &redacted(&self.s3_secret_access_key))
+            .field("runner_concurrency", &self.runner_concurrency)
+            .field("runner_lease_secs", &self.runner_lease_secs)
+            .field("fal_key", &redacted(&self.fal_key))
+            .field("fal_url", &self.fal_url)
+            .field("fal_models", &self.fal_models)
+            .field("fal_timeout_secs", &self.fal_timeout_secs)
+            .finish_non_exhaustive()
+    }
 }
 
 /// A configuration that cannot be used.
@@ -316,6 +341,35 @@ mod tests {
         assert_eq!(c.public_url.as_deref(), Some("https://studio.example"));
         assert_eq!(c.data_dir, PathBuf::from("./studio-data"));
         assert!(c.database_url().starts_with("sqlite://"));
+    }
+
+    #[test]
+    fn debug_output_hides_secrets() {
+        let c = ServerConfig {
+            fal_key: Some("fal-secret-value".into()),
+            s3_secret_access_key: Some("s3-secret-value".into()),
+            database_url: Some("postgres://user:pg-secret-value@db/studio".into()),
+            ..ServerConfig::default()
+        };
+        let printed = format!("{c:?}");
+        assert!(!printed.contains("secret-value"), "{printed}");
+        assert!(printed.contains("<redacted>"));
+    }
+
+    #[test]
+    fn runner_and_fal_settings_from_the_environment() {
+        let env: HashMap<&str, &str> = HashMap::from([
+            ("STUDIO_RUNNER_CONCURRENCY", "4"),
+            ("STUDIO_FAL_KEY", "k"),
+            ("STUDIO_FAL_MODELS", "tryon=fal-ai/tryon, lookbook-video=fal-ai/video"),
+        ]);
+        let c = ServerConfig::load(None, |k| env.get(k).map(|v| v.to_string())).unwrap();
+        assert_eq!(c.runner_concurrency, 4);
+        assert_eq!(c.fal_models.get("tryon").map(String::as_str), Some("fal-ai/tryon"));
+        let tools = c.providers().tools().to_vec();
+        assert!(tools.contains(&"tryon".to_string()) && tools.contains(&"upscale".to_string()), "{tools:?}");
+        assert!(ServerConfig::load(None, |k| (k == "STUDIO_RUNNER_LEASE_SECS").then(|| "1".to_string())).is_err());
+        assert!(ServerConfig::load(None, |k| (k == "STUDIO_FAL_MODELS").then(|| "tryon".to_string())).is_err());
     }
 
     #[test]
