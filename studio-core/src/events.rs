@@ -10,7 +10,11 @@ use tokio::sync::broadcast;
 
 use crate::studio::Studio;
 
-/// One event for one house.
+/// The `org_id` of an event for every house: events may have been lost (the shared channel
+/// reconnected), so every socket should close and let its client backfill.
+pub const RESYNC: &str = "*";
+
+/// One event for one house (or [`RESYNC`] for all).
 #[derive(Debug, Clone, PartialEq)]
 pub struct HouseEvent {
     /// The house it belongs to.
@@ -65,6 +69,10 @@ impl Studio {
         let me = self.clone();
         tokio::spawn(async move {
             while let Some((org_id, text)) = rx.recv().await {
+                if org_id.is_empty() {
+                    me.events.publish(HouseEvent { org_id: RESYNC.to_string(), message: Value::Null });
+                    continue;
+                }
                 let Ok(message) = serde_json::from_str::<Value>(&text) else { continue };
                 if message["type"] == "job" && message["job"]["status"] == "queued" {
                     me.job_wakeup.notify_one();

@@ -58,7 +58,7 @@ pub use crate::{
     config::CoreConfig,
     develops::{BACKFILL_PAGE, INPUT_ROLES, MAX_TAKES, StagedInput, SubmitForm},
     error::{Error, ErrorKind, Result},
-    events::{EventBus, HouseEvent},
+    events::{EventBus, HouseEvent, RESYNC},
     ledger::{HoldOutcome, PriceBookConfig, QualityPrices, Reservation},
     packs::{PackFile, PackLimits},
     providers::{

@@ -230,7 +230,10 @@ impl ServerConfig {
             c.fal_timeout_secs = number("STUDIO_FAL_TIMEOUT_SECS", &v)?;
         }
         if c.runner_lease_secs < 3 {
-            return Err(ConfigError::Env("STUDIO_RUNNER_LEASE_SECS", "must be at least 3".into()));
+            return Err(ConfigError::Env(
+                "STUDIO_RUNNER_LEASE_SECS (or runner_lease_secs)",
+                format!("must be at least 3 seconds, not {}", c.runner_lease_secs),
+            ));
         }
         c.blob_config()?;
         if c.signup_grant_tokens < 0 {

@@ -64,6 +64,11 @@ impl PgStorage {
                     }
                     Err(e) => {
                         tracing::warn!(error = %e, "event listener lost its connection; retrying");
+                        // Notifications sent meanwhile are lost: an empty house tells the
+                        // relay to have every socket resynchronise.
+                        if tx.send((String::new(), String::new())).await.is_err() {
+                            return;
+                        }
                         tokio::time::sleep(Duration::from_secs(1)).await;
                     }
                 }

@@ -179,6 +179,11 @@ async fn serve_socket(studio: Studio, org_id: String, mut socket: WebSocket) {
                         return;
                     }
                 }
+                Ok(event) if event.org_id == studio_core::RESYNC => {
+                    let frame = axum::extract::ws::CloseFrame { code: 4000, reason: "events may have been missed: reconnect and backfill".into() };
+                    let _ = socket.send(Message::Close(Some(frame))).await;
+                    return;
+                }
                 Ok(_) => {}
                 Err(RecvError::Lagged(_)) => {
                     let frame = axum::extract::ws::CloseFrame { code: 4000, reason: "lagged: reconnect and backfill".into() };
