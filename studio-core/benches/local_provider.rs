@@ -3,7 +3,8 @@
 //! other local tool at 2k. Prints a Markdown table and exits 0.
 //!
 //! `cargo bench -p studio-core --bench local_provider`. Environment: `STUDIO_BENCH_RUNS`
-//! (timed runs per row, default 5), `STUDIO_BENCH_SAVE` (a directory to write each tool's output
+//! (timed runs per row, default 5), `STUDIO_BENCH_TIER` (`1k`, `2k` or `4k`: the tier of the
+//! every-tool table, default `2k`), `STUDIO_BENCH_SAVE` (a directory to write each tool's output
 //! to, for looking at).
 
 use std::collections::BTreeMap;
@@ -187,9 +188,14 @@ fn main() {
         image::load_from_memory(&photo_png).expect("decode");
     });
     let big = provider.upscale_rgb(&photo, 4096).expect("resize");
-    let t_encode = median(runs, || {
+    // The image crate's encoder on one thread (what the provider used first) and the provider's
+    // own banded encoder (the same encoder, bands on several threads, joined by restart markers).
+    let t_encode_single = median(runs, || {
         let mut out = Vec::new();
         image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 92).encode_image(&big).expect("encode");
+    });
+    let t_encode = median(runs, || {
+        provider.encode_jpeg(&big).expect("encode");
     });
     let mut last = None;
     let t_develop = median(runs, || {
@@ -205,7 +211,16 @@ fn main() {
             let to_v = path(&tmp, "out.v");
             let to_jpg = format!("{}[Q=92]", path(&tmp, "out.jpg"));
             let to_png = path(&tmp, "out.png");
-            let args = |out: &str| vec!["resize".to_string(), input.clone(), out.to_string(), "4".into(), "--kernel".into(), "lanczos3".into()];
+            let args = |out: &str| {
+                vec![
+                    "resize".to_string(),
+                    input.clone(),
+                    out.to_string(),
+                    "4".into(),
+                    "--kernel".into(),
+                    "lanczos3".into(),
+                ]
+            };
             let call = |out: &str, envs: &[(&str, &str)]| {
                 let a = args(out);
                 let refs: Vec<&str> = a.iter().map(String::as_str).collect();
@@ -237,7 +252,8 @@ fn main() {
     let ours_decode_resize = t_decode + t_resize;
     println!("| resize only: `upscale_rgb` (fast_image_resize U8x3, one thread) | {} | — | — |", secs(t_resize));
     println!("| decode PNG 1024² (image crate) | {} | — | — |", secs(t_decode));
-    println!("| encode JPEG q92 4096² (image crate) | {} | — | — |", secs(t_encode));
+    println!("| encode JPEG q92 4096²: image crate, one thread (before) | {} | — | — |", secs(t_encode_single));
+    println!("| encode JPEG q92 4096²: `encode_jpeg`, bands in parallel (after) | {} | — | — |", secs(t_encode));
     if vips_rows.is_empty() {
         println!("| decode + resize | {} | vips not on PATH | — |", secs(ours_decode_resize));
         println!(
@@ -263,7 +279,12 @@ fn main() {
     }
     println!();
 
-    // ---- Every other tool at 2k -----------------------------------------------------------------
+    // ---- Every other tool at 2k (or STUDIO_BENCH_TIER) ----------------------------------------------
+    let (tier, tier_name) = match std::env::var("STUDIO_BENCH_TIER").as_deref() {
+        Ok("1k") => (Quality::K1, "1k"),
+        Ok("4k") => (Quality::K4, "4k"),
+        _ => (Quality::K2, "2k"),
+    };
     let product = product_shot(1200, 1600);
     let product_png = png(&product);
     let mask = RgbImage::from_fn(1200, 1600, |x, y| {
@@ -274,37 +295,40 @@ fn main() {
     let mask_png = png(&mask);
     let scene = png(&photo_like(1600, 1200));
     let cases: Vec<(&str, DevelopRequest)> = vec![
-        ("upscale", request("upscale", Quality::K2, vec![("image", product_png.clone())], &[])),
-        ("reframe 1:1 (crop)", request("reframe", Quality::K2, vec![("image", product_png.clone())], &[("aspect", "1:1")])),
+        ("upscale", request("upscale", tier, vec![("image", product_png.clone())], &[])),
+        (
+            "reframe 1:1, mode crop",
+            request("reframe", tier, vec![("image", product_png.clone())], &[("aspect", "1:1"), ("mode", "crop")]),
+        ),
         (
             "reframe 16:9 (extend)",
-            request("reframe", Quality::K2, vec![("image", product_png.clone())], &[("aspect", "16:9")]),
+            request("reframe", tier, vec![("image", product_png.clone())], &[("aspect", "16:9")]),
         ),
-        ("packshot", request("packshot", Quality::K2, vec![("image", product_png.clone())], &[])),
+        ("packshot", request("packshot", tier, vec![("image", product_png.clone())], &[])),
         (
             "packshot on a background",
             request(
                 "packshot",
-                Quality::K2,
+                tier,
                 vec![("image", product_png.clone()), ("background", scene.clone())],
                 &[("bg", "image")],
             ),
         ),
-        ("harmonize", request("harmonize", Quality::K2, vec![("image", product_png.clone())], &[])),
+        ("harmonize", request("harmonize", tier, vec![("image", product_png.clone())], &[])),
         (
             "harmonize onto a background",
-            request("harmonize", Quality::K2, vec![("image", product_png.clone()), ("background", scene)], &[]),
+            request("harmonize", tier, vec![("image", product_png.clone()), ("background", scene)], &[]),
         ),
         (
             "color-change navy",
-            request("color-change", Quality::K2, vec![("image", product_png.clone())], &[("color", "navy")]),
+            request("color-change", tier, vec![("image", product_png.clone())], &[("color", "navy")]),
         ),
-        ("iron", request("iron", Quality::K2, vec![("image", product_png.clone())], &[])),
-        ("cleanup", request("cleanup", Quality::K2, vec![("image", product_png.clone()), ("mask", mask_png)], &[])),
-        ("camera-lens", request("camera-lens", Quality::K2, vec![("image", product_png)], &[])),
+        ("iron", request("iron", tier, vec![("image", product_png.clone())], &[])),
+        ("cleanup", request("cleanup", tier, vec![("image", product_png.clone()), ("mask", mask_png)], &[])),
+        ("camera-lens", request("camera-lens", tier, vec![("image", product_png)], &[])),
     ];
     let tool_runs = runs.min(3);
-    println!("### Every tool at 2k (1200 × 1600 PNG in, JPEG q92 out; median of {tool_runs})");
+    println!("### Every tool at {tier_name} (1200 × 1600 PNG in, JPEG q92 out; median of {tool_runs})");
     println!();
     println!("| tool | output | time |");
     println!("|---|---|---|");

@@ -279,7 +279,7 @@ impl ServerConfig {
 
     /// The local provider, then fal for the tools it has models for (when a key is set).
     pub fn providers(&self) -> Providers {
-        let mut list: Vec<Arc<dyn studio_core::Provider>> = vec![Arc::new(LocalProvider::default())];
+        let mut list: Vec<Arc<dyn studio_core::Provider>> = vec![Arc::new(LocalProvider)];
         if let Some(key) = &self.fal_key {
             list.push(Arc::new(FalProvider::new(FalConfig {
                 base_url: self.fal_url.clone().unwrap_or_else(|| "https://queue.fal.run".to_string()),

@@ -43,16 +43,17 @@ async fn start(data_dir: &Path, database_url: Option<&str>, runners: usize) -> S
         Some(url) => cmd.env("STUDIO_DATABASE_URL", url),
         None => cmd.env_remove("STUDIO_DATABASE_URL"),
     };
-    let child = cmd.spawn().expect("start studio-server");
     let base = format!("http://127.0.0.1:{port}");
-    let client = Client::builder(&base).build().expect("client");
+    // Dropping the Server kills and reaps the process on every path, the panic below included.
+    let server = Server { child: cmd.spawn().expect("start studio-server"), base };
+    let client = Client::builder(&server.base).build().expect("client");
     for _ in 0..300 {
         if client.health().await.is_ok() {
-            return Server { child, base };
+            return server;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    panic!("studio-server did not become healthy on {base}");
+    panic!("studio-server did not become healthy on {}", server.base);
 }
 
 fn png(w: u32, h: u32, seed: u8) -> Vec<u8> {
@@ -161,10 +162,11 @@ async fn until_all_done(stream: &mut EventStream, ids: &[String]) {
     let mut done = std::collections::HashSet::new();
     while done.len() < ids.len() {
         let event = tokio::time::timeout(WAIT, stream.next()).await.expect("events keep coming").expect("event");
-        if let SocketMessage::Job { job } = event {
-            if job.status == JobStatus::Done && ids.contains(&job.id) {
-                done.insert(job.id);
-            }
+        if let SocketMessage::Job { job } = event
+            && job.status == JobStatus::Done
+            && ids.contains(&job.id)
+        {
+            done.insert(job.id);
         }
     }
 }

@@ -281,7 +281,7 @@ pub(crate) fn packshot(
         }
     }
 
-    // The piece, with the old ground unmixed from its soft edge.
+    // The piece; its soft edge takes the piece's own colour, never the old ground's.
     let (nw, nh) = (norm[2] - norm[0], norm[3] - norm[1]);
     for (i, (x, y, p)) in piece.enumerate_pixels().enumerate() {
         let a = alpha[i];
@@ -293,13 +293,9 @@ pub(crate) fn packshot(
             *target = *p;
             continue;
         }
-        let u = norm[0] + (x as f32 + 0.5) / pw as f32 * nw;
-        let v = norm[1] + (y as f32 + 0.5) / ph as f32 * nh;
-        let old = subject.ground_rgb(u, v);
-        target.0 = [0, 1, 2].map(|k| {
-            let new = f32::from(target.0[k]);
-            ops::to_u8(f32::from(p.0[k]) + (1.0 - a) * (new - old[k]))
-        });
+        let uv = (norm[0] + (x as f32 + 0.5) / pw as f32 * nw, norm[1] + (y as f32 + 0.5) / ph as f32 * nh);
+        let f = subject.edge_foreground(&piece, &alpha, x, y, uv);
+        target.0 = [0, 1, 2].map(|k| ops::to_u8(ops::lerp(f32::from(target.0[k]), f[k], a)));
     }
     Ok(canvas)
 }
@@ -323,8 +319,8 @@ mod tests {
         let mut n = 0.0;
         for y in y0..y1 {
             for x in x0..x1 {
-                for k in 0..3 {
-                    s[k] += f32::from(img.get_pixel(x, y).0[k]);
+                for (acc, v) in s.iter_mut().zip(img.get_pixel(x, y).0) {
+                    *acc += f32::from(v);
                 }
                 n += 1.0;
             }

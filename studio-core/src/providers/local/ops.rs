@@ -408,11 +408,13 @@ impl Lab {
     }
 
     /// Chroma (distance from the grey axis).
+    #[cfg(test)]
     pub(crate) fn chroma(self) -> f32 {
         self.a.hypot(self.b)
     }
 
     /// Hue angle in radians.
+    #[cfg(test)]
     pub(crate) fn hue(self) -> f32 {
         self.b.atan2(self.a)
     }

@@ -87,8 +87,8 @@ impl Level {
                         let i = cy as usize * self.w + cx as usize;
                         let k = kx * ky * self.weight[i];
                         if k > 0.0 {
-                            for c in 0..3 {
-                                sc[c] += k * self.colour[i][c];
+                            for (s, v) in sc.iter_mut().zip(self.colour[i]) {
+                                *s += k * v;
                             }
                             sw += k;
                         }

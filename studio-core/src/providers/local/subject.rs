@@ -72,8 +72,9 @@ fn solve6(mut m: [[f64; 6]; 6], mut r: [f64; 6]) -> Option<[f64; 6]> {
         r.swap(col, pivot);
         for row in col + 1..6 {
             let f = m[row][col] / m[col][col];
-            for k in col..6 {
-                m[row][k] -= f * m[col][k];
+            let pivot_row = m[col];
+            for (dst, src) in m[row].iter_mut().zip(pivot_row).skip(col) {
+                *dst -= f * src;
             }
             r[row] -= f * r[col];
         }
@@ -250,14 +251,21 @@ impl Subject {
 
     /// Soft alpha (0..1, row-major) for `pixels`, which show the normalised `region`
     /// (`[x0, y0, x1, y1]`) of the analysed frame at any resolution.
+    ///
+    /// Away from the edge the coarse mask decides. In the edge band the full-size pixels do, in
+    /// two passes: first by colour distance from the ground (the coarse mask only keeps
+    /// ground-coloured pixels deep inside), then each band pixel is projected on the line from
+    /// the local ground colour to the nearby solid subject colour, which gives mixed edge pixels
+    /// their true share and drops resampling ringing (it points away from the subject).
     pub(crate) fn alpha_for(&self, region: [f32; 4], pixels: &RgbImage) -> Vec<f32> {
         let (w, h) = pixels.dimensions();
         let (sx, sy) = ((region[2] - region[0]) / w as f32, (region[3] - region[1]) / h as f32);
+        let uv = |x: u32, y: u32| (region[0] + (x as f32 + 0.5) * sx, region[1] + (y as f32 + 0.5) * sy);
         let mut out = Vec::with_capacity(w as usize * h as usize);
+        let mut band = Vec::new();
         for (y, row) in pixels.rows().enumerate() {
-            let v = region[1] + (y as f32 + 0.5) * sy;
             for (x, p) in row.enumerate() {
-                let u = region[0] + (x as f32 + 0.5) * sx;
+                let (u, v) = uv(x as u32, y as u32);
                 let a = match &self.exact {
                     Some(mask) => sample_gray(mask, u, v),
                     None => {
@@ -267,16 +275,47 @@ impl Subject {
                         } else if c >= 0.99 {
                             1.0
                         } else {
+                            band.push((x as u32, y as u32));
                             let d = distance(ops::rgb_to_lab(p.0), eval(&self.ground, u, v));
                             let by_colour = ops::smoothstep(0.5 * self.threshold, 1.5 * self.threshold, d);
-                            0.5 * c + 0.5 * by_colour
+                            if c >= 0.9 { by_colour.max((c - 0.9) * 10.0) } else { by_colour }
                         }
                     }
                 };
                 out.push(a.clamp(0.0, 1.0));
             }
         }
+        let first = out.clone();
+        for (x, y) in band {
+            let Some(f) = solid_colour_near(pixels, &first, x, y) else { continue };
+            let (u, v) = uv(x, y);
+            let g = self.ground_rgb(u, v);
+            let c = pixels.get_pixel(x, y).0.map(f32::from);
+            let fg = [f[0] - g[0], f[1] - g[1], f[2] - g[2]];
+            let len2 = fg.iter().map(|d| d * d).sum::<f32>();
+            if len2 < 900.0 {
+                continue; // subject and ground too alike here for a colour line
+            }
+            let t = (0..3).map(|k| (c[k] - g[k]) * fg[k]).sum::<f32>() / len2;
+            out[(y * w + x) as usize] = ((t - 0.05) / 0.9).clamp(0.0, 1.0);
+        }
         out
+    }
+
+    /// The subject's colour at a soft-edge pixel `(x, y)` of `pixels` (whose alpha is `alpha`
+    /// and which sits at normalised `uv` in the analysed frame): the nearby solid colour, else
+    /// the pixel with the ground's share taken out.
+    pub(crate) fn edge_foreground(&self, pixels: &RgbImage, alpha: &[f32], x: u32, y: u32, uv: (f32, f32)) -> [f32; 3] {
+        if let Some(c) = solid_colour_near(pixels, alpha, x, y) {
+            return c;
+        }
+        let c = pixels.get_pixel(x, y).0.map(f32::from);
+        let a = alpha[(y * pixels.width() + x) as usize];
+        if a < 0.25 {
+            return c;
+        }
+        let g = self.ground_rgb(uv.0, uv.1);
+        [0, 1, 2].map(|k| ((c[k] - (1.0 - a) * g[k]) / a).clamp(0.0, 255.0))
     }
 
     /// Oklab statistics of the working copy over pixels whose alpha passes `select`.
@@ -309,6 +348,35 @@ impl Subject {
         ls.sort_by(f32::total_cmp);
         p.map(|q| ls[((ls.len() - 1) as f32 * q.clamp(0.0, 1.0)).round() as usize])
     }
+}
+
+/// The subject's own colour at a soft-edge pixel: the mean of solid subject pixels (alpha at
+/// least 0.98) within 4 px, nearer ones counting more, so neither the old ground nor resampling
+/// ringing travels with the edge. `alpha` is row-major for `pixels`. None when no solid pixel is
+/// near.
+pub(crate) fn solid_colour_near(pixels: &RgbImage, alpha: &[f32], x: u32, y: u32) -> Option<[f32; 3]> {
+    const R: i64 = 4;
+    let (w, h) = (i64::from(pixels.width()), i64::from(pixels.height()));
+    let (mut sum, mut weight) = ([0.0f32; 3], 0.0f32);
+    for dy in -R..=R {
+        let ny = i64::from(y) + dy;
+        if ny < 0 || ny >= h {
+            continue;
+        }
+        for dx in -R..=R {
+            let nx = i64::from(x) + dx;
+            if nx < 0 || nx >= w || alpha[(ny * w + nx) as usize] < 0.98 {
+                continue;
+            }
+            let k = 1.0 / (1 + dx * dx + dy * dy) as f32;
+            let p = pixels.get_pixel(nx as u32, ny as u32).0;
+            for c in 0..3 {
+                sum[c] += k * f32::from(p[c]);
+            }
+            weight += k;
+        }
+    }
+    (weight > 0.0).then(|| sum.map(|s| s / weight))
 }
 
 /// Where the colour difference from the ground concentrates, pulled halfway to the centre; the

@@ -58,6 +58,17 @@ fn image_stats(img: &RgbImage) -> Result<Stats> {
     Ok(Stats { mean, std, weight: n as f32 })
 }
 
+/// The subject's own colour at `(x, y)` of the full-frame `img`: the pixel itself when solid,
+/// else the edge estimate (as bytes, for the colour conversions).
+fn foreground(subject: &Subject, img: &RgbImage, alpha: &[f32], x: u32, y: u32) -> [u8; 3] {
+    let i = (y * img.width() + x) as usize;
+    if alpha[i] >= 1.0 {
+        return img.get_pixel(x, y).0;
+    }
+    let uv = ((x as f32 + 0.5) / img.width() as f32, (y as f32 + 0.5) / img.height() as f32);
+    subject.edge_foreground(img, alpha, x, y, uv).map(ops::to_u8)
+}
+
 /// Match the subject's colour statistics to its ground, or composite it onto `background` and
 /// match it to that.
 pub(crate) fn harmonize(
@@ -79,12 +90,16 @@ pub(crate) fn harmonize(
         Some(bg) => {
             let mut canvas = ops::resize_rgb_cover(&bg.rgb, w, h)?;
             let transfer = Transfer::new(from, image_stats(&canvas)?, strength);
-            for ((p, c), a) in canvas.pixels_mut().zip(img.pixels()).zip(&alpha) {
-                if *a <= 0.0 {
+            // On the soft edge the subject's own colour F (never the old ground) is moved and
+            // laid over the background: out = a T(F) + (1 - a) B.
+            for (i, (x, y, p)) in canvas.enumerate_pixels_mut().enumerate() {
+                let a = alpha[i];
+                if a <= 0.0 {
                     continue;
                 }
-                let moved = ops::lab_to_rgb(transfer.apply(ops::rgb_to_lab(c.0)));
-                p.0 = [0, 1, 2].map(|k| ops::to_u8(ops::lerp(f32::from(p.0[k]), f32::from(moved[k]), *a)));
+                let f = foreground(&subject, &img, &alpha, x, y);
+                let moved = ops::lab_to_rgb(transfer.apply(ops::rgb_to_lab(f)));
+                p.0 = [0, 1, 2].map(|k| ops::to_u8(ops::lerp(f32::from(p.0[k]), f32::from(moved[k]), a)));
             }
             Ok(canvas)
         }
@@ -94,13 +109,16 @@ pub(crate) fn harmonize(
                 return Err(rejected("harmonize found no ground around the subject"));
             }
             let transfer = Transfer::new(from, to, strength);
-            let mut out = img;
-            for (p, a) in out.pixels_mut().zip(&alpha) {
-                if *a <= 0.0 {
+            let mut out = img.clone();
+            // C = aF + (1 - a)G, so out = a T(F) + (1 - a)G = C + a (T(F) - F).
+            for (i, (x, y, p)) in out.enumerate_pixels_mut().enumerate() {
+                let a = alpha[i];
+                if a <= 0.0 {
                     continue;
                 }
-                let moved = ops::lab_to_rgb(transfer.apply(ops::rgb_to_lab(p.0)));
-                p.0 = [0, 1, 2].map(|k| ops::to_u8(ops::lerp(f32::from(p.0[k]), f32::from(moved[k]), *a)));
+                let f = foreground(&subject, &img, &alpha, x, y);
+                let moved = ops::lab_to_rgb(transfer.apply(ops::rgb_to_lab(f)));
+                p.0 = [0, 1, 2].map(|k| ops::to_u8(f32::from(p.0[k]) + a * (f32::from(moved[k]) - f32::from(f[k]))));
             }
             Ok(out)
         }
@@ -151,17 +169,20 @@ pub(crate) fn color_change(src: &Frame, mask: Option<&Frame>, params: &Params<'_
     }
     let s = s.clamp(0.3, 1.0);
     let alpha = subject.alpha_for([0.0, 0.0, 1.0, 1.0], &img);
-    let mut out = img;
-    for (p, a) in out.pixels_mut().zip(&alpha) {
-        if *a <= 0.0 {
+    let mut out = img.clone();
+    // C = aF + (1 - a)G, so recolouring F gives out = C + a (R(F) - F).
+    for (i, (x, y, p)) in out.enumerate_pixels_mut().enumerate() {
+        let a = alpha[i];
+        if a <= 0.0 {
             continue;
         }
-        let c = ops::rgb_to_lab(p.0);
+        let f = foreground(&subject, &img, &alpha, x, y);
+        let c = ops::rgb_to_lab(f);
         let l = t.l + (c.l - mean) * s;
         // Shadows of a dyed cloth lose chroma with lightness; highlights gain a little.
         let k = if t.l > 0.05 { (l / t.l).clamp(0.6, 1.25) } else { 1.0 };
         let new = ops::lab_to_rgb(Lab { l, a: t.a * k, b: t.b * k });
-        *p = Rgb([0, 1, 2].map(|i| ops::to_u8(ops::lerp(f32::from(p.0[i]), f32::from(new[i]), *a))));
+        *p = Rgb([0, 1, 2].map(|i| ops::to_u8(f32::from(p.0[i]) + a * (f32::from(new[i]) - f32::from(f[i])))));
     }
     Ok(out)
 }
