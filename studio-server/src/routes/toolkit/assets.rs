@@ -20,6 +20,8 @@ use crate::auth::Auth;
 use crate::error::{ApiJson, ApiPath, AppError, Created};
 use crate::state::AppState;
 
+use super::{bad_form, text_field};
+
 /// Path of one asset.
 #[derive(Debug, Deserialize, JsonSchema)]
 struct AssetId {
@@ -47,10 +49,6 @@ async fn list_assets(
     Query(query): Query<AssetQuery>,
 ) -> Result<ApiJson<AssetList>, AppError> {
     Ok(ApiJson(state.studio.list_assets(&caller, query).await?))
-}
-
-fn bad_form(detail: impl std::fmt::Display) -> AppError {
-    Error::invalid("BAD_FORM", format!("The multipart form could not be read: {detail}")).into()
 }
 
 /// Stream the `file` part into the blob store as it arrives; collect the text fields around it.
@@ -97,14 +95,7 @@ async fn read_form(
             *pending = Some(state.studio.stream_upload(caller, Box::pin(stream)).await?);
             continue;
         }
-        let value = field.text().await.map_err(bad_form)?;
-        if value.len() > MAX_FIELD_BYTES {
-            return Err(Error::invalid(
-                "BAD_FORM",
-                format!("The field {name} is longer than {MAX_FIELD_BYTES} bytes."),
-            )
-            .into());
-        }
+        let value = text_field(field, &name, MAX_FIELD_BYTES).await?;
         match name.as_str() {
             "folderId" => form.folder_id = Some(value),
             "name" => form.name = Some(value),

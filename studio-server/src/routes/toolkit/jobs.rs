@@ -20,6 +20,8 @@ use crate::auth::{Auth, SocketAuth};
 use crate::error::{Accepted, ApiJson, ApiPath, AppError, OptionalJson};
 use crate::state::AppState;
 
+use super::{bad_form, text_field};
+
 /// Path of one job.
 #[derive(Debug, Deserialize, JsonSchema)]
 struct JobId {
@@ -36,10 +38,6 @@ const SUBMIT_BODY_LIMIT: usize = (MAX_INPUTS + 2) * 12 * 1024 * 1024;
 const MAX_FIELD_BYTES: usize = 8 * 1024;
 /// How often an idle socket is pinged, so proxies keep it open and dead peers are noticed.
 const SOCKET_PING_SECS: u64 = 25;
-
-fn bad_form(detail: impl std::fmt::Display) -> AppError {
-    Error::invalid("BAD_FORM", format!("The multipart form could not be read: {detail}")).into()
-}
 
 /// Stream each image part into the blob store as it arrives; collect the text fields.
 async fn submit_job(
@@ -90,14 +88,7 @@ async fn read_submit(
             form.files.push(studio.stage_input(caller, &name, Box::pin(stream)).await?);
             continue;
         }
-        let value = field.text().await.map_err(bad_form)?;
-        if value.len() > MAX_FIELD_BYTES {
-            return Err(Error::invalid(
-                "BAD_FORM",
-                format!("The field {name} is longer than {MAX_FIELD_BYTES} bytes."),
-            )
-            .into());
-        }
+        let value = text_field(field, &name, MAX_FIELD_BYTES).await?;
         match name.as_str() {
             "tool" => form.tool = Some(value),
             "idempotencyKey" => form.idempotency_key = Some(value),

@@ -10,8 +10,25 @@ mod jobs;
 mod packs;
 
 use aide::axum::ApiRouter;
+use axum::extract::multipart::Field;
+use studio_core::Error;
 
+use crate::error::AppError;
 use crate::state::AppState;
+
+/// 400 `BAD_FORM` for a multipart body that cannot be read.
+fn bad_form(detail: impl std::fmt::Display) -> AppError {
+    Error::invalid("BAD_FORM", format!("The multipart form could not be read: {detail}")).into()
+}
+
+/// A multipart text field, refused with `BAD_FORM` past `max` bytes.
+async fn text_field(field: Field<'_>, name: &str, max: usize) -> Result<String, AppError> {
+    let value = field.text().await.map_err(bad_form)?;
+    if value.len() > max {
+        return Err(Error::invalid("BAD_FORM", format!("The field {name} is longer than {max} bytes.")).into());
+    }
+    Ok(value)
+}
 
 pub(super) fn router() -> ApiRouter<AppState> {
     ApiRouter::new()
