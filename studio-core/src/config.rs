@@ -24,6 +24,8 @@ pub struct CoreConfig {
     pub providers: Providers,
     /// How the job runner works.
     pub runner: RunnerConfig,
+    /// The AI reader (read_model, read_build, classify); None refuses them `AI_NOT_CONFIGURED`.
+    pub ai: Option<crate::providers::ai::AiConfig>,
 }
 
 impl Default for CoreConfig {
@@ -37,6 +39,7 @@ impl Default for CoreConfig {
             packs: PackLimits::default(),
             providers: Providers::local(),
             runner: RunnerConfig::default(),
+            ai: None,
         }
     }
 }

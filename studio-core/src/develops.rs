@@ -34,6 +34,9 @@ const DEFAULT_QUALITY: Quality = Quality::K2;
 pub const MAX_TAKES: usize = 100;
 /// Most jobs one backfill page returns; ask again from the last eventSeq for more.
 pub const BACKFILL_PAGE: i64 = 1000;
+/// list_develops: default and largest page.
+const DEFAULT_DEVELOPS: i64 = 20;
+const MAX_DEVELOPS: i64 = 100;
 /// Longest idempotency key, brand id and option value.
 const MAX_FIELD_CHARS: usize = 2000;
 /// Most options per develop.
@@ -337,8 +340,19 @@ impl Studio {
         })
     }
 
-    /// A live library image of the house as an input: its blob key and type.
+    /// A live library image of the house as an input: its blob key and type. A kept model's
+    /// id (`mdl_…`) names its reference asset (its first frame), so develops cast it by id.
     async fn input_asset(&self, caller: &Caller, id: &str, code: &'static str) -> Result<(String, String)> {
+        let reference;
+        let id = if id.starts_with(crate::models::MODEL_ID_PREFIX) {
+            reference = self
+                .model_reference_asset(caller, id)
+                .await?
+                .ok_or_else(|| Error::not_found(code, format!("No model {id:?} in this house.")))?;
+            reference.as_str()
+        } else {
+            id
+        };
         match self.storage.asset_by_id(id).await? {
             Some(a) if a.org_id == caller.org_id && a.deleted_at.is_none() => {
                 if a.bytes as u64 > MAX_INPUT_BYTES {
@@ -426,6 +440,28 @@ impl Studio {
     /// One develop's status (the agent endpoint's get_develop).
     pub async fn get_develop(&self, caller: &Caller, job_id: &str) -> Result<DevelopStatus> {
         Ok(self.develop_status(&self.own_job(caller, job_id).await?))
+    }
+
+    /// The house's develops, newest first (the agent endpoint's list_develops): `limit` 1 to
+    /// 100 (default 20), optionally of one status.
+    pub async fn list_develops(
+        &self,
+        caller: &Caller,
+        status: Option<&str>,
+        limit: Option<i64>,
+    ) -> Result<Vec<DevelopStatus>> {
+        let status = match status.map(str::trim).filter(|s| !s.is_empty()) {
+            None => None,
+            Some(s) => Some(JobStatus::parse(s).ok_or_else(|| {
+                Error::invalid("BAD_STATUS", "status is one of queued, running, done, failed, cancelled.")
+            })?),
+        };
+        let limit = limit.unwrap_or(DEFAULT_DEVELOPS);
+        if !(1..=MAX_DEVELOPS).contains(&limit) {
+            return Err(Error::invalid("BAD_LIMIT", format!("limit is 1 to {MAX_DEVELOPS}.")).with("max", MAX_DEVELOPS));
+        }
+        let rows = self.storage.list_jobs(&caller.org_id, status.map(JobStatus::as_str), limit).await?;
+        Ok(rows.iter().map(|r| self.develop_status(r)).collect())
     }
 
     /// `GET /api/toolkit/jobs?since=N`: the house's job changes after the cursor, ascending.

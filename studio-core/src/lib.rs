@@ -37,9 +37,15 @@ mod keys;
 #[cfg(feature = "engine")]
 mod ledger;
 #[cfg(feature = "engine")]
+mod models;
+#[cfg(feature = "engine")]
 mod packs;
 #[cfg(feature = "engine")]
+mod preflight;
+#[cfg(feature = "engine")]
 mod providers;
+#[cfg(feature = "engine")]
+mod reads;
 #[cfg(feature = "engine")]
 mod runner;
 #[cfg(feature = "engine")]
@@ -48,6 +54,8 @@ mod runs;
 mod storage;
 #[cfg(feature = "engine")]
 mod studio;
+#[cfg(feature = "engine")]
+mod verdict;
 
 #[cfg(feature = "engine")]
 pub use crate::{
@@ -63,6 +71,7 @@ pub use crate::{
     packs::{PackFile, PackLimits},
     providers::{
         DevelopInput, DevelopOutput, DevelopRequest, Provider, ProviderError, Providers,
+        ai::AiConfig,
         fal::{FalConfig, FalProvider},
         local::LocalProvider,
     },
@@ -70,7 +79,7 @@ pub use crate::{
     runs::{RUN_GAP_MINUTES, RUN_WINDOW_DAYS},
     storage::{
         AssetChanges, AssetRow, BalanceRow, Bucket, CancelOutcome, CreateJobsOutcome, FolderRow, HoldRow, HoldStatus,
-        JobEnd, JobRow, KeyRow, LedgerAudit, MembershipRow, NewAccount, NewCredit, NewHold, OrgRow, PackRow,
+        JobEnd, JobRow, KeyRow, LedgerAudit, MembershipRow, ModelRow, NewAccount, NewCredit, NewHold, OrgRow, PackRow,
         ReserveOutcome, ResolveOutcome, SessionRow, SessionSeat, Storage, StorageError, TakeRecord, UserRow,
         open_storage,
     },

@@ -106,22 +106,32 @@ fn check_origin(parts: &Parts, state: &AppState) -> Result<(), AppError> {
 
 /// The request's Origin, when present, is our own.
 fn origin_allowed(parts: &Parts, state: &AppState) -> Result<(), AppError> {
-    let Some(origin) = parts.headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
-        return Ok(());
-    };
-    let allowed = match &state.public_origin {
-        Some(o) => origin.eq_ignore_ascii_case(o),
-        None => {
-            let host = parts.headers.get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or_default();
-            let bare = origin.split_once("://").map(|(_, h)| h).unwrap_or(origin);
-            !host.is_empty() && bare.eq_ignore_ascii_case(host)
-        }
-    };
-    if allowed {
+    if origin_is_ours(&parts.headers, state) {
         Ok(())
     } else {
         Err(Error::forbidden("BAD_ORIGIN", "Cookie-authenticated writes must come from this site's own pages.").into())
     }
+}
+
+/// True when the request has no Origin header, or names this server: the public URL's origin
+/// when one is configured, else the Host the request was sent to (DNS-rebinding defence).
+pub(crate) fn origin_is_ours(headers: &HeaderMap, state: &AppState) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
+        return true;
+    };
+    match &state.public_origin {
+        Some(o) => origin.eq_ignore_ascii_case(o),
+        None => {
+            let host = headers.get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or_default();
+            let bare = origin.split_once("://").map(|(_, h)| h).unwrap_or(origin);
+            !host.is_empty() && bare.eq_ignore_ascii_case(host)
+        }
+    }
+}
+
+/// The bearer secret of a request, if any.
+pub(crate) fn bearer_secret(headers: &HeaderMap) -> Option<&str> {
+    bearer(headers)
 }
 
 /// `Set-Cookie` for a new session (HttpOnly, SameSite=Lax, Secure behind https).

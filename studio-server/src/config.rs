@@ -10,7 +10,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use studio_core::{
-    BlobConfig, CoreConfig, FalConfig, FalProvider, LocalProvider, PackLimits, Providers, RunnerConfig, S3Config,
+    AiConfig, BlobConfig, CoreConfig, FalConfig, FalProvider, LocalProvider, PackLimits, Providers, RunnerConfig,
+    S3Config,
 };
 
 /// Everything the binary needs to start. Its `Debug` output redacts the secrets.
@@ -54,6 +55,13 @@ pub struct ServerConfig {
     pub fal_models: BTreeMap<String, String>,
     /// `STUDIO_FAL_TIMEOUT_SECS`: longest a hosted develop may take (default 600).
     pub fal_timeout_secs: u64,
+    /// `STUDIO_AI_URL`: base URL of an OpenAI-compatible API for the AI reader (read_model,
+    /// read_build), e.g. `https://api.openai.com/v1`. Set all three `ai_*` settings or none.
+    pub ai_url: Option<String>,
+    /// `STUDIO_AI_KEY`: the AI reader's bearer key (in a file, `ai_key = ""` sends none).
+    pub ai_key: Option<String>,
+    /// `STUDIO_AI_MODEL`: the AI reader's vision model.
+    pub ai_model: Option<String>,
 }
 
 impl std::fmt::Debug for ServerConfig {
@@ -77,6 +85,9 @@ impl std::fmt::Debug for ServerConfig {
             .field("fal_url", &self.fal_url)
             .field("fal_models", &self.fal_models)
             .field("fal_timeout_secs", &self.fal_timeout_secs)
+            .field("ai_url", &self.ai_url)
+            .field("ai_key", &redacted(&self.ai_key))
+            .field("ai_model", &self.ai_model)
             .finish_non_exhaustive()
     }
 }
@@ -116,6 +127,9 @@ impl Default for ServerConfig {
             fal_url: None,
             fal_models: BTreeMap::new(),
             fal_timeout_secs: 600,
+            ai_url: None,
+            ai_key: None,
+            ai_model: None,
         }
     }
 }
@@ -145,6 +159,9 @@ struct FileConfig {
     fal_url: Option<String>,
     fal_models: Option<BTreeMap<String, String>>,
     fal_timeout_secs: Option<u64>,
+    ai_url: Option<String>,
+    ai_key: Option<String>,
+    ai_model: Option<String>,
 }
 
 fn emails(list: impl IntoIterator<Item = String>) -> Vec<String> {
@@ -187,6 +204,9 @@ impl ServerConfig {
             c.fal_url = file.fal_url.or(c.fal_url);
             c.fal_models = file.fal_models.unwrap_or(c.fal_models);
             c.fal_timeout_secs = file.fal_timeout_secs.unwrap_or(c.fal_timeout_secs);
+            c.ai_url = file.ai_url.or(c.ai_url);
+            c.ai_key = file.ai_key.or(c.ai_key);
+            c.ai_model = file.ai_model.or(c.ai_model);
         }
         let set = |name: &str| env(name).filter(|v| !v.trim().is_empty());
         if let Some(v) = set("STUDIO_LISTEN") {
@@ -228,6 +248,31 @@ impl ServerConfig {
         }
         if let Some(v) = set("STUDIO_FAL_TIMEOUT_SECS") {
             c.fal_timeout_secs = number("STUDIO_FAL_TIMEOUT_SECS", &v)?;
+        }
+        c.ai_url = set("STUDIO_AI_URL").or(c.ai_url);
+        c.ai_key = set("STUDIO_AI_KEY").or(c.ai_key);
+        c.ai_model = set("STUDIO_AI_MODEL").or(c.ai_model);
+        match (&c.ai_url, &c.ai_key, &c.ai_model) {
+            (None, None, None) => {}
+            (Some(url), Some(_), Some(model)) => {
+                let url = url.trim();
+                if !(url.starts_with("http://") || url.starts_with("https://")) {
+                    return Err(ConfigError::Env(
+                        "STUDIO_AI_URL",
+                        format!("must start with http:// or https://: {url:?}"),
+                    ));
+                }
+                if model.trim().is_empty() {
+                    return Err(ConfigError::Env("STUDIO_AI_MODEL", "must name a model".into()));
+                }
+                c.ai_url = Some(url.trim_end_matches('/').to_string());
+            }
+            _ => {
+                return Err(ConfigError::Env(
+                    "STUDIO_AI_URL, STUDIO_AI_KEY, STUDIO_AI_MODEL (or ai_url, ai_key, ai_model)",
+                    "set all three or none".into(),
+                ));
+            }
         }
         if c.runner_lease_secs < 3 {
             return Err(ConfigError::Env(
@@ -273,7 +318,20 @@ impl ServerConfig {
                 timeout_secs: self.fal_timeout_secs.max(60) + 60,
                 ..RunnerConfig::default()
             },
+            ai: self.ai_config(),
             ..CoreConfig::default()
+        }
+    }
+
+    /// The AI reader's settings, when all three are set.
+    pub fn ai_config(&self) -> Option<AiConfig> {
+        match (&self.ai_url, &self.ai_key, &self.ai_model) {
+            (Some(base_url), Some(key), Some(model)) => Some(AiConfig {
+                base_url: base_url.trim().trim_end_matches('/').to_string(),
+                key: key.trim().to_string(),
+                model: model.trim().to_string(),
+            }),
+            _ => None,
         }
     }
 
@@ -350,6 +408,7 @@ mod tests {
     fn debug_output_hides_secrets() {
         let c = ServerConfig {
             fal_key: Some("fal-secret-value".into()),
+            ai_key: Some("ai-secret-value".into()),
             s3_secret_access_key: Some("s3-secret-value".into()),
             database_url: Some("postgres://user:pg-secret-value@db/studio".into()),
             ..ServerConfig::default()
@@ -385,6 +444,45 @@ mod tests {
         let file = dir.join("bad.toml");
         std::fs::write(&file, "lisen = 1").unwrap();
         assert!(matches!(ServerConfig::load(Some(&file), |_| None), Err(ConfigError::Parse(..))));
+    }
+
+    #[test]
+    fn ai_settings_come_all_three_or_none() {
+        let none = ServerConfig::load(None, |_| None).unwrap();
+        assert!(none.ai_config().is_none() && none.core_config().ai.is_none());
+
+        let env: HashMap<&str, &str> = HashMap::from([
+            ("STUDIO_AI_URL", "https://ai.example/v1/"),
+            ("STUDIO_AI_KEY", "sk-env"),
+            ("STUDIO_AI_MODEL", "vision-1"),
+        ]);
+        let c = ServerConfig::load(None, |k| env.get(k).map(|v| v.to_string())).unwrap();
+        let ai = c.core_config().ai.expect("configured");
+        assert_eq!(
+            (ai.base_url.as_str(), ai.key.as_str(), ai.model.as_str()),
+            ("https://ai.example/v1", "sk-env", "vision-1")
+        );
+        let printed = format!("{c:?} {ai:?}");
+        assert!(!printed.contains("sk-env"), "{printed}");
+
+        // The file names them ai_url, ai_key, ai_model; the environment wins.
+        let dir = tempfile_dir();
+        let file = dir.join("ai.toml");
+        std::fs::write(&file, "ai_url = \"http://127.0.0.1:8080/v1\"\nai_key = \"\"\nai_model = \"local\"\n").unwrap();
+        let from_file = ServerConfig::load(Some(&file), |_| None).unwrap().ai_config().expect("configured");
+        assert_eq!((from_file.base_url.as_str(), from_file.key.as_str()), ("http://127.0.0.1:8080/v1", ""));
+        let env_model = ServerConfig::load(Some(&file), |k| (k == "STUDIO_AI_MODEL").then(|| "other".to_string()));
+        assert_eq!(env_model.unwrap().ai_config().expect("configured").model, "other");
+
+        // Some but not all, or a URL that is not http(s): refused.
+        for partial in [&["STUDIO_AI_URL"][..], &["STUDIO_AI_KEY", "STUDIO_AI_MODEL"], &["STUDIO_AI_MODEL"]] {
+            let only: HashMap<&str, &str> =
+                env.iter().filter(|(k, _)| partial.contains(k)).map(|(k, v)| (*k, *v)).collect();
+            assert!(ServerConfig::load(None, |k| only.get(k).map(|v| v.to_string())).is_err(), "{partial:?}");
+        }
+        let mut bad = env.clone();
+        bad.insert("STUDIO_AI_URL", "ai.example");
+        assert!(ServerConfig::load(None, |k| bad.get(k).map(|v| v.to_string())).is_err());
     }
 
     fn tempfile_dir() -> PathBuf {

@@ -8,5 +8,8 @@ mod docs;
 mod folders;
 mod keys;
 mod library;
+mod mcp;
+mod models;
 mod packs;
+mod preflight;
 mod tokens;

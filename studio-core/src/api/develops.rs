@@ -93,7 +93,6 @@ pub struct SubmitResponse {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct JobsQuery {
     /// The highest eventSeq already seen; 0 returns everything.
-    #[serde(default)]
     pub since: Option<String>,
 }
 
@@ -155,10 +154,8 @@ pub struct DuplicateResponse {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RunsQuery {
     /// `active` (a frame still queued or rendering) or `all` (the default).
-    #[serde(default)]
     pub state: Option<String>,
     /// 1 to 100 runs, newest first; default 20.
-    #[serde(default)]
     pub limit: Option<String>,
 }
 

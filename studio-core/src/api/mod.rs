@@ -9,6 +9,8 @@ mod develops;
 mod errors;
 mod keys;
 mod library;
+mod models;
+mod quality;
 mod roles;
 
 pub use accounts::{
@@ -29,4 +31,6 @@ pub use library::{
     GroupResponse, Pack, PackRequest, PackSize, Quote, QuoteRequest, RenameFolderRequest, Scene, Updated,
     UploadResponse,
 };
+pub use models::*;
+pub use quality::*;
 pub use roles::{KeyRole, ParseRoleError, Quality, SeatRole};

@@ -11,6 +11,7 @@ use bytes::Bytes;
 
 use crate::api::Quality;
 
+pub(crate) mod ai;
 pub(crate) mod fal;
 pub(crate) mod local;
 

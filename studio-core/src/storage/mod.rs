@@ -258,6 +258,25 @@ pub struct PackRow {
     pub expires_at: DateTime<Utc>,
 }
 
+/// A model a house keeps (cast from its own reference frames).
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct ModelRow {
+    /// Id (`mdl_…`).
+    pub id: String,
+    /// The owning house.
+    pub org_id: String,
+    /// Who cast it.
+    pub created_by: Option<String>,
+    /// Name, 1 to 200 characters (a CHECK constraint).
+    pub name: String,
+    /// The reference frames (asset ids of the house), as a JSON array; the first is cast.
+    pub asset_ids: String,
+    /// Traits, as a JSON object of strings.
+    pub traits: String,
+    /// Cast time.
+    pub created_at: DateTime<Utc>,
+}
+
 /// A develop job as stored.
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct JobRow {
@@ -635,6 +654,13 @@ pub trait Storage: Send + Sync + 'static {
     async fn finish_pack(&self, pack: &PackRow) -> Result<(), StorageError>;
     /// Packs whose link has lapsed and are not yet swept.
     async fn lapsed_packs(&self, now: DateTime<Utc>) -> Result<Vec<PackRow>, StorageError>;
+
+    /// Store a newly cast model.
+    async fn insert_model(&self, model: ModelRow) -> Result<(), StorageError>;
+    /// A house's models, newest first.
+    async fn list_models(&self, org_id: &str) -> Result<Vec<ModelRow>, StorageError>;
+    /// One model of a house.
+    async fn model(&self, org_id: &str, id: &str) -> Result<Option<ModelRow>, StorageError>;
 
     /// Reserve a hold for each job and insert the jobs as queued, all in one transaction: every
     /// frame is held before any is queued, and a shortfall writes nothing. With an idempotency

@@ -490,6 +490,38 @@ macro_rules! impl_storage {
                 .await?)
             }
 
+            async fn insert_model(&self, m: ModelRow) -> Result<(), StorageError> {
+                let _w = self.write_lock().await;
+                sqlx::query(concat!("INSERT INTO models (", model_columns!(), ") VALUES ($1, $2, $3, $4, $5, $6, $7)"))
+                    .bind(&m.id)
+                    .bind(&m.org_id)
+                    .bind(&m.created_by)
+                    .bind(&m.name)
+                    .bind(&m.asset_ids)
+                    .bind(&m.traits)
+                    .bind(m.created_at)
+                    .execute(&self.pool)
+                    .await?;
+                Ok(())
+            }
+
+            async fn list_models(&self, org_id: &str) -> Result<Vec<ModelRow>, StorageError> {
+                Ok(sqlx::query_as(concat!(
+                    "SELECT ", model_columns!(), " FROM models WHERE org_id = $1 ORDER BY created_at DESC, id DESC"
+                ))
+                .bind(org_id)
+                .fetch_all(&self.pool)
+                .await?)
+            }
+
+            async fn model(&self, org_id: &str, id: &str) -> Result<Option<ModelRow>, StorageError> {
+                Ok(sqlx::query_as(concat!("SELECT ", model_columns!(), " FROM models WHERE id = $1 AND org_id = $2"))
+                    .bind(id)
+                    .bind(org_id)
+                    .fetch_optional(&self.pool)
+                    .await?)
+            }
+
             async fn create_jobs(&self, jobs: Vec<JobRow>, take: Option<TakeRecord>) -> Result<CreateJobsOutcome, StorageError> {
                 let Some(first) = jobs.first() else { return Ok(CreateJobsOutcome::Created(Vec::new())) };
                 let org_id = first.org_id.clone();
@@ -1122,6 +1154,13 @@ macro_rules! pack_columns {
     };
 }
 
+/// The columns of `models` in [`ModelRow`](super::ModelRow) order.
+macro_rules! model_columns {
+    () => {
+        "id, org_id, created_by, name, asset_ids, traits, created_at"
+    };
+}
+
 /// The columns of `jobs` in [`JobRow`](super::JobRow) order.
 macro_rules! job_columns {
     () => {
@@ -1138,7 +1177,7 @@ macro_rules! hold_columns {
     };
 }
 
-pub(super) use {asset_columns, hold_columns, impl_storage, job_columns, key_columns, pack_columns};
+pub(super) use {asset_columns, hold_columns, impl_storage, job_columns, key_columns, model_columns, pack_columns};
 
 /// One ledger entry's deltas; the running totals move by exactly these.
 pub(super) struct Entry<'a> {

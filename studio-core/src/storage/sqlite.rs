@@ -13,10 +13,12 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 use sqlx::{Sqlite, SqlitePool};
 use tokio::sync::{Mutex, MutexGuard};
 
-use super::sql::{Entry, asset_columns, hold_columns, impl_storage, job_columns, key_columns, pack_columns, unique_as};
+use super::sql::{
+    Entry, asset_columns, hold_columns, impl_storage, job_columns, key_columns, model_columns, pack_columns, unique_as,
+};
 use super::{
     AssetChanges, AssetRow, BalanceRow, Bucket, CancelOutcome, CreateJobsOutcome, FolderRow, HoldRow, HoldStatus,
-    JobEnd, JobRow, KeyRow, LedgerAudit, MembershipRow, NewAccount, NewCredit, NewHold, OrgRow, PackRow,
+    JobEnd, JobRow, KeyRow, LedgerAudit, MembershipRow, ModelRow, NewAccount, NewCredit, NewHold, OrgRow, PackRow,
     ReserveOutcome, ResolveOutcome, SessionRow, SessionSeat, StorageError, TakeRecord, UserRow,
 };
 

@@ -5,6 +5,7 @@
 mod auth;
 mod health;
 mod keys;
+mod mcp;
 mod toolkit;
 
 use std::sync::Arc;
@@ -25,6 +26,7 @@ fn api_routes() -> ApiRouter<AppState> {
         .merge(health::router())
         .merge(auth::router())
         .merge(keys::router())
+        .merge(mcp::router())
         .merge(toolkit::router())
         .merge(docs::router())
 }

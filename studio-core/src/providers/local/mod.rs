@@ -10,9 +10,9 @@
 mod frame;
 mod jpeg;
 mod lens;
-mod ops;
+pub(crate) mod ops;
 mod retouch;
-mod subject;
+pub(crate) mod subject;
 mod tone;
 
 use std::collections::BTreeMap;
