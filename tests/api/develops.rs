@@ -21,6 +21,7 @@ backend_tests!(
     runs_group_and_cancel,
     takes_rules,
     socket_pushes_job_changes,
+    event_stream_reconnects_and_backfills,
     concurrent_clients_conserve_the_ledger,
 );
 
@@ -465,6 +466,39 @@ async fn socket_pushes_job_changes(backend: Backend) {
     }
     // The other house sees nothing of it.
     assert!(tokio::time::timeout(Duration::from_millis(500), foreign.next()).await.is_err());
+}
+
+async fn event_stream_reconnects_and_backfills(backend: Backend) {
+    let app = spawn(backend, |c| c.runner_concurrency = 0).await.expect("app");
+    let (_, key, org) = house(&app, "reconnect").await;
+    let mut stream = key.events(0);
+    let a = key.submit_develop(&upscale(png(30, 20))).await.unwrap().job_id;
+    let first = tokio::time::timeout(WAIT, stream.next()).await.expect("in time").expect("event");
+    assert!(matches!(&first, SocketMessage::Job { job } if job.id == a && job.status == JobStatus::Queued));
+    // The server drops every socket (as after a lost LISTEN connection); while this client is
+    // away, A lands and B is submitted and lands.
+    app.studio
+        .events()
+        .publish(studio_core::HouseEvent { org_id: studio_core::RESYNC.into(), message: serde_json::Value::Null });
+    let b = key.submit_develop(&upscale(png(20, 30))).await.unwrap().job_id;
+    assert!(app.studio.run_next_job().await.unwrap());
+    assert!(app.studio.run_next_job().await.unwrap());
+    let mut seen = HashSet::new();
+    let mut done = HashSet::new();
+    while done.len() < 2 {
+        match tokio::time::timeout(WAIT, stream.next()).await.expect("in time").expect("event") {
+            SocketMessage::Job { job } => {
+                assert!(seen.insert((job.id.clone(), job.event_seq)), "delivered twice: {job:?}");
+                if job.status == JobStatus::Done {
+                    done.insert(job.id);
+                }
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(done, HashSet::from([a, b]));
+    assert!(stream.reconnects() >= 1, "the stream reconnected by itself");
+    assert_eq!(stream.cursor(), app.studio.storage().balance(&org).await.unwrap().job_event_seq);
 }
 
 async fn concurrent_clients_conserve_the_ledger(backend: Backend) {
