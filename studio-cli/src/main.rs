@@ -11,8 +11,8 @@ use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::commands::{
-    Context, Interrupted, NotSignedIn, Source, Usage, assets, balance, develop, folders, jobs, login, logout, pack,
-    prices, runs, signup, takes, upload, whoami,
+    Context, Interrupted, NotSignedIn, Source, Usage, assets, balance, develop, folders, jobs, login, logout, mcp,
+    pack, prices, runs, signup, takes, upload, whoami,
 };
 
 /// Printed after `studio --help`.
@@ -81,6 +81,12 @@ enum Cmd {
     Runs(runs::Args),
     /// The tools this deployment runs and their prices in tokens.
     Prices(prices::Args),
+    /// Serve MCP on stdio for a desktop agent, bridged to the deployment's agent endpoint.
+    ///
+    /// Each JSON-RPC line on stdin is POSTed to {url}/api/mcp with the configured key; each answer
+    /// comes back on stdout as one line (a notification gets none). Diagnostics go to stderr.
+    /// EOF on stdin ends it. See docs/mcp.md.
+    Mcp(mcp::Args),
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -107,6 +113,7 @@ async fn main() -> ExitCode {
         Cmd::Takes(args) => takes::run(&ctx, args).await,
         Cmd::Runs(args) => runs::run(&ctx, args).await,
         Cmd::Prices(args) => prices::run(&ctx, args).await,
+        Cmd::Mcp(args) => mcp::run(&ctx, args).await,
     };
     match done {
         Ok(()) => ExitCode::SUCCESS,

@@ -1170,3 +1170,112 @@ async fn jobs_watch_follows_a_job_until_ctrl_c() {
     let (code, rest) = interrupt(child, stderr).await;
     assert_eq!(code, 0, "{rest}");
 }
+
+// `studio mcp`: MCP's stdio transport bridged to the agent endpoint.
+
+use serde_json::{Value, json};
+
+/// The body the agent endpoint answers `message` with when POSTed to it directly.
+async fn posted(app: &TestApp, key: Option<&str>, message: &str) -> String {
+    let mut req = reqwest::Client::new()
+        .post(format!("{}/api/mcp", app.base))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(message.to_string());
+    if let Some(key) = key {
+        req = req.bearer_auth(key);
+    }
+    req.send().await.expect("post").text().await.expect("body")
+}
+
+/// Every stdout line of `run` as JSON (each must parse: nothing but JSON-RPC on stdout).
+fn json_lines(run: &Run) -> Vec<(String, Value)> {
+    assert!(run.stdout.is_empty() || run.stdout.ends_with('\n'), "{run:?}");
+    let lines = run.stdout.lines().map(|l| (l.to_string(), serde_json::from_str(l).expect("a JSON-RPC line")));
+    lines.collect()
+}
+
+/// The line answering `id` (responses may come back in any order).
+fn answer(lines: &[(String, Value)], id: Value) -> (String, Value) {
+    let found = lines.iter().find(|(_, v)| v["id"] == id);
+    found.cloned().unwrap_or_else(|| panic!("no answer for id {id}: {lines:?}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_bridges_stdio_to_the_agent_endpoint() {
+    let app = app().await;
+    let (_, key) = minted_key(&app, "cli-mcp").await;
+    let cli = Cli::new();
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"cli-test","version":"0"}}}"#;
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+    let balance =
+        r#"{"jsonrpc":"2.0","id":"three","method":"tools/call","params":{"name":"check_balance","arguments":{}}}"#;
+    let stdin = format!("{initialize}\n{initialized}\n\n{list}\r\n{balance}\n{{\"jsonrpc\": \"2.0\", \"id\": 4,\n");
+    let env = [("STUDIO_URL", app.base.as_str()), ("STUDIO_API_KEY", key.as_str())];
+    let run = cli.run_with(&["mcp"], &env, Some(&stdin)).await;
+    assert_eq!(run.code, 0, "{run:?}");
+
+    // One line per request; none for the notification or the blank line.
+    let lines = json_lines(&run);
+    assert_eq!(lines.len(), 4, "{run:?}");
+    // Each answer is exactly what the endpoint says over HTTP, on one line.
+    for (id, message) in [(json!(1), initialize), (json!(2), list), (json!("three"), balance)] {
+        assert_eq!(answer(&lines, id).0, posted(&app, Some(&key), message).await);
+    }
+    let (_, init) = answer(&lines, json!(1));
+    assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
+    assert_eq!(init["result"]["serverInfo"]["version"], "1.0.0");
+    let (_, listed) = answer(&lines, json!(2));
+    let names: Vec<&str> =
+        listed["result"]["tools"].as_array().expect("tools").iter().filter_map(|t| t["name"].as_str()).collect();
+    assert!(names.contains(&"check_balance") && names.contains(&"start_develop"), "{names:?}");
+    let (_, called) = answer(&lines, json!("three"));
+    assert_eq!(called["result"]["isError"], false);
+    assert_eq!(called["result"]["structuredContent"]["balance"], 100);
+    // The malformed line is answered here, never forwarded.
+    let (_, unparseable) = answer(&lines, Value::Null);
+    assert_eq!(unparseable["jsonrpc"], "2.0");
+    assert_eq!(unparseable["error"]["code"], -32700);
+    assert!(unparseable["error"]["message"].as_str().is_some_and(|m| m.starts_with("Parse error")), "{unparseable}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_without_a_key_passes_on_the_401_and_says_why_on_stderr() {
+    let app = app().await;
+    let cli = Cli::new();
+    let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+    let ping = r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#;
+    let run = cli.run_with(&["mcp"], &[("STUDIO_URL", app.base.as_str())], Some(&format!("{list}\n{ping}\n"))).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let lines = json_lines(&run);
+    assert_eq!(lines.len(), 2, "{run:?}");
+    let (line, refused) = answer(&lines, json!(2));
+    assert_eq!(line, posted(&app, None, list).await, "the 401's JSON-RPC body, as the endpoint sent it");
+    assert_eq!(refused["error"]["code"], -32001);
+    assert!(refused["error"]["message"].as_str().is_some_and(|m| m.starts_with("Unauthorized")), "{refused}");
+    assert_eq!(answer(&lines, json!(3)).1["result"], json!({}), "ping needs no key");
+    assert!(run.stderr.contains("no API key configured"), "{run:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_answers_requests_it_cannot_deliver() {
+    let cli = Cli::new();
+    // Nothing listens on port 9 here.
+    let url = "http://127.0.0.1:9";
+    let stdin = concat!(
+        r#"{"jsonrpc":"2.0","id":"a","method":"tools/list"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "\n"
+    );
+    let run = cli.run_with(&["mcp"], &[("STUDIO_URL", url), ("STUDIO_API_KEY", "studio_sk_x")], Some(stdin)).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let lines = json_lines(&run);
+    assert_eq!(lines.len(), 1, "the notification gets no answer: {run:?}");
+    let (_, failed) = answer(&lines, json!("a"));
+    assert_eq!(failed["error"]["code"], -32603);
+    let message = failed["error"]["message"].as_str().expect("message");
+    assert!(message.starts_with(&format!("studio mcp: cannot reach {url}: ")), "{message}");
+    assert!(run.stderr.contains("cannot reach"), "the notification's failure is logged: {run:?}");
+}

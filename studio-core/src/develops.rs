@@ -123,6 +123,24 @@ fn parse_quality(raw: Option<&str>, default: Option<Quality>, code: &'static str
     }
 }
 
+/// The rules every develop's options follow, whichever door they came through: `output` is
+/// refused, at most [`MAX_PARAMS`] options, names of 1 to 100 bytes, values of at most
+/// [`MAX_FIELD_CHARS`] characters.
+fn check_params(params: &BTreeMap<String, String>, code: &'static str) -> Result<()> {
+    if params.contains_key("output") {
+        return Err(Error::invalid(code, "output is not an option: results are filed in the library."));
+    }
+    if params.len() > MAX_PARAMS {
+        return Err(Error::invalid(code, format!("At most {MAX_PARAMS} options.")).with("max", MAX_PARAMS));
+    }
+    for (name, value) in params {
+        if name.is_empty() || name.len() > 100 || value.chars().count() > MAX_FIELD_CHARS {
+            return Err(Error::invalid(code, format!("Option {name:?} is empty or too long.")));
+        }
+    }
+    Ok(())
+}
+
 impl JobRow {
     pub(crate) fn job_status(&self) -> JobStatus {
         JobStatus::parse(&self.status).unwrap_or(JobStatus::Failed)
@@ -260,22 +278,14 @@ impl Studio {
             if RESERVED_FIELDS.contains(&name.as_str()) {
                 continue;
             }
-            if name == "output" {
-                return Err(Error::invalid("BAD_FORM", "output is not an option: results are filed in the library."));
-            }
             if INPUT_ROLES.contains(&name.as_str()) {
                 let asset = self.input_asset(caller, value.trim(), "NOT_FOUND").await?;
                 inputs.push(JobInput { role: name, blob_key: asset.0, mime: asset.1, asset_id: Some(value) });
                 continue;
             }
-            if value.chars().count() > MAX_FIELD_CHARS || name.is_empty() || name.len() > 100 {
-                return Err(Error::invalid("BAD_FORM", format!("Option {name:?} is too long.")));
-            }
             params.insert(name, value);
         }
-        if params.len() > MAX_PARAMS {
-            return Err(Error::invalid("BAD_FORM", format!("At most {MAX_PARAMS} options.")));
-        }
+        check_params(&params, "BAD_FORM")?;
         if inputs.is_empty() && !provider.required_roles(&tool).is_empty() {
             return Err(Error::invalid("NO_IMAGE", "Send the image to develop in the `image` field."));
         }
@@ -310,6 +320,7 @@ impl Studio {
         let tool = req.tool.trim().to_string();
         let provider = self.config.providers.get(&tool).ok_or_else(|| self.unknown_tool(&tool))?.clone();
         let quality = parse_quality(Some(&req.quality), None, "BAD_QUALITY")?;
+        check_params(&req.params, "BAD_PARAMS")?;
         let idempotency_key = clean(req.idempotency_key.clone(), "idempotencyKey")?;
         for role in provider.required_roles(&tool) {
             if !req.inputs.contains_key(*role) {

@@ -8,6 +8,7 @@ pub(crate) mod folders;
 pub(crate) mod jobs;
 pub(crate) mod login;
 pub(crate) mod logout;
+pub(crate) mod mcp;
 pub(crate) mod pack;
 pub(crate) mod prices;
 pub(crate) mod runs;

@@ -66,11 +66,23 @@ fn into_response(reply: Reply) -> Response {
     response
 }
 
-async fn post_mcp(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> McpReply {
+async fn post_mcp(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
+) -> McpReply {
     if !origin_is_ours(&headers, &state) {
         let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": "Forbidden: this Origin may not call the agent endpoint"}});
         return McpReply(json_response(StatusCode::FORBIDDEN, &body));
     }
+    let body = match body {
+        Ok(body) => body,
+        Err(rejection) => {
+            let message = format!("Invalid Request: {}", rejection.body_text());
+            let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": message}});
+            return McpReply(json_response(rejection.status(), &body));
+        }
+    };
     let version = headers.get("mcp-protocol-version").and_then(|v| v.to_str().ok());
     let secret = bearer_secret(&headers);
     let studio = &state.studio;
