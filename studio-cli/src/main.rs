@@ -3,6 +3,7 @@
 
 mod commands;
 mod config;
+mod hints;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -11,24 +12,29 @@ use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::commands::{
-    Context, Interrupted, NotSignedIn, Source, Usage, assets, balance, develop, folders, jobs, login, logout, mcp,
-    pack, prices, runs, signup, takes, upload, whoami,
+    Context, Interrupted, NotSignedIn, Source, Usage, assets, balance, completions, develop, folders, jobs, keys,
+    login, logout, mcp, pack, prices, runs, signup, takes, upload, whoami,
 };
 
 /// Printed after `studio --help`.
 const AFTER_HELP: &str = "\
 Settings:
   The URL and key live in the config file (default: <config dir>/studio/config.toml, e.g.
-  ~/.config/studio/config.toml), written with mode 0600. --url/STUDIO_URL and
-  --api-key/STUDIO_API_KEY override it; --config/STUDIO_CONFIG names another file.
-  Without any URL: http://127.0.0.1:8787.
+  ~/.config/studio/config.toml on Linux, ~/Library/Application Support/studio/config.toml on
+  macOS), written with mode 0600. --url/STUDIO_URL and --api-key/STUDIO_API_KEY override it;
+  --config/STUDIO_CONFIG names another file. Without any URL: http://127.0.0.1:8787.
+
+Output:
+  Every command that prints data takes --json: one JSON document on stdout (jobs watch: one
+  per line). Progress bars and notes go to stderr, and only when it is a terminal.
 
 Exit codes:
-  0  success
-  1  failure (the server refused, the network, the config file)
-  2  usage error
-  3  authentication: no key configured, or the server answered 401
-  4  insufficient tokens: the server answered 402
+  0    success
+  1    failure (the server refused, the network, the config file)
+  2    usage error (a bad flag or value, a missing argument)
+  3    authentication: no key configured, the server answered 401 (unknown or revoked key,
+       wrong email or password)
+  4    insufficient tokens: the server answered 402; the message says need and spendable
   130  interrupted (Ctrl-C) while waiting; the work goes on server-side";
 
 /// Terminal workflows against a Studio deployment: accounts, keys, the token balance, the library
@@ -59,6 +65,8 @@ enum Cmd {
     Login(login::Args),
     /// Forget the stored key (--revoke: revoke it on the server first).
     Logout(logout::Args),
+    /// Mint, list and revoke the house's organization keys (mint and revoke sign in for the call).
+    Keys(keys::Args),
     /// The house's token balance and open holds.
     Balance(balance::Args),
     /// Who the configured key acts for.
@@ -87,6 +95,8 @@ enum Cmd {
     /// comes back on stdout as one line (a notification gets none). Diagnostics go to stderr.
     /// EOF on stdin ends it. See docs/mcp.md.
     Mcp(mcp::Args),
+    /// Print a shell completion script (bash, zsh, fish) on stdout.
+    Completions(completions::Args),
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -94,6 +104,13 @@ async fn main() -> ExitCode {
     // Usage errors, --help and --version exit here, with clap's own codes (2 and 0).
     let matches = Cli::command().get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    // Needs no settings: works before any login and with a broken config file.
+    if let Cmd::Completions(args) = &cli.command {
+        return match completions::run(Cli::command(), args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => report(&e, None),
+        };
+    }
     let ctx = match resolve(&cli, &matches) {
         Ok(ctx) => ctx,
         Err(e) => return report(&e, None),
@@ -102,6 +119,7 @@ async fn main() -> ExitCode {
         Cmd::Signup(args) => signup::run(&ctx, args).await,
         Cmd::Login(args) => login::run(&ctx, args).await,
         Cmd::Logout(args) => logout::run(&ctx, args).await,
+        Cmd::Keys(args) => keys::run(&ctx, args).await,
         Cmd::Balance(args) => balance::run(&ctx, args).await,
         Cmd::Whoami(args) => whoami::run(&ctx, args).await,
         Cmd::Upload(args) => upload::run(&ctx, args).await,
@@ -114,6 +132,7 @@ async fn main() -> ExitCode {
         Cmd::Runs(args) => runs::run(&ctx, args).await,
         Cmd::Prices(args) => prices::run(&ctx, args).await,
         Cmd::Mcp(args) => mcp::run(&ctx, args).await,
+        Cmd::Completions(args) => completions::run(Cli::command(), &args),
     };
     match done {
         Ok(()) => ExitCode::SUCCESS,
@@ -176,59 +195,32 @@ fn report(err: &anyhow::Error, url: Option<&str>) -> ExitCode {
     ExitCode::FAILURE
 }
 
-/// The client's errors: the server's code and message, with a hint for the codes people meet.
+/// The client's errors: the server's code and message, then what to do (from [`hints`]).
 fn report_client(err: &studio_client::Error, url: Option<&str>) -> ExitCode {
     let studio_client::Error::Api { status, code, message, .. } = err else {
         eprintln!("error: {}", chain(err));
-        if let (studio_client::Error::Transport(_), Some(url)) = (err, url) {
-            eprintln!("hint: is a Studio server running at {url}? Pass --url or set STUDIO_URL");
+        match (err, url) {
+            (studio_client::Error::Transport(_), Some(url)) => {
+                eprintln!("hint: is a Studio server running at {url}? Pass --url or set STUDIO_URL")
+            }
+            (studio_client::Error::Decode { .. }, Some(url)) => eprintln!(
+                "hint: {url} answered something that is not Studio's: check --url / STUDIO_URL, \
+                 and that the CLI is not older than the server"
+            ),
+            _ => {}
         }
         return ExitCode::FAILURE;
     };
     eprintln!("error: {code}: {message}");
-    if let Some(hint) = hint(err, code) {
-        eprintln!("hint: {hint}");
+    // A refusal made on this side already says what to do.
+    if !message.contains("`studio ") {
+        eprintln!("hint: {}", hints::hint(err));
     }
     match (*status, code.as_str()) {
         (401, _) | (_, "UNAUTHORIZED") => ExitCode::from(3),
         (402, _) | (_, "INSUFFICIENT_TOKENS") => ExitCode::from(4),
         _ => ExitCode::FAILURE,
     }
-}
-
-/// A sentence on what to do next, for the codes the CLI's commands meet.
-fn hint(err: &studio_client::Error, code: &str) -> Option<String> {
-    Some(match code {
-        "UNAUTHORIZED" => "run `studio login`: no key is configured, or the key is unknown or revoked".into(),
-        "INSUFFICIENT_TOKENS" => match (err.extra_i64("need"), err.extra_i64("spendable")) {
-            (Some(need), Some(spendable)) => format!("needs {need} tokens, house has {spendable} spendable"),
-            _ => "the house has too few spendable tokens; see `studio balance`".into(),
-        },
-        "EMAIL_TAKEN" => "that email already has an account: use `studio login --email ...`".into(),
-        "BAD_CREDENTIALS" => "check the email and password (--password, STUDIO_PASSWORD or stdin)".into(),
-        "WEAK_PASSWORD" => "choose a longer password".into(),
-        "BAD_EMAIL" => "check the address given to --email".into(),
-        "SESSION_REQUIRED" => {
-            "keys are minted and revoked from a signed-in session, never with a key: use `--email`".into()
-        }
-        "FORBIDDEN" => "your role in the house does not allow this; ask an owner or admin".into(),
-        "UNKNOWN_TOOL" => "run `studio prices` for the tools this deployment runs".into(),
-        "NO_IMAGE" => "give the image with --image PATH|ASSET_ID, or by role with --input ROLE=PATH|ASSET_ID".into(),
-        "NO_INPUTS" => "the job's inputs are gone; develop it afresh with `studio develop`".into(),
-        "NOT_DEVELOPED" => {
-            "only landed (done) frames can be taken again; see `studio jobs show ID`, or wait with `studio jobs watch`"
-                .into()
-        }
-        "IDEMPOTENCY_KEY_REUSED" => {
-            "that idempotency key was used for a different request; use a new --idempotency-key".into()
-        }
-        "IMAGE_TOO_LARGE" => match err.extra_i64("maxMb") {
-            Some(max) => format!("each image is at most {max} MB"),
-            None => "the image is too large".into(),
-        },
-        "DEVELOP_FAILED" => "try again, or with another input or quality".into(),
-        _ => return None,
-    })
 }
 
 /// An error and its causes on one line, skipping causes already spelled out by the line.

@@ -302,7 +302,7 @@ async fn usage_errors_exit_2() {
     let run = cli.run(&["--help"]).await;
     assert_eq!(run.code, 0, "{run:?}");
     assert!(run.stdout.contains("Exit codes:"), "{run:?}");
-    assert!(run.stdout.contains("4  insufficient tokens"), "{run:?}");
+    assert!(run.stdout.contains("4    insufficient tokens"), "{run:?}");
 }
 
 /// A small PNG of `w`x`h` at `path`, creating the directories on the way.
@@ -1278,4 +1278,229 @@ async fn mcp_answers_requests_it_cannot_deliver() {
     let message = failed["error"]["message"].as_str().expect("message");
     assert!(message.starts_with(&format!("studio mcp: cannot reach {url}: ")), "{message}");
     assert!(run.stderr.contains("cannot reach"), "the notification's failure is logged: {run:?}");
+}
+
+// `studio keys`, `completions`, the `--help` text, the 402 message and `--json` on the account
+// commands.
+
+use studio_core::api::{ApiKey, KeyList, KeyRole, RevokedKey};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_mint_ls_revoke_round_trip() {
+    let app = app().await;
+    let cli = Cli::new();
+    let email = unique_email("cli-keys");
+    let stored = cli.signup(&app, &email).await;
+
+    // Mint signs in as the config file's email (the CLI stores only a key); the secret comes
+    // back once, with a warning on stderr.
+    let run = cli.run(&["keys", "mint", "ci box", "--role", "viewer", "--password", PASSWORD, "--json"]).await;
+    let minted: ApiKey = parsed(&run);
+    let secret = minted.key.clone().expect("the secret in the mint answer");
+    assert!(secret.starts_with("studio_sk_") && secret.starts_with(&minted.prefix), "{minted:?}");
+    assert_eq!((minted.name.as_str(), minted.role, minted.revoked_at), ("ci box", KeyRole::Viewer, None));
+    assert!(run.stderr.contains(&format!("signing in as {email}")), "{run:?}");
+    assert!(run.stderr.contains("shown this once"), "{run:?}");
+
+    // Human form: the secret alone on stdout, so `KEY=$(studio keys mint ...)` works.
+    let run = cli.run_with(&["keys", "mint", "laptop"], &[("STUDIO_PASSWORD", PASSWORD)], None).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let laptop = run.stdout.trim().to_string();
+    assert!(laptop.starts_with("studio_sk_") && run.stdout.lines().count() == 1, "{run:?}");
+    assert!(run.stderr.contains("warning: the secret above is shown this once"), "{run:?}");
+    let whoami: SessionInfo =
+        parsed(&cli.run_with(&["whoami", "--json"], &[("STUDIO_API_KEY", laptop.as_str())], None).await);
+    assert_eq!((whoami.user.email.as_str(), whoami.role), (email.as_str(), SeatRole::Member));
+
+    // Listing works with the stored key; it never shows a secret.
+    let run = cli.run(&["keys", "ls", "--json"]).await;
+    let list: KeyList = parsed(&run);
+    assert!(!run.stdout.contains(&secret) && !run.stdout.contains(&laptop) && !run.stdout.contains(&stored));
+    let names: Vec<&str> = list.keys.iter().map(|k| k.name.as_str()).collect();
+    assert!(names.contains(&"ci box") && names.contains(&"laptop"), "{names:?}");
+    assert!(list.keys.iter().all(|k| k.key.is_none() && k.revoked_at.is_none()), "{list:?}");
+    let run = cli.run(&["keys", "ls"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.starts_with("ID "), "{run:?}");
+    let row = run.stdout.lines().find(|l| l.contains(&minted.id)).expect("a row for the minted key");
+    assert!(row.contains("ci box") && row.contains("viewer") && row.ends_with("active"), "{row}");
+    assert_eq!(run.stdout.matches("active (this CLI)").count(), 1, "{run:?}");
+    // STUDIO_PASSWORD in the environment does not turn listing into a sign-in.
+    let with_env: KeyList =
+        parsed(&cli.run_with(&["keys", "ls", "--json"], &[("STUDIO_PASSWORD", PASSWORD)], None).await);
+    assert_eq!(with_env.keys.len(), list.keys.len());
+    // The same with a session instead of the key.
+    let by_session: KeyList =
+        parsed(&cli.run(&["keys", "ls", "--email", &email, "--password", PASSWORD, "--json"]).await);
+    assert_eq!(by_session.keys.len(), list.keys.len());
+
+    // The minted viewer key works until it is revoked; then it fails with exit 3.
+    let env = [("STUDIO_API_KEY", secret.as_str())];
+    assert_eq!(cli.run_with(&["balance", "--json"], &env, None).await.code, 0);
+    let revoked: RevokedKey = parsed(&cli.run(&["keys", "revoke", &minted.id, "--password", PASSWORD, "--json"]).await);
+    assert_eq!(revoked, RevokedKey { revoked: true, id: minted.id.clone() });
+    let run = cli.run_with(&["balance", "--json"], &env, None).await;
+    assert_eq!(run.code, 3, "{run:?}");
+    assert!(run.stderr.contains("error: UNAUTHORIZED: ") && run.stderr.contains("hint: run `studio login`"), "{run:?}");
+    assert_eq!(run.stdout, "");
+    let list: KeyList = parsed(&cli.run(&["keys", "ls", "--json"]).await);
+    let gone = list.keys.iter().find(|k| k.id == minted.id).expect("revoked keys are listed");
+    assert!(gone.revoked_at.is_some(), "{gone:?}");
+    // Revoking again is harmless; an unknown id is the server's 404.
+    let run = cli.run(&["keys", "revoke", &minted.id, "--password", PASSWORD]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.starts_with(&format!("Revoked key {}", minted.id)), "{run:?}");
+    let run = cli.run(&["keys", "revoke", "key_nope", "--password", PASSWORD]).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("error: NOT_FOUND: ") && run.stderr.contains("hint: "), "{run:?}");
+
+    // A wrong password: 401 BAD_CREDENTIALS, exit 3, nothing minted.
+    let run = cli.run(&["keys", "mint", "nope", "--password", "not the password"]).await;
+    assert_eq!(run.code, 3, "{run:?}");
+    assert!(run.stderr.contains("error: BAD_CREDENTIALS: "), "{run:?}");
+    assert_eq!(run.stdout, "");
+
+    // Revoking the key this CLI stores forgets it in the config file too.
+    let own = cli.value("key_id").expect("key_id stored");
+    let run = cli.run(&["keys", "revoke", &own, "--password", PASSWORD]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stderr.contains("it is forgotten there"), "{run:?}");
+    assert_eq!(cli.value("api_key"), None);
+    let err = app.client.with_api_key(&stored).balance().await.expect_err("revoked");
+    assert_eq!(err.status(), Some(401));
+
+    // With a key but no email anywhere: a usage error that says why a session is needed.
+    let other = Cli::new();
+    let run = other
+        .run_with(
+            &["keys", "mint", "x"],
+            &[("STUDIO_API_KEY", laptop.as_str()), ("STUDIO_URL", app.base.as_str())],
+            None,
+        )
+        .await;
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("signed-in session") && run.stderr.contains("--email"), "{run:?}");
+    // Without any key, listing is not signed in: exit 3.
+    let run = other.run_with(&["keys", "ls"], &[("STUDIO_URL", app.base.as_str())], None).await;
+    assert_eq!(run.code, 3, "{run:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn completions_for_bash_zsh_and_fish() {
+    let cli = Cli::new();
+    for shell in ["bash", "zsh", "fish"] {
+        // No config, no server: completions need neither.
+        let run = cli.run(&["completions", shell]).await;
+        assert_eq!(run.code, 0, "{shell}: {run:?}");
+        assert!(run.stdout.len() > 500 && run.stdout.contains("studio"), "{shell}: {run:?}");
+        for word in ["keys", "develop", "completions", "--json"] {
+            assert!(run.stdout.contains(word), "{shell} script lacks {word}");
+        }
+        assert_eq!(run.stderr, "", "{shell}");
+    }
+    assert!(cli.run(&["completions", "bash"]).await.stdout.contains("complete -F"), "a bash completion");
+    assert!(cli.run(&["completions", "zsh"]).await.stdout.starts_with("#compdef studio"), "a zsh completion");
+    assert!(cli.run(&["completions", "fish"]).await.stdout.contains("complete -c studio"), "a fish completion");
+    let run = cli.run(&["completions", "tcsh"]).await;
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(!cli.config.exists(), "nothing written");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn help_documents_the_exit_codes() {
+    let cli = Cli::new();
+    let run = cli.run(&["--help"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    for line in [
+        "Exit codes:",
+        "0    success",
+        "1    failure",
+        "2    usage error",
+        "3    authentication",
+        "4    insufficient tokens",
+        "130  interrupted",
+        "--json",
+        "config.toml",
+        "STUDIO_URL",
+        "STUDIO_API_KEY",
+    ] {
+        assert!(run.stdout.contains(line), "{line}: {run:?}");
+    }
+    for command in ["signup", "login", "logout", "keys", "balance", "prices", "upload", "assets", "folders"] {
+        assert!(run.stdout.contains(&format!("  {command} ")), "{command}: {run:?}");
+    }
+    for command in ["develop", "jobs", "runs", "takes", "pack", "mcp", "completions"] {
+        assert!(run.stdout.contains(&format!("  {command} ")), "{command}: {run:?}");
+    }
+    let run = cli.run(&["keys", "--help"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.contains("mint") && run.stdout.contains("ls") && run.stdout.contains("revoke"), "{run:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_402_says_need_and_spendable_and_exits_4() {
+    let app = spawn(Backend::Sqlite, |c| {
+        c.signup_grant_tokens = 5;
+        c.runner_concurrency = 0;
+    })
+    .await
+    .expect("sqlite app");
+    let (cli, _dir, input) = develop_setup(&app, "cli-402").await;
+    let price = price_of(&cli, "upscale", "1k").await;
+    assert!(price > 5, "upscale 1k costs more than the 5 tokens granted: {price}");
+
+    for json in [false, true] {
+        let mut args = vec!["develop", "upscale", "--image", utf8(&input), "--quality", "1k"];
+        if json {
+            args.push("--json");
+        }
+        let run = cli.run(&args).await;
+        assert_eq!(run.code, 4, "{run:?}");
+        assert!(run.stderr.contains("error: INSUFFICIENT_TOKENS: "), "{run:?}");
+        let said = format!("hint: this needs {price} tokens and the house has 5 spendable ({} short)", price - 5);
+        assert!(run.stderr.contains(&said), "{run:?}");
+        assert!(run.stderr.contains("nothing was held or charged"), "{run:?}");
+        assert_eq!(run.stdout, "", "{run:?}");
+    }
+    let balance = balance_of(&cli).await;
+    assert_eq!((balance.balance, balance.held), (5, 0), "a 402 holds nothing");
+}
+
+/// What `signup --json` and `login --json` print.
+#[derive(Debug, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Stored {
+    url: String,
+    config_path: String,
+    user: studio_core::api::User,
+    key: Option<ApiKey>,
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn account_commands_print_json() {
+    let app = app().await;
+    let cli = Cli::new();
+    let email = unique_email("cli-json");
+    let run = cli.run(&["signup", "--url", &app.base, "--email", &email, "--password", PASSWORD, "--json"]).await;
+    let signed: Stored = parsed(&run);
+    let secret = cli.value("api_key").expect("a key stored");
+    assert!(!run.stdout.contains(&secret), "the secret is never printed by signup");
+    assert_eq!((signed.url.as_str(), signed.user.email.as_str()), (app.base.as_str(), email.as_str()));
+    assert_eq!(signed.config_path, utf8(&cli.config));
+    let key = signed.key.expect("the key's record");
+    assert!(key.key.is_none() && secret.starts_with(&key.prefix), "{key:?}");
+    assert_eq!(cli.value("key_id"), Some(key.id.clone()));
+
+    let logout: serde_json::Value = parsed(&cli.run(&["logout", "--json"]).await);
+    assert_eq!(logout, serde_json::json!({"forgot": true, "revoked": null, "configPath": utf8(&cli.config)}));
+
+    let run = cli.run(&["login", "--email", &email, "--password", PASSWORD, "--key-name", "json box", "--json"]).await;
+    let logged: Stored = parsed(&run);
+    assert_eq!(logged.key.expect("the key's record").name, "json box");
+    let logout: serde_json::Value =
+        parsed(&cli.run(&["logout", "--revoke", "--email", &email, "--password", PASSWORD, "--json"]).await);
+    assert_eq!(logout["forgot"], true);
+    assert!(logout["revoked"].as_str().is_some_and(|id| id.starts_with("key_")), "{logout}");
+    let logout: serde_json::Value = parsed(&cli.run(&["logout", "--json"]).await);
+    assert_eq!(logout["forgot"], false);
 }

@@ -1,9 +1,11 @@
-//! The client, its builder and one typed method per route.
+//! The client, its builder, the one place requests are sent (with retries), and the typed
+//! methods of the account, key, library, pack and token routes.
 
+use std::future::{Future, ready};
 use std::time::Duration;
 
 use reqwest::header::{AUTHORIZATION, COOKIE, HeaderMap, HeaderValue, SET_COOKIE};
-use reqwest::{Method, RequestBuilder, StatusCode};
+use reqwest::{Method, RequestBuilder, Response, StatusCode};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use studio_core::api::{
@@ -15,8 +17,9 @@ use studio_core::api::{
 };
 
 use crate::error::Error;
+use crate::retry::{RETRY_STATUSES, RetryPolicy};
 
-/// Optional fields of an upload.
+/// Optional fields of an upload ([`Client::upload_file`], [`Client::upload_bytes`]).
 #[derive(Debug, Clone, Default)]
 pub struct UploadOptions {
     /// The collection to file it in.
@@ -33,7 +36,10 @@ pub struct UploadOptions {
 
 /// The timeout of calls that move whole archives or build them (the builder's timeout covers
 /// everything else).
-const LONG_TRANSFER: Duration = Duration::from_secs(6 * 60 * 60);
+pub(crate) const LONG_TRANSFER: Duration = Duration::from_secs(6 * 60 * 60);
+
+/// The timeout of calls that send images for a develop or a pre-flight: they may be large.
+pub(crate) const IMAGE_UPLOAD: Duration = Duration::from_secs(30 * 60);
 
 /// The session cookie's name.
 const SESSION_COOKIE: &str = "studio_session";
@@ -59,23 +65,39 @@ impl std::fmt::Debug for Credential {
     }
 }
 
-/// Builds a [`Client`].
+/// Builds a [`Client`]: base URL, credential (key or session), user agent, timeout and retries.
+///
+/// ```no_run
+/// use std::time::Duration;
+///
+/// # fn demo() -> Result<(), studio_client::Error> {
+/// let client = studio_client::Client::builder("https://studio.example.com")
+///     .api_key(std::env::var("STUDIO_API_KEY").unwrap_or_default())
+///     .user_agent("lookbook-sync/2.1")
+///     .timeout(Duration::from_secs(30))
+///     .retries(5)
+///     .build()?;
+/// assert_eq!(client.base_url(), "https://studio.example.com");
+/// # Ok(()) }
+/// ```
 #[derive(Debug)]
 pub struct ClientBuilder {
     base_url: String,
     credential: Credential,
     user_agent: String,
     timeout: Duration,
+    connect_timeout: Duration,
+    retry: RetryPolicy,
 }
 
 impl ClientBuilder {
-    /// Authenticate with an organization key.
+    /// Authenticate with an organization key (sent as `Authorization: Bearer`).
     pub fn api_key(mut self, key: impl Into<String>) -> Self {
         self.credential = Credential::ApiKey(key.into());
         self
     }
 
-    /// Authenticate with a session cookie value.
+    /// Authenticate with a session cookie value (see [`Client::sign_in`]).
     pub fn session(mut self, token: impl Into<String>) -> Self {
         self.credential = Credential::Session(token.into());
         self
@@ -87,13 +109,33 @@ impl ClientBuilder {
         self
     }
 
-    /// Whole-request timeout (default 60 s).
+    /// Whole-request timeout of one attempt (default 60 s). Uploads, submits, packs and
+    /// downloads have their own longer timeouts.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self
     }
 
-    /// Build the client.
+    /// Timeout of opening a connection (default 10 s).
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// Retry safe calls up to `max` times after the first attempt (default 3; 0 turns retrying
+    /// off), keeping the rest of the [`RetryPolicy`].
+    pub fn retries(mut self, max: u32) -> Self {
+        self.retry.max_retries = max;
+        self
+    }
+
+    /// The whole retry policy (count, backoff, `Retry-After` cap).
+    pub fn retry_policy(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
+    /// Build the client. Fails with [`Error::Config`] when the base URL is not `http(s)://`.
     pub fn build(self) -> Result<Client, Error> {
         let base = self.base_url.trim_end_matches('/').to_string();
         if !(base.starts_with("http://") || base.starts_with("https://")) {
@@ -102,18 +144,21 @@ impl ClientBuilder {
         let http = reqwest::Client::builder()
             .user_agent(self.user_agent)
             .timeout(self.timeout)
-            .connect_timeout(Duration::from_secs(10))
+            .connect_timeout(self.connect_timeout)
             .build()?;
-        Ok(Client { http, base, credential: self.credential })
+        Ok(Client { http, base, credential: self.credential, retry: self.retry })
     }
 }
 
-/// A typed client for one Studio deployment. Cheap to clone.
+/// A typed client for one Studio deployment. Cheap to clone (the connection pool is shared).
+///
+/// Every HTTP route has one method; see the [crate docs](crate) for a tour.
 #[derive(Debug, Clone)]
 pub struct Client {
     http: reqwest::Client,
     base: String,
     credential: Credential,
+    retry: RetryPolicy,
 }
 
 /// The answer of sign-up or sign-in, with the session it opened.
@@ -133,6 +178,8 @@ impl Client {
             credential: Credential::None,
             user_agent: format!("studio-client/{}", env!("CARGO_PKG_VERSION")),
             timeout: Duration::from_secs(60),
+            connect_timeout: Duration::from_secs(10),
+            retry: RetryPolicy::default(),
         }
     }
 
@@ -141,9 +188,14 @@ impl Client {
         &self.credential
     }
 
-    /// The base URL calls go to.
+    /// The base URL calls go to (without a trailing slash).
     pub fn base_url(&self) -> &str {
         &self.base
+    }
+
+    /// The retry policy this client follows.
+    pub fn retry_policy(&self) -> &RetryPolicy {
+        &self.retry
     }
 
     /// The organization key this client sends, if it was built with one.
@@ -154,16 +206,22 @@ impl Client {
         }
     }
 
-    /// The same client acting with an organization key.
+    /// The same client (pool, timeouts, retries) acting with an organization key.
     pub fn with_api_key(&self, key: impl Into<String>) -> Client {
         Client { credential: Credential::ApiKey(key.into()), ..self.clone() }
     }
 
-    /// The same client acting with a session.
+    /// The same client (pool, timeouts, retries) acting with a session.
     pub fn with_session(&self, token: impl Into<String>) -> Client {
         Client { credential: Credential::Session(token.into()), ..self.clone() }
     }
 
+    /// The same client with another retry policy.
+    pub fn with_retry_policy(&self, policy: RetryPolicy) -> Client {
+        Client { retry: policy, ..self.clone() }
+    }
+
+    /// A request to `path` carrying this client's credential.
     pub(crate) fn request(&self, method: Method, path: &str) -> Result<RequestBuilder, Error> {
         let mut headers = HeaderMap::new();
         match &self.credential {
@@ -181,8 +239,59 @@ impl Client {
         Ok(self.http.request(method, format!("{}{path}", self.base)).headers(headers))
     }
 
-    pub(crate) async fn send<T: DeserializeOwned>(&self, req: RequestBuilder) -> Result<(T, HeaderMap), Error> {
-        let res = req.send().await?;
+    /// Send a call, retrying it per the policy when that is safe, and hand back the last answer
+    /// whatever its status.
+    ///
+    /// `build` dresses a fresh request (body, headers, timeout) for every attempt, so a body
+    /// streamed from a file is opened again rather than replayed. A call is retried only when
+    /// it is a `GET`/`HEAD` or `keyed` (it carries an idempotency key), on 429/502/503 (after
+    /// `Retry-After` or the backoff) and on errors that mean the connection failed.
+    pub(crate) async fn execute<F, Fut>(
+        &self,
+        method: Method,
+        path: &str,
+        keyed: bool,
+        mut build: F,
+    ) -> Result<Response, Error>
+    where
+        F: FnMut(RequestBuilder) -> Fut,
+        Fut: Future<Output = Result<RequestBuilder, Error>>,
+    {
+        let replayable = keyed || method == Method::GET || method == Method::HEAD;
+        let max = if replayable { self.retry.max_retries } else { 0 };
+        let mut retry = 0u32;
+        loop {
+            let request = build(self.request(method.clone(), path)?).await?;
+            let wait = match request.send().await {
+                Ok(res) if retry < max && RETRY_STATUSES.contains(&res.status().as_u16()) => {
+                    let wait = self.retry.wait(retry, res.headers());
+                    // Read the (small) refusal so the connection goes back to the pool.
+                    let _ = res.bytes().await;
+                    wait
+                }
+                Ok(res) => return Ok(res),
+                Err(e) if retry < max && connection_failed(&e) => self.retry.backoff(retry),
+                Err(e) => return Err(e.into()),
+            };
+            tokio::time::sleep(wait).await;
+            retry += 1;
+        }
+    }
+
+    /// [`Client::execute`], then the JSON answer (or the refusal) and the answer's headers.
+    pub(crate) async fn call<T, F, Fut>(
+        &self,
+        method: Method,
+        path: &str,
+        keyed: bool,
+        build: F,
+    ) -> Result<(T, HeaderMap), Error>
+    where
+        T: DeserializeOwned,
+        F: FnMut(RequestBuilder) -> Fut,
+        Fut: Future<Output = Result<RequestBuilder, Error>>,
+    {
+        let res = self.execute(method, path, keyed, build).await?;
         let status = res.status();
         let headers = res.headers().clone();
         let bytes = res.bytes().await?;
@@ -194,42 +303,87 @@ impl Client {
         Err(refusal(status, &bytes))
     }
 
+    /// GET a JSON answer (retried per the policy).
     pub(crate) async fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T, Error> {
-        Ok(self.send(self.request(Method::GET, path)?).await?.0)
+        Ok(self.call(Method::GET, path, false, |r| ready(Ok(r))).await?.0)
     }
 
+    /// GET the raw bytes of an answer (retried per the policy).
+    pub(crate) async fn get_bytes(&self, path: &str) -> Result<bytes::Bytes, Error> {
+        let res = self.execute(Method::GET, path, false, |r| ready(Ok(r))).await?;
+        let status = res.status();
+        let body = res.bytes().await?;
+        if status.is_success() { Ok(body) } else { Err(refusal(status, &body)) }
+    }
+
+    /// PATCH a JSON body (sent once).
     pub(crate) async fn patch<B: Serialize, T: DeserializeOwned>(&self, path: &str, body: &B) -> Result<T, Error> {
-        Ok(self.send(self.request(Method::PATCH, path)?.json(body)).await?.0)
+        Ok(self.call(Method::PATCH, path, false, |r| ready(Ok(r.json(body)))).await?.0)
     }
 
+    /// POST a JSON body; retried only when `keyed` (the body carries an idempotency key).
+    pub(crate) async fn post_json<B: Serialize, T: DeserializeOwned>(
+        &self,
+        path: &str,
+        body: &B,
+        keyed: bool,
+    ) -> Result<T, Error> {
+        Ok(self.call(Method::POST, path, keyed, |r| ready(Ok(r.json(body)))).await?.0)
+    }
+
+    /// POST a JSON body (sent once).
     pub(crate) async fn post<B: Serialize, T: DeserializeOwned>(&self, path: &str, body: &B) -> Result<T, Error> {
-        Ok(self.send(self.request(Method::POST, path)?.json(body)).await?.0)
+        self.post_json(path, body, false).await
     }
 
     async fn signed_in(&self, path: &str, body: &impl Serialize) -> Result<SignedIn, Error> {
-        let (account, headers) = self.send::<SignUpResponse>(self.request(Method::POST, path)?.json(body)).await?;
+        let (account, headers) =
+            self.call::<SignUpResponse, _, _>(Method::POST, path, false, |r| ready(Ok(r.json(body)))).await?;
         let session = session_from(&headers)
             .ok_or(Error::Decode { status: 200, detail: "no session cookie in the answer".into() })?;
         Ok(SignedIn { account, session })
     }
 
-    /// `GET /health`.
+    /// `GET /health`: the liveness check.
     pub async fn health(&self) -> Result<serde_json::Value, Error> {
         self.get("/health").await
     }
 
-    /// `GET /openapi.json`.
+    /// `GET /openapi.json`: the whole surface as OpenAPI 3.1.
     pub async fn openapi(&self) -> Result<serde_json::Value, Error> {
         self.get("/openapi.json").await
     }
 
+    /// `GET /docs`: the interactive viewer's HTML page.
+    pub async fn docs_html(&self) -> Result<String, Error> {
+        let bytes = self.get_bytes("/docs").await?;
+        String::from_utf8(bytes.to_vec()).map_err(|e| Error::Decode { status: 200, detail: e.to_string() })
+    }
+
     /// `POST /api/auth/sign-up`: a new person and house; returns the session it opened.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), studio_client::Error> {
+    /// use studio_client::Client;
+    /// use studio_client::api::KeyRole;
+    ///
+    /// let public = Client::builder("http://127.0.0.1:8787").build()?;
+    /// let signed = public.sign_up("ada@maison.example", "a long enough password", Some("Ada")).await?;
+    /// // A session can mint keys; a key cannot.
+    /// let session = public.with_session(&signed.session);
+    /// let minted = session.mint_key("lookbook-sync", Some(KeyRole::Member)).await?;
+    /// let secret = minted.key.expect("the secret is shown once, at mint");
+    /// let client = public.with_api_key(secret);
+    /// println!("{} keys", client.list_keys().await?.keys.len());
+    /// session.revoke_key(&minted.id).await?;
+    /// # Ok(()) }
+    /// ```
     pub async fn sign_up(&self, email: &str, password: &str, name: Option<&str>) -> Result<SignedIn, Error> {
         let body = SignUpRequest { email: email.into(), password: password.into(), name: name.map(Into::into) };
         self.signed_in("/api/auth/sign-up", &body).await
     }
 
-    /// `POST /api/auth/sign-in`.
+    /// `POST /api/auth/sign-in`: returns the session it opened.
     pub async fn sign_in(&self, email: &str, password: &str) -> Result<SignedIn, Error> {
         self.signed_in("/api/auth/sign-in", &SignInRequest { email: email.into(), password: password.into() }).await
     }
@@ -239,32 +393,33 @@ impl Client {
         self.post("/api/auth/sign-out", &serde_json::json!({})).await
     }
 
-    /// `GET /api/auth/session`: who this client is.
+    /// `GET /api/auth/session`: who this client is (person, house, seat role).
     pub async fn session(&self) -> Result<SessionInfo, Error> {
         self.get("/api/auth/session").await
     }
 
-    /// `POST /api/toolkit/check-email` (public).
+    /// `POST /api/toolkit/check-email` (public): whether an address already has an account.
     pub async fn check_email(&self, email: &str) -> Result<CheckEmailResponse, Error> {
         self.post("/api/toolkit/check-email", &CheckEmailRequest { email: Some(email.into()) }).await
     }
 
-    /// `POST /api/keys` (session only): the answer carries the secret, once.
+    /// `POST /api/keys` (session only): the answer carries the secret in `key`, once.
     pub async fn mint_key(&self, name: &str, role: Option<KeyRole>) -> Result<ApiKey, Error> {
         self.post("/api/keys", &MintKeyRequest { name: name.into(), role }).await
     }
 
-    /// `GET /api/keys`.
+    /// `GET /api/keys`: every key the house minted, revoked included, never the secret.
     pub async fn list_keys(&self) -> Result<KeyList, Error> {
         self.get("/api/keys").await
     }
 
-    /// `DELETE /api/keys/{id}`.
+    /// `DELETE /api/keys/{id}`: idempotent; takes effect on the key's next request.
     pub async fn revoke_key(&self, id: &str) -> Result<RevokedKey, Error> {
-        Ok(self.send(self.request(Method::DELETE, &format!("/api/keys/{}", encode(id)))?).await?.0)
+        let path = format!("/api/keys/{}", encode(id));
+        Ok(self.call(Method::DELETE, &path, false, |r| ready(Ok(r))).await?.0)
     }
 
-    /// `GET /api/toolkit/ai/billing/balance`.
+    /// `GET /api/toolkit/ai/billing/balance`: spendable tokens, grants, top-ups and holds.
     pub async fn balance(&self) -> Result<Balance, Error> {
         self.get("/api/toolkit/ai/billing/balance").await
     }
@@ -295,12 +450,30 @@ impl Client {
     }
 
     /// `POST /api/toolkit/assets/upload` from a file on disk, streamed (never read whole).
+    ///
+    /// Uploads carry no idempotency key, so they are sent once (never retried).
+    ///
+    /// ```no_run
+    /// # async fn demo(client: studio_client::Client) -> Result<(), studio_client::Error> {
+    /// use studio_client::UploadOptions;
+    /// use studio_client::api::AssetKind;
+    ///
+    /// let folder = client.create_folder("SS27", None).await?.folder;
+    /// let options = UploadOptions {
+    ///     folder_id: Some(folder.id),
+    ///     kind: Some(AssetKind::Clothes),
+    ///     sku: Some("SS27-014".into()),
+    ///     ..UploadOptions::default()
+    /// };
+    /// let uploaded = client.upload_file("shots/ss27-014.jpg".as_ref(), &options).await?;
+    /// println!("{} is {}", uploaded.asset.name, uploaded.asset.id);
+    /// let bytes = client.asset_bytes(&uploaded.asset.id).await?;
+    /// assert!(!bytes.is_empty());
+    /// # Ok(()) }
+    /// ```
     pub async fn upload_file(&self, path: &std::path::Path, options: &UploadOptions) -> Result<UploadResponse, Error> {
-        let file = tokio::fs::File::open(path).await.map_err(|e| Error::Config(format!("{}: {e}", path.display())))?;
-        let len = file.metadata().await.map_err(|e| Error::Config(format!("{}: {e}", path.display())))?.len();
         let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "upload".into());
-        let part = reqwest::multipart::Part::stream_with_length(reqwest::Body::from(file), len).file_name(file_name);
-        self.upload_part(part, options).await
+        self.upload(options, PartSource::File(path, file_name)).await
     }
 
     /// `POST /api/toolkit/assets/upload` from bytes in memory.
@@ -310,42 +483,43 @@ impl Client {
         bytes: impl Into<Vec<u8>>,
         options: &UploadOptions,
     ) -> Result<UploadResponse, Error> {
-        let part = reqwest::multipart::Part::bytes(bytes.into()).file_name(file_name.to_string());
-        self.upload_part(part, options).await
+        self.upload(options, PartSource::Memory(bytes::Bytes::from(bytes.into()), file_name.to_string())).await
     }
 
-    async fn upload_part(
-        &self,
-        part: reqwest::multipart::Part,
-        options: &UploadOptions,
-    ) -> Result<UploadResponse, Error> {
-        let mut form = reqwest::multipart::Form::new();
-        if let Some(v) = &options.folder_id {
-            form = form.text("folderId", v.clone());
-        }
-        if let Some(v) = &options.name {
-            form = form.text("name", v.clone());
-        }
-        if let Some(v) = options.kind {
-            form = form.text("kind", v.as_str());
-        }
-        if let Some(v) = &options.sku {
-            form = form.text("sku", v.clone());
-        }
-        if options.classify {
-            form = form.text("classify", "1");
-        }
-        let form = form.part("file", part);
-        let request = self.request(Method::POST, "/api/toolkit/assets/upload")?.multipart(form).timeout(LONG_TRANSFER);
-        Ok(self.send(request).await?.0)
+    async fn upload(&self, options: &UploadOptions, source: PartSource<'_>) -> Result<UploadResponse, Error> {
+        let source = &source;
+        let build = |request: RequestBuilder| async move {
+            let mut form = reqwest::multipart::Form::new();
+            if let Some(v) = &options.folder_id {
+                form = form.text("folderId", v.clone());
+            }
+            if let Some(v) = &options.name {
+                form = form.text("name", v.clone());
+            }
+            if let Some(v) = options.kind {
+                form = form.text("kind", v.as_str());
+            }
+            if let Some(v) = &options.sku {
+                form = form.text("sku", v.clone());
+            }
+            if options.classify {
+                form = form.text("classify", "1");
+            }
+            let form = form.part("file", source.part().await?);
+            Ok(request.multipart(form).timeout(LONG_TRANSFER))
+        };
+        Ok(self.call(Method::POST, "/api/toolkit/assets/upload", false, build).await?.0)
     }
 
-    /// `GET /api/toolkit/assets/{id}/file`: the bytes, read whole.
+    /// `GET /api/toolkit/assets/{id}/file`: the bytes, read whole (a foreign id is 404).
     pub async fn asset_bytes(&self, id: &str) -> Result<bytes::Bytes, Error> {
-        let res = self.request(Method::GET, &format!("/api/toolkit/assets/{}/file", encode(id)))?.send().await?;
-        let status = res.status();
-        let body = res.bytes().await?;
-        if status.is_success() { Ok(body) } else { Err(refusal(status, &body)) }
+        self.get_bytes(&format!("/api/toolkit/assets/{}/file", encode(id))).await
+    }
+
+    /// `GET /api/toolkit/assets/{id}`: the legacy bytes route, read whole. Unlike
+    /// [`Client::asset_bytes`] it answers 403 (not 404) for another house's asset.
+    pub async fn legacy_asset_bytes(&self, id: &str) -> Result<bytes::Bytes, Error> {
+        self.get_bytes(&format!("/api/toolkit/assets/{}", encode(id))).await
     }
 
     /// `GET /api/toolkit/assets/{id}/file` streamed into a file; returns the bytes written.
@@ -354,6 +528,7 @@ impl Client {
     }
 
     /// GET `path` and stream the body into the file `to`; `progress` gets (written, total).
+    /// The request is retried per the policy until an answer starts; the body is not resumed.
     async fn download(
         &self,
         path: &str,
@@ -361,7 +536,7 @@ impl Client {
         mut progress: impl FnMut(u64, Option<u64>),
     ) -> Result<u64, Error> {
         use tokio::io::AsyncWriteExt;
-        let mut res = self.request(Method::GET, path)?.timeout(LONG_TRANSFER).send().await?;
+        let mut res = self.execute(Method::GET, path, false, |r| ready(Ok(r.timeout(LONG_TRANSFER)))).await?;
         let status = res.status();
         if !status.is_success() {
             let body = res.bytes().await?;
@@ -395,7 +570,7 @@ impl Client {
         self.patch("/api/toolkit/assets/batch", req).await
     }
 
-    /// `POST /api/toolkit/assets/batch/quote`: a price; spends nothing.
+    /// `POST /api/toolkit/assets/batch/quote`: a price; spends and reserves nothing.
     pub async fn quote_assets(&self, req: &QuoteRequest) -> Result<Quote, Error> {
         self.post("/api/toolkit/assets/batch/quote", req).await
     }
@@ -405,24 +580,51 @@ impl Client {
         self.post("/api/toolkit/assets/group", &GroupRequest { asset_ids: ids.to_vec(), name: None }).await
     }
 
-    /// `GET /api/toolkit/backgrounds`.
+    /// `GET /api/toolkit/backgrounds`: the built-in plain grounds and the house's scenes.
     pub async fn backgrounds(&self) -> Result<Backgrounds, Error> {
         self.get("/api/toolkit/backgrounds").await
     }
 
-    /// `POST /api/toolkit/assets/pack`: ready at once for small packs, queued for large ones.
-    pub async fn create_pack(&self, req: &PackRequest) -> Result<Pack, Error> {
-        // An instant pack is built inside the request: allow it the time a large one takes.
-        let request = self.request(Method::POST, "/api/toolkit/assets/pack")?.json(req).timeout(LONG_TRANSFER);
-        Ok(self.send(request).await?.0)
+    /// `GET /api/toolkit/backgrounds/{id}/preview`: a built-in ground's swatch (PNG bytes).
+    /// Needs no credential.
+    pub async fn ground_preview(&self, id: &str) -> Result<bytes::Bytes, Error> {
+        self.get_bytes(&format!("/api/toolkit/backgrounds/{}/preview", encode(id))).await
     }
 
-    /// `GET /api/toolkit/packs/{id}`.
+    /// `POST /api/toolkit/assets/pack`: ready at once for small packs, queued for large ones.
+    ///
+    /// ```no_run
+    /// # async fn demo(client: studio_client::Client, ids: Vec<String>) -> Result<(), studio_client::Error> {
+    /// use std::time::Duration;
+    /// use studio_client::api::PackRequest;
+    ///
+    /// let req = PackRequest { asset_ids: ids, name: Some("SS27 lookbook".into()), ..PackRequest::default() };
+    /// let mut pack = client.create_pack(&req).await?;
+    /// if pack.status == "queued" {
+    ///     // Large packs are built in the background (a pack.ready event follows on the socket).
+    ///     pack = client.wait_for_pack(&pack.pack_id, Duration::from_secs(2), Duration::from_secs(600)).await?;
+    /// }
+    /// let written = client
+    ///     .download_pack(&pack.pack_id, pack.filename.as_ref(), |done, total| {
+    ///         eprintln!("{done} of {total:?} bytes");
+    ///     })
+    ///     .await?;
+    /// println!("{written} bytes in {}", pack.filename);
+    /// # Ok(()) }
+    /// ```
+    pub async fn create_pack(&self, req: &PackRequest) -> Result<Pack, Error> {
+        // An instant pack is built inside the request: allow it the time a large one takes.
+        let build = |r: RequestBuilder| ready(Ok(r.json(req).timeout(LONG_TRANSFER)));
+        Ok(self.call(Method::POST, "/api/toolkit/assets/pack", false, build).await?.0)
+    }
+
+    /// `GET /api/toolkit/packs/{id}`: the pack's status.
     pub async fn get_pack(&self, id: &str) -> Result<Pack, Error> {
         self.get(&format!("/api/toolkit/packs/{}", encode(id))).await
     }
 
-    /// Poll a pack every `every` until it is no longer queued or building (at most `timeout`).
+    /// Poll a pack every `every` until it is no longer queued or building (at most `timeout`;
+    /// then the pack is returned as it stands).
     pub async fn wait_for_pack(&self, id: &str, every: Duration, timeout: Duration) -> Result<Pack, Error> {
         let deadline = tokio::time::Instant::now() + timeout;
         loop {
@@ -450,6 +652,45 @@ impl Client {
     }
 }
 
+/// True when a transport error means the request never got an answer because the connection
+/// failed (refused, reset, closed early); a timeout is not retried, since it already spent the
+/// call's time.
+fn connection_failed(e: &reqwest::Error) -> bool {
+    !e.is_timeout() && (e.is_connect() || e.is_request())
+}
+
+/// Where the bytes of one multipart file part come from. A part is made afresh for every
+/// attempt: a file is opened again, memory is shared (not copied).
+#[derive(Debug, Clone)]
+pub(crate) enum PartSource<'a> {
+    /// A file on disk, streamed, and the part's file name.
+    File(&'a std::path::Path, String),
+    /// Bytes in memory and the part's file name.
+    Memory(bytes::Bytes, String),
+}
+
+impl PartSource<'_> {
+    /// The part for one attempt.
+    pub(crate) async fn part(&self) -> Result<reqwest::multipart::Part, Error> {
+        match self {
+            PartSource::File(path, file_name) => {
+                let io = |e: std::io::Error| Error::Config(format!("{}: {e}", path.display()));
+                let file = tokio::fs::File::open(path).await.map_err(io)?;
+                let len = file.metadata().await.map_err(io)?.len();
+                let body = reqwest::Body::from(file);
+                Ok(reqwest::multipart::Part::stream_with_length(body, len).file_name(file_name.clone()))
+            }
+            PartSource::Memory(bytes, file_name) => {
+                let len = bytes.len() as u64;
+                let body = reqwest::Body::from(bytes.clone());
+                Ok(reqwest::multipart::Part::stream_with_length(body, len).file_name(file_name.clone()))
+            }
+        }
+    }
+}
+
+/// The error of a refused call: the shared envelope (`{error, message, ...extra}`) when the
+/// body is one, else `HTTP_<status>` with the start of the body as the message.
 pub(crate) fn refusal(status: StatusCode, bytes: &[u8]) -> Error {
     match serde_json::from_slice::<ErrorBody>(bytes) {
         Ok(body) => Error::Api { status: status.as_u16(), code: body.error, message: body.message, extra: body.extra },

@@ -4,14 +4,15 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use reqwest::Method;
+use reqwest::{Method, RequestBuilder};
 use studio_core::api::{
     CancelResponse, DevelopStatus, DuplicateRequest, DuplicateResponse, JobList, PriceBook, Quality, RunCancelResponse,
     RunList, SubmitResponse, TakesRequest, TakesResponse,
 };
 
-use crate::client::{Client, encode};
+use crate::client::{Client, IMAGE_UPLOAD, PartSource, encode};
 use crate::error::Error;
+use crate::retry::new_idempotency_key;
 
 /// Where one input image of a develop comes from.
 #[derive(Debug, Clone)]
@@ -77,54 +78,111 @@ impl DevelopSubmit {
         self
     }
 
-    /// Set the idempotency key.
+    /// Set the idempotency key. Without one, [`Client::submit_develop`] generates a fresh key
+    /// per call (see [`new_idempotency_key`](crate::new_idempotency_key)), which makes its own
+    /// retries safe; set one yourself to recognise the same develop across calls or processes.
     pub fn idempotency_key(mut self, key: impl Into<String>) -> Self {
         self.idempotency_key = Some(key.into());
         self
     }
+
+    /// Set the brand it is for.
+    pub fn brand_id(mut self, brand_id: impl Into<String>) -> Self {
+        self.brand_id = Some(brand_id.into());
+        self
+    }
+
+    /// The form's text fields and file parts, in order, ready to become a form for each attempt
+    /// (bytes in memory are shared between attempts, files are opened again).
+    fn prepare(&self, key: &str) -> Vec<(String, Field<'_>)> {
+        let mut fields = vec![
+            ("tool".to_string(), Field::Text(self.tool.clone())),
+            ("idempotencyKey".to_string(), Field::Text(key.to_string())),
+        ];
+        if let Some(b) = &self.brand_id {
+            fields.push(("brandId".into(), Field::Text(b.clone())));
+        }
+        if let Some(q) = self.quality {
+            fields.push(("quality".into(), Field::Text(q.as_str().to_string())));
+        }
+        for (k, v) in &self.params {
+            fields.push((k.clone(), Field::Text(v.clone())));
+        }
+        for (role, source) in &self.inputs {
+            let field = match source {
+                InputSource::Asset(id) => Field::Text(id.clone()),
+                InputSource::Bytes { file_name, bytes } => {
+                    Field::File(PartSource::Memory(bytes::Bytes::from(bytes.clone()), file_name.clone()))
+                }
+                InputSource::Path(path) => {
+                    let name =
+                        path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| role.clone());
+                    Field::File(PartSource::File(path, name))
+                }
+            };
+            fields.push((role.clone(), field));
+        }
+        fields
+    }
 }
 
-/// The timeout of a submit: its images may be large.
-const SUBMIT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+/// One field of a prepared multipart form.
+#[derive(Debug, Clone)]
+pub(crate) enum Field<'a> {
+    /// A text field.
+    Text(String),
+    /// A file part.
+    File(PartSource<'a>),
+}
+
+/// A fresh multipart form from prepared fields (one per attempt).
+pub(crate) async fn form_of(fields: &[(String, Field<'_>)]) -> Result<reqwest::multipart::Form, Error> {
+    let mut form = reqwest::multipart::Form::new();
+    for (name, field) in fields {
+        form = match field {
+            Field::Text(value) => form.text(name.clone(), value.clone()),
+            Field::File(source) => form.part(name.clone(), source.part().await?),
+        };
+    }
+    Ok(form)
+}
 
 impl Client {
     /// `POST /api/toolkit/jobs/submit`: hold the price and queue the develop.
+    ///
+    /// The submit always carries an idempotency key (the caller's, or a fresh one), so it is
+    /// retried on 429/502/503 and connection failures like a read: a retry the server already
+    /// took returns the same job with `replayed` true and holds nothing more. The form is built
+    /// afresh for every attempt (files are opened again).
+    ///
+    /// ```no_run
+    /// # async fn demo(client: studio_client::Client) -> Result<(), studio_client::Error> {
+    /// use std::time::Duration;
+    /// use studio_client::api::{JobStatus, Quality};
+    /// use studio_client::{DevelopSubmit, InputSource};
+    ///
+    /// let develop = DevelopSubmit::new("tryon")
+    ///     .input("model", InputSource::Asset("ast_model".into()))
+    ///     .input("garment", InputSource::Path("shots/coat.jpg".into()))
+    ///     .quality(Quality::K2)
+    ///     .param("runId", "ss27-coats");
+    /// let accepted = client.submit_develop(&develop).await?;
+    /// println!("{} holds {} tokens", accepted.job_id, accepted.tokens_held);
+    /// let done = client.wait_for(&accepted.job_id, Duration::from_secs(600)).await?;
+    /// if done.status == JobStatus::Done {
+    ///     let frame = client.asset_bytes(done.result_asset_id.as_deref().unwrap_or_default()).await?;
+    ///     std::fs::write("coat-tryon.png", frame).ok();
+    /// }
+    /// # Ok(()) }
+    /// ```
     pub async fn submit_develop(&self, develop: &DevelopSubmit) -> Result<SubmitResponse, Error> {
-        let mut form = reqwest::multipart::Form::new().text("tool", develop.tool.clone());
-        if let Some(k) = &develop.idempotency_key {
-            form = form.text("idempotencyKey", k.clone());
-        }
-        if let Some(b) = &develop.brand_id {
-            form = form.text("brandId", b.clone());
-        }
-        if let Some(q) = develop.quality {
-            form = form.text("quality", q.as_str());
-        }
-        for (k, v) in &develop.params {
-            form = form.text(k.clone(), v.clone());
-        }
-        for (role, source) in &develop.inputs {
-            form = match source {
-                InputSource::Asset(id) => form.text(role.clone(), id.clone()),
-                InputSource::Bytes { file_name, bytes } => {
-                    form.part(role.clone(), reqwest::multipart::Part::bytes(bytes.clone()).file_name(file_name.clone()))
-                }
-                InputSource::Path(path) => {
-                    let file = tokio::fs::File::open(path)
-                        .await
-                        .map_err(|e| Error::Config(format!("{}: {e}", path.display())))?;
-                    let len =
-                        file.metadata().await.map_err(|e| Error::Config(format!("{}: {e}", path.display())))?.len();
-                    let name =
-                        path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| role.clone());
-                    let part =
-                        reqwest::multipart::Part::stream_with_length(reqwest::Body::from(file), len).file_name(name);
-                    form.part(role.clone(), part)
-                }
-            };
-        }
-        let request = self.request(Method::POST, "/api/toolkit/jobs/submit")?.multipart(form).timeout(SUBMIT_TIMEOUT);
-        Ok(self.send(request).await?.0)
+        let key = develop.idempotency_key.clone().unwrap_or_else(new_idempotency_key);
+        let fields = develop.prepare(&key);
+        let fields = &fields;
+        let build = |request: RequestBuilder| async move {
+            Ok(request.multipart(form_of(fields).await?).timeout(IMAGE_UPLOAD))
+        };
+        Ok(self.call(Method::POST, "/api/toolkit/jobs/submit", true, build).await?.0)
     }
 
     /// `GET /api/toolkit/jobs/{id}`: one develop's status.
@@ -142,10 +200,14 @@ impl Client {
         self.post(&format!("/api/toolkit/jobs/{}/cancel", encode(id)), &serde_json::json!({})).await
     }
 
-    /// `POST /api/toolkit/jobs/{id}/duplicate`.
+    /// `POST /api/toolkit/jobs/{id}/duplicate`: the same develop again with a fresh hold.
+    ///
+    /// Without `idempotency_key` a fresh key is generated for this call, so its own retries
+    /// are safe; pass the same key again to get the same duplicate back (`cost` 0).
     pub async fn duplicate_job(&self, id: &str, idempotency_key: Option<&str>) -> Result<DuplicateResponse, Error> {
-        let body = DuplicateRequest { idempotency_key: idempotency_key.map(str::to_string) };
-        self.post(&format!("/api/toolkit/jobs/{}/duplicate", encode(id)), &body).await
+        let key = idempotency_key.map_or_else(new_idempotency_key, str::to_string);
+        let body = DuplicateRequest { idempotency_key: Some(key) };
+        self.post_json(&format!("/api/toolkit/jobs/{}/duplicate", encode(id)), &body, true).await
     }
 
     /// `GET /api/toolkit/develops?state=...&limit=...`.
@@ -160,9 +222,17 @@ impl Client {
         self.post(&format!("/api/toolkit/develops/{}/cancel", encode(id)), &serde_json::json!({})).await
     }
 
-    /// `POST /api/toolkit/takes`: take landed frames again.
+    /// `POST /api/toolkit/takes`: take landed frames again (every frame is held before any
+    /// is queued).
+    ///
+    /// When `req.idempotency_key` is None a fresh key is generated for this call, so its own
+    /// retries are safe; a replay answers `replayed` true and holds nothing more.
     pub async fn take_again(&self, req: &TakesRequest) -> Result<TakesResponse, Error> {
-        self.post("/api/toolkit/takes", req).await
+        if req.idempotency_key.is_some() {
+            return self.post_json("/api/toolkit/takes", req, true).await;
+        }
+        let keyed = TakesRequest { idempotency_key: Some(new_idempotency_key()), ..req.clone() };
+        self.post_json("/api/toolkit/takes", &keyed, true).await
     }
 
     /// `GET /api/toolkit/ai/billing/prices`: the tools this deployment runs and their prices.

@@ -4,7 +4,7 @@
 use anyhow::{Context as _, Result};
 use studio_client::api::KeyRole;
 
-use super::{Context, Source, Usage, describe_key, key_matching, key_name, password};
+use super::{Context, Source, Stored, Usage, describe_key, key_matching, key_name, password};
 use crate::config;
 
 /// Sign in and store a fresh key for this machine, or store an existing key (--api-key).
@@ -22,6 +22,10 @@ pub(crate) struct Args {
     /// Role of the minted key: member (reads and spends tokens) or viewer (reads only).
     #[arg(long, value_name = "ROLE", default_value = "member")]
     role: KeyRole,
+    /// Print {"url", "configPath", "user", "organization", "key"} as JSON (the key's record,
+    /// never its secret; null when a stored key could not be identified).
+    #[arg(long)]
+    json: bool,
 }
 
 /// `--email`: password sign-in and a new key. Otherwise `--api-key` / `STUDIO_API_KEY`: store it.
@@ -29,7 +33,7 @@ pub(crate) async fn run(ctx: &Context, args: Args) -> Result<()> {
     match (args.email.clone(), ctx.key_source) {
         (Some(_), Source::Flag) => Err(Usage("give either --email or --api-key, not both".into()).into()),
         (Some(email), _) => with_password(ctx, args, &email).await,
-        (None, Source::Flag | Source::Env) => store_key(ctx).await,
+        (None, Source::Flag | Source::Env) => store_key(ctx, args.json).await,
         (None, Source::ConfigFile | Source::Default) => Err(Usage(
             "give --email to sign in and mint a key, or --api-key studio_sk_... to store an existing key".into(),
         )
@@ -39,6 +43,7 @@ pub(crate) async fn run(ctx: &Context, args: Args) -> Result<()> {
 
 /// Sign in, mint a key with the session, store it, sign the session out.
 async fn with_password(ctx: &Context, args: Args, email: &str) -> Result<()> {
+    let json = args.json;
     let password = password(args.password, email)?;
     let client = ctx.client()?;
     let signed = client.sign_in(email, &password).await?;
@@ -63,6 +68,11 @@ async fn with_password(ctx: &Context, args: Args, email: &str) -> Result<()> {
     }
     saved?;
     ctx.note_replaced(stored.api_key.as_deref().unwrap_or_default());
+    if json {
+        println!("{}", serde_json::to_string(&Stored::new(ctx, user, house, Some(&key)))?);
+        ctx.note_override();
+        return Ok(());
+    }
     println!("Logged in as {} to {} at {}.", user.email, house.name, ctx.url);
     println!("Key {} saved to {}.", describe_key(&key), ctx.config_path.display());
     ctx.note_override();
@@ -70,7 +80,7 @@ async fn with_password(ctx: &Context, args: Args, email: &str) -> Result<()> {
 }
 
 /// Check the given key with `GET /api/auth/session`, then store it.
-async fn store_key(ctx: &Context) -> Result<()> {
+async fn store_key(ctx: &Context, json: bool) -> Result<()> {
     let secret = ctx.api_key.clone().context("no key given")?;
     let client = ctx.keyed_client()?;
     let who = client.session().await?;
@@ -83,6 +93,10 @@ async fn store_key(ctx: &Context) -> Result<()> {
     stored.email = Some(who.user.email.clone());
     config::save(&ctx.config_path, &stored)?;
     ctx.note_replaced(stored.api_key.as_deref().unwrap_or_default());
+    if json {
+        println!("{}", serde_json::to_string(&Stored::new(ctx, &who.user, &who.organization, key.as_ref()))?);
+        return Ok(());
+    }
     println!("Logged in as {} to {} ({}) at {}.", who.user.email, who.organization.name, who.role, ctx.url);
     match &key {
         Some(key) => println!("Key {} saved to {}.", describe_key(key), ctx.config_path.display()),

@@ -3,9 +3,11 @@
 
 pub(crate) mod assets;
 pub(crate) mod balance;
+pub(crate) mod completions;
 pub(crate) mod develop;
 pub(crate) mod folders;
 pub(crate) mod jobs;
+pub(crate) mod keys;
 pub(crate) mod login;
 pub(crate) mod logout;
 pub(crate) mod mcp;
@@ -23,8 +25,9 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use anyhow::{Context as _, Result};
+use serde::Serialize;
 use studio_client::Client;
-use studio_client::api::{ApiKey, KeyList};
+use studio_client::api::{ApiKey, KeyList, Organization, User};
 
 use crate::config::Config;
 
@@ -229,4 +232,29 @@ pub(crate) fn key_matching(keys: KeyList, secret: &str) -> Option<ApiKey> {
 /// How a key is shown: its name and prefix, never the secret.
 pub(crate) fn describe_key(key: &ApiKey) -> String {
     format!("\"{}\" ({}..., {})", key.name, key.prefix, key.role)
+}
+
+/// What `signup --json` and `login --json` print: who is signed in where, the key stored (its
+/// record, never the secret) and the config file it went to.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Stored<'a> {
+    /// The deployment's base URL.
+    pub(crate) url: &'a str,
+    /// The config file written.
+    pub(crate) config_path: String,
+    /// The person the key acts for.
+    pub(crate) user: &'a User,
+    /// Their house.
+    pub(crate) organization: &'a Organization,
+    /// The stored key's record without its secret; null when it could not be identified.
+    pub(crate) key: Option<ApiKey>,
+}
+
+impl<'a> Stored<'a> {
+    /// The report for `key` (its secret dropped) stored in `ctx`'s config file.
+    pub(crate) fn new(ctx: &'a Context, user: &'a User, organization: &'a Organization, key: Option<&ApiKey>) -> Self {
+        let key = key.map(|k| ApiKey { key: None, ..k.clone() });
+        Stored { url: &ctx.url, config_path: ctx.config_path.display().to_string(), user, organization, key }
+    }
 }

@@ -51,10 +51,14 @@ fn render(book: &PriceBook) -> String {
     let upper: Vec<String> = qualities.iter().map(|q| q.to_uppercase()).collect();
     let header: Vec<&str> = std::iter::once("TOOL").chain(upper.iter().map(String::as_str)).collect();
     let mut out = columns(&header, &rows);
-    out += "Tokens per develop.";
-    if !book.note.is_empty() {
-        out += &format!(" {}", book.note);
+    // The server's note may already say what the numbers are.
+    if !book.note.to_lowercase().starts_with("tokens per develop") {
+        out += "Tokens per develop.";
+        if !book.note.is_empty() {
+            out += " ";
+        }
     }
+    out += &book.note;
     out += "\n";
     out
 }
@@ -80,5 +84,7 @@ mod tests {
         assert_eq!(lines[1], "upscale  9   13  19");
         assert_eq!(lines[2], "cleanup  1   -   -");
         assert_eq!(lines[3], "Tokens per develop. The price shown is the price that settles.");
+        let book = PriceBook { note: "Tokens per develop by output quality.".into(), ..book };
+        assert!(render(&book).ends_with("\nTokens per develop by output quality.\n"));
     }
 }

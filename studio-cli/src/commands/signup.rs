@@ -3,7 +3,7 @@
 use anyhow::{Context as _, Result};
 use studio_client::api::KeyRole;
 
-use super::{Context, describe_key, key_name, password};
+use super::{Context, Stored, describe_key, key_name, password};
 use crate::config;
 
 /// Create an account and house, then mint and store a key for this machine.
@@ -24,6 +24,10 @@ pub(crate) struct Args {
     /// Role of that key: member (reads and spends tokens) or viewer (reads only).
     #[arg(long, value_name = "ROLE", default_value = "member")]
     role: KeyRole,
+    /// Print {"url", "configPath", "user", "organization", "key"} as JSON (the key's record,
+    /// never its secret).
+    #[arg(long)]
+    json: bool,
 }
 
 /// Sign up, mint a key with the new session, store URL and key, close the session.
@@ -56,6 +60,11 @@ pub(crate) async fn run(ctx: &Context, args: Args) -> Result<()> {
         eprintln!("warning: could not close the sign-up session: {e}");
     }
 
+    if args.json {
+        println!("{}", serde_json::to_string(&Stored::new(ctx, user, house, Some(&key)))?);
+        ctx.note_override();
+        return Ok(());
+    }
     match &user.name {
         Some(name) => println!("Signed up {} ({name}) at {}.", user.email, ctx.url),
         None => println!("Signed up {} at {}.", user.email, ctx.url),

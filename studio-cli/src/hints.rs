@@ -1,0 +1,342 @@
+//! What to do next, for every code the server can answer (and the few the CLI makes itself):
+//! `main` prints the server's `error: CODE: message`, then `hint: ` and the sentence from here.
+//! A code not in the table still gets a sentence, chosen by the HTTP status.
+
+/// Every code the core spec names or the server can answer, plus the CLI's own. The unit tests
+/// check each has its own sentence.
+#[cfg(test)]
+pub(crate) const CODES: &[&str] = &[
+    // Accounts, sessions and keys.
+    "UNAUTHORIZED",
+    "BAD_CREDENTIALS",
+    "EMAIL_TAKEN",
+    "WEAK_PASSWORD",
+    "BAD_EMAIL",
+    "BAD_NAME",
+    "SESSION_REQUIRED",
+    "FORBIDDEN",
+    "BAD_ORIGIN",
+    "role_cannot_spend_money",
+    "role_cannot_spend_tokens",
+    // Tokens.
+    "INSUFFICIENT_TOKENS",
+    // Develops, jobs, takes and runs.
+    "UNKNOWN_TOOL",
+    "NO_IMAGE",
+    "EMPTY_IMAGE",
+    "NO_INPUTS",
+    "NOT_DEVELOPED",
+    "IDEMPOTENCY_KEY_REUSED",
+    "BAD_QUALITY",
+    "BAD_PARAMS",
+    "BAD_SINCE",
+    "BAD_STATE",
+    "BAD_STATUS",
+    "BAD_LIMIT",
+    "ENQUEUE_FAILED",
+    "SUBMIT_FAILED",
+    "UPGRADE_REQUIRED",
+    "DEVELOP_FAILED",
+    "DEVELOP_CANCELLED",
+    // Library: assets and collections.
+    "NO_FILE",
+    "EMPTY_FILE",
+    "UNSUPPORTED_TYPE",
+    "IMAGE_TOO_LARGE",
+    "BAD_IMAGE",
+    "BAD_KIND",
+    "BAD_SKU",
+    "BAD_FOLDER",
+    "BAD_ASSET_IDS",
+    "BAD_OPERATION",
+    "NAME_REQUIRED",
+    "NOT_FOUND",
+    // Packs.
+    "BAD_SIZES",
+    "BAD_RANGE",
+    "PACK_NOT_READY",
+    "PACK_FAILED",
+    "PACK_EXPIRED",
+    "PACK_TOO_LARGE",
+    // Reads, pre-flight and verdicts.
+    "AI_NOT_CONFIGURED",
+    "AI_FAILED",
+    "ASSET_NOT_FOUND",
+    "IMAGE_REQUIRED",
+    "IMAGES_REQUIRED",
+    "TOO_MANY_IMAGES",
+    "BAD_LENS",
+    "REDRAW_FUTILE",
+    "VERDICT_UNREADABLE",
+    "INPUT_UNREADABLE",
+    "RESULT_UNREADABLE",
+    // Requests the server could not read.
+    "BAD_BODY",
+    "BAD_FORM",
+    "BAD_PATH",
+    // Admin grants.
+    "BAD_AMOUNT",
+    "BAD_TOKENS",
+    "BAD_EXPIRY",
+    "USER_REQUIRED",
+    "USER_NOT_FOUND",
+    // Billing (owner sessions in the studio; no key reaches these, but the spec names them).
+    "BAD_PACK",
+    "BAD_TIER",
+    "AMOUNT_OUT_OF_RANGE",
+    "CHECKOUT_FAILED",
+    "BILLING_NOT_CONFIGURED",
+    "NO_CUSTOMER",
+    "PORTAL_FAILED",
+    "PORTAL_NO_URL",
+    "BAD_THRESHOLD",
+    "BAD_CAP",
+    "CAP_BELOW_REFILL",
+    "AMBIGUOUS_PACK_PRICE",
+    "charge_failed",
+    "UNPARSEABLE",
+    "BAD_SIGNATURE",
+    "APPLY_FAILED",
+    // Lookbooks.
+    "LOOK_LOCKED",
+    "LOCK_REQUIRED",
+    // The server's own failure.
+    "INTERNAL",
+];
+
+/// The sentence for a refusal: the code's own, else one for its HTTP status.
+pub(crate) fn hint(err: &studio_client::Error) -> String {
+    let (status, code) = match err {
+        studio_client::Error::Api { status, code, .. } => (*status, code.as_str()),
+        _ => (0, ""),
+    };
+    for_code(err, code).unwrap_or_else(|| for_status(status))
+}
+
+/// A sentence for `code`, reading the extra fields it carries from `err`.
+fn for_code(err: &studio_client::Error, code: &str) -> Option<String> {
+    let max = |field: &str| err.extra_i64(field);
+    Some(match code {
+        "UNAUTHORIZED" => "run `studio login` (or `studio signup`): no key was sent, or the server does not know it \
+                           (revoked, or minted on another deployment: check --url / STUDIO_URL)"
+            .into(),
+        "BAD_CREDENTIALS" => {
+            "check the email and the password (--password, STUDIO_PASSWORD or stdin); `studio signup` creates an account"
+                .into()
+        }
+        "EMAIL_TAKEN" => "that email already has an account: sign in with `studio login --email EMAIL`".into(),
+        "WEAK_PASSWORD" => "choose a longer password: at least 10 characters".into(),
+        "BAD_EMAIL" => "give a whole address, such as name@house.com, to --email".into(),
+        "BAD_NAME" => "give a name of 1 to 100 characters".into(),
+        "SESSION_REQUIRED" => "keys are minted and revoked from a signed-in session, never with a key: \
+                               `studio keys mint NAME --email YOU` or `studio keys revoke ID --email YOU` \
+                               signs in for that one call"
+            .into(),
+        "FORBIDDEN" => "your role does not allow this: a viewer key only reads, and only an owner or admin manages \
+                        keys; use a member key (`studio keys mint NAME --role member`) or ask the house's owner"
+            .into(),
+        "BAD_ORIGIN" => "a signed-in write came from another site's page: use a key, or sign in again".into(),
+        "role_cannot_spend_money" => {
+            "only the house's owner, signed in to the studio, buys tokens or changes the plan; no key ever can".into()
+        }
+        "role_cannot_spend_tokens" => {
+            "a viewer cannot spend tokens: use a member key (`studio keys mint NAME --role member`)".into()
+        }
+        "INSUFFICIENT_TOKENS" => insufficient(err),
+        "UNKNOWN_TOOL" => "run `studio prices` for the tools this deployment runs".into(),
+        "NO_IMAGE" => "give the image with --image PATH|ASSET_ID, or by role with --input ROLE=PATH|ASSET_ID".into(),
+        "EMPTY_IMAGE" => "the image is empty (0 bytes): check the file and give it again".into(),
+        "NO_INPUTS" => "the job's inputs are gone from the library: develop it afresh with `studio develop`".into(),
+        "NOT_DEVELOPED" => {
+            "only landed (done) frames can be taken again; see `studio jobs show ID`, or wait with `studio jobs watch`"
+                .into()
+        }
+        "IDEMPOTENCY_KEY_REUSED" => {
+            "that idempotency key was used for a different request; use a new --idempotency-key".into()
+        }
+        "BAD_QUALITY" => "--quality is 1k, 2k or 4k".into(),
+        "BAD_PARAMS" => "check the --param K=V options: `output` is not one (results are filed in the library)".into(),
+        "BAD_SINCE" => "--since is a whole number from 0 (an eventSeq, as `studio jobs ls` shows)".into(),
+        "BAD_STATE" => "a run's state filter is active or all: `studio runs ls [--active]`".into(),
+        "BAD_STATUS" => "a status is one of queued, running, done, failed, cancelled".into(),
+        "BAD_LIMIT" => match max("max") {
+            Some(max) => format!("--limit is 1 to {max}"),
+            None => "--limit is out of range; see the command's --help".into(),
+        },
+        "ENQUEUE_FAILED" => "the develop was not queued and nothing was charged: run the same command again".into(),
+        "SUBMIT_FAILED" => "the submit failed on the server and nothing was charged: run it again; \
+                            if it keeps failing, tell the deployment's operator the time"
+            .into(),
+        "UPGRADE_REQUIRED" => "something between here and the server strips WebSocket upgrades (a proxy?): \
+                               poll with `studio jobs ls --since N` instead of `studio jobs watch`"
+            .into(),
+        "DEVELOP_FAILED" => "nothing was charged: try again, or with another input or --quality".into(),
+        "DEVELOP_CANCELLED" => "someone cancelled it and its hold was released: develop it again if it is wanted, \
+                                or see `studio jobs show ID`"
+            .into(),
+        "NO_FILE" => "the upload carried no file: name image files or directories to `studio upload`".into(),
+        "EMPTY_FILE" => "the file is empty (0 bytes): check it and upload it again".into(),
+        "UNSUPPORTED_TYPE" => "upload JPEG, PNG, WebP or GIF images: convert the file first".into(),
+        "IMAGE_TOO_LARGE" => match max("maxMb") {
+            Some(max) => format!("each image is at most {max} MB: downsize it or export it as JPEG"),
+            None => "the image is too large (12 MB at most): downsize it or export it as JPEG".into(),
+        },
+        "BAD_IMAGE" => "the image could not be decoded: check it opens, or export it again as JPEG or PNG".into(),
+        "BAD_KIND" => "--kind is one of clothes, accessory, jewelry, model, background".into(),
+        "BAD_SKU" => "a SKU is a short code of printable ASCII characters: check --sku".into(),
+        "NAME_REQUIRED" => "give the collection (or model) a name".into(),
+        "BAD_FOLDER" => "that collection is not this house's: pick an id from `studio folders ls`".into(),
+        "BAD_ASSET_IDS" => match max("max") {
+            Some(max) => format!("name 1 to {max} distinct asset ids (see `studio assets ls`); split larger batches"),
+            None => "name one or more distinct asset ids, from `studio assets ls`".into(),
+        },
+        "BAD_OPERATION" => "the operation is remove-background or packshot".into(),
+        "NOT_FOUND" => "the id names nothing in this house (unknown, another house's, or deleted): list what there \
+                        is with `studio assets ls`, `folders ls`, `jobs ls`, `runs ls` or `keys ls`"
+            .into(),
+        "BAD_SIZES" => "--size is NAME:WxH with 16 to 8192 px a side, names distinct, at most 8 sizes".into(),
+        "BAD_RANGE" => "the download asked for bytes outside the archive: run `studio pack` again".into(),
+        "PACK_NOT_READY" => "the pack is still being built: `studio pack` waits for it, so run it again".into(),
+        "PACK_FAILED" => "the archive could not be built (an original may be missing): pack again, \
+                          leaving out any asset that fails on its own"
+            .into(),
+        "PACK_EXPIRED" => "pack links live 7 days: run `studio pack` again for a fresh one".into(),
+        "PACK_TOO_LARGE" => "a pack holds at most 700 frames and 4 GiB: split the selection over several \
+                             `studio pack` runs"
+            .into(),
+        "AI_NOT_CONFIGURED" => "this deployment has no AI reader and nothing was charged: upload without --classify, \
+                                or ask the operator to configure one"
+            .into(),
+        "AI_FAILED" => "the AI read failed upstream and nothing was charged: try again in a while".into(),
+        "ASSET_NOT_FOUND" => "an input asset is not in this house's library: pick ids from `studio assets ls`".into(),
+        "IMAGE_REQUIRED" => "name the photograph to read by its asset id".into(),
+        "IMAGES_REQUIRED" => "send at least one image to check".into(),
+        "TOO_MANY_IMAGES" => "a pre-flight checks at most 6 images: split them into several checks".into(),
+        "BAD_LENS" => "the lens is `casting look` or `build sheet`, or none for the garment questions".into(),
+        "REDRAW_FUTILE" => "a redraw cannot help this frame (nothing was charged): fix the input and develop again"
+            .into(),
+        "VERDICT_UNREADABLE" | "INPUT_UNREADABLE" | "RESULT_UNREADABLE" => {
+            "the frame or its input could not be read (nothing was charged): develop it afresh from a good input".into()
+        }
+        "BAD_BODY" | "BAD_FORM" | "BAD_PATH" => "the server could not read the request: check the arguments \
+                                                 (`studio COMMAND --help`), and update the CLI if it is older \
+                                                 than the server"
+            .into(),
+        "BAD_AMOUNT" => "an amount must be at least one token (or, at checkout, a positive sum)".into(),
+        "BAD_TOKENS" | "BAD_EXPIRY" | "USER_REQUIRED" | "USER_NOT_FOUND" => {
+            "an admin grant names a person (userId), whole tokens within the limit, and expiryDays or none".into()
+        }
+        "BAD_PACK" => "a token pack is pack_250, pack_1000 or pack_3000".into(),
+        "BAD_TIER" => "a plan is studio, editorial or couture".into(),
+        "AMOUNT_OUT_OF_RANGE" => match (max("minCents"), max("maxCents")) {
+            (Some(min), Some(max)) => {
+                format!("a custom top-up is {} to {} dollars", dollars(min), dollars(max))
+            }
+            _ => "a custom top-up is from the cheapest pack's price to 5,000 dollars".into(),
+        },
+        "CHECKOUT_FAILED" | "PORTAL_FAILED" | "PORTAL_NO_URL" | "charge_failed" => {
+            "the payment provider failed and nothing was charged: try again in a while".into()
+        }
+        "BILLING_NOT_CONFIGURED" => "this deployment takes no payments: ask its operator for tokens".into(),
+        "NO_CUSTOMER" => "the house has not paid yet, so there is no billing account: buy a pack first".into(),
+        "BAD_THRESHOLD" | "BAD_CAP" | "CAP_BELOW_REFILL" => {
+            "auto top-up needs a threshold in whole tokens and a monthly cap of at least one refill".into()
+        }
+        "AMBIGUOUS_PACK_PRICE" => "two packs have the same price: name the pack to refill with".into(),
+        "UNPARSEABLE" | "BAD_SIGNATURE" | "APPLY_FAILED" => {
+            "a payment provider's delivery was refused; the provider retries it by itself".into()
+        }
+        "LOOK_LOCKED" => "the look is locked: unlock it before developing it again".into(),
+        "LOCK_REQUIRED" => "variations need a locked look: lock it first".into(),
+        "INTERNAL" => "the server failed and logged it: try again, and if it persists tell the deployment's \
+                       operator the time"
+            .into(),
+        _ => return None,
+    })
+}
+
+/// The 402 sentence: what it needs, what is spendable, what to do.
+fn insufficient(err: &studio_client::Error) -> String {
+    let what_to_do = "nothing was held or charged. Top up from the owner's signed-in session in the studio, \
+                      wait for held tokens to settle (`studio balance`), or develop at a lower --quality \
+                      (`studio prices`)";
+    match (err.extra_i64("need"), err.extra_i64("spendable")) {
+        (Some(need), Some(spendable)) => format!(
+            "this needs {need} tokens and the house has {spendable} spendable ({} short); {what_to_do}",
+            (need - spendable).max(0)
+        ),
+        _ => format!("the house has too few spendable tokens; {what_to_do}"),
+    }
+}
+
+/// `1000` cents as `10`, `1050` as `10.50`.
+fn dollars(cents: i64) -> String {
+    if cents % 100 == 0 { format!("{}", cents / 100) } else { format!("{}.{:02}", cents / 100, cents % 100) }
+}
+
+/// A sentence for a code this CLI does not know, by the class its status names.
+fn for_status(status: u16) -> String {
+    match status {
+        400 => "the server refused the input: check the arguments (`studio COMMAND --help`)",
+        401 => "run `studio login`: the key is missing, unknown or revoked",
+        402 => "the house has too few spendable tokens: see `studio balance`",
+        403 => "your role or key does not allow this: ask the house's owner",
+        404 => "the id names nothing in this house: list what there is with the command's `ls`",
+        409 => "it conflicts with the current state: look again (`ls` / `show`) and retry",
+        413 => "it is too large: send less at once",
+        422 => "the server cannot run it as asked: check the inputs and options",
+        429 => "too many requests: wait a minute and try again",
+        502 => "an upstream service failed and nothing was charged: try again in a while",
+        503 => "this deployment has not configured that feature: ask its operator",
+        500..=599 => "the server failed: try again, and if it persists tell the deployment's operator the time",
+        _ => "see `studio --help`, or the server's message above",
+    }
+    .into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn api(status: u16, code: &str, extra: serde_json::Value) -> studio_client::Error {
+        studio_client::Error::Api {
+            status,
+            code: code.into(),
+            message: "m".into(),
+            extra: extra.as_object().cloned().unwrap_or_default(),
+        }
+    }
+
+    #[test]
+    fn every_code_has_its_own_sentence() {
+        let mut seen = std::collections::HashSet::new();
+        for code in CODES {
+            assert!(seen.insert(*code), "{code} listed twice");
+            let err = api(400, code, serde_json::json!({}));
+            let sentence = for_code(&err, code).unwrap_or_else(|| panic!("{code} has no sentence"));
+            assert!(!sentence.is_empty() && !sentence.ends_with('.'), "{code}: {sentence}");
+        }
+        assert_eq!(
+            for_code(&api(400, "NAME_REQUIRED", serde_json::json!({})), "NAME_REQUIRED").unwrap(),
+            "give the collection (or model) a name"
+        );
+    }
+
+    #[test]
+    fn a_402_says_need_and_spendable() {
+        let err = api(402, "INSUFFICIENT_TOKENS", serde_json::json!({"need": 9, "spendable": 5}));
+        let text = hint(&err);
+        assert!(text.starts_with("this needs 9 tokens and the house has 5 spendable (4 short); "), "{text}");
+        assert!(text.contains("nothing was held or charged. Top up"), "{text}");
+    }
+
+    #[test]
+    fn extra_fields_are_read_and_unknown_codes_fall_back_on_the_status() {
+        let err = api(413, "IMAGE_TOO_LARGE", serde_json::json!({"maxMb": 12}));
+        assert!(hint(&err).starts_with("each image is at most 12 MB"));
+        let err = api(400, "AMOUNT_OUT_OF_RANGE", serde_json::json!({"minCents": 1000, "maxCents": 500050}));
+        assert_eq!(hint(&err), "a custom top-up is 10 to 5000.50 dollars");
+        assert!(hint(&api(429, "SLOW_DOWN", serde_json::json!({}))).starts_with("too many requests"));
+        assert!(hint(&api(599, "NEW_THING", serde_json::json!({}))).starts_with("the server failed"));
+    }
+}
