@@ -12,8 +12,8 @@ use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::commands::{
-    Context, Interrupted, NotSignedIn, Source, Usage, assets, balance, completions, develop, folders, jobs, keys,
-    login, logout, mcp, pack, prices, runs, signup, takes, upload, whoami,
+    Context, Interrupted, NotSignedIn, Source, Usage, assets, balance, billing, completions, develop, folders, jobs,
+    keys, login, logout, mcp, pack, prices, runs, signup, takes, upload, whoami,
 };
 
 /// Printed after `studio --help`.
@@ -69,6 +69,9 @@ enum Cmd {
     Keys(keys::Args),
     /// The house's token balance and open holds.
     Balance(balance::Args),
+    /// Plans and token packs: the catalog, checkouts (prints the URL to pay), the billing
+    /// portal and auto top-up (buying signs in as the owner for the call).
+    Billing(billing::Args),
     /// Who the configured key acts for.
     Whoami(whoami::Args),
     /// Upload images (files, or directories walked recursively) to the library.
@@ -121,6 +124,7 @@ async fn main() -> ExitCode {
         Cmd::Logout(args) => logout::run(&ctx, args).await,
         Cmd::Keys(args) => keys::run(&ctx, args).await,
         Cmd::Balance(args) => balance::run(&ctx, args).await,
+        Cmd::Billing(args) => billing::run(&ctx, args).await,
         Cmd::Whoami(args) => whoami::run(&ctx, args).await,
         Cmd::Upload(args) => upload::run(&ctx, args).await,
         Cmd::Assets(args) => assets::run(&ctx, args).await,

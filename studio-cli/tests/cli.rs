@@ -1504,3 +1504,116 @@ async fn account_commands_print_json() {
     let logout: serde_json::Value = parsed(&cli.run(&["logout", "--json"]).await);
     assert_eq!(logout["forgot"], false);
 }
+
+// ---- billing ----
+
+use studio_core::api::{AutochargeRun, AutochargeSaved, AutochargeView, BillingCatalog, CustomCheckoutResponse};
+
+/// Pay a test-mode checkout the way the owner's browser would: POST to its URL.
+async fn pay(url: &str) {
+    let res = reqwest::Client::new().post(url).send().await.expect("confirm the test checkout");
+    assert!(res.status().is_success(), "{}: {:?}", res.status(), res.text().await);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn billing_catalog_checkouts_and_autocharge_in_test_mode() {
+    let app = app().await;
+    let cli = Cli::new();
+    let email = unique_email("cli-billing");
+    cli.signup(&app, &email).await;
+
+    // The catalog is public: no key, no sign-in.
+    let catalog: BillingCatalog = parsed(&cli.run(&["billing", "catalog", "--json", "--api-key", "studio_sk_x"]).await);
+    assert_eq!(catalog.provider.as_deref(), Some("test"));
+    let slugs: Vec<&str> = catalog.packs.iter().map(|p| p.slug.as_str()).collect();
+    assert_eq!(slugs, ["pack_250", "pack_1000", "pack_3000"]);
+    let tiers: Vec<&str> = catalog.tiers.iter().map(|t| t.slug.as_str()).collect();
+    assert_eq!(tiers, ["studio", "editorial", "couture"]);
+    let run = cli.run(&["billing", "catalog"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.starts_with("Payments: test\n") && run.stdout.contains("pack_250"), "{run:?}");
+
+    // A top-up signs in as the config file's email (keys never spend money) and prints the URL.
+    let run = cli.run(&["billing", "topup", "pack_250", "--password", PASSWORD]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let url = run.stdout.trim().to_string();
+    assert!(url.contains("/api/toolkit/ai/billing/test-checkout/") && run.stdout.lines().count() == 1, "{run:?}");
+    assert!(run.stderr.contains(&format!("signing in as {email}")) && run.stderr.contains("never a key"), "{run:?}");
+    assert!(run.stderr.contains("not when the browser comes back"), "{run:?}");
+    // Nothing is credited until the payment is confirmed; confirming twice grants once.
+    assert_eq!(balance_of(&cli).await.topup, 0);
+    pay(&url).await;
+    pay(&url).await;
+    let balance = balance_of(&cli).await;
+    assert_eq!((balance.topup, balance.balance), (250, 350), "{balance:?}");
+
+    // --json everywhere; subscribe and custom print their URLs too.
+    let run = cli.run_with(&["billing", "subscribe", "studio", "--json"], &[("STUDIO_PASSWORD", PASSWORD)], None).await;
+    let sub: Value = parsed(&run);
+    assert!(sub["url"].as_str().is_some_and(|u| u.contains("/test-checkout/")), "{sub}");
+    let custom: CustomCheckoutResponse =
+        parsed(&cli.run(&["billing", "custom", "$25", "--password", PASSWORD, "--json"]).await);
+    assert!(custom.tokens > 0 && custom.amount_cents <= 2500, "{custom:?}");
+    let run = cli.run(&["billing", "custom", "25", "--password", PASSWORD]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stderr.contains(&format!("This checkout buys {} tokens", custom.tokens)), "{run:?}");
+
+    // Refusals carry the server's code; a bad amount is a usage error.
+    let run = cli.run(&["billing", "topup", "pack_7", "--password", PASSWORD]).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("error: BAD_PACK"), "{run:?}");
+    let run = cli.run(&["billing", "custom", "10000", "--password", PASSWORD]).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("error: AMOUNT_OUT_OF_RANGE"), "{run:?}");
+    assert_eq!(cli.run(&["billing", "custom", "ten", "--password", PASSWORD]).await.code, 2);
+    let run = cli.run(&["billing", "topup", "pack_250", "--password", "wrong password"]).await;
+    assert_eq!(run.code, 3, "{run:?}");
+
+    // Auto top-up: shown and run with the key; set signs in.
+    let view: AutochargeView = parsed(&cli.run(&["billing", "autocharge", "--json"]).await);
+    assert!(view.available && !view.settings.enabled, "{view:?}");
+    let saved: AutochargeSaved = parsed(
+        &cli.run(&[
+            "billing",
+            "autocharge",
+            "set",
+            "--enabled",
+            "true",
+            "--threshold",
+            "1000",
+            "--pack",
+            "pack_250",
+            "--cap-usd",
+            "100",
+            "--password",
+            PASSWORD,
+            "--json",
+        ])
+        .await,
+    );
+    assert!(saved.ok && saved.settings.enabled && saved.settings.threshold_tokens == 1000, "{saved:?}");
+    let run = cli.run(&["billing", "autocharge", "show"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.starts_with("Auto top-up: on, below 1000 tokens buy pack_250 ($10.00)"), "{run:?}");
+    let first: AutochargeRun = parsed(&cli.run(&["billing", "autocharge", "run", "--json"]).await);
+    assert!(first.charged && first.tokens == Some(250), "{first:?}");
+    let second = cli.run(&["billing", "autocharge", "run"]).await;
+    assert_eq!(second.code, 0, "{second:?}");
+    assert!(second.stdout.starts_with("Not charged: "), "{second:?}");
+    assert_eq!(balance_of(&cli).await.topup, 500, "one auto top-up of 250 on top of the pack");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn billing_money_commands_need_an_email_to_sign_in() {
+    let app = app().await;
+    let cli = Cli::new();
+    let (_email, key) = minted_key(&app, "cli-billing-key").await;
+    // A key alone (no email in the config): buying refuses on this side, exit 2, saying why.
+    let env = [("STUDIO_URL", app.base.as_str()), ("STUDIO_API_KEY", key.as_str())];
+    let run = cli.run_with(&["billing", "topup", "pack_250"], &env, None).await;
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("a key never spends money") && run.stderr.contains("--email"), "{run:?}");
+    let run = cli.run_with(&["billing", "autocharge", "--json"], &env, None).await;
+    let view: AutochargeView = parsed(&run);
+    assert!(!view.settings.enabled, "{view:?}");
+}

@@ -1,7 +1,11 @@
 //! The core's configuration, handed in by the embedding binary (the core never reads the environment).
 
+use std::sync::Arc;
+
+use crate::billing::BillingConfig;
 use crate::ledger::PriceBookConfig;
 use crate::packs::PackLimits;
+use crate::payments::PaymentsProvider;
 use crate::providers::Providers;
 use crate::runner::RunnerConfig;
 
@@ -26,6 +30,10 @@ pub struct CoreConfig {
     pub runner: RunnerConfig,
     /// The AI reader (read_model, read_build, classify); None refuses them `AI_NOT_CONFIGURED`.
     pub ai: Option<crate::providers::ai::AiConfig>,
+    /// What is on sale: subscription tiers and token packs.
+    pub billing: BillingConfig,
+    /// The payment provider; None turns the money routes into 503 `BILLING_NOT_CONFIGURED`.
+    pub payments: Option<Arc<dyn PaymentsProvider>>,
 }
 
 impl Default for CoreConfig {
@@ -40,6 +48,8 @@ impl Default for CoreConfig {
             providers: Providers::local(),
             runner: RunnerConfig::default(),
             ai: None,
+            billing: BillingConfig::default(),
+            payments: None,
         }
     }
 }

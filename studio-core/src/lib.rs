@@ -15,6 +15,8 @@ mod accounts;
 #[cfg(feature = "engine")]
 mod assets;
 #[cfg(feature = "engine")]
+mod billing;
+#[cfg(feature = "engine")]
 mod blobs;
 #[cfg(feature = "engine")]
 mod caller;
@@ -41,6 +43,8 @@ mod models;
 #[cfg(feature = "engine")]
 mod packs;
 #[cfg(feature = "engine")]
+mod payments;
+#[cfg(feature = "engine")]
 mod preflight;
 #[cfg(feature = "engine")]
 mod providers;
@@ -61,6 +65,10 @@ mod verdict;
 pub use crate::{
     accounts::{Email, SessionToken},
     assets::{AssetFile, MAX_IMAGE_MB, PendingUpload, UploadForm},
+    billing::{
+        AUTOCHARGE_DEBOUNCE_MINUTES, BillingConfig, MAX_CAP_CENTS, MAX_CUSTOM_CENTS, MAX_THRESHOLD_TOKENS, PackConfig,
+        TestCheckoutView, TierConfig,
+    },
     blobs::{BlobConfig, BlobError, BlobReader, Blobs, S3Config, StoredBlob},
     caller::{Caller, Via},
     config::CoreConfig,
@@ -69,6 +77,15 @@ pub use crate::{
     events::{EventBus, HouseEvent, RESYNC},
     ledger::{HoldOutcome, PriceBookConfig, QualityPrices, Reservation},
     packs::{PackFile, PackLimits},
+    payments::{
+        ChargeRequest, Checkout, CheckoutRequest, PAYMENT_SUCCEEDED, PaymentEvent, PaymentsError, PaymentsProvider,
+        Purchase,
+        polar::{PolarConfig, PolarProvider},
+        test_mode::{TEST_CHECKOUT_PATH, TEST_MODE, TEST_PORTAL_PATH, TestModeProvider, signed_payment},
+        webhooks::{
+            TIMESTAMP_TOLERANCE_SECS, WebhookError, WebhookHeaders, sign as sign_webhook, verify as verify_webhook,
+        },
+    },
     providers::{
         DevelopInput, DevelopOutput, DevelopRequest, Provider, ProviderError, Providers,
         ai::AiConfig,
@@ -78,10 +95,11 @@ pub use crate::{
     runner::RunnerConfig,
     runs::{RUN_GAP_MINUTES, RUN_WINDOW_DAYS},
     storage::{
-        AssetChanges, AssetRow, BalanceRow, Bucket, CancelOutcome, CreateJobsOutcome, FolderRow, HoldRow, HoldStatus,
-        JobEnd, JobRow, KeyRow, LedgerAudit, MembershipRow, ModelRow, NewAccount, NewCredit, NewHold, OrgRow, PackRow,
-        ReserveOutcome, ResolveOutcome, SessionRow, SessionSeat, Storage, StorageError, TakeRecord, UserRow,
-        open_storage,
+        AssetChanges, AssetRow, AutochargeOutcome, AutochargeSettings, BalanceRow, BillingAccountRow, Bucket,
+        CancelOutcome, CheckoutRow, CreateJobsOutcome, FolderRow, HoldRow, HoldStatus, JobEnd, JobRow, KeyRow,
+        LedgerAudit, MembershipRow, ModelRow, NewAccount, NewAutocharge, NewCredit, NewHold, NewPayment, OrgRow,
+        PackRow, PaymentOutcome, RefillPack, ReserveOutcome, ResolveOutcome, SessionRow, SessionSeat, Storage,
+        StorageError, TakeRecord, UserRow, open_storage,
     },
     studio::{OpenError, Studio},
 };

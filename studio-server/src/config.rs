@@ -10,8 +10,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use studio_core::{
-    AiConfig, BlobConfig, CoreConfig, FalConfig, FalProvider, LocalProvider, PackLimits, Providers, RunnerConfig,
-    S3Config,
+    AiConfig, BillingConfig, BlobConfig, CoreConfig, FalConfig, FalProvider, LocalProvider, PackConfig, PackLimits,
+    PaymentsProvider, PolarConfig, PolarProvider, Providers, RunnerConfig, S3Config, TestModeProvider, TierConfig,
 };
 
 /// Everything the binary needs to start. Its `Debug` output redacts the secrets.
@@ -62,6 +62,23 @@ pub struct ServerConfig {
     pub ai_key: Option<String>,
     /// `STUDIO_AI_MODEL`: the AI reader's vision model.
     pub ai_model: Option<String>,
+    /// `STUDIO_BILLING`: `test` (default: the embedded test-mode provider, whose checkout pages
+    /// live on this server), `off` (money routes answer 503 `BILLING_NOT_CONFIGURED`), or the
+    /// real provider's name.
+    pub billing: String,
+    /// `STUDIO_PAYMENTS_WEBHOOK_SECRET`: the Standard Webhooks secret (`whsec_…`) payment
+    /// deliveries are signed with. Test mode makes a random one per process when unset.
+    pub payments_webhook_secret: Option<String>,
+    /// `STUDIO_POLAR_TOKEN`: Polar's organization access token (with `STUDIO_BILLING=polar`).
+    pub polar_token: Option<String>,
+    /// `STUDIO_POLAR_URL`: Polar's API (default `https://api.polar.sh`; the sandbox is
+    /// `https://sandbox-api.polar.sh`).
+    pub polar_url: Option<String>,
+    /// `STUDIO_POLAR_PRODUCTS`: `slug=product-id,…` for every pack, tier and `custom`.
+    pub polar_products: BTreeMap<String, String>,
+    /// Tiers and packs on sale: the defaults, or `[[billing_tiers]]` / `[[billing_packs]]` tables
+    /// in the TOML file (each list replaces its default whole).
+    pub billing_catalog: BillingConfig,
 }
 
 impl std::fmt::Debug for ServerConfig {
@@ -88,6 +105,11 @@ impl std::fmt::Debug for ServerConfig {
             .field("ai_url", &self.ai_url)
             .field("ai_key", &redacted(&self.ai_key))
             .field("ai_model", &self.ai_model)
+            .field("billing", &self.billing)
+            .field("payments_webhook_secret", &redacted(&self.payments_webhook_secret))
+            .field("polar_token", &redacted(&self.polar_token))
+            .field("polar_url", &self.polar_url)
+            .field("polar_products", &self.polar_products)
             .finish_non_exhaustive()
     }
 }
@@ -130,6 +152,12 @@ impl Default for ServerConfig {
             ai_url: None,
             ai_key: None,
             ai_model: None,
+            billing: "test".to_string(),
+            payments_webhook_secret: None,
+            polar_token: None,
+            polar_url: None,
+            polar_products: BTreeMap::new(),
+            billing_catalog: BillingConfig::default(),
         }
     }
 }
@@ -162,6 +190,13 @@ struct FileConfig {
     ai_url: Option<String>,
     ai_key: Option<String>,
     ai_model: Option<String>,
+    billing: Option<String>,
+    payments_webhook_secret: Option<String>,
+    polar_token: Option<String>,
+    polar_url: Option<String>,
+    polar_products: Option<BTreeMap<String, String>>,
+    billing_tiers: Option<Vec<TierConfig>>,
+    billing_packs: Option<Vec<PackConfig>>,
 }
 
 fn emails(list: impl IntoIterator<Item = String>) -> Vec<String> {
@@ -207,6 +242,17 @@ impl ServerConfig {
             c.ai_url = file.ai_url.or(c.ai_url);
             c.ai_key = file.ai_key.or(c.ai_key);
             c.ai_model = file.ai_model.or(c.ai_model);
+            c.billing = file.billing.unwrap_or(c.billing);
+            c.payments_webhook_secret = file.payments_webhook_secret.or(c.payments_webhook_secret);
+            c.polar_token = file.polar_token.or(c.polar_token);
+            c.polar_url = file.polar_url.or(c.polar_url);
+            c.polar_products = file.polar_products.unwrap_or(c.polar_products);
+            if let Some(tiers) = file.billing_tiers {
+                c.billing_catalog.tiers = tiers;
+            }
+            if let Some(packs) = file.billing_packs {
+                c.billing_catalog.packs = packs;
+            }
         }
         let set = |name: &str| env(name).filter(|v| !v.trim().is_empty());
         if let Some(v) = set("STUDIO_LISTEN") {
@@ -274,6 +320,53 @@ impl ServerConfig {
                 ));
             }
         }
+        c.billing = set("STUDIO_BILLING").unwrap_or(c.billing).trim().to_lowercase();
+        c.payments_webhook_secret = set("STUDIO_PAYMENTS_WEBHOOK_SECRET").or(c.payments_webhook_secret);
+        c.polar_token = set("STUDIO_POLAR_TOKEN").or(c.polar_token).filter(|t| !t.trim().is_empty());
+        let catalog = &c.billing_catalog;
+        let bad_tier = catalog.tiers.iter().find(|t| {
+            !["studio", "editorial", "couture"].contains(&t.slug.as_str())
+                || t.price_cents <= 0
+                || t.monthly_tokens <= 0
+                || t.rollover_multiple < 1
+        });
+        let bad_pack = catalog.packs.iter().find(|p| {
+            !["pack_250", "pack_1000", "pack_3000"].contains(&p.slug.as_str()) || p.price_cents <= 0 || p.tokens <= 0
+        });
+        if let Some(t) = bad_tier {
+            return Err(ConfigError::Env(
+                "billing_tiers",
+                format!("{:?}: slugs are studio, editorial, couture; prices, tokens and rollover positive", t.slug),
+            ));
+        }
+        if let Some(p) = bad_pack {
+            return Err(ConfigError::Env(
+                "billing_packs",
+                format!("{:?}: slugs are pack_250, pack_1000, pack_3000; prices and tokens positive", p.slug),
+            ));
+        }
+        c.polar_url = set("STUDIO_POLAR_URL").or(c.polar_url);
+        if let Some(v) = set("STUDIO_POLAR_PRODUCTS") {
+            c.polar_products =
+                PolarConfig::parse_products(&v).map_err(|e| ConfigError::Env("STUDIO_POLAR_PRODUCTS", e))?;
+        }
+        match c.billing.as_str() {
+            "test" | "off" => {}
+            "polar" => {
+                if c.polar_token.is_none() || c.payments_webhook_secret.is_none() {
+                    return Err(ConfigError::Env(
+                        "STUDIO_BILLING=polar",
+                        "needs STUDIO_POLAR_TOKEN and STUDIO_PAYMENTS_WEBHOOK_SECRET".into(),
+                    ));
+                }
+            }
+            other => {
+                return Err(ConfigError::Env(
+                    "STUDIO_BILLING (or billing)",
+                    format!("must be test, off or polar, not {other:?}"),
+                ));
+            }
+        }
         if c.runner_lease_secs < 3 {
             return Err(ConfigError::Env(
                 "STUDIO_RUNNER_LEASE_SECS (or runner_lease_secs)",
@@ -319,7 +412,28 @@ impl ServerConfig {
                 ..RunnerConfig::default()
             },
             ai: self.ai_config(),
+            billing: self.billing_catalog.clone(),
+            payments: self.payments(),
             ..CoreConfig::default()
+        }
+    }
+
+    /// The payment provider `billing` names; None when billing is off.
+    pub fn payments(&self) -> Option<Arc<dyn PaymentsProvider>> {
+        match self.billing.as_str() {
+            "off" => None,
+            "polar" => Some(Arc::new(PolarProvider::new(PolarConfig {
+                base_url: self.polar_url.clone().unwrap_or_else(|| PolarConfig::DEFAULT_BASE_URL.to_string()),
+                access_token: self.polar_token.clone().unwrap_or_default(),
+                webhook_secret: self.payments_webhook_secret.clone().unwrap_or_default(),
+                products: self.polar_products.clone(),
+                success_url: self.public_url.clone().unwrap_or_default(),
+            }))),
+            _ => {
+                let secret = self.payments_webhook_secret.clone().unwrap_or_else(TestModeProvider::random_secret);
+                let base = self.public_url.clone().unwrap_or_default();
+                Some(Arc::new(TestModeProvider::new(base, secret)))
+            }
         }
     }
 
@@ -432,6 +546,57 @@ mod tests {
         assert!(tools.contains(&"tryon".to_string()) && tools.contains(&"upscale".to_string()), "{tools:?}");
         assert!(ServerConfig::load(None, |k| (k == "STUDIO_RUNNER_LEASE_SECS").then(|| "1".to_string())).is_err());
         assert!(ServerConfig::load(None, |k| (k == "STUDIO_FAL_MODELS").then(|| "tryon".to_string())).is_err());
+    }
+
+    #[test]
+    fn the_catalog_comes_from_the_file() {
+        let dir = tempfile_dir();
+        let file = dir.join("catalog.toml");
+        std::fs::write(
+            &file,
+            "[[billing_packs]]\nslug = \"pack_250\"\ntokens = 300\nprice_cents = 1200\n\n\
+             [[billing_packs]]\nslug = \"pack_1000\"\ntokens = 1000\nprice_cents = 3600\nactive = false\n",
+        )
+        .unwrap();
+        let c = ServerConfig::load(Some(&file), |_| None).unwrap();
+        assert_eq!(c.billing_catalog.packs.len(), 2);
+        assert_eq!((c.billing_catalog.packs[0].tokens, c.billing_catalog.packs[1].active), (300, false));
+        assert_eq!(c.billing_catalog.tiers, studio_core::BillingConfig::default().tiers, "tiers keep their default");
+        std::fs::write(&file, "[[billing_packs]]\nslug = \"pack_9\"\ntokens = 1\nprice_cents = 1\n").unwrap();
+        assert!(ServerConfig::load(Some(&file), |_| None).is_err());
+    }
+
+    #[test]
+    fn polar_needs_its_token_and_the_webhook_secret() {
+        let base: HashMap<&str, &str> = HashMap::from([
+            ("STUDIO_BILLING", "polar"),
+            ("STUDIO_POLAR_TOKEN", "polar_oat_x"),
+            ("STUDIO_PAYMENTS_WEBHOOK_SECRET", "whsec_c2VjcmV0"),
+            ("STUDIO_POLAR_PRODUCTS", "pack_250=prod_1,studio=prod_2"),
+        ]);
+        let c = ServerConfig::load(None, |k| base.get(k).map(|v| v.to_string())).unwrap();
+        assert_eq!(c.payments().map(|p| p.name()), Some("polar"));
+        assert_eq!(c.polar_products.get("pack_250").map(String::as_str), Some("prod_1"));
+        assert!(!format!("{c:?}").contains("polar_oat_x"));
+        let without_token = |k: &str| base.get(k).filter(|_| k != "STUDIO_POLAR_TOKEN").map(|v| v.to_string());
+        assert!(ServerConfig::load(None, without_token).is_err());
+    }
+
+    #[test]
+    fn billing_is_test_mode_unless_turned_off() {
+        let c = ServerConfig::load(None, |_| None).unwrap();
+        assert_eq!(c.payments().map(|p| p.name()), Some("test"));
+        let env: HashMap<&str, &str> =
+            HashMap::from([("STUDIO_BILLING", "off"), ("STUDIO_PAYMENTS_WEBHOOK_SECRET", "whsec_c2VjcmV0")]);
+        let off = ServerConfig::load(None, |k| env.get(k).map(|v| v.to_string())).unwrap();
+        assert!(off.payments().is_none() && off.core_config().payments.is_none());
+        assert!(!format!("{off:?}").contains("whsec_c2VjcmV0"));
+        assert!(ServerConfig::load(None, |k| (k == "STUDIO_BILLING").then(|| "paypal".to_string())).is_err());
+        let secret = ServerConfig::load(None, |k| env.get(k).filter(|_| k != "STUDIO_BILLING").map(|v| v.to_string()));
+        assert_eq!(
+            secret.unwrap().payments().map(|p| p.webhook_secret().to_string()).as_deref(),
+            Some("whsec_c2VjcmV0")
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 mod assets;
 mod auth;
+mod billing;
 mod client;
 mod develops;
 mod docs;

@@ -3,6 +3,7 @@
 
 pub(crate) mod assets;
 pub(crate) mod balance;
+pub(crate) mod billing;
 pub(crate) mod completions;
 pub(crate) mod develop;
 pub(crate) mod folders;

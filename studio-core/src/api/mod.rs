@@ -17,7 +17,12 @@ pub use accounts::{
     CheckEmailRequest, CheckEmailResponse, Organization, SessionInfo, SignInRequest, SignUpRequest, SignUpResponse,
     SignedOut, User,
 };
-pub use billing::{Balance, GrantTokensRequest, GrantTokensResponse, HoldView, Price, PriceBook, ToolPrice};
+pub use billing::{
+    AutochargeCharge, AutochargeLimits, AutochargeMonth, AutochargePack, AutochargeRun, AutochargeSaved,
+    AutochargeSettingsView, AutochargeUpdate, AutochargeView, Balance, BillingCatalog, CheckoutResponse,
+    CustomCheckoutRequest, CustomCheckoutResponse, GrantTokensRequest, GrantTokensResponse, HoldView, PortalResponse,
+    Price, PriceBook, SubscriptionCheckoutRequest, Tier, TokenPack, ToolPrice, TopupCheckoutRequest, WebhookAck,
+};
 pub use develops::{
     CancelReason, CancelResponse, DevelopRun, DevelopStatus, DuplicateRequest, DuplicateResponse, Job, JobList,
     JobStatus, JobsQuery, OfferEvidence, RetakeOffer, RunCancelResponse, RunCounts, RunList, RunsQuery, SocketMessage,

@@ -14,12 +14,14 @@ use sqlx::{Sqlite, SqlitePool};
 use tokio::sync::{Mutex, MutexGuard};
 
 use super::sql::{
-    Entry, asset_columns, hold_columns, impl_storage, job_columns, key_columns, model_columns, pack_columns, unique_as,
+    Entry, account_columns, asset_columns, checkout_columns, hold_columns, impl_storage, job_columns, key_columns,
+    model_columns, pack_columns, unique_as,
 };
 use super::{
-    AssetChanges, AssetRow, BalanceRow, Bucket, CancelOutcome, CreateJobsOutcome, FolderRow, HoldRow, HoldStatus,
-    JobEnd, JobRow, KeyRow, LedgerAudit, MembershipRow, ModelRow, NewAccount, NewCredit, NewHold, OrgRow, PackRow,
-    ReserveOutcome, ResolveOutcome, SessionRow, SessionSeat, StorageError, TakeRecord, UserRow,
+    AssetChanges, AssetRow, AutochargeOutcome, AutochargeSettings, BalanceRow, BillingAccountRow, Bucket,
+    CancelOutcome, CheckoutRow, CreateJobsOutcome, FolderRow, HoldRow, HoldStatus, JobEnd, JobRow, KeyRow, LedgerAudit,
+    MembershipRow, ModelRow, NewAccount, NewAutocharge, NewCredit, NewHold, NewPayment, OrgRow, PackRow,
+    PaymentOutcome, ReserveOutcome, ResolveOutcome, SessionRow, SessionSeat, StorageError, TakeRecord, UserRow,
 };
 
 type Tx = sqlx::Transaction<'static, Sqlite>;
