@@ -7,8 +7,18 @@ use aide::axum::routing::get_with;
 use axum::extract::{RawQuery, State};
 use axum::response::Html;
 
+use schemars::JsonSchema;
+use serde::Deserialize;
+
 use crate::error::{ApiPath, AppError};
 use crate::state::AppState;
+
+/// Path of one test-mode checkout or customer.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct PathId {
+    /// The checkout reference (`chk_…`) or customer id.
+    id: String,
+}
 
 fn escape(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
@@ -23,7 +33,10 @@ fn page(title: &str, body: &str) -> Html<String> {
     ))
 }
 
-async fn get_checkout(State(state): State<AppState>, ApiPath(id): ApiPath<String>) -> Result<Html<String>, AppError> {
+async fn get_checkout(
+    State(state): State<AppState>,
+    ApiPath(PathId { id }): ApiPath<PathId>,
+) -> Result<Html<String>, AppError> {
     let c = state.studio.test_checkout(&id).await?;
     let amount = format!("${}.{:02}", c.amount_cents / 100, c.amount_cents % 100);
     let body = if c.paid {
@@ -39,7 +52,7 @@ async fn get_checkout(State(state): State<AppState>, ApiPath(id): ApiPath<String
 
 async fn post_checkout(
     State(state): State<AppState>,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(PathId { id }): ApiPath<PathId>,
     RawQuery(query): RawQuery,
 ) -> Result<Html<String>, AppError> {
     let decline = query.as_deref().is_some_and(|q| q.split('&').any(|p| p == "card=decline"));
@@ -52,7 +65,10 @@ async fn post_checkout(
     Ok(page("Payment confirmed", &body))
 }
 
-async fn get_portal(State(state): State<AppState>, ApiPath(id): ApiPath<String>) -> Result<Html<String>, AppError> {
+async fn get_portal(
+    State(state): State<AppState>,
+    ApiPath(PathId { id }): ApiPath<PathId>,
+) -> Result<Html<String>, AppError> {
     let test_mode = state.studio.config().payments.as_ref().is_some_and(|p| p.name() == studio_core::TEST_MODE);
     if !test_mode {
         return Err(studio_core::Error::not_found("NOT_FOUND", "No test-mode portal here.").into());
