@@ -16,7 +16,7 @@ use serde::Serialize;
 use studio_client::Client;
 use studio_client::api::{AutochargeRun, AutochargeSettingsView, AutochargeView, BillingCatalog};
 
-use super::{Context, Usage, columns, password};
+use super::{Context, SignIn, columns};
 
 /// The catalog, checkouts, the billing portal and auto top-up.
 #[derive(clap::Args)]
@@ -45,19 +45,6 @@ enum Command {
     Portal(Portal),
     /// Auto top-up: show it (the default), set it (signs in), or ask it to run now.
     Autocharge(Autocharge),
-}
-
-/// Signing in for one call.
-#[derive(clap::Args)]
-struct SignIn {
-    /// Sign in as this person (the house's owner) [default: the config file's email, written by
-    /// `studio login` / `signup`].
-    #[arg(long, value_name = "EMAIL", value_parser = NonEmptyStringValueParser::new())]
-    email: Option<String>,
-    /// Without it: STUDIO_PASSWORD, else one line read from stdin (prompted, unechoed, on a
-    /// terminal).
-    #[arg(long, env = "STUDIO_PASSWORD", hide_env_values = true, value_name = "PASSWORD")]
-    password: Option<String>,
 }
 
 /// `studio billing catalog`.
@@ -350,32 +337,13 @@ fn describe_run(run: &AutochargeRun) -> String {
     format!("Charged {pack}: {tokens} tokens for {amount}{payment}; they arrive with the provider's confirmation")
 }
 
-/// Sign in for `what` (an owner's session: keys never spend money), make one call with the
-/// session, sign out whatever happened.
+/// Sign in as the owner for `what` (money needs an owner's session) and make one call.
 async fn with_session<T, F, Fut>(ctx: &Context, sign_in: SignIn, what: &str, call: F) -> Result<T>
 where
     F: FnOnce(Client) -> Fut,
     Fut: Future<Output = std::result::Result<T, studio_client::Error>>,
 {
-    let Some(email) = sign_in.email.or_else(|| ctx.config.email.clone()) else {
-        return Err(Usage(format!(
-            "{what} needs the owner's signed-in session (a key never spends money), \
-             and the config file names no email: give --email OWNER"
-        ))
-        .into());
-    };
-    eprintln!(
-        "note: {what} spends money, which needs the owner's session, never a key: signing in as {email} for this call"
-    );
-    let password = password(sign_in.password, &email)?;
-    let client = ctx.client()?;
-    let signed = client.sign_in(&email, &password).await?;
-    let session = client.with_session(&signed.session);
-    let answer = call(session.clone()).await;
-    if let Err(e) = session.sign_out().await {
-        eprintln!("warning: could not sign the session out (it lapses by itself): {e}");
-    }
-    Ok(answer?)
+    super::with_session(ctx, sign_in, what, "a key never spends money; only the owner's session does", call).await
 }
 
 /// A dollar amount: `25`, `42.50` or `$42.50`; finite and above zero.

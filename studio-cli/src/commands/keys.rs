@@ -11,7 +11,7 @@ use clap::builder::NonEmptyStringValueParser;
 use studio_client::Client;
 use studio_client::api::{ApiKey, KeyRole};
 
-use super::{Context, Usage, columns, describe_key, password};
+use super::{Context, SignIn, Usage, columns, describe_key};
 use crate::config;
 
 /// Mint, list and revoke the house's organization keys.
@@ -34,19 +34,6 @@ enum Command {
     /// Revoke a key: refused from the next request on (signs in for the call).
     #[command(alias = "rm")]
     Revoke(Revoke),
-}
-
-/// Signing in for one call.
-#[derive(clap::Args)]
-struct SignIn {
-    /// Sign in as this person (an owner or admin of the house) [default: the config file's
-    /// email, written by `studio login` / `signup`].
-    #[arg(long, value_name = "EMAIL", value_parser = NonEmptyStringValueParser::new())]
-    email: Option<String>,
-    /// Without it: STUDIO_PASSWORD, else one line read from stdin (prompted, unechoed, on a
-    /// terminal).
-    #[arg(long, env = "STUDIO_PASSWORD", hide_env_values = true, value_name = "PASSWORD")]
-    password: Option<String>,
 }
 
 /// `studio keys mint`.
@@ -105,10 +92,9 @@ pub(crate) async fn run(ctx: &Context, args: Args) -> Result<()> {
 /// Sign in, mint, sign out; the secret on stdout once, the warning on stderr.
 async fn mint(ctx: &Context, args: Mint) -> Result<()> {
     let role: KeyRole = args.role.parse().map_err(|_| Usage(format!("--role {} is not a key role", args.role)))?;
-    let session = signed_in(ctx, args.sign_in, "minting a key").await?;
-    let minted = session.client.mint_key(&args.name, Some(role)).await;
-    session.close().await;
-    let key = minted?;
+    let name = args.name.clone();
+    let key = with_session(ctx, args.sign_in, "minting a key", |c| async move { c.mint_key(&name, Some(role)).await })
+        .await?;
     let secret = key.key.clone().context("the server minted a key but did not return its secret")?;
     if args.json {
         println!("{}", serde_json::to_string(&key)?);
@@ -128,10 +114,8 @@ async fn mint(ctx: &Context, args: Mint) -> Result<()> {
 async fn ls(ctx: &Context, args: Ls) -> Result<()> {
     let keys = match args.email {
         Some(email) => {
-            let session = signed_in(ctx, SignIn { email: Some(email), password: args.password }, "listing").await?;
-            let listed = session.client.list_keys().await;
-            session.close().await;
-            listed?
+            let sign_in = SignIn { email: Some(email), password: args.password };
+            with_session(ctx, sign_in, "listing", |c| async move { c.list_keys().await }).await?
         }
         None => ctx.keyed_client()?.list_keys().await?,
     };
@@ -147,10 +131,8 @@ async fn ls(ctx: &Context, args: Ls) -> Result<()> {
 
 /// Sign in, revoke, sign out. Revoking the key the config file holds also forgets it there.
 async fn revoke(ctx: &Context, args: Revoke) -> Result<()> {
-    let session = signed_in(ctx, args.sign_in, "revoking a key").await?;
-    let revoked = session.client.revoke_key(&args.id).await;
-    session.close().await;
-    let answer = revoked?;
+    let id = args.id.clone();
+    let answer = with_session(ctx, args.sign_in, "revoking a key", |c| async move { c.revoke_key(&id).await }).await?;
     if args.json {
         println!("{}", serde_json::to_string(&answer)?);
     } else {
@@ -168,35 +150,13 @@ async fn revoke(ctx: &Context, args: Revoke) -> Result<()> {
     Ok(())
 }
 
-/// A session opened for one call.
-struct Session {
-    /// A client acting with the session.
-    client: Client,
-}
-
-impl Session {
-    /// Sign the session out; a failure is only a warning (it lapses by itself).
-    async fn close(self) {
-        if let Err(e) = self.client.sign_out().await {
-            eprintln!("warning: could not sign the session out (it lapses by itself): {e}");
-        }
-    }
-}
-
-/// Sign in as `--email` (else the config file's email) for `what`, saying why on stderr.
-async fn signed_in(ctx: &Context, args: SignIn, what: &str) -> Result<Session> {
-    let Some(email) = args.email.or_else(|| ctx.config.email.clone()) else {
-        return Err(Usage(format!(
-            "{what} needs a signed-in session (keys are minted and revoked from a session, never with a key), \
-             and the config file names no email: give --email YOU"
-        ))
-        .into());
-    };
-    eprintln!("note: {what} needs a signed-in session, never a key: signing in as {email} for this call");
-    let password = password(args.password, &email)?;
-    let client = ctx.client()?;
-    let signed = client.sign_in(&email, &password).await?;
-    Ok(Session { client: client.with_session(&signed.session) })
+/// Sign in for `what` and make one call with the session.
+async fn with_session<T, F, Fut>(ctx: &Context, sign_in: SignIn, what: &str, call: F) -> Result<T>
+where
+    F: FnOnce(Client) -> Fut,
+    Fut: std::future::Future<Output = std::result::Result<T, studio_client::Error>>,
+{
+    super::with_session(ctx, sign_in, what, "a key cannot mint or revoke keys", call).await
 }
 
 /// How times are shown in the listing.

@@ -259,3 +259,42 @@ impl<'a> Stored<'a> {
         Stored { url: &ctx.url, config_path: ctx.config_path.display().to_string(), user, organization, key }
     }
 }
+
+/// Signing in for one call: the commands that need a browser session, never a key.
+#[derive(clap::Args)]
+pub(crate) struct SignIn {
+    /// Sign in as this person [default: the config file's email, written by `studio login` /
+    /// `signup`].
+    #[arg(long, value_name = "EMAIL", value_parser = clap::builder::NonEmptyStringValueParser::new())]
+    pub(crate) email: Option<String>,
+    /// Without it: STUDIO_PASSWORD, else one line read from stdin (prompted, unechoed, on a
+    /// terminal).
+    #[arg(long, env = "STUDIO_PASSWORD", hide_env_values = true, value_name = "PASSWORD")]
+    pub(crate) password: Option<String>,
+}
+
+/// Sign in as `--email` (else the config file's email) for `what`, saying on stderr why a
+/// session is needed (`why`), make one call with the session, and sign out whatever happened
+/// (a failed sign-out is only a warning: the session lapses by itself).
+pub(crate) async fn with_session<T, F, Fut>(ctx: &Context, sign_in: SignIn, what: &str, why: &str, call: F) -> Result<T>
+where
+    F: FnOnce(studio_client::Client) -> Fut,
+    Fut: std::future::Future<Output = std::result::Result<T, studio_client::Error>>,
+{
+    let Some(email) = sign_in.email.or_else(|| ctx.config.email.clone()) else {
+        return Err(Usage(format!(
+            "{what} needs a signed-in session ({why}), and the config file names no email: give --email YOU"
+        ))
+        .into());
+    };
+    eprintln!("note: {what} needs a signed-in session, never a key ({why}): signing in as {email} for this call");
+    let password = password(sign_in.password, &email)?;
+    let client = ctx.client()?;
+    let signed = client.sign_in(&email, &password).await?;
+    let session = client.with_session(&signed.session);
+    let answer = call(session.clone()).await;
+    if let Err(e) = session.sign_out().await {
+        eprintln!("warning: could not sign the session out (it lapses by itself): {e}");
+    }
+    Ok(answer?)
+}
