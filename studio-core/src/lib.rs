@@ -41,6 +41,8 @@ mod ledger;
 #[cfg(feature = "engine")]
 mod models;
 #[cfg(feature = "engine")]
+mod outbound;
+#[cfg(feature = "engine")]
 mod packs;
 #[cfg(feature = "engine")]
 mod payments;

@@ -27,12 +27,9 @@ use serde_json::{Map, Value, json};
 
 use super::{ChargeRequest, Checkout, CheckoutRequest, PaymentsError, PaymentsProvider, Purchase};
 
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// The largest answer read, error or success.
 const MAX_BODY: usize = 256 * 1024;
-/// Longest upstream message passed on, in characters.
-const MESSAGE_CHARS: usize = 300;
 
 /// The message of [`PolarProvider::charge`]: Polar cannot do what auto top-up needs.
 pub(crate) const NO_OFF_SESSION_CHARGE: &str = "Polar cannot charge a saved card off-session; auto top-up needs a provider \
@@ -177,24 +174,12 @@ impl PolarProvider {
             Some(m) => format!("Polar {verb} {what} (HTTP {}): {m}", status.as_u16()),
             None => format!("Polar {verb} {what} (HTTP {})", status.as_u16()),
         };
-        let line: String = line.chars().take(MESSAGE_CHARS).collect();
-        let token = self.config.access_token.trim();
-        if token.is_empty() { line } else { line.replace(token, "<redacted>") }
+        crate::outbound::clean_message(&line, &self.config.access_token)
     }
 }
 
 fn build_http(config: &PolarConfig) -> Result<(reqwest::Client, Url), String> {
-    let base = Url::parse(config.base_url.trim())
-        .ok()
-        .filter(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some() && !u.cannot_be_a_base())
-        .ok_or_else(|| format!("the Polar base URL {:?} is not an http(s) URL", config.base_url))?;
-    let client = reqwest::Client::builder()
-        .connect_timeout(CONNECT_TIMEOUT)
-        .timeout(REQUEST_TIMEOUT)
-        .user_agent(concat!("studio/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .map_err(|e| format!("the Polar HTTP client could not be built: {e}"))?;
-    Ok((client, base))
+    crate::outbound::client("Polar", &config.base_url, REQUEST_TIMEOUT)
 }
 
 /// The body of `POST /v1/checkouts/` for `request` buying `product`.

@@ -18,16 +18,12 @@ use bytes::Bytes;
 use reqwest::{StatusCode, Url};
 use serde_json::{Value, json};
 
-/// Longest wait for a connection.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Longest a whole read may take (request, thinking and answer).
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
 /// The largest answer read.
 const MAX_ANSWER_BYTES: usize = 4 * 1024 * 1024;
 /// How much of an error body is read to find the upstream message.
 const MAX_ERROR_BODY: usize = 64 * 1024;
-/// Longest upstream message passed on, in characters.
-const MESSAGE_CHARS: usize = 300;
 
 /// Settings of the AI reader.
 #[derive(Clone, PartialEq, Eq)]
@@ -79,17 +75,10 @@ impl AiClient {
     /// A client for `config`, with connect and request timeouts. Fails when the base URL is
     /// not an http(s) URL.
     pub(crate) fn new(config: &AiConfig) -> Result<Self, AiError> {
-        let base = config.base_url.trim().trim_end_matches('/');
-        let endpoint = Url::parse(&format!("{base}/chat/completions"))
-            .ok()
-            .filter(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some())
-            .ok_or_else(|| AiError::Unavailable(format!("the AI base URL {base:?} is not an http(s) URL")))?;
-        let http = reqwest::Client::builder()
-            .connect_timeout(CONNECT_TIMEOUT)
-            .timeout(REQUEST_TIMEOUT)
-            .user_agent(concat!("studio/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|e| AiError::Unavailable(format!("the AI HTTP client could not be built: {e}")))?;
+        let (http, base) =
+            crate::outbound::client("AI", &config.base_url, REQUEST_TIMEOUT).map_err(AiError::Unavailable)?;
+        let endpoint = Url::parse(&format!("{}/chat/completions", base.as_str().trim_end_matches('/')))
+            .map_err(|e| AiError::Unavailable(format!("the AI endpoint cannot be formed: {e}")))?;
         Ok(AiClient { config: config.clone(), endpoint, http })
     }
 
@@ -98,7 +87,7 @@ impl AiClient {
     pub(crate) async fn read_json(&self, system: &str, prompt: &str, images: &[AiImage]) -> Result<Value, AiError> {
         let mut content = vec![json!({"type": "text", "text": prompt})];
         for image in images {
-            let url = format!("data:{};base64,{}", image.mime, base64_encode(&image.bytes));
+            let url = crate::outbound::data_uri(&image.mime, &image.bytes);
             content.push(json!({"type": "image_url", "image_url": {"url": url}}));
         }
         let body = json!({
@@ -158,16 +147,9 @@ impl AiClient {
     }
 
     /// An upstream message made safe to pass on: the key (should it ever be echoed) removed,
-    /// whitespace collapsed, at most [`MESSAGE_CHARS`] characters.
+    /// whitespace collapsed, at most 300 characters (see `crate::outbound::clean_message`).
     fn clean(&self, message: &str) -> String {
-        let key = self.config.key.trim();
-        let scrubbed = if key.is_empty() { message.to_string() } else { message.replace(key, "[key]") };
-        let collapsed = scrubbed.split_whitespace().collect::<Vec<_>>().join(" ");
-        if collapsed.chars().count() > MESSAGE_CHARS {
-            format!("{}…", collapsed.chars().take(MESSAGE_CHARS).collect::<String>())
-        } else {
-            collapsed
-        }
+        crate::outbound::clean_message(message, &self.config.key)
     }
 }
 
@@ -224,24 +206,6 @@ async fn read_capped(response: &mut reqwest::Response, cap: usize) -> Result<Opt
     Ok(Some(body))
 }
 
-const BASE64_ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-/// Standard base64 with padding (RFC 4648 §4).
-pub(crate) fn base64_encode(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let n = chunk.iter().enumerate().fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(char::from(BASE64_ALPHABET[(n >> (18 - 6 * i)) as usize & 63]));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -265,16 +229,6 @@ mod tests {
 
     async fn read(server: &MockServer, key: &str) -> Result<Value, AiError> {
         AiClient::new(&config(server, key)).expect("client").read_json("system words", "look", &[image()]).await
-    }
-
-    #[test]
-    fn base64_matches_the_rfc_vectors() {
-        let vectors =
-            [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE=")];
-        for (plain, encoded) in vectors {
-            assert_eq!(base64_encode(plain.as_bytes()), encoded);
-        }
-        assert_eq!(base64_encode(&[0xff, 0xfe, 0xfd]), "//79");
     }
 
     #[test]
@@ -315,7 +269,7 @@ mod tests {
         let parts = messages[1]["content"].as_array().expect("parts");
         assert_eq!(parts[0], json!({"type": "text", "text": "look"}));
         assert_eq!(parts[1]["type"], "image_url");
-        let expected = format!("data:image/png;base64,{}", base64_encode(b"\x89PNG-bytes"));
+        let expected = crate::outbound::data_uri("image/png", b"\x89PNG-bytes");
         assert_eq!(parts[1]["image_url"]["url"].as_str(), Some(expected.as_str()));
     }
 

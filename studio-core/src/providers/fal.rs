@@ -28,9 +28,6 @@ const MAX_RESULT_BYTES: usize = MAX_RESULT_MB * 1024 * 1024;
 const MAX_JSON_BYTES: usize = MAX_RESULT_BYTES / 3 * 4 + 1024 * 1024;
 /// How much of an error body is read to find the upstream message.
 const MAX_ERROR_BODY: usize = 64 * 1024;
-/// Longest upstream message passed on, in characters.
-const MESSAGE_CHARS: usize = 300;
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
 const CANCEL_TIMEOUT: Duration = Duration::from_secs(5);
 /// Transient failures in a row (429, 5xx, network, malformed JSON) tolerated while polling or
@@ -139,17 +136,7 @@ impl FalProvider {
 }
 
 fn build_http(config: &FalConfig) -> Result<(reqwest::Client, Url), String> {
-    let base = Url::parse(config.base_url.trim())
-        .ok()
-        .filter(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some() && !u.cannot_be_a_base())
-        .ok_or_else(|| format!("the fal base URL {:?} is not an http(s) URL", config.base_url))?;
-    let client = reqwest::Client::builder()
-        .connect_timeout(CONNECT_TIMEOUT)
-        .timeout(REQUEST_TIMEOUT)
-        .user_agent(concat!("studio/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .map_err(|e| format!("the fal HTTP client could not be built: {e}"))?;
-    Ok((client, base))
+    crate::outbound::client("fal", &config.base_url, REQUEST_TIMEOUT)
 }
 
 #[async_trait::async_trait]
@@ -238,7 +225,7 @@ fn build_input(request: &DevelopRequest) -> Value {
     }
     let mut by_role: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for image in &request.inputs {
-        let uri = format!("data:{};base64,{}", image.mime, base64_encode(&image.bytes));
+        let uri = crate::outbound::data_uri(&image.mime, &image.bytes);
         by_role.entry(image.role.as_str()).or_default().push(uri);
     }
     for (role, mut uris) in by_role {
@@ -445,15 +432,9 @@ impl Call<'_> {
     }
 
     /// An upstream message made safe to pass on: the key (should it ever be echoed) removed,
-    /// whitespace collapsed, at most [`MESSAGE_CHARS`] characters.
+    /// whitespace collapsed, at most 300 characters (see `crate::outbound::clean_message`).
     fn clean(&self, message: &str) -> String {
-        let scrubbed = if self.key.is_empty() { message.to_string() } else { message.replace(self.key, "[key]") };
-        let collapsed = scrubbed.split_whitespace().collect::<Vec<_>>().join(" ");
-        if collapsed.chars().count() > MESSAGE_CHARS {
-            format!("{}…", collapsed.chars().take(MESSAGE_CHARS).collect::<String>())
-        } else {
-            collapsed
-        }
+        crate::outbound::clean_message(message, self.key)
     }
 }
 
@@ -549,7 +530,7 @@ fn decode_data_uri(data: &str) -> Result<Vec<u8>, ProviderError> {
     if payload.len() / 4 * 3 > MAX_RESULT_BYTES + 3 {
         return Err(too_big());
     }
-    let bytes = base64_decode(payload)
+    let bytes = crate::outbound::decode_base64(payload)
         .ok_or_else(|| ProviderError::Rejected("fal returned a data URI with bad base64".to_string()))?;
     if bytes.len() > MAX_RESULT_BYTES {
         return Err(too_big());
@@ -587,53 +568,6 @@ fn to_png(bytes: &[u8]) -> Result<Vec<u8>, ProviderError> {
     let mut out = Vec::new();
     decoded.write_to(&mut Cursor::new(&mut out), image::ImageFormat::Png).map_err(bad)?;
     Ok(out)
-}
-
-const BASE64_ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-/// Standard base64 with padding.
-fn base64_encode(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let n = (u32::from(chunk[0]) << 16)
-            | (u32::from(chunk.get(1).copied().unwrap_or(0)) << 8)
-            | u32::from(chunk.get(2).copied().unwrap_or(0));
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(char::from(BASE64_ALPHABET[(n >> (18 - 6 * i)) as usize & 63]));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
-/// Standard or URL-safe base64, padding optional, ASCII whitespace ignored. None on any other
-/// character or an impossible length.
-fn base64_decode(text: &str) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(text.len() / 4 * 3);
-    let (mut acc, mut bits) = (0u32, 0u32);
-    for byte in text.bytes().filter(|b| !b.is_ascii_whitespace()) {
-        let value = match byte {
-            b'A'..=b'Z' => byte - b'A',
-            b'a'..=b'z' => byte - b'a' + 26,
-            b'0'..=b'9' => byte - b'0' + 52,
-            b'+' | b'-' => 62,
-            b'/' | b'_' => 63,
-            b'=' => break,
-            _ => return None,
-        };
-        acc = (acc << 6) | u32::from(value);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    // A single leftover sextet cannot encode a byte.
-    (bits < 6).then_some(out)
 }
 
 #[cfg(test)]
@@ -703,7 +637,7 @@ mod tests {
     fn data_uri_bytes(uri: &Value) -> Vec<u8> {
         let uri = uri.as_str().expect("a string");
         let payload = uri.strip_prefix("data:image/png;base64,").expect("a png data URI");
-        base64_decode(payload).expect("base64")
+        crate::outbound::decode_base64(payload).expect("base64")
     }
 
     #[tokio::test]
@@ -910,7 +844,7 @@ mod tests {
             .and(path("/fal-ai/flux/requests/r5"))
             .respond_with(
                 ResponseTemplate::new(200)
-                    .set_body_json(json!({"image": {"url": format!("data:image/png;base64,{}", base64_encode(&out))}})),
+                    .set_body_json(json!({"image": {"url": crate::outbound::data_uri("image/png", &out)}})),
             )
             .expect(1)
             .mount(&server)
@@ -942,21 +876,6 @@ mod tests {
         assert!(
             matches!(decode_data_uri("image/png,plain"), Err(ProviderError::Rejected(m)) if m.contains("not base64"))
         );
-    }
-
-    #[test]
-    fn base64_round_trips() {
-        for text in ["", "f", "fo", "foo", "foob", "fooba", "foobar"] {
-            let encoded = base64_encode(text.as_bytes());
-            assert_eq!(base64_decode(&encoded).as_deref(), Some(text.as_bytes()));
-        }
-        assert_eq!(base64_encode(b"foobar"), "Zm9vYmFy");
-        assert_eq!(base64_encode(b"fo"), "Zm8=");
-        let bytes: Vec<u8> = (0..=255).collect();
-        assert_eq!(base64_decode(&base64_encode(&bytes)), Some(bytes));
-        assert_eq!(base64_decode("Zm9v\nYmE"), Some(b"fooba".to_vec()));
-        assert_eq!(base64_decode("Zm9v!"), None);
-        assert_eq!(base64_decode("Z"), None);
     }
 
     #[test]
