@@ -34,9 +34,10 @@ const DEFAULT_QUALITY: Quality = Quality::K2;
 pub const MAX_TAKES: usize = 100;
 /// Most jobs one backfill page returns; ask again from the last eventSeq for more.
 pub const BACKFILL_PAGE: i64 = 1000;
-/// list_develops: default and largest page.
+/// list_develops: default page.
 const DEFAULT_DEVELOPS: i64 = 20;
-const MAX_DEVELOPS: i64 = 100;
+/// list_develops: the largest page (spec §8).
+pub const MAX_DEVELOPS: i64 = 100;
 /// Longest idempotency key, brand id and option value.
 const MAX_FIELD_CHARS: usize = 2000;
 /// Most options per develop.

@@ -300,7 +300,7 @@ pub(crate) async fn call(studio: &Studio, caller: &Caller, name: &str, arguments
         }
         "list_develops" => {
             let input: ListDevelopsInput = args(arguments)?;
-            let limit = input.limit.map(|l| l.min(100));
+            let limit = input.limit.map(|l| l.min(studio_core::MAX_DEVELOPS));
             studio
                 .list_develops(caller, input.status.as_deref(), limit)
                 .await

@@ -26,15 +26,25 @@ impl FromRequestParts<AppState> for Auth {
     type Rejection = AppError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        if let Some(secret) = bearer(&parts.headers) {
-            return Ok(Auth(state.studio.authenticate_key(secret).await?));
-        }
-        let Some(token) = session_cookie(&parts.headers) else {
-            return Err(Error::unauthenticated("No valid session").into());
-        };
-        check_origin(parts, state)?;
-        Ok(Auth(state.studio.authenticate_session(&token).await?))
+        Ok(Auth(caller(parts, state, check_origin).await?))
     }
+}
+
+/// The caller of a request: its bearer key, else its session cookie after `origin_check`
+/// (cookies are what a foreign page can make a browser send; keys are not).
+async fn caller(
+    parts: &Parts,
+    state: &AppState,
+    origin_check: fn(&Parts, &AppState) -> Result<(), AppError>,
+) -> Result<Caller, AppError> {
+    if let Some(secret) = bearer(&parts.headers) {
+        return Ok(state.studio.authenticate_key(secret).await?);
+    }
+    let Some(token) = session_cookie(&parts.headers) else {
+        return Err(Error::unauthenticated("No valid session").into());
+    };
+    origin_check(parts, state)?;
+    Ok(state.studio.authenticate_session(&token).await?)
 }
 
 /// An authenticated caller for a WebSocket upgrade: like [`Auth`], and a cookie-authenticated
@@ -48,14 +58,7 @@ impl FromRequestParts<AppState> for SocketAuth {
     type Rejection = AppError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        if let Some(secret) = bearer(&parts.headers) {
-            return Ok(SocketAuth(state.studio.authenticate_key(secret).await?));
-        }
-        let Some(token) = session_cookie(&parts.headers) else {
-            return Err(Error::unauthenticated("No valid session").into());
-        };
-        origin_allowed(parts, state)?;
-        Ok(SocketAuth(state.studio.authenticate_session(&token).await?))
+        Ok(SocketAuth(caller(parts, state, origin_allowed).await?))
     }
 }
 
