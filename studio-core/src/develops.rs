@@ -26,6 +26,8 @@ use crate::studio::Studio;
 
 /// Input roles a develop takes; a submit field with one of these names is an input.
 pub const INPUT_ROLES: [&str; 5] = ["image", "garment", "model", "mask", "background"];
+/// Most input images one develop may carry (garment repeats).
+pub const MAX_INPUTS: usize = 8;
 /// Submit fields that are never tool options.
 const RESERVED_FIELDS: [&str; 3] = ["tool", "idempotencyKey", "brandId"];
 /// The quality a submit without `quality` develops at.
@@ -59,6 +61,13 @@ pub(crate) struct JobInput {
 #[derive(Debug)]
 pub struct StagedInput {
     input: JobInput,
+}
+
+impl StagedInput {
+    /// The role the image plays.
+    pub fn role(&self) -> &str {
+        &self.input.role
+    }
 }
 
 /// A multipart submit, field by field (files are staged with [`Studio::stage_input`]).
@@ -103,6 +112,25 @@ fn input_error(e: BlobError) -> Error {
         BlobError::Stream(detail) => Error::invalid("BAD_FORM", format!("The form did not arrive whole: {detail}")),
         other => Error::new(ErrorKind::Internal, "SUBMIT_FAILED", format!("The image could not be stored: {other}")),
     }
+}
+
+/// May one more input of `role` join the inputs whose roles are `taken`? Roles come from
+/// [`INPUT_ROLES`]; only `garment` repeats; at most [`MAX_INPUTS`] in all.
+pub fn check_input_role<'a>(taken: impl IntoIterator<Item = &'a str>, role: &str) -> Result<()> {
+    if !INPUT_ROLES.contains(&role) {
+        return Err(Error::invalid(
+            "BAD_FORM",
+            format!("{role:?} is not an input role; images go in {}.", INPUT_ROLES.join(", ")),
+        ));
+    }
+    let taken: Vec<&str> = taken.into_iter().collect();
+    if role != "garment" && taken.contains(&role) {
+        return Err(Error::invalid("BAD_FORM", format!("One image per role; only garment repeats ({role}).")));
+    }
+    if taken.len() >= MAX_INPUTS {
+        return Err(Error::invalid("BAD_FORM", format!("At most {MAX_INPUTS} images per develop.")));
+    }
+    Ok(())
 }
 
 fn job_not_found() -> Error {
@@ -280,6 +308,7 @@ impl Studio {
                 continue;
             }
             if INPUT_ROLES.contains(&name.as_str()) {
+                check_input_role(inputs.iter().map(|i| i.role.as_str()), &name)?;
                 let asset = self.input_asset(caller, value.trim(), "NOT_FOUND").await?;
                 inputs.push(JobInput { role: name, blob_key: asset.0, mime: asset.1, asset_id: Some(value) });
                 continue;

@@ -74,7 +74,9 @@ pub use crate::{
     blobs::{BlobConfig, BlobError, BlobReader, Blobs, S3Config, StoredBlob},
     caller::{Caller, Via},
     config::CoreConfig,
-    develops::{BACKFILL_PAGE, INPUT_ROLES, MAX_DEVELOPS, MAX_TAKES, StagedInput, SubmitForm},
+    develops::{
+        BACKFILL_PAGE, INPUT_ROLES, MAX_DEVELOPS, MAX_INPUTS, MAX_TAKES, StagedInput, SubmitForm, check_input_role,
+    },
     error::{Error, ErrorKind, Result},
     events::{EventBus, HouseEvent, RESYNC},
     ledger::{HoldOutcome, PriceBookConfig, QualityPrices, Reservation},

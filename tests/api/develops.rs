@@ -209,6 +209,17 @@ async fn submit_refusals(backend: Backend) {
         (upscale(png(9, 9)).param("output", "somewhere"), 400, "BAD_FORM"),
         (upscale(png(9, 9)).param("quality", "8k"), 400, "BAD_FORM"),
         (DevelopSubmit::new("upscale").input("image", InputSource::Asset("ast_missing".into())), 404, "NOT_FOUND"),
+        (
+            DevelopSubmit::new("upscale")
+                .input("photo", InputSource::Bytes { file_name: "p.png".into(), bytes: png(9, 9) }),
+            400,
+            "BAD_FORM",
+        ),
+        (
+            upscale(png(9, 9)).input("image", InputSource::Bytes { file_name: "b.png".into(), bytes: png(9, 9) }),
+            400,
+            "BAD_FORM",
+        ),
     ];
     for (develop, status, expected) in cases {
         let err = key.submit_develop(&develop).await.expect_err(expected);
@@ -233,6 +244,10 @@ async fn submit_refusals(backend: Backend) {
     assert_eq!((err.extra_i64("need"), err.extra_i64("spendable")), (Some(19), Some(10)));
     // A library asset works as an input by role.
     let asset = key.upload_bytes("p.png", png(30, 20), &Default::default()).await.unwrap().asset;
+    let twice = DevelopSubmit::new("upscale")
+        .input("image", InputSource::Asset(asset.id.clone()))
+        .input("image", InputSource::Asset(asset.id.clone()));
+    assert_eq!(code(&key.submit_develop(&twice).await.unwrap_err()), (400, "BAD_FORM".into()), "one image per role");
     let by_asset = DevelopSubmit::new("upscale").input("image", InputSource::Asset(asset.id)).quality(Quality::K1);
     assert_eq!(key.submit_develop(&by_asset).await.unwrap().tokens_held, 9);
     assert_conserved(&app, &org).await;

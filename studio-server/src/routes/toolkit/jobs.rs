@@ -13,7 +13,7 @@ use serde::Deserialize;
 use studio_core::api::{
     CancelResponse, DevelopStatus, DuplicateRequest, DuplicateResponse, ErrorBody, JobList, JobsQuery, SubmitResponse,
 };
-use studio_core::{Caller, Error, INPUT_ROLES, Studio, SubmitForm};
+use studio_core::{Caller, Error, MAX_INPUTS, Studio, SubmitForm, check_input_role};
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::auth::{Auth, SocketAuth};
@@ -29,8 +29,6 @@ struct JobId {
     id: String,
 }
 
-/// Most input images one submit may carry (garment repeats).
-const MAX_INPUTS: usize = 8;
 /// The most a submit request may send: the images at 12 MB each plus slack, so an oversized
 /// image is read to its end and refused with 413 rather than cut off.
 const SUBMIT_BODY_LIMIT: usize = (MAX_INPUTS + 2) * 12 * 1024 * 1024;
@@ -64,26 +62,11 @@ async fn read_submit(
     multipart: &mut Multipart,
     form: &mut SubmitForm,
 ) -> Result<(), AppError> {
-    let mut roles: Vec<String> = Vec::new();
     while let Some(field) = multipart.next_field().await.map_err(bad_form)? {
         let name = field.name().unwrap_or_default().to_string();
         if field.file_name().is_some() {
-            if !INPUT_ROLES.contains(&name.as_str()) {
-                return Err(Error::invalid(
-                    "BAD_FORM",
-                    format!("{name:?} is not an input role; images go in {}.", INPUT_ROLES.join(", ")),
-                )
-                .into());
-            }
-            if name != "garment" && roles.contains(&name) {
-                return Err(
-                    Error::invalid("BAD_FORM", format!("One image per role; only garment repeats ({name}).")).into()
-                );
-            }
-            if roles.len() >= MAX_INPUTS {
-                return Err(Error::invalid("BAD_FORM", format!("At most {MAX_INPUTS} images per develop.")).into());
-            }
-            roles.push(name.clone());
+            // Checked before a byte is stored.
+            check_input_role(form.files.iter().map(|f| f.role()), &name)?;
             let stream = field.map_err(|e| e.body_text());
             form.files.push(studio.stage_input(caller, &name, Box::pin(stream)).await?);
             continue;
