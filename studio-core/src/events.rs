@@ -45,6 +45,11 @@ impl EventBus {
     pub fn subscribe(&self) -> broadcast::Receiver<HouseEvent> {
         self.tx.subscribe()
     }
+
+    /// How many receivers are listening now (one per open socket in the server).
+    pub fn subscribers(&self) -> usize {
+        self.tx.receiver_count()
+    }
 }
 
 impl Studio {

@@ -490,6 +490,15 @@ async fn event_stream_reconnects_and_backfills(backend: Backend) {
     let a = key.submit_develop(&upscale(png(30, 20))).await.unwrap().job_id;
     let first = tokio::time::timeout(WAIT, stream.next()).await.expect("in time").expect("event");
     assert!(matches!(&first, SocketMessage::Job { job } if job.id == a && job.status == JobStatus::Queued));
+    // The first event may have come from the backfill: wait until the server's end of the
+    // socket is listening, so the drop below reaches it.
+    for _ in 0..500 {
+        if app.studio.events().subscribers() > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(app.studio.events().subscribers(), 1, "the stream's socket is open");
     // The server drops every socket (as after a lost LISTEN connection); while this client is
     // away, A lands and B is submitted and lands.
     app.studio
