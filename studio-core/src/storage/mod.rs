@@ -6,6 +6,8 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod group_commit;
 mod sql;
 
 #[cfg(feature = "postgres")]

@@ -1,12 +1,14 @@
 //! PostgreSQL storage for scale-out: several replicas share one database. Ledger writes lock
 //! the house's balance row (`FOR UPDATE`), so concurrent reserves on any replica serialise per house.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use sqlx::postgres::{PgListener, PgPoolOptions};
 use sqlx::{PgPool, Postgres};
 
+use super::group_commit::{DrainGuard, JobQueue, PendingJobs};
 use super::sql::{
     Entry, account_columns, asset_columns, checkout_columns, hold_columns, impl_storage, job_columns, key_columns,
     model_columns, pack_columns, unique_as,
@@ -27,6 +29,7 @@ const EVENT_CHANNEL: &str = "studio_events";
 #[derive(Debug, Clone)]
 pub struct PgStorage {
     pool: PgPool,
+    job_queue: Arc<JobQueue>,
 }
 
 impl PgStorage {
@@ -35,7 +38,7 @@ impl PgStorage {
         let pool =
             PgPoolOptions::new().max_connections(16).acquire_timeout(Duration::from_secs(10)).connect(url).await?;
         sqlx::migrate!("./migrations/postgres").run(&pool).await?;
-        Ok(PgStorage { pool })
+        Ok(PgStorage { pool, job_queue: Arc::default() })
     }
 
     /// Row locks do the serialising on PostgreSQL; there is no process-wide writer lock.
@@ -91,16 +94,7 @@ mod tests {
     /// Runs when `STUDIO_TEST_POSTGRES_URL` names a server; creates its own database.
     #[tokio::test]
     async fn ledger_entries_refuse_update_and_delete() {
-        let Ok(server) = std::env::var("STUDIO_TEST_POSTGRES_URL") else {
-            eprintln!("skipped: STUDIO_TEST_POSTGRES_URL not set");
-            return;
-        };
-        let server = server.trim_end_matches('/');
-        let name = format!("studio_trigger_test_{}", uuid::Uuid::new_v4().simple());
-        let admin =
-            PgPoolOptions::new().max_connections(1).connect(&format!("{server}/postgres")).await.expect("admin");
-        sqlx::query(&format!("CREATE DATABASE {name}")).execute(&admin).await.expect("create database");
-        let storage = PgStorage::connect(&format!("{server}/{name}")).await.expect("connect");
+        let Some((storage, admin, name)) = fresh().await else { return };
         let pool = storage.pool.clone();
         super::super::sql::assert_ledger_append_only(&storage, |sql| {
             let pool = pool.clone();
@@ -108,6 +102,30 @@ mod tests {
         })
         .await;
         storage.pool.close().await;
+        let _ = sqlx::query(&format!("DROP DATABASE {name}")).execute(&admin).await;
+    }
+
+    /// A fresh database on the configured server, or None (skipped) without one.
+    async fn fresh() -> Option<(PgStorage, PgPool, String)> {
+        let Ok(server) = std::env::var("STUDIO_TEST_POSTGRES_URL") else {
+            eprintln!("skipped: STUDIO_TEST_POSTGRES_URL not set");
+            return None;
+        };
+        let server = server.trim_end_matches('/');
+        let name = format!("studio_storage_test_{}", uuid::Uuid::new_v4().simple());
+        let admin =
+            PgPoolOptions::new().max_connections(1).connect(&format!("{server}/postgres")).await.expect("admin");
+        sqlx::query(&format!("CREATE DATABASE {name}")).execute(&admin).await.expect("create database");
+        let storage = PgStorage::connect(&format!("{server}/{name}")).await.expect("connect");
+        Some((storage, admin, name))
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn concurrent_submits_share_transactions_and_stay_exact() {
+        let Some((storage, admin, name)) = fresh().await else { return };
+        let pool = storage.pool.clone();
+        super::super::sql::assert_grouped_submits(std::sync::Arc::new(storage)).await;
+        pool.close().await;
         let _ = sqlx::query(&format!("DROP DATABASE {name}")).execute(&admin).await;
     }
 }

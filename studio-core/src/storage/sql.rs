@@ -523,115 +523,14 @@ macro_rules! impl_storage {
             }
 
             async fn create_jobs(&self, jobs: Vec<JobRow>, take: Option<TakeRecord>) -> Result<CreateJobsOutcome, StorageError> {
-                let Some(first) = jobs.first() else { return Ok(CreateJobsOutcome::Created(Vec::new())) };
-                let org_id = first.org_id.clone();
-                let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
-                let mut bal = lock_balance(&mut tx, &org_id).await?;
-                if let Some(take) = &take {
-                    let prior: Option<(String, String)> = sqlx::query_as(
-                        "SELECT source_ids, job_ids FROM take_requests WHERE user_id = $1 AND idempotency_key = $2",
-                    )
-                    .bind(&take.user_id)
-                    .bind(&take.idempotency_key)
-                    .fetch_optional(&mut *tx)
-                    .await?;
-                    if let Some((source_ids, job_ids)) = prior {
-                        if source_ids != take.source_ids {
-                            return Ok(CreateJobsOutcome::KeyReused);
-                        }
-                        let ids: Vec<String> = serde_json::from_str(&job_ids).unwrap_or_default();
-                        let mut existing = Vec::with_capacity(ids.len());
-                        for id in ids {
-                            let row: Option<JobRow> = sqlx::query_as(concat!("SELECT ", job_columns!(), " FROM jobs WHERE id = $1"))
-                                .bind(&id)
-                                .fetch_optional(&mut *tx)
-                                .await?;
-                            existing.extend(row);
-                        }
-                        return Ok(CreateJobsOutcome::Existing(existing));
-                    }
-                } else if let (Some(user_id), Some(key)) = (&first.user_id, &first.idempotency_key) {
-                    let prior: Option<JobRow> = sqlx::query_as(concat!(
-                        "SELECT ", job_columns!(), " FROM jobs WHERE user_id = $1 AND idempotency_key = $2"
-                    ))
-                    .bind(user_id)
-                    .bind(key)
-                    .fetch_optional(&mut *tx)
-                    .await?;
-                    if let Some(prior) = prior {
-                        return Ok(CreateJobsOutcome::Existing(vec![prior]));
-                    }
+                if jobs.is_empty() {
+                    return Ok(CreateJobsOutcome::Created(Vec::new()));
                 }
-                let need: i64 = jobs.iter().map(|j| j.tokens).sum();
-                if bal.spendable() < need {
-                    return Ok(CreateJobsOutcome::Insufficient { need, spendable: bal.spendable() });
+                let (reply, answer) = tokio::sync::oneshot::channel();
+                if self.job_queue.push(PendingJobs { jobs, take, reply }) {
+                    tokio::spawn(self.clone().drain_job_queue());
                 }
-                let mut created = Vec::with_capacity(jobs.len());
-                for mut job in jobs {
-                    let hold = NewHold {
-                        id: job.hold_id.clone(),
-                        org_id: org_id.clone(),
-                        amount: job.tokens,
-                        generation_id: Some(job.id.clone()),
-                        user_id: job.user_id.clone(),
-                        now: job.created_at,
-                    };
-                    bal = apply_reserve(&mut tx, &bal, &hold, 1).await?.1;
-                    job.event_seq = bal.job_event_seq;
-                    job.status = "queued".to_string();
-                    sqlx::query(concat!(
-                        "INSERT INTO jobs (", job_columns!(), ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, \
-                         $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)"
-                    ))
-                    .bind(&job.id)
-                    .bind(&job.org_id)
-                    .bind(&job.user_id)
-                    .bind(&job.tool)
-                    .bind(&job.quality)
-                    .bind(&job.params)
-                    .bind(&job.inputs)
-                    .bind(&job.status)
-                    .bind(&job.hold_id)
-                    .bind(job.tokens)
-                    .bind(job.tokens_settled)
-                    .bind(&job.idempotency_key)
-                    .bind(&job.brand_id)
-                    .bind(&job.run_id)
-                    .bind(&job.look_id)
-                    .bind(&job.stage)
-                    .bind(&job.source_job_id)
-                    .bind(&job.retry_of_job_id)
-                    .bind(&job.result_asset_id)
-                    .bind(&job.error)
-                    .bind(job.event_seq)
-                    .bind(job.attempts)
-                    .bind(job.claimed_at)
-                    .bind(job.created_at)
-                    .bind(job.started_at)
-                    .bind(job.finished_at)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(unique_as("idempotency key"))?;
-                    created.push(job);
-                }
-                if let Some(take) = &take {
-                    let job_ids: Vec<&str> = created.iter().map(|j| j.id.as_str()).collect();
-                    sqlx::query(
-                        "INSERT INTO take_requests (user_id, idempotency_key, source_ids, job_ids, created_at) \
-                         VALUES ($1, $2, $3, $4, $5)",
-                    )
-                    .bind(&take.user_id)
-                    .bind(&take.idempotency_key)
-                    .bind(&take.source_ids)
-                    .bind(serde_json::to_string(&job_ids).unwrap_or_default())
-                    .bind(created[0].created_at)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(unique_as("take key"))?;
-                }
-                tx.commit().await?;
-                Ok(CreateJobsOutcome::Created(created))
+                answer.await.map_err(|_| StorageError::Unsupported("the submit queue stopped before answering".into()))?
             }
 
             async fn job(&self, org_id: &str, id: &str) -> Result<Option<JobRow>, StorageError> {
@@ -1162,11 +1061,75 @@ macro_rules! impl_storage {
             }
         }
 
+        /// Group commit of develop submits (see `group_commit.rs`): the queue's drain task.
+        impl $ty {
+            /// Run queued submits, as many per transaction as are waiting, until none are.
+            async fn drain_job_queue(self) {
+                let mut guard = DrainGuard::new(&self.job_queue);
+                while let Some(group) = guard.next_group() {
+                    if group.len() > 1 {
+                        let calls: Vec<(Vec<JobRow>, Option<TakeRecord>)> =
+                            group.iter().map(|p| (p.jobs.clone(), p.take.clone())).collect();
+                        if let Ok(outcomes) = self.create_jobs_together(calls).await {
+                            for (p, outcome) in group.into_iter().zip(outcomes) {
+                                let _ = p.reply.send(Ok(outcome));
+                            }
+                            continue;
+                        }
+                        // One call failed the shared transaction (nothing of it was written):
+                        // run each alone, so only that call sees its error.
+                    }
+                    for p in group {
+                        let outcome = self.create_jobs_alone(p.jobs, p.take).await;
+                        let _ = p.reply.send(outcome);
+                    }
+                }
+            }
+
+            /// One call in its own transaction; written only when its jobs were created.
+            async fn create_jobs_alone(&self, jobs: Vec<JobRow>, take: Option<TakeRecord>) -> Result<CreateJobsOutcome, StorageError> {
+                let _w = self.write_lock().await;
+                let mut tx = self.pool.begin().await?;
+                let mut bal = lock_balance(&mut tx, &jobs[0].org_id).await?;
+                let outcome = create_jobs_in(&mut tx, &mut bal, jobs, take).await?;
+                if matches!(outcome, CreateJobsOutcome::Created(_)) {
+                    tx.commit().await?;
+                }
+                Ok(outcome)
+            }
+
+            /// Several calls in one transaction, in order; the houses' balance rows are locked
+            /// once each, in id order (so two replicas' groups cannot deadlock). A refused call
+            /// writes nothing, so the others' outcomes stand.
+            async fn create_jobs_together(&self, calls: Vec<(Vec<JobRow>, Option<TakeRecord>)>) -> Result<Vec<CreateJobsOutcome>, StorageError> {
+                let _w = self.write_lock().await;
+                let mut tx = self.pool.begin().await?;
+                let orgs: std::collections::BTreeSet<String> = calls.iter().map(|(jobs, _)| jobs[0].org_id.clone()).collect();
+                let mut locked = std::collections::HashMap::new();
+                for org in orgs {
+                    let bal = lock_balance(&mut tx, &org).await?;
+                    locked.insert(org, (bal.clone(), bal));
+                }
+                let mut writes = GroupWrites::default();
+                let mut outcomes = Vec::with_capacity(calls.len());
+                for (jobs, take) in calls {
+                    if let Some(prior) = prior_jobs(&mut tx, &jobs[0], &take).await? {
+                        outcomes.push(prior);
+                        continue;
+                    }
+                    let (_, bal) = locked.get_mut(&jobs[0].org_id).expect("every house was locked above");
+                    outcomes.push(writes.plan(bal, jobs, take));
+                }
+                writes.flush(&mut tx, &locked).await?;
+                tx.commit().await?;
+                Ok(outcomes)
+            }
+        }
+
         /// Take a hold inside a write transaction whose balance row is locked (`bal` is its
         /// current value and covers the amount): the grant bucket first, then top-up.
         async fn apply_reserve(tx: &mut Tx, bal: &BalanceRow, h: &NewHold, seq_delta: i64) -> Result<(HoldRow, BalanceRow), StorageError> {
-            let from_grant = bal.grant_tokens.min(h.amount);
-            let from_topup = h.amount - from_grant;
+            let (from_grant, from_topup) = split_hold(bal, h.amount);
             let hold = HoldRow {
                 id: h.id.clone(),
                 org_id: h.org_id.clone(),
@@ -1208,6 +1171,292 @@ macro_rules! impl_storage {
             };
             let after = apply_entry(tx, &entry).await?;
             Ok((hold, after))
+        }
+
+        /// What a group of submits writes, gathered so that each table takes one multi-row
+        /// statement at the end: holds, ledger entries, jobs and takes records, and each house's
+        /// running totals moved once. The balances are planned in memory against the rows the
+        /// group locked, so the totals written equal the entries' sums.
+        #[derive(Default)]
+        struct GroupWrites {
+            holds: Vec<HoldRow>,
+            jobs: Vec<JobRow>,
+            takes: Vec<(TakeRecord, String, DateTime<Utc>)>,
+        }
+
+        impl GroupWrites {
+            /// Plan one call against its house's balance (`bal`, moved in memory): a shortfall
+            /// plans nothing.
+            fn plan(&mut self, bal: &mut BalanceRow, jobs: Vec<JobRow>, take: Option<TakeRecord>) -> CreateJobsOutcome {
+                let need: i64 = jobs.iter().map(|j| j.tokens).sum();
+                if bal.spendable() < need {
+                    return CreateJobsOutcome::Insufficient { need, spendable: bal.spendable() };
+                }
+                let mut created = Vec::with_capacity(jobs.len());
+                for mut job in jobs {
+                    let (from_grant, from_topup) = split_hold(bal, job.tokens);
+                    bal.grant_tokens -= from_grant;
+                    bal.topup_tokens -= from_topup;
+                    bal.held += job.tokens;
+                    bal.job_event_seq += 1;
+                    self.holds.push(HoldRow {
+                        id: job.hold_id.clone(),
+                        org_id: job.org_id.clone(),
+                        amount: job.tokens,
+                        from_grant,
+                        from_topup,
+                        generation_id: Some(job.id.clone()),
+                        status: "held".to_string(),
+                        created_at: job.created_at,
+                        resolved_at: None,
+                    });
+                    job.event_seq = bal.job_event_seq;
+                    job.status = "queued".to_string();
+                    created.push(job);
+                }
+                if let Some(take) = take {
+                    let ids: Vec<&str> = created.iter().map(|j| j.id.as_str()).collect();
+                    self.takes.push((take, serde_json::to_string(&ids).unwrap_or_default(), created[0].created_at));
+                }
+                self.jobs.extend(created.iter().cloned());
+                CreateJobsOutcome::Created(created)
+            }
+
+            /// Write what was planned; `locked` maps each house to its balance as locked and as
+            /// planned.
+            async fn flush(self, tx: &mut Tx, locked: &std::collections::HashMap<String, (BalanceRow, BalanceRow)>) -> Result<(), StorageError> {
+                if self.holds.is_empty() {
+                    return Ok(());
+                }
+                let mut q = sqlx::QueryBuilder::new(
+                    "INSERT INTO holds (id, org_id, amount, from_grant, from_topup, generation_id, status, created_at) ",
+                );
+                q.push_values(&self.holds, |mut b, h| {
+                    b.push_bind(&h.id)
+                        .push_bind(&h.org_id)
+                        .push_bind(h.amount)
+                        .push_bind(h.from_grant)
+                        .push_bind(h.from_topup)
+                        .push_bind(&h.generation_id)
+                        .push_bind("held")
+                        .push_bind(h.created_at);
+                });
+                q.build().execute(&mut **tx).await?;
+                let users: std::collections::HashMap<&str, Option<&str>> =
+                    self.jobs.iter().map(|j| (j.hold_id.as_str(), j.user_id.as_deref())).collect();
+                let mut q = sqlx::QueryBuilder::new(
+                    "INSERT INTO ledger_entries (id, org_id, kind, grant_delta, topup_delta, held_delta, settled_delta, \
+                     credited_delta, hold_id, user_id, reason, expires_at, created_at) ",
+                );
+                q.push_values(&self.holds, |mut b, h| {
+                    b.push_bind(crate::ids::new_id("led"))
+                        .push_bind(&h.org_id)
+                        .push_bind("reserve")
+                        .push_bind(-h.from_grant)
+                        .push_bind(-h.from_topup)
+                        .push_bind(h.amount)
+                        .push_bind(0i64)
+                        .push_bind(0i64)
+                        .push_bind(&h.id)
+                        .push_bind(users.get(h.id.as_str()).copied().flatten())
+                        .push_bind(None::<&str>)
+                        .push_bind(None::<DateTime<Utc>>)
+                        .push_bind(h.created_at);
+                });
+                q.build().execute(&mut **tx).await?;
+                for (org_id, (before, after)) in locked {
+                    if before == after {
+                        continue;
+                    }
+                    let now = Utc::now();
+                    let entry = Entry {
+                        org_id,
+                        kind: "reserve",
+                        grant_delta: after.grant_tokens - before.grant_tokens,
+                        topup_delta: after.topup_tokens - before.topup_tokens,
+                        held_delta: after.held - before.held,
+                        settled_delta: 0,
+                        credited_delta: 0,
+                        hold_id: None,
+                        user_id: None,
+                        reason: None,
+                        expires_at: None,
+                        now,
+                        seq_delta: after.job_event_seq - before.job_event_seq,
+                    };
+                    let written = move_totals(tx, &entry).await?;
+                    debug_assert_eq!(&written, after);
+                }
+                let mut q = sqlx::QueryBuilder::new(concat!("INSERT INTO jobs (", job_columns!(), ") "));
+                q.push_values(&self.jobs, |mut b, job| {
+                    b.push_bind(&job.id)
+                        .push_bind(&job.org_id)
+                        .push_bind(&job.user_id)
+                        .push_bind(&job.tool)
+                        .push_bind(&job.quality)
+                        .push_bind(&job.params)
+                        .push_bind(&job.inputs)
+                        .push_bind(&job.status)
+                        .push_bind(&job.hold_id)
+                        .push_bind(job.tokens)
+                        .push_bind(job.tokens_settled)
+                        .push_bind(&job.idempotency_key)
+                        .push_bind(&job.brand_id)
+                        .push_bind(&job.run_id)
+                        .push_bind(&job.look_id)
+                        .push_bind(&job.stage)
+                        .push_bind(&job.source_job_id)
+                        .push_bind(&job.retry_of_job_id)
+                        .push_bind(&job.result_asset_id)
+                        .push_bind(&job.error)
+                        .push_bind(job.event_seq)
+                        .push_bind(job.attempts)
+                        .push_bind(job.claimed_at)
+                        .push_bind(job.created_at)
+                        .push_bind(job.started_at)
+                        .push_bind(job.finished_at);
+                });
+                q.build().execute(&mut **tx).await.map_err(unique_as("idempotency key"))?;
+                if !self.takes.is_empty() {
+                    let mut q = sqlx::QueryBuilder::new(
+                        "INSERT INTO take_requests (user_id, idempotency_key, source_ids, job_ids, created_at) ",
+                    );
+                    q.push_values(&self.takes, |mut b, (take, job_ids, at)| {
+                        b.push_bind(&take.user_id)
+                            .push_bind(&take.idempotency_key)
+                            .push_bind(&take.source_ids)
+                            .push_bind(job_ids)
+                            .push_bind(*at);
+                    });
+                    q.build().execute(&mut **tx).await.map_err(unique_as("take key"))?;
+                }
+                Ok(())
+            }
+        }
+
+        /// How a hold of `amount` splits over the buckets: the grant bucket first, then top-up.
+        fn split_hold(bal: &BalanceRow, amount: i64) -> (i64, i64) {
+            let from_grant = bal.grant_tokens.min(amount);
+            (from_grant, amount - from_grant)
+        }
+
+        /// An earlier call with the same idempotency key: its jobs, or `KeyReused` for a takes
+        /// key reused for other frames. None when the call is new.
+        async fn prior_jobs(tx: &mut Tx, first: &JobRow, take: &Option<TakeRecord>) -> Result<Option<CreateJobsOutcome>, StorageError> {
+            if let Some(take) = &take {
+                let prior: Option<(String, String)> = sqlx::query_as(
+                    "SELECT source_ids, job_ids FROM take_requests WHERE user_id = $1 AND idempotency_key = $2",
+                )
+                .bind(&take.user_id)
+                .bind(&take.idempotency_key)
+                .fetch_optional(&mut **tx)
+                .await?;
+                if let Some((source_ids, job_ids)) = prior {
+                    if source_ids != take.source_ids {
+                        return Ok(Some(CreateJobsOutcome::KeyReused));
+                    }
+                    let ids: Vec<String> = serde_json::from_str(&job_ids).unwrap_or_default();
+                    let mut existing = Vec::with_capacity(ids.len());
+                    for id in ids {
+                        let row: Option<JobRow> = sqlx::query_as(concat!("SELECT ", job_columns!(), " FROM jobs WHERE id = $1"))
+                            .bind(&id)
+                            .fetch_optional(&mut **tx)
+                            .await?;
+                        existing.extend(row);
+                    }
+                    return Ok(Some(CreateJobsOutcome::Existing(existing)));
+                }
+            } else if let (Some(user_id), Some(key)) = (&first.user_id, &first.idempotency_key) {
+                let prior: Option<JobRow> = sqlx::query_as(concat!(
+                    "SELECT ", job_columns!(), " FROM jobs WHERE user_id = $1 AND idempotency_key = $2"
+                ))
+                .bind(user_id)
+                .bind(key)
+                .fetch_optional(&mut **tx)
+                .await?;
+                if let Some(prior) = prior {
+                    return Ok(Some(CreateJobsOutcome::Existing(vec![prior])));
+                }
+            }
+            Ok(None)
+        }
+
+        /// Hold and queue one call's jobs in a transaction that holds the house's balance row
+        /// (`bal`, kept current): an earlier identical call's jobs, a reused takes key or a
+        /// shortfall write nothing.
+        async fn create_jobs_in(tx: &mut Tx, bal: &mut BalanceRow, jobs: Vec<JobRow>, take: Option<TakeRecord>) -> Result<CreateJobsOutcome, StorageError> {
+            let org_id = jobs[0].org_id.clone();
+            if let Some(prior) = prior_jobs(tx, &jobs[0], &take).await? {
+                return Ok(prior);
+            }
+            let need: i64 = jobs.iter().map(|j| j.tokens).sum();
+            if bal.spendable() < need {
+                return Ok(CreateJobsOutcome::Insufficient { need, spendable: bal.spendable() });
+            }
+            let mut created = Vec::with_capacity(jobs.len());
+            for mut job in jobs {
+                let hold = NewHold {
+                    id: job.hold_id.clone(),
+                    org_id: org_id.clone(),
+                    amount: job.tokens,
+                    generation_id: Some(job.id.clone()),
+                    user_id: job.user_id.clone(),
+                    now: job.created_at,
+                };
+                *bal = apply_reserve(tx, bal, &hold, 1).await?.1;
+                job.event_seq = bal.job_event_seq;
+                job.status = "queued".to_string();
+                sqlx::query(concat!(
+                    "INSERT INTO jobs (", job_columns!(), ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, \
+                     $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)"
+                ))
+                .bind(&job.id)
+                .bind(&job.org_id)
+                .bind(&job.user_id)
+                .bind(&job.tool)
+                .bind(&job.quality)
+                .bind(&job.params)
+                .bind(&job.inputs)
+                .bind(&job.status)
+                .bind(&job.hold_id)
+                .bind(job.tokens)
+                .bind(job.tokens_settled)
+                .bind(&job.idempotency_key)
+                .bind(&job.brand_id)
+                .bind(&job.run_id)
+                .bind(&job.look_id)
+                .bind(&job.stage)
+                .bind(&job.source_job_id)
+                .bind(&job.retry_of_job_id)
+                .bind(&job.result_asset_id)
+                .bind(&job.error)
+                .bind(job.event_seq)
+                .bind(job.attempts)
+                .bind(job.claimed_at)
+                .bind(job.created_at)
+                .bind(job.started_at)
+                .bind(job.finished_at)
+                .execute(&mut **tx)
+                .await
+                .map_err(unique_as("idempotency key"))?;
+                created.push(job);
+            }
+            if let Some(take) = &take {
+                let job_ids: Vec<&str> = created.iter().map(|j| j.id.as_str()).collect();
+                sqlx::query(
+                    "INSERT INTO take_requests (user_id, idempotency_key, source_ids, job_ids, created_at) \
+                     VALUES ($1, $2, $3, $4, $5)",
+                )
+                .bind(&take.user_id)
+                .bind(&take.idempotency_key)
+                .bind(&take.source_ids)
+                .bind(serde_json::to_string(&job_ids).unwrap_or_default())
+                .bind(created[0].created_at)
+                .execute(&mut **tx)
+                .await
+                .map_err(unique_as("take key"))?;
+            }
+            Ok(CreateJobsOutcome::Created(created))
         }
 
         /// Settle or release a hold inside a write transaction whose balance row is locked.
@@ -1402,6 +1651,11 @@ macro_rules! impl_storage {
             .bind(e.now)
             .execute(&mut **tx)
             .await?;
+            move_totals(tx, e).await
+        }
+
+        /// Move a house's running totals (and eventSeq) by an entry's deltas; the new totals.
+        async fn move_totals(tx: &mut Tx, e: &Entry<'_>) -> Result<BalanceRow, StorageError> {
             Ok(sqlx::query_as(
                 "UPDATE balances SET grant_tokens = grant_tokens + $1, topup_tokens = topup_tokens + $2, \
                  held = held + $3, settled = settled + $4, credited = credited + $5, updated_at = $6, \
@@ -1539,4 +1793,98 @@ where
         assert!(refused.is_err_and(|e| e.to_string().contains("append-only")), "{statement} must be refused");
     }
     assert_eq!(storage.audit("org_t").await.expect("audit").grant_tokens, 5);
+}
+
+/// Many concurrent submits to one storage (so the group commit takes several per transaction):
+/// the balance never goes below zero, the totals equal the ledger's sums, every created job has
+/// exactly one hold and its own eventSeq, and a key used by several calls at once creates one job.
+#[cfg(test)]
+pub(super) async fn assert_grouped_submits(storage: std::sync::Arc<dyn super::Storage>) {
+    use super::{CreateJobsOutcome, JobRow};
+    use chrono::SubsecRound;
+    // Microseconds: what PostgreSQL keeps of a timestamp.
+    let now = chrono::Utc::now().trunc_subsecs(6);
+    let user = super::UserRow {
+        id: "usr_g".into(),
+        email: "g@example.com".into(),
+        name: None,
+        password_hash: None,
+        created_at: now,
+    };
+    let org = super::OrgRow { id: "org_g".into(), name: "G".into(), created_at: now };
+    storage.create_account(super::NewAccount { user, org, grant_tokens: 100 }).await.expect("account");
+    let job = move |i: usize, key: Option<&str>| JobRow {
+        id: format!("job_g{i}"),
+        org_id: "org_g".into(),
+        user_id: Some("usr_g".into()),
+        tool: "upscale".into(),
+        quality: "1k".into(),
+        params: "{}".into(),
+        inputs: "[]".into(),
+        status: "queued".into(),
+        hold_id: format!("hold_job_g{i}"),
+        tokens: 9,
+        tokens_settled: None,
+        idempotency_key: key.map(str::to_string),
+        brand_id: None,
+        run_id: None,
+        look_id: None,
+        stage: None,
+        source_job_id: None,
+        retry_of_job_id: None,
+        result_asset_id: None,
+        error: None,
+        event_seq: 0,
+        attempts: 0,
+        claimed_at: None,
+        created_at: now,
+        started_at: None,
+        finished_at: None,
+    };
+    // 30 calls for 9 tokens each against 100 tokens; two idempotency keys are shared.
+    let calls = (0..30).map(|i| {
+        // "first-key" is also the first call's, which runs alone; the calls sharing "late-key"
+        // land in one group, whose transaction then fails on the duplicate and is rerun call by
+        // call.
+        let key = if i % 6 == 0 { Some("first-key") } else { (i % 7 == 3).then_some("late-key") };
+        let (storage, row) = (storage.clone(), job(i, key));
+        tokio::spawn(async move { storage.create_jobs(vec![row], None).await.expect("create") })
+    });
+    let calls: Vec<_> = calls.collect(); // all in flight at once
+    let mut created = Vec::new();
+    let (mut keyed, mut short) = (std::collections::BTreeMap::<String, std::collections::BTreeSet<String>>::new(), 0);
+    for call in calls {
+        match call.await.expect("task") {
+            CreateJobsOutcome::Created(jobs) => {
+                if let Some(key) = &jobs[0].idempotency_key {
+                    keyed.entry(key.clone()).or_default().insert(jobs[0].id.clone());
+                }
+                created.extend(jobs);
+            }
+            CreateJobsOutcome::Existing(jobs) => {
+                let key = jobs[0].idempotency_key.clone().expect("only keyed calls replay");
+                keyed.entry(key).or_default().insert(jobs[0].id.clone());
+            }
+            CreateJobsOutcome::Insufficient { need, spendable } => {
+                assert_eq!(need, 9);
+                assert!(spendable < 9, "refused with {spendable} spendable");
+                short += 1;
+            }
+            CreateJobsOutcome::KeyReused => panic!("no takes here"),
+        }
+    }
+    assert_eq!(created.len(), 11, "100 tokens hold eleven frames of 9");
+    assert!(keyed.values().all(|ids| ids.len() == 1), "one job per shared key: {keyed:?}");
+    assert!(short >= 30 - 11 - 5 - 4, "the rest were refused");
+    let mut seqs: Vec<i64> = created.iter().map(|j| j.event_seq).collect();
+    seqs.sort();
+    assert_eq!(seqs, (1..=11).collect::<Vec<_>>(), "one eventSeq per job");
+    let balance = storage.balance("org_g").await.expect("balance");
+    let audit = storage.audit("org_g").await.expect("audit");
+    assert_eq!((balance.grant_tokens, balance.held, balance.job_event_seq), (1, 99, 11));
+    assert_eq!((audit.grant_tokens, audit.held, audit.credited, audit.entries), (1, 99, 100, 12));
+    for j in &created {
+        let stored = storage.job("org_g", &j.id).await.expect("job").expect("stored");
+        assert_eq!(&stored, j, "the job as answered is the job as stored");
+    }
 }

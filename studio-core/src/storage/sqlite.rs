@@ -6,6 +6,7 @@
 //! file; scale-out deployments use PostgreSQL.
 
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -13,6 +14,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 use sqlx::{Sqlite, SqlitePool};
 use tokio::sync::{Mutex, MutexGuard};
 
+use super::group_commit::{DrainGuard, JobQueue, PendingJobs};
 use super::sql::{
     Entry, account_columns, asset_columns, checkout_columns, hold_columns, impl_storage, job_columns, key_columns,
     model_columns, pack_columns, unique_as,
@@ -27,10 +29,11 @@ use super::{
 type Tx = sqlx::Transaction<'static, Sqlite>;
 
 /// Storage on one SQLite file.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct SqliteStorage {
     pool: SqlitePool,
-    writer: Mutex<()>,
+    writer: Arc<Mutex<()>>,
+    job_queue: Arc<JobQueue>,
 }
 
 impl SqliteStorage {
@@ -44,7 +47,7 @@ impl SqliteStorage {
             .busy_timeout(Duration::from_secs(10));
         let pool = SqlitePoolOptions::new().max_connections(8).connect_with(options).await?;
         sqlx::migrate!("./migrations/sqlite").run(&pool).await?;
-        Ok(SqliteStorage { pool, writer: Mutex::new(()) })
+        Ok(SqliteStorage { pool, writer: Arc::new(Mutex::new(())), job_queue: Arc::default() })
     }
 
     async fn write_lock(&self) -> MutexGuard<'_, ()> {
@@ -78,5 +81,12 @@ mod tests {
             async move { sqlx::query(sql).execute(&pool).await.map(|r| r.rows_affected()) }
         })
         .await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn concurrent_submits_share_transactions_and_stay_exact() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let storage = SqliteStorage::open(dir.path().join("g.db").to_str().expect("path")).await.expect("open");
+        super::super::sql::assert_grouped_submits(std::sync::Arc::new(storage)).await;
     }
 }
