@@ -1,13 +1,15 @@
 //! Group commit for develop submits. Every submit of a house locks that house's balance row
 //! for its whole transaction, so one after another they pay a commit each (an fsync on
-//! PostgreSQL) while the lock is held. Submits that arrive while a transaction is running
-//! instead wait in this queue, and the next transaction takes all of them: one lock, one
-//! commit, many submits. A lone submit runs at once, as before.
+//! PostgreSQL) while the lock is held. Submits that arrive while a transaction of their house
+//! is running instead wait in that house's queue, and the next transaction takes all of them:
+//! one lock, one commit, many submits. A lone submit runs at once, as before, and different
+//! houses' groups run side by side.
 //!
 //! The queue holds no SQL: the storage backends drain it (see `sql.rs`). The drain runs on its
 //! own task, so a caller that goes away (a dropped request) never cancels a transaction that
 //! others' submits ride in.
 
+use std::collections::HashMap;
 use std::sync::Mutex;
 
 use tokio::sync::oneshot;
@@ -27,10 +29,11 @@ pub(crate) struct PendingJobs {
     pub reply: oneshot::Sender<Result<CreateJobsOutcome, StorageError>>,
 }
 
-/// Submits waiting for the next transaction, and whether a drain task is running.
+/// Per house: the submits waiting for its next transaction. A house is in the map while its
+/// drain task runs.
 #[derive(Default)]
 pub(crate) struct JobQueue {
-    state: Mutex<(Vec<PendingJobs>, bool)>,
+    houses: Mutex<HashMap<String, Vec<PendingJobs>>>,
 }
 
 impl std::fmt::Debug for JobQueue {
@@ -40,31 +43,40 @@ impl std::fmt::Debug for JobQueue {
 }
 
 impl JobQueue {
-    /// Queue a call; true when no drain task is running and the caller must start one.
-    pub(crate) fn push(&self, pending: PendingJobs) -> bool {
-        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        state.0.push(pending);
-        !std::mem::replace(&mut state.1, true)
+    /// Queue a call of house `org_id`; true when that house has no drain task running and the
+    /// caller must start one.
+    pub(crate) fn push(&self, org_id: &str, pending: PendingJobs) -> bool {
+        let mut houses = self.houses.lock().unwrap_or_else(|p| p.into_inner());
+        match houses.get_mut(org_id) {
+            Some(waiting) => {
+                waiting.push(pending);
+                false
+            }
+            None => {
+                houses.insert(org_id.to_string(), vec![pending]);
+                true
+            }
+        }
     }
 
-    /// Up to [`MAX_GROUP`] queued calls, oldest first. Empty means the queue was empty and the
-    /// drain task must stop: it is marked stopped in the same step, so a call queued after
-    /// this starts a new one.
-    pub(crate) fn take(&self) -> Vec<PendingJobs> {
-        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        let n = state.0.len().min(MAX_GROUP);
+    /// Up to [`MAX_GROUP`] of the house's queued calls, oldest first. Empty means none were
+    /// waiting and the drain task must stop: the house leaves the map in the same step, so a
+    /// call queued after this starts a new one.
+    fn take(&self, org_id: &str) -> Vec<PendingJobs> {
+        let mut houses = self.houses.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(waiting) = houses.get_mut(org_id) else { return Vec::new() };
+        let n = waiting.len().min(MAX_GROUP);
         if n == 0 {
-            state.1 = false;
+            houses.remove(org_id);
+            return Vec::new();
         }
-        state.0.drain(..n).collect()
+        waiting.drain(..n).collect()
     }
 
     /// The drain task ended without emptying the queue (it panicked): drop what waits, so its
     /// callers get an error instead of waiting for ever, and let the next call start a drain.
-    fn abandon(&self) {
-        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        state.0.clear();
-        state.1 = false;
+    fn abandon(&self, org_id: &str) {
+        self.houses.lock().unwrap_or_else(|p| p.into_inner()).remove(org_id);
     }
 }
 
@@ -72,18 +84,19 @@ impl JobQueue {
 /// that (an unwinding panic), it abandons the queue.
 pub(crate) struct DrainGuard<'a> {
     queue: &'a JobQueue,
+    org_id: &'a str,
     stopped: bool,
 }
 
 impl<'a> DrainGuard<'a> {
-    /// Guard `queue` for the drain task's lifetime.
-    pub(crate) fn new(queue: &'a JobQueue) -> Self {
-        DrainGuard { queue, stopped: false }
+    /// Guard house `org_id`'s queue for the drain task's lifetime.
+    pub(crate) fn new(queue: &'a JobQueue, org_id: &'a str) -> Self {
+        DrainGuard { queue, org_id, stopped: false }
     }
 
     /// The next group, or None when the queue is empty and the task must return.
     pub(crate) fn next_group(&mut self) -> Option<Vec<PendingJobs>> {
-        let group = self.queue.take();
+        let group = self.queue.take(self.org_id);
         self.stopped = group.is_empty();
         (!group.is_empty()).then_some(group)
     }
@@ -92,7 +105,7 @@ impl<'a> DrainGuard<'a> {
 impl Drop for DrainGuard<'_> {
     fn drop(&mut self) {
         if !self.stopped {
-            self.queue.abandon();
+            self.queue.abandon(self.org_id);
         }
     }
 }
@@ -107,24 +120,26 @@ mod tests {
     }
 
     #[test]
-    fn one_drain_at_a_time_and_a_new_one_after_it_stops() {
+    fn one_drain_per_house_and_a_new_one_after_it_stops() {
         let queue = JobQueue::default();
-        assert!(queue.push(pending().0), "the first call starts a drain");
-        assert!(!queue.push(pending().0), "a drain is running");
-        let mut guard = DrainGuard::new(&queue);
+        assert!(queue.push("a", pending().0), "the first call starts a drain");
+        assert!(!queue.push("a", pending().0), "a drain is running for this house");
+        assert!(queue.push("b", pending().0), "another house drains on its own");
+        let mut guard = DrainGuard::new(&queue, "a");
         assert_eq!(guard.next_group().map(|g| g.len()), Some(2));
         assert!(guard.next_group().is_none(), "empty: the drain stops");
         drop(guard);
-        assert!(queue.push(pending().0), "after it stopped, the next call starts one");
+        assert!(queue.push("a", pending().0), "after it stopped, the next call starts one");
+        assert!(!queue.push("b", pending().0), "house b's drain has not stopped");
     }
 
     #[test]
     fn groups_are_capped() {
         let queue = JobQueue::default();
         for _ in 0..MAX_GROUP + 3 {
-            queue.push(pending().0);
+            queue.push("a", pending().0);
         }
-        let mut guard = DrainGuard::new(&queue);
+        let mut guard = DrainGuard::new(&queue, "a");
         assert_eq!(guard.next_group().map(|g| g.len()), Some(MAX_GROUP));
         assert_eq!(guard.next_group().map(|g| g.len()), Some(3));
         assert!(guard.next_group().is_none());
@@ -134,16 +149,15 @@ mod tests {
     fn a_drain_that_dies_releases_its_waiters() {
         let queue = JobQueue::default();
         let (p, mut rx) = pending();
-        queue.push(p);
+        queue.push("a", p);
         let (q, mut rx2) = pending();
-        queue.push(q);
         {
-            let mut guard = DrainGuard::new(&queue);
+            let mut guard = DrainGuard::new(&queue, "a");
             let group = guard.next_group().expect("group");
+            queue.push("a", q);
             drop(group); // taken and dropped unanswered, as by a panic
-            queue.push(pending().0);
         } // dropped before the queue ran empty
         assert!(rx.try_recv().is_err() && rx2.try_recv().is_err());
-        assert!(queue.push(pending().0), "a new drain can start");
+        assert!(queue.push("a", pending().0), "a new drain can start");
     }
 }

@@ -527,8 +527,9 @@ macro_rules! impl_storage {
                     return Ok(CreateJobsOutcome::Created(Vec::new()));
                 }
                 let (reply, answer) = tokio::sync::oneshot::channel();
-                if self.job_queue.push(PendingJobs { jobs, take, reply }) {
-                    tokio::spawn(self.clone().drain_job_queue());
+                let org_id = jobs[0].org_id.clone();
+                if self.job_queue.push(&org_id, PendingJobs { jobs, take, reply }) {
+                    tokio::spawn(self.clone().drain_job_queue(org_id));
                 }
                 answer.await.map_err(|_| StorageError::Unsupported("the submit queue stopped before answering".into()))?
             }
@@ -1063,9 +1064,9 @@ macro_rules! impl_storage {
 
         /// Group commit of develop submits (see `group_commit.rs`): the queue's drain task.
         impl $ty {
-            /// Run queued submits, as many per transaction as are waiting, until none are.
-            async fn drain_job_queue(self) {
-                let mut guard = DrainGuard::new(&self.job_queue);
+            /// Run a house's queued submits, as many per transaction as are waiting, until none are.
+            async fn drain_job_queue(self, org_id: String) {
+                let mut guard = DrainGuard::new(&self.job_queue, &org_id);
                 while let Some(group) = guard.next_group() {
                     if group.len() > 1 {
                         let calls: Vec<(Vec<JobRow>, Option<TakeRecord>)> =
@@ -1098,29 +1099,23 @@ macro_rules! impl_storage {
                 Ok(outcome)
             }
 
-            /// Several calls in one transaction, in order; the houses' balance rows are locked
-            /// once each, in id order (so two replicas' groups cannot deadlock). A refused call
-            /// writes nothing, so the others' outcomes stand.
+            /// Several calls of one house in one transaction, in order, its balance row locked
+            /// once. A refused call writes nothing, so the others' outcomes stand.
             async fn create_jobs_together(&self, calls: Vec<(Vec<JobRow>, Option<TakeRecord>)>) -> Result<Vec<CreateJobsOutcome>, StorageError> {
                 let _w = self.write_lock().await;
                 let mut tx = self.pool.begin().await?;
-                let orgs: std::collections::BTreeSet<String> = calls.iter().map(|(jobs, _)| jobs[0].org_id.clone()).collect();
-                let mut locked = std::collections::HashMap::new();
-                for org in orgs {
-                    let bal = lock_balance(&mut tx, &org).await?;
-                    locked.insert(org, (bal.clone(), bal));
-                }
+                let org_id = calls[0].0[0].org_id.clone();
+                let before = lock_balance(&mut tx, &org_id).await?;
+                let mut bal = before.clone();
                 let mut writes = GroupWrites::default();
                 let mut outcomes = Vec::with_capacity(calls.len());
                 for (jobs, take) in calls {
-                    if let Some(prior) = prior_jobs(&mut tx, &jobs[0], &take).await? {
-                        outcomes.push(prior);
-                        continue;
+                    match prior_jobs(&mut tx, &jobs[0], &take).await? {
+                        Some(prior) => outcomes.push(prior),
+                        None => outcomes.push(writes.plan(&mut bal, jobs, take)),
                     }
-                    let (_, bal) = locked.get_mut(&jobs[0].org_id).expect("every house was locked above");
-                    outcomes.push(writes.plan(bal, jobs, take));
                 }
-                writes.flush(&mut tx, &locked).await?;
+                writes.flush(&mut tx, &org_id, &before, &bal).await?;
                 tx.commit().await?;
                 Ok(outcomes)
             }
@@ -1174,8 +1169,8 @@ macro_rules! impl_storage {
         }
 
         /// What a group of submits writes, gathered so that each table takes one multi-row
-        /// statement at the end: holds, ledger entries, jobs and takes records, and each house's
-        /// running totals moved once. The balances are planned in memory against the rows the
+        /// statement at the end: holds, ledger entries, jobs and takes records, and the house's
+        /// running totals moved once. The balance is planned in memory against the row the
         /// group locked, so the totals written equal the entries' sums.
         #[derive(Default)]
         struct GroupWrites {
@@ -1222,9 +1217,9 @@ macro_rules! impl_storage {
                 CreateJobsOutcome::Created(created)
             }
 
-            /// Write what was planned; `locked` maps each house to its balance as locked and as
-            /// planned.
-            async fn flush(self, tx: &mut Tx, locked: &std::collections::HashMap<String, (BalanceRow, BalanceRow)>) -> Result<(), StorageError> {
+            /// Write what was planned, moving the house's totals from `before` (as locked) to
+            /// `after` (as planned).
+            async fn flush(self, tx: &mut Tx, org_id: &str, before: &BalanceRow, after: &BalanceRow) -> Result<(), StorageError> {
                 if self.holds.is_empty() {
                     return Ok(());
                 }
@@ -1264,29 +1259,23 @@ macro_rules! impl_storage {
                         .push_bind(h.created_at);
                 });
                 q.build().execute(&mut **tx).await?;
-                for (org_id, (before, after)) in locked {
-                    if before == after {
-                        continue;
-                    }
-                    let now = Utc::now();
-                    let entry = Entry {
-                        org_id,
-                        kind: "reserve",
-                        grant_delta: after.grant_tokens - before.grant_tokens,
-                        topup_delta: after.topup_tokens - before.topup_tokens,
-                        held_delta: after.held - before.held,
-                        settled_delta: 0,
-                        credited_delta: 0,
-                        hold_id: None,
-                        user_id: None,
-                        reason: None,
-                        expires_at: None,
-                        now,
-                        seq_delta: after.job_event_seq - before.job_event_seq,
-                    };
-                    let written = move_totals(tx, &entry).await?;
-                    debug_assert_eq!(&written, after);
-                }
+                let entry = Entry {
+                    org_id,
+                    kind: "reserve",
+                    grant_delta: after.grant_tokens - before.grant_tokens,
+                    topup_delta: after.topup_tokens - before.topup_tokens,
+                    held_delta: after.held - before.held,
+                    settled_delta: 0,
+                    credited_delta: 0,
+                    hold_id: None,
+                    user_id: None,
+                    reason: None,
+                    expires_at: None,
+                    now: Utc::now(),
+                    seq_delta: after.job_event_seq - before.job_event_seq,
+                };
+                let written = move_totals(tx, &entry).await?;
+                debug_assert_eq!(&written, after);
                 let mut q = sqlx::QueryBuilder::new(concat!("INSERT INTO jobs (", job_columns!(), ") "));
                 q.push_values(&self.jobs, |mut b, job| {
                     b.push_bind(&job.id)
