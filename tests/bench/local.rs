@@ -1,0 +1,253 @@
+//! Row 5: the local provider, called in this process through its own develop path (the code the
+//! server's runner calls; a release build of the harness runs it as the release server would).
+//!
+//! Upscale 1024 → 4096 (Lanczos3), a photo-like PNG in and a JPEG q92 out, against
+//! `vips resize in.png out.jpg[Q=92] 4 --kernel lanczos3` on the same file: the same input,
+//! kernel, output format and quality, vips with its default threads and its process start
+//! included. For information, the decode and resize alone (`upscale_rgb`, one thread) against
+//! vips writing its raw `.v` format, and the literal `vips resize in.png out.png` (which pays for
+//! a zlib encode of the large frame). Then every local tool's time at 2k on a 1200 × 1600
+//! product shot. Inputs are deterministic. When `vips` is not installed the baselines are
+//! skipped with a row that says how to install it.
+
+use std::collections::BTreeMap;
+use std::io::Cursor;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use image::{Rgb, RgbImage};
+use studio_core::api::Quality;
+use studio_core::{DevelopInput, DevelopRequest, LocalProvider};
+
+use crate::common::{Options, Row, have, median, ratio, secs, time_command};
+
+/// Target: at most this many times vips' time.
+const TARGET: f64 = 1.0;
+
+/// Measure row 5.
+pub(crate) async fn run(opts: &Options) -> anyhow::Result<Vec<Row>> {
+    let opts = opts.clone();
+    tokio::task::spawn_blocking(move || measure(&opts)).await?
+}
+
+fn measure(opts: &Options) -> anyhow::Result<Vec<Row>> {
+    let runs = opts.size(5, 1);
+    let (edge, quality) = opts.size((1024, Quality::K4), (256, Quality::K1));
+    let out_edge = edge * 4;
+    let provider = LocalProvider;
+    let dir = opts.work.join("local");
+    std::fs::create_dir_all(&dir)?;
+    let mut rows = Vec::new();
+
+    let photo = photo_like(edge, edge);
+    let photo_png = png(&photo)?;
+    let input = dir.join("in.png");
+    std::fs::write(&input, &photo_png)?;
+    let upscale = request("upscale", quality, vec![("image", photo_png.clone())], &[]);
+    let develop = timed(runs, || {
+        let out = provider.develop_blocking(&upscale)?;
+        anyhow::ensure!((out.width, out.height) == (out_edge, out_edge), "upscaled to {} × {}", out.width, out.height);
+        Ok(())
+    })?;
+    let decode_resize = timed(runs, || {
+        let decoded = image::load_from_memory(&photo_png)?.to_rgb8();
+        provider.upscale_rgb(&decoded, out_edge)?;
+        Ok(())
+    })?;
+    let what = format!("{edge} → {out_edge}");
+    if have("vips", "--version") {
+        let vips = |out: &str| {
+            let (input, out) = (input.display().to_string(), dir.join(out).display().to_string());
+            timed(runs, || {
+                time_command(Command::new("vips").args(["resize", &input, &out, "4", "--kernel", "lanczos3"])).map(drop)
+            })
+        };
+        let jpeg = vips("out.jpg[Q=92]")?;
+        rows.push(Row::new(
+            format!("5. local upscale {what}, PNG in → JPEG q92 out (median of {runs})"),
+            secs(develop),
+            format!("{} (vips resize → out.jpg[Q=92], Lanczos3)", secs(jpeg)),
+            format!("{} / ≤ {TARGET}×", ratio(develop.as_secs_f64(), jpeg.as_secs_f64())),
+            develop.as_secs_f64() <= TARGET * jpeg.as_secs_f64(),
+        ));
+        let raw = vips("out.v")?;
+        rows.push(Row::info(
+            format!("5. local upscale {what}: decode + resize only, one thread (information)"),
+            secs(decode_resize),
+            format!("{} (vips resize → out.v, raw pixels)", secs(raw)),
+            format!("{} / no target", ratio(decode_resize.as_secs_f64(), raw.as_secs_f64())),
+        ));
+        let literal = vips("out.png")?;
+        rows.push(Row::info(
+            format!("5. local upscale {what} against the literal `vips resize in.png out.png` (information)"),
+            secs(develop),
+            format!("{} (vips resize → out.png)", secs(literal)),
+            format!("{} / no target", ratio(develop.as_secs_f64(), literal.as_secs_f64())),
+        ));
+    } else {
+        rows.push(Row::info(
+            format!("5. local upscale {what}, PNG in → JPEG q92 out (median of {runs})"),
+            secs(develop),
+            "vips not installed: baseline skipped (apt-get install -y libvips-tools)",
+            "no baseline",
+        ));
+        rows.push(Row::info(
+            format!("5. local upscale {what}: decode + resize only, one thread (information)"),
+            secs(decode_resize),
+            "—",
+            "",
+        ));
+    }
+
+    let tier = opts.size(Quality::K2, Quality::K1);
+    let (w, h) = opts.size((1200, 1600), (300, 400));
+    let product = png(&product_shot(w, h))?;
+    let scene = png(&photo_like(h, w))?;
+    let mask = png(&RgbImage::from_fn(w, h, |x, y| {
+        let (u, v) = (x as f32 / w as f32, y as f32 / h as f32);
+        let spot = (u - 0.25).powi(2) + ((v - 0.25) * h as f32 / w as f32).powi(2) < 0.05f32.powi(2);
+        let logo = (0.4667..0.5833).contains(&u) && (0.325..0.375).contains(&v);
+        if spot || logo { Rgb([255, 255, 255]) } else { Rgb([0, 0, 0]) }
+    }))?;
+    let one = |p: &Bytes| vec![("image", p.clone())];
+    let cases: Vec<(&str, DevelopRequest)> = vec![
+        ("upscale", request("upscale", tier, one(&product), &[])),
+        ("reframe 1:1, mode crop", request("reframe", tier, one(&product), &[("aspect", "1:1"), ("mode", "crop")])),
+        ("reframe 16:9 (extend)", request("reframe", tier, one(&product), &[("aspect", "16:9")])),
+        ("packshot", request("packshot", tier, one(&product), &[])),
+        (
+            "packshot on a background",
+            request(
+                "packshot",
+                tier,
+                vec![("image", product.clone()), ("background", scene.clone())],
+                &[("bg", "image")],
+            ),
+        ),
+        ("harmonize", request("harmonize", tier, one(&product), &[])),
+        (
+            "harmonize onto a background",
+            request("harmonize", tier, vec![("image", product.clone()), ("background", scene)], &[]),
+        ),
+        ("color-change navy", request("color-change", tier, one(&product), &[("color", "navy")])),
+        ("iron", request("iron", tier, one(&product), &[])),
+        ("cleanup", request("cleanup", tier, vec![("image", product.clone()), ("mask", mask)], &[])),
+        ("camera-lens", request("camera-lens", tier, one(&product), &[])),
+    ];
+    let tool_runs = runs.min(3);
+    let tier_name = opts.size("2k", "1k");
+    for (label, req) in &cases {
+        let mut size = (0, 0);
+        let t = timed(tool_runs, || {
+            let out = provider.develop_blocking(req)?;
+            size = (out.width, out.height);
+            Ok(())
+        })?;
+        rows.push(Row::info(
+            format!("5. local {label} at {tier_name}, {w} × {h} PNG in (median of {tool_runs})"),
+            secs(t),
+            format!("— (out {} × {} JPEG q92)", size.0, size.1),
+            "no target",
+        ));
+    }
+    std::fs::remove_dir_all(&dir)?;
+    Ok(rows)
+}
+
+/// Median wall time of `runs` calls, after one untimed warm-up (none in a one-run smoke).
+fn timed(runs: usize, mut f: impl FnMut() -> anyhow::Result<()>) -> anyhow::Result<Duration> {
+    if runs > 1 {
+        f()?;
+    }
+    let mut times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let started = Instant::now();
+        f()?;
+        times.push(started.elapsed());
+    }
+    Ok(median(times))
+}
+
+fn request(tool: &str, quality: Quality, inputs: Vec<(&str, Bytes)>, params: &[(&str, &str)]) -> DevelopRequest {
+    DevelopRequest {
+        job_id: format!("bench_{tool}"),
+        tool: tool.to_string(),
+        quality,
+        inputs: inputs
+            .into_iter()
+            .map(|(role, bytes)| DevelopInput { role: role.to_string(), bytes, mime: "image/png".to_string() })
+            .collect(),
+        params: params.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<BTreeMap<_, _>>(),
+    }
+}
+
+fn png(img: &RgbImage) -> anyhow::Result<Bytes> {
+    let mut out = Vec::new();
+    img.write_to(&mut Cursor::new(&mut out), image::ImageFormat::Png)?;
+    Ok(Bytes::from(out))
+}
+
+/// Deterministic noise in -1..1.
+fn noise(x: u32, y: u32, seed: u32) -> f32 {
+    let mut h = x.wrapping_mul(0x9E37_79B1) ^ y.wrapping_mul(0x85EB_CA77) ^ seed.wrapping_mul(0xC2B2_AE3D);
+    h ^= h >> 15;
+    h = h.wrapping_mul(0x2C1B_3C6D);
+    h ^= h >> 12;
+    h = h.wrapping_mul(0x297A_2D39);
+    h ^= h >> 15;
+    (h >> 8) as f32 / (1u32 << 23) as f32 - 1.0
+}
+
+fn byte(v: f32) -> u8 {
+    v.round().clamp(0.0, 255.0) as u8
+}
+
+/// A photo-like frame: sky and floor gradients, shaded discs, striped cloth, fine diagonal lines
+/// and sensor noise.
+fn photo_like(w: u32, h: u32) -> RgbImage {
+    let (fw, fh) = (w as f32, h as f32);
+    RgbImage::from_fn(w, h, |x, y| {
+        let (u, v) = (x as f32 / fw, y as f32 / fh);
+        let mut c = if v < 0.6 {
+            [90.0 + 120.0 * v, 140.0 + 90.0 * v, 220.0 - 40.0 * v]
+        } else {
+            [150.0 + 60.0 * u, 120.0 + 30.0 * u, 90.0 - 20.0 * v]
+        };
+        for (cx, cy, r, tint) in [(0.3, 0.35, 0.16, [200.0, 60.0, 50.0]), (0.72, 0.55, 0.2, [40.0, 150.0, 90.0])] {
+            let d = ((u - cx).powi(2) + (v - cy).powi(2)).sqrt() / r;
+            if d < 1.0 {
+                let shade = 1.0 - 0.5 * d * d;
+                c = tint.map(|t| t * shade + 20.0);
+            }
+        }
+        if (0.08..0.45).contains(&u) && (0.65..0.95).contains(&v) {
+            let stripe = if ((u * 60.0).floor() as i32) % 2 == 0 { 40.0 } else { -40.0 };
+            c = [120.0 + stripe, 110.0 + stripe * 0.5, 160.0];
+        }
+        if (0.55..0.95).contains(&u) && (0.08..0.3).contains(&v) && ((x + y) / 3) % 4 == 0 {
+            c = [30.0, 30.0, 40.0];
+        }
+        let n = 6.0 * noise(x, y, 1);
+        Rgb(c.map(|v| byte(v + n)))
+    })
+}
+
+/// A product shot: a light sweep with a textured, folded dress in the middle.
+fn product_shot(w: u32, h: u32) -> RgbImage {
+    let (fw, fh) = (w as f32, h as f32);
+    RgbImage::from_fn(w, h, |x, y| {
+        let (u, v) = (x as f32 / fw, y as f32 / fh);
+        let n = 2.5 * noise(x, y, 2);
+        // Dress: a bodice (0.4..0.6 wide) widening into a skirt down to 0.88.
+        let half = if v < 0.45 { 0.1 } else { 0.1 + (v - 0.45) * 0.45 };
+        let inside = (0.14..0.88).contains(&v) && (u - 0.5).abs() < half;
+        if inside {
+            let fold = 18.0 * ((u * 70.0).sin() * (1.0 + v)).abs() + 8.0 * (v * 30.0).sin();
+            Rgb([byte(150.0 + fold + n), byte(30.0 + 0.3 * fold + n), byte(60.0 + 0.2 * fold + n)])
+        } else {
+            let g = 238.0 - 14.0 * v - 6.0 * (u - 0.5).abs();
+            Rgb([byte(g + n), byte(g + n), byte(g - 2.0 + n)])
+        }
+    })
+}

@@ -1,0 +1,252 @@
+//! Row 2: develop submits per second against bare write transactions per second on the same
+//! storage, measured in the same run.
+//!
+//! A submit is `Studio::start_develop` called in this process on the storage the server would
+//! use: the whole path after the HTTP layer (asset look-up, price, the transaction that locks the
+//! balance row, inserts the hold, appends the ledger entry, moves the running totals and the
+//! eventSeq and inserts the job, group-committed with the house's other waiting submits; then
+//! the event is published). The baseline is `BEGIN; INSERT; COMMIT` of one row with the
+//! storage's own settings, on a SQLite file in the same directory (one writer at a time, as the
+//! storage writes) and on a fresh PostgreSQL database of the same server (as many writers as
+//! submitters). Information rows: the same transaction with [`SUBMIT_WRITES`] inserts, and the
+//! submits through the spawned release server's `POST /api/toolkit/jobs/submit` (multipart, with
+//! the idempotency key the client adds), HTTP and key authentication included.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use futures_util::StreamExt;
+use sqlx::Connection;
+use studio_client::api::Quality;
+use studio_client::{DevelopSubmit, InputSource, UploadOptions};
+use studio_core::api::{SignUpRequest, StartDevelop};
+use studio_core::{BlobConfig, Caller, CoreConfig, Studio, UploadForm};
+
+use crate::common::{Options, Row, Server, Throughput, drive, ms, ratio};
+
+/// Submitters at once.
+const CONCURRENCY: usize = 8;
+/// Target: at least this share of the bare transactions per second.
+const TARGET: f64 = 0.5;
+/// Target on SQLite: at least this many submits per second.
+const FLOOR: f64 = 2_000.0;
+/// The writes of a lone submit's transaction: the balance row's lock-and-create upsert, the
+/// hold, the ledger entry, the running totals, the job (`create_jobs` in studio-core's storage).
+const SUBMIT_WRITES: usize = 5;
+
+/// Measure row 2.
+pub(crate) async fn run(opts: &Options) -> anyhow::Result<Vec<Row>> {
+    let total = opts.size(3_000, 200);
+    let dir = opts.work.join("submit");
+    std::fs::create_dir_all(&dir)?;
+    let mut rows = Vec::new();
+
+    let (studio, caller, asset) =
+        prepared(&format!("sqlite://{}", dir.join("studio.db").display()), &dir, total).await?;
+    let ours = submit_rate(&studio, &caller, &asset, total).await?;
+    drop(studio);
+    let bare = sqlite_pool(&dir.join("bare.db")).await?;
+    create_bare_table(&bare, "TEXT", "INTEGER").await?;
+    let one = bare_rate(&bare, total, 1, 1).await?;
+    let many = bare_rate(&bare, total, 1, SUBMIT_WRITES).await?;
+    let r = ours.per_sec / one.per_sec;
+    rows.push(Row::new(
+        format!("2. develop submit, SQLite, {CONCURRENCY} submitters ({total})"),
+        rate(&ours),
+        format!("{} (BEGIN; INSERT; COMMIT, same directory)", rate(&one)),
+        format!("{} / ≥ {TARGET}× and ≥ {FLOOR:.0}/s", ratio(ours.per_sec, one.per_sec)),
+        r >= TARGET && ours.per_sec >= FLOOR,
+    ));
+    rows.push(Row::info(
+        format!("2. develop submit, SQLite, against {SUBMIT_WRITES} inserts per transaction (information)"),
+        format!("{:.0}/s", ours.per_sec),
+        format!("{} (BEGIN; {SUBMIT_WRITES} × INSERT; COMMIT)", rate(&many)),
+        format!("{} / no target", ratio(ours.per_sec, many.per_sec)),
+    ));
+    rows.push(http_row(opts, total).await?);
+
+    match &opts.postgres {
+        Some(server) => rows.extend(postgres_rows(server, &dir, total).await?),
+        None => rows.push(Row::info(
+            "2. develop submit, PostgreSQL",
+            "skipped",
+            "set STUDIO_BENCH_POSTGRES_URL or STUDIO_TEST_POSTGRES_URL (e.g. postgres://postgres@127.0.0.1:5432)",
+            "",
+        )),
+    }
+    std::fs::remove_dir_all(&dir)?;
+    Ok(rows)
+}
+
+/// Submits and bare transactions on fresh PostgreSQL databases, dropped afterwards.
+async fn postgres_rows(server: &str, dir: &Path, total: usize) -> anyhow::Result<Vec<Row>> {
+    let mut admin = sqlx::PgConnection::connect(&format!("{server}/postgres")).await?;
+    let names = [0, 1].map(|_| format!("studio_bench_{}", uuid::Uuid::new_v4().simple()));
+    for name in &names {
+        sqlx::query(&format!("CREATE DATABASE {name}")).execute(&mut admin).await?;
+    }
+    let measured = async {
+        let (studio, caller, asset) = prepared(&format!("{server}/{}", names[0]), &dir.join("pg"), total).await?;
+        let ours = submit_rate(&studio, &caller, &asset, total).await?;
+        drop(studio);
+        let pool = sqlx::postgres::PgPoolOptions::new()
+            .max_connections(CONCURRENCY as u32)
+            .connect(&format!("{server}/{}", names[1]))
+            .await?;
+        create_bare_table(&pool, "TEXT", "BIGINT").await?;
+        let one = bare_rate(&pool, total, CONCURRENCY, 1).await?;
+        let many = bare_rate(&pool, total, CONCURRENCY, SUBMIT_WRITES).await?;
+        pool.close().await;
+        anyhow::Ok((ours, one, many))
+    }
+    .await;
+    for name in &names {
+        let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).execute(&mut admin).await;
+    }
+    let (ours, one, many) = measured?;
+    Ok(vec![
+        Row::new(
+            format!("2. develop submit, PostgreSQL, {CONCURRENCY} submitters ({total})"),
+            rate(&ours),
+            format!("{} (BEGIN; INSERT; COMMIT, {CONCURRENCY} writers)", rate(&one)),
+            format!("{} / ≥ {TARGET}×", ratio(ours.per_sec, one.per_sec)),
+            ours.per_sec / one.per_sec >= TARGET,
+        ),
+        Row::info(
+            format!("2. develop submit, PostgreSQL, against {SUBMIT_WRITES} inserts per transaction (information)"),
+            format!("{:.0}/s", ours.per_sec),
+            format!("{} (BEGIN; {SUBMIT_WRITES} × INSERT; COMMIT)", rate(&many)),
+            format!("{} / no target", ratio(ours.per_sec, many.per_sec)),
+        ),
+    ])
+}
+
+/// Submits through the spawned server (SQLite, no runner, so the jobs stay queued): HTTP, key
+/// authentication and JSON included; for information, against the in-process figure's baseline.
+async fn http_row(opts: &Options, total: usize) -> anyhow::Result<Row> {
+    let data = opts.work.join("submit-http");
+    let server = Server::start(opts, &data, &[("STUDIO_RUNNER_CONCURRENCY", "0".into())]).await?;
+    let (client, _) = server.house("submit").await?;
+    let asset =
+        client.upload_bytes("look.png", studio_tests::padded_png(0, 4096), &UploadOptions::default()).await?.asset.id;
+    let develop = DevelopSubmit::new("upscale").input("image", InputSource::Asset(asset)).quality(Quality::K1);
+    let submitted = drive(total, CONCURRENCY, move |_| {
+        let (client, develop) = (client.clone(), develop.clone());
+        async move {
+            client.submit_develop(&develop).await?;
+            Ok(())
+        }
+    })
+    .await?;
+    drop(server);
+    std::fs::remove_dir_all(&data)?;
+    Ok(Row::info(
+        format!(
+            "2. develop submit over HTTP (POST /api/toolkit/jobs/submit), SQLite, {CONCURRENCY} in flight (information)"
+        ),
+        rate(&submitted),
+        "— (compare with the in-process SQLite row)",
+        "no target",
+    ))
+}
+
+fn rate(t: &Throughput) -> String {
+    format!("{:.0}/s (p50 {}, p99 {})", t.per_sec, ms(t.p50), ms(t.p99))
+}
+
+/// A `Studio` on `database_url` with a house holding enough tokens and one library image.
+async fn prepared(database_url: &str, blobs: &Path, submits: usize) -> anyhow::Result<(Studio, Caller, String)> {
+    let config = CoreConfig { signup_grant_tokens: (submits as i64 + 10) * 100, ..CoreConfig::default() };
+    let studio = Studio::open(database_url, &BlobConfig::Local(blobs.join("blobs")), config).await?;
+    let req = SignUpRequest {
+        email: format!("bench-{}@example.com", uuid::Uuid::new_v4().simple()),
+        password: "a long enough bench password".into(),
+        name: None,
+    };
+    let (_, token) = studio.sign_up(req).await?;
+    let caller = studio.authenticate_session(&token).await?;
+    let body = futures_util::stream::iter([Ok::<_, std::convert::Infallible>(bytes::Bytes::from(
+        studio_tests::padded_png(0, 4096),
+    ))])
+    .boxed();
+    let pending = studio.stream_upload(&caller, body).await?;
+    let asset = studio.finish_upload(&caller, pending, UploadForm::default()).await?.asset.id;
+    Ok((studio, caller, asset))
+}
+
+/// `total` calls of `start_develop`, [`CONCURRENCY`] at a time.
+async fn submit_rate(studio: &Studio, caller: &Caller, asset: &str, total: usize) -> anyhow::Result<Throughput> {
+    let (studio, caller, asset) = (studio.clone(), caller.clone(), asset.to_string());
+    drive(total, CONCURRENCY, move |_| {
+        let (studio, caller) = (studio.clone(), caller.clone());
+        let req = StartDevelop {
+            tool: "upscale".into(),
+            inputs: BTreeMap::from([("image".to_string(), asset.clone())]),
+            quality: "1k".into(),
+            params: BTreeMap::new(),
+            idempotency_key: None,
+        };
+        async move {
+            studio.start_develop(&caller, req).await?;
+            Ok(())
+        }
+    })
+    .await
+}
+
+/// A pool on a new SQLite file with the storage's settings (WAL, `synchronous = NORMAL`).
+async fn sqlite_pool(path: &Path) -> anyhow::Result<sqlx::SqlitePool> {
+    use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+    let options = SqliteConnectOptions::new()
+        .filename(path)
+        .create_if_missing(true)
+        .journal_mode(SqliteJournalMode::Wal)
+        .synchronous(SqliteSynchronous::Normal);
+    Ok(SqlitePoolOptions::new().max_connections(1).connect_with(options).await?)
+}
+
+async fn create_bare_table<DB: sqlx::Database>(pool: &sqlx::Pool<DB>, text: &str, int: &str) -> anyhow::Result<()>
+where
+    for<'c> &'c mut DB::Connection: sqlx::Executor<'c, Database = DB>,
+    for<'q> <DB as sqlx::Database>::Arguments<'q>: sqlx::IntoArguments<'q, DB>,
+{
+    sqlx::query(&format!("CREATE TABLE bare (id {text} PRIMARY KEY, org {text}, amount {int}, at {text})"))
+        .execute(&mut *pool.acquire().await?)
+        .await?;
+    Ok(())
+}
+
+/// `total` transactions of `writes` single-row inserts each, from `writers` tasks.
+async fn bare_rate<DB: sqlx::Database>(
+    pool: &sqlx::Pool<DB>,
+    total: usize,
+    writers: usize,
+    writes: usize,
+) -> anyhow::Result<Throughput>
+where
+    for<'c> &'c mut DB::Connection: sqlx::Executor<'c, Database = DB>,
+    for<'q> <DB as sqlx::Database>::Arguments<'q>: sqlx::IntoArguments<'q, DB>,
+    for<'q> String: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    for<'q> i64: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+{
+    let pool = pool.clone();
+    let run = uuid::Uuid::new_v4().simple().to_string();
+    drive(total, writers, move |i| {
+        let (pool, run) = (pool.clone(), run.clone());
+        async move {
+            let mut tx = pool.begin().await?;
+            for w in 0..writes {
+                sqlx::query("INSERT INTO bare VALUES ($1, $2, $3, $4)")
+                    .bind(format!("{run}-{i}-{w}"))
+                    .bind("org".to_string())
+                    .bind(9_i64)
+                    .bind(chrono::Utc::now().to_rfc3339())
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            tx.commit().await?;
+            Ok(())
+        }
+    })
+    .await
+}
