@@ -3,7 +3,7 @@
 //! bytes route, which the spec has answer 403.
 
 use bytes::Bytes;
-use futures_util::Stream;
+use futures_util::{Stream, TryStreamExt};
 
 use crate::api::{
     Asset, AssetBatchPatch, AssetIds, AssetKind, AssetList, AssetPatch, AssetQuery, AssetResponse, Backgrounds,
@@ -206,8 +206,9 @@ impl Studio {
         Ok(AssetList { assets: rows.into_iter().map(|r| self.asset_view(r)).collect() })
     }
 
-    /// Stream an upload's file into the blob store: sniffed, hashed and size-capped as it
-    /// arrives. Viewers are refused before a byte is stored.
+    /// Stream an upload's file into the blob store: sniffed, hashed, size-capped and followed to
+    /// its end (a file cut short is removed and refused) as it arrives. Viewers are refused
+    /// before a byte is stored.
     pub async fn stream_upload<S, E>(&self, caller: &Caller, body: S) -> Result<PendingUpload>
     where
         S: Stream<Item = std::result::Result<Bytes, E>> + Unpin,
@@ -216,8 +217,15 @@ impl Studio {
         caller.require_write_library()?;
         let asset_id = new_id("ast");
         let key = format!("orgs/{}/assets/{asset_id}", caller.org_id);
+        let mut whole = images::Whole::default();
+        let body = body.inspect_ok(|chunk| whole.feed(chunk));
         let blob = self.blobs.put_stream(&key, body, MAX_IMAGE_BYTES, accepted_image).await.map_err(blob_error)?;
-        Ok(PendingUpload { blob, asset_id })
+        let pending = PendingUpload { blob, asset_id };
+        if !whole.is_whole() {
+            self.abandon_upload(pending).await;
+            return Err(images::cut_short("The image"));
+        }
+        Ok(pending)
     }
 
     /// Forget a streamed upload whose request failed before [`Studio::finish_upload`].

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use bytes::Bytes;
-use futures_util::Stream;
+use futures_util::{Stream, TryStreamExt};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -250,8 +250,8 @@ impl Studio {
         caller.require_spend_tokens()
     }
 
-    /// Stream one submitted file into the blob store: sniffed, capped at 12 MB, and checked
-    /// against the pixel limits. Nothing is held yet; [`Studio::submit_develop`] takes it over,
+    /// Stream one submitted file into the blob store: sniffed, capped at 12 MB, followed to its
+    /// end (a file cut short is refused) and checked against the pixel limits. Nothing is held yet; [`Studio::submit_develop`] takes it over,
     /// and [`Studio::abandon_inputs`] removes it if the request fails first.
     pub async fn stage_input<S, E>(&self, caller: &Caller, role: &str, body: S) -> Result<StagedInput>
     where
@@ -260,11 +260,18 @@ impl Studio {
     {
         caller.require_spend_tokens()?;
         let key = format!("orgs/{}/inputs/{}", caller.org_id, new_id("in"));
+        let mut whole = images::Whole::default();
+        let body = body.inspect_ok(|chunk| whole.feed(chunk));
         let blob = self.blobs.put_stream(&key, body, MAX_INPUT_BYTES, accepted_image).await.map_err(input_error)?;
         let staged = StagedInput {
             input: JobInput { role: role.to_string(), blob_key: blob.key.clone(), mime: blob.mime, asset_id: None },
         };
-        if let Err(e) = images::header_dimensions(&blob.head) {
+        let checked = if whole.is_whole() {
+            images::header_dimensions(&blob.head).map(|_| ())
+        } else {
+            Err(images::cut_short(&format!("The {role} image")))
+        };
+        if let Err(e) = checked {
             self.abandon_inputs(vec![staged]).await;
             return Err(e);
         }

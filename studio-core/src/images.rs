@@ -1,11 +1,15 @@
 //! Image facts read without decoding pixels: dimensions from the header (with EXIF orientation
 //! applied) and refusal of decompression bombs before any pixel buffer exists.
 
+mod whole;
+
 use std::io::Cursor;
 
 use image::{ImageDecoder, ImageReader, Limits};
 
 use crate::error::{Error, ErrorKind, Result};
+
+pub(crate) use whole::Whole;
 
 /// Widest or tallest image accepted, in pixels.
 pub(crate) const MAX_SIDE: u32 = 16_384;
@@ -42,6 +46,12 @@ pub(crate) fn header_dimensions(head: &[u8]) -> Result<Option<(u32, u32)>> {
         matches!(o, Rotate90 | Rotate270 | Rotate90FlipH | Rotate270FlipH)
     });
     Ok(Some(if turned.unwrap_or(false) { (h, w) } else { (w, h) }))
+}
+
+/// 400 `BAD_FORM` for an image file that ends before its own structure does (cut short in
+/// transfer or on disk, see [`Whole`]); `what` names it ("The image", "Image number 2").
+pub(crate) fn cut_short(what: &str) -> Error {
+    Error::invalid("BAD_FORM", format!("{what} is cut short or damaged: the file ends before its image data does."))
 }
 
 fn too_many_pixels() -> Error {

@@ -34,7 +34,9 @@ pub struct PackLimits {
     pub max_bytes: u64,
     /// How long a link lives.
     pub link_days: i64,
-    /// A build claimed longer ago than this without finishing is taken over.
+    /// A build whose claim was not renewed for this long is taken over (the claim is renewed
+    /// every quarter of it while the build runs), so a pack whose builder died is resumed soon
+    /// after a restart or by another replica.
     pub stale_after_secs: i64,
     /// Builds are attempted at most this often before the pack fails.
     pub max_attempts: i64,
@@ -48,7 +50,7 @@ impl Default for PackLimits {
             max_frames: 700,
             max_bytes: 4 * 1024 * 1024 * 1024,
             link_days: 7,
-            stale_after_secs: 600,
+            stale_after_secs: 30,
             max_attempts: 3,
         }
     }

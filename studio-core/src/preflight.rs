@@ -803,7 +803,7 @@ impl Studio {
     /// question (as [`Studio::preflight`]); `clearing` names codes the caller says it fixed,
     /// answered back as `cleared` (no longer found) or `remaining` (still found). Free. 400
     /// `IMAGES_REQUIRED`, `TOO_MANY_IMAGES` (with `max`), `EMPTY_IMAGE`, `BAD_FORM` (not an
-    /// image, undecodable, unknown lens); 413 `IMAGE_TOO_LARGE` (with `maxMb`).
+    /// image, cut short, undecodable, unknown lens); 413 `IMAGE_TOO_LARGE` (with `maxMb`).
     pub async fn preflight_images(
         &self,
         caller: &Caller,
@@ -826,6 +826,9 @@ impl Studio {
                     "BAD_FORM",
                     format!("Images are JPEG, PNG, WebP or GIF; image number {} is {mime}.", i + 1),
                 ));
+            }
+            if !images::Whole::of(bytes).is_whole() {
+                return Err(images::cut_short(&format!("Image number {}", i + 1)));
             }
         }
         self.run_checks(caller, images, asked, clearing, "BAD_FORM").await

@@ -79,6 +79,16 @@ pub struct ServerConfig {
     /// Tiers and packs on sale: the defaults, or `[[billing_tiers]]` / `[[billing_packs]]` tables
     /// in the TOML file (each list replaces its default whole).
     pub billing_catalog: BillingConfig,
+    /// `STUDIO_RATE_LIMIT_PER_MIN`: requests per minute each client address may make to the
+    /// routes that take no credential (sign-up, sign-in, sign-out, check-email, the test-mode
+    /// checkout pages); default 30; 0 turns the limit off.
+    pub rate_limit_per_min: u32,
+    /// `STUDIO_RATE_LIMIT_BURST`: how many of those requests may come at once before the
+    /// per-minute pace applies (default 10; at least 1).
+    pub rate_limit_burst: u32,
+    /// `STUDIO_TRUST_FORWARDED`: the client address is the last `X-Forwarded-For` entry (set by
+    /// the one reverse proxy in front) instead of the TCP peer (default false).
+    pub trust_forwarded: bool,
 }
 
 impl std::fmt::Debug for ServerConfig {
@@ -110,6 +120,9 @@ impl std::fmt::Debug for ServerConfig {
             .field("polar_token", &redacted(&self.polar_token))
             .field("polar_url", &self.polar_url)
             .field("polar_products", &self.polar_products)
+            .field("rate_limit_per_min", &self.rate_limit_per_min)
+            .field("rate_limit_burst", &self.rate_limit_burst)
+            .field("trust_forwarded", &self.trust_forwarded)
             .finish_non_exhaustive()
     }
 }
@@ -158,6 +171,9 @@ impl Default for ServerConfig {
             polar_url: None,
             polar_products: BTreeMap::new(),
             billing_catalog: BillingConfig::default(),
+            rate_limit_per_min: 30,
+            rate_limit_burst: 10,
+            trust_forwarded: false,
         }
     }
 }
@@ -197,6 +213,9 @@ struct FileConfig {
     polar_products: Option<BTreeMap<String, String>>,
     billing_tiers: Option<Vec<TierConfig>>,
     billing_packs: Option<Vec<PackConfig>>,
+    rate_limit_per_min: Option<u32>,
+    rate_limit_burst: Option<u32>,
+    trust_forwarded: Option<bool>,
 }
 
 fn emails(list: impl IntoIterator<Item = String>) -> Vec<String> {
@@ -253,6 +272,9 @@ impl ServerConfig {
             if let Some(packs) = file.billing_packs {
                 c.billing_catalog.packs = packs;
             }
+            c.rate_limit_per_min = file.rate_limit_per_min.unwrap_or(c.rate_limit_per_min);
+            c.rate_limit_burst = file.rate_limit_burst.unwrap_or(c.rate_limit_burst);
+            c.trust_forwarded = file.trust_forwarded.unwrap_or(c.trust_forwarded);
         }
         let set = |name: &str| env(name).filter(|v| !v.trim().is_empty());
         if let Some(v) = set("STUDIO_LISTEN") {
@@ -366,6 +388,25 @@ impl ServerConfig {
                     format!("must be test, off or polar, not {other:?}"),
                 ));
             }
+        }
+        if let Some(v) = set("STUDIO_RATE_LIMIT_PER_MIN") {
+            c.rate_limit_per_min = number("STUDIO_RATE_LIMIT_PER_MIN", &v)?;
+        }
+        if let Some(v) = set("STUDIO_RATE_LIMIT_BURST") {
+            c.rate_limit_burst = number("STUDIO_RATE_LIMIT_BURST", &v)?;
+        }
+        if c.rate_limit_per_min > 0 && c.rate_limit_burst == 0 {
+            return Err(ConfigError::Env(
+                "STUDIO_RATE_LIMIT_BURST (or rate_limit_burst)",
+                "must be at least 1 while the rate limit is on (STUDIO_RATE_LIMIT_PER_MIN=0 turns it off)".into(),
+            ));
+        }
+        if let Some(v) = set("STUDIO_TRUST_FORWARDED") {
+            c.trust_forwarded = match v.trim().to_ascii_lowercase().as_str() {
+                "true" | "1" | "yes" => true,
+                "false" | "0" | "no" => false,
+                _ => return Err(ConfigError::Env("STUDIO_TRUST_FORWARDED", format!("true or false, not {v:?}"))),
+            };
         }
         if c.runner_lease_secs < 3 {
             return Err(ConfigError::Env(
@@ -648,6 +689,33 @@ mod tests {
         let mut bad = env.clone();
         bad.insert("STUDIO_AI_URL", "ai.example");
         assert!(ServerConfig::load(None, |k| bad.get(k).map(|v| v.to_string())).is_err());
+    }
+
+    #[test]
+    fn rate_limit_settings() {
+        let c = ServerConfig::load(None, |_| None).unwrap();
+        assert_eq!((c.rate_limit_per_min, c.rate_limit_burst, c.trust_forwarded), (30, 10, false));
+        let env: HashMap<&str, &str> = HashMap::from([
+            ("STUDIO_RATE_LIMIT_PER_MIN", "0"),
+            ("STUDIO_RATE_LIMIT_BURST", "0"),
+            ("STUDIO_TRUST_FORWARDED", "TRUE"),
+        ]);
+        let off = ServerConfig::load(None, |k| env.get(k).map(|v| v.to_string())).unwrap();
+        assert_eq!((off.rate_limit_per_min, off.trust_forwarded), (0, true), "0 turns the limit off");
+        let dir = tempfile_dir();
+        let file = dir.join("limits.toml");
+        std::fs::write(&file, "rate_limit_per_min = 120\nrate_limit_burst = 40\ntrust_forwarded = true\n").unwrap();
+        let from_file = ServerConfig::load(Some(&file), |_| None).unwrap();
+        assert_eq!(
+            (from_file.rate_limit_per_min, from_file.rate_limit_burst, from_file.trust_forwarded),
+            (120, 40, true)
+        );
+        let bad = |name: &'static str, value: &'static str| {
+            ServerConfig::load(None, move |k| (k == name).then(|| value.to_string())).is_err()
+        };
+        assert!(bad("STUDIO_RATE_LIMIT_BURST", "0"), "no burst while the limit is on");
+        assert!(bad("STUDIO_RATE_LIMIT_PER_MIN", "-1"));
+        assert!(bad("STUDIO_TRUST_FORWARDED", "maybe"));
     }
 
     fn tempfile_dir() -> PathBuf {

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use aide::axum::ApiRouter;
 use aide::axum::routing::get_with;
-use aide::openapi::{Info, OpenApi, SecurityScheme, Tag};
-use aide::transform::TransformOpenApi;
+use aide::openapi::{Info, MediaType, OpenApi, SecurityScheme, Tag};
+use aide::transform::{TransformOpenApi, TransformOperation};
 use axum::Extension;
 use axum::Router;
 use axum::http::header;
@@ -75,6 +75,24 @@ pub(crate) fn finish(api: TransformOpenApi<'_>) -> TransformOpenApi<'_> {
     .tag(Tag { name: "billing".into(), description: Some("Tokens and money".into()), ..Tag::default() })
 }
 
+/// Document a `status` answer of raw bytes sent as one of `types` (aide alone documents bytes
+/// as `application/octet-stream`, which is not what an image or archive route sends).
+pub(crate) fn bytes_response<'t, const STATUS: u16>(
+    op: TransformOperation<'t>,
+    description: &str,
+    types: &[&str],
+) -> TransformOperation<'t> {
+    op.response_with::<STATUS, Vec<u8>, _>(|mut res| {
+        let inner = res.inner();
+        inner.description = description.to_string();
+        inner.content = types.iter().map(|t| (t.to_string(), MediaType::default())).collect();
+        res
+    })
+}
+
+/// The types the library takes and the file routes send (sniffed at upload).
+pub(crate) const IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/webp", "image/gif"];
+
 async fn get_openapi(Extension(doc): Extension<Arc<Document>>) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], doc.json.clone()).into_response()
 }
@@ -107,7 +125,13 @@ pub(crate) fn router() -> ApiRouter<AppState> {
     ApiRouter::new()
         .api_route(
             "/openapi.json",
-            get_with(get_openapi, |op| op.summary("This document (OpenAPI 3.1)").tag("meta").response::<200, String>()),
+            get_with(get_openapi, |op| {
+                bytes_response::<200>(
+                    op.summary("This document (OpenAPI 3.1)").tag("meta"),
+                    "This document",
+                    &["application/json"],
+                )
+            }),
         )
         .api_route("/docs", get_with(get_docs, |op| op.summary("Interactive API viewer (works offline)").tag("meta")))
 }

@@ -8,6 +8,7 @@ mod auth;
 mod config;
 mod docs;
 mod error;
+mod ratelimit;
 mod routes;
 mod state;
 
@@ -17,6 +18,7 @@ pub use crate::{
 };
 
 use std::future::Future;
+use std::net::SocketAddr;
 
 use axum::Router;
 use studio_core::Studio;
@@ -34,7 +36,8 @@ pub async fn build_app(config: &ServerConfig) -> anyhow::Result<(Router, AppStat
         tokio::spawn(async move { runner.run_job_runner(std::future::pending::<()>()).await });
     }
     let state = AppState::new(studio, config);
-    Ok((routes::app(state.clone()), state))
+    let limit = ratelimit::RateLimit::from_config(config);
+    Ok((routes::app(state.clone(), limit), state))
 }
 
 /// The OpenAPI 3.1 document of every mounted route, as JSON (what `GET /openapi.json` serves).
@@ -42,11 +45,14 @@ pub fn openapi_json() -> String {
     serde_json::to_string_pretty(&routes::document()).unwrap_or_else(|_| "{}".to_string())
 }
 
-/// Serve `app` on `listener` until `shutdown` resolves, then finish in-flight requests.
+/// Serve `app` on `listener` until `shutdown` resolves, then finish in-flight requests. Each
+/// request carries its peer address (`ConnectInfo<SocketAddr>`), which the rate limit keys on.
 pub async fn serve(
     listener: TcpListener,
     app: Router,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, app).with_graceful_shutdown(shutdown).await
+    axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
+        .with_graceful_shutdown(shutdown)
+        .await
 }

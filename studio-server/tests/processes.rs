@@ -3,82 +3,16 @@
 //! database (a job submitted on one and run by the other is seen on the sockets of both, and
 //! every job runs exactly once).
 
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
+mod common;
+
 use std::time::Duration;
 
+use common::{Server, WAIT, fresh_postgres, house, png};
 use studio_client::api::{JobStatus, Quality, SocketMessage};
 use studio_client::{Client, DevelopSubmit, EventStream, InputSource};
 
-const WAIT: Duration = Duration::from_secs(180);
-
-/// A `studio-server` process.
-struct Server {
-    child: Child,
-    base: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port()
-}
-
-async fn start(data_dir: &Path, database_url: Option<&str>, runners: usize) -> Server {
-    let port = free_port();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_studio-server"));
-    cmd.env("STUDIO_LISTEN", format!("127.0.0.1:{port}"))
-        .env("STUDIO_DATA_DIR", data_dir)
-        .env("STUDIO_RUNNER_CONCURRENCY", runners.to_string())
-        .env("STUDIO_RUNNER_LEASE_SECS", "3")
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit());
-    match database_url {
-        Some(url) => cmd.env("STUDIO_DATABASE_URL", url),
-        None => cmd.env_remove("STUDIO_DATABASE_URL"),
-    };
-    let base = format!("http://127.0.0.1:{port}");
-    // Dropping the Server kills and reaps the process on every path, the panic below included.
-    let server = Server { child: cmd.spawn().expect("start studio-server"), base };
-    let client = Client::builder(&server.base).build().expect("client");
-    for _ in 0..300 {
-        if client.health().await.is_ok() {
-            return server;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("studio-server did not become healthy on {}", server.base);
-}
-
-fn png(w: u32, h: u32, seed: u8) -> Vec<u8> {
-    let mut out = Vec::new();
-    image::RgbImage::from_fn(w, h, |x, y| image::Rgb([(x as u8).wrapping_add(seed), (y % 251) as u8, seed]))
-        .write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png)
-        .expect("encode");
-    out
-}
-
-/// Sign up on `server` and mint a member key: a key client and the house id.
-async fn house(server: &Server) -> (Client, String) {
-    let anon = Client::builder(&server.base).build().unwrap();
-    let email = format!("proc-{}@example.com", uuid_like());
-    let signed = anon.sign_up(&email, "a long enough password", None).await.expect("sign up");
-    let key = anon.with_session(&signed.session).mint_key("proc", None).await.expect("mint").key.expect("secret");
-    (anon.with_api_key(key), signed.account.organization.id)
-}
-
-fn uuid_like() -> String {
-    format!(
-        "{:x}{:x}",
-        std::process::id(),
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos()
-    )
+async fn start(data_dir: &std::path::Path, database_url: Option<&str>, runners: usize) -> Server {
+    Server::start(data_dir, database_url, runners, &[]).await
 }
 
 fn develop(seed: u8, quality: Quality) -> DevelopSubmit {
@@ -106,7 +40,7 @@ async fn assert_ledger_settled(key: &Client, ids: &[String]) {
 async fn restart_recovers_every_job(database_url: Option<String>) {
     let dir = tempfile::tempdir().unwrap();
     let server = start(dir.path(), database_url.as_deref(), 1).await;
-    let (key, _) = house(&server).await;
+    let key = house(&server).await.key;
     let mut ids = Vec::new();
     for seed in 0..5u8 {
         ids.push(key.submit_develop(&develop(seed, Quality::K4)).await.expect("submit").job_id);
@@ -126,7 +60,7 @@ async fn restart_recovers_every_job(database_url: Option<String>) {
     assert!(before.is_err(), "the server is gone");
 
     let server = start(dir.path(), database_url.as_deref(), 2).await;
-    let key = Client::builder(&server.base).api_key(key.api_key().unwrap()).build().unwrap();
+    let key = server.with_key(key.api_key().unwrap());
     assert_ledger_settled(&key, &ids).await;
     let done = key.jobs_since(0).await.unwrap().jobs.iter().filter(|j| j.status == JobStatus::Done).count();
     assert_eq!(done, ids.len(), "the local provider lands every frame once recovered");
@@ -135,17 +69,6 @@ async fn restart_recovers_every_job(database_url: Option<String>) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn restart_sqlite_recovers_every_job() {
     restart_recovers_every_job(None).await;
-}
-
-/// A fresh database on the server `STUDIO_TEST_POSTGRES_URL` names; None when unset.
-async fn fresh_postgres() -> Option<String> {
-    use sqlx::Connection;
-    let server = std::env::var("STUDIO_TEST_POSTGRES_URL").ok().filter(|s| !s.trim().is_empty())?;
-    let server = server.trim_end_matches('/').to_string();
-    let name = format!("studio_proc_{}", uuid_like());
-    let mut admin = sqlx::PgConnection::connect(&format!("{server}/postgres")).await.expect("postgres reachable");
-    sqlx::query(&format!("CREATE DATABASE {name}")).execute(&mut admin).await.expect("create database");
-    Some(format!("{server}/{name}"))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -181,8 +104,8 @@ async fn postgres_two_processes_share_jobs_and_events() {
     let dir = tempfile::tempdir().unwrap();
     let front = start(dir.path(), Some(&url), 0).await; // takes requests, runs nothing
     let back = start(dir.path(), Some(&url), 2).await; // runs the jobs
-    let (key, org_id) = house(&front).await;
-    let key_back = Client::builder(&back.base).api_key(key.api_key().unwrap()).build().unwrap();
+    let common::House { key, org_id, .. } = house(&front).await;
+    let key_back = back.with_key(key.api_key().unwrap());
     let mut on_front = key.events(0);
     let mut on_back = key_back.events(0);
     // Open both sockets before submitting, so the socket (not only the backfill) is exercised.

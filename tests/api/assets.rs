@@ -33,7 +33,7 @@ async fn house(app: &TestApp, tag: &str) -> (Client, Client) {
 }
 
 /// Files under the blob directory (every stored blob).
-fn blob_files(app: &TestApp) -> usize {
+pub(crate) fn blob_files(app: &TestApp) -> usize {
     fn walk(dir: &std::path::Path) -> usize {
         std::fs::read_dir(dir)
             .map(|entries| entries.flatten().map(|e| if e.path().is_dir() { walk(&e.path()) } else { 1 }).sum())
@@ -271,7 +271,7 @@ async fn classify_without_ai_keeps_the_upload(backend: Backend) {
 }
 
 /// CRC-32 (IEEE), as PNG chunks carry it.
-fn crc32(bytes: &[u8]) -> u32 {
+pub(crate) fn crc32(bytes: &[u8]) -> u32 {
     let mut crc = 0xFFFF_FFFFu32;
     for &b in bytes {
         crc ^= u32::from(b);

@@ -29,7 +29,7 @@ const PASSWORD: &str = "a long enough password";
 const WAIT: Duration = Duration::from_secs(120);
 
 /// A house: (session client, member-key client, org id).
-async fn house(app: &TestApp, tag: &str) -> (Client, Client, String) {
+pub(crate) async fn house(app: &TestApp, tag: &str) -> (Client, Client, String) {
     let signed = app.client.sign_up(&unique_email(tag), PASSWORD, None).await.expect("sign up");
     let session = app.client.with_session(&signed.session);
     let key = session.mint_key(tag, None).await.expect("mint").key.expect("secret");
@@ -123,9 +123,10 @@ async fn submit_runs_to_done_and_settles(backend: Backend) {
 async fn failed_frame_releases(backend: Backend) {
     let app = spawn(backend, |c| c.runner_concurrency = 0).await.expect("app");
     let (_, key, org) = house(&app, "fail").await;
-    // A PNG whose header is fine and whose pixels are cut off: accepted, then the develop fails.
+    // A PNG whose header and chunks are whole but whose pixel data is damaged (its CRC no longer
+    // matches): accepted, then the develop fails.
     let mut broken = png(300, 300);
-    broken.truncate(120);
+    broken[60..120].fill(0xFF);
     let accepted = key.submit_develop(&upscale(broken)).await.expect("submit");
     assert!(app.studio.run_next_job().await.unwrap());
     let status = key.job(&accepted.job_id).await.unwrap();

@@ -3,15 +3,18 @@
 
 mod assets;
 mod auth;
+mod bad_images;
 mod billing;
 mod client;
 mod develops;
 mod docs;
 mod folders;
+mod isolation;
 mod keys;
 mod library;
 mod mcp;
 mod models;
 mod packs;
 mod preflight;
+mod ratelimit;
 mod tokens;

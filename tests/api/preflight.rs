@@ -269,7 +269,7 @@ async fn verdicts_and_redraws(backend: Backend) {
 
     // A failed frame whose input was refused: futile.
     let mut broken = shot(300, 300, 224, CENTRED);
-    broken.truncate(120);
+    broken[60..120].fill(0xFF); // pixel data damaged, chunks whole: accepted, then undecodable
     let failed = key.submit_develop(&upscale(broken)).await.unwrap().job_id;
     run_all(&app).await;
     assert_eq!(key.job(&failed).await.unwrap().status, JobStatus::Failed);

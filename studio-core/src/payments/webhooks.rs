@@ -89,7 +89,7 @@ pub fn verify(secret: &str, headers: &WebhookHeaders, body: &[u8], now: i64) -> 
     let timestamp = present(&headers.timestamp, "webhook-timestamp")?;
     let signatures = present(&headers.signature, "webhook-signature")?;
     let ts: i64 = timestamp.parse().map_err(|_| WebhookError::BadTimestamp)?;
-    if (now - ts).abs() > TIMESTAMP_TOLERANCE_SECS {
+    if now.abs_diff(ts) > TIMESTAMP_TOLERANCE_SECS.unsigned_abs() {
         return Err(WebhookError::Stale);
     }
     let key = key_bytes(secret)?;
@@ -141,6 +141,10 @@ mod tests {
             verify(SECRET, &headers(SIGNATURE, TS), BODY, TS - TIMESTAMP_TOLERANCE_SECS - 1),
             Err(WebhookError::Stale)
         );
+        // The farthest timestamps a header can carry are stale, not an arithmetic overflow.
+        for far in [i64::MIN, i64::MAX] {
+            assert_eq!(verify(SECRET, &headers(SIGNATURE, far), BODY, TS), Err(WebhookError::Stale));
+        }
         // The signature covers the timestamp: moving it breaks the match.
         assert_eq!(verify(SECRET, &headers(SIGNATURE, TS + 1), BODY, TS), Err(WebhookError::NoMatch));
         let mut missing = headers(SIGNATURE, TS);

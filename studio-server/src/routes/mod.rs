@@ -18,6 +18,7 @@ use tower_http::trace::TraceLayer;
 
 use crate::docs;
 use crate::error::not_found;
+use crate::ratelimit::{self, RateLimit};
 use crate::state::AppState;
 
 /// Every API route, documented.
@@ -31,10 +32,15 @@ fn api_routes() -> ApiRouter<AppState> {
         .merge(docs::router())
 }
 
-/// The whole application: API routes, `/openapi.json`, `/docs`, request ids and tracing.
-pub(crate) fn app(state: AppState) -> Router {
+/// The whole application: API routes, `/openapi.json`, `/docs`, request ids, tracing and, when
+/// configured, the per-address rate limit.
+pub(crate) fn app(state: AppState, limit: Option<Arc<RateLimit>>) -> Router {
     let mut api = docs::base_document();
-    let router = api_routes().finish_api_with(&mut api, docs::finish);
+    let mut router = api_routes().finish_api_with(&mut api, docs::finish);
+    ratelimit::document(&mut api);
+    if let Some(limit) = limit {
+        router = router.layer(axum::middleware::from_fn_with_state(limit, ratelimit::limit));
+    }
     let document = Arc::new(docs::Document::new(api));
     let request_id = HeaderName::from_static("x-request-id");
     router
@@ -54,5 +60,6 @@ pub(crate) fn app(state: AppState) -> Router {
 pub(crate) fn document() -> aide::openapi::OpenApi {
     let mut api = docs::base_document();
     let _ = api_routes().finish_api_with(&mut api, docs::finish);
+    ratelimit::document(&mut api);
     api
 }

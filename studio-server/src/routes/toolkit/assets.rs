@@ -17,6 +17,7 @@ use studio_core::api::{
 use studio_core::{AssetFile, Error, UploadForm};
 
 use crate::auth::Auth;
+use crate::docs::{IMAGE_TYPES, bytes_response};
 use crate::error::{ApiJson, ApiPath, AppError, Created};
 use crate::state::AppState;
 
@@ -232,19 +233,22 @@ pub(super) fn router() -> ApiRouter<AppState> {
         .api_route(
             "/api/toolkit/assets/{id}/file",
             get_with(get_asset_file, |op| {
-                op.summary("The asset's bytes")
+                let op = op
+                    .summary("The asset's bytes")
                     .description("Cache-Control private, max-age=3600 and an ETag; If-None-Match answers 304. Another house's id is 404.")
-                    .tag("library")
-                    .response::<200, Vec<u8>>()
+                    .tag("library");
+                let op = bytes_response::<200>(op, "The bytes, as the type sniffed at upload", &IMAGE_TYPES);
+                bytes_response::<304>(op, "Not modified: the If-None-Match ETag is current; no body", &[])
             }),
         )
         .api_route(
             "/api/toolkit/assets/{id}",
             get_with(get_asset_legacy, |op| {
-                op.summary("Legacy bytes route")
+                let op = op
+                    .summary("Legacy bytes route")
                     .description("403 for another house's asset; 404 unknown or deleted.")
-                    .tag("library")
-                    .response::<200, Vec<u8>>()
+                    .tag("library");
+                bytes_response::<200>(op, "The bytes, as the type sniffed at upload", &IMAGE_TYPES)
             })
             .patch_with(patch_asset, |op| {
                 op.summary("Edit an asset: name, sku, kind, folderId, fit, wearer")
@@ -287,7 +291,9 @@ pub(super) fn router() -> ApiRouter<AppState> {
         .api_route(
             "/api/toolkit/backgrounds/{id}/preview",
             get_with(get_ground_preview, |op| {
-                op.summary("A built-in ground's swatch (PNG)").tag("library").response::<200, Vec<u8>>()
+                bytes_response::<200>(op.summary("A built-in ground's swatch (PNG)").tag("library"), "The swatch", &[
+                    "image/png",
+                ])
             }),
         )
         .api_route(

@@ -7,14 +7,14 @@ use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade, rejection::WebSock
 use axum::extract::{DefaultBodyLimit, Multipart, Query, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use futures_util::TryStreamExt;
+use futures_util::{SinkExt, TryStreamExt};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use studio_core::api::{
     CancelResponse, DevelopStatus, DuplicateRequest, DuplicateResponse, ErrorBody, JobList, JobsQuery, SubmitResponse,
 };
 use studio_core::{Caller, Error, MAX_INPUTS, Studio, SubmitForm, check_input_role};
-use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 
 use crate::auth::{Auth, SocketAuth};
 use crate::error::{Accepted, ApiJson, ApiPath, AppError, OptionalJson};
@@ -36,6 +36,11 @@ const SUBMIT_BODY_LIMIT: usize = (MAX_INPUTS + 2) * 12 * 1024 * 1024;
 const MAX_FIELD_BYTES: usize = 8 * 1024;
 /// How often an idle socket is pinged, so proxies keep it open and dead peers are noticed.
 const SOCKET_PING_SECS: u64 = 25;
+/// A socket's read buffer and its largest incoming message: clients send nothing but control
+/// frames (pong, close; at most 125 bytes). The WebSocket library's default buffer, 128 KiB,
+/// is allocated per socket and zeroed on every read attempt, which at a thousand sockets cost
+/// 130 MiB of RSS and a third of the server's CPU (docs/performance.md, row 7).
+const SOCKET_READ_BYTES: usize = 4 * 1024;
 
 /// Stream each image part into the blob store as it arrives; collect the text fields.
 async fn submit_job(
@@ -136,35 +141,49 @@ async fn job_socket(
 ) -> Response {
     let Ok(upgrade) = upgrade else { return upgrade_required() };
     let studio = state.studio.clone();
-    upgrade.on_upgrade(move |socket| serve_socket(studio, caller.org_id, socket))
+    upgrade
+        .read_buffer_size(SOCKET_READ_BYTES)
+        .max_message_size(SOCKET_READ_BYTES)
+        .max_frame_size(SOCKET_READ_BYTES)
+        .on_upgrade(move |socket| serve_socket(studio, caller.org_id, socket))
 }
 
-/// Push every event of the house until the peer leaves. A socket that falls too far behind is
-/// closed (code 4000) so its client reconnects and backfills with `since`.
+/// Push every event of the house until the peer leaves. The events already waiting are written
+/// together and flushed once, so a socket that fell behind catches up in fewer writes. A socket
+/// that falls too far behind is closed (code 4000) so its client reconnects and backfills with
+/// `since`.
 async fn serve_socket(studio: Studio, org_id: String, mut socket: WebSocket) {
     let mut events = studio.events().subscribe();
     let mut ping = tokio::time::interval(std::time::Duration::from_secs(SOCKET_PING_SECS));
     ping.tick().await;
     loop {
         tokio::select! {
-            event = events.recv() => match event {
-                Ok(event) if event.org_id == org_id => {
-                    if socket.send(Message::Text(event.message.to_string().into())).await.is_err() {
-                        return;
+            first = events.recv() => {
+                let mut event = first;
+                loop {
+                    match event {
+                        Ok(event) if event.org_id == org_id => {
+                            if socket.feed(Message::Text(event.message.to_string().into())).await.is_err() {
+                                return;
+                            }
+                        }
+                        Ok(event) if event.org_id == studio_core::RESYNC => {
+                            return close_to_resync(socket, "events may have been missed: reconnect and backfill").await;
+                        }
+                        Ok(_) => {}
+                        Err(RecvError::Lagged(_)) => return close_to_resync(socket, "lagged: reconnect and backfill").await,
+                        Err(RecvError::Closed) => return,
                     }
+                    event = match events.try_recv() {
+                        Ok(next) => Ok(next),
+                        Err(TryRecvError::Empty) => break,
+                        Err(TryRecvError::Lagged(n)) => Err(RecvError::Lagged(n)),
+                        Err(TryRecvError::Closed) => Err(RecvError::Closed),
+                    };
                 }
-                Ok(event) if event.org_id == studio_core::RESYNC => {
-                    let frame = axum::extract::ws::CloseFrame { code: 4000, reason: "events may have been missed: reconnect and backfill".into() };
-                    let _ = socket.send(Message::Close(Some(frame))).await;
+                if socket.flush().await.is_err() {
                     return;
                 }
-                Ok(_) => {}
-                Err(RecvError::Lagged(_)) => {
-                    let frame = axum::extract::ws::CloseFrame { code: 4000, reason: "lagged: reconnect and backfill".into() };
-                    let _ = socket.send(Message::Close(Some(frame))).await;
-                    return;
-                }
-                Err(RecvError::Closed) => return,
             },
             incoming = socket.recv() => match incoming {
                 Some(Ok(Message::Close(_))) | Some(Err(_)) | None => return,
@@ -177,6 +196,12 @@ async fn serve_socket(studio: Studio, org_id: String, mut socket: WebSocket) {
             }
         }
     }
+}
+
+/// Close a socket with code 4000: its client reconnects and backfills.
+async fn close_to_resync(mut socket: WebSocket, reason: &'static str) {
+    let frame = axum::extract::ws::CloseFrame { code: 4000, reason: reason.into() };
+    let _ = socket.send(Message::Close(Some(frame))).await;
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

@@ -11,6 +11,7 @@ use serde::Deserialize;
 use studio_core::api::{Pack, PackRequest};
 
 use crate::auth::Auth;
+use crate::docs::bytes_response;
 use crate::error::{ApiJson, ApiPath, AppError};
 use crate::state::AppState;
 
@@ -130,13 +131,15 @@ pub(super) fn router() -> ApiRouter<AppState> {
         .api_route(
             "/api/toolkit/packs/{id}/file",
             get_with(get_pack_file, |op| {
-                op.summary("The archive, streamed")
+                let op = op
+                    .summary("The archive, streamed")
                     .description(
                         "Content-Length and single byte ranges (206). 409 PACK_NOT_READY while building, \
                          404 PACK_EXPIRED after 7 days.",
                     )
-                    .tag("library")
-                    .response::<200, Vec<u8>>()
+                    .tag("library");
+                let op = bytes_response::<200>(op, "The whole archive", &["application/zip"]);
+                bytes_response::<206>(op, "The requested byte range (Content-Range)", &["application/zip"])
             }),
         )
 }

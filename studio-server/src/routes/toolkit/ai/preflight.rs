@@ -118,8 +118,8 @@ pub(in crate::routes) fn router() -> ApiRouter<AppState> {
                      exactly findings being empty. Without a lens only garment questions are asked (too-small, \
                      colour-cast, exposure, light-mismatch, cropped-edge, busy-background, hard-shadow); casting \
                      look answers too-small and light-mismatch; build sheet answers not-full-length. Codes: 400 \
-                     IMAGES_REQUIRED, TOO_MANY_IMAGES (max), EMPTY_IMAGE, BAD_FORM (not an image, undecodable, \
-                     unknown lens); 401; 413 IMAGE_TOO_LARGE (maxMb).",
+                     IMAGES_REQUIRED, TOO_MANY_IMAGES (max), EMPTY_IMAGE, BAD_FORM (not an image, cut short, \
+                     undecodable, unknown lens); 401; 413 IMAGE_TOO_LARGE (maxMb).",
                 )
                 .tag("ai")
         })

@@ -1,0 +1,515 @@
+//! The isolation matrix: every route of the served `/openapi.json`, called on house A's ids by
+//! no credential, a revoked key of A, house B (its member key; its owner session on the
+//! session-only key routes) and A's viewer key, then by A itself as the control that shows the
+//! ids are real. Expected answers come from the route's access class (spec §4, §5): 401 without
+//! a valid credential, 404 for another house's id (answered exactly as an unknown id is, so
+//! existence is never confirmed), 403 for a viewer on the routes that spend, delete or change,
+//! and the same answer for everyone on the public routes. A route the table does not classify
+//! fails the test, so a new route cannot slip by.
+
+use std::collections::BTreeSet;
+
+use reqwest::Method;
+use reqwest::multipart::{Form, Part};
+use serde_json::{Value, json};
+use studio_client::Client;
+use studio_client::api::{KeyRole, PackRequest};
+use studio_client::{DevelopSubmit, InputSource, UploadOptions};
+use studio_tests::{Backend, TestApp, backend_tests, spawn, unique_email};
+
+use crate::assets::png;
+
+backend_tests!(every_route_answers_as_the_spec_says);
+
+const PASSWORD: &str = "a long enough password";
+
+/// Who may call a route (spec §5.3, §5.4, §5.5).
+#[derive(Debug, Clone, Copy)]
+enum Access {
+    /// No credential needed; every caller gets the same answer.
+    Public(Want),
+    /// A Standard Webhooks signature is the only authority; credentials grant nothing.
+    Signed,
+    /// Answers 405 to everyone by design.
+    NotAllowed,
+    /// Any key or session of the house, viewers included (reads, free work).
+    AnyRole,
+    /// Any role but viewer (spending tokens, deleting or changing the library); the code a
+    /// viewer is refused with.
+    NotViewer(&'static str),
+    /// An owner's session only: spending money. Keys never.
+    Money,
+    /// An owner's or admin's session only: minting and revoking keys. B calls with its session.
+    SessionOnly,
+    /// A session on the platform-admin allowlist.
+    Admin,
+}
+
+/// An expected answer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Want {
+    /// This status.
+    Status(u16),
+    /// This status and envelope code.
+    Code(u16, &'static str),
+    /// 200 and this number in this field (a batch route that skips what is not the house's).
+    Count(&'static str, i64),
+    /// An agent-endpoint result that is not a refusal.
+    ToolOk,
+    /// An agent-endpoint refusal whose error begins with this code.
+    ToolRefused(&'static str),
+}
+
+/// A request body.
+#[derive(Debug, Clone)]
+enum Body {
+    None,
+    Json(Value),
+    /// Multipart upload of a small PNG into this collection.
+    Upload {
+        folder_id: String,
+    },
+    /// Multipart submit of an upscale whose image is this library asset.
+    Submit {
+        asset_id: String,
+    },
+    /// Multipart pre-flight of one small PNG.
+    Preflight,
+}
+
+/// One route of the matrix.
+#[derive(Debug, Clone)]
+struct Row {
+    route: &'static str,
+    /// What fills the path's parameter: one of house A's ids.
+    id: Option<String>,
+    body: Body,
+    access: Access,
+    /// The answer of an allowed caller: the control, a viewer where viewers may, house B on a
+    /// route that carries no id of A.
+    ok: Want,
+    /// House B's answer where the id rides in the body, or where the spec names another.
+    foreign: Option<Want>,
+}
+
+fn row(route: &'static str, access: Access, ok: Want) -> Row {
+    Row { route, id: None, body: Body::None, access, ok, foreign: None }
+}
+
+impl Row {
+    fn id(mut self, id: &str) -> Self {
+        self.id = Some(id.to_string());
+        self
+    }
+    fn json(mut self, body: Value) -> Self {
+        self.body = Body::Json(body);
+        self
+    }
+    fn body(mut self, body: Body) -> Self {
+        self.body = body;
+        self
+    }
+    fn foreign(mut self, want: Want) -> Self {
+        self.foreign = Some(want);
+        self
+    }
+}
+
+/// Who calls.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Who {
+    Nobody,
+    Revoked,
+    Foreign,
+    Viewer,
+    Control,
+}
+
+/// House A's and house B's credentials and A's ids.
+struct World {
+    a_email: String,
+    a_user: String,
+    a_session: String,
+    a_member: String,
+    a_viewer: String,
+    a_revoked: String,
+    b_session: String,
+    b_member: String,
+    /// Every id of house A a foreign listing must not show.
+    a_ids: Vec<String>,
+    folder: String,
+    asset: String,
+    spare_asset: String,
+    spare_key: String,
+    job: String,
+    run: String,
+    pack: String,
+    checkout: String,
+}
+
+async fn world(app: &TestApp, a_email: String) -> World {
+    let a = app.client.sign_up(&a_email, PASSWORD, None).await.expect("sign up A");
+    let b = app.client.sign_up(&unique_email("iso-b"), PASSWORD, None).await.expect("sign up B");
+    let a_owner = app.client.with_session(&a.session);
+    let b_owner = app.client.with_session(&b.session);
+    let secret = |k: studio_client::api::ApiKey| k.key.expect("secret");
+    let member = a_owner.mint_key("member", None).await.expect("mint");
+    let a_member_id = member.id.clone();
+    let a_member = secret(member);
+    let viewer = a_owner.mint_key("viewer", Some(KeyRole::Viewer)).await.expect("mint viewer");
+    let a_viewer_id = viewer.id.clone();
+    let a_viewer = secret(viewer);
+    let revoked = a_owner.mint_key("revoked", None).await.expect("mint");
+    a_owner.revoke_key(&revoked.id).await.expect("revoke");
+    let spare = a_owner.mint_key("spare", None).await.expect("mint");
+    let b_member = secret(b_owner.mint_key("b", None).await.expect("mint B"));
+
+    let key = app.client.with_api_key(&a_member);
+    let folder = key.create_folder("isolation", None).await.expect("folder").folder.id;
+    let in_folder = UploadOptions { folder_id: Some(folder.clone()), ..UploadOptions::default() };
+    let asset = key.upload_bytes("a.png", png(64, 48), &in_folder).await.expect("upload").asset.id;
+    let spare_asset = key.upload_bytes("b.png", png(48, 64), &in_folder).await.expect("upload").asset.id;
+    let submit = DevelopSubmit::new("upscale")
+        .input("image", InputSource::Bytes { file_name: "in.png".into(), bytes: png(40, 40) })
+        .quality(studio_client::api::Quality::K1);
+    let job = key.submit_develop(&submit).await.expect("submit").job_id;
+    let run = key.list_runs(false, None).await.expect("runs").runs.into_iter().next().expect("a run").id;
+    let pack_request = PackRequest { asset_ids: vec![asset.clone()], ..PackRequest::default() };
+    let pack = key.create_pack(&pack_request).await.expect("pack").pack_id;
+    let url = a_owner.checkout_topup("pack_250").await.expect("test-mode checkout").url;
+    let checkout = url.rsplit('/').next().expect("checkout id").to_string();
+
+    let a_ids = vec![
+        a.account.organization.id.clone(),
+        a.account.user.id.clone(),
+        a_member_id,
+        a_viewer_id,
+        revoked.id.clone(),
+        spare.id.clone(),
+        folder.clone(),
+        asset.clone(),
+        spare_asset.clone(),
+        job.clone(),
+        run.clone(),
+        pack.clone(),
+        a_email.clone(),
+    ];
+    World {
+        a_email,
+        a_user: a.account.user.id,
+        a_session: a.session,
+        a_member,
+        a_viewer,
+        a_revoked: secret(revoked),
+        b_session: b.session,
+        b_member,
+        a_ids,
+        folder,
+        asset,
+        spare_asset,
+        spare_key: spare.id,
+        job,
+        run,
+        pack,
+        checkout,
+    }
+}
+
+/// The matrix: every mounted route, its access class, its body and the answers it owes.
+fn rows(w: &World) -> Vec<Row> {
+    use Access::*;
+    use Want::*;
+    let asset_ids = json!({ "assetIds": [w.asset] });
+    vec![
+        row("GET /health", Public(Status(200)), Status(200)),
+        row("GET /openapi.json", Public(Status(200)), Status(200)),
+        row("GET /docs", Public(Status(200)), Status(200)),
+        // Sign-up and sign-in read their credentials from the body; a header grants nothing.
+        row("POST /api/auth/sign-up", Public(Code(409, "EMAIL_TAKEN")), Status(409))
+            .json(json!({ "email": w.a_email, "password": PASSWORD })),
+        row("POST /api/auth/sign-in", Public(Code(401, "BAD_CREDENTIALS")), Status(401))
+            .json(json!({ "email": w.a_email, "password": "not the password" })),
+        // No caller of the matrix sends A's session cookie here, so A stays signed in.
+        row("POST /api/auth/sign-out", Public(Status(200)), Status(200)),
+        row("GET /api/auth/session", AnyRole, Status(200)),
+        row("POST /api/keys", SessionOnly, Status(200)).json(json!({ "name": "matrix" })),
+        row("GET /api/keys", AnyRole, Status(200)),
+        row("DELETE /api/keys/{id}", SessionOnly, Status(200)).id(&w.spare_key),
+        row("POST /api/toolkit/check-email", Public(Status(200)), Status(200)).json(json!({ "email": w.a_email })),
+        row("GET /api/toolkit/ai/billing/balance", AnyRole, Status(200)),
+        row("POST /api/toolkit/admin/grant-tokens", Admin, Status(200))
+            .json(json!({ "userId": w.a_user, "tokens": 5 })),
+        row("GET /api/toolkit/folders", AnyRole, Status(200)),
+        row("POST /api/toolkit/folders", NotViewer("FORBIDDEN"), Status(201))
+            .json(json!({ "name": "child", "parentId": w.folder }))
+            .foreign(Code(404, "NOT_FOUND")),
+        row("PATCH /api/toolkit/folders/{id}", NotViewer("FORBIDDEN"), Status(200))
+            .id(&w.folder)
+            .json(json!({ "name": "renamed" })),
+        row("GET /api/toolkit/assets", AnyRole, Status(200)),
+        row("POST /api/toolkit/assets/upload", NotViewer("FORBIDDEN"), Status(201))
+            .body(Body::Upload { folder_id: w.folder.clone() })
+            .foreign(Code(404, "NOT_FOUND")),
+        row("GET /api/toolkit/assets/{id}/file", AnyRole, Status(200)).id(&w.asset),
+        // The legacy bytes route is the one place the spec answers 403 for a foreign id.
+        row("GET /api/toolkit/assets/{id}", AnyRole, Status(200)).id(&w.asset).foreign(Code(403, "FORBIDDEN")),
+        row("PATCH /api/toolkit/assets/{id}", NotViewer("FORBIDDEN"), Status(200))
+            .id(&w.asset)
+            .json(json!({ "name": "renamed" })),
+        row("POST /api/toolkit/assets/batch/delete", NotViewer("FORBIDDEN"), Count("deleted", 1))
+            .json(json!({ "assetIds": [w.spare_asset] }))
+            .foreign(Count("deleted", 0)),
+        row("PATCH /api/toolkit/assets/batch", NotViewer("FORBIDDEN"), Count("updated", 1))
+            .json(json!({ "assetIds": [w.asset], "kind": "clothes" }))
+            .foreign(Count("updated", 0)),
+        row("POST /api/toolkit/assets/batch/quote", AnyRole, Count("items", 1))
+            .json(json!({ "assetIds": [w.asset], "operation": "remove-background" }))
+            .foreign(Count("items", 0)),
+        row("POST /api/toolkit/assets/group", NotViewer("FORBIDDEN"), Status(201))
+            .json(asset_ids.clone())
+            .foreign(Code(404, "NOT_FOUND")),
+        row("GET /api/toolkit/backgrounds", AnyRole, Status(200)),
+        row("GET /api/toolkit/backgrounds/{id}/preview", Public(Status(200)), Status(200)).id("white"),
+        row("POST /api/toolkit/assets/pack", AnyRole, Status(200)).json(asset_ids).foreign(Code(404, "NOT_FOUND")),
+        row("GET /api/toolkit/packs/{id}", AnyRole, Status(200)).id(&w.pack),
+        row("GET /api/toolkit/packs/{id}/file", AnyRole, Status(200)).id(&w.pack),
+        row("GET /api/toolkit/ai/billing/prices", AnyRole, Status(200)),
+        row("GET /api/toolkit/ai/billing/catalog", Public(Status(200)), Status(200)),
+        row("POST /api/toolkit/ai/billing/checkout/topup", Money, Status(200)).json(json!({ "pack": "pack_250" })),
+        row("POST /api/toolkit/ai/billing/checkout/subscription", Money, Status(200)).json(json!({ "tier": "studio" })),
+        row("POST /api/toolkit/ai/billing/checkout/custom", Money, Status(200)).json(json!({ "amountUsd": 20 })),
+        // A has paid through the test checkout below (the public confirm), so it has a customer.
+        row("POST /api/toolkit/ai/billing/portal", Money, Status(200)),
+        row("GET /api/toolkit/ai/billing/autocharge", AnyRole, Status(200)),
+        row("PUT /api/toolkit/ai/billing/autocharge", Money, Status(200)).json(json!({
+            "enabled": false, "thresholdTokens": 50, "pack": "pack_250", "monthlyCapUsd": 100
+        })),
+        row("POST /api/toolkit/ai/billing/autocharge/run", NotViewer("role_cannot_spend_tokens"), Status(200)),
+        row("POST /api/toolkit/ai/billing/webhook/provider", Signed, Code(401, "BAD_SIGNATURE"))
+            .json(json!({ "type": "payment.succeeded" })),
+        // The test-mode pages stand in for the provider's hosted pages: the checkout reference
+        // is the capability, as a hosted payment link is.
+        row("GET /api/toolkit/ai/billing/test-checkout/{id}", Public(Status(200)), Status(200)).id(&w.checkout),
+        row("POST /api/toolkit/ai/billing/test-checkout/{id}", Public(Status(200)), Status(200)).id(&w.checkout),
+        row("GET /api/toolkit/ai/billing/test-portal/{id}", Public(Status(200)), Status(200)).id("cus_matrix"),
+        row("POST /api/toolkit/ai/preflight", AnyRole, Status(200)).body(Body::Preflight),
+        row("POST /api/toolkit/jobs/submit", NotViewer("FORBIDDEN"), Status(202))
+            .body(Body::Submit { asset_id: w.asset.clone() })
+            .foreign(Code(404, "NOT_FOUND")),
+        row("GET /api/toolkit/jobs", AnyRole, Status(200)),
+        row("GET /api/toolkit/jobs/{id}", AnyRole, Status(200)).id(&w.job),
+        row("POST /api/toolkit/jobs/{id}/cancel", NotViewer("FORBIDDEN"), Status(200)).id(&w.job),
+        row("POST /api/toolkit/jobs/{id}/duplicate", NotViewer("FORBIDDEN"), Status(202)).id(&w.job),
+        // Without an Upgrade header an allowed caller gets 426; without a credential, 401.
+        row("GET /api/toolkit/jobs/ws", AnyRole, Code(426, "UPGRADE_REQUIRED")),
+        row("GET /api/toolkit/develops", AnyRole, Status(200)),
+        row("POST /api/toolkit/develops/{id}/cancel", NotViewer("FORBIDDEN"), Status(200)).id(&w.run),
+        // Taking a frame that has not landed is 409 for its own house, 404 for any other.
+        row("POST /api/toolkit/takes", NotViewer("FORBIDDEN"), Code(409, "NOT_DEVELOPED"))
+            .json(json!({ "jobIds": [w.job] }))
+            .foreign(Code(404, "NOT_FOUND")),
+        row("POST /api/mcp", AnyRole, ToolOk)
+            .json(json!({
+                "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": { "name": "get_develop", "arguments": { "jobId": w.job } }
+            }))
+            .foreign(ToolRefused("NOT_FOUND")),
+        row("GET /api/mcp", NotAllowed, Status(405)),
+        row("DELETE /api/mcp", NotAllowed, Status(405)),
+    ]
+}
+
+/// What `who` must get on `row`.
+fn expected(row: &Row, who: Who) -> Want {
+    use Access::*;
+    match (row.access, who) {
+        (Public(want), _) => want,
+        (Signed, _) => Want::Code(401, "BAD_SIGNATURE"),
+        (NotAllowed, _) => Want::Status(405),
+        (_, Who::Nobody | Who::Revoked) if row.route == "POST /api/mcp" => Want::Status(401),
+        (_, Who::Nobody | Who::Revoked) => Want::Code(401, "UNAUTHORIZED"),
+        (_, Who::Control) => row.ok,
+        (Money, _) => Want::Code(403, "role_cannot_spend_money"),
+        (Admin, _) => Want::Code(403, "FORBIDDEN"),
+        (SessionOnly, Who::Viewer) => Want::Code(403, "SESSION_REQUIRED"),
+        (NotViewer(code), Who::Viewer) => Want::Code(403, code),
+        (AnyRole, Who::Viewer) => row.ok,
+        (_, Who::Foreign) => match (&row.foreign, &row.id) {
+            (Some(want), _) => *want,
+            (None, Some(_)) => Want::Code(404, "NOT_FOUND"),
+            (None, None) => row.ok,
+        },
+    }
+}
+
+/// The credential headers of a caller on a row.
+fn credential(w: &World, row: &Row, who: Who) -> Option<(&'static str, String)> {
+    let session = |token: &str| Some(("cookie", format!("studio_session={token}")));
+    let bearer = |key: &str| Some(("authorization", format!("Bearer {key}")));
+    let owner_only = matches!(row.access, Access::Money | Access::SessionOnly | Access::Admin);
+    match who {
+        Who::Nobody => None,
+        Who::Revoked => bearer(&w.a_revoked),
+        Who::Viewer => bearer(&w.a_viewer),
+        Who::Foreign if matches!(row.access, Access::SessionOnly) => session(&w.b_session),
+        Who::Foreign => bearer(&w.b_member),
+        Who::Control if owner_only => session(&w.a_session),
+        Who::Control => bearer(&w.a_member),
+    }
+}
+
+fn multipart(body: &Body) -> Option<Form> {
+    let image = |name: &'static str| Part::bytes(png(32, 32)).file_name(name).mime_str("image/png").expect("mime");
+    Some(match body {
+        Body::Upload { folder_id } => Form::new().text("folderId", folder_id.clone()).part("file", image("m.png")),
+        Body::Submit { asset_id } => {
+            Form::new().text("tool", "upscale").text("quality", "1k").text("image", asset_id.clone())
+        }
+        Body::Preflight => Form::new().part("images", image("p.png")),
+        Body::None | Body::Json(_) => return None,
+    })
+}
+
+/// One call: the status, the headers and the body (JSON when it is JSON, else a string).
+async fn call(
+    http: &reqwest::Client,
+    app: &TestApp,
+    row: &Row,
+    id: Option<&str>,
+    credential: Option<(&'static str, String)>,
+) -> (u16, reqwest::header::HeaderMap, Value) {
+    let (method, template) = row.route.split_once(' ').expect("METHOD path");
+    let path = match id {
+        Some(id) => template.replace("{id}", id),
+        None => template.to_string(),
+    };
+    let mut req = http.request(method.parse::<Method>().expect("method"), format!("{}{path}", app.base));
+    if let Some((name, value)) = credential {
+        req = req.header(name, value);
+    }
+    req = match &row.body {
+        Body::Json(v) => req.json(v),
+        other => match multipart(other) {
+            Some(form) => req.multipart(form),
+            None => req,
+        },
+    };
+    let res = req.send().await.unwrap_or_else(|e| panic!("{}: {e}", row.route));
+    let status = res.status().as_u16();
+    let headers = res.headers().clone();
+    let bytes = res.bytes().await.unwrap_or_default();
+    let body = serde_json::from_slice(&bytes).unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into()));
+    (status, headers, body)
+}
+
+/// Check one answer against what was owed; a readable line when it differs.
+fn check(want: Want, status: u16, body: &Value) -> Result<(), String> {
+    let code = body["error"].as_str();
+    let ok = match want {
+        Want::Status(s) => status == s,
+        Want::Code(s, c) => status == s && code == Some(c),
+        Want::Count(field, n) => status == 200 && body[field].as_i64() == Some(n),
+        Want::ToolOk => status == 200 && body["result"]["isError"] == json!(false),
+        Want::ToolRefused(prefix) => {
+            let refusal = body["result"]["structuredContent"]["error"].as_str().unwrap_or("");
+            status == 200 && body["result"]["isError"] == json!(true) && refusal.starts_with(&format!("{prefix}:"))
+        }
+    };
+    if ok {
+        return Ok(());
+    }
+    let shown = body.to_string();
+    Err(format!("wanted {want:?}, got {status} {}", &shown[..shown.len().min(300)]))
+}
+
+/// The same id with its last four characters changed: well formed, but nobody's.
+fn unknown_like(id: &str) -> String {
+    let cut = id.len().saturating_sub(4);
+    let tail = if id.ends_with("0000") { "1111" } else { "0000" };
+    format!("{}{tail}", &id[..cut])
+}
+
+async fn every_route_answers_as_the_spec_says(backend: Backend) {
+    let a_email = unique_email("iso-a");
+    let admin = a_email.clone();
+    // No runner: A's job stays queued, so cancels and takes have something to refuse.
+    let app = spawn(backend, move |c| {
+        c.runner_concurrency = 0;
+        c.admin_emails = vec![admin];
+    })
+    .await
+    .expect("app");
+    let w = world(&app, a_email).await;
+    let rows = rows(&w);
+
+    // The table covers exactly the routes the server documents (which tests/api/docs.rs
+    // checks are exactly the mounted routes).
+    let doc = app.client.openapi().await.expect("openapi.json");
+    let mut served = BTreeSet::new();
+    for (path, item) in doc["paths"].as_object().expect("paths") {
+        for method in item.as_object().expect("path item").keys() {
+            if ["get", "post", "put", "patch", "delete"].contains(&method.as_str()) {
+                served.insert(format!("{} {path}", method.to_uppercase()));
+            }
+        }
+    }
+    let table: BTreeSet<String> = rows.iter().map(|r| r.route.to_string()).collect();
+    let unclassified: Vec<_> = served.difference(&table).collect();
+    assert!(
+        unclassified.is_empty(),
+        "routes the isolation matrix does not classify (add them to rows()): {unclassified:?}"
+    );
+    let stale: Vec<_> = table.difference(&served).collect();
+    assert!(stale.is_empty(), "rows for routes that are not served: {stale:?}");
+    assert_eq!(table.len(), rows.len(), "one row per route");
+
+    let http = reqwest::Client::new();
+    let mut failures = Vec::new();
+    // Everyone but A first, then A's controls, so no refusal is explained by A's own changes.
+    for who in [Who::Nobody, Who::Revoked, Who::Foreign, Who::Viewer, Who::Control] {
+        for row in &rows {
+            let want = expected(row, who);
+            let (status, headers, body) = call(&http, &app, row, row.id.as_deref(), credential(&w, row, who)).await;
+            let mut fail = |why: String| failures.push(format!("{who:?} {}: {why}", row.route));
+            if let Err(why) = check(want, status, &body) {
+                fail(why);
+                continue;
+            }
+            let challenge = headers.get("www-authenticate").and_then(|v| v.to_str().ok());
+            if status == 401 && !matches!(row.access, Access::Signed) && challenge != Some("Bearer") {
+                fail("401 without WWW-Authenticate: Bearer".into());
+            }
+            let envelope = body["error"].is_string() && body["message"].is_string();
+            let json_rpc = body.get("jsonrpc").is_some() || matches!(row.access, Access::NotAllowed);
+            if status >= 400 && !json_rpc && !envelope {
+                fail(format!("{status} outside the shared envelope: {body}"));
+            }
+            if who != Who::Foreign {
+                continue;
+            }
+            // A foreign id is answered exactly as an id that exists nowhere.
+            if let (Some(id), None, false) = (&row.id, &row.foreign, matches!(row.access, Access::Public(_))) {
+                let unknown = unknown_like(id);
+                let (s, _, b) = call(&http, &app, row, Some(&unknown), credential(&w, row, who)).await;
+                if (s, &b["error"]) != (status, &body["error"]) {
+                    fail(format!("A's id answers {status} {}, an unknown id {s} {}", body["error"], b["error"]));
+                }
+            }
+            // What B is allowed to read shows nothing of A.
+            if (200..300).contains(&status) && !matches!(row.access, Access::Public(_)) {
+                let text = body.to_string();
+                for id in w.a_ids.iter().filter(|id| text.contains(id.as_str())) {
+                    fail(format!("house B sees A's {id}"));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} answers differ from the spec:\n{}", failures.len(), failures.join("\n"));
+
+    // B's attempts changed nothing of A's: the spare asset B tried to delete is gone only
+    // because A's own control deleted it afterwards.
+    let key: Client = app.client.with_api_key(&w.a_member);
+    let listed = key.list_assets(None).await.expect("A lists");
+    assert!(listed.assets.iter().any(|a| a.id == w.asset), "A's asset is still there");
+    assert!(!listed.assets.iter().any(|a| a.id == w.spare_asset), "A's control deleted the spare");
+}
