@@ -46,8 +46,8 @@ trap 'rm -rf "$WORK"' EXIT
 # several times faster than an optimised one and which keeps debug assertions; release: optimised
 # with debug assertions, for long runs that want executions per second.
 case "${FUZZ_PROFILE:-dev}" in
-    dev) FLAGS=(--dev --sanitizer "$SANITIZER") ;;
-    release) FLAGS=(--release --debug-assertions --sanitizer "$SANITIZER") ;;
+    dev) FLAGS=(--dev --sanitizer "$SANITIZER"); INPUT_TIMEOUT=600 ;;
+    release) FLAGS=(--release --debug-assertions --sanitizer "$SANITIZER"); INPUT_TIMEOUT=20 ;;
     *) echo "FUZZ_PROFILE is dev or release" >&2; exit 2 ;;
 esac
 start=$(date +%s)
@@ -60,6 +60,6 @@ for target in $TARGETS; do
     [ -d "seeds/$target" ] && corpora+=("seeds/$target")
     echo "==> $target for $SECONDS_EACH s"
     TMPDIR="$WORK" cargo +nightly fuzz run "${FLAGS[@]}" "$target" "${corpora[@]}" -- \
-        -max_total_time="$SECONDS_EACH" -timeout=20 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1
+        -max_total_time="$SECONDS_EACH" -timeout="$INPUT_TIMEOUT" -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1
 done
 echo "fuzzing passed: $TARGETS, $SECONDS_EACH s each"
