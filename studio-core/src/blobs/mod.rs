@@ -16,6 +16,13 @@ use sha2::{Digest, Sha256};
 const HEAD_BYTES: usize = 512 * 1024;
 /// How many bytes are enough to recognise a type by its magic number.
 const SNIFF_BYTES: usize = 64;
+/// A streamed write's part on the local disk: the bytes an upload holds before handing them to
+/// a blocking write. Small, so eight 12 MB uploads at once hold a few MiB, not their files.
+const LOCAL_PART_BYTES: usize = 256 * 1024;
+/// A streamed write's part in S3: its multipart minimum (every part but the last).
+const S3_PART_BYTES: usize = 5 * 1024 * 1024;
+/// Parts of one streamed write in flight at once, beyond the one filling.
+const PARTS_IN_FLIGHT: usize = 2;
 
 /// Where blobs live.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -103,6 +110,8 @@ impl std::fmt::Debug for BlobReader {
 pub struct Blobs {
     store: Arc<dyn ObjectStore>,
     describe: String,
+    /// A streamed write's part size (see [`LOCAL_PART_BYTES`], [`S3_PART_BYTES`]).
+    part_bytes: usize,
 }
 
 impl std::fmt::Debug for Blobs {
@@ -124,7 +133,7 @@ impl Blobs {
     pub fn local(dir: &Path) -> Result<Self, BlobError> {
         std::fs::create_dir_all(dir).map_err(|e| BlobError::Config(format!("{}: {e}", dir.display())))?;
         let store = object_store::local::LocalFileSystem::new_with_prefix(dir)?;
-        Ok(Blobs { store: Arc::new(store), describe: format!("local:{}", dir.display()) })
+        Ok(Blobs { store: Arc::new(store), describe: format!("local:{}", dir.display()), part_bytes: LOCAL_PART_BYTES })
     }
 
     /// Blobs in an S3-compatible bucket.
@@ -140,7 +149,11 @@ impl Blobs {
         if let (Some(id), Some(secret)) = (&config.access_key_id, &config.secret_access_key) {
             builder = builder.with_access_key_id(id).with_secret_access_key(secret);
         }
-        Ok(Blobs { store: Arc::new(builder.build()?), describe: format!("s3://{}", config.bucket) })
+        Ok(Blobs {
+            store: Arc::new(builder.build()?),
+            describe: format!("s3://{}", config.bucket),
+            part_bytes: S3_PART_BYTES,
+        })
     }
 
     /// Without the `s3` feature an S3 configuration is refused.
@@ -182,7 +195,7 @@ impl Blobs {
                 }
                 match writer.as_mut() {
                     Some(w) => {
-                        w.wait_for_capacity(4).await?;
+                        w.wait_for_capacity(PARTS_IN_FLIGHT).await?;
                         w.write(&chunk);
                     }
                     None => {
@@ -190,7 +203,7 @@ impl Blobs {
                         pending.extend_from_slice(&chunk);
                         if pending.len() >= SNIFF_BYTES {
                             mime = sniff(&pending, &accept)?;
-                            let mut w = WriteMultipart::new(self.store.put_multipart(&ObjectPath::from(key)).await?);
+                            let mut w = self.start_write(key).await?;
                             w.write(&pending);
                             pending = Vec::new();
                             writer = Some(w);
@@ -203,7 +216,7 @@ impl Blobs {
             }
             if writer.is_none() {
                 mime = sniff(&pending, &accept)?;
-                let mut w = WriteMultipart::new(self.store.put_multipart(&ObjectPath::from(key)).await?);
+                let mut w = self.start_write(key).await?;
                 w.write(&pending);
                 writer = Some(w);
             }
@@ -229,6 +242,12 @@ impl Blobs {
                 Err(e)
             }
         }
+    }
+
+    /// Open a streamed write of `key` in this store's part size.
+    async fn start_write(&self, key: &str) -> Result<WriteMultipart, BlobError> {
+        let upload = self.store.put_multipart(&ObjectPath::from(key)).await?;
+        Ok(WriteMultipart::new_with_chunk_size(upload, self.part_bytes))
     }
 
     /// Read a blob as a stream.
