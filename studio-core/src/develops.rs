@@ -242,7 +242,7 @@ impl Studio {
     /// Tell every socket of the house (on every replica sharing the database) that a job changed.
     pub(crate) async fn publish_job(&self, row: &JobRow) {
         let message = json!({"type": "job", "job": self.job_view(row)});
-        self.publish(HouseEvent { org_id: row.org_id.clone(), message }).await;
+        self.publish(HouseEvent::new(&row.org_id, &message)).await;
     }
 
     /// Refuse a caller who may not develop before anything is read or stored.

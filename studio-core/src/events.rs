@@ -3,8 +3,11 @@
 //! shared channel (PostgreSQL LISTEN/NOTIFY), events travel through it, so the sockets on every
 //! replica see every change, whichever replica made it.
 
-use serde_json::Value;
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
+
+use bytes::Bytes;
+use serde_json::Value;
 
 use tokio::sync::broadcast;
 
@@ -14,13 +17,47 @@ use crate::studio::Studio;
 /// reconnected), so every socket should close and let its client backfill.
 pub const RESYNC: &str = "*";
 
-/// One event for one house (or [`RESYNC`] for all).
+/// One event for one house (or [`RESYNC`] for all), serialized once: every subscriber gets
+/// the same shared text (a clone is two reference counts), never a copy of its own.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HouseEvent {
     /// The house it belongs to.
-    pub org_id: String,
-    /// The socket message, e.g. `{"type": "pack.ready", "pack": {...}}`.
-    pub message: Value,
+    pub org_id: Arc<str>,
+    /// The socket message as JSON text, e.g. `{"type": "pack.ready", "pack": {...}}`.
+    text: Bytes,
+}
+
+impl HouseEvent {
+    /// The event `message` for house `org_id`.
+    pub fn new(org_id: &str, message: &Value) -> Self {
+        HouseEvent::from_text(org_id, message.to_string())
+    }
+
+    /// An event whose message is already JSON text.
+    pub fn from_text(org_id: &str, text: String) -> Self {
+        HouseEvent { org_id: org_id.into(), text: Bytes::from(text) }
+    }
+
+    /// The event that tells every socket to close and let its client backfill.
+    pub fn resync() -> Self {
+        HouseEvent::from_text(RESYNC, "null".to_string())
+    }
+
+    /// The message's JSON text, shared (UTF-8).
+    pub fn text(&self) -> Bytes {
+        self.text.clone()
+    }
+
+    /// The message as JSON text.
+    pub fn as_str(&self) -> &str {
+        // Built only from a `String` (see `from_text`), so always UTF-8.
+        std::str::from_utf8(&self.text).unwrap_or_default()
+    }
+
+    /// The message, parsed.
+    pub fn message(&self) -> Value {
+        serde_json::from_slice(&self.text).unwrap_or(Value::Null)
+    }
 }
 
 /// A broadcast channel of house events.
@@ -57,7 +94,7 @@ impl Studio {
     /// relay runs (every replica, this one included, receives it), else in-process.
     pub(crate) async fn publish(&self, event: HouseEvent) {
         if self.relaying.load(Ordering::Acquire) {
-            match self.storage.announce(&event.org_id, &event.message.to_string()).await {
+            match self.storage.announce(&event.org_id, event.as_str()).await {
                 Ok(true) => return,
                 Ok(false) => {}
                 Err(e) => tracing::warn!(error = %e, "announcing an event failed; delivering it here only"),
@@ -75,14 +112,14 @@ impl Studio {
         tokio::spawn(async move {
             while let Some((org_id, text)) = rx.recv().await {
                 if org_id.is_empty() {
-                    me.events.publish(HouseEvent { org_id: RESYNC.to_string(), message: Value::Null });
+                    me.events.publish(HouseEvent::resync());
                     continue;
                 }
                 let Ok(message) = serde_json::from_str::<Value>(&text) else { continue };
                 if message["type"] == "job" && message["job"]["status"] == "queued" {
                     me.job_wakeup.notify_one();
                 }
-                me.events.publish(HouseEvent { org_id, message });
+                me.events.publish(HouseEvent::from_text(&org_id, text));
             }
         });
         self.relaying.store(true, Ordering::Release);

@@ -438,8 +438,7 @@ impl Studio {
         }
         self.storage.finish_pack(&row).await?;
         let pack = self.pack_view(&row);
-        self.publish(HouseEvent { org_id: row.org_id.clone(), message: json!({"type": "pack.ready", "pack": pack}) })
-            .await;
+        self.publish(HouseEvent::new(&row.org_id, &json!({"type": "pack.ready", "pack": pack}))).await;
         Ok(true)
     }
 

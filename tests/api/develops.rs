@@ -502,9 +502,7 @@ async fn event_stream_reconnects_and_backfills(backend: Backend) {
     assert_eq!(app.studio.events().subscribers(), 1, "the stream's socket is open");
     // The server drops every socket (as after a lost LISTEN connection); while this client is
     // away, A lands and B is submitted and lands.
-    app.studio
-        .events()
-        .publish(studio_core::HouseEvent { org_id: studio_core::RESYNC.into(), message: serde_json::Value::Null });
+    app.studio.events().publish(studio_core::HouseEvent::resync());
     let b = key.submit_develop(&upscale(png(20, 30))).await.unwrap().job_id;
     assert!(app.studio.run_next_job().await.unwrap());
     assert!(app.studio.run_next_job().await.unwrap());

@@ -154,14 +154,15 @@ async fn queued_pack_is_built_and_announced(backend: Backend) {
     let event = tokio::time::timeout(Duration::from_secs(30), async {
         loop {
             let e = events.recv().await.expect("bus open");
-            if e.message["type"] == "pack.ready" && e.message["pack"]["packId"] == pack.pack_id.as_str() {
-                return e;
+            let message = e.message();
+            if message["type"] == "pack.ready" && message["pack"]["packId"] == pack.pack_id.as_str() {
+                return message;
             }
         }
     })
     .await
     .expect("pack.ready within 30 s");
-    assert_eq!(event.message["pack"]["status"], "ready");
+    assert_eq!(event["pack"]["status"], "ready");
     let ready = house.wait_for_pack(&pack.pack_id, Duration::from_millis(50), Duration::from_secs(5)).await.unwrap();
     assert_eq!(
         (ready.status.as_str(), ready.href.as_str()),

@@ -3,7 +3,7 @@
 
 use aide::axum::ApiRouter;
 use aide::axum::routing::{get_with, post_with};
-use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade, rejection::WebSocketUpgradeRejection};
+use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade, rejection::WebSocketUpgradeRejection};
 use axum::extract::{DefaultBodyLimit, Multipart, Query, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -162,12 +162,14 @@ async fn serve_socket(studio: Studio, org_id: String, mut socket: WebSocket) {
                 let mut event = first;
                 loop {
                     match event {
-                        Ok(event) if event.org_id == org_id => {
-                            if socket.feed(Message::Text(event.message.to_string().into())).await.is_err() {
+                        Ok(event) if *event.org_id == *org_id => {
+                            // Always UTF-8 (the event was built from a String).
+                            let text = Utf8Bytes::try_from(event.text()).unwrap_or_default();
+                            if socket.feed(Message::Text(text)).await.is_err() {
                                 return;
                             }
                         }
-                        Ok(event) if event.org_id == studio_core::RESYNC => {
+                        Ok(event) if &*event.org_id == studio_core::RESYNC => {
                             return close_to_resync(socket, "events may have been missed: reconnect and backfill").await;
                         }
                         Ok(_) => {}
