@@ -449,6 +449,25 @@ impl Client {
         }
     }
 
+    /// `GET /api/toolkit/assets?limit&cursor`: one page of at most `limit` (1 to 200) assets,
+    /// newest first, after `cursor` (the `next_cursor` of the page before; `None` for the
+    /// first). The answer's `next_cursor` is `None` on the last page.
+    pub async fn list_assets_page(
+        &self,
+        folder_id: Option<&str>,
+        limit: u32,
+        cursor: Option<&str>,
+    ) -> Result<AssetList, Error> {
+        let mut path = format!("/api/toolkit/assets?limit={limit}");
+        if let Some(folder) = folder_id {
+            path.push_str(&format!("&folderId={}", encode(folder)));
+        }
+        if let Some(cursor) = cursor {
+            path.push_str(&format!("&cursor={}", encode(cursor)));
+        }
+        self.get(&path).await
+    }
+
     /// `POST /api/toolkit/assets/upload` from a file on disk, streamed (never read whole).
     ///
     /// Uploads carry no idempotency key, so they are sent once (never retried).

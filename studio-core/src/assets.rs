@@ -3,6 +3,7 @@
 //! bytes route, which the spec has answer 403.
 
 use bytes::Bytes;
+use chrono::{DateTime, Utc};
 use futures_util::{Stream, TryStreamExt};
 
 use crate::api::{
@@ -10,6 +11,7 @@ use crate::api::{
     ClassifyResult, Deleted, Ground, GroupRequest, GroupResponse, Quality, Quote, QuoteRequest, Scene, Updated,
     UploadResponse,
 };
+use crate::asset_lists::ListKey;
 use crate::blobs::{BlobError, BlobReader, StoredBlob};
 use crate::caller::Caller;
 use crate::error::{Error, ErrorKind, Result};
@@ -23,6 +25,8 @@ use crate::studio::Studio;
 pub const MAX_IMAGE_MB: u64 = 12;
 const MAX_IMAGE_BYTES: u64 = MAX_IMAGE_MB * 1024 * 1024;
 /// Longest name and SKU.
+/// The largest asset page (`limit` of `GET /api/toolkit/assets` and of the list_assets tool).
+pub const MAX_ASSET_PAGE: i64 = 200;
 const MAX_NAME_CHARS: usize = 200;
 const MAX_SKU_CHARS: usize = 64;
 /// Most ids one batch call takes.
@@ -194,16 +198,73 @@ impl Studio {
         }
     }
 
-    /// The house's live assets, newest first; `folderId` narrows to one collection.
+    /// The house's live assets, newest first; `folderId` narrows to one collection. Without
+    /// `limit`, every one; with it, a page of at most `limit` (1 to [`MAX_ASSET_PAGE`]) after
+    /// `cursor`, and `nextCursor` when more remain.
     pub async fn list_assets(&self, caller: &Caller, query: AssetQuery) -> Result<AssetList> {
-        if let Some(folder) = &query.folder_id {
+        let folder = query.folder_id.as_deref();
+        if let Some(folder) = folder {
             self.storage
                 .folder(&caller.org_id, folder)
                 .await?
                 .ok_or_else(|| Error::not_found("NOT_FOUND", "No such collection in this house."))?;
         }
-        let rows = self.storage.list_assets(&caller.org_id, query.folder_id.as_deref()).await?;
-        Ok(AssetList { assets: rows.into_iter().map(|r| self.asset_view(r)).collect() })
+        let limit = match query.limit.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(l) => Some(l.parse::<i64>().ok().filter(|n| (1..=MAX_ASSET_PAGE).contains(n)).ok_or_else(|| {
+                Error::invalid("BAD_LIMIT", format!("limit is 1 to {MAX_ASSET_PAGE}.")).with("max", MAX_ASSET_PAGE)
+            })?),
+        };
+        let after = match query.cursor.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
+            None => None,
+            // A cursor is an asset of this house, live or since taken out.
+            Some(id) => match self.storage.asset_by_id(id).await? {
+                Some(row) if row.org_id == caller.org_id => Some((row.created_at, row.id)),
+                _ => return Err(Error::invalid("BAD_CURSOR", "cursor is the nextCursor of an earlier page.")),
+            },
+        };
+        if limit.is_none() && after.is_some() {
+            return Err(Error::invalid("BAD_CURSOR", "cursor needs a limit."));
+        }
+        // The version first, then the list (see asset_lists.rs).
+        let version = self.storage.library_version(&caller.org_id).await?;
+        let key = ListKey {
+            org_id: caller.org_id.clone(),
+            folder_id: folder.map(str::to_string),
+            limit,
+            cursor: after.as_ref().map(|(_, id)| id.clone()),
+        };
+        if let Some(kept) = self.asset_lists.get(&key, version) {
+            return Ok(AssetList::clone(&kept));
+        }
+        let list = self.read_assets(&caller.org_id, folder, limit, after).await?;
+        self.asset_lists.put(key, version, &list);
+        Ok(list)
+    }
+
+    /// Read the list [`Studio::list_assets`] answers from the storage.
+    async fn read_assets(
+        &self,
+        org_id: &str,
+        folder: Option<&str>,
+        limit: Option<i64>,
+        after: Option<(DateTime<Utc>, String)>,
+    ) -> Result<AssetList> {
+        let Some(limit) = limit else {
+            let rows = self.storage.list_assets(org_id, folder).await?;
+            return Ok(AssetList { assets: rows.into_iter().map(|r| self.asset_view(r)).collect(), next_cursor: None });
+        };
+        let after = after.as_ref().map(|(at, id)| (*at, id.as_str()));
+        let mut rows = self.storage.list_assets_page(org_id, folder, limit + 1, after).await?;
+        let more = rows.len() as i64 > limit;
+        rows.truncate(limit as usize);
+        let next_cursor = more.then(|| rows.last().map(|r| r.id.clone())).flatten();
+        Ok(AssetList { assets: rows.into_iter().map(|r| self.asset_view(r)).collect(), next_cursor })
+    }
+
+    /// How many live assets the house has, optionally in one collection.
+    pub async fn count_assets(&self, caller: &Caller, folder_id: Option<&str>) -> Result<i64> {
+        Ok(self.storage.count_assets(&caller.org_id, folder_id).await?)
     }
 
     /// Stream an upload's file into the blob store: sniffed, hashed, size-capped and followed to

@@ -13,6 +13,8 @@ pub mod api;
 #[cfg(feature = "engine")]
 mod accounts;
 #[cfg(feature = "engine")]
+mod asset_lists;
+#[cfg(feature = "engine")]
 mod assets;
 #[cfg(feature = "engine")]
 mod billing;
@@ -66,7 +68,7 @@ mod verdict;
 #[cfg(feature = "engine")]
 pub use crate::{
     accounts::{Email, SessionToken},
-    assets::{AssetFile, MAX_IMAGE_MB, PendingUpload, UploadForm},
+    assets::{AssetFile, MAX_ASSET_PAGE, MAX_IMAGE_MB, PendingUpload, UploadForm},
     billing::{
         AUTOCHARGE_DEBOUNCE_MINUTES, BillingConfig, MAX_CAP_CENTS, MAX_CUSTOM_CENTS, MAX_THRESHOLD_TOKENS, PackConfig,
         TestCheckoutView, TierConfig,

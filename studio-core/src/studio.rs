@@ -21,6 +21,8 @@ pub struct Studio {
     pub(crate) job_wakeup: Arc<tokio::sync::Notify>,
     /// True once [`Studio::start_event_relay`] relays the database's shared channel.
     pub(crate) relaying: Arc<std::sync::atomic::AtomicBool>,
+    /// Asset list answers, each with the library version it was read at.
+    pub(crate) asset_lists: Arc<crate::asset_lists::AssetLists>,
 }
 
 /// Opening a Studio failed.
@@ -51,6 +53,7 @@ impl Studio {
             pack_wakeup: Arc::new(tokio::sync::Notify::new()),
             job_wakeup: Arc::new(tokio::sync::Notify::new()),
             relaying: Arc::new(std::sync::atomic::AtomicBool::new(false)),
+            asset_lists: Arc::default(),
         }
     }
 

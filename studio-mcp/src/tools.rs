@@ -30,7 +30,7 @@ pub const TOOL_NAMES: [&str; 12] = [
 ];
 
 const DEFAULT_ASSETS: usize = 50;
-const MAX_ASSETS: usize = 200;
+const MAX_ASSETS: usize = studio_core::MAX_ASSET_PAGE as usize;
 
 /// No input.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -344,10 +344,10 @@ async fn list_assets(studio: &Studio, caller: &Caller, input: ListAssetsInput) -
                 .with("max", MAX_ASSETS));
         }
     };
-    let mut list = studio.list_assets(caller, AssetQuery { folder_id: input.folder_id }).await?;
-    let total = list.assets.len();
-    list.assets.truncate(limit);
-    Ok(success(&AssetsOutput { assets: list.assets, total }))
+    let query = AssetQuery { folder_id: input.folder_id, limit: Some(limit.to_string()), cursor: None };
+    let list = studio.list_assets(caller, query.clone()).await?;
+    let total = studio.count_assets(caller, query.folder_id.as_deref()).await?;
+    Ok(success(&AssetsOutput { assets: list.assets, total: total.max(0) as usize }))
 }
 
 #[cfg(test)]

@@ -11,7 +11,9 @@ backend_tests!(
     upload_list_and_file_routes,
     upload_refusals_store_nothing,
     soft_delete_hides_but_keeps,
-    classify_without_ai_keeps_the_upload
+    classify_without_ai_keeps_the_upload,
+    pages_walk_the_library_once,
+    lists_follow_changes_made_by_another_replica
 );
 
 const PASSWORD: &str = "a long enough password";
@@ -280,4 +282,131 @@ pub(crate) fn crc32(bytes: &[u8]) -> u32 {
         }
     }
     !crc
+}
+
+/// `limit` and `cursor` page the library newest first: the pages joined are the whole list, a
+/// cursor taken out since still leads on, a collection pages alone, and bad values are 400s.
+async fn pages_walk_the_library_once(backend: Backend) {
+    let app = spawn(backend, |_| {}).await.expect("app");
+    let (_, member) = house(&app, "pages").await;
+    let (_, other) = house(&app, "pages-other").await;
+    let folder = member.create_folder("Knits", None).await.unwrap().folder;
+    for i in 0..8 {
+        let opts = UploadOptions {
+            folder_id: (i % 2 == 0).then(|| folder.id.clone()),
+            name: Some(format!("look {i}")),
+            ..UploadOptions::default()
+        };
+        member.upload_bytes("look.png", png(8 + i, 8), &opts).await.expect("upload");
+    }
+    let ids = |list: &studio_client::api::AssetList| list.assets.iter().map(|a| a.id.clone()).collect::<Vec<_>>();
+    let all = ids(&member.list_assets(None).await.unwrap());
+    assert_eq!(all.len(), 8);
+
+    // Pages of three: 3 + 3 + 2, in the whole list's order, the last without a cursor.
+    let mut walked = Vec::new();
+    let mut cursor = None;
+    let mut pages = 0;
+    loop {
+        let page = member.list_assets_page(None, 3, cursor.as_deref()).await.expect("page");
+        pages += 1;
+        assert!(page.assets.len() <= 3);
+        walked.extend(ids(&page));
+        match page.next_cursor {
+            Some(next) => {
+                assert_eq!(Some(&next), walked.last(), "the cursor is the page's last asset");
+                cursor = Some(next);
+            }
+            None => break,
+        }
+    }
+    assert_eq!((pages, &walked), (3, &all), "the pages joined are the whole list, once each");
+    let exact = member.list_assets_page(None, 8, None).await.unwrap();
+    assert_eq!((ids(&exact), exact.next_cursor), (all.clone(), None), "a page that holds all has no next");
+
+    // A cursor whose asset was taken out since still leads to the assets after it.
+    let first = member.list_assets_page(None, 3, None).await.unwrap();
+    let cut = first.next_cursor.clone().expect("more after the first page");
+    member.delete_assets(std::slice::from_ref(&cut)).await.unwrap();
+    let second = member.list_assets_page(None, 3, Some(&cut)).await.unwrap();
+    assert_eq!(ids(&second), all[3..6].to_vec());
+
+    // A collection pages alone.
+    let knits = ids(&member.list_assets(Some(&folder.id)).await.unwrap());
+    assert_eq!(knits.len(), 4);
+    let p1 = member.list_assets_page(Some(&folder.id), 2, None).await.unwrap();
+    let p2 = member.list_assets_page(Some(&folder.id), 2, p1.next_cursor.as_deref()).await.unwrap();
+    assert_eq!([ids(&p1), ids(&p2)].concat(), knits);
+    assert_eq!(p2.next_cursor, None);
+
+    // Refusals: the limit out of range or not a number, another house's asset or an unknown id
+    // as a cursor, a cursor without a limit.
+    let http = reqwest::Client::new();
+    let auth = key_header(&member);
+    for (query, code) in [
+        ("limit=0", "BAD_LIMIT"),
+        ("limit=201", "BAD_LIMIT"),
+        ("limit=ten", "BAD_LIMIT"),
+        ("limit=3&cursor=ast_missing", "BAD_CURSOR"),
+        (&format!("cursor={}", all[0]), "BAD_CURSOR"),
+    ] {
+        let res = http
+            .get(format!("{}/api/toolkit/assets?{query}", app.base))
+            .header("authorization", &auth)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 400, "{query}");
+        let body: serde_json::Value = res.json().await.unwrap();
+        assert_eq!(body["error"], code, "{query}: {body}");
+    }
+    let e = other.list_assets_page(None, 3, Some(&all[0])).await.unwrap_err();
+    assert_eq!((e.status(), e.code()), (Some(400), Some("BAD_CURSOR")), "another house's asset is no cursor");
+    assert_eq!(ids(&member.list_assets(None).await.unwrap()).len(), 7, "nothing but the one taken out is gone");
+}
+
+/// The server keeps asset list answers beside the house's library version; a change made by
+/// another replica (a second core on the same database) shows in the server's next answer,
+/// whether the list is asked whole or by page.
+async fn lists_follow_changes_made_by_another_replica(backend: Backend) {
+    use studio_core::api::{AssetIds, AssetPatch};
+    let app = spawn(backend, |_| {}).await.expect("app");
+    let signed = app.client.sign_up(&unique_email("replica"), PASSWORD, None).await.expect("sign up");
+    let secret = app.client.with_session(&signed.session).mint_key("replica", None).await.unwrap().key.unwrap();
+    let member = app.client.with_api_key(secret.clone());
+    for name in ["coat", "scarf", "boot"] {
+        let opts = UploadOptions { name: Some(name.into()), ..UploadOptions::default() };
+        member.upload_bytes("x.png", png(9, 9), &opts).await.expect("upload");
+    }
+    let names = |list: &studio_client::api::AssetList| list.assets.iter().map(|a| a.name.clone()).collect::<Vec<_>>();
+    // Asked twice each, so the second answer is the kept one.
+    for _ in 0..2 {
+        assert_eq!(names(&member.list_assets(None).await.unwrap()), ["boot", "scarf", "coat"]);
+        assert_eq!(names(&member.list_assets_page(None, 2, None).await.unwrap()), ["boot", "scarf"]);
+    }
+
+    let replica = studio_core::Studio::open(
+        &app.database_url,
+        &studio_core::BlobConfig::Local(app.data_dir.join("blobs")),
+        studio_core::CoreConfig::default(),
+    )
+    .await
+    .expect("a second core on the same database");
+    let caller = replica.authenticate_key(&secret).await.expect("the key works on the replica");
+    let boot = member.list_assets(None).await.unwrap().assets[0].id.clone();
+    let patch = AssetPatch { name: Some(Some("ankle boot".into())), ..AssetPatch::default() };
+    replica.patch_asset(&caller, &boot, patch).await.expect("renamed on the replica");
+    assert_eq!(names(&member.list_assets(None).await.unwrap()), ["ankle boot", "scarf", "coat"], "a rename shows");
+    assert_eq!(names(&member.list_assets_page(None, 2, None).await.unwrap()), ["ankle boot", "scarf"]);
+
+    replica.delete_assets(&caller, AssetIds { asset_ids: vec![boot] }).await.expect("taken out on the replica");
+    assert_eq!(names(&member.list_assets(None).await.unwrap()), ["scarf", "coat"], "a take-out shows");
+    assert_eq!(names(&member.list_assets_page(None, 2, None).await.unwrap()), ["scarf", "coat"]);
+
+    let body = futures_util::stream::iter([Ok::<_, std::convert::Infallible>(bytes::Bytes::from(png(7, 7)))]);
+    let pending = replica.stream_upload(&caller, body).await.expect("streamed on the replica");
+    let form = studio_core::UploadForm { name: Some("belt".into()), ..studio_core::UploadForm::default() };
+    replica.finish_upload(&caller, pending, form).await.expect("filed on the replica");
+    assert_eq!(names(&member.list_assets(None).await.unwrap()), ["belt", "scarf", "coat"], "an upload shows");
+    assert_eq!(names(&member.list_assets_page(None, 2, None).await.unwrap()), ["belt", "scarf"]);
 }

@@ -36,6 +36,12 @@ struct Ls {
     /// Only the assets of this collection (an id from `studio folders ls`).
     #[arg(long, value_name = "ID", value_parser = NonEmptyStringValueParser::new())]
     folder: Option<String>,
+    /// Only the newest N (1 to 200); with --json the answer's nextCursor leads on.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=200))]
+    limit: Option<u32>,
+    /// With --limit: the page after this cursor (a nextCursor from --json).
+    #[arg(long, value_name = "CURSOR", requires = "limit", value_parser = NonEmptyStringValueParser::new())]
+    cursor: Option<String>,
     /// Print the server's {"assets": [...]} as JSON.
     #[arg(long)]
     json: bool,
@@ -92,7 +98,11 @@ pub(crate) async fn run(ctx: &Context, args: Args) -> Result<()> {
 
 /// List the assets as a table or JSON.
 async fn ls(ctx: &Context, args: Ls) -> Result<()> {
-    let list = ctx.keyed_client()?.list_assets(args.folder.as_deref()).await?;
+    let client = ctx.keyed_client()?;
+    let list = match args.limit {
+        Some(limit) => client.list_assets_page(args.folder.as_deref(), limit, args.cursor.as_deref()).await?,
+        None => client.list_assets(args.folder.as_deref()).await?,
+    };
     if args.json {
         println!("{}", serde_json::to_string(&list)?);
     } else if list.assets.is_empty() {

@@ -140,17 +140,28 @@ pub struct Asset {
 
 /// `GET /api/toolkit/assets`: newest first.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct AssetList {
     /// The assets.
     pub assets: Vec<Asset>,
+    /// With `limit`: the cursor of the next page (pass it as `cursor`), absent on the last page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
 }
 
-/// `GET /api/toolkit/assets` query.
+/// `GET /api/toolkit/assets` query. Without `limit` the answer is the whole library (as the
+/// route has always answered); with it, one page, and `nextCursor` leads to the next.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AssetQuery {
     /// Narrow to one collection.
     pub folder_id: Option<String>,
+    /// Page size, 1 to 200.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<String>,
+    /// The `nextCursor` of the previous page: the assets older than it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
 }
 
 /// The answer of a classification read on upload.

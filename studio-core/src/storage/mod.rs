@@ -779,6 +779,20 @@ pub trait Storage: Send + Sync + 'static {
     async fn insert_asset(&self, asset: AssetRow) -> Result<(), StorageError>;
     /// A house's live assets, newest first, optionally in one collection.
     async fn list_assets(&self, org_id: &str, folder_id: Option<&str>) -> Result<Vec<AssetRow>, StorageError>;
+    /// One page of [`Storage::list_assets`]: at most `limit` rows, starting after the asset at
+    /// `after` (its `created_at` and id) in that order.
+    async fn list_assets_page(
+        &self,
+        org_id: &str,
+        folder_id: Option<&str>,
+        limit: i64,
+        after: Option<(DateTime<Utc>, &str)>,
+    ) -> Result<Vec<AssetRow>, StorageError>;
+    /// How many live assets a house has, optionally in one collection.
+    async fn count_assets(&self, org_id: &str, folder_id: Option<&str>) -> Result<i64, StorageError>;
+    /// The house's library version: moved (by triggers) in every transaction that inserts,
+    /// updates or deletes one of its assets; 0 before the first.
+    async fn library_version(&self, org_id: &str) -> Result<i64, StorageError>;
     /// An asset by id, whatever its house and state (callers decide what to reveal).
     async fn asset_by_id(&self, id: &str) -> Result<Option<AssetRow>, StorageError>;
     /// Soft-delete a house's live assets among `ids`; returns how many this call took out.

@@ -21,6 +21,7 @@ use super::{
 };
 
 type Tx = sqlx::Transaction<'static, Postgres>;
+type Db = Postgres;
 
 /// The NOTIFY channel house events travel on between replicas.
 const EVENT_CHANNEL: &str = "studio_events";
@@ -85,7 +86,7 @@ impl PgStorage {
     }
 }
 
-impl_storage!(PgStorage, "postgres", " FOR UPDATE", " FOR UPDATE SKIP LOCKED");
+impl_storage!(PgStorage, "postgres", " FOR UPDATE", " FOR UPDATE SKIP LOCKED", true);
 
 #[cfg(test)]
 mod tests {

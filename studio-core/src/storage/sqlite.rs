@@ -27,6 +27,7 @@ use super::{
 };
 
 type Tx = sqlx::Transaction<'static, Sqlite>;
+type Db = Sqlite;
 
 /// Storage on one SQLite file.
 #[derive(Debug, Clone)]
@@ -65,7 +66,7 @@ impl SqliteStorage {
     }
 }
 
-impl_storage!(SqliteStorage, "sqlite", "", "");
+impl_storage!(SqliteStorage, "sqlite", "", "", false);
 
 #[cfg(test)]
 mod tests {

@@ -215,7 +215,7 @@ pub(super) fn router() -> ApiRouter<AppState> {
     ApiRouter::new()
         .api_route(
             "/api/toolkit/assets",
-            get_with(list_assets, |op| op.summary("The house's assets, newest first; folderId narrows").tag("library")),
+            get_with(list_assets, |op| op.summary("The house's assets, newest first; folderId narrows; limit and cursor page").tag("library")),
         )
         .api_route(
             "/api/toolkit/assets/upload",
