@@ -11,7 +11,7 @@ use axum::{Json, Router, response::IntoResponse, routing::get};
 use studio_client::api::{AssetKind, AssetList};
 use studio_client::{Client, UploadOptions};
 
-use crate::common::{Options, Row, Server, Throughput, drive, ms, ratio};
+use crate::common::{Options, Row, Server, Throughput, drive, median_rate, ms, ratio};
 
 /// Assets in the house.
 const ASSETS: usize = 50;
@@ -82,12 +82,6 @@ async fn list_rate(client: &Client, total: usize) -> anyhow::Result<Throughput> 
         }
     })
     .await
-}
-
-/// The round with the median rate.
-fn median_rate(mut v: Vec<Throughput>) -> Throughput {
-    v.sort_by(|a, b| a.per_sec.total_cmp(&b.per_sec));
-    v[v.len() / 2]
 }
 
 /// Serve `list` at `GET /api/toolkit/assets` on a free loopback port, from a runtime of its own

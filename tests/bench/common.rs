@@ -335,3 +335,9 @@ pub(crate) fn time_command(cmd: &mut Command) -> anyhow::Result<Duration> {
 pub(crate) fn have(program: &str, arg: &str) -> bool {
     Command::new(program).arg(arg).stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success())
 }
+
+/// The measurement with the median rate of several rounds (`rounds` must not be empty).
+pub(crate) fn median_rate(mut rounds: Vec<Throughput>) -> Throughput {
+    rounds.sort_by(|a, b| a.per_sec.total_cmp(&b.per_sec));
+    rounds[rounds.len() / 2]
+}

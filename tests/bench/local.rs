@@ -6,9 +6,10 @@
 //! kernel, output format and quality, vips with its default threads and its process start
 //! included. For information, the decode and resize alone (`upscale_rgb`, one thread) against
 //! vips writing its raw `.v` format, and the literal `vips resize in.png out.png` (which pays for
-//! a zlib encode of the large frame). Then every local tool's time at 2k on a 1200 × 1600
-//! product shot. Inputs are deterministic. When `vips` is not installed the baselines are
-//! skipped with a row that says how to install it.
+//! a zlib encode of the large frame). The five take turns, run after run, and each figure is a
+//! median. Then every local tool's time at 2k on a 1200 × 1600 product shot. Inputs are
+//! deterministic. When `vips` is not installed the baselines are skipped with a row that says how
+//! to install it.
 
 use std::collections::BTreeMap;
 use std::io::Cursor;
@@ -45,25 +46,27 @@ fn measure(opts: &Options) -> anyhow::Result<Vec<Row>> {
     let input = dir.join("in.png");
     std::fs::write(&input, &photo_png)?;
     let upscale = request("upscale", quality, vec![("image", photo_png.clone())], &[]);
-    let develop = timed(runs, || {
+    let mut develop = || {
         let out = provider.develop_blocking(&upscale)?;
         anyhow::ensure!((out.width, out.height) == (out_edge, out_edge), "upscaled to {} × {}", out.width, out.height);
         Ok(())
-    })?;
-    let decode_resize = timed(runs, || {
+    };
+    let mut decode_resize = || {
         let decoded = image::load_from_memory(&photo_png)?.to_rgb8();
         provider.upscale_rgb(&decoded, out_edge)?;
         Ok(())
-    })?;
+    };
     let what = format!("{edge} → {out_edge}");
     if have("vips", "--version") {
         let vips = |out: &str| {
             let (input, out) = (input.display().to_string(), dir.join(out).display().to_string());
-            timed(runs, || {
+            move || {
                 time_command(Command::new("vips").args(["resize", &input, &out, "4", "--kernel", "lanczos3"])).map(drop)
-            })
+            }
         };
-        let jpeg = vips("out.jpg[Q=92]")?;
+        let (mut jpeg, mut raw, mut literal) = (vips("out.jpg[Q=92]"), vips("out.v"), vips("out.png"));
+        let [develop, jpeg, decode_resize, raw, literal] =
+            timed(runs, [&mut develop, &mut jpeg, &mut decode_resize, &mut raw, &mut literal])?;
         rows.push(Row::new(
             format!("5. local upscale {what}, PNG in → JPEG q92 out (median of {runs})"),
             secs(develop),
@@ -71,14 +74,12 @@ fn measure(opts: &Options) -> anyhow::Result<Vec<Row>> {
             format!("{} / ≤ {TARGET}×", ratio(develop.as_secs_f64(), jpeg.as_secs_f64())),
             develop.as_secs_f64() <= TARGET * jpeg.as_secs_f64(),
         ));
-        let raw = vips("out.v")?;
         rows.push(Row::info(
             format!("5. local upscale {what}: decode + resize only, one thread (information)"),
             secs(decode_resize),
             format!("{} (vips resize → out.v, raw pixels)", secs(raw)),
             format!("{} / no target", ratio(decode_resize.as_secs_f64(), raw.as_secs_f64())),
         ));
-        let literal = vips("out.png")?;
         rows.push(Row::info(
             format!("5. local upscale {what} against the literal `vips resize in.png out.png` (information)"),
             secs(develop),
@@ -86,6 +87,7 @@ fn measure(opts: &Options) -> anyhow::Result<Vec<Row>> {
             format!("{} / no target", ratio(develop.as_secs_f64(), literal.as_secs_f64())),
         ));
     } else {
+        let [develop, decode_resize] = timed(runs, [&mut develop, &mut decode_resize])?;
         rows.push(Row::info(
             format!("5. local upscale {what}, PNG in → JPEG q92 out (median of {runs})"),
             secs(develop),
@@ -139,11 +141,14 @@ fn measure(opts: &Options) -> anyhow::Result<Vec<Row>> {
     let tier_name = opts.size("2k", "1k");
     for (label, req) in &cases {
         let mut size = (0, 0);
-        let t = timed(tool_runs, || {
-            let out = provider.develop_blocking(req)?;
-            size = (out.width, out.height);
-            Ok(())
-        })?;
+        let [t] = timed(
+            tool_runs,
+            [&mut || {
+                let out = provider.develop_blocking(req)?;
+                size = (out.width, out.height);
+                Ok(())
+            }],
+        )?;
         rows.push(Row::info(
             format!("5. local {label} at {tier_name}, {w} × {h} PNG in (median of {tool_runs})"),
             secs(t),
@@ -155,18 +160,27 @@ fn measure(opts: &Options) -> anyhow::Result<Vec<Row>> {
     Ok(rows)
 }
 
-/// Median wall time of `runs` calls, after one untimed warm-up (none in a one-run smoke).
-fn timed(runs: usize, mut f: impl FnMut() -> anyhow::Result<()>) -> anyhow::Result<Duration> {
+/// Median wall time of `runs` calls of each of `calls`, which take turns (one round after
+/// another, so a change in the machine's load touches them alike), after one untimed warm-up
+/// round (none in a one-run smoke).
+fn timed<const N: usize>(
+    runs: usize,
+    mut calls: [&mut dyn FnMut() -> anyhow::Result<()>; N],
+) -> anyhow::Result<[Duration; N]> {
     if runs > 1 {
-        f()?;
+        for call in calls.iter_mut() {
+            call()?;
+        }
     }
-    let mut times = Vec::with_capacity(runs);
+    let mut times: [Vec<Duration>; N] = std::array::from_fn(|_| Vec::with_capacity(runs));
     for _ in 0..runs {
-        let started = Instant::now();
-        f()?;
-        times.push(started.elapsed());
+        for (call, times) in calls.iter_mut().zip(&mut times) {
+            let started = Instant::now();
+            call()?;
+            times.push(started.elapsed());
+        }
     }
-    Ok(median(times))
+    Ok(times.map(median))
 }
 
 fn request(tool: &str, quality: Quality, inputs: Vec<(&str, Bytes)>, params: &[(&str, &str)]) -> DevelopRequest {

@@ -5,10 +5,12 @@
 //! The server runs with STUDIO_RUNNER_CONCURRENCY=0, so jobs stay queued and every change has a
 //! known moment: every 40 ms a develop is submitted (the job appears `queued`) and 20 ms later
 //! its job is cancelled (`cancelled`), each pair on its own task, so the rate holds however
-//! slowly the server answers. A delivery's latency runs from
-//! the moment its request was sent to the moment the message arrived at the subscriber, so it
-//! includes the request's own handling (an upper bound). One task per socket records each
-//! message's eventSeq and arrival; the changes are matched to their requests afterwards.
+//! slowly the server answers. A delivery's latency runs from the moment its request was sent to
+//! the moment the message arrived at the subscriber, so it includes the request's own handling
+//! (an upper bound); the same deliveries counted from the request's answer are reported beside
+//! it (a lower bound: the event is published before the answer is written). One task per socket
+//! records each message's eventSeq and arrival; the changes are matched to their requests
+//! afterwards.
 
 use std::collections::HashMap;
 use std::io::Cursor;
@@ -42,7 +44,7 @@ struct Seen {
 }
 
 pub(crate) async fn run(opts: &Options) -> anyhow::Result<Vec<Row>> {
-    let subscribers = std::env::var("SUBS").ok().and_then(|v| v.parse().ok()).unwrap_or(opts.size(1000, 50));
+    let subscribers = opts.size(1000, 50);
     let seconds = opts.size(20, 2);
     check_open_files(subscribers)?;
     let data = opts.work.join("sockets");
@@ -94,15 +96,14 @@ pub(crate) async fn run(opts: &Options) -> anyhow::Result<Vec<Row>> {
         let (client, submit) = (client.clone(), submit.clone());
         pairs.push(tokio::spawn(async move { submit_and_cancel(&client, &submit, period / 2).await }));
     }
-    let mut sent: HashMap<(String, JobStatus), Instant> = HashMap::new();
-    let mut requests = Vec::new();
+    // Every change: when its request was sent and how long the answer took.
+    let mut sent: HashMap<(String, JobStatus), (Instant, Duration)> = HashMap::new();
     for pair in pairs {
         let pair = pair.await??;
-        requests.extend(pair.requests);
-        sent.insert((pair.job.clone(), JobStatus::Queued), pair.submitted);
-        sent.insert((pair.job, JobStatus::Cancelled), pair.cancelled);
+        sent.insert((pair.job.clone(), JobStatus::Queued), pair.submit);
+        sent.insert((pair.job, JobStatus::Cancelled), pair.cancel);
     }
-    let (first, last) = (sent.values().min().copied(), sent.values().max().copied());
+    let (first, last) = (sent.values().map(|v| v.0).min(), sent.values().map(|v| v.0).max());
     let produced = first.zip(last).map_or(Duration::ZERO, |(f, l)| l - f);
 
     // Let the last changes arrive, then close every socket.
@@ -117,16 +118,22 @@ pub(crate) async fn run(opts: &Options) -> anyhow::Result<Vec<Row>> {
         seen.push(task.await??);
     }
 
-    // Match every delivery to the moment its change's request was sent.
-    let when: HashMap<i64, Instant> =
+    // Match every delivery to its change's request: latency from the request sent, and from
+    // its answer (zero when the message came first).
+    let when: HashMap<i64, (Instant, Duration)> =
         seen[0].changes.iter().filter_map(|(seq, change)| Some((*seq, *sent.get(change)?))).collect();
-    let mut latencies: Vec<Duration> = seen
+    let (mut latencies, mut after_answer): (Vec<Duration>, Vec<Duration>) = seen
         .iter()
         .flat_map(|s| &s.arrivals)
-        .filter_map(|(seq, arrived)| Some(arrived.saturating_duration_since(*when.get(seq)?)))
-        .collect();
-    latencies.sort();
-    requests.sort();
+        .filter_map(|(seq, arrived)| {
+            let (sent, request) = when.get(seq)?;
+            Some((arrived.saturating_duration_since(*sent), arrived.saturating_duration_since(*sent + *request)))
+        })
+        .unzip();
+    let mut requests: Vec<Duration> = sent.values().map(|v| v.1).collect();
+    for v in [&mut latencies, &mut after_answer, &mut requests] {
+        v.sort();
+    }
     let (p50, p99) = (percentile(&latencies, 0.50), percentile(&latencies, 0.99));
     let missing = expected.saturating_sub(latencies.len());
     let rate = (sent.len() - 1) as f64 / produced.as_secs_f64();
@@ -143,6 +150,12 @@ pub(crate) async fn run(opts: &Options) -> anyhow::Result<Vec<Row>> {
             p99 < Duration::from_millis(100) && missing == 0,
         ),
         Row::info(
+            "7 the same deliveries, from the request's answer",
+            format!("p50 {} / p99 {}", ms(percentile(&after_answer, 0.50)), ms(percentile(&after_answer, 0.99))),
+            "",
+            "",
+        ),
+        Row::info(
             format!("7 server RSS with {subscribers} sockets open"),
             mib(rss_open),
             format!("{} before the sockets", mib(rss_before)),
@@ -155,29 +168,28 @@ pub(crate) async fn run(opts: &Options) -> anyhow::Result<Vec<Row>> {
     ])
 }
 
-/// One submitted and cancelled job: when each request was sent, and both requests' latencies.
+/// One submitted and cancelled job: when each request was sent and how long its answer took.
 struct Pair {
     job: String,
-    submitted: Instant,
-    cancelled: Instant,
-    requests: [Duration; 2],
+    submit: (Instant, Duration),
+    cancel: (Instant, Duration),
 }
 
 /// Submit a develop, then cancel its job `gap` after the submit was sent (or on its answer, if
 /// later).
 async fn submit_and_cancel(
     client: &studio_client::Client,
-    submit: &DevelopSubmit,
+    develop: &DevelopSubmit,
     gap: Duration,
 ) -> anyhow::Result<Pair> {
     let submitted = Instant::now();
-    let job = client.submit_develop(submit).await?.job_id;
-    let answered = submitted.elapsed();
+    let job = client.submit_develop(develop).await?.job_id;
+    let submit = (submitted, submitted.elapsed());
     tokio::time::sleep_until((submitted + gap).into()).await;
     let cancelled = Instant::now();
     let cancel = client.cancel_job(&job).await?;
     anyhow::ensure!(cancel.cancelled, "job {job} was not cancelled: {:?}", cancel.reason);
-    Ok(Pair { job, submitted, cancelled, requests: [answered, cancelled.elapsed()] })
+    Ok(Pair { job, submit, cancel: (cancelled, cancelled.elapsed()) })
 }
 
 /// Open the house's job socket with its key.

@@ -8,7 +8,8 @@
 //! the event is published). The baseline is `BEGIN; INSERT; COMMIT` of one row with the
 //! storage's own settings, on a SQLite file in the same directory (one writer at a time, as the
 //! storage writes) and on a fresh PostgreSQL database of the same server (as many writers as
-//! submitters). Information rows: the same transaction with [`SUBMIT_WRITES`] inserts, and the
+//! submitters). The submits and the baselines take turns in rounds (see [`take_turns`]).
+//! Information rows: the same transaction with [`SUBMIT_WRITES`] inserts, and the
 //! submits through the spawned release server's `POST /api/toolkit/jobs/submit` (multipart, with
 //! the idempotency key the client adds), HTTP and key authentication included.
 
@@ -22,7 +23,7 @@ use studio_client::{DevelopSubmit, InputSource, UploadOptions};
 use studio_core::api::{SignUpRequest, StartDevelop};
 use studio_core::{BlobConfig, Caller, CoreConfig, Studio, UploadForm};
 
-use crate::common::{Options, Row, Server, Throughput, drive, ms, ratio};
+use crate::common::{Options, Row, Server, Throughput, drive, median_rate, ms, ratio};
 
 /// Submitters at once.
 const CONCURRENCY: usize = 8;
@@ -41,17 +42,15 @@ pub(crate) async fn run(opts: &Options) -> anyhow::Result<Vec<Row>> {
     std::fs::create_dir_all(&dir)?;
     let mut rows = Vec::new();
 
-    let (studio, caller, asset) =
-        prepared(&format!("sqlite://{}", dir.join("studio.db").display()), &dir, total).await?;
-    let ours = submit_rate(&studio, &caller, &asset, total).await?;
-    drop(studio);
+    let rounds = opts.size(3, 1);
+    let submits = prepared(&format!("sqlite://{}", dir.join("studio.db").display()), &dir, total).await?;
     let bare = sqlite_pool(&dir.join("bare.db")).await?;
     create_bare_table(&bare, "TEXT", "INTEGER").await?;
-    let one = bare_rate(&bare, total, 1, 1).await?;
-    let many = bare_rate(&bare, total, 1, SUBMIT_WRITES).await?;
+    let [ours, one, many] = take_turns(rounds, total, &submits, &bare, 1).await?;
+    drop(submits);
     let r = ours.per_sec / one.per_sec;
     rows.push(Row::new(
-        format!("2. develop submit, SQLite, {CONCURRENCY} submitters ({total})"),
+        format!("2. develop submit, SQLite, {CONCURRENCY} submitters (median of {rounds} × {})", total / rounds),
         rate(&ours),
         format!("{} (BEGIN; INSERT; COMMIT, same directory)", rate(&one)),
         format!("{} / ≥ {TARGET}× and ≥ {FLOOR:.0}/s", ratio(ours.per_sec, one.per_sec)),
@@ -66,7 +65,7 @@ pub(crate) async fn run(opts: &Options) -> anyhow::Result<Vec<Row>> {
     rows.push(http_row(opts, total).await?);
 
     match &opts.postgres {
-        Some(server) => rows.extend(postgres_rows(server, &dir, total).await?),
+        Some(server) => rows.extend(postgres_rows(server, &dir, rounds, total).await?),
         None => rows.push(Row::info(
             "2. develop submit, PostgreSQL",
             "skipped",
@@ -79,34 +78,35 @@ pub(crate) async fn run(opts: &Options) -> anyhow::Result<Vec<Row>> {
 }
 
 /// Submits and bare transactions on fresh PostgreSQL databases, dropped afterwards.
-async fn postgres_rows(server: &str, dir: &Path, total: usize) -> anyhow::Result<Vec<Row>> {
+async fn postgres_rows(server: &str, dir: &Path, rounds: usize, total: usize) -> anyhow::Result<Vec<Row>> {
     let mut admin = sqlx::PgConnection::connect(&format!("{server}/postgres")).await?;
     let names = [0, 1].map(|_| format!("studio_bench_{}", uuid::Uuid::new_v4().simple()));
     for name in &names {
         sqlx::query(&format!("CREATE DATABASE {name}")).execute(&mut admin).await?;
     }
     let measured = async {
-        let (studio, caller, asset) = prepared(&format!("{server}/{}", names[0]), &dir.join("pg"), total).await?;
-        let ours = submit_rate(&studio, &caller, &asset, total).await?;
-        drop(studio);
+        let submits = prepared(&format!("{server}/{}", names[0]), &dir.join("pg"), total).await?;
         let pool = sqlx::postgres::PgPoolOptions::new()
             .max_connections(CONCURRENCY as u32)
             .connect(&format!("{server}/{}", names[1]))
             .await?;
         create_bare_table(&pool, "TEXT", "BIGINT").await?;
-        let one = bare_rate(&pool, total, CONCURRENCY, 1).await?;
-        let many = bare_rate(&pool, total, CONCURRENCY, SUBMIT_WRITES).await?;
+        let measured = take_turns(rounds, total, &submits, &pool, CONCURRENCY).await;
+        drop(submits);
         pool.close().await;
-        anyhow::Ok((ours, one, many))
+        measured
     }
     .await;
     for name in &names {
         let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).execute(&mut admin).await;
     }
-    let (ours, one, many) = measured?;
+    let [ours, one, many] = measured?;
     Ok(vec![
         Row::new(
-            format!("2. develop submit, PostgreSQL, {CONCURRENCY} submitters ({total})"),
+            format!(
+                "2. develop submit, PostgreSQL, {CONCURRENCY} submitters (median of {rounds} × {})",
+                total / rounds
+            ),
             rate(&ours),
             format!("{} (BEGIN; INSERT; COMMIT, {CONCURRENCY} writers)", rate(&one)),
             format!("{} / ≥ {TARGET}×", ratio(ours.per_sec, one.per_sec)),
@@ -154,8 +154,15 @@ fn rate(t: &Throughput) -> String {
     format!("{:.0}/s (p50 {}, p99 {})", t.per_sec, ms(t.p50), ms(t.p99))
 }
 
+/// A `Studio` with a house to submit for and the library image to submit.
+struct Submits {
+    studio: Studio,
+    caller: Caller,
+    asset: String,
+}
+
 /// A `Studio` on `database_url` with a house holding enough tokens and one library image.
-async fn prepared(database_url: &str, blobs: &Path, submits: usize) -> anyhow::Result<(Studio, Caller, String)> {
+async fn prepared(database_url: &str, blobs: &Path, submits: usize) -> anyhow::Result<Submits> {
     let config = CoreConfig { signup_grant_tokens: (submits as i64 + 10) * 100, ..CoreConfig::default() };
     let studio = Studio::open(database_url, &BlobConfig::Local(blobs.join("blobs")), config).await?;
     let req = SignUpRequest {
@@ -171,12 +178,38 @@ async fn prepared(database_url: &str, blobs: &Path, submits: usize) -> anyhow::R
     .boxed();
     let pending = studio.stream_upload(&caller, body).await?;
     let asset = studio.finish_upload(&caller, pending, UploadForm::default()).await?.asset.id;
-    Ok((studio, caller, asset))
+    Ok(Submits { studio, caller, asset })
+}
+
+/// `total` submits and as many of each bare transaction (one insert, then [`SUBMIT_WRITES`]) from
+/// `writers` tasks, in `rounds` rounds that take turns, so a change in the shared machine's load
+/// touches all three alike; the median round of each.
+async fn take_turns<DB: sqlx::Database>(
+    rounds: usize,
+    total: usize,
+    submits: &Submits,
+    pool: &sqlx::Pool<DB>,
+    writers: usize,
+) -> anyhow::Result<[Throughput; 3]>
+where
+    for<'c> &'c mut DB::Connection: sqlx::Executor<'c, Database = DB>,
+    for<'q> <DB as sqlx::Database>::Arguments<'q>: sqlx::IntoArguments<'q, DB>,
+    for<'q> String: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    for<'q> i64: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+{
+    let per = total / rounds;
+    let mut measured = [Vec::new(), Vec::new(), Vec::new()];
+    for _ in 0..rounds {
+        measured[0].push(submit_rate(submits, per).await?);
+        measured[1].push(bare_rate(pool, per, writers, 1).await?);
+        measured[2].push(bare_rate(pool, per, writers, SUBMIT_WRITES).await?);
+    }
+    Ok(measured.map(median_rate))
 }
 
 /// `total` calls of `start_develop`, [`CONCURRENCY`] at a time.
-async fn submit_rate(studio: &Studio, caller: &Caller, asset: &str, total: usize) -> anyhow::Result<Throughput> {
-    let (studio, caller, asset) = (studio.clone(), caller.clone(), asset.to_string());
+async fn submit_rate(submits: &Submits, total: usize) -> anyhow::Result<Throughput> {
+    let (studio, caller, asset) = (submits.studio.clone(), submits.caller.clone(), submits.asset.clone());
     drive(total, CONCURRENCY, move |_| {
         let (studio, caller) = (studio.clone(), caller.clone());
         let req = StartDevelop {
