@@ -5,19 +5,31 @@
 //! one lock, one commit, many submits. A lone submit runs at once, as before, and different
 //! houses' groups run side by side.
 //!
+//! After a group of several, the drain waits a moment for its callers to come back (PostgreSQL's
+//! `commit_delay` idea): callers that submit again as soon as they are answered would otherwise
+//! miss the next transaction, which starts at once with only those who were already waiting,
+//! and split into two cohorts that alternate at half the group size. It waits until as many as
+//! it just answered have joined those waiting, or [`FOLLOWER_PATIENCE`], whichever is first; a
+//! lone submit never waits.
+//!
 //! The queue holds no SQL: the storage backends drain it (see `sql.rs`). The drain runs on its
 //! own task, so a caller that goes away (a dropped request) never cancels a transaction that
 //! others' submits ride in.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::time::Duration;
 
-use tokio::sync::oneshot;
+use tokio::sync::{Notify, oneshot};
 
 use super::{CreateJobsOutcome, JobRow, StorageError, TakeRecord};
 
 /// The most submits one transaction takes.
 pub(crate) const MAX_GROUP: usize = 64;
+
+/// How long a drain waits after a group for its callers' next submits (tokio's timer rounds it
+/// up to the next millisecond; the wait usually ends sooner, when they have arrived).
+pub(crate) const FOLLOWER_PATIENCE: Duration = Duration::from_micros(500);
 
 /// One queued `create_jobs` call and where its answer goes.
 pub(crate) struct PendingJobs {
@@ -34,6 +46,8 @@ pub(crate) struct PendingJobs {
 #[derive(Default)]
 pub(crate) struct JobQueue {
     houses: Mutex<HashMap<String, Vec<PendingJobs>>>,
+    /// Told of every call queued, for drains waiting for followers.
+    arrived: Notify,
 }
 
 impl std::fmt::Debug for JobQueue {
@@ -50,6 +64,7 @@ impl JobQueue {
         match houses.get_mut(org_id) {
             Some(waiting) => {
                 waiting.push(pending);
+                self.arrived.notify_waiters();
                 false
             }
             None => {
@@ -71,6 +86,11 @@ impl JobQueue {
             return Vec::new();
         }
         waiting.drain(..n).collect()
+    }
+
+    /// How many of the house's calls are waiting.
+    fn waiting(&self, org_id: &str) -> usize {
+        self.houses.lock().unwrap_or_else(|p| p.into_inner()).get(org_id).map_or(0, Vec::len)
     }
 
     /// The drain task ended without emptying the queue (it panicked): drop what waits, so its
@@ -99,6 +119,29 @@ impl<'a> DrainGuard<'a> {
         let group = self.queue.take(self.org_id);
         self.stopped = group.is_empty();
         (!group.is_empty()).then_some(group)
+    }
+}
+
+impl DrainGuard<'_> {
+    /// After a group of `answered` calls: when it was several, wait until that many more than
+    /// are waiting now have queued, or [`FOLLOWER_PATIENCE`] has passed.
+    pub(crate) async fn await_followers(&self, answered: usize) {
+        if answered < 2 {
+            return;
+        }
+        let expected = (self.queue.waiting(self.org_id) + answered).min(MAX_GROUP);
+        let deadline = tokio::time::Instant::now() + FOLLOWER_PATIENCE;
+        loop {
+            let mut arrived = std::pin::pin!(self.queue.arrived.notified());
+            // Registered before the count is read, so an arrival in between is not missed.
+            arrived.as_mut().enable();
+            if self.queue.waiting(self.org_id) >= expected {
+                return;
+            }
+            if tokio::time::timeout_at(deadline, arrived).await.is_err() {
+                return;
+            }
+        }
     }
 }
 
@@ -131,6 +174,38 @@ mod tests {
         drop(guard);
         assert!(queue.push("a", pending().0), "after it stopped, the next call starts one");
         assert!(!queue.push("b", pending().0), "house b's drain has not stopped");
+    }
+
+    #[tokio::test]
+    async fn a_drain_waits_for_as_many_followers_as_it_answered_and_no_longer() {
+        let queue = std::sync::Arc::new(JobQueue::default());
+        queue.push("a", pending().0);
+        let guard = DrainGuard::new(&queue, "a");
+        let started = tokio::time::Instant::now();
+        guard.await_followers(1).await;
+        assert!(started.elapsed() < FOLLOWER_PATIENCE, "after a lone call it does not wait");
+
+        // One waits and three were answered: the wait ends when four are queued.
+        let adder = {
+            let queue = queue.clone();
+            tokio::spawn(async move {
+                for _ in 0..3 {
+                    tokio::task::yield_now().await;
+                    queue.push("a", pending().0);
+                }
+            })
+        };
+        guard.await_followers(3).await;
+        adder.await.unwrap();
+        assert_eq!(queue.waiting("a"), 4);
+
+        // Nobody comes back: the wait gives up.
+        let started = tokio::time::Instant::now();
+        guard.await_followers(8).await;
+        assert!(started.elapsed() >= FOLLOWER_PATIENCE);
+        assert_eq!(queue.waiting("a"), 4, "it took nothing");
+        let mut guard = guard;
+        assert_eq!(guard.next_group().map(|g| g.len()), Some(4));
     }
 
     #[test]

@@ -1111,22 +1111,30 @@ macro_rules! impl_storage {
             async fn drain_job_queue(self, org_id: String) {
                 let mut guard = DrainGuard::new(&self.job_queue, &org_id);
                 while let Some(group) = guard.next_group() {
-                    if group.len() > 1 {
-                        let calls: Vec<(Vec<JobRow>, Option<TakeRecord>)> =
-                            group.iter().map(|p| (p.jobs.clone(), p.take.clone())).collect();
-                        if let Ok(outcomes) = self.create_jobs_together(calls).await {
-                            for (p, outcome) in group.into_iter().zip(outcomes) {
-                                let _ = p.reply.send(Ok(outcome));
-                            }
-                            continue;
+                    let answered = group.len();
+                    self.run_group(group).await;
+                    guard.await_followers(answered).await;
+                }
+            }
+
+            /// Run one group: together, or (when it is one call, or the shared transaction
+            /// failed) call by call.
+            async fn run_group(&self, group: Vec<PendingJobs>) {
+                if group.len() > 1 {
+                    let calls: Vec<(Vec<JobRow>, Option<TakeRecord>)> =
+                        group.iter().map(|p| (p.jobs.clone(), p.take.clone())).collect();
+                    if let Ok(outcomes) = self.create_jobs_together(calls).await {
+                        for (p, outcome) in group.into_iter().zip(outcomes) {
+                            let _ = p.reply.send(Ok(outcome));
                         }
-                        // One call failed the shared transaction (nothing of it was written):
-                        // run each alone, so only that call sees its error.
+                        return;
                     }
-                    for p in group {
-                        let outcome = self.create_jobs_alone(p.jobs, p.take).await;
-                        let _ = p.reply.send(outcome);
-                    }
+                    // One call failed the shared transaction (nothing of it was written): run
+                    // each alone, so only that call sees its error.
+                }
+                for p in group {
+                    let outcome = self.create_jobs_alone(p.jobs, p.take).await;
+                    let _ = p.reply.send(outcome);
                 }
             }
 
