@@ -1695,8 +1695,19 @@ macro_rules! impl_storage {
         /// Lock (PostgreSQL) and read a house's running totals inside a write transaction,
         /// creating the row if the house has none yet.
         async fn lock_balance(tx: &mut Tx, org_id: &str) -> Result<BalanceRow, StorageError> {
-            // One statement: create the row if missing, and lock it (PostgreSQL takes the row
-            // lock for ON CONFLICT DO UPDATE just as for FOR UPDATE).
+            // Lock the row without writing it (the common case: it exists); else create it and
+            // lock it in one statement (PostgreSQL takes the row lock for ON CONFLICT DO UPDATE
+            // just as for FOR UPDATE).
+            let locked: Option<BalanceRow> = sqlx::query_as(concat!(
+                "SELECT grant_tokens, topup_tokens, held, settled, credited, job_event_seq FROM balances WHERE org_id = $1",
+                $lock
+            ))
+            .bind(org_id)
+            .fetch_optional(&mut **tx)
+            .await?;
+            if let Some(row) = locked {
+                return Ok(row);
+            }
             Ok(sqlx::query_as(
                 "INSERT INTO balances (org_id, updated_at) VALUES ($1, $2) \
                  ON CONFLICT (org_id) DO UPDATE SET org_id = excluded.org_id \
