@@ -372,6 +372,23 @@ async fn upload_a_directory_carries_on_past_a_bad_file() {
         assert_eq!(asset.kind, AssetKind::Clothes);
         assert_eq!((asset.folder_id.as_deref(), asset.sku.as_deref()), (None, None));
     }
+    // --limit pages newest first; --json gives the cursor that --cursor follows.
+    let run = cli.run(&["assets", "ls", "--limit", "1", "--json"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let first: AssetList = serde_json::from_str(run.stdout.trim()).expect("asset page JSON");
+    assert_eq!(first.assets.len(), 1);
+    assert_eq!(first.assets[0].id, list.assets[0].id, "the newest first");
+    let cursor = first.next_cursor.clone().expect("one more after the first page");
+    let run = cli.run(&["assets", "ls", "--limit", "1", "--cursor", &cursor, "--json"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let second: AssetList = serde_json::from_str(run.stdout.trim()).unwrap();
+    assert_eq!(second.assets.iter().map(|a| &a.id).collect::<Vec<_>>(), [&list.assets[1].id]);
+    assert_eq!(second.next_cursor, None, "the last page");
+    let run = cli.run(&["assets", "ls", "--limit", "0"]).await;
+    assert_eq!(run.code, 2, "a limit out of range is a usage error: {run:?}");
+    let run = cli.run(&["assets", "ls", "--cursor", &cursor]).await;
+    assert_eq!(run.code, 2, "--cursor needs --limit: {run:?}");
+
     let run = cli.run(&["assets", "ls"]).await;
     assert_eq!(run.code, 0, "{run:?}");
     assert!(run.stdout.starts_with("ID "), "{run:?}");

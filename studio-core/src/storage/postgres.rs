@@ -86,7 +86,7 @@ impl PgStorage {
     }
 }
 
-impl_storage!(PgStorage, "postgres", " FOR UPDATE", " FOR UPDATE SKIP LOCKED", true);
+impl_storage!(PgStorage, "postgres", " FOR UPDATE", " FOR UPDATE SKIP LOCKED", true, true);
 
 #[cfg(test)]
 mod tests {

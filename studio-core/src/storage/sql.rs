@@ -3,10 +3,12 @@
 //! how a write transaction is made exclusive (`$lock`): PostgreSQL locks the house's balance row
 //! with `FOR UPDATE`; SQLite serialises writers in-process (see sqlite.rs). And a group of
 //! develop submits is written in one statement on PostgreSQL (`$one_statement`: data-modifying
-//! CTEs, which SQLite lacks) and in one statement a table on SQLite, whose round trips are free.
+//! CTEs, which SQLite lacks) and in one statement a table on SQLite, whose round trips are free;
+//! and PostgreSQL locks an existing balance row with a read (`$lock_by_select`), while SQLite's
+//! transactions start with the write (see `lock_balance`).
 
 macro_rules! impl_storage {
-    ($ty:ty, $backend:literal, $lock:literal, $skip_locked:literal, $one_statement:literal) => {
+    ($ty:ty, $backend:literal, $lock:literal, $skip_locked:literal, $one_statement:literal, $lock_by_select:literal) => {
         #[async_trait::async_trait]
         impl $crate::storage::Storage for $ty {
             fn backend(&self) -> &'static str {
@@ -1695,19 +1697,24 @@ macro_rules! impl_storage {
         /// Lock (PostgreSQL) and read a house's running totals inside a write transaction,
         /// creating the row if the house has none yet.
         async fn lock_balance(tx: &mut Tx, org_id: &str) -> Result<BalanceRow, StorageError> {
-            // Lock the row without writing it (the common case: it exists); else create it and
-            // lock it in one statement (PostgreSQL takes the row lock for ON CONFLICT DO UPDATE
-            // just as for FOR UPDATE).
-            let locked: Option<BalanceRow> = sqlx::query_as(concat!(
-                "SELECT grant_tokens, topup_tokens, held, settled, credited, job_event_seq FROM balances WHERE org_id = $1",
-                $lock
-            ))
-            .bind(org_id)
-            .fetch_optional(&mut **tx)
-            .await?;
-            if let Some(row) = locked {
-                return Ok(row);
+            // PostgreSQL: lock the row without writing it (the common case: it exists). SQLite
+            // starts with the write: a transaction that reads first cannot write later if
+            // another connection wrote in between (SQLITE_BUSY_SNAPSHOT, which no busy timeout
+            // waits out).
+            if $lock_by_select {
+                let locked: Option<BalanceRow> = sqlx::query_as(concat!(
+                    "SELECT grant_tokens, topup_tokens, held, settled, credited, job_event_seq FROM balances WHERE org_id = $1",
+                    $lock
+                ))
+                .bind(org_id)
+                .fetch_optional(&mut **tx)
+                .await?;
+                if let Some(row) = locked {
+                    return Ok(row);
+                }
             }
+            // Create the row if missing and lock it in one statement (PostgreSQL takes the row
+            // lock for ON CONFLICT DO UPDATE just as for FOR UPDATE).
             Ok(sqlx::query_as(
                 "INSERT INTO balances (org_id, updated_at) VALUES ($1, $2) \
                  ON CONFLICT (org_id) DO UPDATE SET org_id = excluded.org_id \

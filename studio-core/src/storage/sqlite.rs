@@ -66,7 +66,7 @@ impl SqliteStorage {
     }
 }
 
-impl_storage!(SqliteStorage, "sqlite", "", "", false);
+impl_storage!(SqliteStorage, "sqlite", "", "", false, false);
 
 #[cfg(test)]
 mod tests {
