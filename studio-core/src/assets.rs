@@ -217,15 +217,13 @@ impl Studio {
         };
         let after = match query.cursor.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
             None => None,
+            Some(_) if limit.is_none() => return Err(Error::invalid("BAD_CURSOR", "cursor needs a limit.")),
             // A cursor is an asset of this house, live or since taken out.
             Some(id) => match self.storage.asset_by_id(id).await? {
                 Some(row) if row.org_id == caller.org_id => Some((row.created_at, row.id)),
                 _ => return Err(Error::invalid("BAD_CURSOR", "cursor is the nextCursor of an earlier page.")),
             },
         };
-        if limit.is_none() && after.is_some() {
-            return Err(Error::invalid("BAD_CURSOR", "cursor needs a limit."));
-        }
         // The version first, then the list (see asset_lists.rs).
         let version = self.storage.library_version(&caller.org_id).await?;
         let key = ListKey {
@@ -250,15 +248,17 @@ impl Studio {
         limit: Option<i64>,
         after: Option<(DateTime<Utc>, String)>,
     ) -> Result<AssetList> {
-        let Some(limit) = limit else {
-            let rows = self.storage.list_assets(org_id, folder).await?;
-            return Ok(AssetList { assets: rows.into_iter().map(|r| self.asset_view(r)).collect(), next_cursor: None });
-        };
         let after = after.as_ref().map(|(at, id)| (*at, id.as_str()));
-        let mut rows = self.storage.list_assets_page(org_id, folder, limit + 1, after).await?;
-        let more = rows.len() as i64 > limit;
-        rows.truncate(limit as usize);
-        let next_cursor = more.then(|| rows.last().map(|r| r.id.clone())).flatten();
+        // One more than the page, to know whether another follows.
+        let fetch = limit.map_or(i64::MAX, |l| l + 1);
+        let mut rows = self.storage.list_assets_page(org_id, folder, fetch, after).await?;
+        let next_cursor = match limit {
+            Some(l) if rows.len() as i64 > l => {
+                rows.truncate(l as usize);
+                rows.last().map(|r| r.id.clone())
+            }
+            _ => None,
+        };
         Ok(AssetList { assets: rows.into_iter().map(|r| self.asset_view(r)).collect(), next_cursor })
     }
 

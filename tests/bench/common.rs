@@ -68,13 +68,7 @@ impl Row {
         baseline: impl Into<String>,
         versus: impl Into<String>,
     ) -> Row {
-        Row {
-            scenario: scenario.into(),
-            studio: studio.into(),
-            baseline: baseline.into(),
-            versus: versus.into(),
-            pass: None,
-        }
+        Row { pass: None, ..Row::new(scenario, studio, baseline, versus, false) }
     }
 }
 

@@ -18,6 +18,8 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use image::{Rgb, RgbImage};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 use studio_core::api::Quality;
 use studio_core::{DevelopInput, DevelopRequest, LocalProvider};
 
@@ -202,17 +204,6 @@ fn png(img: &RgbImage) -> anyhow::Result<Bytes> {
     Ok(Bytes::from(out))
 }
 
-/// Deterministic noise in -1..1.
-fn noise(x: u32, y: u32, seed: u32) -> f32 {
-    let mut h = x.wrapping_mul(0x9E37_79B1) ^ y.wrapping_mul(0x85EB_CA77) ^ seed.wrapping_mul(0xC2B2_AE3D);
-    h ^= h >> 15;
-    h = h.wrapping_mul(0x2C1B_3C6D);
-    h ^= h >> 12;
-    h = h.wrapping_mul(0x297A_2D39);
-    h ^= h >> 15;
-    (h >> 8) as f32 / (1u32 << 23) as f32 - 1.0
-}
-
 fn byte(v: f32) -> u8 {
     v.round().clamp(0.0, 255.0) as u8
 }
@@ -221,6 +212,7 @@ fn byte(v: f32) -> u8 {
 /// and sensor noise.
 fn photo_like(w: u32, h: u32) -> RgbImage {
     let (fw, fh) = (w as f32, h as f32);
+    let mut rng = StdRng::seed_from_u64(1);
     RgbImage::from_fn(w, h, |x, y| {
         let (u, v) = (x as f32 / fw, y as f32 / fh);
         let mut c = if v < 0.6 {
@@ -242,7 +234,7 @@ fn photo_like(w: u32, h: u32) -> RgbImage {
         if (0.55..0.95).contains(&u) && (0.08..0.3).contains(&v) && ((x + y) / 3) % 4 == 0 {
             c = [30.0, 30.0, 40.0];
         }
-        let n = 6.0 * noise(x, y, 1);
+        let n = 6.0 * rng.random_range(-1.0f32..1.0);
         Rgb(c.map(|v| byte(v + n)))
     })
 }
@@ -250,9 +242,10 @@ fn photo_like(w: u32, h: u32) -> RgbImage {
 /// A product shot: a light sweep with a textured, folded dress in the middle.
 fn product_shot(w: u32, h: u32) -> RgbImage {
     let (fw, fh) = (w as f32, h as f32);
+    let mut rng = StdRng::seed_from_u64(2);
     RgbImage::from_fn(w, h, |x, y| {
         let (u, v) = (x as f32 / fw, y as f32 / fh);
-        let n = 2.5 * noise(x, y, 2);
+        let n = 2.5 * rng.random_range(-1.0f32..1.0);
         // Dress: a bodice (0.4..0.6 wide) widening into a skirt down to 0.88.
         let half = if v < 0.45 { 0.1 } else { 0.1 + (v - 0.45) * 0.45 };
         let inside = (0.14..0.88).contains(&v) && (u - 0.5).abs() < half;

@@ -293,14 +293,7 @@ macro_rules! impl_storage {
             }
 
             async fn list_assets(&self, org_id: &str, folder_id: Option<&str>) -> Result<Vec<AssetRow>, StorageError> {
-                Ok(sqlx::query_as(concat!(
-                    "SELECT ", asset_columns!(), " FROM assets WHERE org_id = $1 AND deleted_at IS NULL ",
-                    "AND ($2 IS NULL OR folder_id = $2) ORDER BY created_at DESC, id DESC"
-                ))
-                .bind(org_id)
-                .bind(folder_id)
-                .fetch_all(&self.pool)
-                .await?)
+                self.list_assets_page(org_id, folder_id, i64::MAX, None).await
             }
 
             async fn list_assets_page(
