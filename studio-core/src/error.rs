@@ -23,10 +23,17 @@ pub enum ErrorKind {
     NotFound,
     /// A conflict with what is stored (409).
     Conflict,
+    /// Existed once and is gone for good: an expired or spent link or token (410).
+    Gone,
     /// Too large (413).
     TooLarge,
+    /// A body of a media type the route does not take (415).
+    UnsupportedMedia,
     /// Cannot run (422).
     Unprocessable,
+    /// Too many requests; the error's `retryAfter` extra says how many seconds to wait, and
+    /// frontends send it as `Retry-After` too (429).
+    RateLimited,
     /// Something upstream failed (502).
     Upstream,
     /// A feature is not configured (503).
@@ -84,6 +91,26 @@ impl Error {
     /// 409 with a code.
     pub fn conflict(code: &'static str, message: impl Into<String>) -> Self {
         Self::new(ErrorKind::Conflict, code, message)
+    }
+
+    /// 410 with a code.
+    pub fn gone(code: &'static str, message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Gone, code, message)
+    }
+
+    /// 415 with a code.
+    pub fn unsupported_media(code: &'static str, message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::UnsupportedMedia, code, message)
+    }
+
+    /// 429 `RATE_LIMITED` with `retryAfter` (whole seconds, at least 1).
+    pub fn rate_limited(message: impl Into<String>, retry_after_secs: u64) -> Self {
+        Self::new(ErrorKind::RateLimited, "RATE_LIMITED", message).with("retryAfter", retry_after_secs.max(1))
+    }
+
+    /// The seconds a [`ErrorKind::RateLimited`] refusal asks the caller to wait.
+    pub fn retry_after(&self) -> Option<u64> {
+        self.extra.get("retryAfter").and_then(Value::as_u64)
     }
 
     /// 402 with `need` and `spendable`.

@@ -4,14 +4,11 @@
 //! replica see every change, whichever replica made it.
 
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 
 use bytes::Bytes;
 use serde_json::Value;
 
 use tokio::sync::broadcast;
-
-use crate::studio::Studio;
 
 /// The `org_id` of an event for every house: events may have been lost (the shared channel
 /// reconnected), so every socket should close and let its client backfill.
@@ -86,43 +83,5 @@ impl EventBus {
     /// How many receivers are listening now (one per open socket in the server).
     pub fn subscribers(&self) -> usize {
         self.tx.receiver_count()
-    }
-}
-
-impl Studio {
-    /// Deliver a house event to every socket: through the storage's shared channel when the
-    /// relay runs (every replica, this one included, receives it), else in-process.
-    pub(crate) async fn publish(&self, event: HouseEvent) {
-        if self.relaying.load(Ordering::Acquire) {
-            match self.storage.announce(&event.org_id, event.as_str()).await {
-                Ok(true) => return,
-                Ok(false) => {}
-                Err(e) => tracing::warn!(error = %e, "announcing an event failed; delivering it here only"),
-            }
-        }
-        self.events.publish(event);
-    }
-
-    /// Relay the storage's shared event channel (PostgreSQL LISTEN) into this process's bus, and
-    /// wake the runner when another replica queues a job. False when the backend has none
-    /// (SQLite: one process, events stay in-process). Call once per process.
-    pub async fn start_event_relay(&self) -> crate::error::Result<bool> {
-        let Some(mut rx) = self.storage.listen().await? else { return Ok(false) };
-        let me = self.clone();
-        tokio::spawn(async move {
-            while let Some((org_id, text)) = rx.recv().await {
-                if org_id.is_empty() {
-                    me.events.publish(HouseEvent::resync());
-                    continue;
-                }
-                let Ok(message) = serde_json::from_str::<Value>(&text) else { continue };
-                if message["type"] == "job" && message["job"]["status"] == "queued" {
-                    me.job_wakeup.notify_one();
-                }
-                me.events.publish(HouseEvent::from_text(&org_id, text));
-            }
-        });
-        self.relaying.store(true, Ordering::Release);
-        Ok(true)
     }
 }

@@ -13,9 +13,9 @@ pub mod api;
 #[cfg(feature = "engine")]
 mod accounts;
 #[cfg(feature = "engine")]
-mod asset_lists;
+mod admin;
 #[cfg(feature = "engine")]
-mod assets;
+mod ai;
 #[cfg(feature = "engine")]
 mod billing;
 #[cfg(feature = "engine")]
@@ -31,58 +31,48 @@ mod error;
 #[cfg(feature = "engine")]
 mod events;
 #[cfg(feature = "engine")]
-mod folders;
-#[cfg(feature = "engine")]
 mod ids;
 #[cfg(feature = "engine")]
 mod images;
 #[cfg(feature = "engine")]
-mod keys;
-#[cfg(feature = "engine")]
 mod ledger;
+#[cfg(feature = "engine")]
+mod library;
 #[cfg(feature = "engine")]
 mod models;
 #[cfg(feature = "engine")]
 mod outbound;
 #[cfg(feature = "engine")]
-mod packs;
-#[cfg(feature = "engine")]
 mod payments;
 #[cfg(feature = "engine")]
-mod preflight;
-#[cfg(feature = "engine")]
 mod providers;
-#[cfg(feature = "engine")]
-mod reads;
-#[cfg(feature = "engine")]
-mod runner;
-#[cfg(feature = "engine")]
-mod runs;
 #[cfg(feature = "engine")]
 mod storage;
 #[cfg(feature = "engine")]
 mod studio;
-#[cfg(feature = "engine")]
-mod verdict;
 
 #[cfg(feature = "engine")]
 pub use crate::{
     accounts::{Email, SessionToken},
-    assets::{AssetFile, MAX_ASSET_PAGE, MAX_IMAGE_MB, PendingUpload, UploadForm},
-    billing::{
-        AUTOCHARGE_DEBOUNCE_MINUTES, BillingConfig, MAX_CAP_CENTS, MAX_CUSTOM_CENTS, MAX_THRESHOLD_TOKENS, PackConfig,
-        TestCheckoutView, TierConfig,
-    },
+    admin::Admin,
+    billing::{AUTOCHARGE_DEBOUNCE_MINUTES, MAX_CAP_CENTS, MAX_CUSTOM_CENTS, MAX_THRESHOLD_TOKENS, TestCheckoutView},
     blobs::{BlobConfig, BlobError, BlobReader, Blobs, S3Config, StoredBlob},
-    caller::{Caller, Via},
-    config::CoreConfig,
+    caller::{Caller, Machine, MachineKind, MachineSecrets, PlatformAdmin, Via},
+    config::{
+        BillingConfig, CoreConfig, PackConfig, PackLimits, PriceBookConfig, QualityPrices, RunnerConfig, TierConfig,
+    },
     develops::{
         BACKFILL_PAGE, INPUT_ROLES, MAX_DEVELOPS, MAX_INPUTS, MAX_TAKES, StagedInput, SubmitForm, check_input_role,
+        runs::{RUN_GAP_MINUTES, RUN_WINDOW_DAYS},
     },
     error::{Error, ErrorKind, Result},
     events::{EventBus, HouseEvent, RESYNC},
-    ledger::{HoldOutcome, PriceBookConfig, QualityPrices, Reservation},
-    packs::{PackFile, PackLimits},
+    images::MAX_IMAGE_MB,
+    ledger::{HoldOutcome, Reservation},
+    library::{
+        assets::{AssetFile, MAX_ASSET_PAGE, PendingUpload, UploadForm},
+        packs::PackFile,
+    },
     payments::{
         ChargeRequest, Checkout, CheckoutRequest, PAYMENT_SUCCEEDED, PaymentEvent, PaymentsError, PaymentsProvider,
         Purchase,
@@ -98,14 +88,13 @@ pub use crate::{
         fal::{FalConfig, FalProvider},
         local::LocalProvider,
     },
-    runner::RunnerConfig,
-    runs::{RUN_GAP_MINUTES, RUN_WINDOW_DAYS},
     storage::{
-        AssetChanges, AssetRow, AutochargeOutcome, AutochargeSettings, BalanceRow, BillingAccountRow, Bucket,
-        CancelOutcome, CheckoutRow, CreateJobsOutcome, FolderRow, HoldRow, HoldStatus, JobEnd, JobRow, KeyRow,
-        LedgerAudit, MembershipRow, ModelRow, NewAccount, NewAutocharge, NewCredit, NewHold, NewPayment, OrgRow,
-        PackRow, PaymentOutcome, RefillPack, ReserveOutcome, ResolveOutcome, SessionRow, SessionSeat, Storage,
-        StorageError, TakeRecord, UserRow, open_storage,
+        AccountStore, AssetChanges, AssetRow, AutochargeOutcome, AutochargeSettings, BalanceRow, BillingAccountRow,
+        BillingStore, Bucket, CancelOutcome, CheckoutRow, CreateJobsOutcome, FolderRow, HoldRow, HoldStatus, JobEnd,
+        JobRow, JobStore, KeyRow, LedgerAudit, LedgerStore, LibraryStore, MembershipRow, ModelRow, ModelStore,
+        NewAccount, NewAutocharge, NewCredit, NewHold, NewPayment, OrgRow, PackRow, PaymentOutcome, RefillPack,
+        ReserveOutcome, ResolveOutcome, SessionRow, SessionSeat, Storage, StorageError, TakeRecord, UserRow,
+        open_storage,
     },
     studio::{OpenError, Studio},
 };

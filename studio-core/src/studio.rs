@@ -1,12 +1,15 @@
 //! The facade: one `Studio` value holds the storage and configuration, and every domain
-//! operation is a method on it (implemented in the domain modules).
+//! operation is a method on it (implemented in the domain folders). The facade also owns the
+//! event relay: publishing a house event and relaying the database's shared channel.
 
 use std::sync::Arc;
 
 use crate::blobs::{BlobConfig, Blobs};
 use crate::config::CoreConfig;
-use crate::events::EventBus;
+use crate::events::{EventBus, HouseEvent};
 use crate::storage::{Storage, StorageError, open_storage};
+use serde_json::Value;
+use std::sync::atomic::Ordering;
 
 /// The Studio domain. Cheap to clone; share one per process.
 #[derive(Clone)]
@@ -22,7 +25,7 @@ pub struct Studio {
     /// True once [`Studio::start_event_relay`] relays the database's shared channel.
     pub(crate) relaying: Arc<std::sync::atomic::AtomicBool>,
     /// Asset list answers, each with the library version it was read at.
-    pub(crate) asset_lists: Arc<crate::asset_lists::AssetLists>,
+    pub(crate) asset_lists: Arc<crate::library::asset_lists::AssetLists>,
 }
 
 /// Opening a Studio failed.
@@ -93,5 +96,43 @@ impl Studio {
     /// The configuration this Studio runs with.
     pub fn config(&self) -> &CoreConfig {
         &self.config
+    }
+}
+
+impl Studio {
+    /// Deliver a house event to every socket: through the storage's shared channel when the
+    /// relay runs (every replica, this one included, receives it), else in-process.
+    pub(crate) async fn publish(&self, event: HouseEvent) {
+        if self.relaying.load(Ordering::Acquire) {
+            match self.storage.announce(&event.org_id, event.as_str()).await {
+                Ok(true) => return,
+                Ok(false) => {}
+                Err(e) => tracing::warn!(error = %e, "announcing an event failed; delivering it here only"),
+            }
+        }
+        self.events.publish(event);
+    }
+
+    /// Relay the storage's shared event channel (PostgreSQL LISTEN) into this process's bus, and
+    /// wake the runner when another replica queues a job. False when the backend has none
+    /// (SQLite: one process, events stay in-process). Call once per process.
+    pub async fn start_event_relay(&self) -> crate::error::Result<bool> {
+        let Some(mut rx) = self.storage.listen().await? else { return Ok(false) };
+        let me = self.clone();
+        tokio::spawn(async move {
+            while let Some((org_id, text)) = rx.recv().await {
+                if org_id.is_empty() {
+                    me.events.publish(HouseEvent::resync());
+                    continue;
+                }
+                let Ok(message) = serde_json::from_str::<Value>(&text) else { continue };
+                if message["type"] == "job" && message["job"]["status"] == "queued" {
+                    me.job_wakeup.notify_one();
+                }
+                me.events.publish(HouseEvent::from_text(&org_id, text));
+            }
+        });
+        self.relaying.store(true, Ordering::Release);
+        Ok(true)
     }
 }

@@ -15,6 +15,22 @@ pub(crate) mod ai;
 pub(crate) mod fal;
 pub(crate) mod local;
 
+/// Every develop tool the API names (spec §4.3), in the order the spec lists them.
+pub(crate) const DEVELOP_TOOLS: [&str; 12] = [
+    "upscale",
+    "reframe",
+    "generate-character",
+    "packshot",
+    "camera-lens",
+    "harmonize",
+    "tryon",
+    "iron",
+    "cleanup",
+    "color-change",
+    "fit-adjust",
+    "lookbook-video",
+];
+
 /// One input image of a develop, by role (`image`, `garment`, `model`, `mask`, `background`).
 #[derive(Debug, Clone)]
 pub struct DevelopInput {
@@ -103,9 +119,12 @@ impl Providers {
                 by_tool.entry(tool).or_insert_with(|| provider.clone());
             }
         }
-        let mut tools: Vec<String> =
-            crate::ledger::DEVELOP_TOOLS.iter().filter(|t| by_tool.contains_key(**t)).map(|t| t.to_string()).collect();
-        tools.extend(by_tool.keys().filter(|t| !crate::ledger::DEVELOP_TOOLS.contains(&t.as_str())).cloned());
+        let mut tools: Vec<String> = crate::providers::DEVELOP_TOOLS
+            .iter()
+            .filter(|t| by_tool.contains_key(**t))
+            .map(|t| t.to_string())
+            .collect();
+        tools.extend(by_tool.keys().filter(|t| !crate::providers::DEVELOP_TOOLS.contains(&t.as_str())).cloned());
         Providers { by_tool, tools }
     }
 

@@ -97,7 +97,7 @@ mod tests {
     async fn ledger_entries_refuse_update_and_delete() {
         let Some((storage, admin, name)) = fresh().await else { return };
         let pool = storage.pool.clone();
-        super::super::sql::assert_ledger_append_only(&storage, |sql| {
+        crate::storage::sql::assert_ledger_append_only(&storage, |sql| {
             let pool = pool.clone();
             async move { sqlx::query(sql).execute(&pool).await.map(|r| r.rows_affected()) }
         })
@@ -125,7 +125,7 @@ mod tests {
     async fn concurrent_submits_share_transactions_and_stay_exact() {
         let Some((storage, admin, name)) = fresh().await else { return };
         let pool = storage.pool.clone();
-        super::super::sql::assert_grouped_submits(std::sync::Arc::new(storage)).await;
+        crate::storage::sql::assert_grouped_submits(std::sync::Arc::new(storage)).await;
         pool.close().await;
         let _ = sqlx::query(&format!("DROP DATABASE {name}")).execute(&admin).await;
     }

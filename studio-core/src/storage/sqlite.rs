@@ -77,7 +77,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let storage = SqliteStorage::open(dir.path().join("t.db").to_str().expect("path")).await.expect("open");
         let pool = storage.pool.clone();
-        super::super::sql::assert_ledger_append_only(&storage, |sql| {
+        crate::storage::sql::assert_ledger_append_only(&storage, |sql| {
             let pool = pool.clone();
             async move { sqlx::query(sql).execute(&pool).await.map(|r| r.rows_affected()) }
         })
@@ -88,6 +88,6 @@ mod tests {
     async fn concurrent_submits_share_transactions_and_stay_exact() {
         let dir = tempfile::tempdir().expect("temp dir");
         let storage = SqliteStorage::open(dir.path().join("g.db").to_str().expect("path")).await.expect("open");
-        super::super::sql::assert_grouped_submits(std::sync::Arc::new(storage)).await;
+        crate::storage::sql::assert_grouped_submits(std::sync::Arc::new(storage)).await;
     }
 }

@@ -1,13 +1,21 @@
 //! The core's configuration, handed in by the embedding binary (the core never reads the environment).
+//! Every settings type lives here, so this folder names no domain module and never the facade.
 
 use std::sync::Arc;
 
-use crate::billing::BillingConfig;
-use crate::ledger::PriceBookConfig;
-use crate::packs::PackLimits;
+mod billing;
+mod packs;
+mod prices;
+mod runner;
+
+pub use billing::{BillingConfig, PackConfig, TierConfig};
+pub use packs::PackLimits;
+pub use prices::{PriceBookConfig, QualityPrices};
+pub use runner::RunnerConfig;
+
+use crate::caller::MachineSecrets;
 use crate::payments::PaymentsProvider;
 use crate::providers::Providers;
-use crate::runner::RunnerConfig;
 
 /// Settings the domain needs. The binary fills it from defaults, a TOML file and `STUDIO_*`.
 #[derive(Debug, Clone)]
@@ -34,6 +42,9 @@ pub struct CoreConfig {
     pub billing: BillingConfig,
     /// The payment provider; None turns the money routes into 503 `BILLING_NOT_CONFIGURED`.
     pub payments: Option<Arc<dyn PaymentsProvider>>,
+    /// The machine credentials (support bridge, analyst, action, renderer); an unset kind opens
+    /// nothing.
+    pub machines: MachineSecrets,
 }
 
 impl Default for CoreConfig {
@@ -50,6 +61,7 @@ impl Default for CoreConfig {
             ai: None,
             billing: BillingConfig::default(),
             payments: None,
+            machines: MachineSecrets::default(),
         }
     }
 }

@@ -11,18 +11,17 @@ use crate::api::{
     ClassifyResult, Deleted, Ground, GroupRequest, GroupResponse, Quality, Quote, QuoteRequest, Scene, Updated,
     UploadResponse,
 };
-use crate::asset_lists::ListKey;
 use crate::blobs::{BlobError, BlobReader, StoredBlob};
 use crate::caller::Caller;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ids::new_id;
 use crate::images;
-use crate::ledger::DEVELOP_TOOLS;
+use crate::library::asset_lists::ListKey;
+use crate::providers::DEVELOP_TOOLS;
 use crate::storage::{AssetChanges, AssetRow};
 use crate::studio::Studio;
 
-/// The largest image accepted, in megabytes (spec §8).
-pub const MAX_IMAGE_MB: u64 = 12;
+use crate::images::MAX_IMAGE_MB;
 const MAX_IMAGE_BYTES: u64 = MAX_IMAGE_MB * 1024 * 1024;
 /// Longest name and SKU.
 /// The largest asset page (`limit` of `GET /api/toolkit/assets` and of the list_assets tool).

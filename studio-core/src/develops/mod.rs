@@ -2,6 +2,11 @@
 //! `since` backfill. Every path holds tokens for every frame in the same transaction that
 //! queues it (storage `create_jobs`), so nothing is queued unpaid and a refusal writes nothing.
 
+pub(crate) mod preflight;
+pub(crate) mod runner;
+pub(crate) mod runs;
+pub(crate) mod verdict;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use bytes::Bytes;
@@ -14,13 +19,13 @@ use crate::api::{
     OfferEvidence, Quality, RetakeOffer, StartDevelop, StartedDevelop, SubmitResponse, TakeJob, TakesRequest,
     TakesResponse,
 };
-use crate::assets::accepted_image;
 use crate::blobs::BlobError;
 use crate::caller::Caller;
 use crate::error::{Error, ErrorKind, Result};
 use crate::events::HouseEvent;
 use crate::ids::new_id;
 use crate::images;
+use crate::library::assets::accepted_image;
 use crate::storage::{CancelOutcome, CreateJobsOutcome, JobRow, TakeRecord};
 use crate::studio::Studio;
 
@@ -44,7 +49,7 @@ pub const MAX_DEVELOPS: i64 = 100;
 const MAX_FIELD_CHARS: usize = 2000;
 /// Most options per develop.
 const MAX_PARAMS: usize = 64;
-const MAX_INPUT_BYTES: u64 = crate::assets::MAX_IMAGE_MB * 1024 * 1024;
+const MAX_INPUT_BYTES: u64 = crate::images::MAX_IMAGE_MB * 1024 * 1024;
 
 /// One stored input of a job.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -102,9 +107,9 @@ fn input_error(e: BlobError) -> Error {
         BlobError::TooLarge { .. } => Error::new(
             ErrorKind::TooLarge,
             "IMAGE_TOO_LARGE",
-            format!("Each image is at most {} MB.", crate::assets::MAX_IMAGE_MB),
+            format!("Each image is at most {} MB.", crate::images::MAX_IMAGE_MB),
         )
-        .with("maxMb", crate::assets::MAX_IMAGE_MB),
+        .with("maxMb", crate::images::MAX_IMAGE_MB),
         BlobError::Empty => Error::invalid("EMPTY_IMAGE", "An image field is empty."),
         BlobError::Unsupported(mime) => {
             Error::invalid("BAD_FORM", format!("Images are JPEG, PNG, WebP or GIF; this is {mime}."))

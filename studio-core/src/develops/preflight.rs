@@ -16,10 +16,11 @@ use image::{GrayImage, RgbImage};
 use crate::api::{
     FINDING_CODES, Finding, FixBy, MAX_PREFLIGHT_IMAGES, PREFLIGHT_LENSES, PreflightRequest, PreflightResult,
 };
-use crate::assets::{MAX_IMAGE_MB, accepted_image};
 use crate::caller::Caller;
 use crate::error::{Error, ErrorKind, Result};
 use crate::images;
+use crate::images::MAX_IMAGE_MB;
+use crate::library::assets::accepted_image;
 use crate::providers::local;
 use crate::providers::local::ops::{self, Lab, Mask};
 use crate::providers::local::subject::{Subject, WORK_EDGE};

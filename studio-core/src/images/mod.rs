@@ -9,6 +9,9 @@ use image::{ImageDecoder, ImageReader, Limits};
 
 use crate::error::{Error, ErrorKind, Result};
 
+/// The largest image accepted, in megabytes (spec §8).
+pub const MAX_IMAGE_MB: u64 = 12;
+
 pub(crate) use whole::Whole;
 
 /// Widest or tallest image accepted, in pixels.
@@ -62,7 +65,7 @@ fn too_many_pixels() -> Error {
             "The image has more pixels than this service decodes (at most {MAX_SIDE} px a side, {MAX_PIXELS} pixels)."
         ),
     )
-    .with("maxMb", crate::assets::MAX_IMAGE_MB)
+    .with("maxMb", crate::images::MAX_IMAGE_MB)
     .with("maxSide", MAX_SIDE)
     .with("maxPixels", MAX_PIXELS)
 }

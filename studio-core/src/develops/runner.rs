@@ -10,34 +10,13 @@ use chrono::Duration;
 use tokio::sync::Semaphore;
 
 use crate::api::AssetKind;
-use crate::assets::accepted_image;
 use crate::develops::JobInput;
 use crate::error::{Error, Result};
 use crate::ids::new_id;
+use crate::library::assets::accepted_image;
 use crate::providers::{DevelopInput, DevelopOutput, DevelopRequest, ProviderError};
 use crate::storage::{AssetRow, JobEnd, JobRow};
 use crate::studio::Studio;
-
-/// How the runner works.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RunnerConfig {
-    /// Jobs developed at once by this process.
-    pub concurrency: usize,
-    /// A running job whose lease is not renewed for this long is taken over.
-    pub lease_secs: i64,
-    /// Claims before a job is failed and released for good.
-    pub max_attempts: i64,
-    /// Longest one develop may take before it counts as a transient failure.
-    pub timeout_secs: u64,
-    /// Wait before a transiently failed job is tried again.
-    pub retry_after_secs: i64,
-}
-
-impl Default for RunnerConfig {
-    fn default() -> Self {
-        RunnerConfig { concurrency: 2, lease_secs: 30, max_attempts: 3, timeout_secs: 600, retry_after_secs: 5 }
-    }
-}
 
 /// The largest developed frame filed, in bytes.
 const MAX_RESULT_BYTES: u64 = 64 * 1024 * 1024;

@@ -15,8 +15,8 @@ use crate::api::{
     VerdictRequest,
 };
 use crate::caller::Caller;
+use crate::develops::preflight::{Exposure, Facts, decode_small, exposure_issues, measure};
 use crate::error::{Error, ErrorKind, Result};
-use crate::preflight::{Exposure, Facts, decode_small, exposure_issues, measure};
 use crate::storage::JobRow;
 use crate::studio::Studio;
 
@@ -354,7 +354,7 @@ impl Studio {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::preflight::tests::{CENTRED, GREY, clean, png, scene};
+    use crate::develops::preflight::tests::{CENTRED, GREY, clean, png, scene};
     use crate::providers::local::ops;
 
     fn frame_of(img: &RgbImage) -> Frame {

@@ -1,6 +1,8 @@
 //! People, houses and browser sessions: sign-up, sign-in, sign-out, session lookup and the
 //! public check-email. Passwords are Argon2id, hashed off the async runtime.
 
+pub(crate) mod keys;
+
 use argon2::Argon2;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString, rand_core::OsRng};
 use chrono::Duration;
@@ -180,6 +182,16 @@ impl Studio {
             })
             .await?;
         Ok(SessionToken(secret))
+    }
+
+    /// A machine caller: the presented secret checked against the configured secret of `kind`
+    /// (constant time). 401 when it does not match, is another kind's, or `kind` has none.
+    pub fn authenticate_machine(
+        &self,
+        kind: crate::caller::MachineKind,
+        presented: &str,
+    ) -> Result<crate::caller::Machine> {
+        self.config.machines.verify(kind, presented)
     }
 
     /// The caller behind a session cookie; 401 when unknown, expired or the seat is gone.

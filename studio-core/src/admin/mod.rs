@@ -1,0 +1,75 @@
+//! The platform admin console (`/api/toolkit/admin/...`). Every operation hangs off the view
+//! [`Admin`] (`studio.admin()`) and takes a [`PlatformAdmin`] proof, which only
+//! [`Caller::as_admin`](crate::Caller::as_admin) makes: an admin operation cannot be reached
+//! without the check. Today: token grants into a person's house. The rest of §4.12 grows here.
+
+use chrono::Duration;
+
+use crate::api::{GrantTokensRequest, GrantTokensResponse};
+use crate::caller::PlatformAdmin;
+use crate::error::{Error, Result};
+use crate::storage::{Bucket, NewCredit};
+use crate::studio::Studio;
+
+/// The largest admin grant in one call.
+pub(crate) const MAX_ADMIN_GRANT: i64 = 1_000_000;
+/// The longest admin grant expiry, in days.
+const MAX_EXPIRY_DAYS: i64 = 3650;
+
+/// The admin console's operations: `studio.admin()`.
+#[derive(Debug, Clone, Copy)]
+pub struct Admin<'a>(&'a Studio);
+
+impl Studio {
+    /// The platform admin console.
+    pub fn admin(&self) -> Admin<'_> {
+        Admin(self)
+    }
+}
+
+impl Admin<'_> {
+    /// Grant tokens into a person's house (their home house), into the grant bucket, optionally
+    /// expiring after `expiryDays`.
+    pub async fn grant_tokens(&self, admin: &PlatformAdmin, req: GrantTokensRequest) -> Result<GrantTokensResponse> {
+        let studio = self.0;
+        let user_id = req.user_id.as_deref().map(str::trim).filter(|s| !s.is_empty());
+        let Some(user_id) = user_id else {
+            return Err(Error::invalid("USER_REQUIRED", "Name the person with userId."));
+        };
+        let tokens = req.tokens.as_ref().and_then(|v| v.as_i64()).filter(|t| (1..=MAX_ADMIN_GRANT).contains(t));
+        let Some(tokens) = tokens else {
+            return Err(Error::invalid(
+                "BAD_TOKENS",
+                format!("tokens must be a whole number from 1 to {MAX_ADMIN_GRANT}."),
+            )
+            .with("max", MAX_ADMIN_GRANT));
+        };
+        let expires_at = match req.expiry_days {
+            None => None,
+            Some(d) if (1..=MAX_EXPIRY_DAYS).contains(&d) => Some(crate::ids::now() + Duration::days(d)),
+            Some(_) => {
+                return Err(Error::invalid(
+                    "BAD_EXPIRY",
+                    format!("expiryDays must be 1 to {MAX_EXPIRY_DAYS}, or null."),
+                )
+                .with("max", MAX_EXPIRY_DAYS));
+            }
+        };
+        let not_found = || Error::not_found("USER_NOT_FOUND", "No person with that id.");
+        studio.storage.user_by_id(user_id).await?.ok_or_else(not_found)?;
+        let seat = studio.storage.home_membership(user_id).await?.ok_or_else(not_found)?;
+        let reason = req.reason.map(|r| r.trim().chars().take(500).collect::<String>()).filter(|r| !r.is_empty());
+        let after = studio
+            .credit_tokens(NewCredit {
+                org_id: seat.org_id,
+                bucket: Bucket::Grant,
+                amount: tokens,
+                user_id: Some(admin.user_id().to_string()),
+                reason: reason.unwrap_or_else(|| "admin grant".to_string()),
+                expires_at,
+                now: crate::ids::now(),
+            })
+            .await?;
+        Ok(GrantTokensResponse { ok: true, granted: tokens, tokens: after.spendable(), expires_at })
+    }
+}

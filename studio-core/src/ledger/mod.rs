@@ -1,0 +1,111 @@
+//! The token ledger: the price book, the balance, holds (reserve / settle / release, each once)
+//! and grants. The storage keeps the append-only entries and the running totals together.
+
+use crate::api::{Balance, HoldView, PriceBook};
+use crate::caller::Caller;
+use crate::error::{Error, Result};
+use crate::ids::new_id;
+use crate::storage::{BalanceRow, HoldRow, NewCredit, NewHold, ReserveOutcome, ResolveOutcome};
+use crate::studio::Studio;
+
+/// A hold taken for the caller.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reservation {
+    /// The hold.
+    pub hold: HoldView,
+    /// True when the hold id existed already: nothing new was reserved.
+    pub replayed: bool,
+}
+
+/// What settling or releasing a hold did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HoldOutcome {
+    /// This call charged the hold.
+    Settled,
+    /// This call returned the tokens.
+    Released,
+    /// The hold had been charged before; nothing moved.
+    AlreadySettled,
+    /// The hold had been released before; nothing moved.
+    AlreadyReleased,
+}
+
+fn hold_view(h: &HoldRow) -> HoldView {
+    HoldView { id: h.id.clone(), amount: h.amount, generation_id: h.generation_id.clone(), created_at: h.created_at }
+}
+
+fn resolved(outcome: ResolveOutcome, charge: bool) -> Result<HoldOutcome> {
+    use crate::storage::HoldStatus;
+    match outcome {
+        ResolveOutcome::Resolved(_) if charge => Ok(HoldOutcome::Settled),
+        ResolveOutcome::Resolved(_) => Ok(HoldOutcome::Released),
+        ResolveOutcome::AlreadyResolved(h) if h.status() == HoldStatus::Settled => Ok(HoldOutcome::AlreadySettled),
+        ResolveOutcome::AlreadyResolved(_) => Ok(HoldOutcome::AlreadyReleased),
+        ResolveOutcome::NotFound => Err(Error::not_found("NOT_FOUND", "No such hold in this house.")),
+    }
+}
+
+impl Studio {
+    /// The caller's house balance with its open holds. Reads running totals, never history.
+    pub async fn balance(&self, caller: &Caller) -> Result<Balance> {
+        let totals = self.storage.balance(&caller.org_id).await?;
+        let holds = self.storage.open_holds(&caller.org_id).await?;
+        Ok(Balance {
+            balance: totals.spendable(),
+            grant: totals.grant_tokens,
+            topup: totals.topup_tokens,
+            held: totals.held,
+            holds: holds.iter().map(hold_view).collect(),
+        })
+    }
+
+    /// Hold `amount` tokens for the caller's house before any work is queued. Viewers are
+    /// refused; a shortfall is 402 with `need` and `spendable` and writes nothing. Passing the
+    /// same `hold_id` again returns the existing hold and reserves nothing.
+    pub async fn reserve_tokens(
+        &self,
+        caller: &Caller,
+        amount: i64,
+        generation_id: Option<String>,
+        hold_id: Option<String>,
+    ) -> Result<Reservation> {
+        caller.require_spend_tokens()?;
+        if amount <= 0 {
+            return Err(Error::invalid("BAD_AMOUNT", "A hold must be for at least one token."));
+        }
+        let hold = NewHold {
+            id: hold_id.unwrap_or_else(|| new_id("hold")),
+            org_id: caller.org_id.clone(),
+            amount,
+            generation_id,
+            user_id: Some(caller.user_id.clone()),
+            now: crate::ids::now(),
+        };
+        match self.storage.reserve(hold).await? {
+            ReserveOutcome::Reserved(h) => Ok(Reservation { hold: hold_view(&h), replayed: false }),
+            ReserveOutcome::Existing(h) => Ok(Reservation { hold: hold_view(&h), replayed: true }),
+            ReserveOutcome::Insufficient { need, spendable } => Err(Error::insufficient(need, spendable)),
+        }
+    }
+
+    /// Charge a hold (the frame landed). Exactly once: a second call changes nothing.
+    pub async fn settle_hold(&self, org_id: &str, hold_id: &str) -> Result<HoldOutcome> {
+        resolved(self.storage.settle(org_id, hold_id, crate::ids::now()).await?, true)
+    }
+
+    /// Return a hold's tokens to the buckets they came from. Exactly once.
+    pub async fn release_hold(&self, org_id: &str, hold_id: &str) -> Result<HoldOutcome> {
+        resolved(self.storage.release(org_id, hold_id, crate::ids::now()).await?, false)
+    }
+
+    /// Credit tokens into a house (append-only: one entry, the running totals move with it).
+    /// The way a domain grants tokens outside a payment.
+    pub(crate) async fn credit_tokens(&self, credit: NewCredit) -> Result<BalanceRow> {
+        Ok(self.storage.credit(credit).await?)
+    }
+
+    /// The live price book over the given runnable tools.
+    pub fn price_book(&self, tools: &[&str]) -> PriceBook {
+        self.config.prices.book(tools)
+    }
+}

@@ -1,0 +1,152 @@
+//! Develop jobs and their events: the rows, the `JobStore` trait, and the shared event channel.
+
+use chrono::{DateTime, Utc};
+
+use super::{AssetRow, StorageError};
+
+/// A develop job as stored.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct JobRow {
+    /// Id.
+    pub id: String,
+    /// The owning house.
+    pub org_id: String,
+    /// Who submitted it.
+    pub user_id: Option<String>,
+    /// Tool slug.
+    pub tool: String,
+    /// 1k, 2k or 4k (a CHECK constraint).
+    pub quality: String,
+    /// String options as a JSON object.
+    pub params: String,
+    /// Inputs as a JSON array of `{role, blobKey, mime, assetId}`.
+    pub inputs: String,
+    /// queued, running, done, failed or cancelled (a CHECK constraint).
+    pub status: String,
+    /// The hold that pays for it (one hold per job).
+    pub hold_id: String,
+    /// Tokens held.
+    pub tokens: i64,
+    /// Tokens charged once settled (0 when released).
+    pub tokens_settled: Option<i64>,
+    /// Idempotency key, unique per person (duplicates and takes prefix theirs).
+    pub idempotency_key: Option<String>,
+    /// Brand it was submitted for.
+    pub brand_id: Option<String>,
+    /// params.runId.
+    pub run_id: Option<String>,
+    /// params.lookId.
+    pub look_id: Option<String>,
+    /// params.stage.
+    pub stage: Option<String>,
+    /// The job this duplicates.
+    pub source_job_id: Option<String>,
+    /// The frame this takes again.
+    pub retry_of_job_id: Option<String>,
+    /// The result asset, once done.
+    pub result_asset_id: Option<String>,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// The house's event number of its latest state change.
+    pub event_seq: i64,
+    /// How many times a runner claimed it.
+    pub attempts: i64,
+    /// When a runner last claimed or renewed it (the lease).
+    pub claimed_at: Option<DateTime<Utc>>,
+    /// Submit time.
+    pub created_at: DateTime<Utc>,
+    /// First claim time.
+    pub started_at: Option<DateTime<Utc>>,
+    /// End time.
+    pub finished_at: Option<DateTime<Utc>>,
+}
+
+/// A takes request remembered by idempotency key.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TakeRecord {
+    /// Who asked.
+    pub user_id: String,
+    /// Their key.
+    pub idempotency_key: String,
+    /// The frames taken again, sorted, as a JSON array.
+    pub source_ids: String,
+}
+
+/// What creating jobs did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CreateJobsOutcome {
+    /// Holds taken and jobs queued, all of them.
+    Created(Vec<JobRow>),
+    /// The idempotency key was used before for the same request: the existing jobs; nothing held.
+    Existing(Vec<JobRow>),
+    /// A takes key was used before for a different set of frames: nothing written.
+    KeyReused,
+    /// Not enough spendable tokens for all of them: nothing written.
+    Insufficient {
+        /// Tokens the jobs need together.
+        need: i64,
+        /// Tokens the house could spend.
+        spendable: i64,
+    },
+}
+
+/// How a job ends.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JobEnd {
+    /// The frame landed: store the asset and settle the hold.
+    Done(Box<AssetRow>),
+    /// The frame failed: release the hold.
+    Failed(String),
+}
+
+/// What a cancel did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CancelOutcome {
+    /// The job was queued: it is cancelled and its hold released.
+    Cancelled(JobRow),
+    /// The job was running or had ended: unchanged.
+    Unchanged(JobRow),
+    /// No such job in this house.
+    NotFound,
+}
+
+/// Develop jobs: created with their holds, claimed, finished, cancelled; and the shared event channel their changes travel on.
+#[async_trait::async_trait]
+pub trait JobStore: Send + Sync {
+    /// Reserve a hold for each job and insert the jobs as queued, all in one transaction: every
+    /// frame is held before any is queued, and a shortfall writes nothing. With an idempotency
+    /// key (on the first job, or `take` for a takes request) an earlier identical request's jobs
+    /// come back instead.
+    async fn create_jobs(&self, jobs: Vec<JobRow>, take: Option<TakeRecord>)
+    -> Result<CreateJobsOutcome, StorageError>;
+    /// A job of a house.
+    async fn job(&self, org_id: &str, id: &str) -> Result<Option<JobRow>, StorageError>;
+    /// A house's jobs whose latest change is after `since`, ascending by event_seq.
+    async fn jobs_since(&self, org_id: &str, since: i64, limit: i64) -> Result<Vec<JobRow>, StorageError>;
+    /// A house's jobs submitted at or after `after`, newest first (runs are derived from these).
+    async fn recent_jobs(&self, org_id: &str, after: DateTime<Utc>, limit: i64) -> Result<Vec<JobRow>, StorageError>;
+    /// A house's jobs, newest first, optionally of one status.
+    async fn list_jobs(&self, org_id: &str, status: Option<&str>, limit: i64) -> Result<Vec<JobRow>, StorageError>;
+    /// Claim the oldest queued job, or a running one whose lease lapsed before `stale_before`;
+    /// marks it running. Safe against other runners and replicas.
+    async fn claim_job(&self, now: DateTime<Utc>, stale_before: DateTime<Utc>) -> Result<Option<JobRow>, StorageError>;
+    /// Keep a running job's lease fresh.
+    async fn renew_job_claim(&self, id: &str, now: DateTime<Utc>) -> Result<(), StorageError>;
+    /// End a queued or running job: done (asset stored, hold settled) or failed (hold released),
+    /// in one transaction. None when it had already ended (nothing changes).
+    async fn finish_job(
+        &self,
+        org_id: &str,
+        id: &str,
+        end: JobEnd,
+        now: DateTime<Utc>,
+    ) -> Result<Option<JobRow>, StorageError>;
+    /// Cancel a queued job of a house and release its hold, in one transaction.
+    async fn cancel_job(&self, org_id: &str, id: &str, now: DateTime<Utc>) -> Result<CancelOutcome, StorageError>;
+    /// Announce a house event to every process on this database. False when the backend has no
+    /// shared channel (the caller delivers in-process instead).
+    async fn announce(&self, org_id: &str, message: &str) -> Result<bool, StorageError>;
+    /// Announcements from every process sharing the database (PostgreSQL LISTEN), as
+    /// `(org_id, message)`; None when the backend has no shared channel.
+    async fn listen(&self) -> Result<Option<tokio::sync::mpsc::Receiver<(String, String)>>, StorageError>;
+}

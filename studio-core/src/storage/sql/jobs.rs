@@ -1,0 +1,388 @@
+//! The SQL of develop jobs ([`JobStore`](crate::storage::JobStore)): created with their holds
+//! (one call alone, or a group commit of waiting calls), claimed, finished and cancelled.
+
+macro_rules! impl_job_store {
+    ($ty:ty, $backend:literal, $lock:literal, $skip_locked:literal, $one_statement:literal, $lock_by_select:literal) => {
+        #[async_trait::async_trait]
+        impl $crate::storage::JobStore for $ty {
+            async fn create_jobs(&self, jobs: Vec<JobRow>, take: Option<TakeRecord>) -> Result<CreateJobsOutcome, StorageError> {
+                if jobs.is_empty() {
+                    return Ok(CreateJobsOutcome::Created(Vec::new()));
+                }
+                let (reply, answer) = tokio::sync::oneshot::channel();
+                let org_id = jobs[0].org_id.clone();
+                if self.job_queue.push(&org_id, PendingJobs { jobs, take, reply }) {
+                    tokio::spawn(self.clone().drain_job_queue(org_id));
+                }
+                answer.await.map_err(|_| StorageError::Unsupported("the submit queue stopped before answering".into()))?
+            }
+
+            async fn job(&self, org_id: &str, id: &str) -> Result<Option<JobRow>, StorageError> {
+                Ok(sqlx::query_as(concat!("SELECT ", job_columns!(), " FROM jobs WHERE id = $1 AND org_id = $2"))
+                    .bind(id)
+                    .bind(org_id)
+                    .fetch_optional(&self.pool)
+                    .await?)
+            }
+
+            async fn jobs_since(&self, org_id: &str, since: i64, limit: i64) -> Result<Vec<JobRow>, StorageError> {
+                Ok(sqlx::query_as(concat!(
+                    "SELECT ", job_columns!(), " FROM jobs WHERE org_id = $1 AND event_seq > $2 ORDER BY event_seq LIMIT $3"
+                ))
+                .bind(org_id)
+                .bind(since)
+                .bind(limit)
+                .fetch_all(&self.pool)
+                .await?)
+            }
+
+            async fn recent_jobs(&self, org_id: &str, after: DateTime<Utc>, limit: i64) -> Result<Vec<JobRow>, StorageError> {
+                Ok(sqlx::query_as(concat!(
+                    "SELECT ", job_columns!(), " FROM jobs WHERE org_id = $1 AND created_at >= $2 \
+                     ORDER BY created_at DESC, id DESC LIMIT $3"
+                ))
+                .bind(org_id)
+                .bind(after)
+                .bind(limit)
+                .fetch_all(&self.pool)
+                .await?)
+            }
+
+            async fn list_jobs(&self, org_id: &str, status: Option<&str>, limit: i64) -> Result<Vec<JobRow>, StorageError> {
+                Ok(sqlx::query_as(concat!(
+                    "SELECT ", job_columns!(), " FROM jobs WHERE org_id = $1 AND (CAST($2 AS TEXT) IS NULL OR status = $2) \
+                     ORDER BY created_at DESC, id DESC LIMIT $3"
+                ))
+                .bind(org_id)
+                .bind(status)
+                .bind(limit)
+                .fetch_all(&self.pool)
+                .await?)
+            }
+
+            async fn claim_job(&self, now: DateTime<Utc>, stale_before: DateTime<Utc>) -> Result<Option<JobRow>, StorageError> {
+                let _w = self.write_lock().await;
+                let mut tx = self.pool.begin().await?;
+                let candidate: Option<JobRow> = sqlx::query_as(concat!(
+                    "SELECT ", job_columns!(), " FROM jobs WHERE status = 'queued' OR (status = 'running' AND claimed_at < $1) ",
+                    "ORDER BY created_at, id LIMIT 1", $skip_locked
+                ))
+                .bind(stale_before)
+                .fetch_optional(&mut *tx)
+                .await?;
+                let Some(mut job) = candidate else { return Ok(None) };
+                if job.status == "queued" {
+                    lock_balance(&mut tx, &job.org_id).await?;
+                    job.event_seq = next_event_seq(&mut tx, &job.org_id).await?;
+                }
+                job.status = "running".to_string();
+                job.claimed_at = Some(now);
+                job.started_at = job.started_at.or(Some(now));
+                job.attempts += 1;
+                sqlx::query(
+                    "UPDATE jobs SET status = 'running', claimed_at = $1, started_at = $2, attempts = $3, event_seq = $4 \
+                     WHERE id = $5",
+                )
+                .bind(now)
+                .bind(job.started_at)
+                .bind(job.attempts)
+                .bind(job.event_seq)
+                .bind(&job.id)
+                .execute(&mut *tx)
+                .await?;
+                tx.commit().await?;
+                Ok(Some(job))
+            }
+
+            async fn renew_job_claim(&self, id: &str, now: DateTime<Utc>) -> Result<(), StorageError> {
+                let _w = self.write_lock().await;
+                sqlx::query("UPDATE jobs SET claimed_at = $1 WHERE id = $2 AND status = 'running'")
+                    .bind(now)
+                    .bind(id)
+                    .execute(&self.pool)
+                    .await?;
+                Ok(())
+            }
+
+            async fn finish_job(&self, org_id: &str, id: &str, end: JobEnd, now: DateTime<Utc>) -> Result<Option<JobRow>, StorageError> {
+                let _w = self.write_lock().await;
+                let mut tx = self.pool.begin().await?;
+                let job: Option<JobRow> = sqlx::query_as(concat!(
+                    "SELECT ", job_columns!(), " FROM jobs WHERE id = $1 AND org_id = $2", $lock
+                ))
+                .bind(id)
+                .bind(org_id)
+                .fetch_optional(&mut *tx)
+                .await?;
+                let Some(mut job) = job else { return Ok(None) };
+                if job.status != "queued" && job.status != "running" {
+                    return Ok(None);
+                }
+                lock_balance(&mut tx, org_id).await?;
+                let charge = matches!(end, JobEnd::Done(_));
+                let (outcome, seq) = resolve_in(&mut tx, org_id, &job.hold_id, now, charge, 1).await?;
+                let settled = match outcome {
+                    ResolveOutcome::Resolved(h) if charge => h.amount,
+                    _ => 0,
+                };
+                match end {
+                    JobEnd::Done(asset) => {
+                        insert_asset_in(&mut tx, &asset).await?;
+                        job.status = "done".to_string();
+                        job.result_asset_id = Some(asset.id.clone());
+                    }
+                    JobEnd::Failed(error) => {
+                        job.status = "failed".to_string();
+                        job.error = Some(error);
+                    }
+                }
+                job.tokens_settled = Some(settled);
+                job.finished_at = Some(now);
+                job.event_seq = if seq > 0 { seq } else { next_event_seq(&mut tx, org_id).await? };
+                sqlx::query(
+                    "UPDATE jobs SET status = $1, result_asset_id = $2, error = $3, tokens_settled = $4, finished_at = $5, \
+                     event_seq = $6 WHERE id = $7",
+                )
+                .bind(&job.status)
+                .bind(&job.result_asset_id)
+                .bind(&job.error)
+                .bind(job.tokens_settled)
+                .bind(job.finished_at)
+                .bind(job.event_seq)
+                .bind(&job.id)
+                .execute(&mut *tx)
+                .await?;
+                tx.commit().await?;
+                Ok(Some(job))
+            }
+
+            async fn cancel_job(&self, org_id: &str, id: &str, now: DateTime<Utc>) -> Result<CancelOutcome, StorageError> {
+                let _w = self.write_lock().await;
+                let mut tx = self.pool.begin().await?;
+                let job: Option<JobRow> = sqlx::query_as(concat!(
+                    "SELECT ", job_columns!(), " FROM jobs WHERE id = $1 AND org_id = $2", $lock
+                ))
+                .bind(id)
+                .bind(org_id)
+                .fetch_optional(&mut *tx)
+                .await?;
+                let Some(mut job) = job else { return Ok(CancelOutcome::NotFound) };
+                if job.status != "queued" {
+                    return Ok(CancelOutcome::Unchanged(job));
+                }
+                lock_balance(&mut tx, org_id).await?;
+                let (_, seq) = resolve_in(&mut tx, org_id, &job.hold_id, now, false, 1).await?;
+                job.event_seq = if seq > 0 { seq } else { next_event_seq(&mut tx, org_id).await? };
+                job.status = "cancelled".to_string();
+                job.tokens_settled = Some(0);
+                job.finished_at = Some(now);
+                sqlx::query(
+                    "UPDATE jobs SET status = 'cancelled', tokens_settled = 0, finished_at = $1, event_seq = $2 WHERE id = $3",
+                )
+                .bind(now)
+                .bind(job.event_seq)
+                .bind(&job.id)
+                .execute(&mut *tx)
+                .await?;
+                tx.commit().await?;
+                Ok(CancelOutcome::Cancelled(job))
+            }
+
+            async fn announce(&self, org_id: &str, message: &str) -> Result<bool, StorageError> {
+                self.announce_event(org_id, message).await
+            }
+
+            async fn listen(&self) -> Result<Option<tokio::sync::mpsc::Receiver<(String, String)>>, StorageError> {
+                self.listen_events().await
+            }
+        }
+
+        /// Group commit of develop submits (see `group_commit.rs`): the queue's drain task.
+        impl $ty {
+            /// Run a house's queued submits, as many per transaction as are waiting, until none are.
+            async fn drain_job_queue(self, org_id: String) {
+                let mut guard = DrainGuard::new(&self.job_queue, &org_id);
+                while let Some(group) = guard.next_group() {
+                    let answered = group.len();
+                    self.run_group(group).await;
+                    guard.await_followers(answered).await;
+                }
+            }
+
+            /// Run one group: together, or (when it is one call, or the shared transaction
+            /// failed) call by call.
+            async fn run_group(&self, group: Vec<PendingJobs>) {
+                if group.len() > 1 {
+                    let calls: Vec<(Vec<JobRow>, Option<TakeRecord>)> =
+                        group.iter().map(|p| (p.jobs.clone(), p.take.clone())).collect();
+                    if let Ok(outcomes) = self.create_jobs_together(calls).await {
+                        for (p, outcome) in group.into_iter().zip(outcomes) {
+                            let _ = p.reply.send(Ok(outcome));
+                        }
+                        return;
+                    }
+                    // One call failed the shared transaction (nothing of it was written): run
+                    // each alone, so only that call sees its error.
+                }
+                for p in group {
+                    let outcome = self.create_jobs_alone(p.jobs, p.take).await;
+                    let _ = p.reply.send(outcome);
+                }
+            }
+
+            /// One call in its own transaction; written only when its jobs were created.
+            async fn create_jobs_alone(&self, jobs: Vec<JobRow>, take: Option<TakeRecord>) -> Result<CreateJobsOutcome, StorageError> {
+                let _w = self.write_lock().await;
+                let mut tx = self.pool.begin().await?;
+                let mut bal = lock_balance(&mut tx, &jobs[0].org_id).await?;
+                let outcome = create_jobs_in(&mut tx, &mut bal, jobs, take).await?;
+                if matches!(outcome, CreateJobsOutcome::Created(_)) {
+                    tx.commit().await?;
+                }
+                Ok(outcome)
+            }
+
+            /// Several calls of one house in one transaction, in order, its balance row locked
+            /// once. A refused call writes nothing, so the others' outcomes stand.
+            async fn create_jobs_together(&self, calls: Vec<(Vec<JobRow>, Option<TakeRecord>)>) -> Result<Vec<CreateJobsOutcome>, StorageError> {
+                let _w = self.write_lock().await;
+                let mut tx = self.pool.begin().await?;
+                let org_id = calls[0].0[0].org_id.clone();
+                let before = lock_balance(&mut tx, &org_id).await?;
+                let mut bal = before.clone();
+                let mut writes = GroupWrites::default();
+                let mut outcomes = Vec::with_capacity(calls.len());
+                for (jobs, take) in calls {
+                    match prior_jobs(&mut tx, &jobs[0], &take).await? {
+                        Some(prior) => outcomes.push(prior),
+                        None => outcomes.push(writes.plan(&mut bal, jobs, take)),
+                    }
+                }
+                writes.flush(&mut tx, &org_id, &before, &bal).await?;
+                tx.commit().await?;
+                Ok(outcomes)
+            }
+        }
+
+        /// An earlier call with the same idempotency key: its jobs, or `KeyReused` for a takes
+        /// key reused for other frames. None when the call is new.
+        async fn prior_jobs(tx: &mut Tx, first: &JobRow, take: &Option<TakeRecord>) -> Result<Option<CreateJobsOutcome>, StorageError> {
+            if let Some(take) = &take {
+                let prior: Option<(String, String)> = sqlx::query_as(
+                    "SELECT source_ids, job_ids FROM take_requests WHERE user_id = $1 AND idempotency_key = $2",
+                )
+                .bind(&take.user_id)
+                .bind(&take.idempotency_key)
+                .fetch_optional(&mut **tx)
+                .await?;
+                if let Some((source_ids, job_ids)) = prior {
+                    if source_ids != take.source_ids {
+                        return Ok(Some(CreateJobsOutcome::KeyReused));
+                    }
+                    let ids: Vec<String> = serde_json::from_str(&job_ids).unwrap_or_default();
+                    let mut existing = Vec::with_capacity(ids.len());
+                    for id in ids {
+                        let row: Option<JobRow> = sqlx::query_as(concat!("SELECT ", job_columns!(), " FROM jobs WHERE id = $1"))
+                            .bind(&id)
+                            .fetch_optional(&mut **tx)
+                            .await?;
+                        existing.extend(row);
+                    }
+                    return Ok(Some(CreateJobsOutcome::Existing(existing)));
+                }
+            } else if let (Some(user_id), Some(key)) = (&first.user_id, &first.idempotency_key) {
+                let prior: Option<JobRow> = sqlx::query_as(concat!(
+                    "SELECT ", job_columns!(), " FROM jobs WHERE user_id = $1 AND idempotency_key = $2"
+                ))
+                .bind(user_id)
+                .bind(key)
+                .fetch_optional(&mut **tx)
+                .await?;
+                if let Some(prior) = prior {
+                    return Ok(Some(CreateJobsOutcome::Existing(vec![prior])));
+                }
+            }
+            Ok(None)
+        }
+
+        /// Hold and queue one call's jobs in a transaction that holds the house's balance row
+        /// (`bal`, kept current): an earlier identical call's jobs, a reused takes key or a
+        /// shortfall write nothing.
+        async fn create_jobs_in(tx: &mut Tx, bal: &mut BalanceRow, jobs: Vec<JobRow>, take: Option<TakeRecord>) -> Result<CreateJobsOutcome, StorageError> {
+            let org_id = jobs[0].org_id.clone();
+            if let Some(prior) = prior_jobs(tx, &jobs[0], &take).await? {
+                return Ok(prior);
+            }
+            let need: i64 = jobs.iter().map(|j| j.tokens).sum();
+            if bal.spendable() < need {
+                return Ok(CreateJobsOutcome::Insufficient { need, spendable: bal.spendable() });
+            }
+            let mut created = Vec::with_capacity(jobs.len());
+            for mut job in jobs {
+                let hold = NewHold {
+                    id: job.hold_id.clone(),
+                    org_id: org_id.clone(),
+                    amount: job.tokens,
+                    generation_id: Some(job.id.clone()),
+                    user_id: job.user_id.clone(),
+                    now: job.created_at,
+                };
+                *bal = apply_reserve(tx, bal, &hold, 1).await?.1;
+                job.event_seq = bal.job_event_seq;
+                job.status = "queued".to_string();
+                sqlx::query(concat!(
+                    "INSERT INTO jobs (", job_columns!(), ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, \
+                     $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)"
+                ))
+                .bind(&job.id)
+                .bind(&job.org_id)
+                .bind(&job.user_id)
+                .bind(&job.tool)
+                .bind(&job.quality)
+                .bind(&job.params)
+                .bind(&job.inputs)
+                .bind(&job.status)
+                .bind(&job.hold_id)
+                .bind(job.tokens)
+                .bind(job.tokens_settled)
+                .bind(&job.idempotency_key)
+                .bind(&job.brand_id)
+                .bind(&job.run_id)
+                .bind(&job.look_id)
+                .bind(&job.stage)
+                .bind(&job.source_job_id)
+                .bind(&job.retry_of_job_id)
+                .bind(&job.result_asset_id)
+                .bind(&job.error)
+                .bind(job.event_seq)
+                .bind(job.attempts)
+                .bind(job.claimed_at)
+                .bind(job.created_at)
+                .bind(job.started_at)
+                .bind(job.finished_at)
+                .execute(&mut **tx)
+                .await
+                .map_err(unique_as("idempotency key"))?;
+                created.push(job);
+            }
+            if let Some(take) = &take {
+                let job_ids: Vec<&str> = created.iter().map(|j| j.id.as_str()).collect();
+                sqlx::query(
+                    "INSERT INTO take_requests (user_id, idempotency_key, source_ids, job_ids, created_at) \
+                     VALUES ($1, $2, $3, $4, $5)",
+                )
+                .bind(&take.user_id)
+                .bind(&take.idempotency_key)
+                .bind(&take.source_ids)
+                .bind(serde_json::to_string(&job_ids).unwrap_or_default())
+                .bind(created[0].created_at)
+                .execute(&mut **tx)
+                .await
+                .map_err(unique_as("take key"))?;
+            }
+            Ok(CreateJobsOutcome::Created(created))
+        }
+    };
+}
+
+pub(in crate::storage) use impl_job_store;

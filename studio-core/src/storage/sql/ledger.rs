@@ -1,0 +1,106 @@
+//! The SQL of the ledger's own operations ([`LedgerStore`](crate::storage::LedgerStore)): credit,
+//! reserve, settle, release and the reads. Every write goes through the helpers of `tx.rs`.
+
+macro_rules! impl_ledger_store {
+    ($ty:ty, $backend:literal, $lock:literal, $skip_locked:literal, $one_statement:literal, $lock_by_select:literal) => {
+        #[async_trait::async_trait]
+        impl $crate::storage::LedgerStore for $ty {
+            async fn credit(&self, credit: NewCredit) -> Result<BalanceRow, StorageError> {
+                let _w = self.write_lock().await;
+                let mut tx = self.pool.begin().await?;
+                let after = apply_credit(&mut tx, &credit).await?;
+                tx.commit().await?;
+                Ok(after)
+            }
+
+            async fn reserve(&self, h: NewHold) -> Result<ReserveOutcome, StorageError> {
+                let _w = self.write_lock().await;
+                let mut tx = self.pool.begin().await?;
+                let bal = lock_balance(&mut tx, &h.org_id).await?;
+                let existing: Option<HoldRow> = sqlx::query_as(concat!("SELECT ", hold_columns!(), " FROM holds WHERE id = $1"))
+                    .bind(&h.id)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+                if let Some(existing) = existing {
+                    if existing.org_id != h.org_id {
+                        return Err(StorageError::Conflict("hold id"));
+                    }
+                    return Ok(ReserveOutcome::Existing(existing));
+                }
+                if bal.spendable() < h.amount {
+                    return Ok(ReserveOutcome::Insufficient { need: h.amount, spendable: bal.spendable() });
+                }
+                let (hold, _) = apply_reserve(&mut tx, &bal, &h, 0).await?;
+                tx.commit().await?;
+                Ok(ReserveOutcome::Reserved(hold))
+            }
+
+            async fn settle(&self, org_id: &str, hold_id: &str, now: DateTime<Utc>) -> Result<ResolveOutcome, StorageError> {
+                self.resolve(org_id, hold_id, now, true).await
+            }
+
+            async fn release(&self, org_id: &str, hold_id: &str, now: DateTime<Utc>) -> Result<ResolveOutcome, StorageError> {
+                self.resolve(org_id, hold_id, now, false).await
+            }
+
+            async fn balance(&self, org_id: &str) -> Result<BalanceRow, StorageError> {
+                let row: Option<BalanceRow> = sqlx::query_as(
+                    "SELECT grant_tokens, topup_tokens, held, settled, credited, job_event_seq FROM balances WHERE org_id = $1",
+                )
+                .bind(org_id)
+                .fetch_optional(&self.pool)
+                .await?;
+                Ok(row.unwrap_or_default())
+            }
+
+            async fn hold(&self, org_id: &str, hold_id: &str) -> Result<Option<HoldRow>, StorageError> {
+                Ok(sqlx::query_as(concat!("SELECT ", hold_columns!(), " FROM holds WHERE id = $1 AND org_id = $2"))
+                    .bind(hold_id)
+                    .bind(org_id)
+                    .fetch_optional(&self.pool)
+                    .await?)
+            }
+
+            async fn open_holds(&self, org_id: &str) -> Result<Vec<HoldRow>, StorageError> {
+                Ok(sqlx::query_as(concat!(
+                    "SELECT ", hold_columns!(), " FROM holds WHERE org_id = $1 AND status = 'held' ORDER BY created_at, id"
+                ))
+                .bind(org_id)
+                .fetch_all(&self.pool)
+                .await?)
+            }
+
+            async fn audit(&self, org_id: &str) -> Result<LedgerAudit, StorageError> {
+                Ok(sqlx::query_as(
+                    "SELECT CAST(COALESCE(SUM(grant_delta), 0) AS BIGINT) AS grant_tokens, \
+                            CAST(COALESCE(SUM(topup_delta), 0) AS BIGINT) AS topup_tokens, \
+                            CAST(COALESCE(SUM(held_delta), 0) AS BIGINT) AS held, \
+                            CAST(COALESCE(SUM(settled_delta), 0) AS BIGINT) AS settled, \
+                            CAST(COALESCE(SUM(credited_delta), 0) AS BIGINT) AS credited, \
+                            COUNT(*) AS entries \
+                     FROM ledger_entries WHERE org_id = $1",
+                )
+                .bind(org_id)
+                .fetch_one(&self.pool)
+                .await?)
+            }
+        }
+
+
+        impl $ty {
+            /// Settle (`charge`) or release a hold exactly once.
+            async fn resolve(&self, org_id: &str, hold_id: &str, now: DateTime<Utc>, charge: bool) -> Result<ResolveOutcome, StorageError> {
+                let _w = self.write_lock().await;
+                let mut tx = self.pool.begin().await?;
+                lock_balance(&mut tx, org_id).await?;
+                let (outcome, _) = resolve_in(&mut tx, org_id, hold_id, now, charge, 0).await?;
+                if matches!(outcome, ResolveOutcome::Resolved(_)) {
+                    tx.commit().await?;
+                }
+                Ok(outcome)
+            }
+        }
+    };
+}
+
+pub(in crate::storage) use impl_ledger_store;
