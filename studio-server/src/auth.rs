@@ -1,14 +1,17 @@
-//! Who is calling: the bearer key or the session cookie, turned into a core `Caller`.
+//! Who is calling: the bearer key or the session cookie, turned into a core `Caller`; the
+//! platform admin proof; the machine credentials. Each extractor writes the OpenAPI `security`
+//! requirement of the credential it takes, so `/openapi.json` says which credential every
+//! route needs (schemes: `bearerKey`, `session`, `machineBearer`, `supportBridge`).
 //! Cookie-authenticated writes must come from our own origin when the browser says where it is.
 
 use aide::generate::GenContext;
-use aide::openapi::{Operation, Response as ApiResponse, StatusCode as ApiStatus};
+use aide::openapi::{Operation, Response as ApiResponse, SecurityRequirement, StatusCode as ApiStatus};
 use aide::{OperationInput, OperationOutput};
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method, header};
 use axum::response::{IntoResponse, Response};
-use studio_core::{Caller, Error, SessionToken};
+use studio_core::{Caller, Error, Machine, MachineKind, PlatformAdmin, SessionToken};
 
 use crate::error::AppError;
 use crate::state::AppState;
@@ -16,11 +19,110 @@ use crate::state::AppState;
 /// The session cookie's name.
 pub(crate) const SESSION_COOKIE: &str = "studio_session";
 
+/// The security scheme of an organization key.
+pub(crate) const BEARER_KEY: &str = "bearerKey";
+/// The security scheme of the browser session cookie.
+pub(crate) const SESSION: &str = "session";
+/// The security scheme of the analyst, action and renderer tokens.
+pub(crate) const MACHINE_BEARER: &str = "machineBearer";
+/// The security scheme of the support bridge's header.
+pub(crate) const SUPPORT_BRIDGE: &str = "supportBridge";
+/// The support bridge's header.
+pub(crate) const SUPPORT_BRIDGE_HEADER: &str = "x-support-bridge-secret";
+
+/// Add one alternative credential per scheme to an operation's `security`.
+fn require_one_of(operation: &mut Operation, schemes: &[&str]) {
+    for scheme in schemes {
+        let requirement: SecurityRequirement = [(scheme.to_string(), Vec::new())].into_iter().collect();
+        if !operation.security.contains(&requirement) {
+            operation.security.push(requirement);
+        }
+    }
+}
+
 /// An authenticated caller (key or session); 401 "No valid session" otherwise.
 #[derive(Debug, Clone)]
 pub(crate) struct Auth(pub(crate) Caller);
 
-impl OperationInput for Auth {}
+impl OperationInput for Auth {
+    fn operation_input(_: &mut GenContext, operation: &mut Operation) {
+        require_one_of(operation, &[BEARER_KEY, SESSION]);
+    }
+}
+
+/// The caller of a route only a signed-in person may use (minting keys, spending money). It
+/// authenticates like [`Auth`], so a key reaches the core and gets the core's own refusal
+/// (`SESSION_REQUIRED`, `role_cannot_spend_money`); the document names the session only.
+#[derive(Debug, Clone)]
+pub(crate) struct SessionAuth(pub(crate) Caller);
+
+impl OperationInput for SessionAuth {
+    fn operation_input(_: &mut GenContext, operation: &mut Operation) {
+        require_one_of(operation, &[SESSION]);
+    }
+}
+
+impl FromRequestParts<AppState> for SessionAuth {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        Ok(SessionAuth(caller(parts, state, check_origin).await?))
+    }
+}
+
+/// A platform admin: 401 without a credential, 403 `FORBIDDEN` unless the caller is an
+/// allowlisted admin's session. Carries the core's proof, which admin operations ask for.
+#[derive(Debug, Clone)]
+pub(crate) struct AdminAuth(pub(crate) PlatformAdmin);
+
+impl OperationInput for AdminAuth {
+    fn operation_input(_: &mut GenContext, operation: &mut Operation) {
+        require_one_of(operation, &[SESSION]);
+    }
+}
+
+impl FromRequestParts<AppState> for AdminAuth {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        Ok(AdminAuth(caller(parts, state, check_origin).await?.as_admin()?))
+    }
+}
+
+/// Which machine credential a route takes (a marker type per kind).
+#[expect(dead_code, reason = "the machine routes of 02-route-groups §4.11 and §4.13 mount it")]
+pub(crate) trait MachineRoute: Send + Sync + 'static {
+    /// The kind the core verifies.
+    const KIND: MachineKind;
+}
+
+/// A verified machine caller of kind `K`: the support bridge's secret header, or the bearer
+/// token of the analyst, action or renderer. 401 for anything else, including another kind's
+/// token and a kind with no configured secret.
+#[derive(Debug, Clone)]
+#[expect(dead_code, reason = "the machine routes of 02-route-groups §4.11 and §4.13 mount it")]
+pub(crate) struct MachineAuth<K>(pub(crate) Machine, std::marker::PhantomData<K>);
+
+impl<K: MachineRoute> OperationInput for MachineAuth<K> {
+    fn operation_input(_: &mut GenContext, operation: &mut Operation) {
+        let scheme = if K::KIND == MachineKind::SupportBridge { SUPPORT_BRIDGE } else { MACHINE_BEARER };
+        require_one_of(operation, &[scheme]);
+    }
+}
+
+impl<K: MachineRoute> FromRequestParts<AppState> for MachineAuth<K> {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        let presented = if K::KIND == MachineKind::SupportBridge {
+            parts.headers.get(SUPPORT_BRIDGE_HEADER).and_then(|v| v.to_str().ok())
+        } else {
+            bearer(&parts.headers)
+        };
+        let machine = state.studio.authenticate_machine(K::KIND, presented.unwrap_or_default())?;
+        Ok(MachineAuth(machine, std::marker::PhantomData))
+    }
+}
 
 impl FromRequestParts<AppState> for Auth {
     type Rejection = AppError;
@@ -52,7 +154,11 @@ async fn caller(
 #[derive(Debug, Clone)]
 pub(crate) struct SocketAuth(pub(crate) Caller);
 
-impl OperationInput for SocketAuth {}
+impl OperationInput for SocketAuth {
+    fn operation_input(_: &mut GenContext, operation: &mut Operation) {
+        require_one_of(operation, &[BEARER_KEY, SESSION]);
+    }
+}
 
 impl FromRequestParts<AppState> for SocketAuth {
     type Rejection = AppError;

@@ -12,6 +12,7 @@ use axum::Router;
 use axum::http::header;
 use axum::response::{Html, IntoResponse, Response};
 
+use crate::auth;
 use crate::state::AppState;
 
 /// Where the viewer's static files are served.
@@ -48,10 +49,11 @@ pub(crate) fn base_document() -> OpenApi {
     }
 }
 
-/// Security schemes and tags.
+/// Security schemes and tags. Each route's own `security` is written by the credential
+/// extractor it takes (see auth.rs); a route with none needs no credential.
 pub(crate) fn finish(api: TransformOpenApi<'_>) -> TransformOpenApi<'_> {
     api.security_scheme(
-        "bearerKey",
+        auth::BEARER_KEY,
         SecurityScheme::Http {
             scheme: "bearer".to_string(),
             bearer_format: Some("studio_sk_…".to_string()),
@@ -60,16 +62,35 @@ pub(crate) fn finish(api: TransformOpenApi<'_>) -> TransformOpenApi<'_> {
         },
     )
     .security_scheme(
-        "session",
+        auth::SESSION,
         SecurityScheme::ApiKey {
             location: aide::openapi::ApiKeyLocation::Cookie,
-            name: crate::auth::SESSION_COOKIE.to_string(),
+            name: auth::SESSION_COOKIE.to_string(),
             description: Some("The browser session set by sign-up and sign-in.".to_string()),
             extensions: Default::default(),
         },
     )
-    .security_requirement("bearerKey")
-    .security_requirement("session")
+    .security_scheme(
+        auth::MACHINE_BEARER,
+        SecurityScheme::Http {
+            scheme: "bearer".to_string(),
+            bearer_format: None,
+            description: Some(
+                "A machine token: the analyst's, the action token or the renderer's, each opening only its own routes."
+                    .to_string(),
+            ),
+            extensions: Default::default(),
+        },
+    )
+    .security_scheme(
+        auth::SUPPORT_BRIDGE,
+        SecurityScheme::ApiKey {
+            location: aide::openapi::ApiKeyLocation::Header,
+            name: auth::SUPPORT_BRIDGE_HEADER.to_string(),
+            description: Some("The support bridge's shared secret.".to_string()),
+            extensions: Default::default(),
+        },
+    )
     .tag(Tag { name: "auth".into(), description: Some("People and sessions".into()), ..Tag::default() })
     .tag(Tag { name: "keys".into(), description: Some("Organization keys".into()), ..Tag::default() })
     .tag(Tag { name: "billing".into(), description: Some("Tokens and money".into()), ..Tag::default() })

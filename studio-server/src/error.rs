@@ -1,17 +1,13 @@
 //! The one error mapping of the HTTP frontend: core errors become the shared envelope
-//! `{"error": "CODE", "message": "…", …extra}` with the status their kind names, and the JSON
-//! and path extractors reject with that same envelope.
+//! `{"error": "CODE", "message": "…", …extra}` with the status their kind names (and
+//! `WWW-Authenticate` on 401, `Retry-After` on 429). The extractors that reject with this
+//! envelope are in extract.rs; other answers in respond.rs.
 
+use aide::OperationOutput;
 use aide::generate::GenContext;
 use aide::openapi::{Operation, Response as ApiResponse, StatusCode as ApiStatus};
-use aide::{OperationInput, OperationOutput};
-use axum::extract::{FromRequest, FromRequestParts, Request};
-use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use schemars::JsonSchema;
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 use studio_core::api::ErrorBody;
 use studio_core::{Error, ErrorKind};
 
@@ -33,8 +29,11 @@ fn status_of(kind: ErrorKind) -> StatusCode {
         ErrorKind::Forbidden => StatusCode::FORBIDDEN,
         ErrorKind::NotFound => StatusCode::NOT_FOUND,
         ErrorKind::Conflict => StatusCode::CONFLICT,
+        ErrorKind::Gone => StatusCode::GONE,
         ErrorKind::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+        ErrorKind::UnsupportedMedia => StatusCode::UNSUPPORTED_MEDIA_TYPE,
         ErrorKind::Unprocessable => StatusCode::UNPROCESSABLE_ENTITY,
+        ErrorKind::RateLimited => StatusCode::TOO_MANY_REQUESTS,
         ErrorKind::Upstream => StatusCode::BAD_GATEWAY,
         ErrorKind::NotConfigured => StatusCode::SERVICE_UNAVAILABLE,
         ErrorKind::Internal => StatusCode::INTERNAL_SERVER_ERROR,
@@ -43,11 +42,18 @@ fn status_of(kind: ErrorKind) -> StatusCode {
 
 impl IntoResponse for AppError {
     fn into_response(self) -> Response {
+        let retry_after = self.0.retry_after();
         let Error { kind, code, message, extra } = self.0;
         let body = ErrorBody { error: code.to_string(), message, extra };
         let mut response = (status_of(kind), axum::Json(body)).into_response();
-        if kind == ErrorKind::Unauthenticated {
-            response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        match (kind, retry_after) {
+            (ErrorKind::Unauthenticated, _) => {
+                response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            }
+            (ErrorKind::RateLimited, Some(secs)) => {
+                response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(secs));
+            }
+            _ => {}
         }
         response
     }
@@ -67,167 +73,7 @@ impl OperationOutput for AppError {
     }
 }
 
-/// A JSON body whose rejection (malformed JSON, wrong shape, wrong content type) is the shared
-/// envelope with code `BAD_BODY`.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct ApiJson<T>(pub(crate) T);
-
-impl<T, S> FromRequest<S> for ApiJson<T>
-where
-    T: DeserializeOwned,
-    S: Send + Sync,
-{
-    type Rejection = AppError;
-
-    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let bad = |message: String| AppError(Error::invalid("BAD_BODY", message));
-        let value = match axum::Json::<serde_json::Value>::from_request(req, state).await {
-            Ok(axum::Json(value)) => value,
-            Err(rejection) => return Err(bad(rejection.body_text())),
-        };
-        // Every JSON body of the API is an object; serde would otherwise read `[]` as a struct.
-        if !value.is_object() {
-            return Err(bad("The body must be a JSON object.".to_string()));
-        }
-        serde_json::from_value(value).map(ApiJson).map_err(|e| bad(format!("The body does not fit this route: {e}")))
-    }
-}
-
-/// A JSON body that may be left out: an empty body reads as `T::default()`; anything else is
-/// read as [`ApiJson`] reads it.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct OptionalJson<T>(pub(crate) T);
-
-impl<T, S> FromRequest<S> for OptionalJson<T>
-where
-    T: DeserializeOwned + Default,
-    S: Send + Sync,
-{
-    type Rejection = AppError;
-
-    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let bytes = axum::body::Bytes::from_request(req, state)
-            .await
-            .map_err(|e| AppError(Error::invalid("BAD_BODY", e.body_text())))?;
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            return Ok(OptionalJson(T::default()));
-        }
-        let value: serde_json::Value = serde_json::from_slice(&bytes)
-            .map_err(|e| AppError(Error::invalid("BAD_BODY", format!("The body is not JSON: {e}"))))?;
-        if !value.is_object() {
-            return Err(AppError(Error::invalid("BAD_BODY", "The body must be a JSON object.")));
-        }
-        serde_json::from_value(value)
-            .map(OptionalJson)
-            .map_err(|e| AppError(Error::invalid("BAD_BODY", format!("The body does not fit this route: {e}"))))
-    }
-}
-
-impl<T: JsonSchema> OperationInput for OptionalJson<T> {
-    fn operation_input(ctx: &mut GenContext, operation: &mut Operation) {
-        <axum::Json<T> as OperationInput>::operation_input(ctx, operation);
-        if let Some(aide::openapi::ReferenceOr::Item(body)) = operation.request_body.as_mut() {
-            body.required = false;
-        }
-    }
-}
-
-impl<T: JsonSchema> OperationInput for ApiJson<T> {
-    fn operation_input(ctx: &mut GenContext, operation: &mut Operation) {
-        <axum::Json<T> as OperationInput>::operation_input(ctx, operation);
-    }
-}
-
-impl<T: Serialize> IntoResponse for ApiJson<T> {
-    fn into_response(self) -> Response {
-        axum::Json(self.0).into_response()
-    }
-}
-
-impl<T: JsonSchema> OperationOutput for ApiJson<T> {
-    type Inner = T;
-
-    fn operation_response(ctx: &mut GenContext, operation: &mut Operation) -> Option<ApiResponse> {
-        <axum::Json<T> as OperationOutput>::operation_response(ctx, operation)
-    }
-
-    fn inferred_responses(ctx: &mut GenContext, operation: &mut Operation) -> Vec<(Option<ApiStatus>, ApiResponse)> {
-        Self::operation_response(ctx, operation).map(|r| vec![(Some(ApiStatus::Code(200)), r)]).unwrap_or_default()
-    }
-}
-
-/// A JSON body answered with `201 Created`.
-#[derive(Debug)]
-pub(crate) struct Created<T>(pub(crate) T);
-
-impl<T: Serialize> IntoResponse for Created<T> {
-    fn into_response(self) -> Response {
-        (StatusCode::CREATED, axum::Json(self.0)).into_response()
-    }
-}
-
-impl<T: JsonSchema> OperationOutput for Created<T> {
-    type Inner = T;
-
-    fn operation_response(ctx: &mut GenContext, operation: &mut Operation) -> Option<ApiResponse> {
-        <axum::Json<T> as OperationOutput>::operation_response(ctx, operation)
-    }
-
-    fn inferred_responses(ctx: &mut GenContext, operation: &mut Operation) -> Vec<(Option<ApiStatus>, ApiResponse)> {
-        Self::operation_response(ctx, operation).map(|r| vec![(Some(ApiStatus::Code(201)), r)]).unwrap_or_default()
-    }
-}
-
-/// A path parameter whose rejection is the shared envelope.
-#[derive(Debug)]
-pub(crate) struct ApiPath<T>(pub(crate) T);
-
-impl<T, S> FromRequestParts<S> for ApiPath<T>
-where
-    T: DeserializeOwned + Send,
-    S: Send + Sync,
-{
-    type Rejection = AppError;
-
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        match axum::extract::Path::<T>::from_request_parts(parts, state).await {
-            Ok(axum::extract::Path(v)) => Ok(ApiPath(v)),
-            Err(rejection) => Err(AppError(Error::invalid("BAD_PATH", rejection.body_text()))),
-        }
-    }
-}
-
-impl<T: JsonSchema> OperationInput for ApiPath<T> {
-    fn operation_input(ctx: &mut GenContext, operation: &mut Operation) {
-        <axum::extract::Path<T> as OperationInput>::operation_input(ctx, operation);
-    }
-}
-
 /// The fallback for unknown routes: 404 in the shared envelope.
 pub(crate) async fn not_found() -> AppError {
     AppError(Error::not_found("NOT_FOUND", "No such route."))
-}
-
-/// A JSON body answered with `202 Accepted`, or `200 OK` when the request replayed an earlier
-/// one (the second field).
-#[derive(Debug)]
-pub(crate) struct Accepted<T>(pub(crate) T, pub(crate) bool);
-
-impl<T: Serialize> IntoResponse for Accepted<T> {
-    fn into_response(self) -> Response {
-        let status = if self.1 { StatusCode::OK } else { StatusCode::ACCEPTED };
-        (status, axum::Json(self.0)).into_response()
-    }
-}
-
-impl<T: JsonSchema> OperationOutput for Accepted<T> {
-    type Inner = T;
-
-    fn operation_response(ctx: &mut GenContext, operation: &mut Operation) -> Option<ApiResponse> {
-        <axum::Json<T> as OperationOutput>::operation_response(ctx, operation)
-    }
-
-    fn inferred_responses(ctx: &mut GenContext, operation: &mut Operation) -> Vec<(Option<ApiStatus>, ApiResponse)> {
-        Self::operation_response(ctx, operation).map(|r| vec![(Some(ApiStatus::Code(202)), r)]).unwrap_or_default()
-    }
 }

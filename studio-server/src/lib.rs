@@ -8,7 +8,9 @@ mod auth;
 mod config;
 mod docs;
 mod error;
+mod extract;
 mod ratelimit;
+mod respond;
 mod routes;
 mod state;
 

@@ -12,17 +12,18 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::{ConnectInfo, MatchedPath, Request, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::HeaderMap;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use governor::clock::Clock;
 use governor::middleware::NoOpMiddleware;
-use studio_core::api::ErrorBody;
+use studio_core::Error;
 use tower_governor::GovernorError;
 use tower_governor::governor::{GovernorConfig, GovernorConfigBuilder};
 use tower_governor::key_extractor::KeyExtractor;
 
 use crate::config::ServerConfig;
+use crate::error::AppError;
 
 /// The routes (as mounted, path templates) that the limit applies to.
 pub(crate) const LIMITED_ROUTES: &[&str] = &[
@@ -33,9 +34,6 @@ pub(crate) const LIMITED_ROUTES: &[&str] = &[
     "/api/toolkit/ai/billing/test-checkout/{id}",
     "/api/toolkit/ai/billing/test-portal/{id}",
 ];
-
-/// The error code of a refused request.
-pub(crate) const RATE_LIMITED: &str = "RATE_LIMITED";
 
 /// How often addresses whose bucket is full again are forgotten.
 const SWEEP: Duration = Duration::from_secs(60);
@@ -122,19 +120,12 @@ impl RateLimit {
     }
 }
 
-/// The 429 answer: `Retry-After` in seconds and the shared envelope with `retryAfter`.
+/// The 429 answer through the one error mapping: `Retry-After` in seconds and the shared
+/// envelope with `retryAfter`.
 fn too_many_requests(retry_after: u64) -> Response {
     let retry_after = retry_after.max(1);
-    let mut extra = serde_json::Map::new();
-    extra.insert("retryAfter".to_string(), retry_after.into());
-    let body = ErrorBody {
-        error: RATE_LIMITED.to_string(),
-        message: format!("Too many requests from this address; try again in {retry_after} s."),
-        extra,
-    };
-    let mut response = (StatusCode::TOO_MANY_REQUESTS, axum::Json(body)).into_response();
-    response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
-    response
+    let message = format!("Too many requests from this address; try again in {retry_after} s.");
+    AppError(Error::rate_limited(message, retry_after)).into_response()
 }
 
 /// Document the 429 on every limited operation: the route's own refusal envelope (its default
@@ -188,6 +179,7 @@ pub(crate) async fn limit(State(limit): State<Arc<RateLimit>>, req: Request, nex
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axum::http::{HeaderValue, StatusCode, header};
 
     #[test]
     fn the_client_is_the_peer_unless_the_proxy_is_trusted() {

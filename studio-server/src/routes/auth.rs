@@ -6,7 +6,9 @@ use axum::extract::State;
 use studio_core::api::{SessionInfo, SignInRequest, SignUpRequest, SignUpResponse, SignedOut};
 
 use crate::auth::{Auth, MaybeSession, SetCookie, session_clear_cookie, session_set_cookie};
-use crate::error::{ApiJson, AppError, Created};
+use crate::error::AppError;
+use crate::extract::ApiJson;
+use crate::respond::Created;
 use crate::state::AppState;
 
 async fn sign_up(

@@ -6,7 +6,8 @@ use axum::extract::State;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::error::{ApiJson, AppError};
+use crate::error::AppError;
+use crate::extract::ApiJson;
 use crate::state::AppState;
 
 /// Liveness answer.

@@ -7,8 +7,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use studio_core::api::{ApiKey, KeyList, MintKeyRequest, RevokedKey};
 
-use crate::auth::Auth;
-use crate::error::{ApiJson, ApiPath, AppError};
+use crate::auth::{Auth, SessionAuth};
+use crate::error::AppError;
+use crate::extract::{ApiJson, ApiPath};
 use crate::state::AppState;
 
 /// Path of one key.
@@ -20,7 +21,7 @@ struct KeyId {
 
 async fn mint_key(
     State(state): State<AppState>,
-    Auth(caller): Auth,
+    SessionAuth(caller): SessionAuth,
     ApiJson(req): ApiJson<MintKeyRequest>,
 ) -> Result<ApiJson<ApiKey>, AppError> {
     Ok(ApiJson(state.studio.mint_key(&caller, req).await?))
@@ -32,7 +33,7 @@ async fn list_keys(State(state): State<AppState>, Auth(caller): Auth) -> Result<
 
 async fn revoke_key(
     State(state): State<AppState>,
-    Auth(caller): Auth,
+    SessionAuth(caller): SessionAuth,
     ApiPath(path): ApiPath<KeyId>,
 ) -> Result<ApiJson<RevokedKey>, AppError> {
     Ok(ApiJson(state.studio.revoke_key(&caller, &path.id).await?))

@@ -5,16 +5,17 @@ use aide::axum::routing::post_with;
 use axum::extract::State;
 use studio_core::api::{GrantTokensRequest, GrantTokensResponse};
 
-use crate::auth::Auth;
-use crate::error::{ApiJson, AppError};
+use crate::auth::AdminAuth;
+use crate::error::AppError;
+use crate::extract::ApiJson;
 use crate::state::AppState;
 
 async fn grant_tokens(
     State(state): State<AppState>,
-    Auth(caller): Auth,
+    AdminAuth(admin): AdminAuth,
     ApiJson(req): ApiJson<GrantTokensRequest>,
 ) -> Result<ApiJson<GrantTokensResponse>, AppError> {
-    Ok(ApiJson(state.studio.admin_grant_tokens(&caller, req).await?))
+    Ok(ApiJson(state.studio.admin().grant_tokens(&admin, req).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

@@ -18,7 +18,9 @@ use studio_core::{AssetFile, Error, UploadForm};
 
 use crate::auth::Auth;
 use crate::docs::{IMAGE_TYPES, bytes_response};
-use crate::error::{ApiJson, ApiPath, AppError, Created};
+use crate::error::AppError;
+use crate::extract::{ApiJson, ApiPath};
+use crate::respond::Created;
 use crate::state::AppState;
 
 use super::{bad_form, text_field};

@@ -6,7 +6,8 @@ use axum::body::Bytes;
 use axum::extract::State;
 use studio_core::api::{CheckEmailRequest, CheckEmailResponse};
 
-use crate::error::{ApiJson, AppError};
+use crate::error::AppError;
+use crate::extract::ApiJson;
 use crate::state::AppState;
 
 /// Any body is accepted: a malformed one reads as "no email" and answers false, false.

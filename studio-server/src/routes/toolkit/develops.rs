@@ -9,7 +9,9 @@ use studio_core::Error;
 use studio_core::api::{RunCancelResponse, RunList, RunsQuery, TakesRequest, TakesResponse};
 
 use crate::auth::Auth;
-use crate::error::{Accepted, ApiJson, ApiPath, AppError};
+use crate::error::AppError;
+use crate::extract::{ApiJson, ApiPath};
+use crate::respond::Accepted;
 use crate::state::AppState;
 
 /// Path of one run.

@@ -8,7 +8,9 @@ use serde::Deserialize;
 use studio_core::api::{CreateFolderRequest, FolderList, FolderResponse, RenameFolderRequest};
 
 use crate::auth::Auth;
-use crate::error::{ApiJson, ApiPath, AppError, Created};
+use crate::error::AppError;
+use crate::extract::{ApiJson, ApiPath};
+use crate::respond::Created;
 use crate::state::AppState;
 
 /// Path of one collection.

@@ -17,7 +17,9 @@ use studio_core::{Caller, Error, MAX_INPUTS, Studio, SubmitForm, check_input_rol
 use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 
 use crate::auth::{Auth, SocketAuth};
-use crate::error::{Accepted, ApiJson, ApiPath, AppError, OptionalJson};
+use crate::error::AppError;
+use crate::extract::{ApiJson, ApiPath, OptionalJson};
+use crate::respond::Accepted;
 use crate::state::AppState;
 
 use super::{bad_form, text_field};

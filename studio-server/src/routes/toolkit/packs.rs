@@ -12,7 +12,8 @@ use studio_core::api::{Pack, PackRequest};
 
 use crate::auth::Auth;
 use crate::docs::bytes_response;
-use crate::error::{ApiJson, ApiPath, AppError};
+use crate::error::AppError;
+use crate::extract::{ApiJson, ApiPath};
 use crate::state::AppState;
 
 /// Path of one pack.

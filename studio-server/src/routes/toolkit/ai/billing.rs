@@ -13,8 +13,9 @@ use studio_core::api::{
     TopupCheckoutRequest, WebhookAck,
 };
 
-use crate::auth::Auth;
-use crate::error::{ApiJson, AppError};
+use crate::auth::{Auth, SessionAuth};
+use crate::error::AppError;
+use crate::extract::ApiJson;
 use crate::state::AppState;
 
 async fn get_balance(State(state): State<AppState>, Auth(caller): Auth) -> Result<ApiJson<Balance>, AppError> {
@@ -31,7 +32,7 @@ async fn get_catalog(State(state): State<AppState>) -> ApiJson<BillingCatalog> {
 
 async fn post_topup(
     State(state): State<AppState>,
-    Auth(caller): Auth,
+    SessionAuth(caller): SessionAuth,
     ApiJson(req): ApiJson<TopupCheckoutRequest>,
 ) -> Result<ApiJson<CheckoutResponse>, AppError> {
     Ok(ApiJson(state.studio.checkout_topup(&caller, req).await?))
@@ -39,7 +40,7 @@ async fn post_topup(
 
 async fn post_subscription(
     State(state): State<AppState>,
-    Auth(caller): Auth,
+    SessionAuth(caller): SessionAuth,
     ApiJson(req): ApiJson<SubscriptionCheckoutRequest>,
 ) -> Result<ApiJson<CheckoutResponse>, AppError> {
     Ok(ApiJson(state.studio.checkout_subscription(&caller, req).await?))
@@ -47,13 +48,16 @@ async fn post_subscription(
 
 async fn post_custom(
     State(state): State<AppState>,
-    Auth(caller): Auth,
+    SessionAuth(caller): SessionAuth,
     ApiJson(req): ApiJson<CustomCheckoutRequest>,
 ) -> Result<ApiJson<CustomCheckoutResponse>, AppError> {
     Ok(ApiJson(state.studio.checkout_custom(&caller, req).await?))
 }
 
-async fn post_portal(State(state): State<AppState>, Auth(caller): Auth) -> Result<ApiJson<PortalResponse>, AppError> {
+async fn post_portal(
+    State(state): State<AppState>,
+    SessionAuth(caller): SessionAuth,
+) -> Result<ApiJson<PortalResponse>, AppError> {
     Ok(ApiJson(state.studio.billing_portal(&caller).await?))
 }
 
@@ -66,7 +70,7 @@ async fn get_autocharge(
 
 async fn put_autocharge(
     State(state): State<AppState>,
-    Auth(caller): Auth,
+    SessionAuth(caller): SessionAuth,
     ApiJson(req): ApiJson<AutochargeUpdate>,
 ) -> Result<ApiJson<AutochargeSaved>, AppError> {
     Ok(ApiJson(state.studio.set_autocharge(&caller, req).await?))

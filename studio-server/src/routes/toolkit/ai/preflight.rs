@@ -10,7 +10,8 @@ use studio_core::api::{MAX_PREFLIGHT_IMAGES, PreflightResult};
 use studio_core::{Error, ErrorKind, MAX_IMAGE_MB};
 
 use crate::auth::Auth;
-use crate::error::{ApiJson, AppError};
+use crate::error::AppError;
+use crate::extract::ApiJson;
 use crate::state::AppState;
 
 use super::super::{bad_form, text_field};

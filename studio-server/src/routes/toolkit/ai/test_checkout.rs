@@ -10,7 +10,8 @@ use axum::response::Html;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::error::{ApiPath, AppError};
+use crate::error::AppError;
+use crate::extract::ApiPath;
 use crate::state::AppState;
 
 /// Path of one test-mode checkout or customer.
