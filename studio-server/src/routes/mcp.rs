@@ -139,6 +139,7 @@ pub(super) fn router() -> ApiRouter<AppState> {
                      without one. Tool refusals are results with isError true. See docs/mcp.md.",
                 )
                 .tag("agent")
+                .security_requirement(crate::auth::BEARER_KEY)
         })
         .get_with(method_not_allowed, |op| op.summary("405: there is no event stream (Allow: POST)").tag("agent"))
         .delete_with(method_not_allowed, |op| op.summary("405: there is no session to end (Allow: POST)").tag("agent")),

@@ -11,8 +11,8 @@ use futures_util::TryStreamExt;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use studio_core::api::{
-    AssetBatchPatch, AssetIds, AssetList, AssetPatch, AssetQuery, AssetResponse, Backgrounds, Deleted, GroupRequest,
-    GroupResponse, Quote, QuoteRequest, Updated, UploadResponse,
+    AssetBatchPatch, AssetIds, AssetList, AssetPatch, AssetQuery, AssetResponse, Deleted, GroupRequest, GroupResponse,
+    Quote, QuoteRequest, Updated, UploadResponse,
 };
 use studio_core::{AssetFile, Error, UploadForm};
 
@@ -29,13 +29,6 @@ use super::{bad_form, text_field};
 #[derive(Debug, Deserialize, JsonSchema)]
 struct AssetId {
     /// The asset's id.
-    id: String,
-}
-
-/// Path of one built-in ground.
-#[derive(Debug, Deserialize, JsonSchema)]
-struct GroundId {
-    /// The ground's id, e.g. `white`.
     id: String,
 }
 
@@ -198,21 +191,6 @@ async fn group_assets(
     Ok(Created(state.studio.group_assets(&caller, req).await?))
 }
 
-async fn get_backgrounds(State(state): State<AppState>, Auth(caller): Auth) -> Result<ApiJson<Backgrounds>, AppError> {
-    Ok(ApiJson(state.studio.backgrounds(&caller).await?))
-}
-
-async fn get_ground_preview(
-    State(state): State<AppState>,
-    ApiPath(path): ApiPath<GroundId>,
-) -> Result<Response, AppError> {
-    let png = state.studio.ground_preview(&path.id)?;
-    let mut res = Response::new(Body::from(png));
-    res.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("image/png"));
-    res.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=86400"));
-    Ok(res)
-}
-
 pub(super) fn router() -> ApiRouter<AppState> {
     ApiRouter::new()
         .api_route(
@@ -284,18 +262,6 @@ pub(super) fn router() -> ApiRouter<AppState> {
                 op.summary("Give assets one shared group stamp, replacing any prior group")
                     .description("201 `{groupId}`. All or nothing. 400 BAD_BODY, BAD_ASSET_IDS; 404.")
                     .tag("library")
-            }),
-        )
-        .api_route(
-            "/api/toolkit/backgrounds",
-            get_with(get_backgrounds, |op| op.summary("Built-in plain grounds and the house's scenes").tag("library")),
-        )
-        .api_route(
-            "/api/toolkit/backgrounds/{id}/preview",
-            get_with(get_ground_preview, |op| {
-                bytes_response::<200>(op.summary("A built-in ground's swatch (PNG)").tag("library"), "The swatch", &[
-                    "image/png",
-                ])
             }),
         )
         .api_route(

@@ -1,4 +1,4 @@
-//! `/api/toolkit/develops/...` (derived runs and run cancel) and `/api/toolkit/takes`.
+//! `/api/toolkit/develops/...`: derived runs and run cancel.
 
 use aide::axum::ApiRouter;
 use aide::axum::routing::{get_with, post_with};
@@ -6,12 +6,11 @@ use axum::extract::{Query, State};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use studio_core::Error;
-use studio_core::api::{RunCancelResponse, RunList, RunsQuery, TakesRequest, TakesResponse};
+use studio_core::api::{RunCancelResponse, RunList, RunsQuery};
 
 use crate::auth::Auth;
 use crate::error::AppError;
 use crate::extract::{ApiJson, ApiPath};
-use crate::respond::Accepted;
 use crate::state::AppState;
 
 /// Path of one run.
@@ -38,15 +37,6 @@ async fn cancel_run(
     Ok(ApiJson(state.studio.cancel_run(&caller, &path.id).await?))
 }
 
-async fn take_again(
-    State(state): State<AppState>,
-    Auth(caller): Auth,
-    ApiJson(req): ApiJson<TakesRequest>,
-) -> Result<Accepted<TakesResponse>, AppError> {
-    let (response, replayed) = state.studio.take_again(&caller, req).await?;
-    Ok(Accepted(response, replayed))
-}
-
 pub(super) fn router() -> ApiRouter<AppState> {
     ApiRouter::new()
         .api_route(
@@ -62,14 +52,6 @@ pub(super) fn router() -> ApiRouter<AppState> {
             post_with(cancel_run, |op| {
                 op.summary("Cancel a run's queued frames (released); rendering frames finish and cost")
                     .description("404 for an unknown, foreign or aged-out run (30 days).")
-                    .tag("develops")
-            }),
-        )
-        .api_route(
-            "/api/toolkit/takes",
-            post_with(take_again, |op| {
-                op.summary("Take landed frames again, optionally with a direction")
-                    .description("Every frame is held before any is queued; any refusal holds nothing. 202 new, 200 replay (same idempotencyKey and frames). 402; 403; 404; 409 NOT_DEVELOPED or IDEMPOTENCY_KEY_REUSED; 422.")
                     .tag("develops")
             }),
         )

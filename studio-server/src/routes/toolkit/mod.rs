@@ -3,11 +3,13 @@
 mod admin;
 mod ai;
 mod assets;
+mod backgrounds;
 mod check_email;
 mod develops;
 mod folders;
 mod jobs;
 mod packs;
+mod takes;
 
 use aide::axum::ApiRouter;
 use axum::extract::multipart::Field;
@@ -37,7 +39,9 @@ pub(super) fn router() -> ApiRouter<AppState> {
         .merge(admin::router())
         .merge(folders::router())
         .merge(assets::router())
+        .merge(backgrounds::router())
         .merge(packs::router())
         .merge(jobs::router())
         .merge(develops::router())
+        .merge(takes::router())
 }

@@ -1,6 +1,8 @@
 //! `/api/toolkit/ai/billing/...`: the token balance, the price book, and billing (spec §4.5):
 //! the catalog, checkouts, the portal, auto top-up and the payment provider's webhook.
 
+mod test_checkout;
+
 use aide::axum::ApiRouter;
 use aide::axum::routing::{get_with, post_with};
 use axum::body::Bytes;
@@ -99,6 +101,7 @@ async fn post_webhook(
 
 pub(in crate::routes) fn router() -> ApiRouter<AppState> {
     ApiRouter::new()
+        .merge(test_checkout::router())
         .api_route(
             "/api/toolkit/ai/billing/balance",
             get_with(get_balance, |op| op.summary("The house's token balance and open holds").tag("billing")),

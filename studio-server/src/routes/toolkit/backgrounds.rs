@@ -1,0 +1,58 @@
+//! `/api/toolkit/backgrounds/...`: the built-in plain grounds with their swatches, and the
+//! house's scenes.
+
+use aide::axum::ApiRouter;
+use aide::axum::routing::get_with;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderValue, header};
+use axum::response::Response;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use studio_core::api::Backgrounds;
+
+use crate::auth::Auth;
+use crate::docs::bytes_response;
+use crate::error::AppError;
+use crate::extract::{ApiJson, ApiPath};
+use crate::state::AppState;
+
+/// Path of one built-in ground.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct GroundId {
+    /// The ground's id, e.g. `white`.
+    id: String,
+}
+
+async fn get_backgrounds(State(state): State<AppState>, Auth(caller): Auth) -> Result<ApiJson<Backgrounds>, AppError> {
+    Ok(ApiJson(state.studio.backgrounds(&caller).await?))
+}
+
+async fn get_ground_preview(
+    State(state): State<AppState>,
+    ApiPath(path): ApiPath<GroundId>,
+) -> Result<Response, AppError> {
+    let png = state.studio.ground_preview(&path.id)?;
+    let mut res = Response::new(Body::from(png));
+    res.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("image/png"));
+    res.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=86400"));
+    Ok(res)
+}
+
+pub(super) fn router() -> ApiRouter<AppState> {
+    ApiRouter::new()
+        .api_route(
+            "/api/toolkit/backgrounds",
+            get_with(get_backgrounds, |op| op.summary("Built-in plain grounds and the house's scenes").tag("library")),
+        )
+        .api_route(
+            "/api/toolkit/backgrounds/{id}/preview",
+            get_with(get_ground_preview, |op| {
+                bytes_response::<200>(
+                    op.summary("A built-in ground's swatch (PNG)").tag("library"),
+                    "The swatch",
+                    &["image/png"],
+                )
+            }),
+        )
+}
