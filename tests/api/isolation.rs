@@ -15,9 +15,8 @@ use serde_json::{Value, json};
 use studio_client::Client;
 use studio_client::api::{KeyRole, PackRequest};
 use studio_client::{DevelopSubmit, InputSource, UploadOptions};
+use studio_tests::images::png;
 use studio_tests::{Backend, TestApp, backend_tests, spawn, unique_email};
-
-use crate::assets::png;
 
 backend_tests!(every_route_answers_as_the_spec_says);
 
