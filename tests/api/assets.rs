@@ -1,11 +1,10 @@
 //! Assets: streamed upload with sniffing and limits, listing, the file routes with caching,
 //! the legacy bytes route, soft delete, and house scoping.
 
-use std::io::Cursor;
-
 use studio_client::api::{AssetKind, KeyRole};
 use studio_client::{Client, UploadOptions};
-use studio_tests::{Backend, TestApp, backend_tests, spawn, unique_email};
+use studio_tests::images::{png, png_claiming};
+use studio_tests::{Backend, House, TestApp, backend_tests, spawn};
 
 backend_tests!(
     upload_list_and_file_routes,
@@ -15,24 +14,6 @@ backend_tests!(
     pages_walk_the_library_once,
     lists_follow_changes_made_by_another_replica
 );
-
-const PASSWORD: &str = "a long enough password";
-
-/// A real PNG of the given size.
-pub(crate) fn png(w: u32, h: u32) -> Vec<u8> {
-    let mut out = Vec::new();
-    let img = image::RgbImage::from_fn(w, h, |x, y| image::Rgb([(x % 255) as u8, (y % 255) as u8, 90]));
-    img.write_to(&mut Cursor::new(&mut out), image::ImageFormat::Png).expect("encode png");
-    out
-}
-
-/// A signed-up house: its session client, a member-key client and the session token.
-async fn house(app: &TestApp, tag: &str) -> (Client, Client) {
-    let signed = app.client.sign_up(&unique_email(tag), PASSWORD, None).await.expect("sign up");
-    let session = app.client.with_session(&signed.session);
-    let key = session.mint_key(tag, None).await.expect("mint").key.expect("secret");
-    (session, app.client.with_api_key(key))
-}
 
 /// Files under the blob directory (every stored blob).
 pub(crate) fn blob_files(app: &TestApp) -> usize {
@@ -46,8 +27,8 @@ pub(crate) fn blob_files(app: &TestApp) -> usize {
 
 async fn upload_list_and_file_routes(backend: Backend) {
     let app = spawn(backend, |_| {}).await.expect("app");
-    let (session, member) = house(&app, "upload").await;
-    let (_, other) = house(&app, "other").await;
+    let House { session, key: member, .. } = House::new(&app, "upload").await;
+    let other = House::new(&app, "other").await.key;
     let bytes = png(40, 30);
 
     // The name says .jpg; the bytes say PNG, and the bytes win.
@@ -154,7 +135,7 @@ fn key_header(client: &Client) -> String {
 
 async fn upload_refusals_store_nothing(backend: Backend) {
     let app = spawn(backend, |_| {}).await.expect("app");
-    let (session, member) = house(&app, "refusals").await;
+    let House { session, key: member, .. } = House::new(&app, "refusals").await;
     let none = UploadOptions::default();
     let cases: Vec<(&str, Vec<u8>, UploadOptions, u16, &str)> = vec![
         ("empty.png", Vec::new(), none.clone(), 400, "EMPTY_FILE"),
@@ -216,11 +197,7 @@ async fn upload_refusals_store_nothing(backend: Backend) {
     assert_eq!((e.status(), e.code(), e.extra_i64("maxMb")), (Some(413), Some("IMAGE_TOO_LARGE"), Some(12)));
 
     // A decompression bomb: a valid header announcing 60000 × 60000 pixels.
-    let mut bomb = png(1, 1);
-    bomb[16..20].copy_from_slice(&60_000u32.to_be_bytes());
-    bomb[20..24].copy_from_slice(&60_000u32.to_be_bytes());
-    let crc = crc32(&bomb[12..29]);
-    bomb[29..33].copy_from_slice(&crc.to_be_bytes());
+    let bomb = png_claiming(60_000, 60_000);
     let e = member.upload_bytes("bomb.png", bomb, &none).await.expect_err("bomb");
     assert_eq!((e.status(), e.code()), (Some(413), Some("IMAGE_TOO_LARGE")));
 
@@ -235,8 +212,8 @@ async fn upload_refusals_store_nothing(backend: Backend) {
 
 async fn soft_delete_hides_but_keeps(backend: Backend) {
     let app = spawn(backend, |_| {}).await.expect("app");
-    let (session, member) = house(&app, "delete").await;
-    let (_, other) = house(&app, "stranger").await;
+    let House { session, key: member, .. } = House::new(&app, "delete").await;
+    let other = House::new(&app, "stranger").await.key;
     let a = member.upload_bytes("a.png", png(5, 5), &UploadOptions::default()).await.unwrap().asset;
     let b = member.upload_bytes("b.png", png(6, 6), &UploadOptions::default()).await.unwrap().asset;
     let theirs = other.upload_bytes("c.png", png(7, 7), &UploadOptions::default()).await.unwrap().asset;
@@ -261,7 +238,7 @@ async fn soft_delete_hides_but_keeps(backend: Backend) {
 
 async fn classify_without_ai_keeps_the_upload(backend: Backend) {
     let app = spawn(backend, |_| {}).await.expect("app");
-    let (_, member) = house(&app, "classify").await;
+    let member = House::new(&app, "classify").await.key;
     let before = member.balance().await.unwrap().balance;
     let opts = UploadOptions { classify: true, ..UploadOptions::default() };
     let res = member.upload_bytes("dress.png", png(8, 8), &opts).await.expect("201 even without AI");
@@ -272,24 +249,12 @@ async fn classify_without_ai_keeps_the_upload(backend: Backend) {
     assert_eq!(member.balance().await.unwrap().balance, before, "nothing charged");
 }
 
-/// CRC-32 (IEEE), as PNG chunks carry it.
-pub(crate) fn crc32(bytes: &[u8]) -> u32 {
-    let mut crc = 0xFFFF_FFFFu32;
-    for &b in bytes {
-        crc ^= u32::from(b);
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
-        }
-    }
-    !crc
-}
-
 /// `limit` and `cursor` page the library newest first: the pages joined are the whole list, a
 /// cursor taken out since still leads on, a collection pages alone, and bad values are 400s.
 async fn pages_walk_the_library_once(backend: Backend) {
     let app = spawn(backend, |_| {}).await.expect("app");
-    let (_, member) = house(&app, "pages").await;
-    let (_, other) = house(&app, "pages-other").await;
+    let member = House::new(&app, "pages").await.key;
+    let other = House::new(&app, "pages-other").await.key;
     let folder = member.create_folder("Knits", None).await.unwrap().folder;
     for i in 0..8 {
         let opts = UploadOptions {
@@ -371,9 +336,7 @@ async fn pages_walk_the_library_once(backend: Backend) {
 async fn lists_follow_changes_made_by_another_replica(backend: Backend) {
     use studio_core::api::{AssetIds, AssetPatch};
     let app = spawn(backend, |_| {}).await.expect("app");
-    let signed = app.client.sign_up(&unique_email("replica"), PASSWORD, None).await.expect("sign up");
-    let secret = app.client.with_session(&signed.session).mint_key("replica", None).await.unwrap().key.unwrap();
-    let member = app.client.with_api_key(secret.clone());
+    let House { key: member, secret, .. } = House::new(&app, "replica").await;
     for name in ["coat", "scarf", "boot"] {
         let opts = UploadOptions { name: Some(name.into()), ..UploadOptions::default() };
         member.upload_bytes("x.png", png(9, 9), &opts).await.expect("upload");

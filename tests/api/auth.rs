@@ -1,6 +1,6 @@
 //! Accounts and sessions: sign-up, sign-in, sign-out, session, check-email, origin checks.
 
-use studio_tests::{Backend, backend_tests, spawn, unique_email};
+use studio_tests::{Backend, PASSWORD, backend_tests, spawn, unique_email};
 
 backend_tests!(
     sign_up_sign_in_session_sign_out,
@@ -8,8 +8,6 @@ backend_tests!(
     check_email_never_refuses,
     cookie_writes_check_origin
 );
-
-const PASSWORD: &str = "a long enough password";
 
 async fn sign_up_sign_in_session_sign_out(backend: Backend) {
     let app = spawn(backend, |_| {}).await.expect("app");

@@ -6,14 +6,12 @@
 //! stored, held or charged; and a real bomb never makes the server's memory grow by anything
 //! like its decoded size (measured in a process of its own, see `bombs_keep_memory_flat`).
 
-use std::io::Cursor;
-
 use serde_json::Value;
 use studio_client::Client;
-use studio_tests::{Backend, backend_tests, spawn};
+use studio_tests::images::{jpeg, jpeg_claiming, png, png_bomb, png_claiming};
+use studio_tests::{Backend, House, backend_tests, spawn};
 
-use crate::assets::{blob_files, crc32, png};
-use crate::develops::house;
+use crate::assets::blob_files;
 
 backend_tests!(bad_images_are_refused_cleanly, bombs_keep_memory_flat);
 
@@ -44,105 +42,13 @@ async fn send(key: &Client, route: Route, file_name: &str, bytes: &[u8]) -> (u16
     (status, res.json().await.unwrap_or_default())
 }
 
-/// A PNG chunk: length, type, data, CRC.
-fn chunk(kind: &[u8; 4], data: &[u8]) -> Vec<u8> {
-    let typed = [kind.as_slice(), data].concat();
-    [(data.len() as u32).to_be_bytes().as_slice(), &typed, &crc32(&typed).to_be_bytes()].concat()
-}
-
-/// A PNG of `width` × `height` 8-bit grey whose IDAT is `zlib`.
-fn grey_png(width: u32, height: u32, zlib: &[u8]) -> Vec<u8> {
-    let ihdr = [width.to_be_bytes().as_slice(), &height.to_be_bytes(), &[8, 0, 0, 0, 0]].concat();
-    [b"\x89PNG\r\n\x1a\n".as_slice(), &chunk(b"IHDR", &ihdr), &chunk(b"IDAT", zlib), &chunk(b"IEND", &[])].concat()
-}
-
-/// Bits of a deflate stream, least significant first.
-#[derive(Default)]
-struct Bits {
-    out: Vec<u8>,
-    acc: u64,
-    len: u32,
-}
-
-impl Bits {
-    fn put(&mut self, value: u64, bits: u32) {
-        self.acc |= value << self.len;
-        self.len += bits;
-        while self.len >= 8 {
-            self.out.push(self.acc as u8);
-            self.acc >>= 8;
-            self.len -= 8;
-        }
-    }
-
-    /// A Huffman code, which deflate writes most significant bit first.
-    fn code(&mut self, code: u64, bits: u32) {
-        self.put(code.reverse_bits() >> (64 - bits), bits);
-    }
-
-    fn finish(mut self) -> Vec<u8> {
-        if self.len > 0 {
-            self.out.push(self.acc as u8);
-        }
-        self.out
-    }
-}
-
-/// A real decompression bomb: a `side` × `side` grey PNG of zeros whose IDAT is one deflate
-/// block of 258-byte back-references (fixed Huffman codes, 13 bits each), about 1/160 of the
-/// pixels' size, so a decoder that believed the header would really fill `side`² bytes.
-fn png_bomb(side: u32) -> Vec<u8> {
-    let raw = u64::from(side) * (u64::from(side) + 1); // each row: a filter byte and `side` zeros
-    let mut bits = Bits::default();
-    bits.put(0b011, 3); // the final block, fixed Huffman codes
-    bits.code(0x30, 8); // literal 0
-    for _ in 0..(raw - 1) / 258 {
-        bits.code(0xC5, 8); // length 258 (symbol 285)
-        bits.code(0, 5); // distance 1
-    }
-    for _ in 0..(raw - 1) % 258 {
-        bits.code(0x30, 8);
-    }
-    bits.code(0, 7); // end of block
-    let adler = ((raw % 65_521) << 16) | 1; // Adler-32 of zeros: a stays 1, b counts the bytes
-    let zlib = [[0x78, 0x01].as_slice(), &bits.finish(), &(adler as u32).to_be_bytes()].concat();
-    grey_png(side, side, &zlib)
-}
-
-/// A small real JPEG.
-fn jpeg(w: u32, h: u32) -> Vec<u8> {
-    let mut out = Vec::new();
-    let img = image::RgbImage::from_fn(w, h, |x, y| image::Rgb([(x * 7 % 256) as u8, (y * 5 % 256) as u8, 120]));
-    img.write_to(&mut Cursor::new(&mut out), image::ImageFormat::Jpeg).expect("encode jpeg");
-    out
-}
-
-/// A real JPEG whose frame header (SOF0) announces `w` × `h`.
-fn jpeg_claiming(w: u16, h: u16) -> Vec<u8> {
-    let mut out = jpeg(16, 16);
-    let sof = out.windows(2).position(|m| m == [0xFF, 0xC0]).expect("a baseline frame header");
-    out[sof + 5..sof + 7].copy_from_slice(&h.to_be_bytes());
-    out[sof + 7..sof + 9].copy_from_slice(&w.to_be_bytes());
-    out
-}
-
-/// A real PNG whose IHDR announces `w` × `h` (its CRC fixed), with 1 × 1 of pixel data.
-fn png_claiming(w: u32, h: u32) -> Vec<u8> {
-    let mut out = png(1, 1);
-    out[16..20].copy_from_slice(&w.to_be_bytes());
-    out[20..24].copy_from_slice(&h.to_be_bytes());
-    let crc = crc32(&out[12..29]);
-    out[29..33].copy_from_slice(&crc.to_be_bytes());
-    out
-}
-
 /// What a bad file is, its file name, its bytes, and the (status, code) that upload, submit and
 /// pre-flight answer.
 type Case = (&'static str, &'static str, Vec<u8>, [(u16, &'static str); 3]);
 
 async fn bad_images_are_refused_cleanly(backend: Backend) {
     let app = spawn(backend, |c| c.runner_concurrency = 0).await.expect("app");
-    let (_, key, _) = house(&app, "bad-images").await;
+    let key = House::new(&app, "bad-images").await.key;
     let before = key.balance().await.expect("balance");
     let (whole_jpeg, whole_png) = (jpeg(96, 64), png(96, 64));
     let too_large = (413, "IMAGE_TOO_LARGE");
@@ -241,7 +147,7 @@ async fn bombs_keep_memory_flat(backend: Backend) {
         return;
     }
     let app = spawn(backend, |c| c.runner_concurrency = 0).await.expect("app");
-    let (_, key, _) = house(&app, "bomb").await;
+    let key = House::new(&app, "bomb").await.key;
     let bomb = png_bomb(16_384);
     assert!(bomb.len() < 2 * 1024 * 1024, "the bomb is small: {} bytes", bomb.len());
     let decoded = 16_384u64 * 16_384;

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use studio_client::api::KeyRole;
 use studio_core::{CheckoutRow, MembershipRow, SessionRow};
-use studio_tests::{Backend, TestApp, backend_tests, spawn, unique_email};
+use studio_tests::{Backend, PASSWORD, TestApp, backend_tests, spawn, unique_email};
 
 backend_tests!(
     catalog_is_public_and_billing_off_answers_503,
@@ -24,7 +24,6 @@ backend_tests!(
     polar_checkout_and_order_paid_grant_once,
 );
 
-const PASSWORD: &str = "a long enough password";
 const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 const WEBHOOK: &str = "/api/toolkit/ai/billing/webhook/provider";
 

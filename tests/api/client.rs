@@ -2,14 +2,11 @@
 //! the legacy bytes route, a ground's swatch, the docs page, the raw agent endpoint) and the
 //! idempotency keys the client generates for spending calls.
 
-use std::io::Cursor;
-
 use serde_json::json;
 use studio_client::api::{JobStatus, Quality};
-use studio_client::{Client, DevelopSubmit, InputSource, PreflightCheck, UploadOptions};
-use studio_tests::{Backend, TestApp, backend_tests, spawn, unique_email};
-
-use crate::assets::png;
+use studio_client::{DevelopSubmit, InputSource, PreflightCheck, UploadOptions};
+use studio_tests::images::{garment_shot, png};
+use studio_tests::{Backend, House, backend_tests, spawn};
 
 backend_tests!(
     preflight_through_the_client,
@@ -18,48 +15,24 @@ backend_tests!(
     spending_calls_get_their_own_keys
 );
 
-const PASSWORD: &str = "a long enough password";
-
-/// A house: its session client and a member-key client.
-async fn house(app: &TestApp, tag: &str) -> (Client, Client) {
-    let signed = app.client.sign_up(&unique_email(tag), PASSWORD, None).await.expect("sign up");
-    let session = app.client.with_session(&signed.session);
-    let key = session.mint_key(tag, None).await.expect("mint").key.expect("secret");
-    (session, app.client.with_api_key(key))
-}
-
-/// A garment shot: a light ground and a dark piece in the middle, `w` × `h`.
-fn shot(w: u32, h: u32) -> Vec<u8> {
-    let img = image::RgbImage::from_fn(w, h, |x, y| {
-        let (u, v) = (x as f32 / w as f32, y as f32 / h as f32);
-        if (0.32..0.68).contains(&u) && (0.2..0.8).contains(&v) {
-            image::Rgb([46, 42, 40])
-        } else {
-            image::Rgb([224, 224, 222])
-        }
-    });
-    let mut out = Vec::new();
-    img.write_to(&mut Cursor::new(&mut out), image::ImageFormat::Png).expect("encode png");
-    out
-}
-
 fn bytes(name: &str, bytes: Vec<u8>) -> InputSource {
     InputSource::Bytes { file_name: name.into(), bytes }
 }
 
 async fn preflight_through_the_client(backend: Backend) {
     let app = spawn(backend, |_| {}).await.expect("app");
-    let (_, key) = house(&app, "client-pf").await;
+    let key = House::new(&app, "client-pf").await.key;
     let before = key.balance().await.unwrap();
 
-    let clean = key.preflight(&PreflightCheck::new().image(bytes("clean.png", shot(1600, 1200)))).await.expect("clean");
+    let clean =
+        key.preflight(&PreflightCheck::new().image(bytes("clean.png", garment_shot(1600, 1200)))).await.expect("clean");
     assert!(clean.ok && clean.clear && clean.findings.is_empty(), "{clean:#?}");
 
     // A small image from disk and one from the library: the asset is fetched and sent as bytes.
     let dir = tempfile::tempdir().unwrap();
     let small = dir.path().join("small.png");
-    std::fs::write(&small, shot(600, 400)).unwrap();
-    let asset = key.upload_bytes("clean.png", shot(1600, 1200), &UploadOptions::default()).await.unwrap().asset;
+    std::fs::write(&small, garment_shot(600, 400)).unwrap();
+    let asset = key.upload_bytes("clean.png", garment_shot(1600, 1200), &UploadOptions::default()).await.unwrap().asset;
     let check = PreflightCheck::new()
         .image(InputSource::Asset(asset.id.clone()))
         .image(InputSource::Path(small.clone()))
@@ -84,11 +57,12 @@ async fn preflight_through_the_client(backend: Backend) {
     assert_eq!((none.status(), none.code()), (Some(400), Some("IMAGES_REQUIRED")));
     let mut seven = PreflightCheck::new();
     for i in 0..7 {
-        seven = seven.image(bytes(&format!("{i}.png"), shot(64, 48)));
+        seven = seven.image(bytes(&format!("{i}.png"), garment_shot(64, 48)));
     }
     let err = key.preflight(&seven).await.expect_err("seven images");
     assert_eq!((err.code(), err.extra_i64("max")), (Some("TOO_MANY_IMAGES"), Some(6)));
-    let err = app.client.preflight(&PreflightCheck::new().image(bytes("a.png", shot(64, 48)))).await.unwrap_err();
+    let err =
+        app.client.preflight(&PreflightCheck::new().image(bytes("a.png", garment_shot(64, 48)))).await.unwrap_err();
     assert_eq!(err.status(), Some(401));
 
     let after = key.balance().await.unwrap();
@@ -97,8 +71,8 @@ async fn preflight_through_the_client(backend: Backend) {
 
 async fn bytes_routes_through_the_client(backend: Backend) {
     let app = spawn(backend, |_| {}).await.expect("app");
-    let (_, key) = house(&app, "client-bytes").await;
-    let (_, stranger) = house(&app, "client-bytes-stranger").await;
+    let key = House::new(&app, "client-bytes").await.key;
+    let stranger = House::new(&app, "client-bytes-stranger").await.key;
     let image = png(32, 24);
     let asset = key.upload_bytes("look.png", image.clone(), &UploadOptions::default()).await.unwrap().asset;
 
@@ -123,7 +97,7 @@ async fn bytes_routes_through_the_client(backend: Backend) {
 
 async fn mcp_and_docs_through_the_client(backend: Backend) {
     let app = spawn(backend, |_| {}).await.expect("app");
-    let (_, key) = house(&app, "client-mcp").await;
+    let key = House::new(&app, "client-mcp").await.key;
 
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": studio_client::MCP_PROTOCOL_VERSION, "capabilities": {},
@@ -163,7 +137,7 @@ fn err_status(e: &studio_client::Error) -> u16 {
 
 async fn spending_calls_get_their_own_keys(backend: Backend) {
     let app = spawn(backend, |c| c.runner_concurrency = 0).await.expect("app");
-    let (_, key) = house(&app, "client-keys").await;
+    let key = House::new(&app, "client-keys").await.key;
     let develop = DevelopSubmit::new("upscale").input("image", bytes("in.png", png(40, 40))).quality(Quality::K1);
 
     // Without a key each call generates its own: two calls are two develops.

@@ -7,9 +7,8 @@ use std::time::Duration;
 
 use studio_client::api::{CancelReason, JobStatus, KeyRole, Quality, SocketMessage, TakesRequest};
 use studio_client::{Client, DevelopSubmit, InputSource};
-use studio_tests::{Backend, TestApp, backend_tests, spawn, unique_email};
-
-use crate::assets::png;
+use studio_tests::images::png;
+use studio_tests::{Backend, House, TestApp, backend_tests, spawn};
 
 backend_tests!(
     submit_runs_to_done_and_settles,
@@ -25,16 +24,7 @@ backend_tests!(
     concurrent_clients_conserve_the_ledger,
 );
 
-const PASSWORD: &str = "a long enough password";
 const WAIT: Duration = Duration::from_secs(120);
-
-/// A house: (session client, member-key client, org id).
-pub(crate) async fn house(app: &TestApp, tag: &str) -> (Client, Client, String) {
-    let signed = app.client.sign_up(&unique_email(tag), PASSWORD, None).await.expect("sign up");
-    let session = app.client.with_session(&signed.session);
-    let key = session.mint_key(tag, None).await.expect("mint").key.expect("secret");
-    (session, app.client.with_api_key(key), signed.account.organization.id)
-}
 
 fn upscale(bytes: Vec<u8>) -> DevelopSubmit {
     DevelopSubmit::new("upscale")
@@ -74,7 +64,7 @@ async fn assert_conserved(app: &TestApp, org_id: &str) {
 
 async fn submit_runs_to_done_and_settles(backend: Backend) {
     let app = spawn(backend, |c| c.runner_concurrency = 0).await.expect("app");
-    let (_, key, org) = house(&app, "done").await;
+    let House { key, org_id: org, .. } = House::new(&app, "done").await;
     let accepted = key.submit_develop(&upscale(png(120, 80))).await.expect("submit");
     assert_eq!((accepted.status, accepted.tokens_held, accepted.replayed), (JobStatus::Queued, 9, false));
     let before = key.balance().await.unwrap();
@@ -122,7 +112,7 @@ async fn submit_runs_to_done_and_settles(backend: Backend) {
 
 async fn failed_frame_releases(backend: Backend) {
     let app = spawn(backend, |c| c.runner_concurrency = 0).await.expect("app");
-    let (_, key, org) = house(&app, "fail").await;
+    let House { key, org_id: org, .. } = House::new(&app, "fail").await;
     // A PNG whose header and chunks are whole but whose pixel data is damaged (its CRC no longer
     // matches): accepted, then the develop fails.
     let mut broken = png(300, 300);
@@ -145,7 +135,7 @@ async fn cancel_rows_of_the_state_table(backend: Backend) {
     })
     .await
     .expect("app");
-    let (_, key, org) = house(&app, "cancel").await;
+    let House { key, org_id: org, .. } = House::new(&app, "cancel").await;
 
     // queued → cancelled, released.
     let queued = key.submit_develop(&upscale(png(50, 50))).await.unwrap();
@@ -176,7 +166,7 @@ async fn cancel_rows_of_the_state_table(backend: Backend) {
     assert_eq!(key.balance().await.unwrap().balance, 91);
 
     // Unknown or foreign: 404.
-    let (_, stranger, _) = house(&app, "stranger").await;
+    let stranger = House::new(&app, "stranger").await.key;
     assert_eq!(code(&stranger.cancel_job(&running.job_id).await.unwrap_err()), (404, "NOT_FOUND".into()));
     assert_eq!(code(&key.cancel_job("job_missing").await.unwrap_err()), (404, "NOT_FOUND".into()));
     assert_eq!(code(&stranger.job(&running.job_id).await.unwrap_err()), (404, "NOT_FOUND".into()));
@@ -185,7 +175,7 @@ async fn cancel_rows_of_the_state_table(backend: Backend) {
 
 async fn submit_refusals(backend: Backend) {
     let app = spawn(backend, |c| c.runner_concurrency = 0).await.expect("app");
-    let (session, key, org) = house(&app, "refuse").await;
+    let House { session, key, org_id: org, .. } = House::new(&app, "refuse").await;
     let cases: Vec<(DevelopSubmit, u16, &str)> = vec![
         (
             DevelopSubmit::new("tryon")
@@ -259,7 +249,7 @@ async fn refused_submits_charge_nothing(backend: Backend) {
         return; // The trigger below is installed in the test's own SQLite file.
     }
     let app = spawn(backend, |c| c.runner_concurrency = 0).await.expect("app");
-    let (_, key, org) = house(&app, "enqueue").await;
+    let House { key, org_id: org, .. } = House::new(&app, "enqueue").await;
     // Make the queue step itself fail inside the transaction that holds the tokens.
     use sqlx::Connection;
     let mut db = sqlx::SqliteConnection::connect(&app.database_url).await.expect("open the server's file");
@@ -280,7 +270,7 @@ async fn refused_submits_charge_nothing(backend: Backend) {
 
 async fn duplicate_rules(backend: Backend) {
     let app = spawn(backend, |c| c.runner_concurrency = 0).await.expect("app");
-    let (session, key, org) = house(&app, "dup").await;
+    let House { session, key, org_id: org, .. } = House::new(&app, "dup").await;
     let source =
         key.submit_develop(&upscale(png(40, 30)).param("runId", "r1").param("destination", "nowhere")).await.unwrap();
     assert!(app.studio.run_next_job().await.unwrap());
@@ -300,7 +290,7 @@ async fn duplicate_rules(backend: Backend) {
     assert_eq!(a.job_id, b.job_id);
     assert_eq!(b.cost, 0);
     // 404 foreign; 403 viewer; 402 short.
-    let (_, stranger, _) = house(&app, "dup-stranger").await;
+    let stranger = House::new(&app, "dup-stranger").await.key;
     assert_eq!(code(&stranger.duplicate_job(&source.job_id, None).await.unwrap_err()), (404, "NOT_FOUND".into()));
     let viewer = app.client.with_api_key(session.mint_key("v", Some(KeyRole::Viewer)).await.unwrap().key.unwrap());
     assert_eq!(code(&viewer.duplicate_job(&source.job_id, None).await.unwrap_err()).0, 403);
@@ -316,7 +306,7 @@ async fn duplicate_rules(backend: Backend) {
 
 async fn runs_group_and_cancel(backend: Backend) {
     let app = spawn(backend, |c| c.runner_concurrency = 0).await.expect("app");
-    let (_, key, org) = house(&app, "runs").await;
+    let House { key, org_id: org, .. } = House::new(&app, "runs").await;
     let mut run_jobs = Vec::new();
     for _ in 0..3 {
         run_jobs.push(key.submit_develop(&upscale(png(20, 20)).param("runId", "shoot-1")).await.unwrap().job_id);
@@ -373,14 +363,14 @@ async fn runs_group_and_cancel(backend: Backend) {
     assert_eq!(c.run.state, "settled");
     assert!(!key.list_runs(true, None).await.unwrap().runs.iter().any(|r| r.id == "run.shoot-1"));
     assert_eq!(code(&key.cancel_run("run.nope").await.unwrap_err()), (404, "NOT_FOUND".into()));
-    let (_, stranger, _) = house(&app, "runs-stranger").await;
+    let stranger = House::new(&app, "runs-stranger").await.key;
     assert_eq!(code(&stranger.cancel_run("run.shoot-1").await.unwrap_err()), (404, "NOT_FOUND".into()));
     assert_conserved(&app, &org).await;
 }
 
 async fn takes_rules(backend: Backend) {
     let app = spawn(backend, |c| c.runner_concurrency = 0).await.expect("app");
-    let (_, key, org) = house(&app, "takes").await;
+    let House { key, org_id: org, .. } = House::new(&app, "takes").await;
     let a = key.submit_develop(&upscale(png(30, 30)).param("runId", "look-book")).await.unwrap().job_id;
     let b = key.submit_develop(&upscale(png(30, 30))).await.unwrap().job_id;
     let pending = key.submit_develop(&upscale(png(30, 30))).await.unwrap().job_id;
@@ -429,7 +419,7 @@ async fn takes_rules(backend: Backend) {
     // Unknown frame: 404; empty: 400; foreign: 404.
     assert_eq!(code(&key.take_again(&req(&[&"job_nope".to_string()], None, None)).await.unwrap_err()).0, 404);
     assert_eq!(code(&key.take_again(&TakesRequest::default()).await.unwrap_err()), (400, "BAD_BODY".into()));
-    let (_, stranger, _) = house(&app, "takes-stranger").await;
+    let stranger = House::new(&app, "takes-stranger").await.key;
     assert_eq!(code(&stranger.take_again(&req(&[&a], None, None)).await.unwrap_err()).0, 404);
 
     // Short of tokens for all frames: 402 and no frame held, none queued.
@@ -449,7 +439,7 @@ async fn takes_rules(backend: Backend) {
 
 async fn socket_pushes_job_changes(backend: Backend) {
     let app = spawn(backend, |c| c.runner_concurrency = 1).await.expect("app");
-    let (session, key, _) = house(&app, "socket").await;
+    let House { session, key, .. } = House::new(&app, "socket").await;
     // Without credentials: 401; without an Upgrade header: 426.
     let http = reqwest::Client::new();
     let url = format!("{}/api/toolkit/jobs/ws", app.base);
@@ -461,7 +451,7 @@ async fn socket_pushes_job_changes(backend: Backend) {
     // Two sockets of the house (a key and a session) and one of another house.
     let mut by_key = key.events(0);
     let mut by_session = session.events(0);
-    let (_, stranger, _) = house(&app, "socket-stranger").await;
+    let stranger = House::new(&app, "socket-stranger").await.key;
     let mut foreign = stranger.events(0);
     let job = key.submit_develop(&upscale(png(30, 20))).await.unwrap().job_id;
     for stream in [&mut by_key, &mut by_session] {
@@ -486,7 +476,7 @@ async fn socket_pushes_job_changes(backend: Backend) {
 
 async fn event_stream_reconnects_and_backfills(backend: Backend) {
     let app = spawn(backend, |c| c.runner_concurrency = 0).await.expect("app");
-    let (_, key, org) = house(&app, "reconnect").await;
+    let House { key, org_id: org, .. } = House::new(&app, "reconnect").await;
     let mut stream = key.events(0);
     let a = key.submit_develop(&upscale(png(30, 20))).await.unwrap().job_id;
     let first = tokio::time::timeout(WAIT, stream.next()).await.expect("in time").expect("event");
@@ -531,7 +521,7 @@ async fn concurrent_clients_conserve_the_ledger(backend: Backend) {
     })
     .await
     .expect("app");
-    let (_, key, org) = house(&app, "storm").await;
+    let House { key, org_id: org, .. } = House::new(&app, "storm").await;
     let seed = key.submit_develop(&upscale(png(24, 24))).await.unwrap().job_id;
     key.wait_for(&seed, WAIT).await.unwrap();
     let mut tasks = Vec::new();

@@ -1,11 +1,9 @@
 //! Collections: create (root and nested), list oldest first, rename rules, house scoping.
 
 use studio_client::api::KeyRole;
-use studio_tests::{Backend, backend_tests, spawn, unique_email};
+use studio_tests::{Backend, PASSWORD, backend_tests, spawn, unique_email};
 
 backend_tests!(folders_tree_and_rename_rules, folders_are_house_scoped_and_validated);
-
-const PASSWORD: &str = "a long enough password";
 
 async fn folders_tree_and_rename_rules(backend: Backend) {
     let app = spawn(backend, |_| {}).await.expect("app");

@@ -15,13 +15,10 @@ use serde_json::{Value, json};
 use studio_client::Client;
 use studio_client::api::{KeyRole, PackRequest};
 use studio_client::{DevelopSubmit, InputSource, UploadOptions};
-use studio_tests::{Backend, TestApp, backend_tests, spawn, unique_email};
-
-use crate::assets::png;
+use studio_tests::images::png;
+use studio_tests::{Backend, PASSWORD, TestApp, backend_tests, spawn, unique_email};
 
 backend_tests!(every_route_answers_as_the_spec_says);
-
-const PASSWORD: &str = "a long enough password";
 
 /// Who may call a route (spec §5.3, §5.4, §5.5).
 #[derive(Debug, Clone, Copy)]

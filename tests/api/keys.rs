@@ -1,11 +1,9 @@
 //! Organization keys end to end: mint, list without secrets, use, revoke, roles.
 
 use studio_client::api::KeyRole;
-use studio_tests::{Backend, backend_tests, spawn, unique_email};
+use studio_tests::{Backend, PASSWORD, backend_tests, spawn, unique_email};
 
 backend_tests!(key_lifecycle, keys_are_session_only_and_house_scoped, viewer_is_refused_where_it_must_be);
-
-const PASSWORD: &str = "a long enough password";
 
 async fn key_lifecycle(backend: Backend) {
     let app = spawn(backend, |_| {}).await.expect("app");

@@ -3,9 +3,8 @@
 
 use studio_client::api::{AssetBatchPatch, AssetKind, AssetPatch, KeyRole, QuoteRequest};
 use studio_client::{Client, UploadOptions};
-use studio_tests::{Backend, TestApp, backend_tests, spawn, unique_email};
-
-use crate::assets::png;
+use studio_tests::images::png;
+use studio_tests::{Backend, House, backend_tests, spawn};
 
 backend_tests!(
     patch_rules,
@@ -14,15 +13,6 @@ backend_tests!(
     groups_are_all_or_nothing,
     backgrounds_list_grounds_and_scenes
 );
-
-const PASSWORD: &str = "a long enough password";
-
-async fn house(app: &TestApp, tag: &str, name: Option<&str>) -> (Client, Client) {
-    let signed = app.client.sign_up(&unique_email(tag), PASSWORD, name).await.expect("sign up");
-    let session = app.client.with_session(&signed.session);
-    let key = session.mint_key(tag, None).await.expect("mint").key.expect("secret");
-    (session, app.client.with_api_key(key))
-}
 
 async fn upload(client: &Client, name: &str) -> studio_client::api::Asset {
     client.upload_bytes(&format!("{name}.png"), png(6, 6), &UploadOptions::default()).await.expect("upload").asset
@@ -34,8 +24,8 @@ fn patch(json: serde_json::Value) -> AssetPatch {
 
 async fn patch_rules(backend: Backend) {
     let app = spawn(backend, |_| {}).await.expect("app");
-    let (_, member) = house(&app, "patch", None).await;
-    let (_, other) = house(&app, "other", None).await;
+    let member = House::new(&app, "patch").await.key;
+    let other = House::new(&app, "other").await.key;
     let folder = member.create_folder("Coats", None).await.unwrap().folder;
     let a = upload(&member, "coat").await;
 
@@ -101,8 +91,8 @@ async fn patch_rules(backend: Backend) {
 
 async fn batch_patch_and_approval(backend: Backend) {
     let app = spawn(backend, |_| {}).await.expect("app");
-    let (session, member) = house(&app, "batch", Some("Grace")).await;
-    let (_, other) = house(&app, "other", None).await;
+    let House { session, key: member, .. } = House::named(&app, "batch", "Grace").await;
+    let other = House::new(&app, "other").await.key;
     let folder = member.create_folder("Picks", None).await.unwrap().folder;
     let a = upload(&member, "a").await;
     let b = upload(&member, "b").await;
@@ -170,7 +160,7 @@ async fn batch_patch_and_approval(backend: Backend) {
 
 async fn quote_spends_nothing(backend: Backend) {
     let app = spawn(backend, |_| {}).await.expect("app");
-    let (_, member) = house(&app, "quote", None).await;
+    let member = House::new(&app, "quote").await.key;
     let a = upload(&member, "a").await;
     let b = upload(&member, "b").await;
     let before = member.balance().await.unwrap();
@@ -227,8 +217,8 @@ async fn quote_spends_nothing(backend: Backend) {
 
 async fn groups_are_all_or_nothing(backend: Backend) {
     let app = spawn(backend, |_| {}).await.expect("app");
-    let (_, member) = house(&app, "group", None).await;
-    let (_, other) = house(&app, "other", None).await;
+    let member = House::new(&app, "group").await.key;
+    let other = House::new(&app, "other").await.key;
     let a = upload(&member, "a").await;
     let b = upload(&member, "b").await;
     let c = upload(&member, "c").await;
@@ -263,7 +253,7 @@ async fn groups_are_all_or_nothing(backend: Backend) {
 
 async fn backgrounds_list_grounds_and_scenes(backend: Backend) {
     let app = spawn(backend, |_| {}).await.expect("app");
-    let (_, member) = house(&app, "grounds", None).await;
+    let member = House::new(&app, "grounds").await.key;
     let opts = UploadOptions {
         kind: Some(AssetKind::Background),
         name: Some("Studio loft".into()),

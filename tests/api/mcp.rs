@@ -3,23 +3,11 @@
 
 use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
-use studio_client::Client;
 use studio_client::api::KeyRole;
-use studio_tests::{Backend, TestApp, backend_tests, spawn, unique_email};
-
-use crate::assets::png;
+use studio_tests::images::png;
+use studio_tests::{Backend, House, TestApp, backend_tests, spawn};
 
 backend_tests!(transport_rules, tools_answer_and_refuse, quality_and_model_tools);
-
-const PASSWORD: &str = "a long enough password";
-
-/// A house: its session client and a member key's secret.
-async fn house(app: &TestApp, tag: &str) -> (Client, String) {
-    let signed = app.client.sign_up(&unique_email(tag), PASSWORD, None).await.expect("sign up");
-    let session = app.client.with_session(&signed.session);
-    let key = session.mint_key(tag, None).await.expect("mint").key.expect("secret");
-    (session, key)
-}
 
 /// POST one message; (status, headers, body as JSON if any).
 async fn post(app: &TestApp, key: Option<&str>, body: &str, extra: &[(&str, &str)]) -> (u16, HeaderMap, Option<Value>) {
@@ -72,7 +60,7 @@ fn ok(result: &Value) -> &Value {
 
 async fn transport_rules(backend: Backend) {
     let app = spawn(backend, |_| {}).await.expect("app");
-    let (session, key) = house(&app, "mcp").await;
+    let House { session, secret: key, .. } = House::new(&app, "mcp").await;
 
     // initialize and ping need no key; the version is ours whatever the client asks.
     let (status, init) = rpc(
@@ -205,8 +193,7 @@ async fn transport_rules(backend: Backend) {
 
 async fn tools_answer_and_refuse(backend: Backend) {
     let app = spawn(backend, |c| c.runner_concurrency = 0).await.expect("app");
-    let (session, key) = house(&app, "tools").await;
-    let client = app.client.with_api_key(&key);
+    let House { session, key: client, secret: key, .. } = House::new(&app, "tools").await;
 
     let book = call(&app, &key, "list_capabilities", json!({})).await;
     let tools: Vec<&str> = ok(&book)["tools"].as_array().unwrap().iter().map(|t| t["tool"].as_str().unwrap()).collect();
@@ -267,8 +254,7 @@ async fn tools_answer_and_refuse(backend: Backend) {
         refused(&call(&app, &key, "start_develop", develop("upscale", json!({"image": "ast_nope"}), "1k", None)).await),
         "ASSET_NOT_FOUND"
     );
-    let (stranger_session, stranger) = house(&app, "stranger").await;
-    drop(stranger_session);
+    let stranger = House::new(&app, "stranger").await.secret;
     assert_eq!(
         refused(&call(&app, &stranger, "start_develop", develop("upscale", image.clone(), "1k", None)).await),
         "ASSET_NOT_FOUND"
@@ -339,8 +325,7 @@ async fn tools_answer_and_refuse(backend: Backend) {
 
 async fn quality_and_model_tools(backend: Backend) {
     let app = spawn(backend, |c| c.runner_concurrency = 0).await.expect("app");
-    let (session, key) = house(&app, "quality").await;
-    let client = app.client.with_api_key(&key);
+    let House { session, key: client, secret: key, .. } = House::new(&app, "quality").await;
     let viewer = session.mint_key("viewer", Some(KeyRole::Viewer)).await.unwrap().key.unwrap();
     let tiny = client.upload_bytes("tiny.png", png(40, 30), &Default::default()).await.unwrap().asset.id;
     let big = client.upload_bytes("big.png", png(1400, 1000), &Default::default()).await.unwrap().asset.id;

@@ -4,13 +4,12 @@
 
 use serde_json::{Value, json};
 use studio_client::api::{CastModelRequest, JobStatus, KeyRole, Quality, ReadBuildRequest, ReadModelRequest, SeatRole};
-use studio_client::{Client, DevelopSubmit, InputSource, UploadOptions};
+use studio_client::{DevelopSubmit, InputSource, UploadOptions};
 use studio_core::{Caller, ErrorKind};
-use studio_tests::{Backend, TestApp, backend_tests, spawn, unique_email};
+use studio_tests::images::png;
+use studio_tests::{Backend, House, TestApp, backend_tests, spawn};
 use wiremock::matchers::{header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
-
-use crate::assets::png;
 
 backend_tests!(
     reads_without_a_reader_charge_nothing,
@@ -20,41 +19,23 @@ backend_tests!(
     cast_models_and_develop_with_them,
 );
 
-const PASSWORD: &str = "a long enough password";
-
-/// A house: its session client, a member-key client, the key's core caller and the org id.
-struct House {
-    session: Client,
-    key: Client,
-    caller: Caller,
-    org: String,
+/// Upload a `w` × `h` PNG with the house's key; the asset id.
+async fn upload(house: &House, w: u32, h: u32) -> String {
+    house.key.upload_bytes("frame.png", png(w, h), &UploadOptions::default()).await.expect("upload").asset.id
 }
 
-async fn house(app: &TestApp, tag: &str) -> House {
-    let signed = app.client.sign_up(&unique_email(tag), PASSWORD, None).await.expect("sign up");
-    let session = app.client.with_session(&signed.session);
-    let secret = session.mint_key(tag, None).await.expect("mint").key.expect("secret");
-    let caller = app.studio.authenticate_key(&secret).await.expect("caller");
-    House { session, key: app.client.with_api_key(secret), caller, org: signed.account.organization.id }
+/// A viewer key of the house, as a core caller.
+async fn viewer_caller(app: &TestApp, house: &House) -> Caller {
+    let secret = house.session.mint_key("viewer", Some(KeyRole::Viewer)).await.expect("mint").key.expect("secret");
+    let viewer = app.studio.authenticate_key(&secret).await.expect("viewer");
+    assert_eq!(viewer.role, SeatRole::Viewer);
+    viewer
 }
 
-impl House {
-    async fn upload(&self, w: u32, h: u32) -> String {
-        self.key.upload_bytes("frame.png", png(w, h), &UploadOptions::default()).await.expect("upload").asset.id
-    }
-
-    async fn viewer(&self, app: &TestApp) -> Caller {
-        let secret = self.session.mint_key("viewer", Some(KeyRole::Viewer)).await.expect("mint").key.expect("secret");
-        let viewer = app.studio.authenticate_key(&secret).await.expect("viewer");
-        assert_eq!(viewer.role, SeatRole::Viewer);
-        viewer
-    }
-
-    /// (spendable, held, open holds).
-    async fn tokens(&self, app: &TestApp) -> (i64, i64, usize) {
-        let b = app.studio.balance(&self.caller).await.expect("balance");
-        (b.balance, b.held, b.holds.len())
-    }
+/// The caller's house's tokens: (spendable, held, open holds).
+async fn tokens(app: &TestApp, caller: &Caller) -> (i64, i64, usize) {
+    let b = app.studio.balance(caller).await.expect("balance");
+    (b.balance, b.held, b.holds.len())
 }
 
 /// Spendable + held + settled = credited, and the running totals equal the ledger's sums.
@@ -100,32 +81,32 @@ fn code_of(e: &studio_core::Error) -> (ErrorKind, &'static str) {
 
 async fn reads_without_a_reader_charge_nothing(backend: Backend) {
     let Some(app) = spawn(backend, |c| c.runner_concurrency = 0).await else { return };
-    let house = house(&app, "no-ai").await;
-    let a = house.upload(16, 24).await;
-    let b = house.upload(24, 16).await;
+    let house = House::new(&app, "no-ai").await;
+    let me = house.caller(&app).await;
+    let a = upload(&house, 16, 24).await;
+    let b = upload(&house, 24, 16).await;
 
-    let e = app.studio.read_model(&house.caller, read_model_of(&[&a, &b])).await.expect_err("no reader");
+    let e = app.studio.read_model(&me, read_model_of(&[&a, &b])).await.expect_err("no reader");
     assert_eq!(code_of(&e), (ErrorKind::NotConfigured, "AI_NOT_CONFIGURED"));
-    let e =
-        app.studio.read_build(&house.caller, ReadBuildRequest { asset_id: a.clone() }).await.expect_err("no reader");
+    let e = app.studio.read_build(&me, ReadBuildRequest { asset_id: a.clone() }).await.expect_err("no reader");
     assert_eq!(code_of(&e), (ErrorKind::NotConfigured, "AI_NOT_CONFIGURED"));
-    assert_eq!(house.tokens(&app).await, (100, 0, 0), "nothing charged, nothing held");
+    assert_eq!(tokens(&app, &me).await, (100, 0, 0), "nothing charged, nothing held");
 
     // Input is checked before the reader: 400 for bad ids, 404 for another house's asset.
     let seven: Vec<String> = (0..7).map(|i| format!("ast_{i}")).collect();
     for ids in [vec![], vec![a.clone(), a.clone()], seven] {
-        let e = app.studio.read_model(&house.caller, ReadModelRequest { asset_ids: ids }).await.expect_err("bad ids");
+        let e = app.studio.read_model(&me, ReadModelRequest { asset_ids: ids }).await.expect_err("bad ids");
         assert_eq!(code_of(&e), (ErrorKind::Invalid, "BAD_ASSET_IDS"));
     }
-    let e = app.studio.read_build(&house.caller, ReadBuildRequest { asset_id: " ".into() }).await.expect_err("none");
+    let e = app.studio.read_build(&me, ReadBuildRequest { asset_id: " ".into() }).await.expect_err("none");
     assert_eq!(code_of(&e), (ErrorKind::Invalid, "IMAGE_REQUIRED"));
-    let stranger = self::house(&app, "no-ai-stranger").await;
-    let e = app.studio.read_model(&stranger.caller, read_model_of(&[&a])).await.expect_err("foreign");
+    let stranger = House::new(&app, "no-ai-stranger").await.caller(&app).await;
+    let e = app.studio.read_model(&stranger, read_model_of(&[&a])).await.expect_err("foreign");
     assert_eq!(code_of(&e), (ErrorKind::NotFound, "ASSET_NOT_FOUND"));
-    let e = app.studio.read_build(&house.caller, ReadBuildRequest { asset_id: "ast_nope".into() }).await.unwrap_err();
+    let e = app.studio.read_build(&me, ReadBuildRequest { asset_id: "ast_nope".into() }).await.unwrap_err();
     assert_eq!(code_of(&e), (ErrorKind::NotFound, "ASSET_NOT_FOUND"));
-    assert_eq!(house.tokens(&app).await, (100, 0, 0));
-    assert_conserved(&app, &house.org).await;
+    assert_eq!(tokens(&app, &me).await, (100, 0, 0));
+    assert_conserved(&app, &house.org_id).await;
 }
 
 async fn reads_charge_one_token_on_an_answer(backend: Backend) {
@@ -141,18 +122,19 @@ async fn reads_charge_one_token_on_an_answer(backend: Backend) {
         .mount(&server)
         .await;
     let Some(app) = app_with_reader(backend, &server, |_| {}).await else { return };
-    let house = house(&app, "read").await;
-    let a = house.upload(16, 24).await;
-    let b = house.upload(24, 16).await;
+    let house = House::new(&app, "read").await;
+    let me = house.caller(&app).await;
+    let a = upload(&house, 16, 24).await;
+    let b = upload(&house, 24, 16).await;
 
-    let reading = app.studio.read_model(&house.caller, read_model_of(&[&a, &b])).await.expect("read_model");
+    let reading = app.studio.read_model(&me, read_model_of(&[&a, &b])).await.expect("read_model");
     assert_eq!(
         (reading.age.as_str(), reading.skin.as_str(), reading.eyes.as_str(), reading.hair.as_str()),
         ("late 20s", "deep brown, warm undertone", "dark brown, almond", "short black coils")
     );
     assert_eq!(reading.extras, vec!["freckles".to_string(), "small nose ring".to_string()]);
     assert_eq!(reading.tokens, 1);
-    assert_eq!(house.tokens(&app).await, (99, 0, 0), "exactly one token, settled");
+    assert_eq!(tokens(&app, &me).await, (99, 0, 0), "exactly one token, settled");
 
     // The reader saw both frames as data URIs, with the configured model and JSON mode.
     let sent = server.received_requests().await.expect("recorded");
@@ -164,21 +146,22 @@ async fn reads_charge_one_token_on_an_answer(backend: Backend) {
     assert!(images.iter().all(|u| u.starts_with("data:image/png;base64,")), "{images:?}");
 
     // read_build: a field the reader left out (hands) is empty, not a failure.
-    let build = app.studio.read_build(&house.caller, ReadBuildRequest { asset_id: a.clone() }).await.expect("build");
+    let build = app.studio.read_build(&me, ReadBuildRequest { asset_id: a.clone() }).await.expect("build");
     assert_eq!(
         (build.height.as_str(), build.build.as_str(), build.presence.as_str(), build.posture.as_str()),
         ("tall", "lean", "calm", "upright")
     );
     assert_eq!((build.hands.as_str(), build.tokens), ("", 1));
-    assert_eq!(house.tokens(&app).await, (98, 0, 0));
-    assert_conserved(&app, &house.org).await;
+    assert_eq!(tokens(&app, &me).await, (98, 0, 0));
+    assert_conserved(&app, &house.org_id).await;
 }
 
 async fn failed_reads_charge_nothing(backend: Backend) {
     let server = MockServer::start().await;
     let Some(app) = app_with_reader(backend, &server, |_| {}).await else { return };
-    let house = house(&app, "fail").await;
-    let a = house.upload(16, 16).await;
+    let house = House::new(&app, "fail").await;
+    let me = house.caller(&app).await;
+    let a = upload(&house, 16, 16).await;
 
     let answers = [
         ResponseTemplate::new(500).set_body_json(json!({"error": {"message": "upstream exploded"}})),
@@ -190,35 +173,36 @@ async fn failed_reads_charge_nothing(backend: Backend) {
     for answer in answers {
         server.reset().await;
         Mock::given(method("POST")).respond_with(answer).expect(2).mount(&server).await;
-        let e = app.studio.read_model(&house.caller, read_model_of(&[&a])).await.expect_err("fails");
+        let e = app.studio.read_model(&me, read_model_of(&[&a])).await.expect_err("fails");
         assert_eq!(code_of(&e), (ErrorKind::Upstream, "AI_FAILED"), "{e}");
         assert!(!e.message.contains("for k"), "the key never shows: {}", e.message);
-        let e = app.studio.read_build(&house.caller, ReadBuildRequest { asset_id: a.clone() }).await.unwrap_err();
+        let e = app.studio.read_build(&me, ReadBuildRequest { asset_id: a.clone() }).await.unwrap_err();
         assert_eq!(code_of(&e), (ErrorKind::Upstream, "AI_FAILED"));
-        assert_eq!(house.tokens(&app).await, (100, 0, 0), "released, never charged");
+        assert_eq!(tokens(&app, &me).await, (100, 0, 0), "released, never charged");
     }
-    assert_conserved(&app, &house.org).await;
+    assert_conserved(&app, &house.org_id).await;
 }
 
 async fn reads_refuse_viewers_and_the_short(backend: Backend) {
     let server = MockServer::start().await;
     Mock::given(method("POST")).respond_with(completion(r#"{"age": "30s"}"#)).expect(0).mount(&server).await;
     let Some(app) = app_with_reader(backend, &server, |c| c.signup_grant_tokens = 0).await else { return };
-    let house = house(&app, "short").await;
-    let a = house.upload(16, 16).await;
+    let house = House::new(&app, "short").await;
+    let me = house.caller(&app).await;
+    let a = upload(&house, 16, 16).await;
 
-    let viewer = house.viewer(&app).await;
+    let viewer = viewer_caller(&app, &house).await;
     let e = app.studio.read_model(&viewer, read_model_of(&[&a])).await.expect_err("viewer");
     assert_eq!(code_of(&e), (ErrorKind::Forbidden, "FORBIDDEN"));
     let e = app.studio.read_build(&viewer, ReadBuildRequest { asset_id: a.clone() }).await.expect_err("viewer");
     assert_eq!(e.kind, ErrorKind::Forbidden);
 
-    let e = app.studio.read_model(&house.caller, read_model_of(&[&a])).await.expect_err("short");
+    let e = app.studio.read_model(&me, read_model_of(&[&a])).await.expect_err("short");
     assert_eq!(code_of(&e), (ErrorKind::InsufficientTokens, "INSUFFICIENT_TOKENS"));
     assert_eq!((e.extra.get("need"), e.extra.get("spendable")), (Some(&json!(1)), Some(&json!(0))));
-    let e = app.studio.read_build(&house.caller, ReadBuildRequest { asset_id: a }).await.expect_err("short");
+    let e = app.studio.read_build(&me, ReadBuildRequest { asset_id: a }).await.expect_err("short");
     assert_eq!(e.kind, ErrorKind::InsufficientTokens);
-    assert_eq!(house.tokens(&app).await, (0, 0, 0));
+    assert_eq!(tokens(&app, &me).await, (0, 0, 0));
     // The reader was never asked (the mock expects no call; verified on drop).
 }
 
@@ -231,9 +215,10 @@ async fn cast_models_and_develop_with_them(backend: Backend) {
     else {
         return;
     };
-    let house = house(&app, "cast").await;
-    let face = house.upload(32, 48).await;
-    let side = house.upload(48, 32).await;
+    let house = House::new(&app, "cast").await;
+    let me = house.caller(&app).await;
+    let face = upload(&house, 32, 48).await;
+    let side = upload(&house, 48, 32).await;
     let cast = |name: &str, ids: &[&String]| CastModelRequest {
         name: name.into(),
         asset_ids: ids.iter().map(|s| s.to_string()).collect(),
@@ -242,20 +227,20 @@ async fn cast_models_and_develop_with_them(backend: Backend) {
 
     let mut request = cast("  Ines  ", &[&face, &side]);
     request.traits = Some([("age".to_string(), "late 20s".to_string()), ("hands".into(), String::new())].into());
-    let model = app.studio.cast_model(&house.caller, request).await.expect("cast");
+    let model = app.studio.cast_model(&me, request).await.expect("cast");
     assert!(model.id.starts_with("mdl_"), "{}", model.id);
     assert_eq!((model.name.as_str(), model.tier.as_str()), ("Ines", "yours"));
     assert_eq!(model.asset_ids, vec![face.clone(), side.clone()]);
     assert_eq!(model.cover_url, format!("https://studio.example/api/toolkit/assets/{face}/file"));
     assert_eq!(model.traits.get("age").map(String::as_str), Some("late 20s"));
     assert_eq!(model.traits.get("hands").map(String::as_str), Some(""));
-    assert_eq!(house.tokens(&app).await, (100, 0, 0), "casting is free");
+    assert_eq!(tokens(&app, &me).await, (100, 0, 0), "casting is free");
 
-    let second = app.studio.cast_model(&house.caller, cast("Side only", &[&side])).await.expect("cast");
-    let listed = app.studio.list_models(&house.caller).await.expect("list");
+    let second = app.studio.cast_model(&me, cast("Side only", &[&side])).await.expect("cast");
+    let listed = app.studio.list_models(&me).await.expect("list");
     assert_eq!(listed.iter().map(|m| m.id.as_str()).collect::<Vec<_>>(), vec![second.id.as_str(), model.id.as_str()]);
     assert_eq!(listed[1], model);
-    assert_eq!(app.studio.model(&house.caller, &model.id).await.expect("one"), model);
+    assert_eq!(app.studio.model(&me, &model.id).await.expect("one"), model);
 
     // Refusals: 400, 403 for a viewer, 404 for another house's asset; nothing stored.
     let refusals = [
@@ -265,20 +250,21 @@ async fn cast_models_and_develop_with_them(backend: Backend) {
         (cast("Twice", &[&face, &face]), (ErrorKind::Invalid, "BAD_ASSET_IDS")),
     ];
     for (request, expected) in refusals {
-        let e = app.studio.cast_model(&house.caller, request).await.expect_err("refused");
+        let e = app.studio.cast_model(&me, request).await.expect_err("refused");
         assert_eq!(code_of(&e), expected);
     }
-    let viewer = house.viewer(&app).await;
+    let viewer = viewer_caller(&app, &house).await;
     let e = app.studio.cast_model(&viewer, cast("Viewer", &[&face])).await.expect_err("viewer");
     assert_eq!(e.kind, ErrorKind::Forbidden);
     assert_eq!(app.studio.list_models(&viewer).await.expect("a viewer reads").len(), 2);
-    let stranger = self::house(&app, "cast-stranger").await;
-    let e = app.studio.cast_model(&stranger.caller, cast("Borrowed", &[&face])).await.expect_err("foreign asset");
+    let stranger = House::new(&app, "cast-stranger").await;
+    let them = stranger.caller(&app).await;
+    let e = app.studio.cast_model(&them, cast("Borrowed", &[&face])).await.expect_err("foreign asset");
     assert_eq!(code_of(&e), (ErrorKind::NotFound, "ASSET_NOT_FOUND"));
-    assert!(app.studio.list_models(&stranger.caller).await.expect("list").is_empty());
-    let e = app.studio.model(&stranger.caller, &model.id).await.expect_err("foreign model");
+    assert!(app.studio.list_models(&them).await.expect("list").is_empty());
+    let e = app.studio.model(&them, &model.id).await.expect_err("foreign model");
     assert_eq!(code_of(&e), (ErrorKind::NotFound, "NOT_FOUND"));
-    assert_eq!(app.studio.list_models(&house.caller).await.expect("list").len(), 2);
+    assert_eq!(app.studio.list_models(&me).await.expect("list").len(), 2);
 
     // A develop casts the kept model by id: accepted, the price held, and it develops.
     let develop = |id: &str| {
@@ -286,7 +272,7 @@ async fn cast_models_and_develop_with_them(backend: Backend) {
     };
     let accepted = house.key.submit_develop(&develop(&model.id)).await.expect("submit with a model");
     assert_eq!((accepted.status, accepted.tokens_held), (JobStatus::Queued, 9));
-    assert_eq!(house.tokens(&app).await, (91, 9, 1));
+    assert_eq!(tokens(&app, &me).await, (91, 9, 1));
     assert!(app.studio.run_next_job().await.expect("run"));
     let done = house.key.job(&accepted.job_id).await.expect("status");
     assert_eq!(done.status, JobStatus::Done, "{:?}", done.error);
@@ -296,6 +282,6 @@ async fn cast_models_and_develop_with_them(backend: Backend) {
     assert_eq!((e.status(), e.code()), (Some(404), Some("NOT_FOUND")));
     let e = house.key.submit_develop(&develop("mdl_unknown")).await.expect_err("unknown model");
     assert_eq!(e.status(), Some(404));
-    assert_eq!(stranger.tokens(&app).await, (100, 0, 0));
-    assert_conserved(&app, &house.org).await;
+    assert_eq!(tokens(&app, &them).await, (100, 0, 0));
+    assert_conserved(&app, &house.org_id).await;
 }

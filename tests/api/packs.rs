@@ -6,19 +6,10 @@ use std::time::Duration;
 
 use studio_client::api::{PackRequest, PackSize};
 use studio_client::{Client, UploadOptions};
-use studio_tests::{Backend, TestApp, backend_tests, spawn, unique_email};
-
-use crate::assets::png;
+use studio_tests::images::{padded_png, png, rotated_jpeg};
+use studio_tests::{Backend, House, backend_tests, spawn};
 
 backend_tests!(instant_pack_is_a_valid_zip, queued_pack_is_built_and_announced, pack_limits_and_expiry);
-
-const PASSWORD: &str = "a long enough password";
-
-async fn member(app: &TestApp, tag: &str) -> Client {
-    let signed = app.client.sign_up(&unique_email(tag), PASSWORD, None).await.expect("sign up");
-    let key = app.client.with_session(&signed.session).mint_key(tag, None).await.expect("mint").key.expect("secret");
-    app.client.with_api_key(key)
-}
 
 async fn upload_named(client: &Client, name: &str, bytes: Vec<u8>) -> String {
     let opts = UploadOptions { name: Some(name.to_string()), ..UploadOptions::default() };
@@ -48,36 +39,9 @@ fn read_entry(path: &std::path::Path, name: &str) -> Vec<u8> {
     out.stdout
 }
 
-/// A JPEG of `w` × `h` whose EXIF says "rotate 90° clockwise to display" (orientation 6).
-fn rotated_jpeg(w: u32, h: u32) -> Vec<u8> {
-    let mut plain = Vec::new();
-    image::RgbImage::from_pixel(w, h, image::Rgb([200, 30, 30]))
-        .write_to(&mut std::io::Cursor::new(&mut plain), image::ImageFormat::Jpeg)
-        .unwrap();
-    // APP1 "Exif" with a big-endian TIFF header and one IFD entry: Orientation (0x0112) = 6.
-    let tiff: Vec<u8> = [
-        b"MM\0\x2a".as_slice(),
-        &8u32.to_be_bytes(),
-        &1u16.to_be_bytes(),
-        &0x0112u16.to_be_bytes(),
-        &3u16.to_be_bytes(),
-        &1u32.to_be_bytes(),
-        &6u16.to_be_bytes(),
-        &[0, 0],
-        &0u32.to_be_bytes(),
-    ]
-    .concat();
-    let payload: Vec<u8> = [b"Exif\0\0".as_slice(), &tiff].concat();
-    let mut out = vec![0xFF, 0xD8, 0xFF, 0xE1];
-    out.extend_from_slice(&((payload.len() + 2) as u16).to_be_bytes());
-    out.extend_from_slice(&payload);
-    out.extend_from_slice(&plain[2..]);
-    out
-}
-
 async fn instant_pack_is_a_valid_zip(backend: Backend) {
     let app = spawn(backend, |_| {}).await.expect("app");
-    let house = member(&app, "pack").await;
+    let house = House::new(&app, "pack").await.key;
     let a = upload_named(&house, "Look", png(40, 20)).await;
     let b = upload_named(&house, "look", png(20, 40)).await;
     let c = upload_named(&house, "../../etc/passwd", png(10, 10)).await;
@@ -130,7 +94,7 @@ async fn instant_pack_is_a_valid_zip(backend: Backend) {
     let whole = std::fs::read(&path).unwrap();
     assert_eq!(res.bytes().await.unwrap().as_ref(), &whole[10..30]);
 
-    let other = member(&app, "other").await;
+    let other = House::new(&app, "other").await.key;
     assert_eq!(other.get_pack(&pack.pack_id).await.unwrap_err().status(), Some(404));
     let none = other.create_pack(&PackRequest { asset_ids: vec![a.clone()], ..Default::default() }).await.unwrap_err();
     assert_eq!((none.status(), none.code()), (Some(404), Some("NOT_FOUND")), "none owned");
@@ -139,7 +103,7 @@ async fn instant_pack_is_a_valid_zip(backend: Backend) {
 
 async fn queued_pack_is_built_and_announced(backend: Backend) {
     let app = spawn(backend, |c| c.packs.instant_frames = 2).await.expect("app");
-    let house = member(&app, "queued").await;
+    let house = House::new(&app, "queued").await.key;
     let mut events = app.studio.events().subscribe();
     let mut ids = Vec::new();
     for i in 0..3 {
@@ -182,7 +146,7 @@ async fn pack_limits_and_expiry(backend: Backend) {
     })
     .await
     .expect("app");
-    let house = member(&app, "limits").await;
+    let house = House::new(&app, "limits").await.key;
     let mut ids = Vec::new();
     for i in 0..4 {
         ids.push(upload_named(&house, &format!("f{i}"), png(6, 6)).await);
@@ -228,9 +192,7 @@ async fn zip64_pack_over_4_gib() {
     const FRAME_BYTES: usize = 12_000_000;
     const FOUR_GIB: u64 = 4 * 1024 * 1024 * 1024;
     let app = spawn(Backend::Sqlite, |c| c.packs.max_bytes = 6 * 1024 * 1024 * 1024).await.expect("app");
-    let signed = app.client.sign_up(&unique_email("zip64"), PASSWORD, None).await.expect("sign up");
-    let key =
-        app.client.with_session(&signed.session).mint_key("zip64", None).await.expect("mint").key.expect("secret");
+    let key = House::new(&app, "zip64").await.secret;
     let house = Client::builder(&app.base).api_key(key).timeout(Duration::from_secs(3600)).build().expect("client");
     let scratch = app.data_dir.join("zip64");
     std::fs::create_dir_all(&scratch).unwrap();
@@ -240,7 +202,7 @@ async fn zip64_pack_over_4_gib() {
     let mut ids = Vec::with_capacity(FRAMES);
     for i in 0..FRAMES {
         let path = scratch.join(format!("frame-{i:03}.png"));
-        std::fs::write(&path, studio_tests::padded_png(i, FRAME_BYTES)).unwrap();
+        std::fs::write(&path, padded_png(i, FRAME_BYTES)).unwrap();
         let opts = UploadOptions { name: Some(format!("frame {i:03}")), ..UploadOptions::default() };
         let up = house.upload_file(&path, &opts).await.unwrap_or_else(|e| panic!("upload {i}: {e}"));
         assert_eq!((up.asset.mime.as_str(), up.asset.bytes), ("image/png", FRAME_BYTES as i64));
@@ -280,10 +242,7 @@ async fn zip64_pack_over_4_gib() {
     assert_eq!(fields[..2], [FRAMES as u64, (FRAMES * FRAME_BYTES) as u64], "entries and their total size");
     assert!(fields[1] > FOUR_GIB && fields[2] > u64::from(u32::MAX), "entries lie past 4 GiB: {fields:?}");
     let last = format!("frame {:03}.png", FRAMES - 1);
-    assert!(
-        read_entry(&path, &last) == studio_tests::padded_png(FRAMES - 1, FRAME_BYTES),
-        "the last entry is byte-exact"
-    );
+    assert!(read_entry(&path, &last) == padded_png(FRAMES - 1, FRAME_BYTES), "the last entry is byte-exact");
 
     std::fs::remove_dir_all(&scratch).unwrap();
     drop(app); // removes the data directory: the uploads and the archive

@@ -3,15 +3,13 @@
 //! core with a key's `Caller` (a redraw is a take at the frame's price; a futile or unreadable
 //! one is refused and charges nothing).
 
-use std::io::Cursor;
-
 use reqwest::multipart::{Form, Part};
 use studio_client::api::{
     FixBy, JobStatus, KeyRole, PreflightRequest, PreflightResult, Quality, RedrawRequest, VerdictRequest,
 };
 use studio_client::{Client, DevelopSubmit, InputSource, UploadOptions};
-use studio_core::Caller;
-use studio_tests::{Backend, TestApp, backend_tests, spawn, unique_email};
+use studio_tests::images::{CENTRED, LIGHT_GROUND, garment_shot, shot};
+use studio_tests::{Backend, House, TestApp, backend_tests, spawn};
 
 backend_tests!(
     preflight_route_codes,
@@ -20,39 +18,9 @@ backend_tests!(
     verdicts_and_redraws
 );
 
-const PASSWORD: &str = "a long enough password";
-
-/// A house: (session client, member-key client, the key's secret, org id).
-async fn house(app: &TestApp, tag: &str) -> (Client, Client, String, String) {
-    let signed = app.client.sign_up(&unique_email(tag), PASSWORD, None).await.expect("sign up");
-    let session = app.client.with_session(&signed.session);
-    let secret = session.mint_key(tag, None).await.expect("mint").key.expect("secret");
-    (session, app.client.with_api_key(secret.clone()), secret, signed.account.organization.id)
-}
-
-async fn caller(app: &TestApp, secret: &str) -> Caller {
-    app.studio.authenticate_key(secret).await.expect("a caller for the key")
-}
-
-/// A garment shot as PNG: a light grey ground and a dark piece over the normalised box `piece`.
-fn shot(w: u32, h: u32, ground: u8, piece: [f32; 4]) -> Vec<u8> {
-    let img = image::RgbImage::from_fn(w, h, |x, y| {
-        let (u, v) = (x as f32 / w as f32, y as f32 / h as f32);
-        if (piece[0]..piece[2]).contains(&u) && (piece[1]..piece[3]).contains(&v) {
-            image::Rgb([46, 42, 40])
-        } else {
-            image::Rgb([ground, ground, ground.saturating_sub(2)])
-        }
-    });
-    let mut out = Vec::new();
-    img.write_to(&mut Cursor::new(&mut out), image::ImageFormat::Png).expect("encode png");
-    out
-}
-
-const CENTRED: [f32; 4] = [0.32, 0.2, 0.68, 0.8];
-
+/// A frame pre-flight finds nothing wrong with.
 fn clean() -> Vec<u8> {
-    shot(1600, 1200, 224, CENTRED)
+    garment_shot(1600, 1200)
 }
 
 fn image(bytes: Vec<u8>) -> Part {
@@ -87,12 +55,12 @@ fn codes(r: &PreflightResult) -> Vec<&str> {
 
 async fn preflight_route_codes(backend: Backend) {
     let app = spawn(backend, |_| {}).await.expect("app");
-    let (_, key, _, _) = house(&app, "pf-codes").await;
+    let key = House::new(&app, "pf-codes").await.key;
     assert_eq!(refused(&key, Form::new().text("lens", "build sheet")).await, (400, "IMAGES_REQUIRED".into()));
     assert_eq!(refused(&key, Form::new().part("images", image(Vec::new()))).await, (400, "EMPTY_IMAGE".into()));
     let mut seven = Form::new();
     for _ in 0..7 {
-        seven = seven.part("images", image(shot(64, 48, 224, CENTRED)));
+        seven = seven.part("images", image(garment_shot(64, 48)));
     }
     let (status, body) = post(&key, seven).await;
     assert_eq!((status, body["error"].as_str(), body["max"].as_u64()), (400, Some("TOO_MANY_IMAGES"), Some(6)));
@@ -121,13 +89,13 @@ async fn preflight_route_codes(backend: Backend) {
 
 async fn preflight_answers_and_is_free(backend: Backend) {
     let app = spawn(backend, |_| {}).await.expect("app");
-    let (session, key, _, _) = house(&app, "pf-free").await;
+    let House { session, key, .. } = House::new(&app, "pf-free").await;
     let before = key.balance().await.unwrap();
 
     let r = answered(&key, Form::new().part("images", image(clean()))).await;
     assert!(r.ok && r.clear && r.findings.is_empty(), "{r:#?}");
 
-    let r = answered(&key, Form::new().part("images", image(shot(600, 400, 224, CENTRED)))).await;
+    let r = answered(&key, Form::new().part("images", image(garment_shot(600, 400)))).await;
     assert_eq!(codes(&r), ["too-small"], "{r:#?}");
     let f = &r.findings[0];
     assert_eq!((f.images.as_slice(), f.by), (&[1u32][..], FixBy::Swap));
@@ -141,12 +109,13 @@ async fn preflight_answers_and_is_free(backend: Backend) {
     assert_eq!(f.images, [1, 2]);
 
     // A piece cut by the right edge.
-    let r = answered(&key, Form::new().part("images", image(shot(1600, 1200, 224, [0.6, 0.25, 1.0, 0.75])))).await;
+    let r =
+        answered(&key, Form::new().part("images", image(shot(1600, 1200, LIGHT_GROUND, [0.6, 0.25, 1.0, 0.75])))).await;
     assert_eq!(codes(&r), ["cropped-edge"], "{r:#?}");
 
     // clearing: what was fixed and what remains; comma-separated and repeated fields both read.
     let form = Form::new()
-        .part("images", image(shot(600, 400, 224, CENTRED)))
+        .part("images", image(garment_shot(600, 400)))
         .text("clearing", "too-small, colour-cast")
         .text("clearing", "not-a-code");
     let r = answered(&key, form).await;
@@ -157,7 +126,7 @@ async fn preflight_answers_and_is_free(backend: Backend) {
 
     // A lens narrows the question: a small image is still too small for casting, but a build
     // sheet asks only whether the figure is full length.
-    let small = || image(shot(600, 400, 224, CENTRED));
+    let small = || image(garment_shot(600, 400));
     let r = answered(&key, Form::new().part("images", small()).text("lens", "casting look")).await;
     assert_eq!(codes(&r), ["too-small"]);
     let r = answered(&key, Form::new().part("images", small()).text("lens", "build sheet")).await;
@@ -172,11 +141,12 @@ async fn preflight_answers_and_is_free(backend: Backend) {
 
 async fn preflight_over_library_assets(backend: Backend) {
     let app = spawn(backend, |_| {}).await.expect("app");
-    let (_, key, secret, _) = house(&app, "pf-lib").await;
-    let me = caller(&app, &secret).await;
+    let house = House::new(&app, "pf-lib").await;
+    let me = house.caller(&app).await;
+    let key = house.key;
     let clean_id = key.upload_bytes("clean.png", clean(), &UploadOptions::default()).await.unwrap().asset.id;
     let small_id =
-        key.upload_bytes("small.png", shot(600, 400, 224, CENTRED), &UploadOptions::default()).await.unwrap().asset.id;
+        key.upload_bytes("small.png", garment_shot(600, 400), &UploadOptions::default()).await.unwrap().asset.id;
     let before = key.balance().await.unwrap().balance;
 
     let ask = |ids: Vec<String>, lens: Option<Vec<String>>| PreflightRequest { asset_ids: ids, lens };
@@ -197,8 +167,7 @@ async fn preflight_over_library_assets(backend: Backend) {
     let err = app.studio.preflight(&me, ask(vec![clean_id.clone()], Some(vec!["moodboard".into()]))).await.unwrap_err();
     assert_eq!(err.code, "BAD_LENS");
     // Another house's asset is unknown here.
-    let (_, _, stranger_secret, _) = house(&app, "pf-lib-stranger").await;
-    let stranger = caller(&app, &stranger_secret).await;
+    let stranger = House::new(&app, "pf-lib-stranger").await.caller(&app).await;
     let err = app.studio.preflight(&stranger, ask(vec![clean_id], None)).await.unwrap_err();
     assert_eq!(err.code, "ASSET_NOT_FOUND");
     assert_eq!(key.balance().await.unwrap().balance, before, "pre-flight is free");
@@ -217,10 +186,11 @@ async fn run_all(app: &TestApp) {
 
 async fn verdicts_and_redraws(backend: Backend) {
     let app = spawn(backend, |c| c.runner_concurrency = 0).await.expect("app");
-    let (session, key, secret, org) = house(&app, "verdict").await;
-    let me = caller(&app, &secret).await;
+    let house = House::new(&app, "verdict").await;
+    let me = house.caller(&app).await;
+    let House { session, key, org_id: org, .. } = house;
     let good = key.submit_develop(&upscale(clean())).await.unwrap().job_id;
-    let tiny = key.submit_develop(&upscale(shot(40, 30, 224, CENTRED))).await.unwrap().job_id;
+    let tiny = key.submit_develop(&upscale(garment_shot(40, 30))).await.unwrap().job_id;
     run_all(&app).await;
     assert_eq!(key.job(&good).await.unwrap().status, JobStatus::Done);
     assert_eq!(key.job(&tiny).await.unwrap().status, JobStatus::Done);
@@ -268,7 +238,7 @@ async fn verdicts_and_redraws(backend: Backend) {
     assert_eq!(key.balance().await.unwrap().balance, balance);
 
     // A failed frame whose input was refused: futile.
-    let mut broken = shot(300, 300, 224, CENTRED);
+    let mut broken = garment_shot(300, 300);
     broken[60..120].fill(0xFF); // pixel data damaged, chunks whole: accepted, then undecodable
     let failed = key.submit_develop(&upscale(broken)).await.unwrap().job_id;
     run_all(&app).await;
@@ -279,12 +249,11 @@ async fn verdicts_and_redraws(backend: Backend) {
     assert_eq!(err.code, "REDRAW_FUTILE");
 
     // Another house's job is unknown; a viewer may read a verdict but not redraw.
-    let (_, _, stranger_secret, _) = house(&app, "verdict-stranger").await;
-    let stranger = caller(&app, &stranger_secret).await;
+    let stranger = House::new(&app, "verdict-stranger").await.caller(&app).await;
     let err = app.studio.verdict(&stranger, VerdictRequest { job_id: good.clone() }).await.unwrap_err();
     assert_eq!((err.kind, err.code), (studio_core::ErrorKind::NotFound, "NOT_FOUND"));
     let viewer_secret = session.mint_key("viewer", Some(KeyRole::Viewer)).await.unwrap().key.unwrap();
-    let viewer = caller(&app, &viewer_secret).await;
+    let viewer = app.studio.authenticate_key(&viewer_secret).await.expect("a caller for the key");
     assert!(app.studio.verdict(&viewer, VerdictRequest { job_id: good.clone() }).await.unwrap().readable);
     let err = app.studio.redraw(&viewer, RedrawRequest { job_id: good, idempotency_key: None }).await.unwrap_err();
     assert_eq!(err.code, "FORBIDDEN");

@@ -1,11 +1,9 @@
 //! Tokens over HTTP: the balance and the admin grant.
 
 use studio_client::api::GrantTokensRequest;
-use studio_tests::{Backend, backend_tests, spawn, unique_email};
+use studio_tests::{Backend, PASSWORD, backend_tests, spawn, unique_email};
 
 backend_tests!(admin_grant_raises_the_balance, admin_grant_refusals);
-
-const PASSWORD: &str = "a long enough password";
 
 fn grant(user_id: &str, tokens: serde_json::Value) -> GrantTokensRequest {
     GrantTokensRequest {

@@ -33,7 +33,7 @@ pub(crate) async fn run(opts: &Options) -> anyhow::Result<Vec<Row>> {
             sku: (i % 2 == 0).then(|| format!("SS27-{i:03}")),
             ..UploadOptions::default()
         };
-        client.upload_bytes(&format!("look-{i:02}.png"), studio_tests::padded_png(i, 4096), &options).await?;
+        client.upload_bytes(&format!("look-{i:02}.png"), studio_tests::images::padded_png(i, 4096), &options).await?;
     }
     let list = client.list_assets(None).await?;
     anyhow::ensure!(list.assets.len() == ASSETS, "the house lists {} assets, not {ASSETS}", list.assets.len());

@@ -7,6 +7,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use studio_client::Client;
+use studio_tests::House;
 
 /// How the harness was invoked.
 #[derive(Debug, Clone)]
@@ -166,16 +167,9 @@ impl Server {
     /// Sign up a new house (granted STUDIO_SIGNUP_GRANT_TOKENS) and mint a member key:
     /// (a client carrying the key, the key's secret).
     pub(crate) async fn house(&self, tag: &str) -> anyhow::Result<(Client, String)> {
-        let anon = self.client();
         let email = format!("bench-{tag}-{}@example.com", uuid::Uuid::new_v4().simple());
-        let signed = anon.sign_up(&email, "a long enough bench password", None).await?;
-        let key = anon
-            .with_session(&signed.session)
-            .mint_key(tag, None)
-            .await?
-            .key
-            .ok_or_else(|| anyhow::anyhow!("minted key has no secret"))?;
-        Ok((anon.with_api_key(key.clone()), key))
+        let house = House::sign_up(&self.client(), &email, "a long enough bench password", None, tag).await?;
+        Ok((house.key, house.secret))
     }
 }
 

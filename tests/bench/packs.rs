@@ -127,7 +127,7 @@ impl Frames {
         std::fs::create_dir_all(&dir)?;
         let names: Vec<String> = (0..count).map(|i| format!("frame-{i:04}.png")).collect();
         for (i, name) in names.iter().enumerate() {
-            std::fs::write(dir.join(name), studio_tests::padded_png(i, len))?;
+            std::fs::write(dir.join(name), studio_tests::images::padded_png(i, len))?;
         }
         let server = Server::start(opts, &data, &[]).await?;
         let (client, key) = server.house(&format!("pack-{tag}")).await?;

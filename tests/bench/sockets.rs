@@ -13,7 +13,6 @@
 //! afterwards.
 
 use std::collections::HashMap;
-use std::io::Cursor;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -21,6 +20,7 @@ use std::time::{Duration, Instant};
 use futures_util::{StreamExt, TryStreamExt};
 use studio_client::{DevelopSubmit, InputSource};
 use studio_core::api::{JobStatus, Quality, SocketMessage};
+use studio_tests::images::solid_png;
 use tokio::sync::watch;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
@@ -71,7 +71,7 @@ pub(crate) async fn run(opts: &Options) -> anyhow::Result<Vec<Row>> {
     // The server subscribes a socket to the house's events only after the upgrade: submit
     // warm-up develops until every subscriber has received something.
     let submit = DevelopSubmit::new("upscale")
-        .input("image", InputSource::Bytes { file_name: "in.png".into(), bytes: png() })
+        .input("image", InputSource::Bytes { file_name: "in.png".into(), bytes: solid_png(32, 32, [120, 90, 60]) })
         .quality(Quality::K1);
     let deadline = Instant::now() + Duration::from_secs(30);
     while ready.load(Ordering::Relaxed) < subscribers {
@@ -237,15 +237,6 @@ async fn subscribe(
     }
     let _ = socket.close(None).await;
     Ok(seen)
-}
-
-/// A small PNG to develop.
-fn png() -> Vec<u8> {
-    let mut out = Vec::new();
-    image::RgbImage::from_pixel(32, 32, image::Rgb([120, 90, 60]))
-        .write_to(&mut Cursor::new(&mut out), image::ImageFormat::Png)
-        .expect("encode png");
-    out
 }
 
 /// Both ends of every socket live on this machine: the soft open-file limit must hold them.

@@ -127,8 +127,11 @@ async fn http_row(opts: &Options, total: usize) -> anyhow::Result<Row> {
     let data = opts.work.join("submit-http");
     let server = Server::start(opts, &data, &[("STUDIO_RUNNER_CONCURRENCY", "0".into())]).await?;
     let (client, _) = server.house("submit").await?;
-    let asset =
-        client.upload_bytes("look.png", studio_tests::padded_png(0, 4096), &UploadOptions::default()).await?.asset.id;
+    let asset = client
+        .upload_bytes("look.png", studio_tests::images::padded_png(0, 4096), &UploadOptions::default())
+        .await?
+        .asset
+        .id;
     let develop = DevelopSubmit::new("upscale").input("image", InputSource::Asset(asset)).quality(Quality::K1);
     let submitted = drive(total, CONCURRENCY, move |_| {
         let (client, develop) = (client.clone(), develop.clone());
@@ -173,7 +176,7 @@ async fn prepared(database_url: &str, blobs: &Path, submits: usize) -> anyhow::R
     let (_, token) = studio.sign_up(req).await?;
     let caller = studio.authenticate_session(&token).await?;
     let body = futures_util::stream::iter([Ok::<_, std::convert::Infallible>(bytes::Bytes::from(
-        studio_tests::padded_png(0, 4096),
+        studio_tests::images::padded_png(0, 4096),
     ))])
     .boxed();
     let pending = studio.stream_upload(&caller, body).await?;

@@ -27,7 +27,7 @@ pub(crate) async fn run(opts: &Options) -> anyhow::Result<Vec<Row>> {
     std::fs::create_dir_all(&files)?;
     let paths: Vec<_> = (0..CONCURRENT).map(|i| files.join(format!("frame-{i}.png"))).collect();
     for (i, path) in paths.iter().enumerate() {
-        std::fs::write(path, studio_tests::padded_png(i, len))?;
+        std::fs::write(path, studio_tests::images::padded_png(i, len))?;
     }
     let data = opts.work.join("uploads");
     let server = Server::start(opts, &data, &[]).await?;

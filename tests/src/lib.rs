@@ -5,6 +5,9 @@
 //! `postgres://postgres@127.0.0.1:5432`); every spawned app gets its own fresh database
 //! `studio_test_<random>`, so one test's job runner never claims another test's jobs. Without
 //! it the PostgreSQL variants say so and pass without running; `.ci/run` always sets it.
+//!
+//! On a running app, [`House::new`] signs up a house with a member key, and [`images`] builds
+//! the image files the tests upload.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -12,6 +15,11 @@ use std::path::PathBuf;
 use studio_client::Client;
 use studio_server::ServerConfig;
 use tokio::sync::{OnceCell, oneshot};
+
+mod fixture;
+pub mod images;
+
+pub use fixture::{House, PASSWORD};
 
 /// Which storage a test app runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,24 +128,6 @@ pub async fn spawn(backend: Backend, tweak: impl FnOnce(&mut ServerConfig)) -> O
         shutdown: Some(tx),
         _dir: dir,
     })
-}
-
-/// A valid upload of exactly `len` bytes: a real 8 × 8 PNG, then padding that differs per `index`
-/// (xorshift), so every frame has its own bytes and hash.
-pub fn padded_png(index: usize, len: usize) -> Vec<u8> {
-    let mut out = Vec::with_capacity(len);
-    image::RgbImage::from_fn(8, 8, |x, y| image::Rgb([index as u8, (x * 30) as u8, (y * 30) as u8]))
-        .write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png)
-        .expect("encode png");
-    let mut s = 0x9E37_79B9_7F4A_7C15u64 ^ (index as u64 + 1).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    while out.len() < len {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        out.extend_from_slice(&s.to_le_bytes());
-    }
-    out.truncate(len);
-    out
 }
 
 /// A fresh email, unique across runs and backends.
