@@ -1534,7 +1534,7 @@ async fn pay(url: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn billing_catalog_checkouts_and_autocharge_in_test_mode() {
-    let app = app().await;
+    let app = spawn(Backend::Sqlite, |c| c.billing = "test".into()).await.expect("sqlite app");
     let cli = Cli::new();
     let email = unique_email("cli-billing");
     cli.signup(&app, &email).await;

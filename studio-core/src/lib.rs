@@ -54,7 +54,7 @@ mod studio;
 #[cfg(feature = "engine")]
 pub use crate::{
     accounts::{Email, SessionToken},
-    admin::Admin,
+    admin::{Admin, Operator},
     billing::{AUTOCHARGE_DEBOUNCE_MINUTES, MAX_CAP_CENTS, MAX_CUSTOM_CENTS, MAX_THRESHOLD_TOKENS, TestCheckoutView},
     blobs::{BlobConfig, BlobError, BlobReader, Blobs, S3Config, StoredBlob},
     caller::{Caller, Machine, MachineKind, MachineSecrets, PlatformAdmin, Via},

@@ -149,10 +149,31 @@ async fn caller(
     Ok(state.studio.authenticate_session(&token).await?)
 }
 
+/// The credential a request came with, kept by a long-lived socket so it can ask again.
+#[derive(Debug, Clone)]
+pub(crate) enum Credential {
+    /// An organization key's secret.
+    Key(String),
+    /// A session cookie.
+    Session(SessionToken),
+}
+
+impl Credential {
+    /// Authenticate the credential again: an error once the key is revoked, the session signed
+    /// out or expired, or the session's seat removed.
+    pub(crate) async fn authenticate(&self, state: &AppState) -> Result<Caller, Error> {
+        match self {
+            Credential::Key(secret) => state.studio.authenticate_key(secret).await,
+            Credential::Session(token) => state.studio.authenticate_session(token).await,
+        }
+    }
+}
+
 /// An authenticated caller for a WebSocket upgrade: like [`Auth`], and a cookie-authenticated
 /// upgrade must come from our own origin even though it is a GET (cross-site socket hijacking).
+/// Carries the credential, which the socket checks again while it is open.
 #[derive(Debug, Clone)]
-pub(crate) struct SocketAuth(pub(crate) Caller);
+pub(crate) struct SocketAuth(pub(crate) Caller, pub(crate) Credential);
 
 impl OperationInput for SocketAuth {
     fn operation_input(_: &mut GenContext, operation: &mut Operation) {
@@ -164,7 +185,13 @@ impl FromRequestParts<AppState> for SocketAuth {
     type Rejection = AppError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        Ok(SocketAuth(caller(parts, state, origin_allowed).await?))
+        let caller = caller(parts, state, origin_allowed).await?;
+        let credential = match (bearer(&parts.headers), session_cookie(&parts.headers)) {
+            (Some(secret), _) => Credential::Key(secret.to_string()),
+            (None, Some(token)) => Credential::Session(token),
+            (None, None) => return Err(Error::unauthenticated("No valid session").into()),
+        };
+        Ok(SocketAuth(caller, credential))
     }
 }
 

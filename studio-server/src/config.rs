@@ -62,10 +62,14 @@ pub struct ServerConfig {
     pub ai_key: Option<String>,
     /// `STUDIO_AI_MODEL`: the AI reader's vision model.
     pub ai_model: Option<String>,
-    /// `STUDIO_BILLING`: `test` (default: the embedded test-mode provider, whose checkout pages
-    /// live on this server), `off` (money routes answer 503 `BILLING_NOT_CONFIGURED`), or the
-    /// real provider's name.
+    /// `STUDIO_BILLING`: `off` (the default: checkout, portal and auto top-up answer 503
+    /// `BILLING_NOT_CONFIGURED`; the catalog still answers), `test` (the embedded test-mode
+    /// provider, whose checkout pages live on this server: loopback deployments only unless
+    /// `billing_test_anywhere`), or `polar`.
     pub billing: String,
+    /// `STUDIO_BILLING_TEST_ANYWHERE=1`: let test mode run on a server whose public URL (or
+    /// listen address) is not loopback. Anyone who can reach its pages can grant tokens.
+    pub billing_test_anywhere: bool,
     /// `STUDIO_PAYMENTS_WEBHOOK_SECRET`: the Standard Webhooks secret (`whsec_…`) payment
     /// deliveries are signed with. Test mode makes a random one per process when unset.
     pub payments_webhook_secret: Option<String>,
@@ -123,6 +127,7 @@ impl std::fmt::Debug for ServerConfig {
             .field("rate_limit_per_min", &self.rate_limit_per_min)
             .field("rate_limit_burst", &self.rate_limit_burst)
             .field("trust_forwarded", &self.trust_forwarded)
+            .field("billing_test_anywhere", &self.billing_test_anywhere)
             .finish_non_exhaustive()
     }
 }
@@ -165,7 +170,8 @@ impl Default for ServerConfig {
             ai_url: None,
             ai_key: None,
             ai_model: None,
-            billing: "test".to_string(),
+            billing: "off".to_string(),
+            billing_test_anywhere: false,
             payments_webhook_secret: None,
             polar_token: None,
             polar_url: None,
@@ -427,6 +433,17 @@ impl ServerConfig {
             }
             c.public_url = Some(url.trim_end_matches('/').to_string());
         }
+        if let Some(v) = set("STUDIO_BILLING_TEST_ANYWHERE") {
+            c.billing_test_anywhere = matches!(v.trim().to_ascii_lowercase().as_str(), "1" | "true" | "yes");
+        }
+        if c.billing == "test" && !c.billing_test_anywhere && !c.serves_loopback_only() {
+            return Err(ConfigError::Env(
+                "STUDIO_BILLING=test",
+                "test mode grants tokens to anyone who opens its pages, so it runs only on a loopback \
+                 STUDIO_PUBLIC_URL (or listen address); set STUDIO_BILLING_TEST_ANYWHERE=1 to run it elsewhere"
+                    .into(),
+            ));
+        }
         Ok(c)
     }
 
@@ -459,6 +476,28 @@ impl ServerConfig {
         }
     }
 
+    /// True when the server's public URL, or without one its listen address, is a loopback
+    /// address (127.0.0.0/8, ::1 or localhost).
+    pub fn serves_loopback_only(&self) -> bool {
+        let host = match &self.public_url {
+            Some(url) => {
+                let rest = url.split_once("://").map_or(url.as_str(), |(_, r)| r);
+                let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+                let authority = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+                if let Some(v6) = authority.strip_prefix('[') {
+                    v6.split(']').next().unwrap_or_default().to_string()
+                } else {
+                    authority.split(':').next().unwrap_or_default().to_string()
+                }
+            }
+            None => match self.listen.parse::<std::net::SocketAddr>() {
+                Ok(addr) => return addr.ip().is_loopback(),
+                Err(_) => self.listen.rsplit_once(':').map_or(self.listen.as_str(), |(h, _)| h).to_string(),
+            },
+        };
+        host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+    }
+
     /// The payment provider `billing` names; None when billing is off.
     pub fn payments(&self) -> Option<Arc<dyn PaymentsProvider>> {
         match self.billing.as_str() {
@@ -470,11 +509,12 @@ impl ServerConfig {
                 products: self.polar_products.clone(),
                 success_url: self.public_url.clone().unwrap_or_default(),
             }))),
-            _ => {
+            "test" => {
                 let secret = self.payments_webhook_secret.clone().unwrap_or_else(TestModeProvider::random_secret);
                 let base = self.public_url.clone().unwrap_or_default();
                 Some(Arc::new(TestModeProvider::new(base, secret)))
             }
+            _ => None,
         }
     }
 

@@ -26,10 +26,28 @@ use axum::Router;
 use studio_core::Studio;
 use tokio::net::TcpListener;
 
+/// Open the configured storage and blob store (creating the data directory and migrating),
+/// with no background work: what the operator commands use.
+pub async fn open_studio(config: &ServerConfig) -> anyhow::Result<Studio> {
+    std::fs::create_dir_all(&config.data_dir)?;
+    Ok(Studio::open(&config.database_url(), &config.blob_config()?, config.core_config()).await?)
+}
+
 /// Open the configured storage (creating the data directory and migrating) and build the app.
 pub async fn build_app(config: &ServerConfig) -> anyhow::Result<(Router, AppState)> {
-    std::fs::create_dir_all(&config.data_dir)?;
-    let studio = Studio::open(&config.database_url(), &config.blob_config()?, config.core_config()).await?;
+    let studio = open_studio(config).await?;
+    if config.billing == "test" {
+        tracing::warn!(
+            "billing runs in TEST MODE: its checkout pages on this server grant tokens to anyone who opens them and no \
+             money moves. Never expose it; set STUDIO_BILLING=polar (or off) for real use."
+        );
+    }
+    if !config.admin_emails.is_empty() {
+        tracing::warn!(
+            "STUDIO_ADMIN_EMAILS is set, but it grants platform admin only to an account whose email is verified, \
+             and this build verifies no address yet: it grants nothing. Use `studio-server admin add EMAIL`."
+        );
+    }
     studio.start_event_relay().await?;
     let worker = studio.clone();
     tokio::spawn(async move { worker.run_pack_worker(std::future::pending::<()>()).await });

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::Parser;
-use studio_server::{ServerConfig, build_app, serve};
+use studio_server::{ServerConfig, build_app, open_studio, serve};
 use tracing_subscriber::EnvFilter;
 
 /// Studio API server. Configuration: defaults < --config TOML file < STUDIO_* environment.
@@ -22,6 +22,35 @@ struct Cli {
     /// Print the OpenAPI 3.1 document of every route and exit (no storage is opened).
     #[arg(long)]
     print_openapi: bool,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum Command {
+    /// Platform admins: mark, list and unmark existing accounts. Reads the same configuration
+    /// as the server and is safe to run while it serves; a change counts on the next request.
+    Admin {
+        #[command(subcommand)]
+        action: AdminAction,
+    },
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum AdminAction {
+    /// Make the account with this email a platform admin; prints its id. Exit 2 when no
+    /// account has the email.
+    Add {
+        /// The account's email.
+        email: String,
+    },
+    /// Every platform admin: id and email, one per line.
+    List,
+    /// Take platform admin from the account with this email. Exit 2 when no account has it.
+    Remove {
+        /// The account's email.
+        email: String,
+    },
 }
 
 #[tokio::main]
@@ -35,6 +64,10 @@ async fn main() -> anyhow::Result<()> {
         return Ok(());
     }
     let config = ServerConfig::load(cli.config.as_deref(), |name| std::env::var(name).ok())?;
+    if let Some(Command::Admin { action }) = cli.command {
+        let code = admin(&config, action).await?;
+        std::process::exit(code);
+    }
     let (app, state) = build_app(&config).await?;
     let listener = tokio::net::TcpListener::bind(&config.listen).await?;
     let base = config.public_base(listener.local_addr()?);
@@ -49,6 +82,33 @@ async fn main() -> anyhow::Result<()> {
     serve(listener, app, shutdown_signal()).await?;
     tracing::info!("studio-server stopped");
     Ok(())
+}
+
+/// Run an `admin` subcommand on the configured storage; the process's exit code.
+async fn admin(config: &ServerConfig, action: AdminAction) -> anyhow::Result<i32> {
+    let studio = open_studio(config).await?;
+    let operator = studio.operator();
+    let done = match &action {
+        AdminAction::Add { email } => operator.add_admin(email).await,
+        AdminAction::Remove { email } => operator.remove_admin(email).await,
+        AdminAction::List => {
+            for user in operator.admins().await? {
+                println!("{}\t{}", user.id, user.email);
+            }
+            return Ok(0);
+        }
+    };
+    match done {
+        Ok(user) => {
+            println!("{}", user.id);
+            Ok(0)
+        }
+        Err(e) if e.code == "USER_NOT_FOUND" => {
+            eprintln!("error: {}", e.message);
+            Ok(2)
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 async fn shutdown_signal() {

@@ -570,6 +570,7 @@ async fn chaos(database_url: Option<String>, processes: usize) {
     let fal = fal_queue().await;
     let env = [
         ("STUDIO_SIGNUP_GRANT_TOKENS", SIGNUP_GRANT.to_string()),
+        ("STUDIO_BILLING", "test".to_string()),
         ("STUDIO_PAYMENTS_WEBHOOK_SECRET", SECRET.to_string()),
         ("STUDIO_FAL_KEY", "chaos-key".to_string()),
         ("STUDIO_FAL_URL", fal.uri()),

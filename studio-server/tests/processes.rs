@@ -132,3 +132,58 @@ async fn postgres_two_processes_share_jobs_and_events() {
     let results = storage.list_assets(&org_id, None).await.unwrap();
     assert_eq!(results.iter().filter(|a| a.tool.as_deref() == Some("upscale")).count(), ids.len());
 }
+
+/// Run `studio-server admin ARGS` on the data a running server uses; (exit code, stdout).
+fn admin_command(data_dir: &std::path::Path, database_url: Option<&str>, args: &[&str]) -> (i32, String) {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_studio-server"));
+    cmd.arg("admin").args(args).env("STUDIO_DATA_DIR", data_dir).env("RUST_LOG", "error");
+    match database_url {
+        Some(url) => cmd.env("STUDIO_DATABASE_URL", url),
+        None => cmd.env_remove("STUDIO_DATABASE_URL"),
+    };
+    let out = cmd.output().expect("run studio-server admin");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// The operator's `admin add|list|remove` on the binary, while the server serves: add makes an
+/// admin effective on the next request, remove takes it away on the next one, an unknown email
+/// exits 2 and changes nothing.
+async fn operator_admin_commands(database_url: Option<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = database_url.as_deref();
+    let server = start(dir.path(), db, 0).await;
+    let anon = server.client();
+    let email = format!("op-{}@example.com", common::unique());
+    let signed = anon.sign_up(&email, "a long enough password", None).await.expect("sign up");
+    let admin = anon.with_session(&signed.session);
+    let grant = studio_client::api::GrantTokensRequest {
+        user_id: Some(signed.account.user.id.clone()),
+        tokens: Some(5.into()),
+        ..Default::default()
+    };
+    assert_eq!(admin.admin_grant_tokens(&grant).await.unwrap_err().status(), Some(403), "not an admin yet");
+
+    assert_eq!(admin_command(dir.path(), db, &["add", &email]), (0, signed.account.user.id.clone()));
+    assert_eq!(admin.admin_grant_tokens(&grant).await.expect("admin now").granted, 5);
+    let (code, listed) = admin_command(dir.path(), db, &["list"]);
+    assert_eq!((code, listed), (0, format!("{}\t{email}", signed.account.user.id)));
+
+    assert_eq!(admin_command(dir.path(), db, &["remove", &email]).0, 0);
+    assert_eq!(admin.admin_grant_tokens(&grant).await.unwrap_err().status(), Some(403), "removed on the next call");
+    assert_eq!(admin_command(dir.path(), db, &["add", "nobody@example.com"]), (2, String::new()));
+    assert_eq!(admin_command(dir.path(), db, &["list"]), (0, String::new()));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn admin_commands_sqlite() {
+    operator_admin_commands(None).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn admin_commands_postgres() {
+    let Some(url) = fresh_postgres().await else {
+        eprintln!("skipped: STUDIO_TEST_POSTGRES_URL not set");
+        return;
+    };
+    operator_admin_commands(Some(url)).await;
+}

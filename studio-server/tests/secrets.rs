@@ -89,6 +89,7 @@ async fn no_secret_reaches_the_log() {
     // The AI reader points at a port nothing listens on: its call fails after the key is sent.
     let ai_url = format!("http://127.0.0.1:{}/v1", free_port());
     let env = [
+        ("STUDIO_BILLING", "test"),
         ("STUDIO_PAYMENTS_WEBHOOK_SECRET", webhook_secret.as_str()),
         ("STUDIO_AI_URL", ai_url.as_str()),
         ("STUDIO_AI_KEY", ai_key.as_str()),

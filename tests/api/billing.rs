@@ -65,6 +65,7 @@ fn code(body: &Value) -> &str {
 
 async fn app_with(backend: Backend, tweak: impl FnOnce(&mut studio_server::ServerConfig)) -> Option<TestApp> {
     spawn(backend, |c| {
+        c.billing = "test".into();
         c.payments_webhook_secret = Some(SECRET.into());
         tweak(c);
     })
@@ -166,7 +167,8 @@ async fn catalog_is_public_and_billing_off_answers_503(backend: Backend) {
     assert_eq!(catalog["tiers"][1]["rolloverMultiple"], 2);
     assert_eq!(catalog["tiers"][1]["featured"], true);
 
-    let off = app_with(backend, |c| c.billing = "off".into()).await.expect("app");
+    // The default: a server nobody configured billing on sells nothing.
+    let off = spawn(backend, |c| c.payments_webhook_secret = Some(SECRET.into())).await.expect("app");
     let (status, catalog) = call(&off, "GET", "/api/toolkit/ai/billing/catalog", &Cred::None, None).await;
     assert_eq!((status, catalog["provider"].clone()), (200, Value::Null));
     let o = owner(&off).await;

@@ -38,7 +38,7 @@ enum Access {
     Money,
     /// An owner's or admin's session only: minting and revoking keys. B calls with its session.
     SessionOnly,
-    /// A session on the platform-admin allowlist.
+    /// A platform admin's session (marked by the operator).
     Admin,
 }
 
@@ -146,6 +146,8 @@ struct World {
 
 async fn world(app: &TestApp, a_email: String) -> World {
     let a = app.client.sign_up(&a_email, PASSWORD, None).await.expect("sign up A");
+    // The operator makes A's owner a platform admin (`studio-server admin add`).
+    app.studio.operator().add_admin(&a_email).await.expect("admin add");
     let b = app.client.sign_up(&unique_email("iso-b"), PASSWORD, None).await.expect("sign up B");
     let a_owner = app.client.with_session(&a.session);
     let b_owner = app.client.with_session(&b.session);
@@ -428,11 +430,10 @@ fn unknown_like(id: &str) -> String {
 
 async fn every_route_answers_as_the_spec_says(backend: Backend) {
     let a_email = unique_email("iso-a");
-    let admin = a_email.clone();
     // No runner: A's job stays queued, so cancels and takes have something to refuse.
     let app = spawn(backend, move |c| {
+        c.billing = "test".into();
         c.runner_concurrency = 0;
-        c.admin_emails = vec![admin];
     })
     .await
     .expect("app");

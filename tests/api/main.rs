@@ -17,4 +17,5 @@ mod models;
 mod packs;
 mod preflight;
 mod ratelimit;
+mod sockets;
 mod tokens;

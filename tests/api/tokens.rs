@@ -3,7 +3,7 @@
 use studio_client::api::GrantTokensRequest;
 use studio_tests::{Backend, PASSWORD, backend_tests, spawn, unique_email};
 
-backend_tests!(admin_grant_raises_the_balance, admin_grant_refusals);
+backend_tests!(admin_grant_raises_the_balance, admin_grant_refusals, admin_is_made_by_the_operator_not_by_signing_up);
 
 fn grant(user_id: &str, tokens: serde_json::Value) -> GrantTokensRequest {
     GrantTokensRequest {
@@ -16,14 +16,9 @@ fn grant(user_id: &str, tokens: serde_json::Value) -> GrantTokensRequest {
 
 async fn admin_grant_raises_the_balance(backend: Backend) {
     let admin_email = unique_email("boss");
-    let allow = admin_email.clone();
-    let app = spawn(backend, move |c| {
-        c.admin_emails = vec![allow];
-        c.signup_grant_tokens = 40;
-    })
-    .await
-    .expect("app");
+    let app = spawn(backend, move |c| c.signup_grant_tokens = 40).await.expect("app");
     let admin = app.client.with_session(app.client.sign_up(&admin_email, PASSWORD, None).await.unwrap().session);
+    app.studio.operator().add_admin(&admin_email).await.expect("admin add");
     let user = app.client.sign_up(&unique_email("customer"), PASSWORD, None).await.unwrap();
     let customer = app.client.with_session(&user.session);
 
@@ -45,9 +40,9 @@ async fn admin_grant_raises_the_balance(backend: Backend) {
 
 async fn admin_grant_refusals(backend: Backend) {
     let admin_email = unique_email("boss");
-    let allow = admin_email.clone();
-    let app = spawn(backend, move |c| c.admin_emails = vec![allow]).await.expect("app");
+    let app = spawn(backend, |_| {}).await.expect("app");
     let admin = app.client.with_session(app.client.sign_up(&admin_email, PASSWORD, None).await.unwrap().session);
+    app.studio.operator().add_admin(&admin_email).await.expect("admin add");
     let user = app.client.sign_up(&unique_email("customer"), PASSWORD, None).await.unwrap();
     let id = user.account.user.id.clone();
 
@@ -78,4 +73,40 @@ async fn admin_grant_refusals(backend: Backend) {
         100,
         "refusals granted nothing"
     );
+}
+
+/// STUDIO_ADMIN_EMAILS no longer hands admin to whoever signs up first with a listed address:
+/// only the operator's `admin add` makes an admin, and `admin remove` counts on the next request.
+async fn admin_is_made_by_the_operator_not_by_signing_up(backend: Backend) {
+    let admin_email = unique_email("taken");
+    let allow = admin_email.clone();
+    let app = spawn(backend, move |c| c.admin_emails = vec![allow]).await.expect("app");
+    let signed = app.client.sign_up(&admin_email, PASSWORD, None).await.unwrap();
+    let claimant = app.client.with_session(&signed.session);
+    let user = app.client.sign_up(&unique_email("customer"), PASSWORD, None).await.unwrap();
+    let req = grant(&user.account.user.id, 7.into());
+
+    let refused = claimant.admin_grant_tokens(&req).await.unwrap_err();
+    assert_eq!(
+        (refused.status(), refused.code()),
+        (Some(403), Some("FORBIDDEN")),
+        "signing up with an allowlisted, unverified address makes no admin"
+    );
+
+    let operator = app.studio.operator();
+    assert_eq!(operator.add_admin(&admin_email.to_uppercase()).await.expect("add").id, signed.account.user.id);
+    assert_eq!(
+        operator.admins().await.unwrap().iter().map(|u| u.email.as_str()).collect::<Vec<_>>(),
+        [admin_email.as_str()]
+    );
+    assert_eq!(claimant.admin_grant_tokens(&req).await.expect("an admin now").granted, 7, "effective at once");
+
+    operator.remove_admin(&admin_email).await.expect("remove");
+    let removed = claimant.admin_grant_tokens(&req).await.unwrap_err();
+    assert_eq!(removed.status(), Some(403), "removal counts on the very next request");
+    assert!(operator.admins().await.unwrap().is_empty());
+
+    let unknown = operator.add_admin("nobody@example.com").await.unwrap_err();
+    assert_eq!(unknown.code, "USER_NOT_FOUND");
+    assert_eq!(app.client.with_session(&user.session).balance().await.unwrap().balance, 107);
 }

@@ -57,6 +57,8 @@ URL="http://127.0.0.1:$PORT"
     for var in $(env | sed -n 's/^\(STUDIO_[A-Z0-9_]*\)=.*/\1/p'); do unset "$var"; done
     export STUDIO_LISTEN="127.0.0.1:$PORT" STUDIO_DATA_DIR="$WORK/data" STUDIO_RUNNER_CONCURRENCY=0
     export STUDIO_RATE_LIMIT_PER_MIN=0
+    # Test mode, so the money routes answer (billing is off by default: 503 would read as a fault).
+    export STUDIO_BILLING=test
     exec "$SERVER_BIN"
 ) >"$WORK/server.log" 2>&1 &
 SERVER_PID=$!

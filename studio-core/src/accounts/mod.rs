@@ -200,7 +200,11 @@ impl Studio {
         let seat = self.storage.session_seat(&sha256_hex(&token.0), crate::ids::now()).await?.ok_or_else(no)?;
         let role: SeatRole = seat.role.parse().map_err(Error::internal)?;
         Ok(Caller {
-            admin: self.config.admin_emails.iter().any(|a| a.eq_ignore_ascii_case(&seat.email)),
+            // Read on every request: `admin remove` takes effect on the next call. The allowlist
+            // counts only for an address its owner has proven.
+            admin: seat.platform_admin
+                || (seat.email_verified
+                    && self.config.admin_emails.iter().any(|a| a.eq_ignore_ascii_case(&seat.email))),
             org_id: seat.org_id,
             user_id: seat.user_id,
             role,

@@ -2,10 +2,15 @@
 //! [`Admin`] (`studio.admin()`) and takes a [`PlatformAdmin`] proof, which only
 //! [`Caller::as_admin`](crate::Caller::as_admin) makes: an admin operation cannot be reached
 //! without the check. Today: token grants into a person's house. The rest of §4.12 grows here.
+//!
+//! [`Operator`] (`studio.operator()`) is what the server binary's `admin add|list|remove`
+//! commands call: whoever can run the binary against the database is the authority there, so
+//! it takes no proof. It is how the first platform admin is made; signing up never makes one.
 
 use chrono::Duration;
 
-use crate::api::{GrantTokensRequest, GrantTokensResponse};
+use crate::accounts::user_view;
+use crate::api::{GrantTokensRequest, GrantTokensResponse, User};
 use crate::caller::PlatformAdmin;
 use crate::error::{Error, Result};
 use crate::storage::{Bucket, NewCredit};
@@ -20,10 +25,45 @@ const MAX_EXPIRY_DAYS: i64 = 3650;
 #[derive(Debug, Clone, Copy)]
 pub struct Admin<'a>(&'a Studio);
 
+/// The operator's commands on platform admins: `studio.operator()`.
+#[derive(Debug, Clone, Copy)]
+pub struct Operator<'a>(&'a Studio);
+
 impl Studio {
     /// The platform admin console.
     pub fn admin(&self) -> Admin<'_> {
         Admin(self)
+    }
+
+    /// The operator's commands (the server binary's `admin` subcommands).
+    pub fn operator(&self) -> Operator<'_> {
+        Operator(self)
+    }
+}
+
+impl Operator<'_> {
+    /// Mark an existing account as platform admin; 404 `USER_NOT_FOUND` for an unknown email.
+    pub async fn add_admin(&self, email: &str) -> Result<User> {
+        self.set_admin(email, true).await
+    }
+
+    /// Take platform admin from an account (effective on its next request); 404 for an
+    /// unknown email.
+    pub async fn remove_admin(&self, email: &str) -> Result<User> {
+        self.set_admin(email, false).await
+    }
+
+    /// Every platform admin.
+    pub async fn admins(&self) -> Result<Vec<User>> {
+        Ok(self.0.storage.platform_admins().await?.iter().map(user_view).collect())
+    }
+
+    async fn set_admin(&self, email: &str, admin: bool) -> Result<User> {
+        let email = email.trim().to_lowercase();
+        let row = self.0.storage.set_platform_admin(&email, admin).await?;
+        row.as_ref()
+            .map(user_view)
+            .ok_or_else(|| Error::not_found("USER_NOT_FOUND", format!("No account has the email {email}.")))
     }
 }
 

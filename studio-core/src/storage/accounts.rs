@@ -70,6 +70,10 @@ pub struct SessionSeat {
     pub role: String,
     /// The person's email (for the admin allowlist).
     pub email: String,
+    /// Marked platform admin by an operator (`studio-server admin add`).
+    pub platform_admin: bool,
+    /// The person has proven the address (only a verified address may be allowlisted).
+    pub email_verified: bool,
 }
 
 /// An organization key as stored: only the SHA-256 of the secret.
@@ -152,4 +156,9 @@ pub trait AccountStore: Send + Sync {
         now: DateTime<Utc>,
         stale_before: DateTime<Utc>,
     ) -> Result<(), StorageError>;
+    /// Mark or unmark the person with this (lowercased) email as a platform admin; None when
+    /// no person has that email.
+    async fn set_platform_admin(&self, email: &str, admin: bool) -> Result<Option<UserRow>, StorageError>;
+    /// Every platform admin, by email.
+    async fn platform_admins(&self) -> Result<Vec<UserRow>, StorageError>;
 }

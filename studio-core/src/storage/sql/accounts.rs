@@ -141,7 +141,8 @@ macro_rules! impl_account_store {
 
             async fn session_seat(&self, token_hash: &str, now: DateTime<Utc>) -> Result<Option<SessionSeat>, StorageError> {
                 Ok(sqlx::query_as(
-                    "SELECT s.user_id, s.org_id, m.role, u.email FROM sessions s \
+                    "SELECT s.user_id, s.org_id, m.role, u.email, u.platform_admin, \
+                     u.email_verified_at IS NOT NULL AS email_verified FROM sessions s \
                      JOIN memberships m ON m.org_id = s.org_id AND m.user_id = s.user_id \
                      JOIN users u ON u.id = s.user_id \
                      WHERE s.token_hash = $1 AND s.expires_at > $2",
@@ -149,6 +150,27 @@ macro_rules! impl_account_store {
                 .bind(token_hash)
                 .bind(now)
                 .fetch_optional(&self.pool)
+                .await?)
+            }
+
+            async fn set_platform_admin(&self, email: &str, admin: bool) -> Result<Option<UserRow>, StorageError> {
+                let _w = self.write_lock().await;
+                sqlx::query("UPDATE users SET platform_admin = $1 WHERE email = $2")
+                    .bind(admin)
+                    .bind(email)
+                    .execute(&self.pool)
+                    .await?;
+                Ok(sqlx::query_as("SELECT id, email, name, password_hash, created_at FROM users WHERE email = $1")
+                    .bind(email)
+                    .fetch_optional(&self.pool)
+                    .await?)
+            }
+
+            async fn platform_admins(&self) -> Result<Vec<UserRow>, StorageError> {
+                Ok(sqlx::query_as(
+                    "SELECT id, email, name, password_hash, created_at FROM users WHERE platform_admin ORDER BY email",
+                )
+                .fetch_all(&self.pool)
                 .await?)
             }
 

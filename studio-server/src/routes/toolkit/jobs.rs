@@ -16,7 +16,7 @@ use studio_core::api::{
 use studio_core::{Caller, Error, MAX_INPUTS, Studio, SubmitForm, check_input_role};
 use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 
-use crate::auth::{Auth, SocketAuth};
+use crate::auth::{Auth, Credential, SocketAuth};
 use crate::error::AppError;
 use crate::extract::{ApiJson, ApiPath, OptionalJson};
 use crate::respond::Accepted;
@@ -38,6 +38,9 @@ const SUBMIT_BODY_LIMIT: usize = (MAX_INPUTS + 2) * 12 * 1024 * 1024;
 const MAX_FIELD_BYTES: usize = 8 * 1024;
 /// How often an idle socket is pinged, so proxies keep it open and dead peers are noticed.
 const SOCKET_PING_SECS: u64 = 25;
+/// How often an open socket's credential is checked again: a revoked key, a signed-out session
+/// or a removed seat loses its socket within this (plus one database read).
+const SOCKET_RECHECK_MS: u64 = 2_500;
 /// A socket's read buffer and its largest incoming message: clients send nothing but control
 /// frames (pong, close; at most 125 bytes). The WebSocket library's default buffer, 128 KiB,
 /// is allocated per socket and zeroed on every read attempt, which at a thousand sockets cost
@@ -138,26 +141,30 @@ fn upgrade_required() -> Response {
 
 async fn job_socket(
     State(state): State<AppState>,
-    SocketAuth(caller): SocketAuth,
+    SocketAuth(caller, credential): SocketAuth,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
     let Ok(upgrade) = upgrade else { return upgrade_required() };
-    let studio = state.studio.clone();
     upgrade
         .read_buffer_size(SOCKET_READ_BYTES)
         .max_message_size(SOCKET_READ_BYTES)
         .max_frame_size(SOCKET_READ_BYTES)
-        .on_upgrade(move |socket| serve_socket(studio, caller.org_id, socket))
+        .on_upgrade(move |socket| serve_socket(state, caller.org_id, credential, socket))
 }
 
 /// Push every event of the house until the peer leaves. The events already waiting are written
 /// together and flushed once, so a socket that fell behind catches up in fewer writes. A socket
 /// that falls too far behind is closed (code 4000) so its client reconnects and backfills with
-/// `since`.
-async fn serve_socket(studio: Studio, org_id: String, mut socket: WebSocket) {
+/// `since`. The credential is checked again every few seconds; once it no longer authenticates
+/// (key revoked, session ended, seat removed) the socket closes with 4001.
+async fn serve_socket(state: AppState, org_id: String, credential: Credential, mut socket: WebSocket) {
+    let studio = &state.studio;
     let mut events = studio.events().subscribe();
     let mut ping = tokio::time::interval(std::time::Duration::from_secs(SOCKET_PING_SECS));
     ping.tick().await;
+    let mut recheck = tokio::time::interval(std::time::Duration::from_millis(SOCKET_RECHECK_MS));
+    recheck.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    recheck.tick().await;
     loop {
         tokio::select! {
             first = events.recv() => {
@@ -198,13 +205,27 @@ async fn serve_socket(studio: Studio, org_id: String, mut socket: WebSocket) {
                     return;
                 }
             }
+            _ = recheck.tick() => match credential.authenticate(&state).await {
+                Ok(caller) if caller.org_id == org_id => {}
+                Ok(_) => return close(socket, 4001, "the credential now acts for another house").await,
+                Err(e) if e.kind == studio_core::ErrorKind::Unauthenticated => {
+                    return close(socket, 4001, "the credential was revoked or the session ended").await;
+                }
+                // A database hiccup is not a revocation: check again on the next tick.
+                Err(_) => {}
+            },
         }
     }
 }
 
 /// Close a socket with code 4000: its client reconnects and backfills.
-async fn close_to_resync(mut socket: WebSocket, reason: &'static str) {
-    let frame = axum::extract::ws::CloseFrame { code: 4000, reason: reason.into() };
+async fn close_to_resync(socket: WebSocket, reason: &'static str) {
+    close(socket, 4000, reason).await;
+}
+
+/// Close a socket with `code` and `reason`.
+async fn close(mut socket: WebSocket, code: u16, reason: &'static str) {
+    let frame = axum::extract::ws::CloseFrame { code, reason: reason.into() };
     let _ = socket.send(Message::Close(Some(frame))).await;
 }
 
