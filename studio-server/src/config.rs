@@ -664,20 +664,38 @@ mod tests {
     }
 
     #[test]
-    fn billing_is_test_mode_unless_turned_off() {
+    fn billing_is_off_unless_configured() {
         let c = ServerConfig::load(None, |_| None).unwrap();
-        assert_eq!(c.payments().map(|p| p.name()), Some("test"));
+        assert!(c.payments().is_none() && c.core_config().payments.is_none(), "no provider by default");
         let env: HashMap<&str, &str> =
-            HashMap::from([("STUDIO_BILLING", "off"), ("STUDIO_PAYMENTS_WEBHOOK_SECRET", "whsec_c2VjcmV0")]);
-        let off = ServerConfig::load(None, |k| env.get(k).map(|v| v.to_string())).unwrap();
-        assert!(off.payments().is_none() && off.core_config().payments.is_none());
-        assert!(!format!("{off:?}").contains("whsec_c2VjcmV0"));
+            HashMap::from([("STUDIO_BILLING", "test"), ("STUDIO_PAYMENTS_WEBHOOK_SECRET", "whsec_c2VjcmV0")]);
+        let test = ServerConfig::load(None, |k| env.get(k).map(|v| v.to_string())).unwrap();
+        assert_eq!(test.payments().map(|p| p.name()), Some("test"));
+        assert_eq!(test.payments().map(|p| p.webhook_secret().to_string()).as_deref(), Some("whsec_c2VjcmV0"));
+        assert!(!format!("{test:?}").contains("whsec_c2VjcmV0"));
         assert!(ServerConfig::load(None, |k| (k == "STUDIO_BILLING").then(|| "paypal".to_string())).is_err());
-        let secret = ServerConfig::load(None, |k| env.get(k).filter(|_| k != "STUDIO_BILLING").map(|v| v.to_string()));
-        assert_eq!(
-            secret.unwrap().payments().map(|p| p.webhook_secret().to_string()).as_deref(),
-            Some("whsec_c2VjcmV0")
-        );
+    }
+
+    #[test]
+    fn test_mode_runs_only_on_loopback_unless_told_otherwise() {
+        let load = |pairs: &[(&str, &str)]| {
+            let env: HashMap<String, String> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+            ServerConfig::load(None, move |k| env.get(k).cloned())
+        };
+        let test = ("STUDIO_BILLING", "test");
+        for url in ["http://127.0.0.1:8787", "http://localhost:9000/", "http://[::1]:8787", "https://127.8.0.1"] {
+            assert!(load(&[test, ("STUDIO_PUBLIC_URL", url)]).is_ok(), "{url} is loopback");
+        }
+        assert!(load(&[test]).is_ok(), "the default listen address is loopback");
+        for url in
+            ["https://studio.example", "http://10.0.0.5:8787", "http://user@studio.example", "http://[2001:db8::1]"]
+        {
+            let refused = load(&[test, ("STUDIO_PUBLIC_URL", url)]);
+            assert!(matches!(refused, Err(ConfigError::Env("STUDIO_BILLING=test", _))), "{url} is refused");
+            assert!(load(&[test, ("STUDIO_PUBLIC_URL", url), ("STUDIO_BILLING_TEST_ANYWHERE", "1")]).is_ok());
+        }
+        assert!(load(&[test, ("STUDIO_LISTEN", "0.0.0.0:8787")]).is_err(), "every interface is not loopback");
+        assert!(load(&[("STUDIO_PUBLIC_URL", "https://studio.example")]).is_ok(), "off needs no loopback");
     }
 
     #[test]

@@ -17,6 +17,7 @@ backend_tests!(
     failed_reads_charge_nothing,
     reads_refuse_viewers_and_the_short,
     cast_models_and_develop_with_them,
+    classify_on_upload_reads_through_the_reader,
 );
 
 /// Upload a `w` × `h` PNG with the house's key; the asset id.
@@ -283,5 +284,55 @@ async fn cast_models_and_develop_with_them(backend: Backend) {
     let e = house.key.submit_develop(&develop("mdl_unknown")).await.expect_err("unknown model");
     assert_eq!(e.status(), Some(404));
     assert_eq!(tokens(&app, &them).await, (100, 0, 0));
+    assert_conserved(&app, &house.org_id).await;
+}
+
+/// `classify=1` files the piece through the AI reader for 1 token; a supplied name or kind is
+/// kept; a failed read keeps the upload and charges nothing.
+async fn classify_on_upload_reads_through_the_reader(backend: Backend) {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .respond_with(completion(r#"{"kind": "accessory", "nameEn": "tan leather belt with a brass buckle, narrow"}"#))
+        .expect(2)
+        .mount(&server)
+        .await;
+    let Some(app) = app_with_reader(backend, &server, |_| {}).await else { return };
+    let house = House::new(&app, "classify").await;
+    let me = house.caller(&app).await;
+    let ask = UploadOptions { classify: true, ..UploadOptions::default() };
+
+    let filed = house.key.upload_bytes("IMG_0001.png", png(32, 32), &ask).await.expect("upload");
+    let result = filed.classify.expect("a classify result");
+    assert!(result.ok && result.error.is_none(), "{result:?}");
+    assert_eq!((result.tokens, result.kind), (1, Some(studio_client::api::AssetKind::Accessory)));
+    assert_eq!(result.name_en.as_deref(), Some("tan leather belt with a brass buckle, na"), "nameEn is cut to 40");
+    assert_eq!(filed.asset.kind, studio_client::api::AssetKind::Accessory, "the kind is filed");
+    assert_eq!(filed.asset.name, "tan leather belt with a brass buckle, na", "the name is filed");
+    assert!(filed.asset.sku.is_none(), "a SKU is never invented");
+    assert_eq!(tokens(&app, &me).await, (99, 0, 0), "one token, settled");
+
+    let kept = UploadOptions {
+        classify: true,
+        name: Some("Belt 7".into()),
+        kind: Some(studio_client::api::AssetKind::Clothes),
+        ..UploadOptions::default()
+    };
+    let filed = house.key.upload_bytes("b.png", png(32, 32), &kept).await.expect("upload");
+    assert_eq!((filed.asset.name.as_str(), filed.asset.kind), ("Belt 7", studio_client::api::AssetKind::Clothes));
+    assert_eq!(filed.classify.expect("result").tokens, 1, "the read still ran and was charged");
+    let listed = house.key.list_assets(None).await.expect("list");
+    let stored = listed.assets.iter().find(|a| a.id == filed.asset.id).expect("stored");
+    assert_eq!(stored.name, "Belt 7", "a supplied name is never overwritten");
+    assert_eq!(tokens(&app, &me).await, (98, 0, 0));
+
+    server.reset().await;
+    Mock::given(method("POST")).respond_with(ResponseTemplate::new(500)).mount(&server).await;
+    let failed = house.key.upload_bytes("c.png", png(32, 32), &ask).await.expect("the upload stands");
+    let result = failed.classify.expect("result");
+    assert_eq!((result.ok, result.error.as_deref(), result.tokens), (false, Some("AI_FAILED"), 0));
+    let listed = house.key.list_assets(None).await.expect("list");
+    assert!(listed.assets.iter().any(|a| a.id == failed.asset.id), "a failed read never loses the upload");
+    assert_eq!(tokens(&app, &me).await, (98, 0, 0), "a failed read charges nothing");
     assert_conserved(&app, &house.org_id).await;
 }

@@ -8,8 +8,7 @@ use futures_util::{Stream, TryStreamExt};
 
 use crate::api::{
     Asset, AssetBatchPatch, AssetIds, AssetKind, AssetList, AssetPatch, AssetQuery, AssetResponse, Backgrounds,
-    ClassifyResult, Deleted, Ground, GroupRequest, GroupResponse, Quality, Quote, QuoteRequest, Scene, Updated,
-    UploadResponse,
+    Deleted, Ground, GroupRequest, GroupResponse, Quality, Quote, QuoteRequest, Scene, Updated, UploadResponse,
 };
 use crate::blobs::{BlobError, BlobReader, StoredBlob};
 use crate::caller::Caller;
@@ -21,6 +20,7 @@ use crate::providers::DEVELOP_TOOLS;
 use crate::storage::{AssetChanges, AssetRow};
 use crate::studio::Studio;
 
+use crate::ai::classify::Supplied;
 use crate::images::MAX_IMAGE_MB;
 const MAX_IMAGE_BYTES: u64 = MAX_IMAGE_MB * 1024 * 1024;
 /// Longest name and SKU.
@@ -313,6 +313,8 @@ impl Studio {
 
     async fn file_upload(&self, caller: &Caller, pending: &PendingUpload, form: UploadForm) -> Result<UploadResponse> {
         caller.require_write_library()?;
+        let kind_given = form.kind.as_deref().is_some_and(|k| !k.trim().is_empty());
+        let name_given = form.name.as_deref().is_some_and(|n| !n.trim().is_empty());
         let kind = match form.kind.as_deref().map(str::trim).filter(|k| !k.is_empty()) {
             Some(k) => parse_kind(k)?,
             None => AssetKind::Clothes,
@@ -367,16 +369,13 @@ impl Studio {
             deleted_at: None,
         };
         self.storage.insert_asset(row.clone()).await?;
-        // Classification is an opt-in read through an AI provider; none is configured in this
-        // build, so it never runs and never charges, and the upload stands.
-        let classify = classify.then(|| ClassifyResult {
-            ok: false,
-            name_en: None,
-            kind: None,
-            error: Some("AI_NOT_CONFIGURED".to_string()),
-            tokens: 0,
-        });
-        Ok(UploadResponse { asset: self.asset_view(row), classify })
+        if !classify {
+            return Ok(UploadResponse { asset: self.asset_view(row), classify: None });
+        }
+        // The upload stands whatever the read does: a failure is reported, never thrown.
+        let supplied = Supplied { name: name_given, kind: kind_given };
+        let (row, result) = self.classify_upload(caller, row, supplied).await?;
+        Ok(UploadResponse { asset: self.asset_view(row), classify: Some(result) })
     }
 
     /// The file route: a live asset of the caller's house (404 otherwise), or "not modified"
