@@ -43,6 +43,8 @@ pub(crate) const IMAGE_UPLOAD: Duration = Duration::from_secs(30 * 60);
 
 /// The session cookie's name.
 const SESSION_COOKIE: &str = "studio_session";
+/// The largest page `GET /api/toolkit/assets` answers.
+const MAX_ASSET_PAGE: u32 = 200;
 
 /// How a client authenticates.
 #[derive(Clone, PartialEq, Eq)]
@@ -441,11 +443,18 @@ impl Client {
         self.patch(&format!("/api/toolkit/folders/{}", encode(id)), &body).await
     }
 
-    /// `GET /api/toolkit/assets`: newest first, optionally one collection's.
+    /// Every asset, newest first, optionally one collection's: `GET /api/toolkit/assets` page by
+    /// page (the route answers at most 200 at a time) until the last.
     pub async fn list_assets(&self, folder_id: Option<&str>) -> Result<AssetList, Error> {
-        match folder_id {
-            Some(folder) => self.get(&format!("/api/toolkit/assets?folderId={}", encode(folder))).await,
-            None => self.get("/api/toolkit/assets").await,
+        let mut all = AssetList { assets: Vec::new(), next_cursor: None };
+        let mut cursor: Option<String> = None;
+        loop {
+            let page = self.list_assets_page(folder_id, MAX_ASSET_PAGE, cursor.as_deref()).await?;
+            all.assets.extend(page.assets);
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => return Ok(all),
+            }
         }
     }
 
@@ -599,9 +608,26 @@ impl Client {
         self.post("/api/toolkit/assets/group", &GroupRequest { asset_ids: ids.to_vec(), name: None }).await
     }
 
-    /// `GET /api/toolkit/backgrounds`: the built-in plain grounds and the house's scenes.
+    /// The built-in plain grounds and every scene of the house: `GET /api/toolkit/backgrounds`
+    /// page by page until the last.
     pub async fn backgrounds(&self) -> Result<Backgrounds, Error> {
-        self.get("/api/toolkit/backgrounds").await
+        let mut all: Backgrounds = self.get(&format!("/api/toolkit/backgrounds?limit={MAX_ASSET_PAGE}")).await?;
+        while let Some(cursor) = all.next_cursor.take() {
+            let page = self.backgrounds_page(MAX_ASSET_PAGE, Some(&cursor)).await?;
+            all.scenes.extend(page.scenes);
+            all.next_cursor = page.next_cursor;
+        }
+        Ok(all)
+    }
+
+    /// `GET /api/toolkit/backgrounds?limit&cursor`: the grounds and one page of at most `limit`
+    /// (1 to 200) scenes after `cursor`; `next_cursor` is `None` on the last page.
+    pub async fn backgrounds_page(&self, limit: u32, cursor: Option<&str>) -> Result<Backgrounds, Error> {
+        let mut path = format!("/api/toolkit/backgrounds?limit={limit}");
+        if let Some(cursor) = cursor {
+            path.push_str(&format!("&cursor={}", encode(cursor)));
+        }
+        self.get(&path).await
     }
 
     /// `GET /api/toolkit/backgrounds/{id}/preview`: a built-in ground's swatch (PNG bytes).

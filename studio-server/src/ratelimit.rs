@@ -25,15 +25,23 @@ use tower_governor::key_extractor::KeyExtractor;
 use crate::config::ServerConfig;
 use crate::error::AppError;
 
-/// The routes (as mounted, path templates) that the limit applies to.
+/// The routes (as mounted, path templates) that the limit answers 429 on.
 pub(crate) const LIMITED_ROUTES: &[&str] = &[
     "/api/auth/sign-up",
     "/api/auth/sign-in",
     "/api/auth/sign-out",
-    "/api/toolkit/check-email",
     "/api/toolkit/ai/billing/test-checkout/{id}",
     "/api/toolkit/ai/billing/test-portal/{id}",
 ];
+
+/// Routes that count against the same bucket but never answer 4xx (the spec's check-email):
+/// past the limit the request goes on marked [`Throttled`], and the route answers without
+/// looking anything up.
+pub(crate) const QUIET_ROUTES: &[&str] = &["/api/toolkit/check-email"];
+
+/// The mark on a request from an address past its limit on a [`QUIET_ROUTES`] route.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Throttled;
 
 /// How often addresses whose bucket is full again are forgotten.
 const SWEEP: Duration = Duration::from_secs(60);
@@ -168,10 +176,15 @@ pub(crate) fn document(api: &mut aide::openapi::OpenApi) {
 }
 
 /// The middleware: limited routes count against the client's bucket; others pass untouched.
-pub(crate) async fn limit(State(limit): State<Arc<RateLimit>>, req: Request, next: Next) -> Response {
-    let limited = req.extensions().get::<MatchedPath>().is_some_and(|p| LIMITED_ROUTES.contains(&p.as_str()));
-    if limited && let Err(retry_after) = limit.check(&req) {
-        return too_many_requests(retry_after);
+pub(crate) async fn limit(State(limit): State<Arc<RateLimit>>, mut req: Request, next: Next) -> Response {
+    let path = req.extensions().get::<MatchedPath>().map(|p| p.as_str().to_string());
+    let path = path.as_deref().unwrap_or_default();
+    if LIMITED_ROUTES.contains(&path) {
+        if let Err(retry_after) = limit.check(&req) {
+            return too_many_requests(retry_after);
+        }
+    } else if QUIET_ROUTES.contains(&path) && limit.check(&req).is_err() {
+        req.extensions_mut().insert(Throttled);
     }
     next.run(req).await
 }
@@ -209,6 +222,10 @@ mod tests {
             }
         }
         assert!(document["paths"]["/health"]["get"]["responses"]["429"].is_null(), "health is not limited");
+        for route in QUIET_ROUTES {
+            let item = document["paths"][route].as_object().unwrap_or_else(|| panic!("{route} is not mounted"));
+            assert!(item.values().all(|op| op["responses"]["429"].is_null()), "{route} never answers 429");
+        }
     }
 
     #[test]

@@ -12,7 +12,8 @@ backend_tests!(
     soft_delete_hides_but_keeps,
     classify_without_ai_keeps_the_upload,
     pages_walk_the_library_once,
-    lists_follow_changes_made_by_another_replica
+    lists_follow_changes_made_by_another_replica,
+    lists_without_a_limit_answer_one_bounded_page
 );
 
 /// Files under the blob directory (every stored blob).
@@ -305,7 +306,7 @@ async fn pages_walk_the_library_once(backend: Backend) {
     assert_eq!(p2.next_cursor, None);
 
     // Refusals: the limit out of range or not a number, another house's asset or an unknown id
-    // as a cursor, a cursor without a limit.
+    // as a cursor (with or without a limit).
     let http = reqwest::Client::new();
     let auth = key_header(&member);
     for (query, code) in [
@@ -313,7 +314,7 @@ async fn pages_walk_the_library_once(backend: Backend) {
         ("limit=201", "BAD_LIMIT"),
         ("limit=ten", "BAD_LIMIT"),
         ("limit=3&cursor=ast_missing", "BAD_CURSOR"),
-        (&format!("cursor={}", all[0]), "BAD_CURSOR"),
+        ("cursor=ast_missing", "BAD_CURSOR"),
     ] {
         let res = http
             .get(format!("{}/api/toolkit/assets?{query}", app.base))
@@ -372,4 +373,54 @@ async fn lists_follow_changes_made_by_another_replica(backend: Backend) {
     replica.finish_upload(&caller, pending, form).await.expect("filed on the replica");
     assert_eq!(names(&member.list_assets(None).await.unwrap()), ["belt", "scarf", "coat"], "an upload shows");
     assert_eq!(names(&member.list_assets_page(None, 2, None).await.unwrap()), ["belt", "scarf"]);
+}
+
+/// No list route reads a whole library: without `limit` the assets and the scenes come 200 at a
+/// time with `nextCursor`, and the client's whole-list calls follow the cursors.
+async fn lists_without_a_limit_answer_one_bounded_page(backend: Backend) {
+    let Some(app) = spawn(backend, |_| {}).await else { return };
+    let house = House::new(&app, "bounded").await;
+    // Oldest first, one at a time, so the order of the list is known.
+    let mut uploaded = Vec::new();
+    for i in 0..203 {
+        let kind = if i < 3 { Some(AssetKind::Background) } else { None };
+        let options = UploadOptions { kind, ..UploadOptions::default() };
+        uploaded
+            .push(house.key.upload_bytes(&format!("p{i}.png"), png(8, 8), &options).await.expect("upload").asset.id);
+    }
+    let http = reqwest::Client::new();
+    let auth = key_header(&house.key);
+    let get = |path: String| {
+        let (http, auth) = (http.clone(), auth.clone());
+        async move {
+            let res = http.get(path).header("authorization", auth).send().await.unwrap();
+            assert_eq!(res.status(), 200);
+            res.json::<serde_json::Value>().await.unwrap()
+        }
+    };
+    let first = get(format!("{}/api/toolkit/assets", app.base)).await;
+    assert_eq!(first["assets"].as_array().unwrap().len(), 200, "the default page is 200");
+    let cursor = first["nextCursor"].as_str().expect("a next page is announced").to_string();
+    let rest = get(format!("{}/api/toolkit/assets?cursor={cursor}", app.base)).await;
+    assert_eq!(rest["assets"].as_array().unwrap().len(), 3);
+    assert!(rest["nextCursor"].is_null(), "the last page has no cursor");
+    let whole = house.key.list_assets(None).await.unwrap();
+    assert_eq!(whole.assets.len(), 203, "the client walks the pages");
+    assert_eq!(whole.assets.iter().rev().map(|a| a.id.clone()).collect::<Vec<_>>(), uploaded);
+
+    let scenes = get(format!("{}/api/toolkit/backgrounds?limit=2", app.base)).await;
+    assert_eq!(scenes["scenes"].as_array().unwrap().len(), 2);
+    assert!(!scenes["grounds"].as_array().unwrap().is_empty(), "the grounds come with every page");
+    let next = scenes["nextCursor"].as_str().expect("more scenes").to_string();
+    let last = get(format!("{}/api/toolkit/backgrounds?limit=2&cursor={next}", app.base)).await;
+    assert_eq!(last["scenes"].as_array().unwrap().len(), 1);
+    assert!(last["nextCursor"].is_null());
+    assert_eq!(house.key.backgrounds().await.unwrap().scenes.len(), 3, "the client walks the scenes");
+    let bad = http
+        .get(format!("{}/api/toolkit/backgrounds?limit=0", app.base))
+        .header("authorization", &auth)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bad.status(), 400);
 }

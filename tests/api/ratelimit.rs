@@ -21,9 +21,9 @@ async fn limited_app(tweak: impl FnOnce(&mut studio_server::ServerConfig)) -> Te
     .expect("app")
 }
 
-/// POST check-email from `http`, optionally claiming to be `forwarded_for`.
-async fn check_email(http: &reqwest::Client, app: &TestApp, forwarded_for: Option<&str>) -> reqwest::Response {
-    let mut req = http.post(format!("{}/api/toolkit/check-email", app.base)).json(&json!({ "email": "x@example.com" }));
+/// POST sign-out (no session: 200) from `http`, optionally claiming to be `forwarded_for`.
+async fn sign_out(http: &reqwest::Client, app: &TestApp, forwarded_for: Option<&str>) -> reqwest::Response {
+    let mut req = http.post(format!("{}/api/auth/sign-out", app.base));
     if let Some(address) = forwarded_for {
         req = req.header("x-forwarded-for", address);
     }
@@ -33,10 +33,10 @@ async fn check_email(http: &reqwest::Client, app: &TestApp, forwarded_for: Optio
 /// Spend the burst of the caller's address, each answered 200; the next is refused.
 async fn exhaust(http: &reqwest::Client, app: &TestApp, forwarded_for: Option<&str>) -> reqwest::Response {
     for i in 0..BURST {
-        let res = check_email(http, app, forwarded_for).await;
+        let res = sign_out(http, app, forwarded_for).await;
         assert_eq!(res.status(), 200, "request {i} is within the burst");
     }
-    check_email(http, app, forwarded_for).await
+    sign_out(http, app, forwarded_for).await
 }
 
 /// A client whose connections come from another loopback address.
@@ -67,7 +67,7 @@ async fn past_the_burst_an_address_gets_429_with_retry_after() {
         .await
         .unwrap();
     assert_eq!(sign_up.status(), 429);
-    let made = app.client.check_email(&email).await;
+    let made = app.client.sign_in(&email, "a long enough password").await;
     assert_eq!(made.expect_err("still limited").code(), Some("RATE_LIMITED"), "the client reports the code");
 
     // Routes outside the limit answer as usual from the same address.
@@ -86,7 +86,7 @@ async fn past_the_burst_an_address_gets_429_with_retry_after() {
         .await
         .expect("connect from 127.0.0.2");
     assert_eq!(res.status(), 201, "another address is unaffected");
-    assert_eq!(check_email(&http, &app, None).await.status(), 429, "the first address is still limited");
+    assert_eq!(sign_out(&http, &app, None).await.status(), 429, "the first address is still limited");
 }
 
 #[tokio::test]
@@ -95,13 +95,13 @@ async fn forwarded_addresses_count_only_behind_a_trusted_proxy() {
     let app = limited_app(|_| {}).await;
     let http = reqwest::Client::new();
     assert_eq!(exhaust(&http, &app, Some("203.0.113.1")).await.status(), 429);
-    assert_eq!(check_email(&http, &app, Some("203.0.113.2")).await.status(), 429, "a forged header is ignored");
+    assert_eq!(sign_out(&http, &app, Some("203.0.113.2")).await.status(), 429, "a forged header is ignored");
 
     // Trusted: the proxy's entry (the last one) is the client.
     let app = limited_app(|c| c.trust_forwarded = true).await;
     assert_eq!(exhaust(&http, &app, Some("203.0.113.1")).await.status(), 429);
-    assert_eq!(check_email(&http, &app, Some("203.0.113.2")).await.status(), 200, "another client of the proxy");
-    let forged = check_email(&http, &app, Some("198.51.100.9, 203.0.113.1")).await;
+    assert_eq!(sign_out(&http, &app, Some("203.0.113.2")).await.status(), 200, "another client of the proxy");
+    let forged = sign_out(&http, &app, Some("198.51.100.9, 203.0.113.1")).await;
     assert_eq!(forged.status(), 429, "what the client put before the proxy's entry does not count");
 }
 
@@ -115,6 +115,38 @@ async fn zero_turns_the_limit_off() {
     .expect("app");
     let http = reqwest::Client::new();
     for _ in 0..3 * BURST {
-        assert_eq!(check_email(&http, &app, None).await.status(), 200);
+        assert_eq!(sign_out(&http, &app, None).await.status(), 200);
     }
+}
+
+/// check-email shares the address's bucket but never answers 4xx: a burst of 200 calls is all
+/// 200, and past the limit even an existing address reads as unknown, so the burst learns
+/// nothing.
+#[tokio::test]
+async fn check_email_never_answers_4xx_under_a_burst() {
+    let app = limited_app(|_| {}).await;
+    let email = unique_email("known");
+    let other = from_address("127.0.0.3");
+    let made = other
+        .post(format!("{}/api/auth/sign-up", app.base))
+        .json(&json!({ "email": email, "password": "a long enough password" }))
+        .send()
+        .await
+        .expect("sign up from another address");
+    assert_eq!(made.status(), 201);
+    let http = reqwest::Client::new();
+    let mut answers = Vec::new();
+    for _ in 0..200 {
+        let res = http
+            .post(format!("{}/api/toolkit/check-email", app.base))
+            .json(&json!({ "email": email }))
+            .send()
+            .await
+            .expect("send");
+        assert_eq!(res.status(), 200, "check-email never answers 4xx");
+        let body: Value = res.json().await.expect("json");
+        answers.push((body["exists"].as_bool(), body["hasPassword"].as_bool()));
+    }
+    assert!(answers[..BURST as usize].iter().all(|a| *a == (Some(true), Some(true))), "within the burst: the truth");
+    assert!(answers[BURST as usize..].iter().all(|a| *a == (Some(false), Some(false))), "past it: nothing to learn");
 }

@@ -149,17 +149,29 @@ pub struct AssetList {
     pub next_cursor: Option<String>,
 }
 
-/// `GET /api/toolkit/assets` query. Without `limit` the answer is the whole library (as the
-/// route has always answered); with it, one page, and `nextCursor` leads to the next.
+/// `GET /api/toolkit/assets` query. Every answer is one page, newest first: `limit` assets (1 to
+/// 200; 200 when left out), and `nextCursor` leads to the next page while there is one.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AssetQuery {
     /// Narrow to one collection.
     pub folder_id: Option<String>,
-    /// Page size, 1 to 200.
+    /// Page size, 1 to 200 (default 200).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<String>,
     /// The `nextCursor` of the previous page: the assets older than it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
+}
+
+/// `GET /api/toolkit/backgrounds` query: the scenes come a page at a time, like assets.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BackgroundsQuery {
+    /// Scenes per page, 1 to 200 (default 200).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<String>,
+    /// The `nextCursor` of the previous page: the scenes older than it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cursor: Option<String>,
 }
@@ -364,11 +376,15 @@ pub struct Scene {
 
 /// `GET /api/toolkit/backgrounds`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct Backgrounds {
     /// Built-in plain grounds.
     pub grounds: Vec<Ground>,
-    /// The house's background assets, newest first.
+    /// The house's background assets, newest first: one page.
     pub scenes: Vec<Scene>,
+    /// The cursor of the next page of scenes, absent on the last.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
 }
 
 /// A resized rendition to add to a pack.

@@ -32,8 +32,8 @@ pub use errors::ErrorBody;
 pub use keys::{ApiKey, KeyList, MintKeyRequest, RevokedKey};
 pub use library::{
     Asset, AssetBatchPatch, AssetIds, AssetKind, AssetList, AssetPatch, AssetQuery, AssetResponse, Backgrounds,
-    ClassifyResult, CreateFolderRequest, Deleted, Folder, FolderList, FolderResponse, Ground, GroupRequest,
-    GroupResponse, Pack, PackRequest, PackSize, Quote, QuoteRequest, RenameFolderRequest, Scene, Updated,
+    BackgroundsQuery, ClassifyResult, CreateFolderRequest, Deleted, Folder, FolderList, FolderResponse, Ground,
+    GroupRequest, GroupResponse, Pack, PackRequest, PackSize, Quote, QuoteRequest, RenameFolderRequest, Scene, Updated,
     UploadResponse,
 };
 pub use models::*;

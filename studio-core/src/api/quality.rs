@@ -102,6 +102,10 @@ pub struct PreflightResult {
     pub remaining: Vec<String>,
     /// The problems found, by image then by code; empty is the common answer.
     pub findings: Vec<Finding>,
+    /// Questions of the lens nobody looked at: this deployment cannot answer them on pixels
+    /// (`part-hidden`, `mixed-subject`, `face-unreadable`), so `clear` says nothing about them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_asked: Vec<String>,
 }
 
 /// The agent tool `get_verdict`: how good a developed frame is. Free.

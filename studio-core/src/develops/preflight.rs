@@ -7,7 +7,10 @@
 //! does not explain the border); every finding comes from a
 //! measurement on those pixels, and its `sure` from how far the measurement passed its
 //! threshold. Questions that cannot be measured on pixels (part-hidden, mixed-subject,
-//! face-unreadable) are never answered. The finding vocabulary is closed
+//! face-unreadable) are never answered: a lens that names them asks only the rest and lists
+//! them in `notAsked`, so `clear` means every question asked was answered and nothing was
+//! found, and a code the caller says it fixed is never reported cleared unless it was looked
+//! at. The finding vocabulary is closed
 //! ([`FINDING_CODES`]): anything outside it is dropped before answering.
 
 use bytes::Bytes;
@@ -41,6 +44,8 @@ const GARMENT: [&str; 8] = [
 const CASTING: [&str; 5] = ["mixed-subject", "face-unreadable", "too-small", "part-hidden", "light-mismatch"];
 /// The `build sheet` lens.
 const BUILD: [&str; 1] = ["not-full-length"];
+/// Questions no measurement here answers: asked of no image, listed as not asked.
+const UNANSWERED: [&str; 3] = ["part-hidden", "mixed-subject", "face-unreadable"];
 
 const MAX_IMAGE_BYTES: usize = (MAX_IMAGE_MB * 1024 * 1024) as usize;
 
@@ -723,11 +728,13 @@ fn answer(mut findings: Vec<Finding>, asked: &[&str]) -> Vec<Finding> {
 
 /// The answer: findings, and which of the codes the caller says it fixed are cleared or remain
 /// (codes outside the vocabulary are ignored, each code once).
-fn result(findings: Vec<Finding>, clearing: &[String]) -> PreflightResult {
+fn result(findings: Vec<Finding>, clearing: &[String], asked: &[&str]) -> PreflightResult {
     let mut cleared = Vec::new();
     let mut remaining = Vec::new();
+    let not_asked: Vec<String> = asked.iter().filter(|c| UNANSWERED.contains(c)).map(|c| c.to_string()).collect();
     for code in clearing.iter().map(|c| c.trim().to_lowercase()) {
-        if !FINDING_CODES.contains(&code.as_str()) || cleared.contains(&code) || remaining.contains(&code) {
+        let looked_at = asked.contains(&code.as_str()) && !UNANSWERED.contains(&code.as_str());
+        if !looked_at || cleared.contains(&code) || remaining.contains(&code) {
             continue;
         }
         if findings.iter().any(|f| f.code == code) {
@@ -736,7 +743,7 @@ fn result(findings: Vec<Finding>, clearing: &[String]) -> PreflightResult {
             cleared.push(code);
         }
     }
-    PreflightResult { ok: true, clear: findings.is_empty(), cleared, remaining, findings }
+    PreflightResult { ok: true, clear: findings.is_empty(), cleared, remaining, findings, not_asked }
 }
 
 /// Measure every image and answer (runs on the calling thread).
@@ -749,7 +756,7 @@ fn check_all(images: &[Bytes], asked: &[&str], clearing: &[String], code: &'stat
     let mut findings: Vec<Finding> =
         facts.iter().enumerate().flat_map(|(i, f)| image_findings(i as u32 + 1, f)).collect();
     findings.extend(set_findings(&facts));
-    Ok(result(answer(findings, asked), clearing))
+    Ok(result(answer(findings, asked), clearing, asked))
 }
 
 fn count_check(n: usize) -> Result<()> {
@@ -1054,13 +1061,29 @@ pub(crate) mod tests {
         // Even a lens that asked for it cannot let an unknown code through.
         assert!(answer(vec![made_up], &["looks-cheap"]).is_empty());
         // Clearing ignores unknown codes; clear is exactly findings being empty.
-        let r = result(kept, &["too-small".into(), "colour-cast".into(), "looks-cheap".into()]);
+        let r = result(kept, &["too-small".into(), "colour-cast".into(), "looks-cheap".into()], &GARMENT);
         assert_eq!(
             (r.remaining, r.cleared, r.clear),
             (vec!["too-small".to_string()], vec!["colour-cast".to_string()], false)
         );
-        let r = result(Vec::new(), &[]);
+        let r = result(Vec::new(), &[], &GARMENT);
         assert!(r.clear && r.ok);
+    }
+
+    #[test]
+    fn a_question_nobody_looked_at_is_never_reported_clear() {
+        // The casting lens names three questions no measurement answers: they are listed as
+        // not asked, and claiming to have fixed one reports it neither cleared nor remaining.
+        let r = check(&[clean()], Some(&["casting look"][..]));
+        assert_eq!(r.not_asked, ["mixed-subject", "face-unreadable", "part-hidden"]);
+        assert!(r.findings.iter().all(|f| !UNANSWERED.contains(&f.code.as_str())));
+        let claimed: Vec<String> = ["part-hidden", "face-unreadable", "too-small"].map(String::from).to_vec();
+        let r = result(Vec::new(), &claimed, &CASTING);
+        assert_eq!(r.cleared, ["too-small"], "only a question looked at can be cleared");
+        assert!(r.remaining.is_empty());
+        // The garment questions include part-hidden: not asked either.
+        assert_eq!(check(&[clean()], None).not_asked, ["part-hidden"]);
+        assert!(check(&[clean()], Some(&["build sheet"][..])).not_asked.is_empty());
     }
 
     #[test]

@@ -8,7 +8,8 @@ use futures_util::{Stream, TryStreamExt};
 
 use crate::api::{
     Asset, AssetBatchPatch, AssetIds, AssetKind, AssetList, AssetPatch, AssetQuery, AssetResponse, Backgrounds,
-    Deleted, Ground, GroupRequest, GroupResponse, Quality, Quote, QuoteRequest, Scene, Updated, UploadResponse,
+    BackgroundsQuery, Deleted, Ground, GroupRequest, GroupResponse, Quality, Quote, QuoteRequest, Scene, Updated,
+    UploadResponse,
 };
 use crate::blobs::{BlobError, BlobReader, StoredBlob};
 use crate::caller::Caller;
@@ -156,6 +157,17 @@ pub(crate) fn clean_sku(raw: Option<&str>) -> Result<Option<String>> {
     Ok(Some(sku.to_string()))
 }
 
+/// A page size: 1 to [`MAX_ASSET_PAGE`], and [`MAX_ASSET_PAGE`] when left out, so no list route
+/// reads a whole library into memory.
+fn page_limit(raw: Option<&str>) -> Result<i64> {
+    match raw.map(str::trim) {
+        None | Some("") => Ok(MAX_ASSET_PAGE),
+        Some(l) => l.parse::<i64>().ok().filter(|n| (1..=MAX_ASSET_PAGE).contains(n)).ok_or_else(|| {
+            Error::invalid("BAD_LIMIT", format!("limit is 1 to {MAX_ASSET_PAGE}.")).with("max", MAX_ASSET_PAGE)
+        }),
+    }
+}
+
 pub(crate) fn parse_kind(raw: &str) -> Result<AssetKind> {
     AssetKind::parse(raw.trim())
         .ok_or_else(|| Error::invalid("BAD_KIND", "kind is one of clothes, accessory, jewelry, model, background."))
@@ -208,21 +220,8 @@ impl Studio {
                 .await?
                 .ok_or_else(|| Error::not_found("NOT_FOUND", "No such collection in this house."))?;
         }
-        let limit = match query.limit.as_deref().map(str::trim) {
-            None | Some("") => None,
-            Some(l) => Some(l.parse::<i64>().ok().filter(|n| (1..=MAX_ASSET_PAGE).contains(n)).ok_or_else(|| {
-                Error::invalid("BAD_LIMIT", format!("limit is 1 to {MAX_ASSET_PAGE}.")).with("max", MAX_ASSET_PAGE)
-            })?),
-        };
-        let after = match query.cursor.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
-            None => None,
-            Some(_) if limit.is_none() => return Err(Error::invalid("BAD_CURSOR", "cursor needs a limit.")),
-            // A cursor is an asset of this house, live or since taken out.
-            Some(id) => match self.storage.asset_by_id(id).await? {
-                Some(row) if row.org_id == caller.org_id => Some((row.created_at, row.id)),
-                _ => return Err(Error::invalid("BAD_CURSOR", "cursor is the nextCursor of an earlier page.")),
-            },
-        };
+        let limit = Some(page_limit(query.limit.as_deref())?);
+        let after = self.page_cursor(caller, query.cursor.as_deref()).await?;
         // The version first, then the list (see asset_lists.rs).
         let version = self.storage.library_version(&caller.org_id).await?;
         let key = ListKey {
@@ -536,8 +535,22 @@ impl Studio {
         Ok(GroupResponse { group_id })
     }
 
-    /// The built-in plain grounds and the house's own scenes (assets of kind background).
-    pub async fn backgrounds(&self, caller: &Caller) -> Result<Backgrounds> {
+    /// A page's cursor: an asset of this house, live or since taken out, as (`created_at`, id).
+    async fn page_cursor(&self, caller: &Caller, cursor: Option<&str>) -> Result<Option<(DateTime<Utc>, String)>> {
+        match cursor.map(str::trim).filter(|c| !c.is_empty()) {
+            None => Ok(None),
+            Some(id) => match self.storage.asset_by_id(id).await? {
+                Some(row) if row.org_id == caller.org_id => Ok(Some((row.created_at, row.id))),
+                _ => Err(Error::invalid("BAD_CURSOR", "cursor is the nextCursor of an earlier page.")),
+            },
+        }
+    }
+
+    /// The built-in plain grounds and one page of the house's own scenes (assets of kind
+    /// background), newest first: `limit` (default and most [`MAX_ASSET_PAGE`]) after `cursor`.
+    pub async fn backgrounds(&self, caller: &Caller, query: BackgroundsQuery) -> Result<Backgrounds> {
+        let limit = page_limit(query.limit.as_deref())?;
+        let after = self.page_cursor(caller, query.cursor.as_deref()).await?;
         let grounds = GROUNDS
             .iter()
             .map(|(id, name, tone, note)| Ground {
@@ -549,18 +562,20 @@ impl Studio {
                 preview_url: format!("{}/api/toolkit/backgrounds/{id}/preview", self.config.public_url),
             })
             .collect();
-        let scenes = self
-            .storage
-            .list_assets(&caller.org_id, None)
-            .await?
+        let after = after.as_ref().map(|(at, id)| (*at, id.as_str()));
+        let mut rows = self.storage.list_scenes_page(&caller.org_id, limit + 1, after).await?;
+        let next_cursor = (rows.len() as i64 > limit).then(|| {
+            rows.truncate(limit as usize);
+            rows.last().map(|r| r.id.clone())
+        });
+        let scenes = rows
             .into_iter()
-            .filter(|a| a.kind == AssetKind::Background.as_str())
             .map(|a| {
                 let view = self.asset_view(a);
                 Scene { id: view.id, name: view.name, url: view.url, created_at: view.created_at }
             })
             .collect();
-        Ok(Backgrounds { grounds, scenes })
+        Ok(Backgrounds { grounds, scenes, next_cursor: next_cursor.flatten() })
     }
 
     /// A built-in ground's swatch as a small PNG.

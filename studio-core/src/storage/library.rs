@@ -158,6 +158,14 @@ pub trait LibraryStore: Send + Sync {
         limit: i64,
         after: Option<(DateTime<Utc>, &str)>,
     ) -> Result<Vec<AssetRow>, StorageError>;
+    /// One page of the house's live scenes (assets of kind `background`), newest first, after
+    /// `after` (`created_at`, `id`).
+    async fn list_scenes_page(
+        &self,
+        org_id: &str,
+        limit: i64,
+        after: Option<(DateTime<Utc>, &str)>,
+    ) -> Result<Vec<AssetRow>, StorageError>;
     /// How many live assets a house has, optionally in one collection.
     async fn count_assets(&self, org_id: &str, folder_id: Option<&str>) -> Result<i64, StorageError>;
     /// The house's library version: moved (by triggers) in every transaction that inserts,

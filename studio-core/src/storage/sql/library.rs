@@ -81,6 +81,27 @@ macro_rules! impl_library_store {
                 .await?)
             }
 
+            async fn list_scenes_page(
+                &self,
+                org_id: &str,
+                limit: i64,
+                after: Option<(DateTime<Utc>, &str)>,
+            ) -> Result<Vec<AssetRow>, StorageError> {
+                let (at, id) = after.unzip();
+                Ok(sqlx::query_as(concat!(
+                    "SELECT ", asset_columns!(), " FROM assets WHERE org_id = $1 AND deleted_at IS NULL ",
+                    "AND kind = 'background' ",
+                    "AND ($2 IS NULL OR created_at < $2 OR (created_at = $2 AND id < $3)) ",
+                    "ORDER BY created_at DESC, id DESC LIMIT $4"
+                ))
+                .bind(org_id)
+                .bind(at)
+                .bind(id)
+                .bind(limit)
+                .fetch_all(&self.pool)
+                .await?)
+            }
+
             async fn count_assets(&self, org_id: &str, folder_id: Option<&str>) -> Result<i64, StorageError> {
                 Ok(sqlx::query_scalar(
                     "SELECT COUNT(*) FROM assets WHERE org_id = $1 AND deleted_at IS NULL AND ($2 IS NULL OR folder_id = $2)",

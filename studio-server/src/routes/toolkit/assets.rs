@@ -195,7 +195,11 @@ pub(super) fn router() -> ApiRouter<AppState> {
     ApiRouter::new()
         .api_route(
             "/api/toolkit/assets",
-            get_with(list_assets, |op| op.summary("The house's assets, newest first; folderId narrows; limit and cursor page").tag("library")),
+            get_with(list_assets, |op| {
+                op.summary("A page of the house's assets, newest first; folderId narrows")
+                    .description("`limit` 1-200 (default 200: no answer holds a whole large library); `nextCursor` while more follow. 400 BAD_LIMIT, BAD_CURSOR; 404 unknown folderId.")
+                    .tag("library")
+            }),
         )
         .api_route(
             "/api/toolkit/assets/upload",

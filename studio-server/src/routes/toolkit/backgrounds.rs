@@ -4,12 +4,14 @@
 use aide::axum::ApiRouter;
 use aide::axum::routing::get_with;
 use axum::body::Body;
-use axum::extract::State;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Query, State};
 use axum::http::{HeaderValue, header};
 use axum::response::Response;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use studio_core::api::Backgrounds;
+use studio_core::Error;
+use studio_core::api::{Backgrounds, BackgroundsQuery};
 
 use crate::auth::Auth;
 use crate::docs::bytes_response;
@@ -24,8 +26,13 @@ struct GroundId {
     id: String,
 }
 
-async fn get_backgrounds(State(state): State<AppState>, Auth(caller): Auth) -> Result<ApiJson<Backgrounds>, AppError> {
-    Ok(ApiJson(state.studio.backgrounds(&caller).await?))
+async fn get_backgrounds(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    query: Result<Query<BackgroundsQuery>, QueryRejection>,
+) -> Result<ApiJson<Backgrounds>, AppError> {
+    let Query(query) = query.map_err(|e| Error::invalid("BAD_LIMIT", e.body_text()))?;
+    Ok(ApiJson(state.studio.backgrounds(&caller, query).await?))
 }
 
 async fn get_ground_preview(
@@ -43,7 +50,11 @@ pub(super) fn router() -> ApiRouter<AppState> {
     ApiRouter::new()
         .api_route(
             "/api/toolkit/backgrounds",
-            get_with(get_backgrounds, |op| op.summary("Built-in plain grounds and the house's scenes").tag("library")),
+            get_with(get_backgrounds, |op| {
+                op.summary("Built-in plain grounds and a page of the house's scenes")
+                    .description("Scenes newest first, `limit` 1-200 (default 200); `nextCursor` while more follow. 400 BAD_LIMIT, BAD_CURSOR.")
+                    .tag("library")
+            }),
         )
         .api_route(
             "/api/toolkit/backgrounds/{id}/preview",
