@@ -1,9 +1,15 @@
 //! Tokens over HTTP: the balance and the admin grant.
 
 use studio_client::api::GrantTokensRequest;
-use studio_tests::{Backend, PASSWORD, backend_tests, spawn, unique_email};
+use studio_core::{Bucket, NewCredit};
+use studio_tests::{Backend, House, PASSWORD, TestApp, backend_tests, spawn, unique_email};
 
-backend_tests!(admin_grant_raises_the_balance, admin_grant_refusals, admin_is_made_by_the_operator_not_by_signing_up);
+backend_tests!(
+    admin_grant_raises_the_balance,
+    admin_grant_refusals,
+    admin_is_made_by_the_operator_not_by_signing_up,
+    expired_grants_leave_the_spendable_balance,
+);
 
 fn grant(user_id: &str, tokens: serde_json::Value) -> GrantTokensRequest {
     GrantTokensRequest {
@@ -109,4 +115,57 @@ async fn admin_is_made_by_the_operator_not_by_signing_up(backend: Backend) {
     let unknown = operator.add_admin("nobody@example.com").await.unwrap_err();
     assert_eq!(unknown.code, "USER_NOT_FOUND");
     assert_eq!(app.client.with_session(&user.session).balance().await.unwrap().balance, 107);
+}
+
+/// A grant of `amount` into `org_id` that expired a second ago, credited straight into the
+/// ledger (the admin route only takes whole days).
+async fn expired_grant(app: &TestApp, org_id: &str, amount: i64) {
+    let now = chrono::Utc::now();
+    let credit = NewCredit {
+        org_id: org_id.to_string(),
+        bucket: Bucket::Grant,
+        amount,
+        user_id: None,
+        reason: "promo".into(),
+        expires_at: Some(now - chrono::Duration::seconds(1)),
+        now: now - chrono::Duration::seconds(2),
+    };
+    app.studio.storage().credit(credit).await.expect("credit");
+}
+
+/// Expired grant tokens leave the spendable balance through an appended `expire` entry; a hold
+/// taken before stays; a grant expires once however many sweeps run; what was spent from the
+/// grant bucket is not taken twice.
+async fn expired_grants_leave_the_spendable_balance(backend: Backend) {
+    let app = spawn(backend, |_| {}).await.expect("app");
+    let house = House::new(&app, "expiry").await;
+    let me = house.caller(&app).await;
+    expired_grant(&app, &house.org_id, 50).await;
+    let hold = app.studio.reserve_tokens(&me, 30, None, None).await.expect("a hold before the sweep").hold;
+    let storage = app.studio.storage();
+    let before = storage.audit(&house.org_id).await.unwrap();
+
+    let (a, b) = tokio::join!(app.studio.expire_grants(), app.studio.expire_grants());
+    assert_eq!(a.unwrap() + b.unwrap(), 50, "two sweeps at once expire the grant once");
+    let balance = app.studio.balance(&me).await.unwrap();
+    assert_eq!((balance.balance, balance.grant, balance.held), (70, 70, 30), "the grant bucket shows it");
+    let audit = storage.audit(&house.org_id).await.unwrap();
+    assert_eq!(audit.entries, before.entries + 1, "one expire entry appended, nothing edited");
+    let totals = storage.balance(&house.org_id).await.unwrap();
+    assert_eq!((audit.grant_tokens, audit.held, audit.credited), (totals.grant_tokens, totals.held, totals.credited));
+    assert_eq!(totals.spendable() + totals.held + totals.settled, totals.credited, "tokens conserved");
+    assert_eq!(app.studio.expire_grants().await.unwrap(), 0, "nothing is due twice");
+    app.studio.settle_hold(&house.org_id, &hold.id).await.expect("the earlier hold settles");
+    assert_eq!(app.studio.balance(&me).await.unwrap().balance, 70);
+
+    // Spent down below the grant: the expiry takes only what is left in the bucket, and a
+    // balance read expires a due grant before it answers.
+    let spent = House::new(&app, "expiry-spent").await;
+    let caller = spent.caller(&app).await;
+    expired_grant(&app, &spent.org_id, 50).await;
+    app.studio.reserve_tokens(&caller, 140, None, None).await.expect("spend most");
+    let balance = app.studio.balance(&caller).await.unwrap();
+    assert_eq!((balance.balance, balance.grant, balance.held), (0, 0, 140));
+    let totals = storage.balance(&spent.org_id).await.unwrap();
+    assert_eq!(totals.credited, 140, "150 credited, 10 of the grant expired");
 }

@@ -48,6 +48,8 @@ fn resolved(outcome: ResolveOutcome, charge: bool) -> Result<HoldOutcome> {
 impl Studio {
     /// The caller's house balance with its open holds. Reads running totals, never history.
     pub async fn balance(&self, caller: &Caller) -> Result<Balance> {
+        // Grants that expired since the last sweep leave before the balance is read.
+        self.storage.expire_grants(Some(&caller.org_id), crate::ids::now()).await?;
         let totals = self.storage.balance(&caller.org_id).await?;
         let holds = self.storage.open_holds(&caller.org_id).await?;
         Ok(Balance {
@@ -96,6 +98,31 @@ impl Studio {
     /// Return a hold's tokens to the buckets they came from. Exactly once.
     pub async fn release_hold(&self, org_id: &str, hold_id: &str) -> Result<HoldOutcome> {
         resolved(self.storage.release(org_id, hold_id, crate::ids::now()).await?, false)
+    }
+
+    /// Expire every grant due by now, in every house (the sweep's one pass); the tokens expired.
+    pub async fn expire_grants(&self) -> Result<i64> {
+        Ok(self.storage.expire_grants(None, crate::ids::now()).await?)
+    }
+
+    /// Expire due grants every `every` until `shutdown` resolves: an expired grant leaves the
+    /// spendable balance within `every` of its expiry (at once for a balance read). Each pass is
+    /// safe beside another replica's: a grant is expired at most once.
+    pub async fn run_grant_expiry(&self, every: std::time::Duration, shutdown: impl std::future::Future<Output = ()>) {
+        tokio::pin!(shutdown);
+        let mut tick = tokio::time::interval(every);
+        loop {
+            tokio::select! {
+                () = &mut shutdown => return,
+                _ = tick.tick() => {
+                    match self.expire_grants().await {
+                        Ok(0) => {}
+                        Ok(n) => tracing::info!(tokens = n, "expired grants left the balances"),
+                        Err(e) => tracing::warn!(error = %e, "the grant expiry sweep failed; retrying"),
+                    }
+                }
+            }
+        }
     }
 
     /// Credit tokens into a house (append-only: one entry, the running totals move with it).

@@ -187,4 +187,9 @@ pub trait LedgerStore: Send + Sync {
     async fn open_holds(&self, org_id: &str) -> Result<Vec<HoldRow>, StorageError>;
     /// Sums over the house's entries, for audits.
     async fn audit(&self, org_id: &str) -> Result<LedgerAudit, StorageError>;
+    /// Expire the grants due by `now` (of one house, or of every house): each due grant entry
+    /// gets one `expire` entry taking what is left of it (at most the grant bucket) out of the
+    /// grant bucket, in a transaction that locks the house's balance. Holds already taken are
+    /// untouched. Answers the tokens expired.
+    async fn expire_grants(&self, org_id: Option<&str>, now: DateTime<Utc>) -> Result<i64, StorageError>;
 }

@@ -70,6 +70,30 @@ macro_rules! impl_ledger_store {
                 .await?)
             }
 
+            async fn expire_grants(&self, org_id: Option<&str>, now: DateTime<Utc>) -> Result<i64, StorageError> {
+                let due: Vec<(String, String, i64)> = sqlx::query_as(
+                    "SELECT g.id, g.org_id, g.grant_delta FROM ledger_entries g \
+                     WHERE g.kind = 'grant' AND g.expires_at IS NOT NULL AND g.expires_at <= $1 \
+                     AND ($2 IS NULL OR g.org_id = $2) \
+                     AND NOT EXISTS (SELECT 1 FROM ledger_entries x WHERE x.kind = 'expire' AND x.expires_entry_id = g.id) \
+                     ORDER BY g.expires_at, g.id LIMIT 500",
+                )
+                .bind(now)
+                .bind(org_id)
+                .fetch_all(&self.pool)
+                .await?;
+                let mut expired = 0;
+                for (entry_id, org_id, amount) in due {
+                    let _w = self.write_lock().await;
+                    let mut tx = self.pool.begin().await?;
+                    if let Some(taken) = apply_expiry(&mut tx, &org_id, &entry_id, amount, now).await? {
+                        tx.commit().await?;
+                        expired += taken;
+                    }
+                }
+                Ok(expired)
+            }
+
             async fn audit(&self, org_id: &str) -> Result<LedgerAudit, StorageError> {
                 Ok(sqlx::query_as(
                     "SELECT CAST(COALESCE(SUM(grant_delta), 0) AS BIGINT) AS grant_tokens, \

@@ -162,6 +162,8 @@ pub(super) struct Entry<'a> {
     pub(super) user_id: Option<&'a str>,
     pub(super) reason: Option<&'a str>,
     pub(super) expires_at: Option<chrono::DateTime<chrono::Utc>>,
+    /// For an `expire` entry: the grant entry it expires.
+    pub(super) expires_entry_id: Option<&'a str>,
     pub(super) now: chrono::DateTime<chrono::Utc>,
     /// 1 when the entry also records a job state change: the house's eventSeq moves with it.
     pub(super) seq_delta: i64,

@@ -55,6 +55,7 @@ macro_rules! impl_tx_helpers {
                 user_id: h.user_id.as_deref(),
                 reason: None,
                 expires_at: None,
+                expires_entry_id: None,
                 now: h.now,
                 seq_delta,
             };
@@ -131,6 +132,7 @@ macro_rules! impl_tx_helpers {
                     user_id: None,
                     reason: None,
                     expires_at: None,
+                    expires_entry_id: None,
                     now: Utc::now(),
                     seq_delta: after.job_event_seq - before.job_event_seq,
                 };
@@ -322,6 +324,7 @@ macro_rules! impl_tx_helpers {
                 user_id: None,
                 reason: None,
                 expires_at: None,
+                expires_entry_id: None,
                 now,
                 seq_delta,
             };
@@ -393,18 +396,55 @@ macro_rules! impl_tx_helpers {
                 user_id: c.user_id.as_deref(),
                 reason: Some(&c.reason),
                 expires_at: c.expires_at,
+                expires_entry_id: None,
                 now: c.now,
                 seq_delta: 0,
             };
             apply_entry(tx, &entry).await
         }
 
+        /// Expire grant entry `entry_id` of `amount` tokens inside a fresh write transaction: lock
+        /// the balance, and unless an expiry of it exists already, append an `expire` entry taking
+        /// what is left of it (at most the grant bucket) out of the grant bucket and the credited
+        /// total. None when it was expired before (a concurrent sweep); else the tokens taken.
+        async fn apply_expiry(tx: &mut Tx, org_id: &str, entry_id: &str, amount: i64, now: DateTime<Utc>) -> Result<Option<i64>, StorageError> {
+            let bal = lock_balance(tx, org_id).await?;
+            let done: Option<(String,)> =
+                sqlx::query_as("SELECT id FROM ledger_entries WHERE kind = 'expire' AND expires_entry_id = $1")
+                    .bind(entry_id)
+                    .fetch_optional(&mut **tx)
+                    .await?;
+            if done.is_some() {
+                return Ok(None);
+            }
+            let taken = amount.min(bal.grant_tokens).max(0);
+            let reason = format!("grant {entry_id} expired");
+            let entry = Entry {
+                org_id,
+                kind: "expire",
+                grant_delta: -taken,
+                topup_delta: 0,
+                held_delta: 0,
+                settled_delta: 0,
+                credited_delta: -taken,
+                hold_id: None,
+                user_id: None,
+                reason: Some(&reason),
+                expires_at: None,
+                expires_entry_id: Some(entry_id),
+                now,
+                seq_delta: 0,
+            };
+            apply_entry(tx, &entry).await?;
+            Ok(Some(taken))
+        }
+
         /// Append one ledger entry and move the running totals by the same deltas.
         async fn apply_entry(tx: &mut Tx, e: &Entry<'_>) -> Result<BalanceRow, StorageError> {
             sqlx::query(
                 "INSERT INTO ledger_entries (id, org_id, kind, grant_delta, topup_delta, held_delta, settled_delta, \
-                 credited_delta, hold_id, user_id, reason, expires_at, created_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+                 credited_delta, hold_id, user_id, reason, expires_at, created_at, expires_entry_id) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
             )
             .bind(crate::ids::new_id("led"))
             .bind(e.org_id)
@@ -419,6 +459,7 @@ macro_rules! impl_tx_helpers {
             .bind(e.reason)
             .bind(e.expires_at)
             .bind(e.now)
+            .bind(e.expires_entry_id)
             .execute(&mut **tx)
             .await?;
             move_totals(tx, e).await
