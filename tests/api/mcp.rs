@@ -9,7 +9,7 @@ use studio_tests::{Backend, TestApp, backend_tests, spawn, unique_email};
 
 use crate::assets::png;
 
-backend_tests!(transport_rules, tools_answer_and_refuse, quality_and_model_tools);
+backend_tests!(transport_rules, tools_call_is_always_a_result, tools_answer_and_refuse, quality_and_model_tools);
 
 const PASSWORD: &str = "a long enough password";
 
@@ -155,15 +155,10 @@ async fn transport_rules(backend: Backend) {
         assert_eq!(got, status, "{body}");
         assert_eq!(reply.expect("error body")["error"]["code"], code, "{body}");
     }
+    // An unknown method keeps its JSON-RPC error; a tools/call never gets one (see
+    // tools_call_is_always_a_result).
     let (status, body) = rpc(&app, Some(&key), "resources/list", json!({})).await;
     assert_eq!((status, body["error"]["code"].as_i64()), (200, Some(-32601)));
-    let (status, body) = rpc(&app, Some(&key), "tools/call", json!({"name": "no_such_tool", "arguments": {}})).await;
-    assert_eq!((status, body["error"]["code"].as_i64()), (200, Some(-32602)));
-    let (_, body) =
-        rpc(&app, Some(&key), "tools/call", json!({"name": "get_develop", "arguments": {"jobid": "x"}})).await;
-    assert_eq!(body["error"]["code"], -32602, "arguments that do not fit the schema");
-    let (_, body) = rpc(&app, Some(&key), "tools/call", json!({"arguments": {}})).await;
-    assert_eq!(body["error"]["code"], -32602);
     // String ids are echoed as strings.
     let (_, _, body) = post(&app, None, r#"{"jsonrpc":"2.0","id":"abc","method":"ping"}"#, &[]).await;
     assert_eq!(body.unwrap()["id"], "abc");
@@ -201,6 +196,56 @@ async fn transport_rules(backend: Backend) {
             assert_eq!(output["type"], "object", "{tool}");
         }
     }
+}
+
+/// Spec §4.2.5: every tools/call is answered with a JSON-RPC result, never a JSON-RPC error: an
+/// unknown tool is the refusal `UNKNOWN_TOOL`, a missing name or arguments its input type cannot
+/// read `BAD_ARGUMENTS`. Malformed envelopes and unknown methods keep their errors.
+async fn tools_call_is_always_a_result(backend: Backend) {
+    let app = spawn(backend, |c| c.runner_concurrency = 0).await.expect("app");
+    let (_session, key) = house(&app, "always-result").await;
+
+    let cases: Vec<(Value, &str)> = vec![
+        (json!({"name": "no_such_tool", "arguments": {}}), "UNKNOWN_TOOL"),
+        (json!({"name": "no_such_tool"}), "UNKNOWN_TOOL"),
+        (json!({"name": "", "arguments": {}}), "UNKNOWN_TOOL"),
+        (json!({"arguments": {}}), "BAD_ARGUMENTS"),
+        (json!({"name": 5, "arguments": {}}), "BAD_ARGUMENTS"),
+        (json!([]), "BAD_ARGUMENTS"),
+        (json!({"name": "get_develop", "arguments": {"jobid": "x"}}), "BAD_ARGUMENTS"),
+        (json!({"name": "get_develop", "arguments": {"jobId": 5}}), "BAD_ARGUMENTS"),
+        (json!({"name": "list_assets", "arguments": {"limit": "ten"}}), "BAD_ARGUMENTS"),
+        (json!({"name": "list_develops", "arguments": 5}), "BAD_ARGUMENTS"),
+        (json!({"name": "start_develop", "arguments": {"tool": "upscale", "inputs": {}}}), "BAD_ARGUMENTS"),
+        (
+            json!({"name": "start_develop", "arguments": {"tool": "upscale", "quality": "1k", "inputs": {"image": 1}}}),
+            "BAD_ARGUMENTS",
+        ),
+    ];
+    for (params, code) in cases {
+        let (status, body) = rpc(&app, Some(&key), "tools/call", params.clone()).await;
+        assert_eq!(status, 200, "{params}: {body}");
+        assert!(body.get("error").is_none(), "a tools/call got a JSON-RPC error: {params}: {body}");
+        assert_eq!((body["jsonrpc"].as_str(), body["id"].as_i64()), (Some("2.0"), Some(7)), "{body}");
+        let result = &body["result"];
+        assert_eq!(refused(result), code, "{params}: {result}");
+        let error = result["structuredContent"]["error"].as_str().unwrap();
+        assert!(error.starts_with(&format!("{code}: ")) && error.len() > code.len() + 2, "{error}");
+    }
+    let unknown = call(&app, &key, "no_such_tool", json!({})).await;
+    let error = unknown["structuredContent"]["error"].as_str().unwrap();
+    assert!(error.contains("no_such_tool") && error.contains("tools/list"), "{error}");
+    let missing = call(&app, &key, "get_develop", json!({})).await;
+    assert!(missing["structuredContent"]["error"].as_str().unwrap().contains("jobId"), "names the field: {missing}");
+
+    // A tools/call still needs a key, and a malformed envelope is still a JSON-RPC error.
+    let (status, body) = rpc(&app, None, "tools/call", json!({"name": "no_such_tool"})).await;
+    assert_eq!((status, body["error"]["code"].as_i64()), (401, Some(-32001)));
+    let (status, _, body) =
+        post(&app, Some(&key), r#"{"jsonrpc":"1.0","id":1,"method":"tools/call","params":{"name":"x"}}"#, &[]).await;
+    assert_eq!((status, body.unwrap()["error"]["code"].as_i64()), (400, Some(-32600)));
+    // Nothing a refused call did reached the ledger.
+    assert_eq!(ok(&call(&app, &key, "check_balance", json!({})).await)["held"], 0);
 }
 
 async fn tools_answer_and_refuse(backend: Backend) {
