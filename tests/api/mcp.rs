@@ -9,7 +9,13 @@ use studio_tests::{Backend, TestApp, backend_tests, spawn, unique_email};
 
 use crate::assets::png;
 
-backend_tests!(transport_rules, tools_call_is_always_a_result, tools_answer_and_refuse, quality_and_model_tools);
+backend_tests!(
+    transport_rules,
+    tools_call_is_always_a_result,
+    start_develop_refuses_unknown_roles_holding_nothing,
+    tools_answer_and_refuse,
+    quality_and_model_tools
+);
 
 const PASSWORD: &str = "a long enough password";
 
@@ -246,6 +252,40 @@ async fn tools_call_is_always_a_result(backend: Backend) {
     assert_eq!((status, body.unwrap()["error"]["code"].as_i64()), (400, Some(-32600)));
     // Nothing a refused call did reached the ledger.
     assert_eq!(ok(&call(&app, &key, "check_balance", json!({})).await)["held"], 0);
+}
+
+/// start_develop applies the submit's input-role rules in the core (`check_input_role`): an
+/// unknown role is refused `BAD_INPUTS` before anything is held or queued.
+async fn start_develop_refuses_unknown_roles_holding_nothing(backend: Backend) {
+    let app = spawn(backend, |c| c.runner_concurrency = 0).await.expect("app");
+    let (_session, key) = house(&app, "roles").await;
+    let client = app.client.with_api_key(&key);
+    let asset = client.upload_bytes("r.png", png(40, 30), &Default::default()).await.unwrap().asset.id;
+    let before = ok(&call(&app, &key, "check_balance", json!({})).await).clone();
+    assert_eq!((before["balance"].as_i64(), before["held"].as_i64()), (Some(100), Some(0)));
+
+    let develop = |inputs: Value| json!({"tool": "upscale", "inputs": inputs, "quality": "1k", "params": {}, "idempotencyKey": "roles-1"});
+    for inputs in [
+        json!({"picture": asset}),
+        json!({"image": asset, "picture": asset}),
+        json!({"image": asset, "Image": asset}),
+        json!({"image": asset, "output": asset}),
+        json!({" image": asset}),
+    ] {
+        let refusal = call(&app, &key, "start_develop", develop(inputs.clone())).await;
+        assert_eq!(refused(&refusal), "BAD_INPUTS", "{inputs}: {refusal}");
+        assert!(refusal["structuredContent"]["error"].as_str().unwrap().contains("not an input role"), "{refusal}");
+        let now = ok(&call(&app, &key, "check_balance", json!({})).await).clone();
+        assert_eq!(now, before, "a refused start_develop holds nothing ({inputs})");
+    }
+    let develops = call(&app, &key, "list_develops", json!({})).await;
+    assert_eq!(ok(&develops)["develops"], json!([]), "nothing was queued");
+
+    // The refusals did not spend the idempotency key: the same key with a valid role develops.
+    let started = call(&app, &key, "start_develop", develop(json!({"image": asset}))).await;
+    assert_eq!(ok(&started)["tokensHeld"], 9);
+    let after = ok(&call(&app, &key, "check_balance", json!({})).await).clone();
+    assert_eq!((after["balance"].as_i64(), after["held"].as_i64()), (Some(91), Some(9)));
 }
 
 async fn tools_answer_and_refuse(backend: Backend) {
