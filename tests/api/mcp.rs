@@ -264,10 +264,14 @@ async fn start_develop_refuses_unknown_roles_holding_nothing(backend: Backend) {
     let before = ok(&call(&app, &key, "check_balance", json!({})).await).clone();
     assert_eq!((before["balance"].as_i64(), before["held"].as_i64()), (Some(100), Some(0)));
 
-    let develop = |inputs: Value| json!({"tool": "upscale", "inputs": inputs, "quality": "1k", "params": {}, "idempotencyKey": "roles-1"});
+    let develop = |inputs: Value| {
+        let key = "roles-1";
+        json!({"tool": "upscale", "inputs": inputs, "quality": "1k", "params": {}, "idempotencyKey": key})
+    };
     for inputs in [
-        json!({"picture": asset}),
+        // With a valid image beside it, the old endpoint held and queued this one.
         json!({"image": asset, "picture": asset}),
+        json!({"picture": asset}),
         json!({"image": asset, "Image": asset}),
         json!({"image": asset, "output": asset}),
         json!({" image": asset}),
