@@ -1,6 +1,7 @@
 //! JSON-RPC 2.0 over one HTTP POST: parsing, the lifecycle methods, authentication and the
-//! error codes (-32700 parse error, -32600 invalid request, -32601 unknown method, -32602
-//! invalid params, -32001 no valid key).
+//! error codes (-32700 parse error, -32600 invalid request, -32601 unknown method, -32001 no
+//! valid key). A `tools/call` is never answered with a JSON-RPC error (spec §4.2.5): whatever
+//! its params, it gets a tool result, a refusal with `isError: true` when it cannot run.
 
 use std::future::Future;
 
@@ -16,7 +17,6 @@ pub const KNOWN_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18",
 const PARSE_ERROR: i64 = -32700;
 const INVALID_REQUEST: i64 = -32600;
 const METHOD_NOT_FOUND: i64 = -32601;
-pub(crate) const INVALID_PARAMS: i64 = -32602;
 const UNAUTHORIZED: i64 = -32001;
 
 const INSTRUCTIONS: &str = "Studio develops fashion images for a house. Tools: list_capabilities (tools and \
@@ -138,14 +138,16 @@ impl Endpoint {
         match method {
             "tools/list" => Reply::ok(id, json!({"tools": tools::definitions()})),
             "tools/call" => {
-                let Some(name) = params.get("name").and_then(Value::as_str) else {
-                    return Reply::error(200, id, INVALID_PARAMS, "Invalid params: name the tool to call");
+                let result = match params.get("name").and_then(Value::as_str) {
+                    Some(name) => {
+                        let arguments = params.get("arguments").cloned().unwrap_or(Value::Object(Map::new()));
+                        tools::call(&self.studio, &caller, name, arguments).await
+                    }
+                    None => tools::refusal(tools::bad_arguments(
+                        "Name the tool to call in params.name (a string); tools/list names them.",
+                    )),
                 };
-                let arguments = params.get("arguments").cloned().unwrap_or(Value::Object(Map::new()));
-                match tools::call(&self.studio, &caller, name, arguments).await {
-                    Ok(result) => Reply::ok(id, result),
-                    Err(message) => Reply::error(200, id, INVALID_PARAMS, message),
-                }
+                Reply::ok(id, result)
             }
             other => Reply::error(200, id, METHOD_NOT_FOUND, format!("Method not found: {other}")),
         }

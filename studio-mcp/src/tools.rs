@@ -269,15 +269,27 @@ pub(crate) fn refusal(e: studio_core::Error) -> Value {
     json!({"content": [{"type": "text", "text": error}], "structuredContent": structured, "isError": true})
 }
 
-fn args<T: DeserializeOwned>(arguments: Value) -> Result<T, String> {
-    let arguments = if arguments.is_null() { json!({}) } else { arguments };
-    serde_json::from_value(arguments).map_err(|e| format!("Invalid params: {e}"))
+/// Arguments that do not fit the tool's input type: the refusal `BAD_ARGUMENTS` (spec §4.2.5:
+/// a tools/call is always answered with a result).
+pub(crate) fn bad_arguments(message: impl Into<String>) -> studio_core::Error {
+    studio_core::Error::invalid("BAD_ARGUMENTS", message)
 }
 
-/// Run a tool: Ok(result) (a success or a refusal), or Err(message) for a protocol error
-/// (unknown tool, arguments that do not fit its schema): JSON-RPC -32602.
-pub(crate) async fn call(studio: &Studio, caller: &Caller, name: &str, arguments: Value) -> Result<Value, String> {
-    let outcome: studio_core::Result<Value> = match name {
+fn args<T: DeserializeOwned>(arguments: Value) -> studio_core::Result<T> {
+    let arguments = if arguments.is_null() { json!({}) } else { arguments };
+    serde_json::from_value(arguments)
+        .map_err(|e| bad_arguments(format!("The arguments do not fit the tool's input schema: {e}.")))
+}
+
+/// Run a tool. Every outcome is a tool result (spec §4.2.5): a success, or a refusal with
+/// `isError: true`, including a name that is no tool (`UNKNOWN_TOOL`) and arguments that do not
+/// fit its input type (`BAD_ARGUMENTS`).
+pub(crate) async fn call(studio: &Studio, caller: &Caller, name: &str, arguments: Value) -> Value {
+    run(studio, caller, name, arguments).await.unwrap_or_else(refusal)
+}
+
+async fn run(studio: &Studio, caller: &Caller, name: &str, arguments: Value) -> studio_core::Result<Value> {
+    match name {
         "list_capabilities" => {
             args::<NoInput>(arguments)?;
             Ok(success(&studio.price_book(&studio.runnable_tools())))
@@ -330,9 +342,11 @@ pub(crate) async fn call(studio: &Studio, caller: &Caller, name: &str, arguments
             let input: CastModelRequest = args(arguments)?;
             studio.cast_model(caller, input).await.map(|r| success(&r))
         }
-        other => return Err(format!("Invalid params: no tool named {other:?}; tools/list names them")),
-    };
-    Ok(outcome.unwrap_or_else(refusal))
+        other => Err(studio_core::Error::invalid(
+            "UNKNOWN_TOOL",
+            format!("No tool named {other:?}; tools/list names the {} tools.", TOOL_NAMES.len()),
+        )),
+    }
 }
 
 async fn list_assets(studio: &Studio, caller: &Caller, input: ListAssetsInput) -> studio_core::Result<Value> {
@@ -374,5 +388,27 @@ mod tests {
             (result["structuredContent"]["need"].as_i64(), result["structuredContent"]["spendable"].as_i64()),
             (Some(19), Some(4))
         );
+    }
+
+    #[test]
+    fn arguments_that_do_not_fit_are_a_bad_arguments_refusal() {
+        for (arguments, field) in [
+            (json!({"jobid": "x"}), "jobId"),
+            (json!({"jobId": 5}), "string"),
+            (json!("job_1"), "JobIdInput"),
+            (json!([]), "JobIdInput"),
+        ] {
+            let e = args::<JobIdInput>(arguments.clone()).expect_err("does not fit");
+            assert_eq!(e.code, "BAD_ARGUMENTS", "{arguments}");
+            let result = refusal(e);
+            assert_eq!(result["isError"], true);
+            let error = result["structuredContent"]["error"].as_str().unwrap();
+            assert!(error.starts_with("BAD_ARGUMENTS: ") && error.contains(field), "{arguments}: {error}");
+            assert_eq!(result["content"][0]["text"], error);
+        }
+        // No arguments at all, or null, reads as {}; fields a type does not name are ignored.
+        assert!(args::<NoInput>(Value::Null).is_ok());
+        assert!(args::<NoInput>(json!({"extra": 1})).is_ok());
+        assert_eq!(args::<JobIdInput>(json!({"jobId": "job_1", "x": 1})).unwrap().job_id, "job_1");
     }
 }

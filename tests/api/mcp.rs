@@ -7,7 +7,13 @@ use studio_client::api::KeyRole;
 use studio_tests::images::png;
 use studio_tests::{Backend, House, TestApp, backend_tests, spawn};
 
-backend_tests!(transport_rules, tools_answer_and_refuse, quality_and_model_tools);
+backend_tests!(
+    transport_rules,
+    tools_call_is_always_a_result,
+    start_develop_refuses_unknown_roles_holding_nothing,
+    tools_answer_and_refuse,
+    quality_and_model_tools
+);
 
 /// POST one message; (status, headers, body as JSON if any).
 async fn post(app: &TestApp, key: Option<&str>, body: &str, extra: &[(&str, &str)]) -> (u16, HeaderMap, Option<Value>) {
@@ -143,15 +149,10 @@ async fn transport_rules(backend: Backend) {
         assert_eq!(got, status, "{body}");
         assert_eq!(reply.expect("error body")["error"]["code"], code, "{body}");
     }
+    // An unknown method keeps its JSON-RPC error; a tools/call never gets one (see
+    // tools_call_is_always_a_result).
     let (status, body) = rpc(&app, Some(&key), "resources/list", json!({})).await;
     assert_eq!((status, body["error"]["code"].as_i64()), (200, Some(-32601)));
-    let (status, body) = rpc(&app, Some(&key), "tools/call", json!({"name": "no_such_tool", "arguments": {}})).await;
-    assert_eq!((status, body["error"]["code"].as_i64()), (200, Some(-32602)));
-    let (_, body) =
-        rpc(&app, Some(&key), "tools/call", json!({"name": "get_develop", "arguments": {"jobid": "x"}})).await;
-    assert_eq!(body["error"]["code"], -32602, "arguments that do not fit the schema");
-    let (_, body) = rpc(&app, Some(&key), "tools/call", json!({"arguments": {}})).await;
-    assert_eq!(body["error"]["code"], -32602);
     // String ids are echoed as strings.
     let (_, _, body) = post(&app, None, r#"{"jsonrpc":"2.0","id":"abc","method":"ping"}"#, &[]).await;
     assert_eq!(body.unwrap()["id"], "abc");
@@ -189,6 +190,94 @@ async fn transport_rules(backend: Backend) {
             assert_eq!(output["type"], "object", "{tool}");
         }
     }
+}
+
+/// Spec §4.2.5: every tools/call is answered with a JSON-RPC result, never a JSON-RPC error: an
+/// unknown tool is the refusal `UNKNOWN_TOOL`, a missing name or arguments its input type cannot
+/// read `BAD_ARGUMENTS`. Malformed envelopes and unknown methods keep their errors.
+async fn tools_call_is_always_a_result(backend: Backend) {
+    let app = spawn(backend, |c| c.runner_concurrency = 0).await.expect("app");
+    let (_session, key) = house(&app, "always-result").await;
+
+    let cases: Vec<(Value, &str)> = vec![
+        (json!({"name": "no_such_tool", "arguments": {}}), "UNKNOWN_TOOL"),
+        (json!({"name": "no_such_tool"}), "UNKNOWN_TOOL"),
+        (json!({"name": "", "arguments": {}}), "UNKNOWN_TOOL"),
+        (json!({"arguments": {}}), "BAD_ARGUMENTS"),
+        (json!({"name": 5, "arguments": {}}), "BAD_ARGUMENTS"),
+        (json!([]), "BAD_ARGUMENTS"),
+        (json!({"name": "get_develop", "arguments": {"jobid": "x"}}), "BAD_ARGUMENTS"),
+        (json!({"name": "get_develop", "arguments": {"jobId": 5}}), "BAD_ARGUMENTS"),
+        (json!({"name": "list_assets", "arguments": {"limit": "ten"}}), "BAD_ARGUMENTS"),
+        (json!({"name": "list_develops", "arguments": 5}), "BAD_ARGUMENTS"),
+        (json!({"name": "start_develop", "arguments": {"tool": "upscale", "inputs": {}}}), "BAD_ARGUMENTS"),
+        (
+            json!({"name": "start_develop", "arguments": {"tool": "upscale", "quality": "1k", "inputs": {"image": 1}}}),
+            "BAD_ARGUMENTS",
+        ),
+    ];
+    for (params, code) in cases {
+        let (status, body) = rpc(&app, Some(&key), "tools/call", params.clone()).await;
+        assert_eq!(status, 200, "{params}: {body}");
+        assert!(body.get("error").is_none(), "a tools/call got a JSON-RPC error: {params}: {body}");
+        assert_eq!((body["jsonrpc"].as_str(), body["id"].as_i64()), (Some("2.0"), Some(7)), "{body}");
+        let result = &body["result"];
+        assert_eq!(refused(result), code, "{params}: {result}");
+        let error = result["structuredContent"]["error"].as_str().unwrap();
+        assert!(error.starts_with(&format!("{code}: ")) && error.len() > code.len() + 2, "{error}");
+    }
+    let unknown = call(&app, &key, "no_such_tool", json!({})).await;
+    let error = unknown["structuredContent"]["error"].as_str().unwrap();
+    assert!(error.contains("no_such_tool") && error.contains("tools/list"), "{error}");
+    let missing = call(&app, &key, "get_develop", json!({})).await;
+    assert!(missing["structuredContent"]["error"].as_str().unwrap().contains("jobId"), "names the field: {missing}");
+
+    // A tools/call still needs a key, and a malformed envelope is still a JSON-RPC error.
+    let (status, body) = rpc(&app, None, "tools/call", json!({"name": "no_such_tool"})).await;
+    assert_eq!((status, body["error"]["code"].as_i64()), (401, Some(-32001)));
+    let (status, _, body) =
+        post(&app, Some(&key), r#"{"jsonrpc":"1.0","id":1,"method":"tools/call","params":{"name":"x"}}"#, &[]).await;
+    assert_eq!((status, body.unwrap()["error"]["code"].as_i64()), (400, Some(-32600)));
+    // Nothing a refused call did reached the ledger.
+    assert_eq!(ok(&call(&app, &key, "check_balance", json!({})).await)["held"], 0);
+}
+
+/// start_develop applies the submit's input-role rules in the core (`check_input_role`): an
+/// unknown role is refused `BAD_INPUTS` before anything is held or queued.
+async fn start_develop_refuses_unknown_roles_holding_nothing(backend: Backend) {
+    let app = spawn(backend, |c| c.runner_concurrency = 0).await.expect("app");
+    let (_session, key) = house(&app, "roles").await;
+    let client = app.client.with_api_key(&key);
+    let asset = client.upload_bytes("r.png", png(40, 30), &Default::default()).await.unwrap().asset.id;
+    let before = ok(&call(&app, &key, "check_balance", json!({})).await).clone();
+    assert_eq!((before["balance"].as_i64(), before["held"].as_i64()), (Some(100), Some(0)));
+
+    let develop = |inputs: Value| {
+        let key = "roles-1";
+        json!({"tool": "upscale", "inputs": inputs, "quality": "1k", "params": {}, "idempotencyKey": key})
+    };
+    for inputs in [
+        // With a valid image beside it, the old endpoint held and queued this one.
+        json!({"image": asset, "picture": asset}),
+        json!({"picture": asset}),
+        json!({"image": asset, "Image": asset}),
+        json!({"image": asset, "output": asset}),
+        json!({" image": asset}),
+    ] {
+        let refusal = call(&app, &key, "start_develop", develop(inputs.clone())).await;
+        assert_eq!(refused(&refusal), "BAD_INPUTS", "{inputs}: {refusal}");
+        assert!(refusal["structuredContent"]["error"].as_str().unwrap().contains("not an input role"), "{refusal}");
+        let now = ok(&call(&app, &key, "check_balance", json!({})).await).clone();
+        assert_eq!(now, before, "a refused start_develop holds nothing ({inputs})");
+    }
+    let develops = call(&app, &key, "list_develops", json!({})).await;
+    assert_eq!(ok(&develops)["develops"], json!([]), "nothing was queued");
+
+    // The refusals did not spend the idempotency key: the same key with a valid role develops.
+    let started = call(&app, &key, "start_develop", develop(json!({"image": asset}))).await;
+    assert_eq!(ok(&started)["tokensHeld"], 9);
+    let after = ok(&call(&app, &key, "check_balance", json!({})).await).clone();
+    assert_eq!((after["balance"].as_i64(), after["held"].as_i64()), (Some(91), Some(9)));
 }
 
 async fn tools_answer_and_refuse(backend: Backend) {

@@ -356,7 +356,9 @@ impl Studio {
         })
     }
 
-    /// The agent endpoint's start_develop: inputs are library assets by role.
+    /// The agent endpoint's start_develop: inputs are library assets by role. The roles follow
+    /// the submit's rules ([`check_input_role`]: a known role, one asset per role, at most
+    /// [`MAX_INPUTS`]), refused as `BAD_INPUTS` before anything is held.
     pub async fn start_develop(&self, caller: &Caller, req: StartDevelop) -> Result<StartedDevelop> {
         caller.require_spend_tokens()?;
         let tool = req.tool.trim().to_string();
@@ -364,6 +366,11 @@ impl Studio {
         let quality = parse_quality(Some(&req.quality), None, "BAD_QUALITY")?;
         check_params(&req.params, "BAD_PARAMS")?;
         let idempotency_key = clean(req.idempotency_key.clone(), "idempotencyKey")?;
+        let mut taken: Vec<&str> = Vec::with_capacity(req.inputs.len());
+        for role in req.inputs.keys() {
+            check_input_role(taken.iter().copied(), role).map_err(|e| Error { code: "BAD_INPUTS", ..e })?;
+            taken.push(role);
+        }
         for role in provider.required_roles(&tool) {
             if !req.inputs.contains_key(*role) {
                 return Err(Error::invalid("NO_INPUTS", format!("{tool} needs inputs.{role} (an asset id).")));

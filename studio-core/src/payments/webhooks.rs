@@ -2,8 +2,13 @@
 //!
 //! A delivery carries three headers: `webhook-id` (unique per event, kept across retries),
 //! `webhook-timestamp` (seconds since the epoch) and `webhook-signature`, a space-separated list
-//! of `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`. The secret is `whsec_` followed by
-//! the base64 of the key bytes; a secret without that prefix is used as raw bytes.
+//! of `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`.
+//!
+//! Providers derive the HMAC key from a `whsec_…` secret in one of two ways, and a delivery
+//! verifies under either: the base64-decoded bytes after `whsec_` (the Standard Webhooks rule,
+//! newer secrets) or the UTF-8 bytes of the whole string, prefix included (older secrets, and
+//! Polar's SDKs). A secret without the prefix is used as its own bytes. [`sign`] uses the first
+//! key: the decoded one when there is one.
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
@@ -28,7 +33,7 @@ pub enum WebhookError {
     /// No `v1` signature matches.
     #[error("no signature matches")]
     NoMatch,
-    /// The secret is not usable (`whsec_` with bad base64, or empty).
+    /// The secret is not usable (empty, or `whsec_` with nothing after it).
     #[error("the webhook secret is malformed")]
     BadSecret,
 }
@@ -44,16 +49,21 @@ pub struct WebhookHeaders {
     pub signature: Option<String>,
 }
 
-/// The key bytes of a secret: base64 after `whsec_`, else the string's bytes.
-fn key_bytes(secret: &str) -> Result<Vec<u8>, WebhookError> {
-    let key = match secret.strip_prefix("whsec_") {
-        Some(b64) => STANDARD.decode(b64.trim()).map_err(|_| WebhookError::BadSecret)?,
-        None => secret.as_bytes().to_vec(),
-    };
-    if key.is_empty() {
-        return Err(WebhookError::BadSecret);
+/// The HMAC keys a secret stands for, the one [`sign`] uses first: for `whsec_<base64>` the
+/// decoded bytes (Standard Webhooks), then the whole string's UTF-8 bytes (older secrets); a
+/// `whsec_` whose rest is not base64 stands only for its UTF-8 bytes, and any other secret for
+/// its own bytes. An empty secret, or `whsec_` with nothing after it, is [`WebhookError::BadSecret`].
+fn keys(secret: &str) -> Result<Vec<Vec<u8>>, WebhookError> {
+    let raw = secret.as_bytes().to_vec();
+    match secret.strip_prefix("whsec_") {
+        Some(rest) if rest.trim().is_empty() => Err(WebhookError::BadSecret),
+        Some(rest) => match STANDARD.decode(rest.trim()) {
+            Ok(decoded) => Ok(vec![decoded, raw]),
+            Err(_) => Ok(vec![raw]),
+        },
+        None if raw.is_empty() => Err(WebhookError::BadSecret),
+        None => Ok(vec![raw]),
     }
-    Ok(key)
 }
 
 fn mac(key: &[u8], id: &str, timestamp: &str, body: &[u8]) -> Hmac<Sha256> {
@@ -67,16 +77,17 @@ fn mac(key: &[u8], id: &str, timestamp: &str, body: &[u8]) -> Hmac<Sha256> {
     mac
 }
 
-/// The `webhook-signature` value (`v1,<base64>`) for a delivery.
+/// The `webhook-signature` value (`v1,<base64>`) for a delivery, under the secret's first key
+/// (for `whsec_<base64>`, the Standard Webhooks one).
 pub fn sign(secret: &str, id: &str, timestamp: i64, body: &[u8]) -> Result<String, WebhookError> {
-    let key = key_bytes(secret)?;
-    let tag = mac(&key, id, &timestamp.to_string(), body).finalize().into_bytes();
+    let keys = keys(secret)?;
+    let tag = mac(&keys[0], id, &timestamp.to_string(), body).finalize().into_bytes();
     Ok(format!("v1,{}", STANDARD.encode(tag)))
 }
 
 /// Verify a delivery at `now` (seconds since the epoch): the timestamp within
-/// [`TIMESTAMP_TOLERANCE_SECS`] and one `v1` signature matching, compared in constant time.
-/// Answers the webhook id on success.
+/// [`TIMESTAMP_TOLERANCE_SECS`] and one `v1` signature matching under one of the secret's keys
+/// (see the module header), each comparison in constant time. Answers the webhook id on success.
 pub fn verify(secret: &str, headers: &WebhookHeaders, body: &[u8], now: i64) -> Result<String, WebhookError> {
     let present = |v: &Option<String>, name| {
         v.as_deref()
@@ -92,12 +103,11 @@ pub fn verify(secret: &str, headers: &WebhookHeaders, body: &[u8], now: i64) -> 
     if now.abs_diff(ts) > TIMESTAMP_TOLERANCE_SECS.unsigned_abs() {
         return Err(WebhookError::Stale);
     }
-    let key = key_bytes(secret)?;
-    let expected = mac(&key, &id, &timestamp, body);
+    let expected: Vec<Hmac<Sha256>> = keys(secret)?.iter().map(|key| mac(key, &id, &timestamp, body)).collect();
     for candidate in signatures.split(' ') {
         let Some(("v1", b64)) = candidate.split_once(',') else { continue };
         let Ok(tag) = STANDARD.decode(b64) else { continue };
-        if expected.clone().verify_slice(&tag).is_ok() {
+        if expected.iter().any(|mac| mac.clone().verify_slice(&tag).is_ok()) {
             return Ok(id);
         }
     }
@@ -108,12 +118,16 @@ pub fn verify(secret: &str, headers: &WebhookHeaders, body: &[u8], now: i64) -> 
 mod tests {
     use super::*;
 
-    // The example of the Standard Webhooks specification.
+    // The example of the Standard Webhooks specification: its SIGNATURE is made with the key
+    // base64-decoded from after `whsec_`.
     const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
     const ID: &str = "msg_p5jXN8AQM9LWM0D4loKWxJek";
     const TS: i64 = 1614265330;
     const BODY: &[u8] = br#"{"test": 2432232314}"#;
     const SIGNATURE: &str = "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=";
+    // The same delivery signed the older way, with the UTF-8 bytes of the whole SECRET as the key
+    // (computed outside this code: Python's hmac over `{ID}.{TS}.{BODY}`).
+    const SIGNATURE_UTF8_KEY: &str = "v1,TcxlhK9b6UD6iVI1ZU2tTqp8PEVfYRseNNfa6b+LcUg=";
 
     fn headers(signature: &str, ts: i64) -> WebhookHeaders {
         WebhookHeaders { id: Some(ID.into()), timestamp: Some(ts.to_string()), signature: Some(signature.into()) }
@@ -154,7 +168,59 @@ mod tests {
         bad_ts.timestamp = Some("yesterday".into());
         assert_eq!(verify(SECRET, &bad_ts, BODY, TS), Err(WebhookError::BadTimestamp));
         assert_eq!(verify(SECRET, &headers("v1,not-base64!", TS), BODY, TS), Err(WebhookError::NoMatch));
-        assert_eq!(sign("whsec_***", ID, TS, BODY), Err(WebhookError::BadSecret));
+        assert_eq!(sign("", ID, TS, BODY), Err(WebhookError::BadSecret));
+        assert_eq!(sign("whsec_ ", ID, TS, BODY), Err(WebhookError::BadSecret));
+        assert_eq!(verify("whsec_", &headers(SIGNATURE, TS), BODY, TS), Err(WebhookError::BadSecret));
+    }
+
+    #[test]
+    fn both_secret_formats_verify() {
+        // The published vector is checked at its own time (`now` is a parameter), not today's.
+        let now = TS + 10;
+        assert_eq!(verify(SECRET, &headers(SIGNATURE, TS), BODY, now).as_deref(), Ok(ID));
+        assert_eq!(verify(SECRET, &headers(SIGNATURE_UTF8_KEY, TS), BODY, now).as_deref(), Ok(ID));
+        let both = format!("{SIGNATURE_UTF8_KEY} {SIGNATURE}");
+        assert_eq!(verify(SECRET, &headers(&both, TS), BODY, now).as_deref(), Ok(ID));
+        // Signing uses the Standard Webhooks key when the secret has one.
+        assert_eq!(sign(SECRET, ID, TS, BODY).unwrap(), SIGNATURE);
+        // The tolerance still applies to either format.
+        let late = TS + TIMESTAMP_TOLERANCE_SECS + 1;
+        assert_eq!(verify(SECRET, &headers(SIGNATURE_UTF8_KEY, TS), BODY, late), Err(WebhookError::Stale));
+        // A `whsec_` secret whose rest is not base64 is only its UTF-8 bytes: it signs with them.
+        let odd = "whsec_not*base64";
+        let sig = sign(odd, ID, TS, BODY).unwrap();
+        assert_eq!(verify(odd, &headers(&sig, TS), BODY, TS).as_deref(), Ok(ID));
+        assert_ne!(sign("whsec_not*base65", ID, TS, BODY).unwrap(), sig);
+    }
+
+    #[test]
+    fn forgeries_and_altered_bodies_fail_under_both_formats() {
+        let now = TS;
+        for signature in [SIGNATURE, SIGNATURE_UTF8_KEY] {
+            // The body, id or timestamp changed after signing.
+            assert_eq!(
+                verify(SECRET, &headers(signature, TS), br#"{"test": 2432232315}"#, now),
+                Err(WebhookError::NoMatch)
+            );
+            let mut longer = BODY.to_vec();
+            longer.push(b' ');
+            assert_eq!(verify(SECRET, &headers(signature, TS), &longer, now), Err(WebhookError::NoMatch));
+            let mut other_id = headers(signature, TS);
+            other_id.id = Some("msg_other".into());
+            assert_eq!(verify(SECRET, &other_id, BODY, now), Err(WebhookError::NoMatch));
+            // Another secret, in either format, does not verify it.
+            let other = "whsec_".to_string() + &STANDARD.encode(b"another secret entirely");
+            assert_eq!(verify(&other, &headers(signature, TS), BODY, now), Err(WebhookError::NoMatch));
+            // Nor does the base64 text without its prefix (its bytes are neither key).
+            let unprefixed = SECRET.trim_start_matches("whsec_");
+            assert_eq!(verify(unprefixed, &headers(signature, TS), BODY, now), Err(WebhookError::NoMatch));
+        }
+        // Forged signatures: well-formed but made up, truncated, empty, or the right tag under v2.
+        let forged = format!("v1,{}", STANDARD.encode([7u8; 32]));
+        let truncated = &SIGNATURE[..SIGNATURE.len() - 4];
+        for signature in [forged.as_str(), truncated, "v1,", "v2,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="] {
+            assert_eq!(verify(SECRET, &headers(signature, TS), BODY, now), Err(WebhookError::NoMatch), "{signature}");
+        }
     }
 
     #[test]
