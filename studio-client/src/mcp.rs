@@ -21,7 +21,7 @@ impl Client {
     ///
     /// The message is sent as is, with this client's key as the bearer token
     /// (`initialize` and `ping` need none). A JSON-RPC error answered with HTTP 200 (an
-    /// unknown method, -32601; an unknown tool, -32602) and a tool refusal (`isError` true)
+    /// unknown method, -32601) and a tool refusal (`isError` true, an unknown tool included)
     /// come back as `Some(body)`. An HTTP refusal is [`Error::Api`]: 401 `UNAUTHORIZED`
     /// (no valid key), 403 `FORBIDDEN` (Origin), 400 `PARSE_ERROR` or `INVALID_REQUEST`,
     /// with the JSON-RPC error's message and the extra fields `rpcCode` and `id`. Sent once

@@ -197,7 +197,7 @@ async fn transport_rules(backend: Backend) {
 /// read `BAD_ARGUMENTS`. Malformed envelopes and unknown methods keep their errors.
 async fn tools_call_is_always_a_result(backend: Backend) {
     let app = spawn(backend, |c| c.runner_concurrency = 0).await.expect("app");
-    let (_session, key) = house(&app, "always-result").await;
+    let key = House::new(&app, "always-result").await.secret;
 
     let cases: Vec<(Value, &str)> = vec![
         (json!({"name": "no_such_tool", "arguments": {}}), "UNKNOWN_TOOL"),
@@ -246,7 +246,7 @@ async fn tools_call_is_always_a_result(backend: Backend) {
 /// unknown role is refused `BAD_INPUTS` before anything is held or queued.
 async fn start_develop_refuses_unknown_roles_holding_nothing(backend: Backend) {
     let app = spawn(backend, |c| c.runner_concurrency = 0).await.expect("app");
-    let (_session, key) = house(&app, "roles").await;
+    let key = House::new(&app, "roles").await.secret;
     let client = app.client.with_api_key(&key);
     let asset = client.upload_bytes("r.png", png(40, 30), &Default::default()).await.unwrap().asset.id;
     let before = ok(&call(&app, &key, "check_balance", json!({})).await).clone();

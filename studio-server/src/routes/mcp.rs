@@ -42,7 +42,10 @@ impl aide::OperationOutput for McpReply {
             (Some(aide::openapi::StatusCode::Code(code)), response)
         };
         vec![
-            described(200, "One JSON-RPC response object (a result, a tool refusal with isError, or -32601/-32602)"),
+            described(
+                200,
+                "One JSON-RPC response object (a result, a tool refusal with isError, or -32601 for an unknown method)",
+            ),
             described(202, "A notification or response was accepted; no body"),
             described(
                 400,
