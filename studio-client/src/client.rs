@@ -43,8 +43,8 @@ pub(crate) const IMAGE_UPLOAD: Duration = Duration::from_secs(30 * 60);
 
 /// The session cookie's name.
 const SESSION_COOKIE: &str = "studio_session";
-/// The largest page `GET /api/toolkit/assets` answers.
-const MAX_ASSET_PAGE: u32 = 200;
+/// The page size the whole-list calls walk with: the largest the server answers.
+const PAGE: u32 = studio_core::api::MAX_ASSET_PAGE as u32;
 
 /// How a client authenticates.
 #[derive(Clone, PartialEq, Eq)]
@@ -449,7 +449,7 @@ impl Client {
         let mut all = AssetList { assets: Vec::new(), next_cursor: None };
         let mut cursor: Option<String> = None;
         loop {
-            let page = self.list_assets_page(folder_id, MAX_ASSET_PAGE, cursor.as_deref()).await?;
+            let page = self.list_assets_page(folder_id, PAGE, cursor.as_deref()).await?;
             all.assets.extend(page.assets);
             match page.next_cursor {
                 Some(next) => cursor = Some(next),
@@ -611,9 +611,9 @@ impl Client {
     /// The built-in plain grounds and every scene of the house: `GET /api/toolkit/backgrounds`
     /// page by page until the last.
     pub async fn backgrounds(&self) -> Result<Backgrounds, Error> {
-        let mut all: Backgrounds = self.get(&format!("/api/toolkit/backgrounds?limit={MAX_ASSET_PAGE}")).await?;
+        let mut all: Backgrounds = self.get(&format!("/api/toolkit/backgrounds?limit={PAGE}")).await?;
         while let Some(cursor) = all.next_cursor.take() {
-            let page = self.backgrounds_page(MAX_ASSET_PAGE, Some(&cursor)).await?;
+            let page = self.backgrounds_page(PAGE, Some(&cursor)).await?;
             all.scenes.extend(page.scenes);
             all.next_cursor = page.next_cursor;
         }

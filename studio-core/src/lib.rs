@@ -55,6 +55,7 @@ mod studio;
 pub use crate::{
     accounts::{Email, SessionToken},
     admin::{Admin, Operator},
+    api::MAX_ASSET_PAGE,
     billing::{AUTOCHARGE_DEBOUNCE_MINUTES, MAX_CAP_CENTS, MAX_CUSTOM_CENTS, MAX_THRESHOLD_TOKENS, TestCheckoutView},
     blobs::{BlobConfig, BlobError, BlobReader, Blobs, S3Config, StoredBlob},
     caller::{Caller, Machine, MachineKind, MachineSecrets, PlatformAdmin, Via},
@@ -70,7 +71,7 @@ pub use crate::{
     images::MAX_IMAGE_MB,
     ledger::{HoldOutcome, Reservation},
     library::{
-        assets::{AssetFile, MAX_ASSET_PAGE, PendingUpload, UploadForm},
+        assets::{AssetFile, PendingUpload, UploadForm},
         packs::PackFile,
     },
     payments::{

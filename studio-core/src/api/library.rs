@@ -149,6 +149,11 @@ pub struct AssetList {
     pub next_cursor: Option<String>,
 }
 
+/// The largest page of assets or scenes one request answers (`limit` of `GET /api/toolkit/assets`,
+/// of `GET /api/toolkit/backgrounds` and of the list_assets tool), and the page size when `limit`
+/// is left out.
+pub const MAX_ASSET_PAGE: i64 = 200;
+
 /// `GET /api/toolkit/assets` query. Every answer is one page, newest first: `limit` assets (1 to
 /// 200; 200 when left out), and `nextCursor` leads to the next page while there is one.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]

@@ -33,8 +33,8 @@ pub use keys::{ApiKey, KeyList, MintKeyRequest, RevokedKey};
 pub use library::{
     Asset, AssetBatchPatch, AssetIds, AssetKind, AssetList, AssetPatch, AssetQuery, AssetResponse, Backgrounds,
     BackgroundsQuery, ClassifyResult, CreateFolderRequest, Deleted, Folder, FolderList, FolderResponse, Ground,
-    GroupRequest, GroupResponse, Pack, PackRequest, PackSize, Quote, QuoteRequest, RenameFolderRequest, Scene, Updated,
-    UploadResponse,
+    GroupRequest, GroupResponse, MAX_ASSET_PAGE, Pack, PackRequest, PackSize, Quote, QuoteRequest, RenameFolderRequest,
+    Scene, Updated, UploadResponse,
 };
 pub use models::*;
 pub use quality::*;

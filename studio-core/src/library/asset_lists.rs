@@ -13,17 +13,16 @@ use std::sync::{Arc, Mutex};
 
 use crate::api::AssetList;
 
-/// Answers kept at most; when full, the cache starts again empty.
+/// Answers kept at most; when full, the cache starts again empty. Each answer is one page
+/// (at most `MAX_ASSET_PAGE` assets), so memory stays bounded.
 const MAX_ENTRIES: usize = 1024;
-/// Longer answers (a large library asked whole) are not kept, so memory stays bounded.
-const MAX_ASSETS: usize = 500;
 
 /// What an answer depends on besides the house's assets.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) struct ListKey {
     pub org_id: String,
     pub folder_id: Option<String>,
-    pub limit: Option<i64>,
+    pub limit: i64,
     pub cursor: Option<String>,
 }
 
@@ -42,9 +41,6 @@ impl AssetLists {
 
     /// Keep `list`, read after the library was at `version`.
     pub(crate) fn put(&self, key: ListKey, version: i64, list: &AssetList) {
-        if list.assets.len() > MAX_ASSETS {
-            return;
-        }
         let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
         if entries.len() >= MAX_ENTRIES && !entries.contains_key(&key) {
             entries.clear();
@@ -58,7 +54,7 @@ mod tests {
     use super::*;
 
     fn key(org: &str) -> ListKey {
-        ListKey { org_id: org.into(), folder_id: None, limit: Some(50), cursor: None }
+        ListKey { org_id: org.into(), folder_id: None, limit: 50, cursor: None }
     }
 
     #[test]
@@ -70,7 +66,7 @@ mod tests {
         assert_eq!(cache.get(&key("org_a"), 3).as_deref(), Some(&list));
         assert!(cache.get(&key("org_a"), 4).is_none(), "a newer version misses");
         assert!(cache.get(&key("org_b"), 3).is_none(), "another house misses");
-        assert!(cache.get(&ListKey { limit: None, ..key("org_a") }, 3).is_none(), "another query misses");
+        assert!(cache.get(&ListKey { limit: 51, ..key("org_a") }, 3).is_none(), "another query misses");
     }
 
     #[test]

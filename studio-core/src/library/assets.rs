@@ -22,11 +22,10 @@ use crate::storage::{AssetChanges, AssetRow};
 use crate::studio::Studio;
 
 use crate::ai::classify::Supplied;
+use crate::api::MAX_ASSET_PAGE;
 use crate::images::MAX_IMAGE_MB;
 const MAX_IMAGE_BYTES: u64 = MAX_IMAGE_MB * 1024 * 1024;
 /// Longest name and SKU.
-/// The largest asset page (`limit` of `GET /api/toolkit/assets` and of the list_assets tool).
-pub const MAX_ASSET_PAGE: i64 = 200;
 const MAX_NAME_CHARS: usize = 200;
 const MAX_SKU_CHARS: usize = 64;
 /// Most ids one batch call takes.
@@ -209,9 +208,9 @@ impl Studio {
         }
     }
 
-    /// The house's live assets, newest first; `folderId` narrows to one collection. Without
-    /// `limit`, every one; with it, a page of at most `limit` (1 to [`MAX_ASSET_PAGE`]) after
-    /// `cursor`, and `nextCursor` when more remain.
+    /// One page of the house's live assets, newest first; `folderId` narrows to one collection.
+    /// At most `limit` (1 to [`MAX_ASSET_PAGE`], which is also the default) after `cursor`, and
+    /// `nextCursor` when more remain.
     pub async fn list_assets(&self, caller: &Caller, query: AssetQuery) -> Result<AssetList> {
         let folder = query.folder_id.as_deref();
         if let Some(folder) = folder {
@@ -220,7 +219,7 @@ impl Studio {
                 .await?
                 .ok_or_else(|| Error::not_found("NOT_FOUND", "No such collection in this house."))?;
         }
-        let limit = Some(page_limit(query.limit.as_deref())?);
+        let limit = page_limit(query.limit.as_deref())?;
         let after = self.page_cursor(caller, query.cursor.as_deref()).await?;
         // The version first, then the list (see asset_lists.rs).
         let version = self.storage.library_version(&caller.org_id).await?;
@@ -233,31 +232,33 @@ impl Studio {
         if let Some(kept) = self.asset_lists.get(&key, version) {
             return Ok(AssetList::clone(&kept));
         }
-        let list = self.read_assets(&caller.org_id, folder, limit, after).await?;
+        let (rows, next_cursor) = self.asset_page(&caller.org_id, folder, None, limit, after).await?;
+        let list = AssetList { assets: rows.into_iter().map(|r| self.asset_view(r)).collect(), next_cursor };
         self.asset_lists.put(key, version, &list);
         Ok(list)
     }
 
-    /// Read the list [`Studio::list_assets`] answers from the storage.
-    async fn read_assets(
+    /// One page of live assets, newest first (of one collection or kind when given), and the
+    /// cursor of the next page when another follows.
+    async fn asset_page(
         &self,
         org_id: &str,
         folder: Option<&str>,
-        limit: Option<i64>,
+        kind: Option<AssetKind>,
+        limit: i64,
         after: Option<(DateTime<Utc>, String)>,
-    ) -> Result<AssetList> {
+    ) -> Result<(Vec<AssetRow>, Option<String>)> {
         let after = after.as_ref().map(|(at, id)| (*at, id.as_str()));
+        let kind = kind.map(AssetKind::as_str);
         // One more than the page, to know whether another follows.
-        let fetch = limit.map_or(i64::MAX, |l| l + 1);
-        let mut rows = self.storage.list_assets_page(org_id, folder, fetch, after).await?;
-        let next_cursor = match limit {
-            Some(l) if rows.len() as i64 > l => {
-                rows.truncate(l as usize);
-                rows.last().map(|r| r.id.clone())
-            }
-            _ => None,
+        let mut rows = self.storage.list_assets_page(org_id, folder, kind, limit + 1, after).await?;
+        let next_cursor = if rows.len() as i64 > limit {
+            rows.truncate(limit as usize);
+            rows.last().map(|r| r.id.clone())
+        } else {
+            None
         };
-        Ok(AssetList { assets: rows.into_iter().map(|r| self.asset_view(r)).collect(), next_cursor })
+        Ok((rows, next_cursor))
     }
 
     /// How many live assets the house has, optionally in one collection.
@@ -562,12 +563,8 @@ impl Studio {
                 preview_url: format!("{}/api/toolkit/backgrounds/{id}/preview", self.config.public_url),
             })
             .collect();
-        let after = after.as_ref().map(|(at, id)| (*at, id.as_str()));
-        let mut rows = self.storage.list_scenes_page(&caller.org_id, limit + 1, after).await?;
-        let next_cursor = (rows.len() as i64 > limit).then(|| {
-            rows.truncate(limit as usize);
-            rows.last().map(|r| r.id.clone())
-        });
+        let (rows, next_cursor) =
+            self.asset_page(&caller.org_id, None, Some(AssetKind::Background), limit, after).await?;
         let scenes = rows
             .into_iter()
             .map(|a| {
@@ -575,7 +572,7 @@ impl Studio {
                 Scene { id: view.id, name: view.name, url: view.url, created_at: view.created_at }
             })
             .collect();
-        Ok(Backgrounds { grounds, scenes, next_cursor: next_cursor.flatten() })
+        Ok(Backgrounds { grounds, scenes, next_cursor })
     }
 
     /// A built-in ground's swatch as a small PNG.

@@ -149,20 +149,14 @@ pub trait LibraryStore: Send + Sync {
     async fn insert_asset(&self, asset: AssetRow) -> Result<(), StorageError>;
     /// A house's live assets, newest first, optionally in one collection.
     async fn list_assets(&self, org_id: &str, folder_id: Option<&str>) -> Result<Vec<AssetRow>, StorageError>;
-    /// One page of [`Storage::list_assets`]: at most `limit` rows, starting after the asset at
-    /// `after` (its `created_at` and id) in that order.
+    /// One page of [`Storage::list_assets`], optionally of one `kind` only (the scenes are the
+    /// `background` kind): at most `limit` rows, starting after the asset at `after` (its
+    /// `created_at` and id) in that order.
     async fn list_assets_page(
         &self,
         org_id: &str,
         folder_id: Option<&str>,
-        limit: i64,
-        after: Option<(DateTime<Utc>, &str)>,
-    ) -> Result<Vec<AssetRow>, StorageError>;
-    /// One page of the house's live scenes (assets of kind `background`), newest first, after
-    /// `after` (`created_at`, `id`).
-    async fn list_scenes_page(
-        &self,
-        org_id: &str,
+        kind: Option<&str>,
         limit: i64,
         after: Option<(DateTime<Utc>, &str)>,
     ) -> Result<Vec<AssetRow>, StorageError>;

@@ -55,20 +55,21 @@ macro_rules! impl_library_store {
             }
 
             async fn list_assets(&self, org_id: &str, folder_id: Option<&str>) -> Result<Vec<AssetRow>, StorageError> {
-                self.list_assets_page(org_id, folder_id, i64::MAX, None).await
+                self.list_assets_page(org_id, folder_id, None, i64::MAX, None).await
             }
 
             async fn list_assets_page(
                 &self,
                 org_id: &str,
                 folder_id: Option<&str>,
+                kind: Option<&str>,
                 limit: i64,
                 after: Option<(DateTime<Utc>, &str)>,
             ) -> Result<Vec<AssetRow>, StorageError> {
                 let (at, id) = after.unzip();
                 Ok(sqlx::query_as(concat!(
                     "SELECT ", asset_columns!(), " FROM assets WHERE org_id = $1 AND deleted_at IS NULL ",
-                    "AND ($2 IS NULL OR folder_id = $2) ",
+                    "AND ($2 IS NULL OR folder_id = $2) AND ($6 IS NULL OR kind = $6) ",
                     "AND ($3 IS NULL OR created_at < $3 OR (created_at = $3 AND id < $4)) ",
                     "ORDER BY created_at DESC, id DESC LIMIT $5"
                 ))
@@ -77,27 +78,7 @@ macro_rules! impl_library_store {
                 .bind(at)
                 .bind(id)
                 .bind(limit)
-                .fetch_all(&self.pool)
-                .await?)
-            }
-
-            async fn list_scenes_page(
-                &self,
-                org_id: &str,
-                limit: i64,
-                after: Option<(DateTime<Utc>, &str)>,
-            ) -> Result<Vec<AssetRow>, StorageError> {
-                let (at, id) = after.unzip();
-                Ok(sqlx::query_as(concat!(
-                    "SELECT ", asset_columns!(), " FROM assets WHERE org_id = $1 AND deleted_at IS NULL ",
-                    "AND kind = 'background' ",
-                    "AND ($2 IS NULL OR created_at < $2 OR (created_at = $2 AND id < $3)) ",
-                    "ORDER BY created_at DESC, id DESC LIMIT $4"
-                ))
-                .bind(org_id)
-                .bind(at)
-                .bind(id)
-                .bind(limit)
+                .bind(kind)
                 .fetch_all(&self.pool)
                 .await?)
             }
