@@ -132,21 +132,32 @@ impl FromRequestParts<AppState> for Auth {
     }
 }
 
-/// The caller of a request: its bearer key, else its session cookie after `origin_check`
-/// (cookies are what a foreign page can make a browser send; keys are not).
+/// The caller of a request and the credential it came with: its bearer key, else its session
+/// cookie after `origin_check` (cookies are what a foreign page can make a browser send; keys
+/// are not).
+async fn authenticate(
+    parts: &Parts,
+    state: &AppState,
+    origin_check: fn(&Parts, &AppState) -> Result<(), AppError>,
+) -> Result<(Caller, Credential), AppError> {
+    let credential = match (bearer(&parts.headers), session_cookie(&parts.headers)) {
+        (Some(secret), _) => Credential::Key(secret.to_string()),
+        (None, Some(token)) => {
+            origin_check(parts, state)?;
+            Credential::Session(token)
+        }
+        (None, None) => return Err(Error::unauthenticated("No valid session").into()),
+    };
+    Ok((credential.authenticate(state).await?, credential))
+}
+
+/// The caller of a request (see [`authenticate`]).
 async fn caller(
     parts: &Parts,
     state: &AppState,
     origin_check: fn(&Parts, &AppState) -> Result<(), AppError>,
 ) -> Result<Caller, AppError> {
-    if let Some(secret) = bearer(&parts.headers) {
-        return Ok(state.studio.authenticate_key(secret).await?);
-    }
-    let Some(token) = session_cookie(&parts.headers) else {
-        return Err(Error::unauthenticated("No valid session").into());
-    };
-    origin_check(parts, state)?;
-    Ok(state.studio.authenticate_session(&token).await?)
+    Ok(authenticate(parts, state, origin_check).await?.0)
 }
 
 /// The credential a request came with, kept by a long-lived socket so it can ask again.
@@ -185,12 +196,7 @@ impl FromRequestParts<AppState> for SocketAuth {
     type Rejection = AppError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        let caller = caller(parts, state, origin_allowed).await?;
-        let credential = match (bearer(&parts.headers), session_cookie(&parts.headers)) {
-            (Some(secret), _) => Credential::Key(secret.to_string()),
-            (None, Some(token)) => Credential::Session(token),
-            (None, None) => return Err(Error::unauthenticated("No valid session").into()),
-        };
+        let (caller, credential) = authenticate(parts, state, origin_allowed).await?;
         Ok(SocketAuth(caller, credential))
     }
 }

@@ -480,21 +480,14 @@ impl ServerConfig {
     /// address (127.0.0.0/8, ::1 or localhost).
     pub fn serves_loopback_only(&self) -> bool {
         let host = match &self.public_url {
-            Some(url) => {
-                let rest = url.split_once("://").map_or(url.as_str(), |(_, r)| r);
-                let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
-                let authority = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-                if let Some(v6) = authority.strip_prefix('[') {
-                    v6.split(']').next().unwrap_or_default().to_string()
-                } else {
-                    authority.split(':').next().unwrap_or_default().to_string()
-                }
-            }
+            Some(url) => url.parse::<axum::http::Uri>().ok().and_then(|u| u.host().map(str::to_string)),
             None => match self.listen.parse::<std::net::SocketAddr>() {
                 Ok(addr) => return addr.ip().is_loopback(),
-                Err(_) => self.listen.rsplit_once(':').map_or(self.listen.as_str(), |(h, _)| h).to_string(),
+                Err(_) => self.listen.rsplit_once(':').map(|(host, _)| host.to_string()),
             },
         };
+        let Some(host) = host else { return false };
+        let host = host.trim_start_matches('[').trim_end_matches(']');
         host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
     }
 
