@@ -30,7 +30,19 @@ CREATE INDEX ledger_entries_org ON ledger_entries (org_id, created_at);
 CREATE UNIQUE INDEX ledger_entries_reserved_once ON ledger_entries (hold_id) WHERE kind = 'reserve';
 CREATE UNIQUE INDEX ledger_entries_resolved_once ON ledger_entries (hold_id) WHERE kind IN ('settled', 'released');
 CREATE UNIQUE INDEX ledger_entries_expired_once ON ledger_entries (expires_entry_id) WHERE kind = 'expire';
-CREATE INDEX ledger_entries_expiring ON ledger_entries (expires_at) WHERE kind = 'grant' AND expires_at IS NOT NULL;
+
+-- The grants still waiting to expire, so finding what is due never walks the expired history:
+-- a row is added with each expiring grant and removed with its expire entry (this table is
+-- bookkeeping beside the ledger, not part of it).
+CREATE TABLE grant_expiries (
+    entry_id   TEXT PRIMARY KEY,
+    org_id     TEXT NOT NULL,
+    expires_at TEXT NOT NULL
+);
+CREATE INDEX grant_expiries_due ON grant_expiries (expires_at);
+CREATE INDEX grant_expiries_org ON grant_expiries (org_id, expires_at);
+INSERT INTO grant_expiries (entry_id, org_id, expires_at)
+SELECT id, org_id, expires_at FROM ledger_entries WHERE kind = 'grant' AND expires_at IS NOT NULL;
 
 CREATE TRIGGER ledger_entries_no_update BEFORE UPDATE ON ledger_entries
 BEGIN

@@ -72,11 +72,10 @@ macro_rules! impl_ledger_store {
 
             async fn expire_grants(&self, org_id: Option<&str>, now: DateTime<Utc>) -> Result<i64, StorageError> {
                 let due: Vec<(String, String, i64)> = sqlx::query_as(
-                    "SELECT g.id, g.org_id, g.grant_delta FROM ledger_entries g \
-                     WHERE g.kind = 'grant' AND g.expires_at IS NOT NULL AND g.expires_at <= $1 \
-                     AND ($2 IS NULL OR g.org_id = $2) \
-                     AND NOT EXISTS (SELECT 1 FROM ledger_entries x WHERE x.kind = 'expire' AND x.expires_entry_id = g.id) \
-                     ORDER BY g.expires_at, g.id LIMIT 500",
+                    "SELECT e.entry_id, e.org_id, g.grant_delta FROM grant_expiries e \
+                     JOIN ledger_entries g ON g.id = e.entry_id \
+                     WHERE e.expires_at <= $1 AND ($2 IS NULL OR e.org_id = $2) \
+                     ORDER BY e.expires_at, e.entry_id LIMIT 500",
                 )
                 .bind(now)
                 .bind(org_id)

@@ -400,21 +400,32 @@ macro_rules! impl_tx_helpers {
                 now: c.now,
                 seq_delta: 0,
             };
-            apply_entry(tx, &entry).await
+            let id = crate::ids::new_id("led");
+            let after = apply_entry_as(tx, &id, &entry).await?;
+            if let (Bucket::Grant, Some(expires_at)) = (c.bucket, c.expires_at) {
+                sqlx::query("INSERT INTO grant_expiries (entry_id, org_id, expires_at) VALUES ($1, $2, $3)")
+                    .bind(&id)
+                    .bind(&c.org_id)
+                    .bind(expires_at)
+                    .execute(&mut **tx)
+                    .await?;
+            }
+            Ok(after)
         }
 
         /// Expire grant entry `entry_id` of `amount` tokens inside a fresh write transaction: lock
-        /// the balance, and unless an expiry of it exists already, append an `expire` entry taking
-        /// what is left of it (at most the grant bucket) out of the grant bucket and the credited
-        /// total. None when it was expired before (a concurrent sweep); else the tokens taken.
+        /// the balance, take the grant off `grant_expiries` (the pending list), and append an
+        /// `expire` entry taking what is left of it (at most the grant bucket) out of the grant
+        /// bucket and the credited total. None when it was no longer pending (a concurrent sweep
+        /// took it); else the tokens taken.
         async fn apply_expiry(tx: &mut Tx, org_id: &str, entry_id: &str, amount: i64, now: DateTime<Utc>) -> Result<Option<i64>, StorageError> {
             let bal = lock_balance(tx, org_id).await?;
-            let done: Option<(String,)> =
-                sqlx::query_as("SELECT id FROM ledger_entries WHERE kind = 'expire' AND expires_entry_id = $1")
-                    .bind(entry_id)
-                    .fetch_optional(&mut **tx)
-                    .await?;
-            if done.is_some() {
+            let pending = sqlx::query("DELETE FROM grant_expiries WHERE entry_id = $1")
+                .bind(entry_id)
+                .execute(&mut **tx)
+                .await?
+                .rows_affected();
+            if pending == 0 {
                 return Ok(None);
             }
             let taken = amount.min(bal.grant_tokens).max(0);
@@ -441,12 +452,17 @@ macro_rules! impl_tx_helpers {
 
         /// Append one ledger entry and move the running totals by the same deltas.
         async fn apply_entry(tx: &mut Tx, e: &Entry<'_>) -> Result<BalanceRow, StorageError> {
+            apply_entry_as(tx, &crate::ids::new_id("led"), e).await
+        }
+
+        /// [`apply_entry`] with the entry's id chosen by the caller.
+        async fn apply_entry_as(tx: &mut Tx, id: &str, e: &Entry<'_>) -> Result<BalanceRow, StorageError> {
             sqlx::query(
                 "INSERT INTO ledger_entries (id, org_id, kind, grant_delta, topup_delta, held_delta, settled_delta, \
                  credited_delta, hold_id, user_id, reason, expires_at, created_at, expires_entry_id) \
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
             )
-            .bind(crate::ids::new_id("led"))
+            .bind(id)
             .bind(e.org_id)
             .bind(e.kind)
             .bind(e.grant_delta)
