@@ -177,13 +177,13 @@ pub(crate) fn document(api: &mut aide::openapi::OpenApi) {
 
 /// The middleware: limited routes count against the client's bucket; others pass untouched.
 pub(crate) async fn limit(State(limit): State<Arc<RateLimit>>, mut req: Request, next: Next) -> Response {
-    let path = req.extensions().get::<MatchedPath>().map(|p| p.as_str().to_string());
-    let path = path.as_deref().unwrap_or_default();
-    if LIMITED_ROUTES.contains(&path) {
+    let path = req.extensions().get::<MatchedPath>().map(MatchedPath::as_str);
+    let (limited, quiet) = path.map_or((false, false), |p| (LIMITED_ROUTES.contains(&p), QUIET_ROUTES.contains(&p)));
+    if limited {
         if let Err(retry_after) = limit.check(&req) {
             return too_many_requests(retry_after);
         }
-    } else if QUIET_ROUTES.contains(&path) && limit.check(&req).is_err() {
+    } else if quiet && limit.check(&req).is_err() {
         req.extensions_mut().insert(Throttled);
     }
     next.run(req).await

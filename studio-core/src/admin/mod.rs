@@ -17,7 +17,7 @@ use crate::storage::{Bucket, NewCredit};
 use crate::studio::Studio;
 
 /// The largest admin grant in one call.
-pub(crate) const MAX_ADMIN_GRANT: i64 = 1_000_000;
+const MAX_ADMIN_GRANT: i64 = 1_000_000;
 /// The longest admin grant expiry, in days.
 const MAX_EXPIRY_DAYS: i64 = 3650;
 
