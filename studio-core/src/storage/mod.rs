@@ -2,7 +2,7 @@
 //! project lives under this folder.
 //!
 //! One trait per domain (`AccountStore`, `LibraryStore`, `ModelStore`, `JobStore`,
-//! `LedgerStore`, `BillingStore`), each beside its row types in the file of its name, and
+//! `LedgerStore`, `BillingStore`, `SeatStore`, `ProfileStore`), each beside its row types in the file of its name, and
 //! [`Storage`] as their union. Two real implementations share one body of SQL (`sql/`, one file
 //! per domain): SQLite (the embedded default) and PostgreSQL (scale-out). Only `sql/tx.rs`, the
 //! shared transaction helpers, writes the ledger and the running totals.
@@ -17,6 +17,8 @@ mod jobs;
 mod ledger;
 mod library;
 mod models;
+mod profiles;
+mod seats;
 mod sql;
 
 #[cfg(feature = "postgres")]
@@ -38,6 +40,10 @@ pub use library::{AssetChanges, AssetRow, FolderRow, LibraryStore, PackRow};
 pub use models::{ModelRow, ModelStore};
 #[cfg(feature = "postgres")]
 pub use postgres::PgStorage;
+pub use profiles::{
+    MemoryRow, MemoryWrite, PlanRow, ProfileRow, ProfileStore, ToolGrantRow, ToolItemRow, UserListRow, WorkflowUsageRow,
+};
+pub use seats::{AcceptSeat, EraseOutcome, SeatInvitationRow, SeatRow, SeatStore};
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStorage;
 
@@ -63,7 +69,17 @@ pub enum StorageError {
 /// crosses domains. Implementations apply their own migrations on open.
 #[async_trait::async_trait]
 pub trait Storage:
-    AccountStore + LibraryStore + ModelStore + JobStore + LedgerStore + BillingStore + Send + Sync + 'static
+    AccountStore
+    + LibraryStore
+    + ModelStore
+    + JobStore
+    + LedgerStore
+    + BillingStore
+    + SeatStore
+    + ProfileStore
+    + Send
+    + Sync
+    + 'static
 {
     /// Which backend this is (`sqlite` or `postgres`).
     fn backend(&self) -> &'static str;

@@ -17,13 +17,15 @@ use tokio::sync::{Mutex, MutexGuard};
 use super::group_commit::{DrainGuard, JobQueue, PendingJobs};
 use super::sql::{
     Entry, account_columns, asset_columns, checkout_columns, hold_columns, impl_storage, job_columns, key_columns,
-    model_columns, pack_columns, unique_as,
+    memory_columns, model_columns, pack_columns, seat_columns, seat_invitation_columns, unique_as,
 };
 use super::{
-    AssetChanges, AssetRow, AutochargeOutcome, AutochargeSettings, BalanceRow, BillingAccountRow, Bucket,
-    CancelOutcome, CheckoutRow, CreateJobsOutcome, FolderRow, HoldRow, HoldStatus, JobEnd, JobRow, KeyRow, LedgerAudit,
-    MembershipRow, ModelRow, NewAccount, NewAutocharge, NewCredit, NewHold, NewPayment, OrgRow, PackRow,
-    PaymentOutcome, ReserveOutcome, ResolveOutcome, SessionRow, SessionSeat, StorageError, TakeRecord, UserRow,
+    AcceptSeat, AssetChanges, AssetRow, AutochargeOutcome, AutochargeSettings, BalanceRow, BillingAccountRow, Bucket,
+    CancelOutcome, CheckoutRow, CreateJobsOutcome, EraseOutcome, FolderRow, HoldRow, HoldStatus, JobEnd, JobRow,
+    KeyRow, LedgerAudit, MembershipRow, MemoryRow, MemoryWrite, ModelRow, NewAccount, NewAutocharge, NewCredit,
+    NewHold, NewPayment, OrgRow, PackRow, PaymentOutcome, PlanRow, ProfileRow, ReserveOutcome, ResolveOutcome,
+    SeatInvitationRow, SeatRow, SessionRow, SessionSeat, StorageError, TakeRecord, ToolGrantRow, ToolItemRow,
+    UserListRow, UserRow, WorkflowUsageRow,
 };
 
 type Tx = sqlx::Transaction<'static, Sqlite>;

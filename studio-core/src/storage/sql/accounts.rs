@@ -28,10 +28,11 @@ macro_rules! impl_account_store {
                     .execute(&mut *tx)
                     .await
                     .map_err(unique_as("email"))?;
-                sqlx::query("INSERT INTO organizations (id, name, created_at) VALUES ($1, $2, $3)")
+                sqlx::query("INSERT INTO organizations (id, name, created_at, founded_by) VALUES ($1, $2, $3, $4)")
                     .bind(&a.org.id)
                     .bind(&a.org.name)
                     .bind(a.org.created_at)
+                    .bind(&a.user.id)
                     .execute(&mut *tx)
                     .await?;
                 sqlx::query("INSERT INTO memberships (org_id, user_id, role, created_at) VALUES ($1, $2, 'owner', $3)")

@@ -14,6 +14,8 @@ pub(super) mod jobs;
 pub(super) mod ledger;
 pub(super) mod library;
 pub(super) mod models;
+pub(super) mod profiles;
+pub(super) mod seats;
 pub(super) mod tx;
 
 /// Implement [`Storage`](super::Storage) and every per-domain store for a backend type.
@@ -71,6 +73,22 @@ macro_rules! impl_storage {
             $lock_by_select
         );
         $crate::storage::sql::billing::impl_billing_store!(
+            $ty,
+            $backend,
+            $lock,
+            $skip_locked,
+            $one_statement,
+            $lock_by_select
+        );
+        $crate::storage::sql::seats::impl_seat_store!(
+            $ty,
+            $backend,
+            $lock,
+            $skip_locked,
+            $one_statement,
+            $lock_by_select
+        );
+        $crate::storage::sql::profiles::impl_profile_store!(
             $ty,
             $backend,
             $lock,
@@ -144,9 +162,32 @@ macro_rules! account_columns {
     };
 }
 
+/// The columns of a seat listing (`memberships m` joined to `users u` and `organizations o`)
+/// in [`SeatRow`](super::SeatRow) order.
+macro_rules! seat_columns {
+    () => {
+        "m.org_id, o.name AS org_name, m.user_id, u.email, u.name, m.role, m.created_at"
+    };
+}
+
+/// The columns of `seat_invitations` in [`SeatInvitationRow`](super::SeatInvitationRow) order.
+macro_rules! seat_invitation_columns {
+    () => {
+        "id, org_id, email, role, invited_by, status, created_at, expires_at, resolved_at"
+    };
+}
+
+/// The columns of `memories` in [`MemoryRow`](super::MemoryRow) order.
+macro_rules! memory_columns {
+    () => {
+        "id, org_id, scope, user_id, memory_class, kind, statement, confidence, status, evidence_count, \
+         supersedes_id, projected, created_by, created_at, updated_at"
+    };
+}
+
 pub(super) use {
     account_columns, asset_columns, checkout_columns, hold_columns, impl_storage, job_columns, key_columns,
-    model_columns, pack_columns,
+    memory_columns, model_columns, pack_columns, seat_columns, seat_invitation_columns,
 };
 
 /// One ledger entry's deltas; the running totals move by exactly these.
