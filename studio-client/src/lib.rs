@@ -126,6 +126,7 @@ mod develops;
 mod error;
 mod events;
 mod mcp;
+mod people;
 mod preflight;
 mod retry;
 

@@ -53,14 +53,20 @@ mod studio;
 
 #[cfg(feature = "engine")]
 pub use crate::{
-    accounts::{Email, SessionToken},
+    accounts::{
+        Email, SessionToken,
+        memory::MAX_STATEMENT_CHARS,
+        profile::{MAX_AVATAR_BYTES, ONBOARDING_STEPS, account_days},
+    },
     admin::{Admin, Operator},
     api::MAX_ASSET_PAGE,
+    billing::plan::PLAN_PERIOD_DAYS,
     billing::{AUTOCHARGE_DEBOUNCE_MINUTES, MAX_CAP_CENTS, MAX_CUSTOM_CENTS, MAX_THRESHOLD_TOKENS, TestCheckoutView},
     blobs::{BlobConfig, BlobError, BlobReader, Blobs, S3Config, StoredBlob},
     caller::{Caller, Machine, MachineKind, MachineSecrets, PlatformAdmin, Via},
     config::{
-        BillingConfig, CoreConfig, PackConfig, PackLimits, PriceBookConfig, QualityPrices, RunnerConfig, TierConfig,
+        BillingConfig, CoreConfig, PackConfig, PackLimits, PeopleConfig, PriceBookConfig, QualityPrices, RunnerConfig,
+        TierConfig,
     },
     develops::{
         BACKFILL_PAGE, INPUT_ROLES, MAX_DEVELOPS, MAX_INPUTS, MAX_TAKES, StagedInput, SubmitForm, check_input_role,
@@ -90,12 +96,13 @@ pub use crate::{
         local::LocalProvider,
     },
     storage::{
-        AccountStore, AssetChanges, AssetRow, AutochargeOutcome, AutochargeSettings, BalanceRow, BillingAccountRow,
-        BillingStore, Bucket, CancelOutcome, CheckoutRow, CreateJobsOutcome, FolderRow, HoldRow, HoldStatus, JobEnd,
-        JobRow, JobStore, KeyRow, LedgerAudit, LedgerStore, LibraryStore, MembershipRow, ModelRow, ModelStore,
-        NewAccount, NewAutocharge, NewCredit, NewHold, NewPayment, OrgRow, PackRow, PaymentOutcome, RefillPack,
-        ReserveOutcome, ResolveOutcome, SessionRow, SessionSeat, Storage, StorageError, TakeRecord, UserRow,
-        open_storage,
+        AcceptSeat, AccountStore, AssetChanges, AssetRow, AutochargeOutcome, AutochargeSettings, BalanceRow,
+        BillingAccountRow, BillingStore, Bucket, CancelOutcome, CheckoutRow, CreateJobsOutcome, EraseOutcome,
+        FolderRow, HoldRow, HoldStatus, JobEnd, JobRow, JobStore, KeyRow, LedgerAudit, LedgerStore, LibraryStore,
+        MembershipRow, MemoryRow, MemoryWrite, ModelRow, ModelStore, NewAccount, NewAutocharge, NewCredit, NewHold,
+        NewPayment, OrgRow, PackRow, PaymentOutcome, PlanRow, ProfileRow, ProfileStore, RefillPack, ReserveOutcome,
+        ResolveOutcome, SeatInvitationRow, SeatRow, SeatStore, SessionRow, SessionSeat, Storage, StorageError,
+        TakeRecord, ToolGrantRow, ToolItemRow, UserListRow, UserRow, WorkflowUsageRow, open_storage,
     },
     studio::{OpenError, Studio},
 };

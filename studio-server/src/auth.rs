@@ -70,6 +70,33 @@ impl FromRequestParts<AppState> for SessionAuth {
     }
 }
 
+/// A signed-in person and their session cookie, for routes that change which house the
+/// session acts for (accepting a seat, switching houses). A key is refused with the core's
+/// `SESSION_REQUIRED`; the document names the session only.
+#[derive(Debug, Clone)]
+pub(crate) struct PersonSession(pub(crate) Caller, pub(crate) SessionToken);
+
+impl OperationInput for PersonSession {
+    fn operation_input(_: &mut GenContext, operation: &mut Operation) {
+        require_one_of(operation, &[SESSION]);
+    }
+}
+
+impl FromRequestParts<AppState> for PersonSession {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        match authenticate(parts, state, check_origin).await? {
+            (caller, Credential::Session(token)) => Ok(PersonSession(caller, token)),
+            (_, Credential::Key(_)) => Err(Error::forbidden(
+                "SESSION_REQUIRED",
+                "This changes what a browser session acts for; sign in rather than use a key.",
+            )
+            .into()),
+        }
+    }
+}
+
 /// A platform admin: 401 without a credential, 403 `FORBIDDEN` unless the caller is an
 /// allowlisted admin's session. Carries the core's proof, which admin operations ask for.
 #[derive(Debug, Clone)]

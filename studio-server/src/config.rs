@@ -11,7 +11,8 @@ use std::time::Duration;
 
 use studio_core::{
     AiConfig, BillingConfig, BlobConfig, CoreConfig, FalConfig, FalProvider, LocalProvider, PackConfig, PackLimits,
-    PaymentsProvider, PolarConfig, PolarProvider, Providers, RunnerConfig, S3Config, TestModeProvider, TierConfig,
+    PaymentsProvider, PeopleConfig, PolarConfig, PolarProvider, Providers, RunnerConfig, S3Config, TestModeProvider,
+    TierConfig,
 };
 
 /// Everything the binary needs to start. Its `Debug` output redacts the secrets.
@@ -42,6 +43,8 @@ pub struct ServerConfig {
     pub s3_secret_access_key: Option<String>,
     /// Pack thresholds: the spec's values, not read from file or environment (tests lower them).
     pub packs: PackLimits,
+    /// Seat invitations and the tool trial: the `[people]` table of the TOML file.
+    pub people: PeopleConfig,
     /// `STUDIO_RUNNER_CONCURRENCY`: develops run at once by this process (default 2; 0 runs
     /// none here, for replicas that only serve requests).
     pub runner_concurrency: usize,
@@ -105,6 +108,7 @@ impl std::fmt::Debug for ServerConfig {
             .field("public_url", &self.public_url)
             .field("admin_emails", &self.admin_emails)
             .field("signup_grant_tokens", &self.signup_grant_tokens)
+            .field("people", &self.people)
             .field("blob_url", &self.blob_url)
             .field("s3_endpoint", &self.s3_endpoint)
             .field("s3_region", &self.s3_region)
@@ -161,6 +165,7 @@ impl Default for ServerConfig {
             s3_access_key_id: None,
             s3_secret_access_key: None,
             packs: PackLimits::default(),
+            people: PeopleConfig::default(),
             runner_concurrency: 2,
             runner_lease_secs: 30,
             fal_key: None,
@@ -219,6 +224,7 @@ struct FileConfig {
     polar_products: Option<BTreeMap<String, String>>,
     billing_tiers: Option<Vec<TierConfig>>,
     billing_packs: Option<Vec<PackConfig>>,
+    people: Option<PeopleConfig>,
     rate_limit_per_min: Option<u32>,
     rate_limit_burst: Option<u32>,
     trust_forwarded: Option<bool>,
@@ -277,6 +283,9 @@ impl ServerConfig {
             }
             if let Some(packs) = file.billing_packs {
                 c.billing_catalog.packs = packs;
+            }
+            if let Some(people) = file.people {
+                c.people = people;
             }
             c.rate_limit_per_min = file.rate_limit_per_min.unwrap_or(c.rate_limit_per_min);
             c.rate_limit_burst = file.rate_limit_burst.unwrap_or(c.rate_limit_burst);
@@ -462,6 +471,7 @@ impl ServerConfig {
             admin_emails: self.admin_emails.clone(),
             public_url: self.public_url.clone().unwrap_or_default(),
             packs: self.packs.clone(),
+            people: self.people.clone(),
             providers: self.providers(),
             runner: RunnerConfig {
                 concurrency: self.runner_concurrency,

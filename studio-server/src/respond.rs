@@ -1,5 +1,5 @@
-//! Answers with a status other than 200: `201 Created`, and `202 Accepted` (or `200` for a
-//! replayed request).
+//! Answers with a status other than 200: `201 Created` (or `200` when an existing record was
+//! amended), and `202 Accepted` (or `200` for a replayed request).
 
 use aide::OperationOutput;
 use aide::generate::GenContext;
@@ -52,5 +52,30 @@ impl<T: JsonSchema> OperationOutput for Accepted<T> {
 
     fn inferred_responses(ctx: &mut GenContext, operation: &mut Operation) -> Vec<(Option<ApiStatus>, ApiResponse)> {
         Self::operation_response(ctx, operation).map(|r| vec![(Some(ApiStatus::Code(202)), r)]).unwrap_or_default()
+    }
+}
+
+/// A JSON body answered with `201 Created`, or `200 OK` when the write amended what existed
+/// (the second field), e.g. a memory correction.
+#[derive(Debug)]
+pub(crate) struct CreatedOrAmended<T>(pub(crate) T, pub(crate) bool);
+
+impl<T: Serialize> IntoResponse for CreatedOrAmended<T> {
+    fn into_response(self) -> Response {
+        let status = if self.1 { StatusCode::OK } else { StatusCode::CREATED };
+        (status, axum::Json(self.0)).into_response()
+    }
+}
+
+impl<T: JsonSchema> OperationOutput for CreatedOrAmended<T> {
+    type Inner = T;
+
+    fn operation_response(ctx: &mut GenContext, operation: &mut Operation) -> Option<ApiResponse> {
+        <axum::Json<T> as OperationOutput>::operation_response(ctx, operation)
+    }
+
+    fn inferred_responses(ctx: &mut GenContext, operation: &mut Operation) -> Vec<(Option<ApiStatus>, ApiResponse)> {
+        let Some(r) = Self::operation_response(ctx, operation) else { return Vec::new() };
+        vec![(Some(ApiStatus::Code(201)), r.clone()), (Some(ApiStatus::Code(200)), r)]
     }
 }

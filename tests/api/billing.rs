@@ -22,6 +22,7 @@ backend_tests!(
     failed_charge_rolls_the_reservation_back,
     provider_failures_answer_502,
     polar_checkout_and_order_paid_grant_once,
+    the_plan_is_cancelled_only_once_the_provider_agrees,
 );
 
 const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
@@ -627,6 +628,15 @@ impl studio_core::PaymentsProvider for Broken {
     {
         Box::pin(async { Err(studio_core::PaymentsError::Failed("down".into())) })
     }
+
+    fn cancel_subscription<'s, 'r, 'a>(&'s self, _: &'r str) -> Answer<'a, ()>
+    where
+        's: 'a,
+        'r: 'a,
+        Self: 'a,
+    {
+        Box::pin(async { Err(studio_core::PaymentsError::Failed("down".into())) })
+    }
 }
 
 async fn provider_failures_answer_502(backend: Backend) {
@@ -702,4 +712,49 @@ async fn polar_checkout_and_order_paid_grant_once(backend: Backend) {
     let (_, ack) = deliver(&app, SECRET, "msg_polar_3", now, &other.to_string()).await;
     assert_eq!(ack["ignored"].as_bool(), Some(true));
     assert_eq!(balance(&app, &owner).await.2, before.2 + 1000);
+}
+
+/// `POST /api/account/plan/cancel`: 503 with billing off, 404 without a plan, the provider told
+/// first (its refusal is 502 and leaves the plan renewing), then `canceled` until `renewsAt`.
+async fn the_plan_is_cancelled_only_once_the_provider_agrees(backend: Backend) {
+    let off = spawn(backend, |_| {}).await.expect("app");
+    let signed = off.client.sign_up(&unique_email("plan-off"), PASSWORD, None).await.unwrap();
+    let e = off.client.with_session(&signed.session).cancel_plan().await.expect_err("billing off");
+    assert_eq!((e.status(), e.code()), (Some(503), Some("BILLING_NOT_CONFIGURED")));
+
+    let app = app_with(backend, |_| {}).await.expect("app");
+    let o = owner(&app).await;
+    let client = app.client.with_session(&o.session);
+    let e = client.cancel_plan().await.expect_err("no plan");
+    assert_eq!((e.status(), e.code()), (Some(404), Some("NO_ACTIVE_PLAN")));
+    let (url, _) =
+        checkout(&app, &o, "/api/toolkit/ai/billing/checkout/subscription", json!({"tier": "editorial"})).await;
+    pay(&app, &url, "").await;
+    let plan = client.account(None).await.unwrap().plan.expect("a plan once paid");
+    assert_eq!((plan.tier.as_str(), plan.status.as_str(), plan.monthly_tokens), ("editorial", "active", 1200));
+    let member = seat(&app, &o.org_id, "member").await;
+    let Cred::Session(member) = member else { unreachable!("a session") };
+    let e = app.client.with_session(&member).cancel_plan().await.expect_err("not the owner");
+    assert_eq!(e.status(), Some(403));
+
+    // A provider that refuses: 502, and the plan still renews.
+    let config = studio_core::CoreConfig {
+        payments: Some(Arc::new(Broken { portal: Ok(String::new()) })),
+        ..studio_core::CoreConfig::default()
+    };
+    let studio = studio_core::Studio::new(app.studio.storage().clone(), app.studio.blobs().clone(), config);
+    let caller = studio.authenticate_session(&studio_core::SessionToken(o.session.clone())).await.unwrap();
+    let e = studio.cancel_plan(&caller).await.unwrap_err();
+    assert_eq!((e.kind, e.code), (studio_core::ErrorKind::Upstream, "CANCEL_FAILED"));
+    assert_eq!(client.account(None).await.unwrap().plan.unwrap().status, "active", "nothing changed");
+
+    let canceled = client.cancel_plan().await.expect("cancel");
+    assert_eq!((canceled.status.as_str(), canceled.ends_at), ("canceled", plan.renews_at));
+    let again = client.cancel_plan().await.expect("cancelling twice answers the same");
+    assert_eq!(again, canceled);
+    let after = client.account(None).await.unwrap();
+    assert_eq!(after.plan.unwrap().status, "canceled");
+    assert_eq!(after.tokens.grant, 100 + 1200, "tokens already granted stay");
+    assert_eq!(after.invoices.len(), 1);
+    assert_eq!((after.invoices[0].kind.as_str(), after.invoices[0].item.as_str()), ("subscription", "editorial"));
 }

@@ -1,6 +1,7 @@
 //! Integration tests: the real server on 127.0.0.1:0 driven through studio-client, on SQLite
 //! and (when configured) PostgreSQL.
 
+mod account;
 mod assets;
 mod auth;
 mod bad_images;
@@ -17,5 +18,6 @@ mod models;
 mod packs;
 mod preflight;
 mod ratelimit;
+mod seats;
 mod sockets;
 mod tokens;

@@ -6,6 +6,7 @@
 
 use anyhow::Context;
 use studio_client::Client;
+use studio_client::api::SeatRole;
 
 use crate::{TestApp, unique_email};
 
@@ -70,8 +71,52 @@ impl House {
         })
     }
 
+    /// Seat a new person in this house with `role`: they sign up (a fresh email from `tag`),
+    /// their address is marked proven, the owner invites them and they accept, so their
+    /// session acts for this house. Panics when the server refuses.
+    pub async fn seat(&self, app: &TestApp, tag: &str, role: SeatRole) -> Person {
+        let person = Person::sign_up(app, tag).await;
+        let invitation = self.session.invite_seat(&person.email, role).await.expect("invite");
+        person.session.accept_seat(&invitation.id).await.expect("accept");
+        person
+    }
+
     /// The core's caller for the member key, for what the tests ask of `app.studio` directly.
     pub async fn caller(&self, app: &TestApp) -> studio_core::Caller {
         app.studio.authenticate_key(&self.secret).await.expect("a caller for the key")
+    }
+}
+
+/// A signed-up person with a proven address (their own personal house is their home house
+/// until they accept a seat elsewhere).
+#[derive(Debug, Clone)]
+pub struct Person {
+    /// Their email.
+    pub email: String,
+    /// A client carrying their session.
+    pub session: Client,
+    /// Their user id.
+    pub user_id: String,
+    /// Their personal house.
+    pub home_org_id: String,
+}
+
+impl Person {
+    /// Sign up a fresh person from `tag` and mark their address proven (as the verification
+    /// letter's link would). Panics when the server refuses.
+    pub async fn sign_up(app: &TestApp, tag: &str) -> Person {
+        let email = unique_email(tag);
+        let signed = app.client.sign_up(&email, PASSWORD, None).await.unwrap_or_else(|e| panic!("{tag}: {e:#}"));
+        app.studio
+            .storage()
+            .set_email_verified(&signed.account.user.id, chrono::Utc::now())
+            .await
+            .expect("verify the address");
+        Person {
+            email,
+            session: app.client.with_session(&signed.session),
+            user_id: signed.account.user.id,
+            home_org_id: signed.account.organization.id,
+        }
     }
 }

@@ -19,7 +19,7 @@ use tokio::sync::{OnceCell, oneshot};
 mod fixture;
 pub mod images;
 
-pub use fixture::{House, PASSWORD};
+pub use fixture::{House, PASSWORD, Person};
 
 /// Which storage a test app runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,7 +1,12 @@
 //! People, houses and browser sessions: sign-up, sign-in, sign-out, session lookup and the
-//! public check-email. Passwords are Argon2id, hashed off the async runtime.
+//! public check-email. Beside it: keys, seats, memories, the person's own record (profile) and
+//! the tool catalogue (access). Passwords are Argon2id, hashed off the async runtime.
 
+pub(crate) mod access;
 pub(crate) mod keys;
+pub(crate) mod memory;
+pub(crate) mod profile;
+pub(crate) mod seats;
 
 use argon2::Argon2;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString, rand_core::OsRng};

@@ -1,11 +1,14 @@
 //! The platform admin console (`/api/toolkit/admin/...`). Every operation hangs off the view
 //! [`Admin`] (`studio.admin()`) and takes a [`PlatformAdmin`] proof, which only
 //! [`Caller::as_admin`](crate::Caller::as_admin) makes: an admin operation cannot be reached
-//! without the check. Today: token grants into a person's house. The rest of §4.12 grows here.
+//! without the check: token grants into a person's house here, the people pages (access, users,
+//! onboarding, tool items) in `people.rs`. The rest of §4.12 grows beside them.
 //!
 //! [`Operator`] (`studio.operator()`) is what the server binary's `admin add|list|remove`
 //! commands call: whoever can run the binary against the database is the authority there, so
 //! it takes no proof. It is how the first platform admin is made; signing up never makes one.
+
+mod people;
 
 use chrono::Duration;
 

@@ -10,6 +10,7 @@ mod errors;
 mod keys;
 mod library;
 mod models;
+mod people;
 mod quality;
 mod roles;
 
@@ -37,5 +38,6 @@ pub use library::{
     Scene, Updated, UploadResponse,
 };
 pub use models::*;
+pub use people::*;
 pub use quality::*;
 pub use roles::{KeyRole, ParseRoleError, Quality, SeatRole};

@@ -18,6 +18,8 @@
 //! - `AMBIGUOUS_PACK_PRICE` (409): auto top-up refuses a refill pack whose price another active
 //!   pack shares, because a refill is shown and capped by its price and must name one pack.
 
+pub(crate) mod plan;
+
 use chrono::{DateTime, Datelike, Duration, TimeZone, Utc};
 
 use crate::api::{
@@ -81,7 +83,7 @@ pub struct TestCheckoutView {
 }
 
 impl Studio {
-    fn payments(&self) -> Result<&std::sync::Arc<dyn PaymentsProvider>> {
+    pub(crate) fn payments(&self) -> Result<&std::sync::Arc<dyn PaymentsProvider>> {
         self.config.payments.as_ref().ok_or_else(not_configured)
     }
 

@@ -5,11 +5,13 @@ use std::sync::Arc;
 
 mod billing;
 mod packs;
+mod people;
 mod prices;
 mod runner;
 
 pub use billing::{BillingConfig, PackConfig, TierConfig};
 pub use packs::PackLimits;
+pub use people::PeopleConfig;
 pub use prices::{PriceBookConfig, QualityPrices};
 pub use runner::RunnerConfig;
 
@@ -45,6 +47,8 @@ pub struct CoreConfig {
     /// The machine credentials (support bridge, analyst, action, renderer); an unset kind opens
     /// nothing.
     pub machines: MachineSecrets,
+    /// Seats, invitations and the trial window.
+    pub people: PeopleConfig,
 }
 
 impl Default for CoreConfig {
@@ -62,6 +66,7 @@ impl Default for CoreConfig {
             billing: BillingConfig::default(),
             payments: None,
             machines: MachineSecrets::default(),
+            people: PeopleConfig::default(),
         }
     }
 }

@@ -93,6 +93,9 @@ pub trait PaymentsProvider: Send + Sync + std::fmt::Debug + 'static {
     /// Charge a saved card off-session; the grant still arrives through the webhook. Returns the
     /// provider's payment id.
     async fn charge(&self, request: &ChargeRequest) -> Result<String, PaymentsError>;
+    /// Stop renewing the customer's subscriptions at the end of the period already paid
+    /// (nothing is refunded; tokens already granted stay).
+    async fn cancel_subscription(&self, customer_id: &str) -> Result<(), PaymentsError>;
     /// The provider's own name for a succeeded payment, the one event that grants: read as
     /// [`PAYMENT_SUCCEEDED`] (Polar calls it `order.paid`).
     fn payment_succeeded_event(&self) -> &'static str {

@@ -148,13 +148,28 @@ impl PolarProvider {
 
     /// POST `body` to `path` and read the JSON answer; `what` names the call in errors.
     async fn post(&self, path: &str, body: &Value, what: &str) -> Result<Value, PaymentsError> {
+        self.call(reqwest::Method::POST, path, Some(body), what).await
+    }
+
+    /// Send `body` (if any) to `path` with `method` and read the JSON answer.
+    async fn call(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<&Value>,
+        what: &str,
+    ) -> Result<Value, PaymentsError> {
         let (client, base) = self.http.as_ref().map_err(|e| PaymentsError::Failed(e.clone()))?;
         let token = self.config.access_token.trim();
         if token.is_empty() {
             return Err(PaymentsError::Failed("Polar is not configured: no access token (STUDIO_POLAR_TOKEN)".into()));
         }
         let url = base.join(path).map_err(|e| PaymentsError::Failed(format!("bad Polar URL for {path}: {e}")))?;
-        let mut response = client.post(url).bearer_auth(token).json(body).send().await.map_err(|e| {
+        let mut request = client.request(method, url).bearer_auth(token);
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        let mut response = request.send().await.map_err(|e| {
             PaymentsError::Failed(format!("Polar could not be reached for {what}: {}", e.without_url()))
         })?;
         let status = response.status();
@@ -269,6 +284,38 @@ impl PaymentsProvider for PolarProvider {
         non_empty(&answer, "customer_portal_url")
             .map(str::to_string)
             .ok_or_else(|| PaymentsError::Incomplete("Polar answered the customer session without a portal URL".into()))
+    }
+
+    /// Lists the customer's active subscriptions and sets each to cancel at the end of its
+    /// period (`PATCH /v1/subscriptions/{id}` with `cancel_at_period_end`).
+    async fn cancel_subscription(&self, customer_id: &str) -> Result<(), PaymentsError> {
+        let customer_id = customer_id.trim();
+        if customer_id.is_empty() {
+            return Err(PaymentsError::Failed("no Polar customer to cancel the plan for".into()));
+        }
+        let list = Url::parse_with_params(
+            "http://polar/v1/subscriptions/",
+            [("customer_id", customer_id), ("active", "true")],
+        )
+        .map_err(|e| PaymentsError::Failed(format!("bad subscription query: {e}")))?;
+        let path = format!("{}?{}", list.path(), list.query().unwrap_or_default());
+        let answer = self.call(reqwest::Method::GET, &path, None, "the subscription list").await?;
+        let ids: Vec<&str> = answer
+            .get("items")
+            .and_then(Value::as_array)
+            .ok_or_else(|| PaymentsError::Incomplete("Polar answered the subscription list without items".into()))?
+            .iter()
+            .filter_map(|s| non_empty(s, "id"))
+            .collect();
+        if ids.is_empty() {
+            return Err(PaymentsError::Failed("Polar holds no active subscription for this house".into()));
+        }
+        for id in ids {
+            let body = json!({ "cancel_at_period_end": true });
+            self.call(reqwest::Method::PATCH, &format!("/v1/subscriptions/{id}"), Some(&body), "the cancellation")
+                .await?;
+        }
+        Ok(())
     }
 
     /// Always [`PaymentsError::Failed`] with [`NO_OFF_SESSION_CHARGE`], without calling Polar:
@@ -503,6 +550,53 @@ mod tests {
         let polar = PolarProvider::new(config(&server.uri()));
         let err = polar.create_checkout(&topup()).await.unwrap_err();
         assert!(matches!(err, PaymentsError::Incomplete(_)), "{err:?}");
+    }
+    #[tokio::test]
+    async fn cancelling_sets_each_active_subscription_to_end_with_its_period() {
+        let server = MockServer::start().await;
+        Mock::given(method("GET"))
+            .and(path("/v1/subscriptions/"))
+            .and(wiremock::matchers::query_param("customer_id", "cus_9"))
+            .and(wiremock::matchers::query_param("active", "true"))
+            .and(header("authorization", format!("Bearer {TOKEN}").as_str()))
+            .respond_with(
+                ResponseTemplate::new(200).set_body_json(json!({"items": [{"id": "sub_1"}, {"id": "sub_2"}]})),
+            )
+            .expect(1)
+            .mount(&server)
+            .await;
+        for id in ["sub_1", "sub_2"] {
+            Mock::given(method("PATCH"))
+                .and(path(format!("/v1/subscriptions/{id}")))
+                .and(body_partial_json(json!({"cancel_at_period_end": true})))
+                .respond_with(ResponseTemplate::new(200).set_body_json(json!({"id": id})))
+                .expect(1)
+                .mount(&server)
+                .await;
+        }
+        let polar = PolarProvider::new(config(&server.uri()));
+        polar.cancel_subscription("cus_9").await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn cancelling_without_an_active_subscription_or_on_a_refusal_fails() {
+        let server = MockServer::start().await;
+        Mock::given(method("GET"))
+            .and(path("/v1/subscriptions/"))
+            .and(wiremock::matchers::query_param("customer_id", "cus_none"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({"items": []})))
+            .mount(&server)
+            .await;
+        Mock::given(method("GET"))
+            .and(path("/v1/subscriptions/"))
+            .and(wiremock::matchers::query_param("customer_id", "cus_down"))
+            .respond_with(ResponseTemplate::new(503))
+            .mount(&server)
+            .await;
+        let polar = PolarProvider::new(config(&server.uri()));
+        assert!(matches!(polar.cancel_subscription("cus_none").await, Err(PaymentsError::Failed(_))));
+        assert!(matches!(polar.cancel_subscription("cus_down").await, Err(PaymentsError::Failed(_))));
+        assert!(matches!(polar.cancel_subscription(" ").await, Err(PaymentsError::Failed(_))));
     }
 
     #[tokio::test]

@@ -97,6 +97,12 @@ impl PaymentsProvider for TestModeProvider {
         }
         Ok(TestModeProvider::payment_id(&request.reference))
     }
+
+    /// Test mode holds no subscription of its own: the house's stored plan is the record, so
+    /// there is nothing further to tell.
+    async fn cancel_subscription(&self, _customer_id: &str) -> Result<(), PaymentsError> {
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -1,11 +1,14 @@
-//! `/api/auth/...`: sign-up, sign-in, sign-out and the current session.
+//! `/api/auth/...`: sign-up, sign-in, sign-out, the current session and switching the house a
+//! session acts for.
 
 use aide::axum::ApiRouter;
 use aide::axum::routing::{get_with, post_with};
 use axum::extract::State;
-use studio_core::api::{SessionInfo, SignInRequest, SignUpRequest, SignUpResponse, SignedOut};
+use studio_core::api::{
+    ActiveHouse, SessionInfo, SignInRequest, SignUpRequest, SignUpResponse, SignedOut, SwitchHouseRequest,
+};
 
-use crate::auth::{Auth, MaybeSession, SetCookie, session_clear_cookie, session_set_cookie};
+use crate::auth::{Auth, MaybeSession, PersonSession, SetCookie, session_clear_cookie, session_set_cookie};
 use crate::error::AppError;
 use crate::extract::ApiJson;
 use crate::respond::Created;
@@ -43,6 +46,14 @@ async fn get_session(State(state): State<AppState>, Auth(caller): Auth) -> Resul
     Ok(ApiJson(state.studio.session_info(&caller).await?))
 }
 
+async fn switch_house(
+    State(state): State<AppState>,
+    PersonSession(caller, session): PersonSession,
+    ApiJson(req): ApiJson<SwitchHouseRequest>,
+) -> Result<ApiJson<ActiveHouse>, AppError> {
+    Ok(ApiJson(state.studio.switch_house(&caller, &session, &req.organization_id).await?))
+}
+
 pub(super) fn router() -> ApiRouter<AppState> {
     ApiRouter::new()
         .api_route(
@@ -68,5 +79,16 @@ pub(super) fn router() -> ApiRouter<AppState> {
         .api_route(
             "/api/auth/session",
             get_with(get_session, |op| op.summary("Who is calling: person, house and role").tag("auth")),
+        )
+        .api_route(
+            "/api/auth/switch-house",
+            post_with(switch_house, |op| {
+                op.summary("Act for another house the person sits in")
+                    .description(
+                        "A signed-in session only (a key belongs to one house: 403 SESSION_REQUIRED). The same \
+                         session then acts for that house. 404 HOUSE_NOT_FOUND when the person has no seat there.",
+                    )
+                    .tag("auth")
+            }),
         )
 }

@@ -2,10 +2,14 @@
 //! from the mounted routes themselves, so the document cannot drift from the server.
 //! Modules follow the URL: `toolkit/ai/billing.rs` serves `/api/toolkit/ai/billing/...`.
 
+mod account;
 mod auth;
 mod health;
+mod intake;
 mod keys;
 mod mcp;
+mod me;
+mod onboarding;
 mod toolkit;
 
 use std::sync::Arc;
@@ -26,6 +30,10 @@ fn api_routes() -> ApiRouter<AppState> {
     ApiRouter::new()
         .merge(health::router())
         .merge(auth::router())
+        .merge(account::router())
+        .merge(me::router())
+        .merge(onboarding::router())
+        .merge(intake::router())
         .merge(keys::router())
         .merge(mcp::router())
         .merge(toolkit::router())

@@ -8,8 +8,11 @@ mod check_email;
 mod develops;
 mod folders;
 mod jobs;
+mod my_access;
+mod org;
 mod packs;
 mod takes;
+mod tools;
 
 use aide::axum::ApiRouter;
 use axum::extract::multipart::Field;
@@ -19,7 +22,7 @@ use crate::error::AppError;
 use crate::state::AppState;
 
 /// 400 `BAD_FORM` for a multipart body that cannot be read.
-fn bad_form(detail: impl std::fmt::Display) -> AppError {
+pub(super) fn bad_form(detail: impl std::fmt::Display) -> AppError {
     Error::invalid("BAD_FORM", format!("The multipart form could not be read: {detail}")).into()
 }
 
@@ -35,6 +38,9 @@ async fn text_field(field: Field<'_>, name: &str, max: usize) -> Result<String, 
 pub(super) fn router() -> ApiRouter<AppState> {
     ApiRouter::new()
         .merge(check_email::router())
+        .merge(my_access::router())
+        .merge(org::router())
+        .merge(tools::router())
         .merge(ai::router())
         .merge(admin::router())
         .merge(folders::router())

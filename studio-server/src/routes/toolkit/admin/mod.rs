@@ -1,4 +1,10 @@
-//! `/api/toolkit/admin/...`: platform admin routes (allowlisted session emails only).
+//! `/api/toolkit/admin/...`: platform admin routes (allowlisted session emails only): token
+//! grants here, the people pages in their own files.
+
+mod access;
+mod onboarding;
+mod tool_items;
+mod users;
 
 use aide::axum::ApiRouter;
 use aide::axum::routing::post_with;
@@ -19,7 +25,12 @@ async fn grant_tokens(
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {
-    ApiRouter::new().api_route(
+    ApiRouter::new()
+        .merge(access::router())
+        .merge(onboarding::router())
+        .merge(tool_items::router())
+        .merge(users::router())
+        .api_route(
         "/api/toolkit/admin/grant-tokens",
         post_with(grant_tokens, |op| {
             op.summary("Grant tokens into a person's house")

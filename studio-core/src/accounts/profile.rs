@@ -1,0 +1,356 @@
+//! The person's own record: the account page (§4.8), the avatar, the billing contact, `/api/me`
+//! (read, export, erase), onboarding steps and intake answers (§4.15).
+
+use bytes::Bytes;
+use chrono::Duration;
+
+use crate::accounts::Email;
+use crate::api::{
+    AccountView, AvatarView, BillingContact, BillingEmailRequest, BillingEmailView, Erased, IntakeAnswers,
+    IntakeRecorded, Invoice, MeView, MyHouse, OnboardingStep, OnboardingView, Profile, SeatRole, TokenUsage,
+    WorkflowUsage,
+};
+use crate::caller::Caller;
+use crate::error::{Error, ErrorKind, Result};
+use crate::ids::{new_id, now};
+use crate::storage::{EraseOutcome, ProfileRow};
+use crate::studio::Studio;
+
+/// The largest avatar accepted, in bytes.
+pub const MAX_AVATAR_BYTES: usize = 512 * 1024;
+/// The invoices the account page lists.
+const INVOICES_SHOWN: i64 = 50;
+
+/// The onboarding steps, in order: (key, what it asks).
+pub const ONBOARDING_STEPS: [(&str, &str); 5] = [
+    ("profile", "Tell us your name and add a picture"),
+    ("intake", "Tell us about your house"),
+    ("first_upload", "Upload a first image to the library"),
+    ("first_develop", "Develop a first frame"),
+    ("invite_team", "Invite someone to a seat"),
+];
+
+/// The window of the account page: 7, 30 or 90 days; anything else is 30.
+pub fn account_days(raw: Option<&str>) -> i64 {
+    match raw.map(str::trim) {
+        Some("7") => 7,
+        Some("90") => 90,
+        _ => 30,
+    }
+}
+
+impl Studio {
+    pub(crate) fn avatar_url(&self, p: &ProfileRow) -> Option<String> {
+        p.avatar_key
+            .as_ref()
+            .map(|_| format!("{}/api/account/avatar/{}?v={}", self.config.public_url, p.id, p.avatar_version))
+    }
+
+    fn profile_view(&self, p: &ProfileRow) -> Profile {
+        Profile {
+            id: p.id.clone(),
+            name: p.name.clone(),
+            email: p.email.clone(),
+            email_verified: p.email_verified_at.is_some(),
+            image: self.avatar_url(p),
+            joined_at: p.created_at,
+        }
+    }
+
+    async fn my_profile(&self, caller: &Caller) -> Result<ProfileRow> {
+        self.storage.profile(&caller.user_id).await?.ok_or_else(|| Error::unauthenticated("No valid session"))
+    }
+
+    /// The account page: profile, plan, tokens over `days`, invoices and the billing contact.
+    pub async fn account(&self, caller: &Caller, days: i64) -> Result<AccountView> {
+        let profile = self.my_profile(caller).await?;
+        let balance = self.balance(caller).await?;
+        let since = now() - Duration::days(days);
+        let mut by_workflow: Vec<WorkflowUsage> = self
+            .storage
+            .workflow_usage(&caller.org_id, since)
+            .await?
+            .into_iter()
+            .map(|w| WorkflowUsage { workflow: w.workflow, tokens: w.tokens, runs: w.runs, last_at: w.last_at })
+            .collect();
+        // What the ledger settled beyond finished jobs: charged AI reads.
+        let jobs: i64 = by_workflow.iter().map(|w| w.tokens).sum();
+        let reads = self.storage.settled_since(&caller.org_id, since).await? - jobs;
+        if reads > 0 {
+            by_workflow.push(WorkflowUsage { workflow: "reads".into(), tokens: reads, runs: 0, last_at: None });
+            by_workflow.sort_by(|a, b| b.tokens.cmp(&a.tokens).then_with(|| a.workflow.cmp(&b.workflow)));
+        }
+        let invoices = self
+            .storage
+            .invoices(&caller.org_id, INVOICES_SHOWN)
+            .await?
+            .into_iter()
+            .map(|c| Invoice {
+                id: c.reference,
+                at: c.paid_at.unwrap_or(c.created_at),
+                kind: c.kind,
+                item: c.item,
+                tokens: c.tokens,
+                amount_usd: c.amount_cents as f64 / 100.0,
+                reference: c.payment_id,
+            })
+            .collect();
+        let card_on_file = self.storage.billing_account(&caller.org_id).await?.is_some_and(|a| a.has_card);
+        let email = match self.storage.billing_email(&caller.org_id).await? {
+            Some(e) => Some(e),
+            None => self.house_owner_email(&caller.org_id).await?,
+        };
+        Ok(AccountView {
+            profile: self.profile_view(&profile),
+            plan: self.plan_view(&caller.org_id).await?,
+            tokens: TokenUsage {
+                balance: balance.balance,
+                grant: balance.grant,
+                topup: balance.topup,
+                held: balance.held,
+                days,
+                by_workflow,
+            },
+            invoices,
+            billing: BillingContact {
+                card_on_file,
+                email,
+                can_manage: caller.is_session() && caller.role == SeatRole::Owner,
+            },
+        })
+    }
+
+    async fn house_owner_email(&self, org_id: &str) -> Result<Option<String>> {
+        Ok(self.storage.seats(org_id).await?.into_iter().find(|s| s.role == "owner").map(|s| s.email))
+    }
+
+    /// Set where the house's receipts go (the owner's session).
+    pub async fn set_billing_email(&self, caller: &Caller, req: BillingEmailRequest) -> Result<BillingEmailView> {
+        caller.require_spend_money()?;
+        let email = Email::parse(&req.email)?;
+        self.storage.set_billing_email(&caller.org_id, email.as_str()).await?;
+        Ok(BillingEmailView { email: email.as_str().to_string() })
+    }
+
+    /// Replace the caller's avatar: WebP, PNG or JPEG, at most 512 KB, already square.
+    pub async fn set_avatar(&self, caller: &Caller, bytes: Bytes) -> Result<AvatarView> {
+        if bytes.len() > MAX_AVATAR_BYTES {
+            return Err(Error::new(ErrorKind::TooLarge, "AVATAR_TOO_LARGE", "An avatar is at most 512 KB.")
+                .with("maxBytes", MAX_AVATAR_BYTES));
+        }
+        if bytes.is_empty() {
+            return Err(Error::invalid("EMPTY_FILE", "The file is empty."));
+        }
+        let mime = infer::get(&bytes).map(|t| t.mime_type()).unwrap_or("application/octet-stream");
+        if !matches!(mime, "image/webp" | "image/png" | "image/jpeg") {
+            return Err(Error::invalid("BAD_AVATAR_TYPE", format!("An avatar is WebP, PNG or JPEG; this is {mime}.")));
+        }
+        let (w, h) = crate::images::header_dimensions(&bytes)?
+            .ok_or_else(|| Error::invalid("BAD_IMAGE", "The picture's size could not be read."))?;
+        if w != h {
+            return Err(Error::invalid("NOT_SQUARE", format!("An avatar must be square; this is {w}×{h}."))
+                .with("width", w)
+                .with("height", h));
+        }
+        let key = format!("avatars/{}/{}", caller.user_id, new_id("av"));
+        let body = futures_util::stream::iter([Ok::<Bytes, std::convert::Infallible>(bytes)]);
+        self.blobs.put_stream(&key, body, MAX_AVATAR_BYTES as u64, |_| true).await.map_err(Error::internal)?;
+        if let Some(old) = self.storage.set_avatar(&caller.user_id, Some(&key)).await? {
+            self.forget_blob(&old).await;
+        }
+        let profile = self.my_profile(caller).await?;
+        Ok(AvatarView { image: self.avatar_url(&profile) })
+    }
+
+    /// Remove the caller's avatar and its bytes.
+    pub async fn delete_avatar(&self, caller: &Caller) -> Result<AvatarView> {
+        if let Some(old) = self.storage.set_avatar(&caller.user_id, None).await? {
+            self.forget_blob(&old).await;
+        }
+        Ok(AvatarView { image: None })
+    }
+
+    async fn forget_blob(&self, key: &str) {
+        if let Err(e) = self.blobs.delete(key).await {
+            tracing::warn!(error = %e, key, "an old avatar's bytes could not be removed");
+        }
+    }
+
+    /// A person's avatar bytes and type, for someone who shares a house with them. 401 for a
+    /// stranger, 404 when there is no picture.
+    pub async fn avatar(&self, caller: &Caller, user_id: &str) -> Result<(Bytes, String)> {
+        if caller.user_id != user_id && !self.storage.share_house(&caller.user_id, user_id).await? {
+            return Err(Error::unauthenticated("Avatars are shown to people who share a house."));
+        }
+        let none = || Error::not_found("NO_AVATAR", "That person has no picture.");
+        let key = self.storage.profile(user_id).await?.and_then(|p| p.avatar_key).ok_or_else(none)?;
+        let bytes = self.blobs.get_bytes(&key).await.map_err(|_| none())?;
+        let mime = infer::get(&bytes).map(|t| t.mime_type()).unwrap_or("application/octet-stream").to_string();
+        Ok((bytes, mime))
+    }
+
+    /// The person, their houses and roles. With a key, only the key's own house is listed: a
+    /// key belongs to one house and does not reveal where else its minter sits.
+    pub async fn me(&self, caller: &Caller) -> Result<MeView> {
+        let profile = self.my_profile(caller).await?;
+        let mut houses = Vec::new();
+        for seat in self.storage.seats_of(&caller.user_id).await? {
+            if !caller.is_session() && seat.org_id != caller.org_id {
+                continue;
+            }
+            let founder = self.storage.founder(&seat.org_id).await?.as_deref() == Some(caller.user_id.as_str());
+            houses.push(MyHouse {
+                active: seat.org_id == caller.org_id,
+                organization_id: seat.org_id,
+                name: seat.org_name,
+                role: seat.role.parse().map_err(Error::internal)?,
+                founder,
+            });
+        }
+        Ok(MeView { profile: self.profile_view(&profile), houses, admin: caller.admin })
+    }
+
+    /// Everything stored about the person (not the houses' libraries), as one JSON document.
+    pub async fn export_me(&self, caller: &Caller) -> Result<serde_json::Value> {
+        if !caller.is_session() {
+            return Err(Error::forbidden("SESSION_REQUIRED", "Only the person, signed in, exports their record."));
+        }
+        let me = self.me(caller).await?;
+        let memories = self
+            .storage
+            .personal_memories(&caller.user_id)
+            .await?
+            .iter()
+            .map(super::memory::memory_view)
+            .collect::<Result<Vec<_>>>()?;
+        let invitations: Vec<serde_json::Value> = self
+            .storage
+            .seat_invitations_to(&me.profile.email)
+            .await?
+            .into_iter()
+            .map(|i| {
+                serde_json::json!({
+                    "id": i.id, "organizationId": i.org_id, "role": i.role, "status": i.status,
+                    "createdAt": i.created_at, "expiresAt": i.expires_at,
+                })
+            })
+            .collect();
+        let intake: Vec<serde_json::Value> = self
+            .storage
+            .intakes(&caller.user_id)
+            .await?
+            .into_iter()
+            .map(|(id, org, answers, at)| {
+                let answers: serde_json::Value = serde_json::from_str(&answers).unwrap_or(serde_json::Value::Null);
+                serde_json::json!({ "id": id, "organizationId": org, "answers": answers, "recordedAt": at })
+            })
+            .collect();
+        let onboarding = self.onboarding(caller).await?;
+        let grants: Vec<serde_json::Value> = self
+            .storage
+            .tool_grants(&caller.user_id, &me.profile.email)
+            .await?
+            .into_iter()
+            .map(|g| serde_json::json!({ "toolkitId": g.toolkit_id, "toolId": g.tool_id, "grantedAt": g.created_at }))
+            .collect();
+        Ok(serde_json::json!({
+            "exportedAt": now(),
+            "profile": me.profile,
+            "houses": me.houses,
+            "personalMemories": memories,
+            "seatInvitations": invitations,
+            "intake": intake,
+            "onboarding": onboarding,
+            "toolAccess": grants,
+        }))
+    }
+
+    /// Erase the person (their own session only). Refused with 409 `SOLE_OWNER` while they are
+    /// the only owner of a house with other members; work stays with the houses.
+    pub async fn erase_me(&self, caller: &Caller) -> Result<Erased> {
+        if !caller.is_session() {
+            return Err(Error::forbidden("SESSION_REQUIRED", "Only the person, signed in, erases themselves."));
+        }
+        let profile = self.my_profile(caller).await?;
+        let tombstone = format!("erased+{}@invalid", caller.user_id);
+        match self.storage.erase_user(&caller.user_id, &tombstone, now()).await? {
+            EraseOutcome::SoleOwner(org_id) => Err(Error::conflict(
+                "SOLE_OWNER",
+                "You are the only owner of a house with other members; transfer it first.",
+            )
+            .with("organizationId", org_id)),
+            EraseOutcome::Erased { left } => {
+                if let Some(key) = profile.avatar_key {
+                    self.forget_blob(&key).await;
+                }
+                Ok(Erased { erased: true, houses_left: left })
+            }
+        }
+    }
+
+    /// The onboarding steps with the caller's progress.
+    pub async fn onboarding(&self, caller: &Caller) -> Result<OnboardingView> {
+        let done = self.storage.onboarding_steps(&caller.user_id).await?;
+        let steps: Vec<OnboardingStep> = ONBOARDING_STEPS
+            .iter()
+            .map(|(key, title)| OnboardingStep {
+                key: key.to_string(),
+                title: title.to_string(),
+                completed_at: done.iter().find(|(s, _)| s == key).map(|(_, at)| *at),
+            })
+            .collect();
+        let complete = steps.iter().all(|s| s.completed_at.is_some());
+        Ok(OnboardingView { steps, complete })
+    }
+
+    /// Mark a step completed (idempotent); 404 `UNKNOWN_STEP` lists the steps.
+    pub async fn complete_onboarding_step(&self, caller: &Caller, step: &str) -> Result<OnboardingView> {
+        if !ONBOARDING_STEPS.iter().any(|(k, _)| *k == step) {
+            let keys: Vec<&str> = ONBOARDING_STEPS.iter().map(|(k, _)| *k).collect();
+            return Err(
+                Error::not_found("UNKNOWN_STEP", format!("No onboarding step is called {step:?}.")).with("steps", keys)
+            );
+        }
+        self.storage.complete_onboarding_step(&caller.user_id, step, now()).await?;
+        self.onboarding(caller).await
+    }
+
+    /// Record intake answers; completes the `intake` onboarding step.
+    pub async fn record_intake(&self, caller: &Caller, answers: IntakeAnswers) -> Result<IntakeRecorded> {
+        let lists =
+            [&answers.audience, &answers.volume, &answers.draws, &answers.ai_today, &answers.pain, &answers.cost];
+        let too_long = lists.iter().any(|l| l.len() > 20 || l.iter().any(|v| v.chars().count() > 200))
+            || answers.pain_text.as_ref().is_some_and(|t| t.chars().count() > 4000);
+        if too_long {
+            return Err(Error::invalid(
+                "BAD_INTAKE",
+                "Intake lists hold at most 20 answers of 200 characters; painText at most 4,000.",
+            ));
+        }
+        let empty =
+            lists.iter().all(|l| l.is_empty()) && answers.pain_text.as_deref().is_none_or(|t| t.trim().is_empty());
+        if empty {
+            return Err(Error::invalid("EMPTY_INTAKE", "Answer at least one question."));
+        }
+        let id = new_id("int");
+        let at = now();
+        let json = serde_json::to_string(&answers).map_err(Error::internal)?;
+        self.storage.record_intake(&id, &caller.user_id, &caller.org_id, &json, at).await?;
+        self.storage.complete_onboarding_step(&caller.user_id, "intake", at).await?;
+        Ok(IntakeRecorded { id, recorded_at: at })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::account_days;
+
+    #[test]
+    fn the_account_window_falls_back_to_30() {
+        assert_eq!(account_days(Some("7")), 7);
+        assert_eq!(account_days(Some("90")), 90);
+        for other in [None, Some("30"), Some("14"), Some(""), Some("abc"), Some("-7")] {
+            assert_eq!(account_days(other), 30);
+        }
+    }
+}

@@ -1,0 +1,76 @@
+//! `/api/account...`: the account page, the billing contact and cancelling the plan (§4.8).
+//! The avatar and memories live in their own files.
+
+mod avatar;
+mod memory;
+
+use aide::axum::ApiRouter;
+use aide::axum::routing::{get_with, patch_with, post_with};
+use axum::extract::{Query, State};
+use studio_core::api::{AccountQuery, AccountView, BillingEmailRequest, BillingEmailView, PlanCanceled};
+
+use crate::auth::{Auth, SessionAuth};
+use crate::error::AppError;
+use crate::extract::ApiJson;
+use crate::state::AppState;
+
+async fn account(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Query(query): Query<AccountQuery>,
+) -> Result<ApiJson<AccountView>, AppError> {
+    let days = studio_core::account_days(query.days.as_deref());
+    Ok(ApiJson(state.studio.account(&caller, days).await?))
+}
+
+async fn billing_email(
+    State(state): State<AppState>,
+    SessionAuth(caller): SessionAuth,
+    ApiJson(req): ApiJson<BillingEmailRequest>,
+) -> Result<ApiJson<BillingEmailView>, AppError> {
+    Ok(ApiJson(state.studio.set_billing_email(&caller, req).await?))
+}
+
+async fn cancel_plan(
+    State(state): State<AppState>,
+    SessionAuth(caller): SessionAuth,
+) -> Result<ApiJson<PlanCanceled>, AppError> {
+    Ok(ApiJson(state.studio.cancel_plan(&caller).await?))
+}
+
+pub(super) fn router() -> ApiRouter<AppState> {
+    ApiRouter::new()
+        .api_route(
+            "/api/account",
+            get_with(account, |op| {
+                op.summary("The account page: profile, plan, tokens, invoices, billing contact")
+                    .description(
+                        "`days` is 7, 30 or 90 (anything else is 30): the window of `tokens.byWorkflow`, \
+                         tokens settled per develop tool from finished jobs, plus `reads` for charged AI reads.",
+                    )
+                    .tag("account")
+            }),
+        )
+        .api_route(
+            "/api/account/billing-email",
+            patch_with(billing_email, |op| {
+                op.summary("Set where the house's receipts go")
+                    .description("The owner's session only (403 otherwise). 400 BAD_EMAIL.")
+                    .tag("account")
+            }),
+        )
+        .api_route(
+            "/api/account/plan/cancel",
+            post_with(cancel_plan, |op| {
+                op.summary("Stop the plan renewing")
+                    .description(
+                        "The owner's session only. The provider is told first: 502 CANCEL_FAILED when it does \
+                         not confirm (nothing changes). The plan runs to `endsAt` and does not renew; tokens \
+                         already granted stay. 404 NO_ACTIVE_PLAN; 503 BILLING_NOT_CONFIGURED.",
+                    )
+                    .tag("account")
+            }),
+        )
+        .merge(avatar::router())
+        .merge(memory::router())
+}
