@@ -12,8 +12,8 @@ use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::commands::{
-    Context, Interrupted, NotSignedIn, Source, Usage, assets, balance, billing, completions, develop, folders, jobs,
-    keys, login, logout, mcp, pack, prices, runs, signup, takes, upload, whoami,
+    Context, Interrupted, NotSignedIn, Source, Usage, account, assets, balance, billing, completions, develop, folders,
+    house, jobs, keys, login, logout, mcp, memory, pack, prices, runs, seats, signup, takes, upload, whoami,
 };
 
 /// Printed after `studio --help`.
@@ -74,6 +74,14 @@ enum Cmd {
     Billing(billing::Args),
     /// Who the configured key acts for.
     Whoami(whoami::Args),
+    /// The account page: you, the plan, tokens and where they went, invoices.
+    Account(account::Args),
+    /// List, invite, re-seat and remove the house's seats (changes sign in for the call).
+    Seats(seats::Args),
+    /// The houses you sit in; switch the CLI to act for another.
+    House(house::Args),
+    /// What the studio remembers about the house and about you.
+    Memory(memory::Args),
     /// Upload images (files, or directories walked recursively) to the library.
     Upload(upload::Args),
     /// List, show, move and delete the library's assets.
@@ -126,6 +134,10 @@ async fn main() -> ExitCode {
         Cmd::Balance(args) => balance::run(&ctx, args).await,
         Cmd::Billing(args) => billing::run(&ctx, args).await,
         Cmd::Whoami(args) => whoami::run(&ctx, args).await,
+        Cmd::Account(args) => account::run(&ctx, args).await,
+        Cmd::Seats(args) => seats::run(&ctx, args).await,
+        Cmd::House(args) => house::run(&ctx, args).await,
+        Cmd::Memory(args) => memory::run(&ctx, args).await,
         Cmd::Upload(args) => upload::run(&ctx, args).await,
         Cmd::Assets(args) => assets::run(&ctx, args).await,
         Cmd::Folders(args) => folders::run(&ctx, args).await,

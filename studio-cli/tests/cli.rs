@@ -1634,3 +1634,78 @@ async fn billing_money_commands_need_an_email_to_sign_in() {
     let view: AutochargeView = parsed(&run);
     assert!(!view.settings.enabled, "{view:?}");
 }
+
+/// `studio account`, `seats ls|invite|role|rm`, `memory ls|add|retire` and `house ls|switch`
+/// against a real server: reads with the stored key, seat changes and switching sign in.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn people_commands_manage_seats_memories_and_houses() {
+    let app = app().await;
+    let owner = Cli::new();
+    let owner_email = unique_email("cli-people");
+    owner.signup(&app, &owner_email).await;
+
+    let run = owner.run(&["account", "--json", "--days", "7"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let page: serde_json::Value = serde_json::from_str(run.stdout.trim()).expect("account JSON");
+    assert_eq!(
+        (page["profile"]["email"].as_str(), page["tokens"]["days"].as_i64()),
+        (Some(owner_email.as_str()), Some(7))
+    );
+    let run = owner.run(&["account"]).await;
+    assert!(run.code == 0 && run.stdout.contains("Tokens:   100 spendable"), "{run:?}");
+
+    // Invite a second person (signs in for the call), who accepts through the API.
+    let guest_email = unique_email("cli-guest");
+    let guest = app.client.sign_up(&guest_email, PASSWORD, None).await.expect("guest");
+    app.studio.storage().set_email_verified(&guest.account.user.id, chrono::Utc::now()).await.unwrap();
+    let run = owner.run(&["seats", "invite", &guest_email, "--role", "viewer", "--password", PASSWORD, "--json"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let invitation: serde_json::Value = serde_json::from_str(run.stdout.trim()).expect("invitation JSON");
+    let guest_session = app.client.with_session(&guest.session);
+    guest_session.accept_seat(invitation["id"].as_str().unwrap()).await.expect("accept");
+    let run = owner.run(&["seats", "ls"]).await;
+    assert!(run.code == 0 && run.stdout.contains(&guest_email) && run.stdout.contains("viewer"), "{run:?}");
+    let run = owner.run(&["seats", "role", &guest.account.user.id, "member", "--password", PASSWORD]).await;
+    assert!(run.code == 0 && run.stdout.contains("is now member"), "{run:?}");
+    let run = owner.run(&["seats", "role", &guest.account.user.id, "owner", "--password", PASSWORD]).await;
+    assert_eq!(run.code, 2, "owner is not a role to set here: {run:?}");
+
+    // Memories with the key.
+    let run = owner.run(&["memory", "add", "Shoot on white", "--class", "preference"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let first = run.stdout.trim().to_string();
+    let run = owner.run(&["memory", "add", "Shoot on ivory", "--class", "preference", "--replaces", &first]).await;
+    assert!(run.code == 0 && run.stdout.contains(&format!("corrects {first}")), "{run:?}");
+    let run = owner.run(&["memory", "ls", "--json"]).await;
+    let list: serde_json::Value = serde_json::from_str(run.stdout.trim()).expect("memory JSON");
+    let statuses: Vec<&str> =
+        list["memories"].as_array().unwrap().iter().map(|m| m["status"].as_str().unwrap()).collect();
+    assert_eq!(statuses, vec!["active", "corrected"]);
+    let second = list["memories"][0]["id"].as_str().unwrap().to_string();
+    let run = owner.run(&["memory", "retire", &second]).await;
+    assert!(run.code == 0 && run.stdout.contains("Retired"), "{run:?}");
+    let run = owner.run(&["memory", "ls", "--active"]).await;
+    assert!(run.code == 0 && run.stdout.contains("No memories."), "{run:?}");
+
+    // The guest becomes admin of the owner's house and switches their CLI to it.
+    let run = owner.run(&["seats", "role", &guest.account.user.id, "admin", "--password", PASSWORD]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let guest_cli = Cli::new();
+    let run = guest_cli.run(&["login", "--url", &app.base, "--email", &guest_email, "--password", PASSWORD]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let run = guest_cli.run(&["house", "ls", "--password", PASSWORD, "--json"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let me: serde_json::Value = serde_json::from_str(run.stdout.trim()).expect("me JSON");
+    assert_eq!(me["houses"].as_array().unwrap().len(), 2);
+    let house_id = invitation["organizationId"].as_str().unwrap();
+    let run = guest_cli.run(&["house", "switch", house_id, "--password", PASSWORD]).await;
+    assert!(run.code == 0 && run.stdout.contains("Now acting for"), "{run:?}");
+    let run = guest_cli.run(&["whoami", "--json"]).await;
+    let who: SessionInfo = serde_json::from_str(run.stdout.trim()).expect("whoami JSON");
+    assert_eq!((who.organization.id.as_str(), who.role), (house_id, SeatRole::Member), "the new key is a member key");
+
+    let run = owner.run(&["seats", "rm", &guest.account.user.id, "--password", PASSWORD]).await;
+    assert!(run.code == 0 && run.stdout.contains("their work stays with the house"), "{run:?}");
+    let run = owner.run(&["seats", "ls", "--json"]).await;
+    assert!(!run.stdout.contains(&guest_email), "{run:?}");
+}

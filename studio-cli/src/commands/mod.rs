@@ -1,20 +1,24 @@
 //! The subcommands, and what they share: resolved settings, the client, passwords, key names and
 //! the failures `main` turns into exit codes.
 
+pub(crate) mod account;
 pub(crate) mod assets;
 pub(crate) mod balance;
 pub(crate) mod billing;
 pub(crate) mod completions;
 pub(crate) mod develop;
 pub(crate) mod folders;
+pub(crate) mod house;
 pub(crate) mod jobs;
 pub(crate) mod keys;
 pub(crate) mod login;
 pub(crate) mod logout;
 pub(crate) mod mcp;
+pub(crate) mod memory;
 pub(crate) mod pack;
 pub(crate) mod prices;
 pub(crate) mod runs;
+pub(crate) mod seats;
 pub(crate) mod signup;
 pub(crate) mod takes;
 pub(crate) mod upload;
