@@ -39,6 +39,8 @@ mod ledger;
 #[cfg(feature = "engine")]
 mod library;
 #[cfg(feature = "engine")]
+mod mail;
+#[cfg(feature = "engine")]
 mod models;
 #[cfg(feature = "engine")]
 mod outbound;
@@ -60,7 +62,8 @@ pub use crate::{
     blobs::{BlobConfig, BlobError, BlobReader, Blobs, S3Config, StoredBlob},
     caller::{Caller, Machine, MachineKind, MachineSecrets, PlatformAdmin, Via},
     config::{
-        BillingConfig, CoreConfig, PackConfig, PackLimits, PriceBookConfig, QualityPrices, RunnerConfig, TierConfig,
+        BillingConfig, CoreConfig, MailConfig, PackConfig, PackLimits, PriceBookConfig, QualityPrices, RunnerConfig,
+        TierConfig,
     },
     develops::{
         BACKFILL_PAGE, INPUT_ROLES, MAX_DEVELOPS, MAX_INPUTS, MAX_TAKES, StagedInput, SubmitForm, check_input_role,
@@ -73,6 +76,9 @@ pub use crate::{
     library::{
         assets::{AssetFile, PendingUpload, UploadForm},
         packs::PackFile,
+    },
+    mail::{
+        LETTER_STATUSES, Mail, MailError, Mailer, OutgoingLetter, SmtpMailer, drip::WINDOW_DAYS as DRIP_WINDOW_DAYS,
     },
     payments::{
         ChargeRequest, Checkout, CheckoutRequest, PAYMENT_SUCCEEDED, PaymentEvent, PaymentsError, PaymentsProvider,
@@ -91,11 +97,11 @@ pub use crate::{
     },
     storage::{
         AccountStore, AssetChanges, AssetRow, AutochargeOutcome, AutochargeSettings, BalanceRow, BillingAccountRow,
-        BillingStore, Bucket, CancelOutcome, CheckoutRow, CreateJobsOutcome, FolderRow, HoldRow, HoldStatus, JobEnd,
-        JobRow, JobStore, KeyRow, LedgerAudit, LedgerStore, LibraryStore, MembershipRow, ModelRow, ModelStore,
-        NewAccount, NewAutocharge, NewCredit, NewHold, NewPayment, OrgRow, PackRow, PaymentOutcome, RefillPack,
-        ReserveOutcome, ResolveOutcome, SessionRow, SessionSeat, Storage, StorageError, TakeRecord, UserRow,
-        open_storage,
+        BillingStore, Bucket, CancelOutcome, CheckoutRow, CreateJobsOutcome, DripCandidate, EmailTokenRow, FolderRow,
+        HoldRow, HoldStatus, JobEnd, JobRow, JobStore, KeyRow, LedgerAudit, LedgerStore, LetterFilter, LetterOutcome,
+        LetterRow, LibraryStore, MailEventOutcome, MailStore, MembershipRow, ModelRow, ModelStore, NewAccount,
+        NewAutocharge, NewCredit, NewHold, NewPayment, OrgRow, PackRow, PaymentOutcome, RefillPack, ReserveOutcome,
+        ResolveOutcome, SessionRow, SessionSeat, Storage, StorageError, TakeRecord, TokenUse, UserRow, open_storage,
     },
     studio::{OpenError, Studio},
 };

@@ -9,6 +9,7 @@ mod develops;
 mod errors;
 mod keys;
 mod library;
+mod mail;
 mod models;
 mod quality;
 mod roles;
@@ -36,6 +37,7 @@ pub use library::{
     GroupRequest, GroupResponse, MAX_ASSET_PAGE, Pack, PackRequest, PackSize, Quote, QuoteRequest, RenameFolderRequest,
     Scene, Updated, UploadResponse,
 };
+pub use mail::*;
 pub use models::*;
 pub use quality::*;
 pub use roles::{KeyRole, ParseRoleError, Quality, SeatRole};

@@ -4,11 +4,13 @@
 use std::sync::Arc;
 
 mod billing;
+mod mail;
 mod packs;
 mod prices;
 mod runner;
 
 pub use billing::{BillingConfig, PackConfig, TierConfig};
+pub use mail::MailConfig;
 pub use packs::PackLimits;
 pub use prices::{PriceBookConfig, QualityPrices};
 pub use runner::RunnerConfig;
@@ -45,6 +47,8 @@ pub struct CoreConfig {
     /// The machine credentials (support bridge, analyst, action, renderer); an unset kind opens
     /// nothing.
     pub machines: MachineSecrets,
+    /// Letters: links, the outbox's retries, the delivery webhook and email token lifetimes.
+    pub mail: MailConfig,
 }
 
 impl Default for CoreConfig {
@@ -62,6 +66,7 @@ impl Default for CoreConfig {
             billing: BillingConfig::default(),
             payments: None,
             machines: MachineSecrets::default(),
+            mail: MailConfig::default(),
         }
     }
 }

@@ -2,7 +2,7 @@
 //! project lives under this folder.
 //!
 //! One trait per domain (`AccountStore`, `LibraryStore`, `ModelStore`, `JobStore`,
-//! `LedgerStore`, `BillingStore`), each beside its row types in the file of its name, and
+//! `LedgerStore`, `BillingStore`, `MailStore`), each beside its row types in the file of its name, and
 //! [`Storage`] as their union. Two real implementations share one body of SQL (`sql/`, one file
 //! per domain): SQLite (the embedded default) and PostgreSQL (scale-out). Only `sql/tx.rs`, the
 //! shared transaction helpers, writes the ledger and the running totals.
@@ -16,6 +16,7 @@ mod group_commit;
 mod jobs;
 mod ledger;
 mod library;
+mod mail;
 mod models;
 mod sql;
 
@@ -35,6 +36,9 @@ pub use ledger::{
     ResolveOutcome,
 };
 pub use library::{AssetChanges, AssetRow, FolderRow, LibraryStore, PackRow};
+pub use mail::{
+    DripCandidate, EmailTokenRow, LetterFilter, LetterOutcome, LetterRow, MailEventOutcome, MailStore, TokenUse,
+};
 pub use models::{ModelRow, ModelStore};
 #[cfg(feature = "postgres")]
 pub use postgres::PgStorage;
@@ -63,7 +67,7 @@ pub enum StorageError {
 /// crosses domains. Implementations apply their own migrations on open.
 #[async_trait::async_trait]
 pub trait Storage:
-    AccountStore + LibraryStore + ModelStore + JobStore + LedgerStore + BillingStore + Send + Sync + 'static
+    AccountStore + LibraryStore + ModelStore + JobStore + LedgerStore + BillingStore + MailStore + Send + Sync + 'static
 {
     /// Which backend this is (`sqlite` or `postgres`).
     fn backend(&self) -> &'static str;

@@ -13,6 +13,7 @@ pub(super) mod billing;
 pub(super) mod jobs;
 pub(super) mod ledger;
 pub(super) mod library;
+pub(super) mod mail;
 pub(super) mod models;
 pub(super) mod tx;
 
@@ -71,6 +72,14 @@ macro_rules! impl_storage {
             $lock_by_select
         );
         $crate::storage::sql::billing::impl_billing_store!(
+            $ty,
+            $backend,
+            $lock,
+            $skip_locked,
+            $one_statement,
+            $lock_by_select
+        );
+        $crate::storage::sql::mail::impl_mail_store!(
             $ty,
             $backend,
             $lock,
