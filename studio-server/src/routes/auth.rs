@@ -1,4 +1,8 @@
-//! `/api/auth/...`: sign-up, sign-in, sign-out and the current session.
+//! `/api/auth/...`: sign-up, sign-in, sign-out and the current session; email verification and
+//! password reset live in the submodules their URLs name.
+
+mod password_reset;
+mod verify_email;
 
 use aide::axum::ApiRouter;
 use aide::axum::routing::{get_with, post_with};
@@ -45,6 +49,8 @@ async fn get_session(State(state): State<AppState>, Auth(caller): Auth) -> Resul
 
 pub(super) fn router() -> ApiRouter<AppState> {
     ApiRouter::new()
+        .merge(verify_email::router())
+        .merge(password_reset::router())
         .api_route(
             "/api/auth/sign-up",
             post_with(sign_up, |op| {

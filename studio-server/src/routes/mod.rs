@@ -3,6 +3,7 @@
 //! Modules follow the URL: `toolkit/ai/billing.rs` serves `/api/toolkit/ai/billing/...`.
 
 mod auth;
+mod email;
 mod health;
 mod keys;
 mod mcp;
@@ -26,6 +27,7 @@ fn api_routes() -> ApiRouter<AppState> {
     ApiRouter::new()
         .merge(health::router())
         .merge(auth::router())
+        .merge(email::router())
         .merge(keys::router())
         .merge(mcp::router())
         .merge(toolkit::router())
@@ -128,6 +130,10 @@ mod tests {
         "POST /api/auth/sign-up",
         "POST /api/auth/sign-in",
         "POST /api/auth/sign-out",
+        "POST /api/auth/verify-email",
+        "POST /api/auth/password-reset",
+        "POST /api/auth/password-reset/confirm",
+        "POST /api/email/webhook",
         "POST /api/toolkit/check-email",
         "GET /api/toolkit/ai/billing/catalog",
         "POST /api/toolkit/ai/billing/webhook/provider",

@@ -1,4 +1,7 @@
-//! `/api/toolkit/admin/...`: platform admin routes (allowlisted session emails only).
+//! `/api/toolkit/admin/...`: platform admin routes (allowlisted session emails only). Routes with
+//! a file of their own (`admin/emails.rs`) are merged here.
+
+mod emails;
 
 use aide::axum::ApiRouter;
 use aide::axum::routing::post_with;
@@ -19,7 +22,7 @@ async fn grant_tokens(
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {
-    ApiRouter::new().api_route(
+    ApiRouter::new().merge(emails::router()).api_route(
         "/api/toolkit/admin/grant-tokens",
         post_with(grant_tokens, |op| {
             op.summary("Grant tokens into a person's house")
