@@ -143,7 +143,7 @@ impl std::fmt::Debug for ServerConfig {
             .field("rate_limit_burst", &self.rate_limit_burst)
             .field("trust_forwarded", &self.trust_forwarded)
             .field("billing_test_anywhere", &self.billing_test_anywhere)
-            .field("smtp_url", &self.smtp_url.as_deref().map(redact_url))
+            .field("smtp_url", &self.smtp_url.as_deref().map(|u| u.split('@').next_back().unwrap_or(u)))
             .field("mail_from", &self.mail_from)
             .field("mail_webhook_secret", &redacted(&self.mail_webhook_secret))
             .finish_non_exhaustive()
@@ -203,19 +203,6 @@ impl Default for ServerConfig {
             mail_webhook_secret: None,
             mail: MailConfig::default(),
         }
-    }
-}
-
-/// A URL with the password of its user part replaced by `***`.
-fn redact_url(url: &str) -> String {
-    match url.split_once("://") {
-        Some((scheme, rest)) => match rest.rsplit_once('@') {
-            Some((userinfo, host)) => {
-                format!("{scheme}://{}:***@{host}", userinfo.split(':').next().unwrap_or_default())
-            }
-            None => url.to_string(),
-        },
-        None => url.to_string(),
     }
 }
 

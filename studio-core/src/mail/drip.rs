@@ -14,11 +14,11 @@
 
 use chrono::{DateTime, Duration, Utc};
 
-use super::{Mail, templates};
+use super::{Letter, Mail, templates};
 use crate::api::DripRun;
 use crate::caller::PlatformAdmin;
 use crate::error::Result;
-use crate::storage::{DripCandidate, LetterRow};
+use crate::storage::DripCandidate;
 
 /// How long after its day a step is still sent.
 pub const WINDOW_DAYS: i64 = 3;
@@ -75,25 +75,15 @@ impl Mail<'_> {
         for person in &people {
             for step in SCHEDULE.iter().filter(|s| s.due(person, now)) {
                 let written = (step.write)(person.name.as_deref(), &base);
-                let stamp = crate::ids::now();
-                let letter = LetterRow {
-                    id: uuid::Uuid::now_v7().to_string(),
-                    kind: step.kind.to_string(),
-                    to_addr: person.email.clone(),
+                let letter = Letter {
+                    kind: step.kind,
+                    to: person.email.clone(),
                     user_id: Some(person.user_id.clone()),
                     subject: written.subject,
                     html: written.html,
                     text: written.text,
-                    status: "queued".to_string(),
-                    attempts: 0,
-                    next_attempt_at: stamp,
-                    claim_token: None,
-                    lease_until: None,
-                    last_error: None,
-                    created_at: stamp,
-                    updated_at: stamp,
-                    sent_at: None,
-                };
+                }
+                .queued(uuid::Uuid::now_v7());
                 if studio.storage.post_drip_letter(step.name, letter).await? {
                     queued += 1;
                 }

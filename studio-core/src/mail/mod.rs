@@ -52,6 +52,31 @@ pub(crate) struct Letter {
     pub text: String,
 }
 
+impl Letter {
+    /// The archive row that queues this letter now, under `id`.
+    pub(crate) fn queued(self, id: uuid::Uuid) -> LetterRow {
+        let now = crate::ids::now();
+        LetterRow {
+            id: id.to_string(),
+            kind: self.kind.to_string(),
+            to_addr: self.to,
+            user_id: self.user_id,
+            subject: self.subject,
+            html: self.html,
+            text: self.text,
+            status: "queued".to_string(),
+            attempts: 0,
+            next_attempt_at: now,
+            claim_token: None,
+            lease_until: None,
+            last_error: None,
+            created_at: now,
+            updated_at: now,
+            sent_at: None,
+        }
+    }
+}
+
 /// One letter as a [`Mailer`] sends it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OutgoingLetter {
@@ -99,27 +124,7 @@ impl Studio {
     /// Answers the letter's id. Without SMTP configured the letter stays archived (`queued`).
     pub(crate) async fn post_letter(&self, letter: Letter) -> Result<uuid::Uuid, Error> {
         let id = uuid::Uuid::now_v7();
-        let now = crate::ids::now();
-        self.storage
-            .insert_letter(LetterRow {
-                id: id.to_string(),
-                kind: letter.kind.to_string(),
-                to_addr: letter.to,
-                user_id: letter.user_id,
-                subject: letter.subject,
-                html: letter.html,
-                text: letter.text,
-                status: "queued".to_string(),
-                attempts: 0,
-                next_attempt_at: now,
-                claim_token: None,
-                lease_until: None,
-                last_error: None,
-                created_at: now,
-                updated_at: now,
-                sent_at: None,
-            })
-            .await?;
+        self.storage.insert_letter(letter.queued(id)).await?;
         self.mail_wakeup.notify_one();
         Ok(id)
     }

@@ -6,19 +6,12 @@ use aide::axum::routing::post_with;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::HeaderMap;
-use studio_core::WebhookHeaders;
 use studio_core::api::{DripRun, MailWebhookAck};
 
 use crate::auth::AdminAuth;
 use crate::error::AppError;
-use crate::extract::ApiJson;
+use crate::extract::{ApiJson, webhook_headers};
 use crate::state::AppState;
-
-/// The Standard Webhooks headers of a request.
-fn webhook_headers(headers: &HeaderMap) -> WebhookHeaders {
-    let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
-    WebhookHeaders { id: get("webhook-id"), timestamp: get("webhook-timestamp"), signature: get("webhook-signature") }
-}
 
 async fn webhook(
     State(state): State<AppState>,
