@@ -100,6 +100,14 @@ pub(crate) const CODES: &[&str] = &[
     // Lookbooks.
     "LOOK_LOCKED",
     "LOCK_REQUIRED",
+    // Mail: the email links, the letter archive and the delivery webhook.
+    "INVALID_TOKEN",
+    "TOKEN_USED",
+    "TOKEN_REPLACED",
+    "TOKEN_EXPIRED",
+    "TOKEN_STALE",
+    "BAD_CURSOR",
+    "MAIL_WEBHOOK_NOT_CONFIGURED",
     // The server's own failure.
     "INTERNAL",
 ];
@@ -248,6 +256,15 @@ fn for_code(err: &studio_client::Error, code: &str) -> Option<String> {
         }
         "LOOK_LOCKED" => "the look is locked: unlock it before developing it again".into(),
         "LOCK_REQUIRED" => "variations need a locked look: lock it first".into(),
+        "INVALID_TOKEN" => "copy the whole link from the letter: this token is not one the server issued".into(),
+        "TOKEN_USED" => "this link worked once already; ask for a new letter if you still need one".into(),
+        "TOKEN_REPLACED" => "a newer letter was sent: use the link of the latest one".into(),
+        "TOKEN_EXPIRED" => "the link has expired: ask for a new letter (verification 48 hours, reset 1 hour)".into(),
+        "TOKEN_STALE" => "the account's address changed since this letter: ask for a new one".into(),
+        "BAD_CURSOR" => "pass the nextCursor of the previous page unchanged, or leave the cursor out".into(),
+        "MAIL_WEBHOOK_NOT_CONFIGURED" => "the deployment sets no STUDIO_MAIL_WEBHOOK_SECRET, so it takes no \
+                                          delivery reports"
+            .into(),
         "INTERNAL" => "the server failed and logged it: try again, and if it persists tell the deployment's \
                        operator the time"
             .into(),

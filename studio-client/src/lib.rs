@@ -120,6 +120,7 @@
 //! ([`new_idempotency_key`]). Everything else is sent once. Each attempt has the builder's
 //! timeout (default 60 s); uploads, submits, pre-flights, packs and downloads have longer ones.
 
+mod account_mail;
 mod billing;
 mod client;
 mod develops;

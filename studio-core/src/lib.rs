@@ -39,6 +39,8 @@ mod ledger;
 #[cfg(feature = "engine")]
 mod library;
 #[cfg(feature = "engine")]
+mod mail;
+#[cfg(feature = "engine")]
 mod models;
 #[cfg(feature = "engine")]
 mod outbound;
@@ -65,8 +67,8 @@ pub use crate::{
     blobs::{BlobConfig, BlobError, BlobReader, Blobs, S3Config, StoredBlob},
     caller::{Caller, Machine, MachineKind, MachineSecrets, PlatformAdmin, Via},
     config::{
-        BillingConfig, CoreConfig, PackConfig, PackLimits, PeopleConfig, PriceBookConfig, QualityPrices, RunnerConfig,
-        TierConfig,
+        BillingConfig, CoreConfig, MailConfig, PackConfig, PackLimits, PeopleConfig, PriceBookConfig, QualityPrices,
+        RunnerConfig, TierConfig,
     },
     develops::{
         BACKFILL_PAGE, INPUT_ROLES, MAX_DEVELOPS, MAX_INPUTS, MAX_TAKES, StagedInput, SubmitForm, check_input_role,
@@ -79,6 +81,9 @@ pub use crate::{
     library::{
         assets::{AssetFile, PendingUpload, UploadForm},
         packs::PackFile,
+    },
+    mail::{
+        LETTER_STATUSES, Mail, MailError, Mailer, OutgoingLetter, SmtpMailer, drip::WINDOW_DAYS as DRIP_WINDOW_DAYS,
     },
     payments::{
         ChargeRequest, Checkout, CheckoutRequest, PAYMENT_SUCCEEDED, PaymentEvent, PaymentsError, PaymentsProvider,
@@ -97,12 +102,13 @@ pub use crate::{
     },
     storage::{
         AcceptSeat, AccountStore, AssetChanges, AssetRow, AutochargeOutcome, AutochargeSettings, BalanceRow,
-        BillingAccountRow, BillingStore, Bucket, CancelOutcome, CheckoutRow, CreateJobsOutcome, EraseOutcome,
-        FolderRow, HoldRow, HoldStatus, JobEnd, JobRow, JobStore, KeyRow, LedgerAudit, LedgerStore, LibraryStore,
-        MembershipRow, MemoryRow, MemoryWrite, ModelRow, ModelStore, NewAccount, NewAutocharge, NewCredit, NewHold,
-        NewPayment, OrgRow, PackRow, PaymentOutcome, PlanRow, ProfileRow, ProfileStore, RefillPack, ReserveOutcome,
-        ResolveOutcome, SeatInvitationRow, SeatRow, SeatStore, SessionRow, SessionSeat, Storage, StorageError,
-        TakeRecord, ToolGrantRow, ToolItemRow, UserListRow, UserRow, WorkflowUsageRow, open_storage,
+        BillingAccountRow, BillingStore, Bucket, CancelOutcome, CheckoutRow, CreateJobsOutcome, DripCandidate,
+        EmailTokenRow, EraseOutcome, FolderRow, HoldRow, HoldStatus, JobEnd, JobRow, JobStore, KeyRow, LedgerAudit,
+        LedgerStore, LetterFilter, LetterOutcome, LetterRow, LibraryStore, MailEventOutcome, MailStore, MembershipRow,
+        MemoryRow, MemoryWrite, ModelRow, ModelStore, NewAccount, NewAutocharge, NewCredit, NewHold, NewPayment,
+        OrgRow, PackRow, PaymentOutcome, PlanRow, ProfileRow, ProfileStore, RefillPack, ReserveOutcome, ResolveOutcome,
+        SeatInvitationRow, SeatRow, SeatStore, SessionRow, SessionSeat, Storage, StorageError, TakeRecord, TokenUse,
+        ToolGrantRow, ToolItemRow, UserListRow, UserRow, WorkflowUsageRow, open_storage,
     },
     studio::{OpenError, Studio},
 };

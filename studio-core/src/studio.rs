@@ -22,6 +22,8 @@ pub struct Studio {
     pub(crate) pack_wakeup: Arc<tokio::sync::Notify>,
     /// Wakes the job runner when a job is queued (here, or on a replica via the relay).
     pub(crate) job_wakeup: Arc<tokio::sync::Notify>,
+    /// Wakes the mail worker when a letter is posted in this process.
+    pub(crate) mail_wakeup: Arc<tokio::sync::Notify>,
     /// True once [`Studio::start_event_relay`] relays the database's shared channel.
     pub(crate) relaying: Arc<std::sync::atomic::AtomicBool>,
     /// Asset list answers, each with the library version it was read at.
@@ -55,6 +57,7 @@ impl Studio {
             events: EventBus::default(),
             pack_wakeup: Arc::new(tokio::sync::Notify::new()),
             job_wakeup: Arc::new(tokio::sync::Notify::new()),
+            mail_wakeup: Arc::new(tokio::sync::Notify::new()),
             relaying: Arc::new(std::sync::atomic::AtomicBool::new(false)),
             asset_lists: Arc::default(),
         }

@@ -10,9 +10,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use studio_core::{
-    AiConfig, BillingConfig, BlobConfig, CoreConfig, FalConfig, FalProvider, LocalProvider, PackConfig, PackLimits,
-    PaymentsProvider, PeopleConfig, PolarConfig, PolarProvider, Providers, RunnerConfig, S3Config, TestModeProvider,
-    TierConfig,
+    AiConfig, BillingConfig, BlobConfig, CoreConfig, FalConfig, FalProvider, LocalProvider, MailConfig, PackConfig,
+    PackLimits, PaymentsProvider, PeopleConfig, PolarConfig, PolarProvider, Providers, RunnerConfig, S3Config,
+    SmtpMailer, TestModeProvider, TierConfig,
 };
 
 /// Everything the binary needs to start. Its `Debug` output redacts the secrets.
@@ -96,6 +96,20 @@ pub struct ServerConfig {
     /// `STUDIO_TRUST_FORWARDED`: the client address is the last `X-Forwarded-For` entry (set by
     /// the one reverse proxy in front) instead of the TCP peer (default false).
     pub trust_forwarded: bool,
+    /// `STUDIO_SMTP_URL`: the SMTP server letters go out through, e.g. `smtp://127.0.0.1:2525`,
+    /// `smtp://user:pass@host:587?tls=required` or `smtps://user:pass@host`. Unset: letters are
+    /// archived only.
+    pub smtp_url: Option<String>,
+    /// `STUDIO_MAIL_FROM`: the sender of every letter, e.g. `Studio <studio@example.com>`;
+    /// required with `smtp_url`.
+    pub mail_from: Option<String>,
+    /// `STUDIO_MAIL_WEBHOOK_SECRET`: the Standard Webhooks secret the mail provider signs
+    /// delivery reports with; unset answers the mail webhook 503.
+    pub mail_webhook_secret: Option<String>,
+    /// The outbox's leases, retries and token lifetimes: the defaults, not read from file or
+    /// environment (tests shorten them). Its link base and webhook secret come from the settings
+    /// above.
+    pub mail: MailConfig,
 }
 
 impl std::fmt::Debug for ServerConfig {
@@ -132,6 +146,9 @@ impl std::fmt::Debug for ServerConfig {
             .field("rate_limit_burst", &self.rate_limit_burst)
             .field("trust_forwarded", &self.trust_forwarded)
             .field("billing_test_anywhere", &self.billing_test_anywhere)
+            .field("smtp_url", &self.smtp_url.as_deref().map(|u| u.split('@').next_back().unwrap_or(u)))
+            .field("mail_from", &self.mail_from)
+            .field("mail_webhook_secret", &redacted(&self.mail_webhook_secret))
             .finish_non_exhaustive()
     }
 }
@@ -185,6 +202,10 @@ impl Default for ServerConfig {
             rate_limit_per_min: 30,
             rate_limit_burst: 10,
             trust_forwarded: false,
+            smtp_url: None,
+            mail_from: None,
+            mail_webhook_secret: None,
+            mail: MailConfig::default(),
         }
     }
 }
@@ -228,6 +249,9 @@ struct FileConfig {
     rate_limit_per_min: Option<u32>,
     rate_limit_burst: Option<u32>,
     trust_forwarded: Option<bool>,
+    smtp_url: Option<String>,
+    mail_from: Option<String>,
+    mail_webhook_secret: Option<String>,
 }
 
 fn emails(list: impl IntoIterator<Item = String>) -> Vec<String> {
@@ -290,6 +314,9 @@ impl ServerConfig {
             c.rate_limit_per_min = file.rate_limit_per_min.unwrap_or(c.rate_limit_per_min);
             c.rate_limit_burst = file.rate_limit_burst.unwrap_or(c.rate_limit_burst);
             c.trust_forwarded = file.trust_forwarded.unwrap_or(c.trust_forwarded);
+            c.smtp_url = file.smtp_url.or(c.smtp_url);
+            c.mail_from = file.mail_from.or(c.mail_from);
+            c.mail_webhook_secret = file.mail_webhook_secret.or(c.mail_webhook_secret);
         }
         let set = |name: &str| env(name).filter(|v| !v.trim().is_empty());
         if let Some(v) = set("STUDIO_LISTEN") {
@@ -442,6 +469,13 @@ impl ServerConfig {
             }
             c.public_url = Some(url.trim_end_matches('/').to_string());
         }
+        c.smtp_url = set("STUDIO_SMTP_URL").or(c.smtp_url).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
+        c.mail_from = set("STUDIO_MAIL_FROM").or(c.mail_from).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
+        c.mail_webhook_secret =
+            set("STUDIO_MAIL_WEBHOOK_SECRET").or(c.mail_webhook_secret).filter(|v| !v.trim().is_empty());
+        if c.smtp_url.is_some() {
+            c.mailer()?;
+        }
         if let Some(v) = set("STUDIO_BILLING_TEST_ANYWHERE") {
             c.billing_test_anywhere = matches!(v.trim().to_ascii_lowercase().as_str(), "1" | "true" | "yes");
         }
@@ -482,6 +516,11 @@ impl ServerConfig {
             ai: self.ai_config(),
             billing: self.billing_catalog.clone(),
             payments: self.payments(),
+            mail: MailConfig {
+                link_base: self.public_url.clone().unwrap_or_else(|| format!("http://{}", self.listen)),
+                webhook_secret: self.mail_webhook_secret.clone(),
+                ..self.mail.clone()
+            },
             ..CoreConfig::default()
         }
     }
@@ -519,6 +558,18 @@ impl ServerConfig {
             }
             _ => None,
         }
+    }
+
+    /// The SMTP adapter letters go out through; None when no SMTP server is configured (letters
+    /// are archived only). An unusable URL or sender, or a URL without a sender, is refused.
+    pub fn mailer(&self) -> Result<Option<SmtpMailer>, ConfigError> {
+        let Some(url) = &self.smtp_url else { return Ok(None) };
+        let Some(from) = &self.mail_from else {
+            return Err(ConfigError::Env("STUDIO_SMTP_URL", "needs STUDIO_MAIL_FROM, the letters' sender".into()));
+        };
+        SmtpMailer::new(url, from)
+            .map(Some)
+            .map_err(|e| ConfigError::Env("STUDIO_SMTP_URL or STUDIO_MAIL_FROM", e.to_string()))
     }
 
     /// The AI reader's settings, when all three are set.
@@ -777,6 +828,46 @@ mod tests {
         assert!(bad("STUDIO_RATE_LIMIT_BURST", "0"), "no burst while the limit is on");
         assert!(bad("STUDIO_RATE_LIMIT_PER_MIN", "-1"));
         assert!(bad("STUDIO_TRUST_FORWARDED", "maybe"));
+    }
+
+    #[test]
+    fn mail_settings() {
+        let none = ServerConfig::load(None, |_| None).unwrap();
+        assert!(none.mailer().unwrap().is_none(), "no SMTP by default: letters are archived only");
+        assert_eq!(none.core_config().mail.link_base, "http://127.0.0.1:8787", "links default to the listen address");
+        assert!(none.core_config().mail.webhook_secret.is_none());
+        let env: HashMap<&str, &str> = HashMap::from([
+            ("STUDIO_SMTP_URL", "smtps://ada:pa55word@mail.example.com"),
+            ("STUDIO_MAIL_FROM", "Studio <studio@example.com>"),
+            ("STUDIO_MAIL_WEBHOOK_SECRET", "whsec_bWFpbA=="),
+            ("STUDIO_PUBLIC_URL", "https://studio.example/"),
+        ]);
+        let c = ServerConfig::load(None, |k| env.get(k).map(|v| v.to_string())).unwrap();
+        assert_eq!(
+            c.mailer().unwrap().map(|m| m.server().to_string()).as_deref(),
+            Some("smtps://ada:***@mail.example.com")
+        );
+        let core = c.core_config();
+        assert_eq!(
+            (core.mail.link_base.as_str(), core.mail.webhook_secret.as_deref()),
+            ("https://studio.example", Some("whsec_bWFpbA=="))
+        );
+        let printed = format!("{c:?}");
+        assert!(!printed.contains("pa55word") && !printed.contains("bWFpbA"), "{printed}");
+        let without_from = |k: &str| env.get(k).filter(|_| k != "STUDIO_MAIL_FROM").map(|v| v.to_string());
+        assert!(ServerConfig::load(None, without_from).is_err(), "a sender is required with SMTP");
+        let bad_url = |k: &str| {
+            if k == "STUDIO_SMTP_URL" {
+                Some("mail.example.com".to_string())
+            } else {
+                env.get(k).map(|v| v.to_string())
+            }
+        };
+        assert!(ServerConfig::load(None, bad_url).is_err());
+        let dir = tempfile_dir();
+        let file = dir.join("mail.toml");
+        std::fs::write(&file, "smtp_url = \"smtp://127.0.0.1:2525\"\nmail_from = \"studio@example.com\"\n").unwrap();
+        assert!(ServerConfig::load(Some(&file), |_| None).unwrap().mailer().unwrap().is_some());
     }
 
     fn tempfile_dir() -> PathBuf {

@@ -128,3 +128,13 @@ impl<T: JsonSchema> OperationInput for ApiPath<T> {
         <axum::extract::Path<T> as OperationInput>::operation_input(ctx, operation);
     }
 }
+
+/// The Standard Webhooks headers of a request (the payment and mail webhooks).
+pub(crate) fn webhook_headers(headers: &axum::http::HeaderMap) -> studio_core::WebhookHeaders {
+    let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
+    studio_core::WebhookHeaders {
+        id: get("webhook-id"),
+        timestamp: get("webhook-timestamp"),
+        signature: get("webhook-signature"),
+    }
+}

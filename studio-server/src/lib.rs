@@ -43,12 +43,24 @@ pub async fn build_app(config: &ServerConfig) -> anyhow::Result<(Router, AppStat
         );
     }
     if !config.admin_emails.is_empty() {
-        tracing::warn!(
-            "STUDIO_ADMIN_EMAILS is set, but it grants platform admin only to an account whose email is verified, \
-             and this build verifies no address yet: it grants nothing. Use `studio-server admin add EMAIL`."
+        tracing::info!(
+            "STUDIO_ADMIN_EMAILS grants platform admin only to an account whose email is verified (through the \
+             verification letter); `studio-server admin add EMAIL` marks one directly."
         );
     }
     studio.start_event_relay().await?;
+    match config.mailer()? {
+        Some(mailer) => {
+            tracing::info!(smtp = mailer.server(), "letters are delivered through SMTP");
+            let postman = studio.clone();
+            let mailer: std::sync::Arc<dyn studio_core::Mailer> = std::sync::Arc::new(mailer);
+            tokio::spawn(async move { postman.mail().run_worker(mailer, std::future::pending::<()>()).await });
+        }
+        None => tracing::warn!(
+            "no SMTP server is configured (STUDIO_SMTP_URL): letters are archived only, and nobody receives them; \
+             an admin reads them at GET /api/toolkit/admin/emails"
+        ),
+    }
     let worker = studio.clone();
     tokio::spawn(async move { worker.run_pack_worker(std::future::pending::<()>()).await });
     let sweeper = studio.clone();

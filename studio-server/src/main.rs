@@ -15,7 +15,8 @@ struct Cli {
     /// s3_secret_access_key, runner_concurrency, runner_lease_secs, fal_key, fal_url,
     /// fal_models (a table tool = model id), fal_timeout_secs, ai_url, ai_key, ai_model,
     /// billing, payments_webhook_secret, polar_token, polar_url, polar_products (a table),
-    /// rate_limit_per_min, rate_limit_burst, trust_forwarded, [[billing_tiers]] and
+    /// rate_limit_per_min, rate_limit_burst, trust_forwarded, smtp_url, mail_from,
+    /// mail_webhook_secret, [[billing_tiers]] and
     /// [[billing_packs]] (see docs/configuration.md).
     #[arg(long, value_name = "PATH")]
     config: Option<PathBuf>,

@@ -1,5 +1,6 @@
 //! Per-client-address rate limits on the routes that take no credential and do real work:
-//! sign-up (a new house and its token grant), sign-in (a password check), sign-out,
+//! sign-up (a new house and its token grant), sign-in (a password check), sign-out, the email
+//! links (verify-email, password-reset and its confirm: a letter, a token lookup, a password hash),
 //! check-email (a question about people) and the test-mode checkout pages. One token bucket per
 //! client address is shared by all of them (tower_governor's keyed limiter); past it they answer
 //! 429 with `Retry-After` and `{"error": "RATE_LIMITED", "message", "retryAfter"}`.
@@ -30,6 +31,9 @@ pub(crate) const LIMITED_ROUTES: &[&str] = &[
     "/api/auth/sign-up",
     "/api/auth/sign-in",
     "/api/auth/sign-out",
+    "/api/auth/verify-email",
+    "/api/auth/password-reset",
+    "/api/auth/password-reset/confirm",
     "/api/toolkit/ai/billing/test-checkout/{id}",
     "/api/toolkit/ai/billing/test-portal/{id}",
 ];

@@ -231,6 +231,17 @@ fn rows(w: &World) -> Vec<Row> {
         // No caller of the matrix sends A's session cookie here, so A stays signed in.
         row("POST /api/auth/sign-out", Public(Status(200)), Status(200)),
         row("GET /api/auth/session", AnyRole, Status(200)),
+        // The email links' tokens are their authority; a credential grants nothing.
+        row("POST /api/auth/verify-email", Public(Code(400, "INVALID_TOKEN")), Status(400))
+            .json(json!({ "token": "0".repeat(64) })),
+        // Sign-up's letter and one resend per session stay inside the hourly allowance.
+        row("POST /api/auth/verify-email/resend", SessionOnly, Status(200)),
+        row("POST /api/auth/password-reset", Public(Status(200)), Status(200)).json(json!({ "email": w.a_email })),
+        row("POST /api/auth/password-reset/confirm", Public(Code(400, "INVALID_TOKEN")), Status(400))
+            .json(json!({ "token": "0".repeat(64), "password": "a long enough new password" })),
+        row("POST /api/email/webhook", Signed, Code(401, "BAD_SIGNATURE")).json(json!({ "type": "delivered" })),
+        row("POST /api/email/drip", Admin, Status(200)),
+        row("GET /api/toolkit/admin/emails", Admin, Status(200)),
         row("POST /api/keys", SessionOnly, Status(200)).json(json!({ "name": "matrix" })),
         row("GET /api/keys", AnyRole, Status(200)),
         row("DELETE /api/keys/{id}", SessionOnly, Status(200)).id(&w.spare_key),
@@ -434,6 +445,7 @@ async fn every_route_answers_as_the_spec_says(backend: Backend) {
     let app = spawn(backend, move |c| {
         c.billing = "test".into();
         c.runner_concurrency = 0;
+        c.mail_webhook_secret = Some("whsec_aXNvbGF0aW9u".into());
     })
     .await
     .expect("app");

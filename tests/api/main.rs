@@ -13,6 +13,7 @@ mod folders;
 mod isolation;
 mod keys;
 mod library;
+mod mail;
 mod mcp;
 mod models;
 mod packs;

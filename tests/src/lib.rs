@@ -7,7 +7,7 @@
 //! it the PostgreSQL variants say so and pass without running; `.ci/run` always sets it.
 //!
 //! On a running app, [`House::new`] signs up a house with a member key, and [`images`] builds
-//! the image files the tests upload.
+//! the image files the tests upload; [`smtp::SmtpSink`] takes the letters the server sends.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -18,6 +18,7 @@ use tokio::sync::{OnceCell, oneshot};
 
 mod fixture;
 pub mod images;
+pub mod smtp;
 
 pub use fixture::{House, PASSWORD, Person};
 

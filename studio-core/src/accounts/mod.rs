@@ -3,6 +3,7 @@
 //! the tool catalogue (access). Passwords are Argon2id, hashed off the async runtime.
 
 pub(crate) mod access;
+mod email_links;
 pub(crate) mod keys;
 pub(crate) mod memory;
 pub(crate) mod profile;
@@ -147,6 +148,10 @@ impl Studio {
             Ok(()) => {}
             Err(StorageError::Conflict(_)) => return Err(email_taken()),
             Err(e) => return Err(e.into()),
+        }
+        // The account stands even if the letter cannot be posted: the person can ask again.
+        if let Err(e) = self.send_verification(&user).await {
+            tracing::warn!(user = %user.id, error = %e, "the verification letter could not be posted");
         }
         let token = self.start_session(&user.id, &org.id).await?;
         Ok((SignUpResponse { user: user_view(&user), organization: org_view(&org) }, token))

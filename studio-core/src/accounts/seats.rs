@@ -90,7 +90,7 @@ impl Studio {
             organization_id: i.org_id.clone(),
             organization_name: org_name.to_string(),
             expires_at: i.expires_at,
-            url: format!("{}/join/{}", self.config.public_url, i.id),
+            url: self.mail_link(&format!("/join/{}", i.id)),
         })
     }
 
@@ -137,7 +137,22 @@ impl Studio {
             .with("limit", people.seat_invites_per_week)
             .with("retryAfter", 3600));
         }
-        self.invitation_view(&row, &org.name)
+        let view = self.invitation_view(&row, &org.name)?;
+        let inviter = self.storage.user_by_id(&caller.user_id).await?;
+        let inviter = inviter.map(|u| u.name.unwrap_or(u.email)).unwrap_or_else(|| "Someone".into());
+        let days = people.seat_invite_days.max(1);
+        let written =
+            crate::mail::templates::seat_invitation(&org.name, req.role.as_str(), &inviter, &view.url, days);
+        self.post_letter(crate::mail::Letter {
+            kind: "seat_invitation",
+            to: view.email.clone(),
+            user_id: None,
+            subject: written.subject,
+            html: written.html,
+            text: written.text,
+        })
+        .await?;
+        Ok(view)
     }
 
     /// Accept a seat invitation addressed to the signed-in person's (verified) address; the

@@ -9,6 +9,7 @@ mod develops;
 mod errors;
 mod keys;
 mod library;
+mod mail;
 mod models;
 mod people;
 mod quality;
@@ -37,6 +38,7 @@ pub use library::{
     GroupRequest, GroupResponse, MAX_ASSET_PAGE, Pack, PackRequest, PackSize, Quote, QuoteRequest, RenameFolderRequest,
     Scene, Updated, UploadResponse,
 };
+pub use mail::*;
 pub use models::*;
 pub use people::*;
 pub use quality::*;

@@ -4,12 +4,14 @@
 use std::sync::Arc;
 
 mod billing;
+mod mail;
 mod packs;
 mod people;
 mod prices;
 mod runner;
 
 pub use billing::{BillingConfig, PackConfig, TierConfig};
+pub use mail::MailConfig;
 pub use packs::PackLimits;
 pub use people::PeopleConfig;
 pub use prices::{PriceBookConfig, QualityPrices};
@@ -49,6 +51,8 @@ pub struct CoreConfig {
     pub machines: MachineSecrets,
     /// Seats, invitations and the trial window.
     pub people: PeopleConfig,
+    /// Letters: links, the outbox's retries, the delivery webhook and email token lifetimes.
+    pub mail: MailConfig,
 }
 
 impl Default for CoreConfig {
@@ -67,6 +71,7 @@ impl Default for CoreConfig {
             payments: None,
             machines: MachineSecrets::default(),
             people: PeopleConfig::default(),
+            mail: MailConfig::default(),
         }
     }
 }

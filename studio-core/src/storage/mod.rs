@@ -2,7 +2,8 @@
 //! project lives under this folder.
 //!
 //! One trait per domain (`AccountStore`, `LibraryStore`, `ModelStore`, `JobStore`,
-//! `LedgerStore`, `BillingStore`, `SeatStore`, `ProfileStore`), each beside its row types in the file of its name, and
+//! `LedgerStore`, `BillingStore`, `SeatStore`, `ProfileStore`, `MailStore`), each beside its row
+//! types in the file of its name, and
 //! [`Storage`] as their union. Two real implementations share one body of SQL (`sql/`, one file
 //! per domain): SQLite (the embedded default) and PostgreSQL (scale-out). Only `sql/tx.rs`, the
 //! shared transaction helpers, writes the ledger and the running totals.
@@ -16,6 +17,7 @@ mod group_commit;
 mod jobs;
 mod ledger;
 mod library;
+mod mail;
 mod models;
 mod profiles;
 mod seats;
@@ -37,6 +39,9 @@ pub use ledger::{
     ResolveOutcome,
 };
 pub use library::{AssetChanges, AssetRow, FolderRow, LibraryStore, PackRow};
+pub use mail::{
+    DripCandidate, EmailTokenRow, LetterFilter, LetterOutcome, LetterRow, MailEventOutcome, MailStore, TokenUse,
+};
 pub use models::{ModelRow, ModelStore};
 #[cfg(feature = "postgres")]
 pub use postgres::PgStorage;
@@ -77,6 +82,7 @@ pub trait Storage:
     + BillingStore
     + SeatStore
     + ProfileStore
+    + MailStore
     + Send
     + Sync
     + 'static

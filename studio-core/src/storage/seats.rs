@@ -129,7 +129,8 @@ pub trait SeatStore: Send + Sync {
     /// Point a session at another house the person has a seat in. False when they have none.
     async fn switch_session_house(&self, token_hash: &str, org_id: &str) -> Result<bool, StorageError>;
     /// Erase a person: refused while they are the only owner of a house with other members;
-    /// otherwise seats, sessions, personal memories, onboarding, intake and tool grants go,
+    /// otherwise seats, sessions, personal memories, onboarding, intake, tool grants, email
+    /// tokens and the letters archived for them go,
     /// the row keeps only its id (renamed to `tombstone_email`) so the house's records stay
     /// attributed, all in one transaction.
     async fn erase_user(

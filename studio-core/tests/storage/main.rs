@@ -5,6 +5,7 @@
 mod accounts;
 mod concurrency;
 mod ledger;
+mod mail;
 mod packs;
 
 use std::sync::Arc;

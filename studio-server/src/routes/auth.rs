@@ -1,5 +1,9 @@
 //! `/api/auth/...`: sign-up, sign-in, sign-out, the current session and switching the house a
-//! session acts for.
+//! session acts for; email verification and password reset live in the submodules their URLs
+//! name.
+
+mod password_reset;
+mod verify_email;
 
 use aide::axum::ApiRouter;
 use aide::axum::routing::{get_with, post_with};
@@ -56,6 +60,8 @@ async fn switch_house(
 
 pub(super) fn router() -> ApiRouter<AppState> {
     ApiRouter::new()
+        .merge(verify_email::router())
+        .merge(password_reset::router())
         .api_route(
             "/api/auth/sign-up",
             post_with(sign_up, |op| {

@@ -4,6 +4,7 @@
 
 mod account;
 mod auth;
+mod email;
 mod health;
 mod intake;
 mod keys;
@@ -34,6 +35,7 @@ fn api_routes() -> ApiRouter<AppState> {
         .merge(me::router())
         .merge(onboarding::router())
         .merge(intake::router())
+        .merge(email::router())
         .merge(keys::router())
         .merge(mcp::router())
         .merge(toolkit::router())
@@ -136,6 +138,10 @@ mod tests {
         "POST /api/auth/sign-up",
         "POST /api/auth/sign-in",
         "POST /api/auth/sign-out",
+        "POST /api/auth/verify-email",
+        "POST /api/auth/password-reset",
+        "POST /api/auth/password-reset/confirm",
+        "POST /api/email/webhook",
         "POST /api/toolkit/check-email",
         "GET /api/toolkit/ai/billing/catalog",
         "POST /api/toolkit/ai/billing/webhook/provider",

@@ -13,6 +13,7 @@ pub(super) mod billing;
 pub(super) mod jobs;
 pub(super) mod ledger;
 pub(super) mod library;
+pub(super) mod mail;
 pub(super) mod models;
 pub(super) mod profiles;
 pub(super) mod seats;
@@ -89,6 +90,14 @@ macro_rules! impl_storage {
             $lock_by_select
         );
         $crate::storage::sql::profiles::impl_profile_store!(
+            $ty,
+            $backend,
+            $lock,
+            $skip_locked,
+            $one_statement,
+            $lock_by_select
+        );
+        $crate::storage::sql::mail::impl_mail_store!(
             $ty,
             $backend,
             $lock,

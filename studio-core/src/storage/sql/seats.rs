@@ -329,6 +329,11 @@ macro_rules! impl_seat_store {
                     "DELETE FROM onboarding_steps WHERE user_id = $1",
                     "DELETE FROM intake_answers WHERE user_id = $1",
                     "DELETE FROM tool_grants WHERE user_id = $1",
+                    "DELETE FROM email_tokens WHERE user_id = $1",
+                    "DELETE FROM mail_drips WHERE user_id = $1",
+                    "DELETE FROM mail_events WHERE letter_id IN (SELECT id FROM letters WHERE user_id = $1 \
+                     OR to_addr = (SELECT email FROM users WHERE id = $1))",
+                    "DELETE FROM letters WHERE user_id = $1 OR to_addr = (SELECT email FROM users WHERE id = $1)",
                 ] {
                     sqlx::query(sql).bind(user_id).execute(&mut *tx).await?;
                 }

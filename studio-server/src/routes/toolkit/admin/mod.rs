@@ -1,7 +1,8 @@
 //! `/api/toolkit/admin/...`: platform admin routes (allowlisted session emails only): token
-//! grants here, the people pages in their own files.
+//! grants here; the people pages and the mail archive in their own files, merged here.
 
 mod access;
+mod emails;
 mod onboarding;
 mod tool_items;
 mod users;
@@ -30,6 +31,7 @@ pub(super) fn router() -> ApiRouter<AppState> {
         .merge(onboarding::router())
         .merge(tool_items::router())
         .merge(users::router())
+        .merge(emails::router())
         .api_route(
         "/api/toolkit/admin/grant-tokens",
         post_with(grant_tokens, |op| {

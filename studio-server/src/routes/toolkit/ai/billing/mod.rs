@@ -8,7 +8,6 @@ use aide::axum::routing::{get_with, post_with};
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::HeaderMap;
-use studio_core::WebhookHeaders;
 use studio_core::api::{
     AutochargeRun, AutochargeSaved, AutochargeUpdate, AutochargeView, Balance, BillingCatalog, CheckoutResponse,
     CustomCheckoutRequest, CustomCheckoutResponse, PortalResponse, PriceBook, SubscriptionCheckoutRequest,
@@ -17,7 +16,7 @@ use studio_core::api::{
 
 use crate::auth::{Auth, SessionAuth};
 use crate::error::AppError;
-use crate::extract::ApiJson;
+use crate::extract::{ApiJson, webhook_headers};
 use crate::state::AppState;
 
 async fn get_balance(State(state): State<AppState>, Auth(caller): Auth) -> Result<ApiJson<Balance>, AppError> {
@@ -83,12 +82,6 @@ async fn post_autocharge_run(
     Auth(caller): Auth,
 ) -> Result<ApiJson<AutochargeRun>, AppError> {
     Ok(ApiJson(state.studio.run_autocharge(&caller).await?))
-}
-
-/// The Standard Webhooks headers of a request.
-pub(super) fn webhook_headers(headers: &HeaderMap) -> WebhookHeaders {
-    let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
-    WebhookHeaders { id: get("webhook-id"), timestamp: get("webhook-timestamp"), signature: get("webhook-signature") }
 }
 
 async fn post_webhook(
