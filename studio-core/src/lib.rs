@@ -35,6 +35,8 @@ mod ids;
 #[cfg(feature = "engine")]
 mod images;
 #[cfg(feature = "engine")]
+mod invitations;
+#[cfg(feature = "engine")]
 mod ledger;
 #[cfg(feature = "engine")]
 mod library;
@@ -60,7 +62,8 @@ pub use crate::{
     blobs::{BlobConfig, BlobError, BlobReader, Blobs, S3Config, StoredBlob},
     caller::{Caller, Machine, MachineKind, MachineSecrets, PlatformAdmin, Via},
     config::{
-        BillingConfig, CoreConfig, PackConfig, PackLimits, PriceBookConfig, QualityPrices, RunnerConfig, TierConfig,
+        BillingConfig, CoreConfig, HostResolver, PackConfig, PackLimits, PreviewPolicy, PriceBookConfig, QualityPrices,
+        RunnerConfig, SystemResolver, TierConfig,
     },
     develops::{
         BACKFILL_PAGE, INPUT_ROLES, MAX_DEVELOPS, MAX_INPUTS, MAX_TAKES, StagedInput, SubmitForm, check_input_role,
@@ -69,6 +72,11 @@ pub use crate::{
     error::{Error, ErrorKind, Result},
     events::{EventBus, HouseEvent, RESYNC},
     images::MAX_IMAGE_MB,
+    invitations::{
+        BASE_MAX_USES, BONUS_USES_PER_SUBSCRIBER, FRAMES_PER_LOOK, GRANT_DAYS, GUEST_BONUS_TOKENS, HOLD_DAYS,
+        HOST_TOKENS, Invitations, Letter, MAX_CODE_DAYS, MAX_CODE_GRANT, MAX_CODE_USES, MAX_OWN_CODE_USES,
+        TOOLKITS_OPENED, WithLetter,
+    },
     ledger::{HoldOutcome, Reservation},
     library::{
         assets::{AssetFile, PendingUpload, UploadForm},
@@ -90,12 +98,13 @@ pub use crate::{
         local::LocalProvider,
     },
     storage::{
-        AccountStore, AssetChanges, AssetRow, AutochargeOutcome, AutochargeSettings, BalanceRow, BillingAccountRow,
-        BillingStore, Bucket, CancelOutcome, CheckoutRow, CreateJobsOutcome, FolderRow, HoldRow, HoldStatus, JobEnd,
+        AcceptOutcome, AccountStore, AssetChanges, AssetRow, AutochargeOutcome, AutochargeSettings, BalanceRow,
+        BillingAccountRow, BillingStore, Bucket, CancelOutcome, CheckoutRow, CreateJobsOutcome, FolderRow, HoldRow,
+        HoldStatus, InvitationRow, InvitationStore, InviteCodeRow, InviteRequestRow, InviteeRow, IssueOutcome, JobEnd,
         JobRow, JobStore, KeyRow, LedgerAudit, LedgerStore, LibraryStore, MembershipRow, ModelRow, ModelStore,
-        NewAccount, NewAutocharge, NewCredit, NewHold, NewPayment, OrgRow, PackRow, PaymentOutcome, RefillPack,
-        ReserveOutcome, ResolveOutcome, SessionRow, SessionSeat, Storage, StorageError, TakeRecord, UserRow,
-        open_storage,
+        NewAccount, NewAutocharge, NewCredit, NewHold, NewPayment, OrgRow, PackRow, PaymentOutcome, RedeemOutcome,
+        RefillPack, ReserveOutcome, ResolveOutcome, SessionRow, SessionSeat, Storage, StorageError, TakeRecord,
+        UserRow, open_storage,
     },
     studio::{OpenError, Studio},
 };

@@ -5,11 +5,13 @@ use std::sync::Arc;
 
 mod billing;
 mod packs;
+mod preview;
 mod prices;
 mod runner;
 
 pub use billing::{BillingConfig, PackConfig, TierConfig};
 pub use packs::PackLimits;
+pub use preview::{HostResolver, PreviewPolicy, SystemResolver};
 pub use prices::{PriceBookConfig, QualityPrices};
 pub use runner::RunnerConfig;
 
@@ -45,6 +47,9 @@ pub struct CoreConfig {
     /// The machine credentials (support bridge, analyst, action, renderer); an unset kind opens
     /// nothing.
     pub machines: MachineSecrets,
+    /// How link previews reach the network (docs/invitations.md); the default is the only
+    /// production policy.
+    pub link_preview: PreviewPolicy,
 }
 
 impl Default for CoreConfig {
@@ -62,6 +67,7 @@ impl Default for CoreConfig {
             billing: BillingConfig::default(),
             payments: None,
             machines: MachineSecrets::default(),
+            link_preview: PreviewPolicy::default(),
         }
     }
 }

@@ -2,7 +2,7 @@
 //! project lives under this folder.
 //!
 //! One trait per domain (`AccountStore`, `LibraryStore`, `ModelStore`, `JobStore`,
-//! `LedgerStore`, `BillingStore`), each beside its row types in the file of its name, and
+//! `LedgerStore`, `BillingStore`, `InvitationStore`), each beside its row types in the file of its name, and
 //! [`Storage`] as their union. Two real implementations share one body of SQL (`sql/`, one file
 //! per domain): SQLite (the embedded default) and PostgreSQL (scale-out). Only `sql/tx.rs`, the
 //! shared transaction helpers, writes the ledger and the running totals.
@@ -13,6 +13,7 @@ mod accounts;
 mod billing;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod group_commit;
+mod invitations;
 mod jobs;
 mod ledger;
 mod library;
@@ -28,6 +29,10 @@ pub use accounts::{AccountStore, KeyRow, MembershipRow, NewAccount, OrgRow, Sess
 pub use billing::{
     AutochargeOutcome, AutochargeSettings, BillingAccountRow, BillingStore, CheckoutRow, NewAutocharge, NewPayment,
     PaymentOutcome, RefillPack,
+};
+pub use invitations::{
+    AcceptOutcome, InvitationRow, InvitationStore, InviteCodeRow, InviteRequestRow, InviteeRow, IssueOutcome,
+    RedeemOutcome,
 };
 pub use jobs::{CancelOutcome, CreateJobsOutcome, JobEnd, JobRow, JobStore, TakeRecord};
 pub use ledger::{
@@ -63,7 +68,16 @@ pub enum StorageError {
 /// crosses domains. Implementations apply their own migrations on open.
 #[async_trait::async_trait]
 pub trait Storage:
-    AccountStore + LibraryStore + ModelStore + JobStore + LedgerStore + BillingStore + Send + Sync + 'static
+    AccountStore
+    + LibraryStore
+    + ModelStore
+    + JobStore
+    + LedgerStore
+    + BillingStore
+    + InvitationStore
+    + Send
+    + Sync
+    + 'static
 {
     /// Which backend this is (`sqlite` or `postgres`).
     fn backend(&self) -> &'static str;
