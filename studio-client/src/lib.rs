@@ -125,6 +125,7 @@ mod client;
 mod develops;
 mod error;
 mod events;
+mod invitations;
 mod mcp;
 mod preflight;
 mod retry;

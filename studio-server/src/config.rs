@@ -11,7 +11,8 @@ use std::time::Duration;
 
 use studio_core::{
     AiConfig, BillingConfig, BlobConfig, CoreConfig, FalConfig, FalProvider, LocalProvider, PackConfig, PackLimits,
-    PaymentsProvider, PolarConfig, PolarProvider, Providers, RunnerConfig, S3Config, TestModeProvider, TierConfig,
+    PaymentsProvider, PolarConfig, PolarProvider, PreviewPolicy, Providers, RunnerConfig, S3Config, TestModeProvider,
+    TierConfig,
 };
 
 /// Everything the binary needs to start. Its `Debug` output redacts the secrets.
@@ -85,7 +86,7 @@ pub struct ServerConfig {
     pub billing_catalog: BillingConfig,
     /// `STUDIO_RATE_LIMIT_PER_MIN`: requests per minute each client address may make to the
     /// routes that take no credential (sign-up, sign-in, sign-out, check-email, the test-mode
-    /// checkout pages); default 30; 0 turns the limit off.
+    /// checkout pages, invite redeem, request and link preview); default 30; 0 turns the limit off.
     pub rate_limit_per_min: u32,
     /// `STUDIO_RATE_LIMIT_BURST`: how many of those requests may come at once before the
     /// per-minute pace applies (default 10; at least 1).
@@ -93,6 +94,10 @@ pub struct ServerConfig {
     /// `STUDIO_TRUST_FORWARDED`: the client address is the last `X-Forwarded-For` entry (set by
     /// the one reverse proxy in front) instead of the TCP peer (default false).
     pub trust_forwarded: bool,
+    /// How link previews reach the network: not read from file or environment, so production
+    /// always runs the strict default (public addresses on ports 80 and 443, the system
+    /// resolver). Only tests set another (docs/invitations.md).
+    pub link_preview: PreviewPolicy,
 }
 
 impl std::fmt::Debug for ServerConfig {
@@ -180,6 +185,7 @@ impl Default for ServerConfig {
             rate_limit_per_min: 30,
             rate_limit_burst: 10,
             trust_forwarded: false,
+            link_preview: PreviewPolicy::default(),
         }
     }
 }
@@ -472,6 +478,7 @@ impl ServerConfig {
             ai: self.ai_config(),
             billing: self.billing_catalog.clone(),
             payments: self.payments(),
+            link_preview: self.link_preview.clone(),
             ..CoreConfig::default()
         }
     }

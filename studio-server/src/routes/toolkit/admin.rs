@@ -1,4 +1,9 @@
-//! `/api/toolkit/admin/...`: platform admin routes (allowlisted session emails only).
+//! `/api/toolkit/admin/...`: platform admin routes (allowlisted session emails only). The
+//! platform gate's admin routes live in `admin/`, one file per URL segment.
+
+mod invite;
+mod invite_codes;
+mod invite_requests;
 
 use aide::axum::ApiRouter;
 use aide::axum::routing::post_with;
@@ -19,7 +24,11 @@ async fn grant_tokens(
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {
-    ApiRouter::new().api_route(
+    ApiRouter::new()
+        .merge(invite::router())
+        .merge(invite_codes::router())
+        .merge(invite_requests::router())
+        .api_route(
         "/api/toolkit/admin/grant-tokens",
         post_with(grant_tokens, |op| {
             op.summary("Grant tokens into a person's house")
