@@ -125,6 +125,9 @@ macro_rules! impl_invitation_store {
                 .fetch_optional(&mut *tx)
                 .await?;
                 if let Some(existing) = existing {
+                    // Rolled back here, under the writer lock: a transaction merely dropped is
+                    // rolled back later, and on SQLite it would hold the write lock meanwhile.
+                    tx.rollback().await?;
                     return Ok(RedeemOutcome::AlreadyInvited(existing));
                 }
                 // The check and the increment in one statement: the row lock (PostgreSQL) or
@@ -148,6 +151,7 @@ macro_rules! impl_invitation_store {
                     .bind(code_id)
                     .fetch_optional(&mut *tx)
                     .await?;
+                    tx.rollback().await?;
                     return Ok(code.map_or(RedeemOutcome::NotFound, RedeemOutcome::Refused));
                 }
                 let inserted = sqlx::query(concat!(
@@ -173,7 +177,7 @@ macro_rules! impl_invitation_store {
                     }
                     // Another redeemer of the same address committed first: roll the use back.
                     Err(sqlx::Error::Database(d)) if d.is_unique_violation() => {
-                        drop(tx);
+                        tx.rollback().await?;
                         let existing: Option<$crate::storage::InvitationRow> = sqlx::query_as(concat!(
                             "SELECT ", $crate::storage::sql::invitations::invitation_columns!(),
                             " FROM invitations WHERE email = $1"
@@ -273,6 +277,7 @@ macro_rules! impl_invitation_store {
                 .await?
                 .rows_affected();
                 if accepted == 0 {
+                    tx.rollback().await?;
                     return Ok(AcceptOutcome::AlreadyAccepted);
                 }
                 let after = match grant.filter(|g| g.amount > 0) {
@@ -310,6 +315,7 @@ macro_rules! impl_invitation_store {
                         .await?
                         .rows_affected();
                 if marked == 0 {
+                    tx.rollback().await?;
                     return Ok(false);
                 }
                 if credit.amount > 0 {
