@@ -126,6 +126,7 @@ mod client;
 mod develops;
 mod error;
 mod events;
+mod invitations;
 mod mcp;
 mod people;
 mod preflight;

@@ -80,6 +80,15 @@ impl Caller {
         Ok(())
     }
 
+    /// A person's own business (accepting a platform invitation, their own invite code): a
+    /// signed-in session of any role; never a key, which belongs to the house, not the person.
+    pub fn require_session(&self) -> Result<()> {
+        if !self.is_session() {
+            return Err(Error::forbidden("SESSION_REQUIRED", "This is a person's own business: sign in; keys cannot."));
+        }
+        Ok(())
+    }
+
     /// The admin routes: a session whose email is on the allowlist. The answer is the proof
     /// every platform-admin operation of the core asks for.
     pub fn as_admin(&self) -> Result<PlatformAdmin> {
@@ -219,6 +228,7 @@ mod tests {
                 "{role} manages keys"
             );
             assert!(session.as_admin().is_err(), "admin comes from the allowlist, not the role");
+            assert!(session.require_session().is_ok(), "{role} acts for themselves");
         }
         for role in [SeatRole::Member, SeatRole::Viewer] {
             let by_key = caller(role, key());
@@ -226,6 +236,7 @@ mod tests {
             let money = by_key.require_spend_money().unwrap_err();
             assert_eq!(money.code, "role_cannot_spend_money", "no key ever spends money");
             assert_eq!(by_key.require_manage_keys().unwrap_err().code, "SESSION_REQUIRED");
+            assert_eq!(by_key.require_session().unwrap_err().code, "SESSION_REQUIRED", "a key is not a person");
         }
     }
 

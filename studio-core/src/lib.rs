@@ -35,6 +35,8 @@ mod ids;
 #[cfg(feature = "engine")]
 mod images;
 #[cfg(feature = "engine")]
+mod invitations;
+#[cfg(feature = "engine")]
 mod ledger;
 #[cfg(feature = "engine")]
 mod library;
@@ -67,8 +69,8 @@ pub use crate::{
     blobs::{BlobConfig, BlobError, BlobReader, Blobs, S3Config, StoredBlob},
     caller::{Caller, Machine, MachineKind, MachineSecrets, PlatformAdmin, Via},
     config::{
-        BillingConfig, CoreConfig, MailConfig, PackConfig, PackLimits, PeopleConfig, PriceBookConfig, QualityPrices,
-        RunnerConfig, TierConfig,
+        BillingConfig, CoreConfig, HostResolver, MailConfig, PackConfig, PackLimits, PeopleConfig, PreviewPolicy,
+        PriceBookConfig, QualityPrices, RunnerConfig, SystemResolver, TierConfig,
     },
     develops::{
         BACKFILL_PAGE, INPUT_ROLES, MAX_DEVELOPS, MAX_INPUTS, MAX_TAKES, StagedInput, SubmitForm, check_input_role,
@@ -77,6 +79,11 @@ pub use crate::{
     error::{Error, ErrorKind, Result},
     events::{EventBus, HouseEvent, RESYNC},
     images::MAX_IMAGE_MB,
+    invitations::{
+        BASE_MAX_USES, BONUS_USES_PER_SUBSCRIBER, FRAMES_PER_LOOK, GRANT_DAYS, GUEST_BONUS_TOKENS, HOLD_DAYS,
+        HOST_TOKENS, Invitations, Letter, MAX_CODE_DAYS, MAX_CODE_GRANT, MAX_CODE_USES, MAX_OWN_CODE_USES,
+        TOOLKITS_OPENED, WithLetter,
+    },
     ledger::{HoldOutcome, Reservation},
     library::{
         assets::{AssetFile, PendingUpload, UploadForm},
@@ -101,14 +108,15 @@ pub use crate::{
         local::LocalProvider,
     },
     storage::{
-        AcceptSeat, AccountStore, AssetChanges, AssetRow, AutochargeOutcome, AutochargeSettings, BalanceRow,
-        BillingAccountRow, BillingStore, Bucket, CancelOutcome, CheckoutRow, CreateJobsOutcome, DripCandidate,
-        EmailTokenRow, EraseOutcome, FolderRow, HoldRow, HoldStatus, JobEnd, JobRow, JobStore, KeyRow, LedgerAudit,
+        AcceptOutcome, AcceptSeat, AccountStore, AssetChanges, AssetRow, AutochargeOutcome, AutochargeSettings,
+        BalanceRow, BillingAccountRow, BillingStore, Bucket, CancelOutcome, CheckoutRow, CreateJobsOutcome,
+        DripCandidate, EmailTokenRow, EraseOutcome, FolderRow, HoldRow, HoldStatus, InvitationRow, InvitationStore,
+        InviteCodeRow, InviteRequestRow, InviteeRow, IssueOutcome, JobEnd, JobRow, JobStore, KeyRow, LedgerAudit,
         LedgerStore, LetterFilter, LetterOutcome, LetterRow, LibraryStore, MailEventOutcome, MailStore, MembershipRow,
         MemoryRow, MemoryWrite, ModelRow, ModelStore, NewAccount, NewAutocharge, NewCredit, NewHold, NewPayment,
-        OrgRow, PackRow, PaymentOutcome, PlanRow, ProfileRow, ProfileStore, RefillPack, ReserveOutcome, ResolveOutcome,
-        SeatInvitationRow, SeatRow, SeatStore, SessionRow, SessionSeat, Storage, StorageError, TakeRecord, TokenUse,
-        ToolGrantRow, ToolItemRow, UserListRow, UserRow, WorkflowUsageRow, open_storage,
+        OrgRow, PackRow, PaymentOutcome, PlanRow, ProfileRow, ProfileStore, RedeemOutcome, RefillPack, ReserveOutcome,
+        ResolveOutcome, SeatInvitationRow, SeatRow, SeatStore, SessionRow, SessionSeat, Storage, StorageError,
+        TakeRecord, TokenUse, ToolGrantRow, ToolItemRow, UserListRow, UserRow, WorkflowUsageRow, open_storage,
     },
     studio::{OpenError, Studio},
 };

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use studio_core::{
     AiConfig, BillingConfig, BlobConfig, CoreConfig, FalConfig, FalProvider, LocalProvider, MailConfig, PackConfig,
-    PackLimits, PaymentsProvider, PeopleConfig, PolarConfig, PolarProvider, Providers, RunnerConfig, S3Config,
-    SmtpMailer, TestModeProvider, TierConfig,
+    PackLimits, PaymentsProvider, PeopleConfig, PolarConfig, PolarProvider, PreviewPolicy, Providers, RunnerConfig,
+    S3Config, SmtpMailer, TestModeProvider, TierConfig,
 };
 
 /// Everything the binary needs to start. Its `Debug` output redacts the secrets.
@@ -88,7 +88,7 @@ pub struct ServerConfig {
     pub billing_catalog: BillingConfig,
     /// `STUDIO_RATE_LIMIT_PER_MIN`: requests per minute each client address may make to the
     /// routes that take no credential (sign-up, sign-in, sign-out, check-email, the test-mode
-    /// checkout pages); default 30; 0 turns the limit off.
+    /// checkout pages, invite redeem, request and link preview); default 30; 0 turns the limit off.
     pub rate_limit_per_min: u32,
     /// `STUDIO_RATE_LIMIT_BURST`: how many of those requests may come at once before the
     /// per-minute pace applies (default 10; at least 1).
@@ -110,6 +110,10 @@ pub struct ServerConfig {
     /// environment (tests shorten them). Its link base and webhook secret come from the settings
     /// above.
     pub mail: MailConfig,
+    /// How link previews reach the network: not read from file or environment, so production
+    /// always runs the strict default (public addresses on ports 80 and 443, the system
+    /// resolver). Only tests set another (docs/invitations.md).
+    pub link_preview: PreviewPolicy,
 }
 
 impl std::fmt::Debug for ServerConfig {
@@ -206,6 +210,7 @@ impl Default for ServerConfig {
             mail_from: None,
             mail_webhook_secret: None,
             mail: MailConfig::default(),
+            link_preview: PreviewPolicy::default(),
         }
     }
 }
@@ -521,6 +526,7 @@ impl ServerConfig {
                 webhook_secret: self.mail_webhook_secret.clone(),
                 ..self.mail.clone()
             },
+            link_preview: self.link_preview.clone(),
             ..CoreConfig::default()
         }
     }

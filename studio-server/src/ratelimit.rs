@@ -1,7 +1,8 @@
 //! Per-client-address rate limits on the routes that take no credential and do real work:
 //! sign-up (a new house and its token grant), sign-in (a password check), sign-out, the email
 //! links (verify-email, password-reset and its confirm: a letter, a token lookup, a password hash),
-//! check-email (a question about people) and the test-mode checkout pages. One token bucket per
+//! check-email (a question about people), the test-mode checkout pages and the platform gate's
+//! redeem, request and link preview (which fetches other sites). One token bucket per
 //! client address is shared by all of them (tower_governor's keyed limiter); past it they answer
 //! 429 with `Retry-After` and `{"error": "RATE_LIMITED", "message", "retryAfter"}`.
 //!
@@ -36,6 +37,9 @@ pub(crate) const LIMITED_ROUTES: &[&str] = &[
     "/api/auth/password-reset/confirm",
     "/api/toolkit/ai/billing/test-checkout/{id}",
     "/api/toolkit/ai/billing/test-portal/{id}",
+    "/api/toolkit/invite/preview",
+    "/api/toolkit/invite/redeem",
+    "/api/toolkit/invite/request",
 ];
 
 /// Routes that count against the same bucket but never answer 4xx (the spec's check-email):

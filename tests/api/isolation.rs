@@ -36,7 +36,8 @@ enum Access {
     NotViewer(&'static str),
     /// An owner's session only: spending money. Keys never.
     Money,
-    /// An owner's or admin's session only: minting and revoking keys. B calls with its session.
+    /// A session only, never a key: minting and revoking keys (an owner's or admin's), accepting
+    /// an invitation and the person's own invite code (anyone's). B calls with its session.
     SessionOnly,
     /// A platform admin's session (marked by the operator).
     Admin,
@@ -142,6 +143,10 @@ struct World {
     run: String,
     pack: String,
     checkout: String,
+    /// An admin's invitation for A's owner's own address.
+    invite_token: String,
+    /// A campaign code A's owner (an admin) minted.
+    invite_code: String,
 }
 
 async fn world(app: &TestApp, a_email: String) -> World {
@@ -175,6 +180,13 @@ async fn world(app: &TestApp, a_email: String) -> World {
     let run = key.list_runs(false, None).await.expect("runs").runs.into_iter().next().expect("a run").id;
     let pack_request = PackRequest { asset_ids: vec![asset.clone()], ..PackRequest::default() };
     let pack = key.create_pack(&pack_request).await.expect("pack").pack_id;
+    let invite_token = a_owner.admin_invite(&a_email).await.expect("invite").token.expect("token");
+    let minted = studio_client::api::MintInviteCodeRequest {
+        label: Some("matrix".into()),
+        max_uses: Some(5),
+        ..Default::default()
+    };
+    let invite_code = a_owner.admin_mint_invite_code(&minted).await.expect("mint").id;
     let url = a_owner.checkout_topup("pack_250").await.expect("test-mode checkout").url;
     let checkout = url.rsplit('/').next().expect("checkout id").to_string();
 
@@ -211,6 +223,8 @@ async fn world(app: &TestApp, a_email: String) -> World {
         run,
         pack,
         checkout,
+        invite_token,
+        invite_code,
     }
 }
 
@@ -249,6 +263,26 @@ fn rows(w: &World) -> Vec<Row> {
         row("GET /api/toolkit/ai/billing/balance", AnyRole, Status(200)),
         row("POST /api/toolkit/admin/grant-tokens", Admin, Status(200))
             .json(json!({ "userId": w.a_user, "tokens": 5 })),
+        row("POST /api/toolkit/admin/invite", Admin, Status(200)).json(json!({ "email": "guest@maison.example" })),
+        row("GET /api/toolkit/admin/invite-codes", Admin, Status(200)),
+        row("POST /api/toolkit/admin/invite-codes", Admin, Status(200)).json(json!({ "maxUses": 3 })),
+        row("POST /api/toolkit/admin/invite-codes/revoke", Admin, Status(200)).json(json!({ "id": w.invite_code })),
+        row("GET /api/toolkit/admin/invite-requests", Admin, Status(200)),
+        // The platform gate's public doors answer everyone alike: the lookup without a token,
+        // a code that exists nowhere, a request, and a preview of a refused address.
+        row("GET /api/toolkit/invite/accept", Public(Code(400, "TOKEN_REQUIRED")), Status(400)),
+        row("POST /api/toolkit/invite/redeem", Public(Code(404, "CODE_NOT_FOUND")), Status(404))
+            .json(json!({ "code": "NOPE-ABCDEF", "email": "guest@maison.example" })),
+        row("POST /api/toolkit/invite/request", Public(Status(200)), Status(200))
+            .json(json!({ "email": "asker@maison.example" })),
+        row("POST /api/toolkit/invite/preview", Public(Status(200)), Status(200))
+            .json(json!({ "links": ["http://127.0.0.1/"] })),
+        // Accepting and the own code are a person's own: a session, never a key. B's owner is
+        // not the invited address.
+        row("POST /api/toolkit/invite/accept", SessionOnly, Status(200))
+            .json(json!({ "token": w.invite_token }))
+            .foreign(Code(403, "EMAIL_MISMATCH")),
+        row("GET /api/toolkit/invites/mine", SessionOnly, Status(200)),
         row("GET /api/toolkit/folders", AnyRole, Status(200)),
         row("POST /api/toolkit/folders", NotViewer("FORBIDDEN"), Status(201))
             .json(json!({ "name": "child", "parentId": w.folder }))

@@ -10,6 +10,7 @@ mod client;
 mod develops;
 mod docs;
 mod folders;
+mod invitations;
 mod isolation;
 mod keys;
 mod library;

@@ -69,6 +69,15 @@ async fn past_the_burst_an_address_gets_429_with_retry_after() {
     assert_eq!(sign_up.status(), 429);
     let made = app.client.sign_in(&email, "a long enough password").await;
     assert_eq!(made.expect_err("still limited").code(), Some("RATE_LIMITED"), "the client reports the code");
+    // The platform gate's public doors share the bucket: nothing is redeemed, asked or fetched.
+    for (route, body) in [
+        ("invite/redeem", json!({ "code": "VIP-ABCDEF", "email": email })),
+        ("invite/request", json!({ "email": email })),
+        ("invite/preview", json!({ "links": ["https://maison.example/"] })),
+    ] {
+        let res = http.post(format!("{}/api/toolkit/{route}", app.base)).json(&body).send().await.unwrap();
+        assert_eq!(res.status(), 429, "{route} is limited per address");
+    }
 
     // Routes outside the limit answer as usual from the same address.
     assert_eq!(http.get(format!("{}/health", app.base)).send().await.unwrap().status(), 200);

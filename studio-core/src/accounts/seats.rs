@@ -141,8 +141,7 @@ impl Studio {
         let inviter = self.storage.user_by_id(&caller.user_id).await?;
         let inviter = inviter.map(|u| u.name.unwrap_or(u.email)).unwrap_or_else(|| "Someone".into());
         let days = people.seat_invite_days.max(1);
-        let written =
-            crate::mail::templates::seat_invitation(&org.name, req.role.as_str(), &inviter, &view.url, days);
+        let written = crate::mail::templates::seat_invitation(&org.name, req.role.as_str(), &inviter, &view.url, days);
         self.post_letter(crate::mail::Letter {
             kind: "seat_invitation",
             to: view.email.clone(),

@@ -7,6 +7,7 @@ mod accounts;
 mod billing;
 mod develops;
 mod errors;
+mod invitations;
 mod keys;
 mod library;
 mod mail;
@@ -31,6 +32,12 @@ pub use develops::{
     StandingInstruction, StartDevelop, StartedDevelop, SubmitResponse, TakeJob, TakesRequest, TakesResponse,
 };
 pub use errors::ErrorBody;
+pub use invitations::{
+    AcceptInvitationRequest, AcceptInvitationResponse, AdminInviteRequest, AdminInviteResponse, IntakeAnswer,
+    IntakeAnswers, InvitationLookup, InviteCode, InviteCodeList, InviteRequestBody, InviteRequestList,
+    InviteRequestReceived, InviteRequestView, InviteTokenQuery, Invitee, InvitesMine, MintInviteCodeRequest,
+    PreviewCard, PreviewRequest, PreviewResponse, RedeemRequest, RedeemResponse, RevokeInviteCodeRequest,
+};
 pub use keys::{ApiKey, KeyList, MintKeyRequest, RevokedKey};
 pub use library::{
     Asset, AssetBatchPatch, AssetIds, AssetKind, AssetList, AssetPatch, AssetQuery, AssetResponse, Backgrounds,

@@ -460,33 +460,6 @@ pub struct OnboardingView {
     pub complete: bool,
 }
 
-/// Intake answers (§4.10): what a house tells the studio about itself.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct IntakeAnswers {
-    /// Who the house makes for.
-    #[serde(default)]
-    pub audience: Vec<String>,
-    /// How many images a season.
-    #[serde(default)]
-    pub volume: Vec<String>,
-    /// What draws them to the studio.
-    #[serde(default)]
-    pub draws: Vec<String>,
-    /// How they use AI today.
-    #[serde(default)]
-    pub ai_today: Vec<String>,
-    /// What hurts.
-    #[serde(default)]
-    pub pain: Vec<String>,
-    /// What it costs them.
-    #[serde(default)]
-    pub cost: Vec<String>,
-    /// In their words.
-    #[serde(default)]
-    pub pain_text: Option<String>,
-}
-
 /// Answer of `POST /api/intake`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]

@@ -7,6 +7,7 @@ mod billing;
 mod mail;
 mod packs;
 mod people;
+mod preview;
 mod prices;
 mod runner;
 
@@ -14,6 +15,7 @@ pub use billing::{BillingConfig, PackConfig, TierConfig};
 pub use mail::MailConfig;
 pub use packs::PackLimits;
 pub use people::PeopleConfig;
+pub use preview::{HostResolver, PreviewPolicy, SystemResolver};
 pub use prices::{PriceBookConfig, QualityPrices};
 pub use runner::RunnerConfig;
 
@@ -53,6 +55,9 @@ pub struct CoreConfig {
     pub people: PeopleConfig,
     /// Letters: links, the outbox's retries, the delivery webhook and email token lifetimes.
     pub mail: MailConfig,
+    /// How link previews reach the network (docs/invitations.md); the default is the only
+    /// production policy.
+    pub link_preview: PreviewPolicy,
 }
 
 impl Default for CoreConfig {
@@ -72,6 +77,7 @@ impl Default for CoreConfig {
             machines: MachineSecrets::default(),
             people: PeopleConfig::default(),
             mail: MailConfig::default(),
+            link_preview: PreviewPolicy::default(),
         }
     }
 }

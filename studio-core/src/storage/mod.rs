@@ -2,8 +2,8 @@
 //! project lives under this folder.
 //!
 //! One trait per domain (`AccountStore`, `LibraryStore`, `ModelStore`, `JobStore`,
-//! `LedgerStore`, `BillingStore`, `SeatStore`, `ProfileStore`, `MailStore`), each beside its row
-//! types in the file of its name, and
+//! `LedgerStore`, `BillingStore`, `SeatStore`, `ProfileStore`, `MailStore`, `InvitationStore`), each
+//! beside its row types in the file of its name, and
 //! [`Storage`] as their union. Two real implementations share one body of SQL (`sql/`, one file
 //! per domain): SQLite (the embedded default) and PostgreSQL (scale-out). Only `sql/tx.rs`, the
 //! shared transaction helpers, writes the ledger and the running totals.
@@ -14,6 +14,7 @@ mod accounts;
 mod billing;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod group_commit;
+mod invitations;
 mod jobs;
 mod ledger;
 mod library;
@@ -32,6 +33,10 @@ pub use accounts::{AccountStore, KeyRow, MembershipRow, NewAccount, OrgRow, Sess
 pub use billing::{
     AutochargeOutcome, AutochargeSettings, BillingAccountRow, BillingStore, CheckoutRow, NewAutocharge, NewPayment,
     PaymentOutcome, RefillPack,
+};
+pub use invitations::{
+    AcceptOutcome, InvitationRow, InvitationStore, InviteCodeRow, InviteRequestRow, InviteeRow, IssueOutcome,
+    RedeemOutcome,
 };
 pub use jobs::{CancelOutcome, CreateJobsOutcome, JobEnd, JobRow, JobStore, TakeRecord};
 pub use ledger::{
@@ -83,6 +88,7 @@ pub trait Storage:
     + SeatStore
     + ProfileStore
     + MailStore
+    + InvitationStore
     + Send
     + Sync
     + 'static

@@ -4,6 +4,7 @@
 
 mod accounts;
 mod concurrency;
+mod invitations;
 mod ledger;
 mod mail;
 mod packs;

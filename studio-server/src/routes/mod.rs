@@ -150,6 +150,10 @@ mod tests {
         "GET /api/toolkit/ai/billing/test-portal/{id}",
         "POST /api/toolkit/ai/billing/test-portal/{id}",
         "GET /api/toolkit/backgrounds/{id}/preview",
+        "GET /api/toolkit/invite/accept",
+        "POST /api/toolkit/invite/preview",
+        "POST /api/toolkit/invite/redeem",
+        "POST /api/toolkit/invite/request",
         "GET /api/mcp",
         "DELETE /api/mcp",
     ];
@@ -180,5 +184,8 @@ mod tests {
         assert_eq!(security("GET /api/toolkit/assets"), ["bearerKey", "session"]);
         assert_eq!(security("POST /api/keys"), ["session"], "keys are minted from a session");
         assert_eq!(security("POST /api/toolkit/admin/grant-tokens"), ["session"]);
+        assert_eq!(security("POST /api/toolkit/invite/accept"), ["session"], "accepting is the person's own");
+        assert_eq!(security("GET /api/toolkit/invites/mine"), ["session"]);
+        assert_eq!(security("GET /api/toolkit/admin/invite-codes"), ["session"]);
     }
 }

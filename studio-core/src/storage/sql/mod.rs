@@ -10,6 +10,7 @@
 
 pub(super) mod accounts;
 pub(super) mod billing;
+pub(super) mod invitations;
 pub(super) mod jobs;
 pub(super) mod ledger;
 pub(super) mod library;
@@ -98,6 +99,14 @@ macro_rules! impl_storage {
             $lock_by_select
         );
         $crate::storage::sql::mail::impl_mail_store!(
+            $ty,
+            $backend,
+            $lock,
+            $skip_locked,
+            $one_statement,
+            $lock_by_select
+        );
+        $crate::storage::sql::invitations::impl_invitation_store!(
             $ty,
             $backend,
             $lock,

@@ -7,6 +7,8 @@ mod backgrounds;
 mod check_email;
 mod develops;
 mod folders;
+mod invite;
+mod invites;
 mod jobs;
 mod my_access;
 mod org;
@@ -50,4 +52,6 @@ pub(super) fn router() -> ApiRouter<AppState> {
         .merge(jobs::router())
         .merge(develops::router())
         .merge(takes::router())
+        .merge(invite::router())
+        .merge(invites::router())
 }

@@ -1,8 +1,12 @@
 //! `/api/toolkit/admin/...`: platform admin routes (allowlisted session emails only): token
-//! grants here; the people pages and the mail archive in their own files, merged here.
+//! grants here; the people pages, the mail archive and the platform gate's admin routes in their
+//! own files, merged here.
 
 mod access;
 mod emails;
+mod invite;
+mod invite_codes;
+mod invite_requests;
 mod onboarding;
 mod tool_items;
 mod users;
@@ -32,6 +36,9 @@ pub(super) fn router() -> ApiRouter<AppState> {
         .merge(tool_items::router())
         .merge(users::router())
         .merge(emails::router())
+        .merge(invite::router())
+        .merge(invite_codes::router())
+        .merge(invite_requests::router())
         .api_route(
         "/api/toolkit/admin/grant-tokens",
         post_with(grant_tokens, |op| {
