@@ -138,3 +138,29 @@ pub(crate) fn webhook_headers(headers: &axum::http::HeaderMap) -> studio_core::W
         signature: get("webhook-signature"),
     }
 }
+
+/// A query string whose rejection is the shared envelope: 400 `BAD_QUERY` naming what did not
+/// fit, never axum's plain-text answer.
+#[derive(Debug)]
+pub(crate) struct ApiQuery<T>(pub(crate) T);
+
+impl<T, S> FromRequestParts<S> for ApiQuery<T>
+where
+    T: DeserializeOwned + Send,
+    S: Send + Sync,
+{
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::extract::Query::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Query(v)) => Ok(ApiQuery(v)),
+            Err(rejection) => Err(AppError(Error::invalid("BAD_QUERY", rejection.body_text()))),
+        }
+    }
+}
+
+impl<T: JsonSchema> OperationInput for ApiQuery<T> {
+    fn operation_input(ctx: &mut GenContext, operation: &mut Operation) {
+        <axum::extract::Query<T> as OperationInput>::operation_input(ctx, operation);
+    }
+}

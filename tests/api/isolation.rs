@@ -73,6 +73,8 @@ enum Body {
     },
     /// Multipart pre-flight of one small PNG.
     Preflight,
+    /// Multipart avatar: one small square PNG.
+    Avatar,
 }
 
 /// One route of the matrix.
@@ -127,6 +129,7 @@ enum Who {
 struct World {
     a_email: String,
     a_user: String,
+    a_org: String,
     a_session: String,
     a_member: String,
     a_viewer: String,
@@ -147,6 +150,12 @@ struct World {
     invite_token: String,
     /// A campaign code A's owner (an admin) minted.
     invite_code: String,
+    /// A house memory of A.
+    memory: String,
+    /// A person seated in A (as member), with a proven address.
+    seated: String,
+    /// A tool item A's owner (an admin) added.
+    tool_item: String,
 }
 
 async fn world(app: &TestApp, a_email: String) -> World {
@@ -187,6 +196,36 @@ async fn world(app: &TestApp, a_email: String) -> World {
         ..Default::default()
     };
     let invite_code = a_owner.admin_mint_invite_code(&minted).await.expect("mint").id;
+    let memory = key
+        .remember(&studio_client::api::MemoryRequest {
+            statement: "White grounds".into(),
+            scope: studio_client::api::MemoryScope::House,
+            memory_class: studio_client::api::MemoryClass::Preference,
+            replaces_memory_id: None,
+            kind: None,
+            confidence: None,
+        })
+        .await
+        .expect("memory")
+        .id;
+    // A member in each house, so that neither owner may erase themselves.
+    let seated = studio_tests::Person::sign_up(app, "iso-seated").await;
+    let b_guest = studio_tests::Person::sign_up(app, "iso-b-guest").await;
+    for (owner, person) in [(&a_owner, &seated), (&b_owner, &b_guest)] {
+        let invitation = owner.invite_seat(&person.email, studio_client::api::SeatRole::Member).await.expect("invite");
+        person.session.accept_seat(&invitation.id).await.expect("accept");
+    }
+    let item = studio_client::api::ToolItemRequest {
+        tool_id: "lookbook".into(),
+        category: "poses".into(),
+        title_he: Some("matrix".into()),
+        label_he: None,
+        content_en: None,
+        image_url: None,
+        notes_he: None,
+        sort_order: None,
+    };
+    let tool_item = a_owner.admin_add_tool_item(&item).await.expect("tool item").id;
     let url = a_owner.checkout_topup("pack_250").await.expect("test-mode checkout").url;
     let checkout = url.rsplit('/').next().expect("checkout id").to_string();
 
@@ -204,9 +243,12 @@ async fn world(app: &TestApp, a_email: String) -> World {
         run.clone(),
         pack.clone(),
         a_email.clone(),
+        memory.clone(),
+        seated.user_id.clone(),
     ];
     World {
         a_email,
+        a_org: a.account.organization.id.clone(),
         a_user: a.account.user.id,
         a_session: a.session,
         a_member,
@@ -225,6 +267,9 @@ async fn world(app: &TestApp, a_email: String) -> World {
         checkout,
         invite_token,
         invite_code,
+        memory,
+        seated: seated.user_id,
+        tool_item,
     }
 }
 
@@ -358,6 +403,57 @@ fn rows(w: &World) -> Vec<Row> {
                 "params": { "name": "get_develop", "arguments": { "jobId": w.job } }
             }))
             .foreign(ToolRefused("NOT_FOUND")),
+        // People and houses (§4.8, §4.9, §4.15). A key acts for its house, never for a person.
+        row("GET /api/account", AnyRole, Status(200)),
+        row("POST /api/account/avatar", SessionOnly, Status(200)).body(Body::Avatar),
+        // A stranger's session is 401 (the spec's answer), as for a person who does not exist.
+        row("GET /api/account/avatar/{userId}", SessionOnly, Status(200))
+            .id(&w.a_user)
+            .foreign(Code(401, "UNAUTHORIZED")),
+        row("DELETE /api/account/avatar", SessionOnly, Status(200)),
+        row("PATCH /api/account/billing-email", Money, Status(200)).json(json!({ "email": "books@maison.example" })),
+        row("POST /api/account/plan/cancel", Money, Code(404, "NO_ACTIVE_PLAN")),
+        row("GET /api/account/memory", AnyRole, Status(200)),
+        row("POST /api/account/memory", NotViewer("FORBIDDEN"), Status(201))
+            .json(json!({ "statement": "Ivory grounds", "scope": "house", "memoryClass": "preference" })),
+        row("DELETE /api/account/memory/{id}", NotViewer("FORBIDDEN"), Status(200))
+            .id(&w.memory)
+            .foreign(Code(404, "MEMORY_NOT_FOUND")),
+        row("GET /api/toolkit/my-access", AnyRole, Status(200)),
+        // The catalogue is the platform's, not a house's: the same for everyone in their trial.
+        row("GET /api/toolkit/tools/{slug}/items", AnyRole, Status(200)).id("lookbook").foreign(Status(200)),
+        row("GET /api/toolkit/org/seats", AnyRole, Status(200)),
+        row("POST /api/toolkit/org/seats/invite", SessionOnly, Status(200))
+            .json(json!({ "email": "seat@maison.example", "role": "member" })),
+        row("POST /api/toolkit/org/seats/accept", SessionOnly, Code(404, "INVITATION_NOT_FOUND"))
+            .json(json!({ "invitationId": "inv_matrix" })),
+        row("POST /api/toolkit/org/seats/role", SessionOnly, Status(200))
+            .json(json!({ "userId": w.seated, "role": "viewer" }))
+            .foreign(Code(404, "SEAT_NOT_FOUND")),
+        // Each house has a member, so neither owner may erase themselves.
+        row("DELETE /api/me", SessionOnly, Code(409, "SOLE_OWNER")),
+        row("DELETE /api/toolkit/org/seats/{userId}", SessionOnly, Status(200))
+            .id(&w.seated)
+            .foreign(Code(404, "SEAT_NOT_FOUND")),
+        row("POST /api/toolkit/org/transfer", SessionOnly, Code(400, "ALREADY_OWNER"))
+            .json(json!({ "userId": w.a_user }))
+            .foreign(Code(404, "SEAT_NOT_FOUND")),
+        row("POST /api/auth/switch-house", SessionOnly, Status(200))
+            .json(json!({ "organizationId": w.a_org }))
+            .foreign(Code(404, "HOUSE_NOT_FOUND")),
+        row("GET /api/me", AnyRole, Status(200)),
+        row("GET /api/me/export", SessionOnly, Status(200)),
+        row("GET /api/onboarding", AnyRole, Status(200)),
+        row("POST /api/onboarding/steps/{step}/complete", AnyRole, Status(200)).id("profile").foreign(Status(200)),
+        row("POST /api/intake", AnyRole, Status(201)).json(json!({ "pain": ["reshoots"] })),
+        row("POST /api/toolkit/admin/access", Admin, Status(200))
+            .json(json!({ "action": "grant_tool", "email": "someone@maison.example", "toolId": "lookbook" })),
+        row("GET /api/toolkit/admin/users", Admin, Status(200)),
+        row("GET /api/toolkit/admin/onboarding", Admin, Status(200)),
+        row("GET /api/toolkit/admin/tool-items", Admin, Code(400, "TOOL_REQUIRED")),
+        row("POST /api/toolkit/admin/tool-items", Admin, Status(201))
+            .json(json!({ "tool_id": "lookbook", "category": "poses", "title_he": "x" })),
+        row("DELETE /api/toolkit/admin/tool-items/{id}", Admin, Status(200)).id(&w.tool_item),
         row("GET /api/mcp", NotAllowed, Status(405)),
         row("DELETE /api/mcp", NotAllowed, Status(405)),
     ]
@@ -410,6 +506,7 @@ fn multipart(body: &Body) -> Option<Form> {
             Form::new().text("tool", "upscale").text("quality", "1k").text("image", asset_id.clone())
         }
         Body::Preflight => Form::new().part("images", image("p.png")),
+        Body::Avatar => Form::new().part("file", image("me.png")),
         Body::None | Body::Json(_) => return None,
     })
 }
@@ -423,9 +520,9 @@ async fn call(
     credential: Option<(&'static str, String)>,
 ) -> (u16, reqwest::header::HeaderMap, Value) {
     let (method, template) = row.route.split_once(' ').expect("METHOD path");
-    let path = match id {
-        Some(id) => template.replace("{id}", id),
-        None => template.to_string(),
+    let path = match (id, template.find('{'), template.find('}')) {
+        (Some(id), Some(open), Some(close)) => format!("{}{id}{}", &template[..open], &template[close + 1..]),
+        _ => template.to_string(),
     };
     let mut req = http.request(method.parse::<Method>().expect("method"), format!("{}{path}", app.base));
     if let Some((name, value)) = credential {

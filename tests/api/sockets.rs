@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use futures_util::StreamExt;
+use studio_client::api::SeatRole;
 use studio_client::{DevelopSubmit, InputSource};
 use studio_tests::{Backend, House, PASSWORD, TestApp, backend_tests, images, spawn, unique_email};
 use tokio_tungstenite::tungstenite::Message;
@@ -82,9 +83,19 @@ async fn ended_session_and_removed_seat_lose_their_sockets(backend: Backend) {
     app.client.with_session(&signed.session).sign_out().await.expect("sign out");
     assert_eq!(closed_with(&mut socket).await, 4001, "a signed-out session's socket closes");
 
-    // A seat removed while its session lives (the seats routes do this; here the row goes
-    // straight from the database, as another replica's removal would).
-    let signed = app.client.sign_up(&unique_email("socket-seat"), PASSWORD, None).await.expect("sign up");
+    // A seat removed through the seats route while its session lives.
+    let house = House::new(&app, "socket-house").await;
+    let member = house.seat(&app, "socket-seat", SeatRole::Member).await;
+    let token = match member.session.credential() {
+        studio_client::Credential::Session(t) => t.clone(),
+        other => panic!("a session: {other:?}"),
+    };
+    let mut socket = open(&app, "cookie", &format!("studio_session={token}")).await;
+    house.session.remove_seat(&member.user_id).await.expect("remove the seat");
+    assert_eq!(closed_with(&mut socket).await, 4001, "a removed seat's socket closes");
+
+    // A seat removed behind the server's back (another replica's write) is noticed too.
+    let signed = app.client.sign_up(&unique_email("socket-row"), PASSWORD, None).await.expect("sign up");
     let mut socket = open(&app, "cookie", &format!("studio_session={}", signed.session)).await;
     remove_seat(&app, &signed.account.organization.id, &signed.account.user.id).await;
     assert_eq!(closed_with(&mut socket).await, 4001, "a removed seat's socket closes");

@@ -142,7 +142,9 @@ impl Admin<'_> {
     }
 
     /// A tool's items (any tool of the catalogue).
-    pub async fn tool_items(&self, _admin: &PlatformAdmin, tool_id: &str) -> Result<ToolItems> {
+    pub async fn tool_items(&self, _admin: &PlatformAdmin, tool_id: Option<&str>) -> Result<ToolItems> {
+        let tool_id = tool_id.map(str::trim).filter(|t| !t.is_empty());
+        let tool_id = tool_id.ok_or_else(|| Error::invalid("TOOL_REQUIRED", "Name the tool with toolId."))?;
         if !tool_exists(tool_id) {
             return Err(unknown_tool(tool_id));
         }

@@ -688,8 +688,9 @@ pub struct ToolItemRequest {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolItemsQuery {
-    /// The tool.
-    pub tool_id: String,
+    /// The tool (required: 400 `TOOL_REQUIRED`).
+    #[serde(default)]
+    pub tool_id: Option<String>,
 }
 
 /// Answer of deleting a tool item.

@@ -9,7 +9,7 @@ use axum::response::{IntoResponse, Response};
 use studio_core::api::AvatarView;
 use studio_core::{Error, ErrorKind};
 
-use crate::auth::{Auth, SessionAuth};
+use crate::auth::SessionAuth;
 use crate::error::AppError;
 use crate::extract::{ApiJson, ApiPath};
 use crate::routes::toolkit::bad_form;
@@ -27,7 +27,7 @@ fn too_large() -> AppError {
 
 async fn upload(
     State(state): State<AppState>,
-    Auth(caller): Auth,
+    SessionAuth(caller): SessionAuth,
     multipart: Result<Multipart, axum::extract::multipart::MultipartRejection>,
 ) -> Result<ApiJson<AvatarView>, AppError> {
     let mut multipart = multipart.map_err(bad_form)?;
@@ -63,7 +63,10 @@ async fn upload(
     Ok(ApiJson(state.studio.set_avatar(&caller, Bytes::from(file)).await?))
 }
 
-async fn delete(State(state): State<AppState>, Auth(caller): Auth) -> Result<ApiJson<AvatarView>, AppError> {
+async fn delete(
+    State(state): State<AppState>,
+    SessionAuth(caller): SessionAuth,
+) -> Result<ApiJson<AvatarView>, AppError> {
     Ok(ApiJson(state.studio.delete_avatar(&caller).await?))
 }
 
@@ -90,7 +93,7 @@ pub(super) fn router() -> ApiRouter<AppState> {
             post_with(upload, |op| {
                 op.summary("Upload the caller's picture")
                     .description(
-                        "Multipart field `file`: WebP, PNG or JPEG, at most 512 KB, already square. 400 \
+                        "The person's own session (a key: 403 SESSION_REQUIRED). Multipart field `file`: WebP, PNG or JPEG, at most 512 KB, already square. 400 \
                          BAD_AVATAR_TYPE, NOT_SQUARE, NO_FILE; 413 AVATAR_TOO_LARGE. Answers the URL with a \
                          version stamp; the previous picture's bytes are removed.",
                     )

@@ -6,18 +6,18 @@ mod memory;
 
 use aide::axum::ApiRouter;
 use aide::axum::routing::{get_with, patch_with, post_with};
-use axum::extract::{Query, State};
+use axum::extract::State;
 use studio_core::api::{AccountQuery, AccountView, BillingEmailRequest, BillingEmailView, PlanCanceled};
 
 use crate::auth::{Auth, SessionAuth};
 use crate::error::AppError;
-use crate::extract::ApiJson;
+use crate::extract::{ApiJson, ApiQuery};
 use crate::state::AppState;
 
 async fn account(
     State(state): State<AppState>,
     Auth(caller): Auth,
-    Query(query): Query<AccountQuery>,
+    ApiQuery(query): ApiQuery<AccountQuery>,
 ) -> Result<ApiJson<AccountView>, AppError> {
     let days = studio_core::account_days(query.days.as_deref());
     Ok(ApiJson(state.studio.account(&caller, days).await?))

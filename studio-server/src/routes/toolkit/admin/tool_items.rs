@@ -2,21 +2,21 @@
 
 use aide::axum::ApiRouter;
 use aide::axum::routing::{delete_with, get_with};
-use axum::extract::{Query, State};
+use axum::extract::State;
 use studio_core::api::{ToolItem, ToolItemDeleted, ToolItemRequest, ToolItems, ToolItemsQuery};
 
 use crate::auth::AdminAuth;
 use crate::error::AppError;
-use crate::extract::{ApiJson, ApiPath};
+use crate::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::respond::Created;
 use crate::state::AppState;
 
 async fn list(
     State(state): State<AppState>,
     AdminAuth(admin): AdminAuth,
-    Query(query): Query<ToolItemsQuery>,
+    ApiQuery(query): ApiQuery<ToolItemsQuery>,
 ) -> Result<ApiJson<ToolItems>, AppError> {
-    Ok(ApiJson(state.studio.admin().tool_items(&admin, &query.tool_id).await?))
+    Ok(ApiJson(state.studio.admin().tool_items(&admin, query.tool_id.as_deref()).await?))
 }
 
 async fn add(
@@ -40,7 +40,9 @@ pub(super) fn router() -> ApiRouter<AppState> {
         .api_route(
             "/api/toolkit/admin/tool-items",
             get_with(list, |op| {
-                op.summary("A tool's items").description("Admin only. 404 TOOL_NOT_FOUND.").tag("admin")
+                op.summary("A tool's items")
+                    .description("Admin only. `toolId` names the tool: 400 TOOL_REQUIRED; 404 TOOL_NOT_FOUND.")
+                    .tag("admin")
             })
             .post_with(add, |op| {
                 op.summary("Add an item to a tool's library")

@@ -2,18 +2,18 @@
 
 use aide::axum::ApiRouter;
 use aide::axum::routing::get_with;
-use axum::extract::{Query, State};
+use axum::extract::State;
 use studio_core::api::{UserPage, UsersQuery};
 
 use crate::auth::AdminAuth;
 use crate::error::AppError;
-use crate::extract::ApiJson;
+use crate::extract::{ApiJson, ApiQuery};
 use crate::state::AppState;
 
 async fn users(
     State(state): State<AppState>,
     AdminAuth(admin): AdminAuth,
-    Query(query): Query<UsersQuery>,
+    ApiQuery(query): ApiQuery<UsersQuery>,
 ) -> Result<ApiJson<UserPage>, AppError> {
     Ok(ApiJson(state.studio.admin().users(&admin, query).await?))
 }
