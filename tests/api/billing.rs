@@ -629,6 +629,16 @@ impl studio_core::PaymentsProvider for Broken {
         Box::pin(async { Err(studio_core::PaymentsError::Failed("down".into())) })
     }
 
+    fn set_customer_email<'s, 'r, 'e, 'a>(&'s self, _: &'r str, _: &'e str) -> Answer<'a, ()>
+    where
+        's: 'a,
+        'r: 'a,
+        'e: 'a,
+        Self: 'a,
+    {
+        Box::pin(async { Err(studio_core::PaymentsError::Failed("down".into())) })
+    }
+
     fn cancel_subscription<'s, 'r, 'a>(&'s self, _: &'r str) -> Answer<'a, ()>
     where
         's: 'a,
@@ -725,6 +735,7 @@ async fn the_plan_is_cancelled_only_once_the_provider_agrees(backend: Backend) {
     let app = app_with(backend, |_| {}).await.expect("app");
     let o = owner(&app).await;
     let client = app.client.with_session(&o.session);
+    let o_email = client.account(None).await.unwrap().profile.email;
     let e = client.cancel_plan().await.expect_err("no plan");
     assert_eq!((e.status(), e.code()), (Some(404), Some("NO_ACTIVE_PLAN")));
     let (url, _) =
@@ -746,6 +757,15 @@ async fn the_plan_is_cancelled_only_once_the_provider_agrees(backend: Backend) {
     let caller = studio.authenticate_session(&studio_core::SessionToken(o.session.clone())).await.unwrap();
     let e = studio.cancel_plan(&caller).await.unwrap_err();
     assert_eq!((e.kind, e.code), (studio_core::ErrorKind::Upstream, "CANCEL_FAILED"));
+    // The house is now the provider's customer: a new billing email is told to it first.
+    let req = studio_core::api::BillingEmailRequest { email: "books@maison.example".into() };
+    let e = studio.set_billing_email(&caller, req).await.unwrap_err();
+    assert_eq!((e.kind, e.code), (studio_core::ErrorKind::Upstream, "BILLING_EMAIL_FAILED"));
+    assert_eq!(client.account(None).await.unwrap().billing.email.as_deref(), Some(o_email.as_str()), "unchanged");
+    assert_eq!(
+        client.set_billing_email("books@maison.example").await.expect("test mode takes it").email,
+        "books@maison.example"
+    );
     assert_eq!(client.account(None).await.unwrap().plan.unwrap().status, "active", "nothing changed");
 
     let canceled = client.cancel_plan().await.expect("cancel");

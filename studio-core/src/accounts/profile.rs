@@ -133,9 +133,22 @@ impl Studio {
     }
 
     /// Set where the house's receipts go (the owner's session).
+    /// When the house has a customer at the payment provider, the provider is told first (502
+    /// `BILLING_EMAIL_FAILED` when it refuses, and nothing changes here).
     pub async fn set_billing_email(&self, caller: &Caller, req: BillingEmailRequest) -> Result<BillingEmailView> {
         caller.require_spend_money()?;
         let email = Email::parse(&req.email)?;
+        let customer = self.storage.billing_account(&caller.org_id).await?.and_then(|a| a.customer_id);
+        if let (Some(customer), Some(provider)) = (customer, self.config.payments.as_ref())
+            && let Err(e) = provider.set_customer_email(&customer, email.as_str()).await
+        {
+            tracing::warn!(error = %e, "the billing email was refused at the provider");
+            return Err(Error::new(
+                ErrorKind::Upstream,
+                "BILLING_EMAIL_FAILED",
+                "The payment provider did not take the new billing email; nothing changed.",
+            ));
+        }
         self.storage.set_billing_email(&caller.org_id, email.as_str()).await?;
         Ok(BillingEmailView { email: email.as_str().to_string() })
     }

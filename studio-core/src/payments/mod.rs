@@ -90,6 +90,8 @@ pub trait PaymentsProvider: Send + Sync + std::fmt::Debug + 'static {
     async fn create_checkout(&self, request: &CheckoutRequest) -> Result<Checkout, PaymentsError>;
     /// A billing-portal URL for a customer.
     async fn portal(&self, customer_id: &str) -> Result<String, PaymentsError>;
+    /// Send the customer's receipts to `email` from now on.
+    async fn set_customer_email(&self, customer_id: &str, email: &str) -> Result<(), PaymentsError>;
     /// Charge a saved card off-session; the grant still arrives through the webhook. Returns the
     /// provider's payment id.
     async fn charge(&self, request: &ChargeRequest) -> Result<String, PaymentsError>;

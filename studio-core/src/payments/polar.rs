@@ -286,6 +286,18 @@ impl PaymentsProvider for PolarProvider {
             .ok_or_else(|| PaymentsError::Incomplete("Polar answered the customer session without a portal URL".into()))
     }
 
+    /// `PATCH /v1/customers/{id}` with the new email.
+    async fn set_customer_email(&self, customer_id: &str, email: &str) -> Result<(), PaymentsError> {
+        let customer_id = customer_id.trim();
+        if customer_id.is_empty() {
+            return Err(PaymentsError::Failed("no Polar customer to update".into()));
+        }
+        let body = json!({ "email": email });
+        self.call(reqwest::Method::PATCH, &format!("/v1/customers/{customer_id}"), Some(&body), "the customer email")
+            .await?;
+        Ok(())
+    }
+
     /// Lists the customer's active subscriptions and sets each to cancel at the end of its
     /// period (`PATCH /v1/subscriptions/{id}` with `cancel_at_period_end`).
     async fn cancel_subscription(&self, customer_id: &str) -> Result<(), PaymentsError> {
@@ -551,6 +563,28 @@ mod tests {
         let err = polar.create_checkout(&topup()).await.unwrap_err();
         assert!(matches!(err, PaymentsError::Incomplete(_)), "{err:?}");
     }
+    #[tokio::test]
+    async fn the_customer_email_is_patched_and_a_refusal_fails() {
+        let server = MockServer::start().await;
+        Mock::given(method("PATCH"))
+            .and(path("/v1/customers/cus_9"))
+            .and(header("authorization", format!("Bearer {TOKEN}").as_str()))
+            .and(body_partial_json(json!({"email": "books@maison.example"})))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({"id": "cus_9"})))
+            .expect(1)
+            .mount(&server)
+            .await;
+        Mock::given(method("PATCH"))
+            .and(path("/v1/customers/cus_gone"))
+            .respond_with(ResponseTemplate::new(404).set_body_json(json!({"detail": "Customer not found"})))
+            .mount(&server)
+            .await;
+        let polar = PolarProvider::new(config(&server.uri()));
+        polar.set_customer_email("cus_9", "books@maison.example").await.unwrap();
+        let refused = polar.set_customer_email("cus_gone", "books@maison.example").await;
+        assert!(matches!(refused, Err(PaymentsError::Failed(m)) if m.contains("Customer not found")));
+    }
+
     #[tokio::test]
     async fn cancelling_sets_each_active_subscription_to_end_with_its_period() {
         let server = MockServer::start().await;

@@ -98,6 +98,11 @@ impl PaymentsProvider for TestModeProvider {
         Ok(TestModeProvider::payment_id(&request.reference))
     }
 
+    /// Test mode keeps no customer record of its own: the stored billing contact is the record.
+    async fn set_customer_email(&self, _customer_id: &str, _email: &str) -> Result<(), PaymentsError> {
+        Ok(())
+    }
+
     /// Test mode holds no subscription of its own: the house's stored plan is the record, so
     /// there is nothing further to tell.
     async fn cancel_subscription(&self, _customer_id: &str) -> Result<(), PaymentsError> {

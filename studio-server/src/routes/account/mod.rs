@@ -55,7 +55,11 @@ pub(super) fn router() -> ApiRouter<AppState> {
             "/api/account/billing-email",
             patch_with(billing_email, |op| {
                 op.summary("Set where the house's receipts go")
-                    .description("The owner's session only (403 otherwise). 400 BAD_EMAIL.")
+                    .description(
+                        "The owner's session only (403 otherwise). 400 BAD_EMAIL. When the house is a customer \
+                         of the payment provider, the provider is told first: 502 BILLING_EMAIL_FAILED when it \
+                         refuses, and nothing changes.",
+                    )
                     .tag("account")
             }),
         )
