@@ -127,6 +127,7 @@ mod develops;
 mod error;
 mod events;
 mod invitations;
+mod lookbook;
 mod mcp;
 mod people;
 mod preflight;

@@ -41,6 +41,8 @@ mod ledger;
 #[cfg(feature = "engine")]
 mod library;
 #[cfg(feature = "engine")]
+mod lookbook;
+#[cfg(feature = "engine")]
 mod mail;
 #[cfg(feature = "engine")]
 mod models;
@@ -89,6 +91,7 @@ pub use crate::{
         assets::{AssetFile, PendingUpload, UploadForm},
         packs::PackFile,
     },
+    lookbook::{LOOKS_LISTED, Lookbook, vocabulary as lookbook_vocabulary},
     mail::{
         LETTER_STATUSES, Mail, MailError, Mailer, OutgoingLetter, SmtpMailer, drip::WINDOW_DAYS as DRIP_WINDOW_DAYS,
     },
@@ -112,11 +115,12 @@ pub use crate::{
         BalanceRow, BillingAccountRow, BillingStore, Bucket, CancelOutcome, CheckoutRow, CreateJobsOutcome,
         DripCandidate, EmailTokenRow, EraseOutcome, FolderRow, HoldRow, HoldStatus, InvitationRow, InvitationStore,
         InviteCodeRow, InviteRequestRow, InviteeRow, IssueOutcome, JobEnd, JobRow, JobStore, KeyRow, LedgerAudit,
-        LedgerStore, LetterFilter, LetterOutcome, LetterRow, LibraryStore, MailEventOutcome, MailStore, MembershipRow,
-        MemoryRow, MemoryWrite, ModelRow, ModelStore, NewAccount, NewAutocharge, NewCredit, NewHold, NewPayment,
-        OrgRow, PackRow, PaymentOutcome, PlanRow, ProfileRow, ProfileStore, RedeemOutcome, RefillPack, ReserveOutcome,
-        ResolveOutcome, SeatInvitationRow, SeatRow, SeatStore, SessionRow, SessionSeat, Storage, StorageError,
-        TakeRecord, TokenUse, ToolGrantRow, ToolItemRow, UserListRow, UserRow, WorkflowUsageRow, open_storage,
+        LedgerStore, LetterFilter, LetterOutcome, LetterRow, LibraryStore, LookRow, LookbookStore, MailEventOutcome,
+        MailStore, MembershipRow, MemoryRow, MemoryWrite, ModelRow, ModelStore, NewAccount, NewAutocharge, NewCredit,
+        NewHold, NewPayment, OrgRow, PackRow, PaymentOutcome, PlanRow, PresetRow, ProfileRow, ProfileStore,
+        RedeemOutcome, RefillPack, ReserveOutcome, ResolveOutcome, SeatInvitationRow, SeatRow, SeatStore, SessionRow,
+        SessionSeat, Storage, StorageError, TakeRecord, TemplateRow, TemplateShotRow, TokenUse, ToolGrantRow,
+        ToolItemRow, UserListRow, UserRow, WorkflowUsageRow, open_storage,
     },
     studio::{OpenError, Studio},
 };

@@ -110,6 +110,14 @@ const ROUTES: &[&str] = &[
     "GET /api/toolkit/admin/tool-items",
     "POST /api/toolkit/admin/tool-items",
     "DELETE /api/toolkit/admin/tool-items/{id}",
+    "GET /api/toolkit/lookbook/looks",
+    "POST /api/toolkit/lookbook/looks",
+    "GET /api/toolkit/lookbook/looks/{id}",
+    "GET /api/toolkit/lookbook/templates",
+    "GET /api/toolkit/lookbook/templates/{id}",
+    "GET /api/toolkit/lookbook/vocabulary",
+    "GET /api/toolkit/presets",
+    "POST /api/toolkit/presets",
 ];
 
 /// Routes that answer 405 by design (the agent endpoint has no event stream and no session).

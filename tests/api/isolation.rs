@@ -156,6 +156,8 @@ struct World {
     seated: String,
     /// A tool item A's owner (an admin) added.
     tool_item: String,
+    /// A draft look of A.
+    look: String,
 }
 
 async fn world(app: &TestApp, a_email: String) -> World {
@@ -226,6 +228,15 @@ async fn world(app: &TestApp, a_email: String) -> World {
         sort_order: None,
     };
     let tool_item = a_owner.admin_add_tool_item(&item).await.expect("tool item").id;
+    let look_request = studio_client::api::CreateLookRequest {
+        name: Some("matrix".into()),
+        model_asset_id: Some(asset.clone()),
+        item_asset_ids: Some(vec![json!({ "assetId": asset, "role": "top" })]),
+        background: Some(json!({ "kind": "preset", "value": "white" })),
+        aesthetic: Some("minimal".into()),
+        brand_id: None,
+    };
+    let look = key.create_look(&look_request).await.expect("look").look.id;
     let url = a_owner.checkout_topup("pack_250").await.expect("test-mode checkout").url;
     let checkout = url.rsplit('/').next().expect("checkout id").to_string();
 
@@ -245,6 +256,7 @@ async fn world(app: &TestApp, a_email: String) -> World {
         a_email.clone(),
         memory.clone(),
         seated.user_id.clone(),
+        look.clone(),
     ];
     World {
         a_email,
@@ -270,6 +282,7 @@ async fn world(app: &TestApp, a_email: String) -> World {
         memory,
         seated: seated.user_id,
         tool_item,
+        look,
     }
 }
 
@@ -454,6 +467,21 @@ fn rows(w: &World) -> Vec<Row> {
         row("POST /api/toolkit/admin/tool-items", Admin, Status(201))
             .json(json!({ "tool_id": "lookbook", "category": "poses", "title_he": "x" })),
         row("DELETE /api/toolkit/admin/tool-items/{id}", Admin, Status(200)).id(&w.tool_item),
+        // Lookbook (§4.4, §4.5): built-in templates and the vocabulary are everyone's.
+        row("GET /api/toolkit/lookbook/looks", AnyRole, Status(200)),
+        row("POST /api/toolkit/lookbook/looks", NotViewer("FORBIDDEN"), Status(201))
+            .json(json!({
+                "name": "matrix", "modelAssetId": w.asset, "itemAssetIds": [{ "assetId": w.asset, "role": "top" }],
+                "background": { "kind": "preset", "value": "white" }, "aesthetic": "minimal"
+            }))
+            .foreign(Code(404, "ASSET_NOT_FOUND")),
+        row("GET /api/toolkit/lookbook/looks/{id}", AnyRole, Status(200)).id(&w.look),
+        row("GET /api/toolkit/lookbook/templates", AnyRole, Status(200)),
+        row("GET /api/toolkit/lookbook/templates/{id}", AnyRole, Status(200)).id("tpl_builtin_ecommerce").foreign(Status(200)),
+        row("GET /api/toolkit/lookbook/vocabulary", AnyRole, Status(200)),
+        row("GET /api/toolkit/presets", AnyRole, Status(200)),
+        row("POST /api/toolkit/presets", NotViewer("FORBIDDEN"), Status(200))
+            .json(json!({ "aesthetic": "noir", "background": { "kind": "preset", "value": "white" }, "variationKeys": ["back"] })),
         row("GET /api/mcp", NotAllowed, Status(405)),
         row("DELETE /api/mcp", NotAllowed, Status(405)),
     ]

@@ -14,6 +14,7 @@ mod invitations;
 mod isolation;
 mod keys;
 mod library;
+mod lookbook;
 mod mail;
 mod mcp;
 mod models;

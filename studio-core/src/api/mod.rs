@@ -10,6 +10,7 @@ mod errors;
 mod invitations;
 mod keys;
 mod library;
+mod lookbook;
 mod mail;
 mod models;
 mod people;
@@ -45,6 +46,7 @@ pub use library::{
     GroupRequest, GroupResponse, MAX_ASSET_PAGE, Pack, PackRequest, PackSize, Quote, QuoteRequest, RenameFolderRequest,
     Scene, Updated, UploadResponse,
 };
+pub use lookbook::*;
 pub use mail::*;
 pub use models::*;
 pub use people::*;

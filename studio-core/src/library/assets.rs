@@ -102,7 +102,7 @@ fn not_found() -> Error {
 }
 
 /// The built-in plain grounds: (id, name, tone, note).
-const GROUNDS: [(&str, &str, &str, &str); 5] = [
+pub(crate) const GROUNDS: [(&str, &str, &str, &str); 5] = [
     ("white", "White seamless", "#FFFFFF", "E-commerce packshots; the marketplace default."),
     ("bone", "Bone", "#F2EDE4", "Warm neutral for knitwear, leather and skin tones."),
     ("dove", "Dove grey", "#D9D9DC", "Soft contrast for white and pale pieces."),

@@ -2,7 +2,7 @@
 //! project lives under this folder.
 //!
 //! One trait per domain (`AccountStore`, `LibraryStore`, `ModelStore`, `JobStore`,
-//! `LedgerStore`, `BillingStore`, `SeatStore`, `ProfileStore`, `MailStore`, `InvitationStore`), each
+//! `LedgerStore`, `BillingStore`, `SeatStore`, `ProfileStore`, `MailStore`, `InvitationStore`, `LookbookStore`), each
 //! beside its row types in the file of its name, and
 //! [`Storage`] as their union. Two real implementations share one body of SQL (`sql/`, one file
 //! per domain): SQLite (the embedded default) and PostgreSQL (scale-out). Only `sql/tx.rs`, the
@@ -18,6 +18,7 @@ mod invitations;
 mod jobs;
 mod ledger;
 mod library;
+mod lookbook;
 mod mail;
 mod models;
 mod profiles;
@@ -44,6 +45,7 @@ pub use ledger::{
     ResolveOutcome,
 };
 pub use library::{AssetChanges, AssetRow, FolderRow, LibraryStore, PackRow};
+pub use lookbook::{LookRow, LookbookStore, PresetRow, TemplateRow, TemplateShotRow};
 pub use mail::{
     DripCandidate, EmailTokenRow, LetterFilter, LetterOutcome, LetterRow, MailEventOutcome, MailStore, TokenUse,
 };
@@ -89,6 +91,7 @@ pub trait Storage:
     + ProfileStore
     + MailStore
     + InvitationStore
+    + LookbookStore
     + Send
     + Sync
     + 'static

@@ -11,15 +11,16 @@ use sqlx::{PgPool, Postgres};
 use super::group_commit::{DrainGuard, JobQueue, PendingJobs};
 use super::sql::{
     Entry, account_columns, asset_columns, checkout_columns, hold_columns, impl_storage, job_columns, key_columns,
-    memory_columns, model_columns, pack_columns, seat_columns, seat_invitation_columns, unique_as,
+    look_columns, memory_columns, model_columns, pack_columns, preset_columns, seat_columns, seat_invitation_columns,
+    template_columns, unique_as,
 };
 use super::{
     AcceptSeat, AssetChanges, AssetRow, AutochargeOutcome, AutochargeSettings, BalanceRow, BillingAccountRow, Bucket,
     CancelOutcome, CheckoutRow, CreateJobsOutcome, EraseOutcome, FolderRow, HoldRow, HoldStatus, JobEnd, JobRow,
-    KeyRow, LedgerAudit, MembershipRow, MemoryRow, MemoryWrite, ModelRow, NewAccount, NewAutocharge, NewCredit,
-    NewHold, NewPayment, OrgRow, PackRow, PaymentOutcome, PlanRow, ProfileRow, ReserveOutcome, ResolveOutcome,
-    SeatInvitationRow, SeatRow, SessionRow, SessionSeat, StorageError, TakeRecord, ToolGrantRow, ToolItemRow,
-    UserListRow, UserRow, WorkflowUsageRow,
+    KeyRow, LedgerAudit, LookRow, MembershipRow, MemoryRow, MemoryWrite, ModelRow, NewAccount, NewAutocharge,
+    NewCredit, NewHold, NewPayment, OrgRow, PackRow, PaymentOutcome, PlanRow, PresetRow, ProfileRow, ReserveOutcome,
+    ResolveOutcome, SeatInvitationRow, SeatRow, SessionRow, SessionSeat, StorageError, TakeRecord, TemplateRow,
+    TemplateShotRow, ToolGrantRow, ToolItemRow, UserListRow, UserRow, WorkflowUsageRow,
 };
 
 type Tx = sqlx::Transaction<'static, Postgres>;

@@ -14,6 +14,7 @@ pub(super) mod invitations;
 pub(super) mod jobs;
 pub(super) mod ledger;
 pub(super) mod library;
+pub(super) mod lookbook;
 pub(super) mod mail;
 pub(super) mod models;
 pub(super) mod profiles;
@@ -114,6 +115,14 @@ macro_rules! impl_storage {
             $one_statement,
             $lock_by_select
         );
+        $crate::storage::sql::lookbook::impl_lookbook_store!(
+            $ty,
+            $backend,
+            $lock,
+            $skip_locked,
+            $one_statement,
+            $lock_by_select
+        );
         $crate::storage::sql::tx::impl_tx_helpers!($ty, $backend, $lock, $skip_locked, $one_statement, $lock_by_select);
     };
 }
@@ -203,9 +212,32 @@ macro_rules! memory_columns {
     };
 }
 
+/// The columns of `looks` in [`LookRow`](super::LookRow) order.
+macro_rules! look_columns {
+    () => {
+        "id, org_id, created_by, brand_id, name, model_asset_id, items, background, aesthetic, status, \
+         look_base_asset_id, look_base_job_id, batch_id, created_at, updated_at"
+    };
+}
+
+/// The columns of `shot_templates t` in [`TemplateRow`](super::TemplateRow) order.
+macro_rules! template_columns {
+    () => {
+        "t.id, t.org_id, t.name, t.slots, t.shot_count, t.created_at, t.updated_at"
+    };
+}
+
+/// The columns of `standing_presets` in [`PresetRow`](super::PresetRow) order.
+macro_rules! preset_columns {
+    () => {
+        "org_id, model_asset_id, background, aesthetic, variation_keys, quality, sizes, updated_at"
+    };
+}
+
 pub(super) use {
     account_columns, asset_columns, checkout_columns, hold_columns, impl_storage, job_columns, key_columns,
-    memory_columns, model_columns, pack_columns, seat_columns, seat_invitation_columns,
+    look_columns, memory_columns, model_columns, pack_columns, preset_columns, seat_columns, seat_invitation_columns,
+    template_columns,
 };
 
 /// One ledger entry's deltas; the running totals move by exactly these.

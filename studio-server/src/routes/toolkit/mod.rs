@@ -10,9 +10,11 @@ mod folders;
 mod invite;
 mod invites;
 mod jobs;
+mod lookbook;
 mod my_access;
 mod org;
 mod packs;
+mod presets;
 mod takes;
 mod tools;
 
@@ -43,6 +45,8 @@ pub(super) fn router() -> ApiRouter<AppState> {
         .merge(my_access::router())
         .merge(org::router())
         .merge(tools::router())
+        .merge(lookbook::router())
+        .merge(presets::router())
         .merge(ai::router())
         .merge(admin::router())
         .merge(folders::router())

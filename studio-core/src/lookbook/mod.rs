@@ -1,0 +1,335 @@
+//! The lookbook (§4.4, §4.5): looks made of a model, pieces and a background; shot templates;
+//! the house's standing preset; the composer's vocabulary ([`vocabulary`]) every route checks
+//! against. The view is `studio.lookbook()`.
+//!
+//! Creating a look stores selections only: nothing develops and nothing is charged. Every asset
+//! a look or a preset names must be a live asset of the house (404 `ASSET_NOT_FOUND`). A look's
+//! detail reads its develop jobs (`jobs.look_id`): stage `lock` gives `lockDevelop`, stage
+//! `variations` the variation frames.
+
+pub mod vocabulary;
+
+use crate::api::{
+    Background, CreateLookRequest, LockDevelop, Look, LookDetail, LookItem, LookList, LookPreset, LookStatus,
+    PresetRequest, PresetResponse, PresetSize, Quality, ShotTemplate, StandingPreset, TemplateDetail, TemplateList,
+    TemplateShot, Vocabulary,
+};
+use crate::caller::Caller;
+use crate::error::{Error, Result};
+use crate::ids::{new_id, now};
+use crate::storage::{LookRow, PresetRow, TemplateRow};
+use crate::studio::Studio;
+
+/// The most looks a listing shows.
+pub const LOOKS_LISTED: i64 = 50;
+/// The longest look name, in characters.
+const MAX_NAME_CHARS: usize = 120;
+/// The most named sizes a standing preset keeps.
+const MAX_PRESET_SIZES: usize = 20;
+/// The largest side of a named size, in pixels.
+const MAX_SIZE_PX: u32 = 8192;
+
+/// The lookbook's operations: `studio.lookbook()`.
+#[derive(Debug, Clone, Copy)]
+pub struct Lookbook<'a>(&'a Studio);
+
+impl Studio {
+    /// Looks, templates, the standing preset and the composer's vocabulary.
+    pub fn lookbook(&self) -> Lookbook<'_> {
+        Lookbook(self)
+    }
+}
+
+fn json<T: serde::Serialize>(v: &T) -> Result<String> {
+    serde_json::to_string(v).map_err(Error::internal)
+}
+
+fn parse<T: serde::de::DeserializeOwned>(s: &str) -> Result<T> {
+    serde_json::from_str(s).map_err(Error::internal)
+}
+
+fn look_view(row: &LookRow) -> Result<Look> {
+    let background: Background = parse(&row.background)?;
+    let background_asset_id = match &background {
+        Background::Asset { asset_id } => Some(asset_id.clone()),
+        Background::Preset { .. } => None,
+    };
+    Ok(Look {
+        id: row.id.clone(),
+        organization_id: row.org_id.clone(),
+        created_by_user_id: row.created_by.clone(),
+        brand_id: row.brand_id.clone(),
+        name: row.name.clone(),
+        model_asset_id: row.model_asset_id.clone(),
+        background_asset_id,
+        item_asset_ids: parse(&row.items)?,
+        preset: LookPreset { aesthetic: row.aesthetic.clone(), background },
+        status: if row.status == "locked" { LookStatus::Locked } else { LookStatus::Draft },
+        look_base_asset_id: row.look_base_asset_id.clone(),
+        look_base_job_id: row.look_base_job_id.clone(),
+        batch_id: row.batch_id.clone(),
+        created_at: row.created_at,
+        updated_at: row.updated_at,
+    })
+}
+
+fn template_view(t: &TemplateRow) -> Result<ShotTemplate> {
+    Ok(ShotTemplate {
+        id: t.id.clone(),
+        organization_id: t.org_id.clone(),
+        name: t.name.clone(),
+        slots: parse(&t.slots)?,
+        shot_count: t.shot_count,
+        created_at: t.created_at,
+        updated_at: t.updated_at,
+    })
+}
+
+/// The standing preset a house has before it saves one.
+fn default_preset() -> StandingPreset {
+    StandingPreset {
+        model_asset_id: None,
+        background: Background::Preset { value: "white".into() },
+        aesthetic: "minimal".into(),
+        variation_keys: vec!["full-front".into(), "back".into(), "detail".into()],
+        quality: Quality::K2,
+        sizes: Vec::new(),
+    }
+}
+
+impl Lookbook<'_> {
+    /// The composer's vocabulary.
+    pub fn vocabulary(&self) -> Vocabulary {
+        vocabulary::vocabulary()
+    }
+
+    /// A background whose asset, if any, is a live asset of the house.
+    async fn checked_background(&self, caller: &Caller, raw: Option<&serde_json::Value>) -> Result<Background> {
+        let background = vocabulary::background(raw)?;
+        if let Background::Asset { asset_id } = &background {
+            self.0.live_assets(caller, std::slice::from_ref(asset_id), "ASSET_NOT_FOUND").await?;
+        }
+        Ok(background)
+    }
+
+    /// Pieces checked for shape, role and count (ownership is checked with the other assets).
+    fn checked_items(raw: Option<&[serde_json::Value]>) -> Result<Vec<LookItem>> {
+        let raw = raw.unwrap_or_default();
+        if raw.is_empty() {
+            return Err(Error::invalid("ITEMS_REQUIRED", "A look needs at least one piece."));
+        }
+        if raw.len() > vocabulary::MAX_ITEMS_PER_LOOK {
+            return Err(Error::invalid(
+                "TOO_MANY_ITEMS",
+                format!("A look holds at most {} pieces.", vocabulary::MAX_ITEMS_PER_LOOK),
+            )
+            .with("max", vocabulary::MAX_ITEMS_PER_LOOK));
+        }
+        let mut items: Vec<LookItem> = Vec::with_capacity(raw.len());
+        for entry in raw {
+            let asset_id = entry.get("assetId").and_then(|v| v.as_str()).map(str::trim).unwrap_or_default();
+            let role = entry.get("role").and_then(|v| v.as_str()).map(str::trim).unwrap_or_default();
+            if asset_id.is_empty() {
+                return Err(Error::invalid("BAD_ITEM", "Each piece is {assetId, role}.")
+                    .with("roles", vocabulary::ITEM_ROLES.to_vec()));
+            }
+            let role = vocabulary::item_role(role)?;
+            if items.iter().any(|i| i.asset_id == asset_id) {
+                return Err(Error::invalid("BAD_ITEM", format!("The piece {asset_id} is named twice."))
+                    .with("roles", vocabulary::ITEM_ROLES.to_vec()));
+            }
+            items.push(LookItem { asset_id: asset_id.to_string(), role: role.to_string() });
+        }
+        Ok(items)
+    }
+
+    /// Create a draft look: selections only, nothing develops or charges. Any role but viewer.
+    pub async fn create_look(&self, caller: &Caller, req: CreateLookRequest) -> Result<Look> {
+        caller.require_write_library()?;
+        let name = req.name.as_deref().map(str::trim).unwrap_or_default();
+        if name.is_empty() || name.chars().count() > MAX_NAME_CHARS {
+            return Err(Error::invalid("NAME_REQUIRED", format!("Name the look (1 to {MAX_NAME_CHARS} characters).")));
+        }
+        let model = req.model_asset_id.as_deref().map(str::trim).unwrap_or_default();
+        if model.is_empty() {
+            return Err(Error::invalid("MODEL_REQUIRED", "Choose the model (modelAssetId)."));
+        }
+        let items = Self::checked_items(req.item_asset_ids.as_deref())?;
+        let background = vocabulary::background(req.background.as_ref())?;
+        let aesthetic = vocabulary::aesthetic(req.aesthetic.as_deref())?;
+        let mut ids: Vec<String> =
+            std::iter::once(model.to_string()).chain(items.iter().map(|i| i.asset_id.clone())).collect();
+        if let Background::Asset { asset_id } = &background {
+            ids.push(asset_id.clone());
+        }
+        self.0.live_assets(caller, &ids, "ASSET_NOT_FOUND").await?;
+        let at = now();
+        let row = LookRow {
+            id: new_id("look"),
+            org_id: caller.org_id.clone(),
+            created_by: caller.user_id.clone(),
+            brand_id: req.brand_id.map(|b| b.trim().to_string()).filter(|b| !b.is_empty()),
+            name: name.to_string(),
+            model_asset_id: model.to_string(),
+            items: json(&items)?,
+            background: json(&background)?,
+            aesthetic: aesthetic.to_string(),
+            status: "draft".into(),
+            look_base_asset_id: None,
+            look_base_job_id: None,
+            batch_id: None,
+            created_at: at,
+            updated_at: at,
+        };
+        self.0.storage.insert_looks(vec![row.clone()]).await?;
+        look_view(&row)
+    }
+
+    /// The house's looks, newest first (50).
+    pub async fn looks(&self, caller: &Caller) -> Result<LookList> {
+        let rows = self.0.storage.looks(&caller.org_id, LOOKS_LISTED).await?;
+        Ok(LookList { looks: rows.iter().map(look_view).collect::<Result<_>>()? })
+    }
+
+    /// A look with its variation frames and latest develop-lock; 404 `NOT_FOUND`.
+    pub async fn look(&self, caller: &Caller, id: &str) -> Result<LookDetail> {
+        let row = self
+            .0
+            .storage
+            .look(&caller.org_id, id)
+            .await?
+            .ok_or_else(|| Error::not_found("NOT_FOUND", "No such look in this house."))?;
+        let look = look_view(&row)?;
+        let jobs = self.0.storage.look_jobs(&caller.org_id, id).await?;
+        let lock_develop = jobs.iter().rev().find(|j| j.stage.as_deref() == Some("lock")).map(|j| LockDevelop {
+            id: j.id.clone(),
+            status: j.status.clone(),
+            result_asset_id: j.result_asset_id.clone(),
+            error: j.error.clone(),
+        });
+        let variations = jobs
+            .iter()
+            .filter(|j| j.stage.as_deref() == Some("variations"))
+            .map(|j| {
+                let params: serde_json::Value = serde_json::from_str(&j.params).unwrap_or_default();
+                let key = params.get("variation").and_then(|v| v.as_str()).unwrap_or_default().to_string();
+                let framing = vocabulary::VARIATIONS.iter().find(|v| v.0 == key).map(|v| v.2).unwrap_or_default();
+                crate::api::LookVariation {
+                    framing: framing.to_string(),
+                    key,
+                    job_id: j.id.clone(),
+                    asset_id: j.result_asset_id.clone(),
+                    locked: j.result_asset_id.is_some() && j.result_asset_id == row.look_base_asset_id,
+                    status: j.status.clone(),
+                    error: j.error.clone(),
+                }
+            })
+            .collect();
+        Ok(LookDetail { look, variations, lock_develop })
+    }
+
+    /// The built-in shot templates, then the house's.
+    pub async fn templates(&self, caller: &Caller) -> Result<TemplateList> {
+        let rows = self.0.storage.templates(&caller.org_id).await?;
+        Ok(TemplateList { templates: rows.iter().map(template_view).collect::<Result<_>>()? })
+    }
+
+    /// A template with its shots; 404 `NOT_FOUND` for one that is not built in nor the house's.
+    pub async fn template(&self, caller: &Caller, id: &str) -> Result<TemplateDetail> {
+        let id = id.trim();
+        if id.is_empty() {
+            return Err(Error::invalid("ID_REQUIRED", "Name the template."));
+        }
+        let row = self
+            .0
+            .storage
+            .template(&caller.org_id, id)
+            .await?
+            .ok_or_else(|| Error::not_found("NOT_FOUND", "No such template."))?;
+        let shots = self
+            .0
+            .storage
+            .template_shots(&row.id)
+            .await?
+            .into_iter()
+            .map(|s| TemplateShot {
+                id: s.id,
+                kind: s.kind,
+                framing: s.framing,
+                pose: s.pose,
+                expression: s.expression,
+                sort_order: s.sort_order,
+            })
+            .collect();
+        Ok(TemplateDetail { template: template_view(&row)?, shots })
+    }
+
+    /// The house's standing preset; the defaults until one is saved (never 404).
+    pub async fn preset(&self, caller: &Caller) -> Result<PresetResponse> {
+        let preset = match self.0.storage.preset(&caller.org_id).await? {
+            Some(row) => preset_view(&row)?,
+            None => default_preset(),
+        };
+        Ok(PresetResponse { preset })
+    }
+
+    /// Save the standing preset, checked against the vocabulary. `sizes` absent leaves the stored
+    /// list alone; an empty array clears it. Any role but viewer.
+    pub async fn save_preset(&self, caller: &Caller, req: PresetRequest) -> Result<PresetResponse> {
+        caller.require_write_library()?;
+        let aesthetic = vocabulary::aesthetic(req.aesthetic.as_deref())?;
+        let background = self.checked_background(caller, req.background.as_ref()).await?;
+        let keys = vocabulary::variation_keys(req.variation_keys.as_deref())?;
+        let model = req.model_asset_id.map(|m| m.trim().to_string()).filter(|m| !m.is_empty());
+        if let Some(model) = &model {
+            self.0.live_assets(caller, std::slice::from_ref(model), "ASSET_NOT_FOUND").await?;
+        }
+        if let Some(sizes) = &req.sizes {
+            check_sizes(sizes)?;
+        }
+        let row = PresetRow {
+            org_id: caller.org_id.clone(),
+            model_asset_id: model,
+            background: json(&background)?,
+            aesthetic: aesthetic.to_string(),
+            variation_keys: json(&keys)?,
+            quality: req.quality.unwrap_or(Quality::K2).as_str().to_string(),
+            sizes: json(&req.sizes.clone().unwrap_or_default())?,
+            updated_at: now(),
+        };
+        let saved = self.0.storage.save_preset(row, req.sizes.is_none()).await?;
+        Ok(PresetResponse { preset: preset_view(&saved)? })
+    }
+}
+
+fn check_sizes(sizes: &[PresetSize]) -> Result<()> {
+    if sizes.len() > MAX_PRESET_SIZES {
+        return Err(Error::invalid("BAD_SIZES", format!("A preset keeps at most {MAX_PRESET_SIZES} sizes."))
+            .with("max", MAX_PRESET_SIZES));
+    }
+    for s in sizes {
+        let name = s.name.trim();
+        if name.is_empty() || name.chars().count() > 60 {
+            return Err(Error::invalid("BAD_SIZES", "Each size has a name of 1 to 60 characters."));
+        }
+        if !(1..=MAX_SIZE_PX).contains(&s.width) || !(1..=MAX_SIZE_PX).contains(&s.height) {
+            return Err(Error::invalid(
+                "BAD_DIMENSIONS",
+                format!("{name}: width and height are 1 to {MAX_SIZE_PX} pixels."),
+            )
+            .with("max", MAX_SIZE_PX));
+        }
+    }
+    Ok(())
+}
+
+fn preset_view(row: &PresetRow) -> Result<StandingPreset> {
+    Ok(StandingPreset {
+        model_asset_id: row.model_asset_id.clone(),
+        background: parse(&row.background)?,
+        aesthetic: row.aesthetic.clone(),
+        variation_keys: parse(&row.variation_keys)?,
+        quality: row.quality.parse().map_err(Error::internal)?,
+        sizes: parse(&row.sizes)?,
+    })
+}
