@@ -59,6 +59,9 @@ URL="http://127.0.0.1:$PORT"
     export STUDIO_RATE_LIMIT_PER_MIN=0
     # Test mode, so the money routes answer (billing is off by default: 503 would read as a fault).
     export STUDIO_BILLING=test
+    # A mail webhook secret, so the delivery webhook answers (401 for an unsigned call) rather
+    # than 503 "not configured", which would read as a fault.
+    export STUDIO_MAIL_WEBHOOK_SECRET=whsec_c2NoZW1hdGhlc2lzLW1haWwtd2ViaG9vaw==
     exec "$SERVER_BIN"
 ) >"$WORK/server.log" 2>&1 &
 SERVER_PID=$!

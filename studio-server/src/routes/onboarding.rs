@@ -10,6 +10,13 @@ use crate::error::AppError;
 use crate::extract::{ApiJson, ApiPath};
 use crate::state::AppState;
 
+/// The path's parameter.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct StepPath {
+    /// The step's key.
+    step: String,
+}
+
 async fn read(State(state): State<AppState>, Auth(caller): Auth) -> Result<ApiJson<OnboardingView>, AppError> {
     Ok(ApiJson(state.studio.onboarding(&caller).await?))
 }
@@ -17,7 +24,7 @@ async fn read(State(state): State<AppState>, Auth(caller): Auth) -> Result<ApiJs
 async fn complete(
     State(state): State<AppState>,
     Auth(caller): Auth,
-    ApiPath(step): ApiPath<String>,
+    ApiPath(StepPath { step }): ApiPath<StepPath>,
 ) -> Result<ApiJson<OnboardingView>, AppError> {
     Ok(ApiJson(state.studio.complete_onboarding_step(&caller, &step).await?))
 }

@@ -25,6 +25,14 @@ fn too_large() -> AppError {
         .into()
 }
 
+/// The path's parameter.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct UserPath {
+    /// The person's id.
+    #[serde(rename = "userId")]
+    user_id: String,
+}
+
 async fn upload(
     State(state): State<AppState>,
     SessionAuth(caller): SessionAuth,
@@ -74,7 +82,7 @@ async fn delete(
 async fn serve(
     State(state): State<AppState>,
     SessionAuth(caller): SessionAuth,
-    ApiPath(user_id): ApiPath<String>,
+    ApiPath(UserPath { user_id }): ApiPath<UserPath>,
 ) -> Result<Response, AppError> {
     let (bytes, mime) = state.studio.avatar(&caller, &user_id).await?;
     let mut res = bytes.into_response();

@@ -11,6 +11,13 @@ use crate::extract::{ApiJson, ApiPath};
 use crate::respond::CreatedOrAmended;
 use crate::state::AppState;
 
+/// The path's parameter.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct IdPath {
+    /// The memory's id.
+    id: String,
+}
+
 async fn list(State(state): State<AppState>, Auth(caller): Auth) -> Result<ApiJson<MemoryList>, AppError> {
     Ok(ApiJson(state.studio.memories(&caller).await?))
 }
@@ -27,7 +34,7 @@ async fn write(
 async fn retire(
     State(state): State<AppState>,
     Auth(caller): Auth,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(IdPath { id }): ApiPath<IdPath>,
 ) -> Result<ApiJson<Memory>, AppError> {
     Ok(ApiJson(state.studio.retire_memory(&caller, &id).await?))
 }

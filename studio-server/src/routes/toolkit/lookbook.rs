@@ -13,6 +13,13 @@ use crate::extract::{ApiJson, ApiPath};
 use crate::respond::Created;
 use crate::state::AppState;
 
+/// The path's parameter.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct IdPath {
+    /// The look's or template's id.
+    id: String,
+}
+
 async fn list_looks(State(state): State<AppState>, Auth(caller): Auth) -> Result<ApiJson<LookList>, AppError> {
     Ok(ApiJson(state.studio.lookbook().looks(&caller).await?))
 }
@@ -28,7 +35,7 @@ async fn create_look(
 async fn get_look(
     State(state): State<AppState>,
     Auth(caller): Auth,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(IdPath { id }): ApiPath<IdPath>,
 ) -> Result<ApiJson<LookDetail>, AppError> {
     Ok(ApiJson(state.studio.lookbook().look(&caller, &id).await?))
 }
@@ -40,7 +47,7 @@ async fn list_templates(State(state): State<AppState>, Auth(caller): Auth) -> Re
 async fn get_template(
     State(state): State<AppState>,
     Auth(caller): Auth,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(IdPath { id }): ApiPath<IdPath>,
 ) -> Result<ApiJson<TemplateDetail>, AppError> {
     Ok(ApiJson(state.studio.lookbook().template(&caller, &id).await?))
 }

@@ -10,10 +10,17 @@ use crate::error::AppError;
 use crate::extract::{ApiJson, ApiPath};
 use crate::state::AppState;
 
+/// The path's parameter.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct SlugPath {
+    /// The tool's slug.
+    slug: String,
+}
+
 async fn items(
     State(state): State<AppState>,
     Auth(caller): Auth,
-    ApiPath(slug): ApiPath<String>,
+    ApiPath(SlugPath { slug }): ApiPath<SlugPath>,
 ) -> Result<ApiJson<ToolItems>, AppError> {
     Ok(ApiJson(state.studio.tool_items(&caller, &slug).await?))
 }

@@ -11,6 +11,13 @@ use crate::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::respond::Created;
 use crate::state::AppState;
 
+/// The path's parameter.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct IdPath {
+    /// The item's id.
+    id: String,
+}
+
 async fn list(
     State(state): State<AppState>,
     AdminAuth(admin): AdminAuth,
@@ -30,7 +37,7 @@ async fn add(
 async fn remove(
     State(state): State<AppState>,
     AdminAuth(admin): AdminAuth,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(IdPath { id }): ApiPath<IdPath>,
 ) -> Result<ApiJson<ToolItemDeleted>, AppError> {
     Ok(ApiJson(state.studio.admin().delete_tool_item(&admin, &id).await?))
 }

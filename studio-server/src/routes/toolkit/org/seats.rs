@@ -14,6 +14,14 @@ use crate::error::AppError;
 use crate::extract::{ApiJson, ApiPath};
 use crate::state::AppState;
 
+/// The path's parameter.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct UserPath {
+    /// The seated person's id.
+    #[serde(rename = "userId")]
+    user_id: String,
+}
+
 async fn list(State(state): State<AppState>, Auth(caller): Auth) -> Result<ApiJson<SeatList>, AppError> {
     Ok(ApiJson(state.studio.seats(&caller).await?))
 }
@@ -45,7 +53,7 @@ async fn role(
 async fn remove(
     State(state): State<AppState>,
     SessionAuth(caller): SessionAuth,
-    ApiPath(user_id): ApiPath<String>,
+    ApiPath(UserPath { user_id }): ApiPath<UserPath>,
 ) -> Result<ApiJson<SeatRemoved>, AppError> {
     Ok(ApiJson(state.studio.remove_seat(&caller, &user_id).await?))
 }
