@@ -203,11 +203,20 @@ async fn memories_keep_their_history(backend: Backend) {
     assert_eq!(e.status(), Some(403));
     let e = viewer.session.retire_memory(&c.id).await.expect_err("viewer");
     assert_eq!(e.status(), Some(403));
+    // A key acts for the house, never for a person: house memories only.
+    let e =
+        house.key.remember(&statement("a key's own", MemoryScope::Person, None)).await.expect_err("personal by key");
+    assert_eq!(code(&e), (Some(403), Some("SESSION_REQUIRED")));
+    let owner_personal = house.session.remember(&statement("owner's own", MemoryScope::Person, None)).await.unwrap();
+    let by_key = house.key.memories().await.unwrap().memories;
+    assert!(by_key.iter().all(|m| m.scope == MemoryScope::House), "a key sees no personal memory");
+    assert_eq!(house.key.retire_memory(&owner_personal.id).await.expect_err("not a key's").status(), Some(404));
+    house.session.retire_memory(&owner_personal.id).await.expect("the owner retires their own");
     let retired = member.session.retire_memory(&c.id).await.expect("retire");
     assert_eq!(retired.status, MemoryStatus::Retired);
     let e = member.session.retire_memory(&c.id).await.expect_err("twice");
     assert_eq!(e.status(), Some(404));
-    assert_eq!(house.session.memories().await.unwrap().memories.len(), 3, "history kept");
+    assert_eq!(house.session.memories().await.unwrap().memories.len(), 4, "history kept");
     let caller =
         app.studio.authenticate_session(&studio_core::SessionToken(session_token(&member.session))).await.unwrap();
     let active = app.studio.active_memories(&caller).await.unwrap();
@@ -284,9 +293,11 @@ async fn me_exports_and_erases_the_person(backend: Backend) {
     assert!(!app.client.check_email(&member.email).await.unwrap().exists, "the address is forgotten");
     let folders = house.key.list_folders().await.unwrap();
     assert!(folders.folders.iter().any(|f| f.id == made.folder.id), "work stays with the house");
-    // With nobody else in the house, the owner may go.
-    let solo = Person::sign_up(&app, "me-solo").await;
+    // With nobody else in the house, the owner may go; nobody may act for the house after.
+    let solo = House::new(&app, "me-solo").await;
+    assert!(solo.key.balance().await.is_ok());
     assert!(solo.session.erase_me().await.expect("erase a lone owner").erased);
+    assert_eq!(solo.key.balance().await.expect_err("the empty house's key").status(), Some(401));
 }
 
 async fn onboarding_and_intake_are_recorded(backend: Backend) {
@@ -389,7 +400,8 @@ async fn the_catalogue_opens_by_trial_plan_or_grant(backend: Backend) {
     assert_eq!(revoked.expect("revoke").count, 1);
     assert!(!house.session.my_access().await.unwrap().tools.iter().any(|t| t.slug == "lookbook" && t.accessible));
 
-    // A grant to an address before sign-up opens on arrival.
+    // A grant to an address before sign-up opens once the address is proven, and can still be
+    // revoked by that address afterwards.
     let email = studio_tests::unique_email("access-later");
     admin
         .session
@@ -397,8 +409,17 @@ async fn the_catalogue_opens_by_trial_plan_or_grant(backend: Backend) {
         .await
         .unwrap();
     let later = app.client.sign_up(&email, studio_tests::PASSWORD, None).await.unwrap();
-    let later = app.client.with_session(&later.session).my_access().await.unwrap();
-    assert!(later.toolkits.iter().any(|k| k.id == "brand" && k.accessible));
+    let later_session = app.client.with_session(&later.session);
+    let brand_open =
+        |access: &studio_client::api::MyAccess| access.toolkits.iter().any(|k| k.id == "brand" && k.accessible);
+    assert!(!brand_open(&later_session.my_access().await.unwrap()), "an unproven address is only a claim");
+    use studio_core::ProfileStore;
+    app.studio.storage().set_email_verified(&later.account.user.id, chrono::Utc::now()).await.unwrap();
+    assert!(brand_open(&later_session.my_access().await.unwrap()), "open once the address is proven");
+    let revoked =
+        admin.session.admin_access(&grant(AccessAction::RevokeToolkit, None, Some(&email), Some("brand"), None)).await;
+    assert_eq!(revoked.expect("revoke by address after sign-up").count, 1);
+    assert!(!brand_open(&later_session.my_access().await.unwrap()));
 
     for (req, expected) in [
         (grant(AccessAction::GrantTool, None, None, None, Some("lookbook")), (400, "TARGET_REQUIRED")),

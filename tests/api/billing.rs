@@ -768,6 +768,8 @@ async fn the_plan_is_cancelled_only_once_the_provider_agrees(backend: Backend) {
     );
     assert_eq!(client.account(None).await.unwrap().plan.unwrap().status, "active", "nothing changed");
 
+    let e = client.erase_me().await.expect_err("a renewing plan");
+    assert_eq!((e.status(), e.code()), (Some(409), Some("PLAN_ACTIVE")));
     let canceled = client.cancel_plan().await.expect("cancel");
     assert_eq!((canceled.status.as_str(), canceled.ends_at), ("canceled", plan.renews_at));
     let again = client.cancel_plan().await.expect("cancelling twice answers the same");

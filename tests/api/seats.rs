@@ -74,6 +74,24 @@ async fn invitations_follow_their_rules(backend: Backend) {
     assert_eq!(me.organization.id, house.org_id, "accepting makes that house the active one");
     assert_eq!(role_of(&house, &guest.user_id).await, Some(SeatRole::Member));
 
+    // Who may offer which seat: every cell.
+    let viewer = house.seat(&app, "inv-viewer", SeatRole::Viewer).await;
+    for role in ROLES {
+        let e = viewer.session.invite_seat(&guest.email, role).await.expect_err("a viewer invites nobody");
+        assert_eq!(code(&e), (Some(403), Some("FORBIDDEN")));
+        let e = member.session.invite_seat(&guest.email, role).await.expect_err("a member invites nobody");
+        assert_eq!(code(&e), (Some(403), Some("FORBIDDEN")));
+        let by_admin = admin.session.invite_seat(&studio_tests::unique_email("inv-cell"), role).await;
+        match role {
+            SeatRole::Owner => {
+                assert_eq!(code(&by_admin.expect_err("owner seat")), (Some(403), Some("OWNER_SEAT_OWNER_ONLY")))
+            }
+            _ => assert_eq!(by_admin.expect("admin offers it").role, role),
+        }
+        let by_owner = house.session.invite_seat(&studio_tests::unique_email("inv-cell"), role).await;
+        assert_eq!(by_owner.expect("the owner offers every seat").role, role);
+    }
+
     // Accepting an owner seat moves ownership: the previous owner becomes admin.
     let heir = Person::sign_up(&app, "inv-heir").await;
     let crown = house.session.invite_seat(&heir.email, SeatRole::Owner).await.expect("owner seat");
@@ -81,6 +99,21 @@ async fn invitations_follow_their_rules(backend: Backend) {
     assert_eq!(role_of(&house, &heir.user_id).await, Some(SeatRole::Owner));
     assert_eq!(role_of(&house, &house.user_id).await, Some(SeatRole::Admin));
     assert_owners(&house, 1).await;
+
+    // An owner seat offered by an owner who has since handed the house over has lapsed.
+    let late = Person::sign_up(&app, "inv-late").await;
+    let stale = heir.session.invite_seat(&late.email, SeatRole::Owner).await.expect("owner offer");
+    heir.session.transfer_house(&member.user_id).await.expect("hand over");
+    let e = late.session.accept_seat(&stale.id).await.expect_err("lapsed");
+    assert_eq!(code(&e), (Some(409), Some("OWNERSHIP_CHANGED")));
+    assert_eq!(role_of(&house, &member.user_id).await, Some(SeatRole::Owner), "the new owner keeps the house");
+    assert_eq!(role_of(&house, &late.user_id).await, None);
+    assert_owners(&house, 1).await;
+    // Only the owner transfers.
+    for who in [&admin, &viewer, &heir] {
+        let e = who.session.transfer_house(&late.user_id).await.expect_err("not the owner");
+        assert_eq!(e.status(), Some(403));
+    }
 }
 
 /// Per caller role: (target role → allowed). Nobody re-seats themselves; nobody touches the owner.

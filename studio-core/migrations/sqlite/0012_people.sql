@@ -10,6 +10,9 @@ UPDATE organizations SET founded_by = (
     ORDER BY m.created_at LIMIT 1
 );
 
+-- Exactly one owner per house, whatever order concurrent writes commit in.
+CREATE UNIQUE INDEX memberships_one_owner ON memberships (org_id) WHERE role = 'owner';
+
 ALTER TABLE users ADD COLUMN avatar_key TEXT;
 ALTER TABLE users ADD COLUMN avatar_version INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE users ADD COLUMN erased_at TEXT;

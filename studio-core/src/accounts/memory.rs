@@ -4,6 +4,8 @@
 //! `corrected`; retiring marks a memory `retired`. Both stay readable, and only `active`
 //! memories are ever given to the assistant ([`Studio::active_memories`]). A person sees the
 //! house's memories plus only their own personal ones; viewers read but never write.
+//! Personal memories are a person's, so an organization key (which belongs to the house) reads
+//! and writes house memories only.
 
 use crate::api::{Memory, MemoryList, MemoryRequest, MemoryScope, MemoryStatus};
 use crate::caller::Caller;
@@ -21,6 +23,12 @@ fn enum_of<T: serde::de::DeserializeOwned>(s: &str) -> Result<T> {
 
 fn wire<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_value(v).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+}
+
+/// Whose personal memories the caller sees: the person of a session; nobody's for a key (no
+/// user id matches the empty string).
+fn person_of(caller: &Caller) -> &str {
+    if caller.is_session() { &caller.user_id } else { "" }
 }
 
 pub(crate) fn memory_view(m: &MemoryRow) -> Result<Memory> {
@@ -43,13 +51,13 @@ pub(crate) fn memory_view(m: &MemoryRow) -> Result<Memory> {
 impl Studio {
     /// The house's memories and the caller's own personal ones, newest first, history included.
     pub async fn memories(&self, caller: &Caller) -> Result<MemoryList> {
-        let rows = self.storage.memories(&caller.org_id, &caller.user_id).await?;
+        let rows = self.storage.memories(&caller.org_id, person_of(caller)).await?;
         Ok(MemoryList { memories: rows.iter().map(memory_view).collect::<Result<_>>()? })
     }
 
     /// Only the active memories the caller may see: what the assistant's context is built from.
     pub async fn active_memories(&self, caller: &Caller) -> Result<Vec<Memory>> {
-        let rows = self.storage.memories(&caller.org_id, &caller.user_id).await?;
+        let rows = self.storage.memories(&caller.org_id, person_of(caller)).await?;
         rows.iter().filter(|m| m.status == "active").map(memory_view).collect()
     }
 
@@ -57,6 +65,12 @@ impl Studio {
     pub async fn remember(&self, caller: &Caller, req: MemoryRequest) -> Result<(Memory, bool)> {
         if caller.role == crate::api::SeatRole::Viewer {
             return Err(Error::forbidden("FORBIDDEN", "A viewer reads memories but does not write them."));
+        }
+        if req.scope == MemoryScope::Person && !caller.is_session() {
+            return Err(Error::forbidden(
+                "SESSION_REQUIRED",
+                "Personal memories are a person's: sign in to write one; a key writes house memories.",
+            ));
         }
         let statement = req.statement.trim().to_string();
         let chars = statement.chars().count();
@@ -110,7 +124,7 @@ impl Studio {
         }
         let row = self
             .storage
-            .retire_memory(&caller.org_id, &caller.user_id, id, now())
+            .retire_memory(&caller.org_id, person_of(caller), id, now())
             .await?
             .ok_or_else(|| Error::not_found("MEMORY_NOT_FOUND", "No active memory you can see has that id."))?;
         memory_view(&row)

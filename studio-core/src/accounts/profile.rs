@@ -297,6 +297,17 @@ impl Studio {
             return Err(Error::forbidden("SESSION_REQUIRED", "Only the person, signed in, erases themselves."));
         }
         let profile = self.my_profile(caller).await?;
+        for seat in self.storage.seats_of(&caller.user_id).await? {
+            let renewing = seat.role == "owner"
+                && self.plan_view(&seat.org_id).await?.is_some_and(|plan| plan.status != "canceled");
+            if renewing {
+                return Err(Error::conflict(
+                    "PLAN_ACTIVE",
+                    "A house you own pays for a plan that renews: cancel it first, so nothing is charged once you are gone.",
+                )
+                .with("organizationId", seat.org_id));
+            }
+        }
         let tombstone = format!("erased+{}@invalid", caller.user_id);
         match self.storage.erase_user(&caller.user_id, &tombstone, now()).await? {
             EraseOutcome::SoleOwner(org_id) => Err(Error::conflict(

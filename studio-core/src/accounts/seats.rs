@@ -27,7 +27,7 @@ use crate::api::{
 use crate::caller::Caller;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ids::{new_id, now, sha256_hex};
-use crate::storage::{AcceptSeat, SeatInvitationRow, SeatRow};
+use crate::storage::{AcceptSeat, SeatInvitationRow, SeatRow, StorageError};
 use crate::studio::Studio;
 
 fn role_of(s: &str) -> Result<SeatRole> {
@@ -178,9 +178,16 @@ impl Studio {
         }
         let replay = inv.status == "accepted" && self.storage.membership(&inv.org_id, &caller.user_id).await?.is_some();
         if !replay {
-            match self.storage.accept_seat_invitation(&inv.id, &caller.user_id, now()).await? {
-                AcceptSeat::Seated { .. } => {}
-                AcceptSeat::NotPending => return Err(missing()),
+            match self.storage.accept_seat_invitation(&inv.id, &caller.user_id, now()).await {
+                Ok(AcceptSeat::Seated { .. }) => {}
+                Ok(AcceptSeat::NotPending) => return Err(missing()),
+                Ok(AcceptSeat::OfferLapsed) | Err(StorageError::Conflict(_)) => {
+                    return Err(Error::conflict(
+                        "OWNERSHIP_CHANGED",
+                        "The house changed hands since this owner seat was offered; ask the owner for a new invitation.",
+                    ));
+                }
+                Err(e) => return Err(e.into()),
             }
         }
         self.switch_house_to(session, &inv.org_id).await
@@ -257,7 +264,12 @@ impl Studio {
             return Err(Error::invalid("ALREADY_OWNER", "You already own this house."));
         }
         let target = self.storage.membership(&caller.org_id, &req.user_id).await?.ok_or_else(seat_not_found)?;
-        if !self.storage.transfer_ownership(&caller.org_id, &caller.user_id, &target.user_id).await? {
+        let moved = match self.storage.transfer_ownership(&caller.org_id, &caller.user_id, &target.user_id).await {
+            Ok(moved) => moved,
+            Err(StorageError::Conflict(_)) => false,
+            Err(e) => return Err(e.into()),
+        };
+        if !moved {
             return Err(Error::conflict("OWNERSHIP_CHANGED", "The house's seats changed meanwhile; reload and retry."));
         }
         let email = self.storage.user_by_id(&target.user_id).await?.map(|u| u.email).unwrap_or_default();

@@ -26,19 +26,20 @@ impl Admin<'_> {
             Some(raw) => Some(Email::parse(raw)?),
             None => None,
         };
-        let (user_id, email) = match (user_id, email) {
+        // A grant is stored by id once the person exists (by address before they sign up); a
+        // revocation reaches both, so a grant made by address before sign-up can still be taken.
+        let (user_id, email, address) = match (user_id, email) {
             (Some(id), _) => {
-                studio
+                let user = studio
                     .storage
                     .user_by_id(id)
                     .await?
                     .ok_or_else(|| Error::not_found("USER_NOT_FOUND", "No person has that id."))?;
-                (Some(id.to_string()), None)
+                (Some(id.to_string()), None, Some(user.email))
             }
-            // An address of someone signed up is stored as their id, so revoking by either works.
             (None, Some(e)) => match studio.storage.user_by_email(e.as_str()).await? {
-                Some(u) => (Some(u.id), None),
-                None => (None, Some(e.as_str().to_string())),
+                Some(u) => (Some(u.id), None, Some(u.email)),
+                None => (None, Some(e.as_str().to_string()), Some(e.as_str().to_string())),
             },
             (None, None) => return Err(Error::invalid("TARGET_REQUIRED", "Name a person by userId or email.")),
         };
@@ -81,7 +82,7 @@ impl Admin<'_> {
                     .storage
                     .revoke_tool_access(
                         user_id.as_deref(),
-                        email.as_deref(),
+                        address.as_deref(),
                         toolkit_id.as_deref(),
                         tool_id.as_deref(),
                         now(),

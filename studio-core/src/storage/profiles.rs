@@ -234,7 +234,7 @@ pub trait ProfileStore: Send + Sync {
 
     /// Store a grant (unless an equal live one exists); true when a new row was written.
     async fn grant_tool_access(&self, grant: ToolGrantRow) -> Result<bool, StorageError>;
-    /// Revoke live grants matching person-or-address and toolkit-or-tool; how many.
+    /// Revoke live grants to the person (by id) or the address, of the toolkit or tool; how many.
     async fn revoke_tool_access(
         &self,
         user_id: Option<&str>,
@@ -243,7 +243,7 @@ pub trait ProfileStore: Send + Sync {
         tool_id: Option<&str>,
         now: DateTime<Utc>,
     ) -> Result<i64, StorageError>;
-    /// Live grants to a person by id or by their address.
+    /// Live grants to a person by id, or by their address once they have proven it.
     async fn tool_grants(&self, user_id: &str, email: &str) -> Result<Vec<ToolGrantRow>, StorageError>;
     /// A tool's items, by category then sort order.
     async fn tool_items(&self, tool_id: &str) -> Result<Vec<ToolItemRow>, StorageError>;

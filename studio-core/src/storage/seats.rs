@@ -61,6 +61,8 @@ pub enum AcceptSeat {
     },
     /// The invitation is not pending (accepted, superseded, withdrawn) or has expired.
     NotPending,
+    /// An owner seat whose inviter is no longer the owner: the offer lapsed with their authority.
+    OfferLapsed,
 }
 
 /// How erasing a person went.
@@ -130,7 +132,8 @@ pub trait SeatStore: Send + Sync {
     async fn switch_session_house(&self, token_hash: &str, org_id: &str) -> Result<bool, StorageError>;
     /// Erase a person: refused while they are the only owner of a house with other members;
     /// otherwise seats, sessions, personal memories, onboarding, intake, tool grants, email
-    /// tokens and the letters archived for them go,
+    /// tokens and the letters archived for them go, the keys of a house left with nobody in it
+    /// are revoked,
     /// the row keeps only its id (renamed to `tombstone_email`) so the house's records stay
     /// attributed, all in one transaction.
     async fn erase_user(

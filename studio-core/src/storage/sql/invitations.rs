@@ -294,9 +294,9 @@ macro_rules! impl_invitation_store {
                      CAST(CASE WHEN EXISTS (SELECT 1 FROM users u WHERE u.email = i.email) THEN 1 ELSE 0 END AS BIGINT) \
                      AS has_account, \
                      (SELECT MIN(b.paid_at) FROM users u \
-                      JOIN memberships m ON m.user_id = u.id AND m.role = 'owner' \
-                      JOIN billing_checkouts b ON b.org_id = m.org_id AND b.kind = 'subscription' AND b.status = 'paid' \
-                      WHERE u.email = i.email) AS subscribed_at \
+                      JOIN billing_checkouts b ON b.user_id = u.id AND b.kind = 'subscription' AND b.status = 'paid' \
+                      WHERE u.email = i.email AND i.accepted_at IS NOT NULL AND b.created_at > i.accepted_at) \
+                     AS subscribed_at \
                      FROM invitations i WHERE i.code_id = $1 ORDER BY i.created_at, i.id",
                 )
                 .bind(code_id)

@@ -200,6 +200,7 @@ macro_rules! impl_mail_store {
                 .execute(&mut *tx)
                 .await?;
                 if recorded.rows_affected() == 0 {
+                    tx.rollback().await?;
                     return Ok(MailEventOutcome::Duplicate);
                 }
                 let rank = |column: &str| {
@@ -283,6 +284,7 @@ macro_rules! impl_mail_store {
                 .execute(&mut *tx)
                 .await?;
                 if recorded.rows_affected() == 0 {
+                    tx.rollback().await?;
                     return Ok(false);
                 }
                 insert_letter_in(&mut tx, &letter).await?;
@@ -348,7 +350,10 @@ macro_rules! impl_mail_store {
                 let mut tx = self.pool.begin().await?;
                 let (user_id, email) = match spend_token(&mut tx, token_hash, "verify", now).await? {
                     Ok(found) => found,
-                    Err(refused) => return Ok(refused),
+                    Err(refused) => {
+                        tx.rollback().await?;
+                        return Ok(refused);
+                    }
                 };
                 let marked = sqlx::query(
                     "UPDATE users SET email_verified_at = COALESCE(email_verified_at, $1) WHERE id = $2 AND email = $3",
@@ -376,7 +381,10 @@ macro_rules! impl_mail_store {
                 let mut tx = self.pool.begin().await?;
                 let (user_id, email) = match spend_token(&mut tx, token_hash, "reset", now).await? {
                     Ok(found) => found,
-                    Err(refused) => return Ok(refused),
+                    Err(refused) => {
+                        tx.rollback().await?;
+                        return Ok(refused);
+                    }
                 };
                 let changed = sqlx::query(
                     "UPDATE users SET password_hash = $1, email_verified_at = COALESCE(email_verified_at, $2) \

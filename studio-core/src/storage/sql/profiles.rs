@@ -156,6 +156,7 @@ macro_rules! impl_profile_store {
                     .execute(&mut *tx)
                     .await?;
                     if done.rows_affected() != 1 {
+                        tx.rollback().await?;
                         return Ok(MemoryWrite::PredecessorNotActive);
                     }
                 }
@@ -310,6 +311,7 @@ macro_rules! impl_profile_store {
                 .fetch_optional(&mut *tx)
                 .await?;
                 if live.is_some() {
+                    tx.rollback().await?;
                     return Ok(false);
                 }
                 sqlx::query(
@@ -341,7 +343,7 @@ macro_rules! impl_profile_store {
                 let _w = self.write_lock().await;
                 let done = sqlx::query(
                     "UPDATE tool_grants SET revoked_at = $1 WHERE revoked_at IS NULL \
-                     AND COALESCE(user_id, '') = COALESCE($2, '') AND COALESCE(email, '') = COALESCE($3, '') \
+                     AND (user_id = $2 OR email = $3) \
                      AND COALESCE(toolkit_id, '') = COALESCE($4, '') AND COALESCE(tool_id, '') = COALESCE($5, '')",
                 )
                 .bind(now)
@@ -356,8 +358,10 @@ macro_rules! impl_profile_store {
 
             async fn tool_grants(&self, user_id: &str, email: &str) -> Result<Vec<ToolGrantRow>, StorageError> {
                 Ok(sqlx::query_as(
-                    "SELECT id, user_id, email, toolkit_id, tool_id, granted_by, created_at, revoked_at FROM tool_grants \
-                     WHERE revoked_at IS NULL AND (user_id = $1 OR email = $2) ORDER BY created_at, id",
+                    "SELECT g.id, g.user_id, g.email, g.toolkit_id, g.tool_id, g.granted_by, g.created_at, g.revoked_at \
+                     FROM tool_grants g WHERE g.revoked_at IS NULL AND (g.user_id = $1 OR (g.email = $2 AND EXISTS \
+                     (SELECT 1 FROM users u WHERE u.id = $1 AND u.email = $2 AND u.email_verified_at IS NOT NULL))) \
+                     ORDER BY g.created_at, g.id",
                 )
                 .bind(user_id)
                 .bind(email)

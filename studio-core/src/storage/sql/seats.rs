@@ -63,6 +63,7 @@ macro_rules! impl_seat_store {
                         .fetch_one(&mut *tx)
                         .await?;
                 if sent >= weekly_limit {
+                    tx.rollback().await?;
                     return Ok(false);
                 }
                 sqlx::query(
@@ -145,17 +146,26 @@ macro_rules! impl_seat_store {
                 .bind(id)
                 .fetch_optional(&mut *tx)
                 .await?;
-                let Some(inv) = inv else { return Ok(AcceptSeat::NotPending) };
+                let Some(inv) = inv else {
+                    tx.rollback().await?;
+                    return Ok(AcceptSeat::NotPending);
+                };
                 let mut previous_owner = None;
                 if inv.role == "owner" {
+                    // Only the owner who made the offer can still be handing the house over.
                     let demoted: Option<(String,)> = sqlx::query_as(
-                        "UPDATE memberships SET role = 'admin' WHERE org_id = $1 AND role = 'owner' AND user_id <> $2 \
-                         RETURNING user_id",
+                        "UPDATE memberships SET role = 'admin' WHERE org_id = $1 AND role = 'owner' AND user_id = $2 \
+                         AND user_id <> $3 RETURNING user_id",
                     )
                     .bind(&inv.org_id)
+                    .bind(&inv.invited_by)
                     .bind(user_id)
                     .fetch_optional(&mut *tx)
                     .await?;
+                    if demoted.is_none() {
+                        tx.rollback().await?;
+                        return Ok(AcceptSeat::OfferLapsed);
+                    }
                     previous_owner = demoted.map(|(u,)| u);
                 }
                 // An existing seat takes the offered role, except that an owner stays owner.
@@ -169,7 +179,8 @@ macro_rules! impl_seat_store {
                 .bind(&inv.role)
                 .bind(now)
                 .execute(&mut *tx)
-                .await?;
+                .await
+                .map_err(unique_as("owner"))?;
                 tx.commit().await?;
                 Ok(AcceptSeat::Seated { previous_owner })
             }
@@ -241,6 +252,7 @@ macro_rules! impl_seat_store {
                 .execute(&mut *tx)
                 .await?;
                 if done.rows_affected() == 0 {
+                    tx.rollback().await?;
                     return Ok(None);
                 }
                 sqlx::query("DELETE FROM sessions WHERE org_id = $1 AND user_id = $2")
@@ -266,14 +278,17 @@ macro_rules! impl_seat_store {
                 .execute(&mut *tx)
                 .await?;
                 if out.rows_affected() != 1 {
+                    tx.rollback().await?;
                     return Ok(false);
                 }
                 let into = sqlx::query("UPDATE memberships SET role = 'owner' WHERE org_id = $1 AND user_id = $2")
                     .bind(org_id)
                     .bind(to_user)
                     .execute(&mut *tx)
-                    .await?;
+                    .await
+                    .map_err(unique_as("owner"))?;
                 if into.rows_affected() != 1 {
+                    tx.rollback().await?;
                     return Ok(false);
                 }
                 tx.commit().await?;
@@ -319,6 +334,7 @@ macro_rules! impl_seat_store {
                             .fetch_one(&mut *tx)
                             .await?;
                     if others > 0 {
+                        tx.rollback().await?;
                         return Ok(EraseOutcome::SoleOwner(org_id.clone()));
                     }
                 }
@@ -336,6 +352,18 @@ macro_rules! impl_seat_store {
                     "DELETE FROM letters WHERE user_id = $1 OR to_addr = (SELECT email FROM users WHERE id = $1)",
                 ] {
                     sqlx::query(sql).bind(user_id).execute(&mut *tx).await?;
+                }
+                // A house left with nobody in it keeps its library and ledger, but nobody may act
+                // for it any more: its keys end with the last seat.
+                for (org_id, _) in &seats {
+                    sqlx::query(
+                        "UPDATE api_keys SET revoked_at = $1 WHERE org_id = $2 AND revoked_at IS NULL \
+                         AND NOT EXISTS (SELECT 1 FROM memberships m WHERE m.org_id = $2)",
+                    )
+                    .bind(now)
+                    .bind(org_id)
+                    .execute(&mut *tx)
+                    .await?;
                 }
                 sqlx::query(
                     "UPDATE users SET email = $1, name = NULL, password_hash = NULL, avatar_key = NULL, \
