@@ -413,7 +413,6 @@ async fn the_catalogue_opens_by_trial_plan_or_grant(backend: Backend) {
     let brand_open =
         |access: &studio_client::api::MyAccess| access.toolkits.iter().any(|k| k.id == "brand" && k.accessible);
     assert!(!brand_open(&later_session.my_access().await.unwrap()), "an unproven address is only a claim");
-    use studio_core::ProfileStore;
     app.studio.storage().set_email_verified(&later.account.user.id, chrono::Utc::now()).await.unwrap();
     assert!(brand_open(&later_session.my_access().await.unwrap()), "open once the address is proven");
     let revoked =

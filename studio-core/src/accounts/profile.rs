@@ -270,6 +270,17 @@ impl Studio {
                 serde_json::json!({ "id": id, "organizationId": org, "answers": answers, "recordedAt": at })
             })
             .collect();
+        let platform_invitation = self.storage.invitation_by_email(&me.profile.email).await?.map(|i| {
+            serde_json::json!({
+                "id": i.id, "createdAt": i.created_at, "acceptedAt": i.accepted_at, "grantTokens": i.grant_tokens,
+            })
+        });
+        let own_code = self.storage.own_code(&caller.user_id).await?.map(|c| {
+            serde_json::json!({
+                "code": c.code, "label": c.label, "maxUses": c.max_uses, "usedCount": c.used_count,
+                "createdAt": c.created_at, "revokedAt": c.revoked_at,
+            })
+        });
         let onboarding = self.onboarding(caller).await?;
         let grants: Vec<serde_json::Value> = self
             .storage
@@ -287,6 +298,8 @@ impl Studio {
             "intake": intake,
             "onboarding": onboarding,
             "toolAccess": grants,
+            "platformInvitation": platform_invitation,
+            "inviteCode": own_code,
         }))
     }
 

@@ -132,8 +132,9 @@ pub trait SeatStore: Send + Sync {
     async fn switch_session_house(&self, token_hash: &str, org_id: &str) -> Result<bool, StorageError>;
     /// Erase a person: refused while they are the only owner of a house with other members;
     /// otherwise seats, sessions, personal memories, onboarding, intake, tool grants, email
-    /// tokens and the letters archived for them go, the keys of a house left with nobody in it
-    /// are revoked,
+    /// tokens, the letters archived for them, the seat and platform invitations and the invite
+    /// request sent to their address go, their own invite code is revoked, the keys of a house
+    /// left with nobody in it are revoked,
     /// the row keeps only its id (renamed to `tombstone_email`) so the house's records stay
     /// attributed, all in one transaction.
     async fn erase_user(

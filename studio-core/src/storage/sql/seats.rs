@@ -350,9 +350,18 @@ macro_rules! impl_seat_store {
                     "DELETE FROM mail_events WHERE letter_id IN (SELECT id FROM letters WHERE user_id = $1 \
                      OR to_addr = (SELECT email FROM users WHERE id = $1))",
                     "DELETE FROM letters WHERE user_id = $1 OR to_addr = (SELECT email FROM users WHERE id = $1)",
+                    "DELETE FROM seat_invitations WHERE email = (SELECT email FROM users WHERE id = $1)",
+                    "DELETE FROM invite_requests WHERE email = (SELECT email FROM users WHERE id = $1)",
+                    "DELETE FROM invitations WHERE email = (SELECT email FROM users WHERE id = $1)",
                 ] {
                     sqlx::query(sql).bind(user_id).execute(&mut *tx).await?;
                 }
+                // The person's own invite code ends with them.
+                sqlx::query("UPDATE invite_codes SET revoked_at = $1 WHERE owner_user_id = $2 AND revoked_at IS NULL")
+                    .bind(now)
+                    .bind(user_id)
+                    .execute(&mut *tx)
+                    .await?;
                 // A house left with nobody in it keeps its library and ledger, but nobody may act
                 // for it any more: its keys end with the last seat.
                 for (org_id, _) in &seats {
