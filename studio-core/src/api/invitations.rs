@@ -9,7 +9,6 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct InviteTokenQuery {
     /// The invitation token from the letter's link.
-    #[serde(default)]
     pub token: Option<String>,
 }
 

@@ -367,7 +367,6 @@ pub struct BillingContact {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct AccountQuery {
     /// 7, 30 or 90; anything else is 30.
-    #[serde(default)]
     pub days: Option<String>,
 }
 
@@ -599,13 +598,10 @@ pub struct AccessChanged {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct UsersQuery {
     /// Part of an email or name.
-    #[serde(default)]
     pub q: Option<String>,
     /// Page size (1 to 200, default 50).
-    #[serde(default)]
     pub limit: Option<i64>,
     /// The `nextCursor` of the previous page.
-    #[serde(default)]
     pub cursor: Option<String>,
 }
 
@@ -689,7 +685,6 @@ pub struct ToolItemRequest {
 #[serde(rename_all = "camelCase")]
 pub struct ToolItemsQuery {
     /// The tool (required: 400 `TOOL_REQUIRED`).
-    #[serde(default)]
     pub tool_id: Option<String>,
 }
 
