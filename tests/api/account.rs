@@ -491,6 +491,10 @@ async fn admin_people_pages_are_admin_only(backend: Backend) {
     assert_eq!(found.users.len(), 1);
     assert_eq!(found.users[0].id, plain.user_id);
     assert!(found.next_cursor.is_none());
+    for literal in ["%", "_", "\\"] {
+        let none = admin.session.admin_users(Some(literal), None, None).await.expect("search");
+        assert!(none.users.is_empty(), "{literal:?} is matched literally: {none:?}");
+    }
     let e = admin.session.admin_users(None, Some(0), None).await.expect_err("limit");
     assert_eq!(code(&e), (Some(400), Some("BAD_LIMIT")));
     let e = admin.session.admin_users(None, None, Some("garbage")).await.expect_err("cursor");

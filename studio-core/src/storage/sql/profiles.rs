@@ -412,7 +412,11 @@ macro_rules! impl_profile_store {
                 limit: i64,
                 after: Option<(DateTime<Utc>, String)>,
             ) -> Result<Vec<UserListRow>, StorageError> {
-                let pattern = query.map(|q| format!("%{}%", q.to_lowercase()));
+                // What the admin typed is matched literally: `%`, `_` and `\` are escaped.
+                let pattern = query.map(|q| {
+                    let q = q.to_lowercase().replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
+                    format!("%{q}%")
+                });
                 let (after_at, after_id) = match after {
                     Some((at, id)) => (Some(at), Some(id)),
                     None => (None, None),
@@ -421,7 +425,8 @@ macro_rules! impl_profile_store {
                     "SELECT u.id, u.email, u.name, u.created_at, u.email_verified_at, u.platform_admin, \
                      (SELECT COUNT(*) FROM memberships m WHERE m.user_id = u.id) AS houses FROM users u \
                      WHERE u.erased_at IS NULL \
-                     AND ($1 IS NULL OR LOWER(u.email) LIKE $1 OR LOWER(COALESCE(u.name, '')) LIKE $1) \
+                     AND ($1 IS NULL OR LOWER(u.email) LIKE $1 ESCAPE '\\' \
+                     OR LOWER(COALESCE(u.name, '')) LIKE $1 ESCAPE '\\') \
                      AND ($2 IS NULL OR u.created_at < $2 OR (u.created_at = $2 AND u.id < $3)) \
                      ORDER BY u.created_at DESC, u.id DESC LIMIT $4",
                 )
