@@ -115,12 +115,7 @@ impl Studio {
     /// A signed-in person asks for a new verification letter (earlier links stop working).
     /// A key is refused 403 `SESSION_REQUIRED`; 429 `RATE_LIMITED` past the hourly allowance.
     pub async fn resend_verification(&self, caller: &Caller) -> Result<VerificationResent> {
-        if !caller.is_session() {
-            return Err(Error::forbidden(
-                "SESSION_REQUIRED",
-                "Ask for a verification letter from a signed-in session.",
-            ));
-        }
+        caller.require_session()?;
         let user = self
             .storage
             .user_by_id(&caller.user_id)

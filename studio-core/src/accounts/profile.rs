@@ -30,14 +30,6 @@ pub const ONBOARDING_STEPS: [(&str, &str); 5] = [
     ("invite_team", "Invite someone to a seat"),
 ];
 
-/// A person's own record changes (and pictures of people are shown) only to a signed-in person.
-fn own_session(caller: &Caller) -> Result<()> {
-    if !caller.is_session() {
-        return Err(Error::forbidden("SESSION_REQUIRED", "This is a person's own; sign in rather than use a key."));
-    }
-    Ok(())
-}
-
 /// The window of the account page: 7, 30 or 90 days; anything else is 30.
 pub fn account_days(raw: Option<&str>) -> i64 {
     match raw.map(str::trim) {
@@ -156,7 +148,7 @@ impl Studio {
     /// Replace the caller's avatar: WebP, PNG or JPEG, at most 512 KB, already square. The
     /// person's own session only: a key belongs to the house, not to the person who minted it.
     pub async fn set_avatar(&self, caller: &Caller, bytes: Bytes) -> Result<AvatarView> {
-        own_session(caller)?;
+        caller.require_session()?;
         if bytes.len() > MAX_AVATAR_BYTES {
             return Err(Error::new(ErrorKind::TooLarge, "AVATAR_TOO_LARGE", "An avatar is at most 512 KB.")
                 .with("maxBytes", MAX_AVATAR_BYTES));
@@ -187,7 +179,7 @@ impl Studio {
 
     /// Remove the caller's avatar and its bytes.
     pub async fn delete_avatar(&self, caller: &Caller) -> Result<AvatarView> {
-        own_session(caller)?;
+        caller.require_session()?;
         if let Some(old) = self.storage.set_avatar(&caller.user_id, None).await? {
             self.forget_blob(&old).await;
         }
@@ -203,7 +195,7 @@ impl Studio {
     /// A person's avatar bytes and type, for someone who shares a house with them. 401 for a
     /// stranger, 404 when there is no picture.
     pub async fn avatar(&self, caller: &Caller, user_id: &str) -> Result<(Bytes, String)> {
-        own_session(caller)?;
+        caller.require_session()?;
         if caller.user_id != user_id && !self.storage.share_house(&caller.user_id, user_id).await? {
             return Err(Error::unauthenticated("Avatars are shown to people who share a house."));
         }
@@ -237,9 +229,7 @@ impl Studio {
 
     /// Everything stored about the person (not the houses' libraries), as one JSON document.
     pub async fn export_me(&self, caller: &Caller) -> Result<serde_json::Value> {
-        if !caller.is_session() {
-            return Err(Error::forbidden("SESSION_REQUIRED", "Only the person, signed in, exports their record."));
-        }
+        caller.require_session()?;
         let me = self.me(caller).await?;
         let memories = self
             .storage
@@ -306,9 +296,7 @@ impl Studio {
     /// Erase the person (their own session only). Refused with 409 `SOLE_OWNER` while they are
     /// the only owner of a house with other members; work stays with the houses.
     pub async fn erase_me(&self, caller: &Caller) -> Result<Erased> {
-        if !caller.is_session() {
-            return Err(Error::forbidden("SESSION_REQUIRED", "Only the person, signed in, erases themselves."));
-        }
+        caller.require_session()?;
         let profile = self.my_profile(caller).await?;
         for seat in self.storage.seats_of(&caller.user_id).await? {
             let renewing = seat.role == "owner"

@@ -44,16 +44,6 @@ fn seat_view(s: &SeatRow) -> Result<Seat> {
     })
 }
 
-fn session_only(caller: &Caller) -> Result<()> {
-    if !caller.is_session() {
-        return Err(Error::forbidden(
-            "SESSION_REQUIRED",
-            "Seats are changed by a signed-in person, never with an organization key.",
-        ));
-    }
-    Ok(())
-}
-
 fn seat_not_found() -> Error {
     Error::not_found("SEAT_NOT_FOUND", "That person has no seat in this house.")
 }
@@ -97,7 +87,7 @@ impl Studio {
     /// Invite an address to a seat (owner or admin; only an owner offers the owner seat).
     /// Re-inviting an address supersedes its pending invitation.
     pub async fn invite_seat(&self, caller: &Caller, req: SeatInviteRequest) -> Result<SeatInvitation> {
-        session_only(caller)?;
+        caller.require_session()?;
         if !matches!(caller.role, SeatRole::Owner | SeatRole::Admin) {
             return Err(Error::forbidden("FORBIDDEN", "Only the owner or an admin invites people to seats."));
         }
@@ -162,7 +152,7 @@ impl Studio {
         session: &SessionToken,
         req: SeatAcceptRequest,
     ) -> Result<ActiveHouse> {
-        session_only(caller)?;
+        caller.require_session()?;
         let missing = || Error::not_found("INVITATION_NOT_FOUND", "No open invitation has that id.");
         let inv = self.storage.seat_invitation(req.invitation_id.trim()).await?.ok_or_else(missing)?;
         let me =
@@ -195,7 +185,7 @@ impl Studio {
 
     /// Point the session at another house the person sits in.
     pub async fn switch_house(&self, caller: &Caller, session: &SessionToken, org_id: &str) -> Result<ActiveHouse> {
-        session_only(caller)?;
+        caller.require_session()?;
         self.switch_house_to(session, org_id.trim()).await
     }
 
@@ -210,7 +200,7 @@ impl Studio {
 
     /// Change a seat's role (see the matrix at the top of this file).
     pub async fn set_seat_role(&self, caller: &Caller, req: SeatRoleRequest) -> Result<SeatRoleChanged> {
-        session_only(caller)?;
+        caller.require_session()?;
         if req.role == SeatRole::Owner {
             return Err(Error::invalid("BAD_ROLE", "Ownership moves by transfer, not by a role change."));
         }
@@ -233,7 +223,7 @@ impl Studio {
     /// Remove a seat (owner, admin, or oneself). The person's work stays with the house, and
     /// their sessions acting for it end at once; organization keys belong to the house and stay.
     pub async fn remove_seat(&self, caller: &Caller, user_id: &str) -> Result<SeatRemoved> {
-        session_only(caller)?;
+        caller.require_session()?;
         let target = self.storage.membership(&caller.org_id, user_id).await?.ok_or_else(seat_not_found)?;
         if self.storage.founder(&caller.org_id).await?.as_deref() == Some(user_id) {
             return Err(Error::forbidden("FOUNDER_SEAT", "The founder of a personal house keeps their seat."));
@@ -256,7 +246,7 @@ impl Studio {
     /// Hand the house to another seat (owner only); the outgoing owner becomes admin in the
     /// same write.
     pub async fn transfer_house(&self, caller: &Caller, req: TransferRequest) -> Result<Transferred> {
-        session_only(caller)?;
+        caller.require_session()?;
         if caller.role != SeatRole::Owner {
             return Err(Error::forbidden("FORBIDDEN", "Only the owner hands the house over."));
         }
