@@ -81,8 +81,14 @@ pub struct Look {
     pub look_base_asset_id: Option<String>,
     /// The develop job that made it.
     pub look_base_job_id: Option<String>,
+    /// The Look Base's parent (the model collage it grew from), recorded at lock.
+    pub look_base_parent_asset_id: Option<String>,
     /// The factory batch that drafted it, if any.
     pub batch_id: Option<String>,
+    /// The variation keys a factory batch planned for it (null for a look made by hand).
+    pub planned_variation_keys: Option<Vec<String>>,
+    /// The quality a factory batch planned for it.
+    pub planned_quality: Option<Quality>,
     /// When made.
     pub created_at: DateTime<Utc>,
     /// Last change.
@@ -317,4 +323,133 @@ pub struct Vocabulary {
     pub max_variation_frames: i64,
     /// Named output places (`name` is their pixels) and `custom`.
     pub destinations: Vec<VocabularyEntry>,
+}
+
+/// Where a lookbook develop's frame goes (§2.2): a named place with its own pixels, or
+/// `custom` with the caller's.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OutputRequest {
+    /// A named place (`web-tile`, `story`, `square`, `banner`, `a4-print`, `a3-print`) or
+    /// `custom` (400 `UNKNOWN_DESTINATION` lists them).
+    #[serde(default)]
+    pub destination: Option<String>,
+    /// Pixels wide: required for `custom`; for a named place, absent or its own.
+    #[serde(default)]
+    pub width: Option<i64>,
+    /// Pixels high, as `width`.
+    #[serde(default)]
+    pub height: Option<i64>,
+}
+
+/// `POST /api/toolkit/lookbook/looks/{id}/develop-lock`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DevelopLockRequest {
+    /// 1k, 2k or 4k; the standing preset's quality when absent.
+    #[serde(default)]
+    pub quality: Option<String>,
+    /// The destination; `web-tile` when absent.
+    #[serde(default)]
+    pub output: Option<OutputRequest>,
+    /// Replays answer the first request's job; generated when absent.
+    #[serde(default)]
+    pub idempotency_key: Option<String>,
+}
+
+/// `POST /api/toolkit/lookbook/looks/{id}/variations`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct VariationsRequest {
+    /// Variation keys, one frame each (400 `KEYS_REQUIRED`, `UNKNOWN_VARIATION`, `TOO_MANY_FRAMES`).
+    #[serde(default)]
+    pub keys: Option<Vec<String>>,
+    /// 1k, 2k or 4k; the standing preset's quality when absent.
+    #[serde(default)]
+    pub quality: Option<String>,
+    /// The destination of every frame; `web-tile` when absent.
+    #[serde(default)]
+    pub output: Option<OutputRequest>,
+    /// Replays answer the first request's jobs; generated when absent.
+    #[serde(default)]
+    pub idempotency_key: Option<String>,
+}
+
+/// `POST /api/toolkit/lookbook/looks/{id}/lock`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LockRequest {
+    /// The landed frame of one of this look's develops (400 `ASSET_REQUIRED`).
+    #[serde(default)]
+    pub asset_id: Option<String>,
+}
+
+/// How a lookbook frame is made for its destination, and what it costs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OutputPlan {
+    /// The place.
+    pub destination: String,
+    /// Its pixels.
+    pub width: u32,
+    /// Its pixels.
+    pub height: u32,
+    /// The aspect the frame is composed at (`W:H`; 2:3 for the A-series prints).
+    pub composed_aspect: String,
+    /// The developed frame's pixels (the tier's long edge, or the restoration pass's).
+    pub frame_width: u32,
+    /// The developed frame's pixels.
+    pub frame_height: u32,
+    /// The share of the frame trimmed to reach the destination's shape, in percent.
+    pub trim_percent: f64,
+    /// Tokens of the tier.
+    pub tier_tokens: i64,
+    /// Tokens of the forced restoration pass (4k only; 0 when the tier's pixels suffice).
+    pub restoration_tokens: i64,
+    /// Tokens per frame, all told.
+    pub tokens_per_frame: i64,
+}
+
+/// `202` of a develop-lock.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DevelopLockResponse {
+    /// The develop job (run `look.<lookId>.lock`).
+    pub job_id: String,
+    /// queued (or the replayed job's status).
+    pub status: super::JobStatus,
+    /// Tokens held by this request (0 on a replay).
+    pub tokens_held: i64,
+    /// The key this request is remembered by.
+    pub idempotency_key: String,
+    /// True when an earlier request with the same key answered.
+    pub replayed: bool,
+    /// How the frame is made.
+    pub output: OutputPlan,
+}
+
+/// One variation frame queued.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct VariationJob {
+    /// The variation key.
+    pub key: String,
+    /// Its develop job.
+    pub job_id: String,
+}
+
+/// `202` of a variations request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct VariationsResponse {
+    /// One job per key, in the order asked (run `look.<lookId>.variations`).
+    pub jobs: Vec<VariationJob>,
+    /// Tokens held by this request, all frames (0 on a replay).
+    pub tokens_held: i64,
+    /// The key this request is remembered by.
+    pub idempotency_key: String,
+    /// True when an earlier request with the same key answered.
+    pub replayed: bool,
+    /// How each frame is made.
+    pub output: OutputPlan,
 }

@@ -91,15 +91,15 @@ pub struct SubmitForm {
 }
 
 /// What a new job needs besides what the caller gives.
-struct JobSpec {
-    tool: String,
-    quality: Quality,
-    params: BTreeMap<String, String>,
-    inputs: Vec<JobInput>,
-    idempotency_key: Option<String>,
-    brand_id: Option<String>,
-    source_job_id: Option<String>,
-    retry_of_job_id: Option<String>,
+pub(crate) struct JobSpec {
+    pub(crate) tool: String,
+    pub(crate) quality: Quality,
+    pub(crate) params: BTreeMap<String, String>,
+    pub(crate) inputs: Vec<JobInput>,
+    pub(crate) idempotency_key: Option<String>,
+    pub(crate) brand_id: Option<String>,
+    pub(crate) source_job_id: Option<String>,
+    pub(crate) retry_of_job_id: Option<String>,
 }
 
 fn input_error(e: BlobError) -> Error {
@@ -136,6 +136,12 @@ pub fn check_input_role<'a>(taken: impl IntoIterator<Item = &'a str>, role: &str
         return Err(Error::invalid("BAD_FORM", format!("At most {MAX_INPUTS} images per develop.")));
     }
     Ok(())
+}
+
+/// A storage failure while queueing: nothing was written.
+pub(crate) fn enqueue_failed(e: crate::storage::StorageError) -> Error {
+    tracing::error!(error = %e, "queueing develops failed");
+    Error::new(ErrorKind::Internal, "ENQUEUE_FAILED", "The develop could not be queued; nothing was charged. Retry.")
 }
 
 fn job_not_found() -> Error {
@@ -402,7 +408,7 @@ impl Studio {
 
     /// A live library image of the house as an input: its blob key and type. A kept model's
     /// id (`mdl_…`) names its reference asset (its first frame), so develops cast it by id.
-    async fn input_asset(&self, caller: &Caller, id: &str, code: &'static str) -> Result<(String, String)> {
+    pub(crate) async fn input_asset(&self, caller: &Caller, id: &str, code: &'static str) -> Result<(String, String)> {
         let reference;
         let id = if id.starts_with(crate::models::MODEL_ID_PREFIX) {
             reference = self
@@ -424,7 +430,7 @@ impl Studio {
         }
     }
 
-    fn new_job(&self, caller: &Caller, spec: JobSpec) -> JobRow {
+    pub(crate) fn new_job(&self, caller: &Caller, spec: JobSpec) -> JobRow {
         let id = new_id("job");
         JobRow {
             hold_id: format!("hold_{id}"),
@@ -466,14 +472,12 @@ impl Studio {
 
     /// Hold and queue jobs all together; announce them and wake the runner.
     async fn queue(&self, jobs: Vec<JobRow>, take: Option<TakeRecord>) -> Result<Vec<(JobRow, bool)>> {
-        let outcome = self.storage.create_jobs(jobs, take).await.map_err(|e| {
-            tracing::error!(error = %e, "queueing develops failed");
-            Error::new(
-                ErrorKind::Internal,
-                "ENQUEUE_FAILED",
-                "The develop could not be queued; nothing was charged. Retry.",
-            )
-        })?;
+        let outcome = self.storage.create_jobs(jobs, take).await.map_err(enqueue_failed)?;
+        self.queued(outcome).await
+    }
+
+    /// Announce newly created jobs and wake the runner; map a refusal to its error.
+    pub(crate) async fn queued(&self, outcome: CreateJobsOutcome) -> Result<Vec<(JobRow, bool)>> {
         match outcome {
             CreateJobsOutcome::Created(rows) => {
                 for row in &rows {

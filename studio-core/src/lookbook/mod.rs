@@ -7,6 +7,8 @@
 //! detail reads its develop jobs (`jobs.look_id`): stage `lock` gives `lockDevelop`, stage
 //! `variations` the variation frames.
 
+mod develop;
+pub(crate) mod output;
 pub mod vocabulary;
 
 use crate::api::{
@@ -48,7 +50,7 @@ fn parse<T: serde::de::DeserializeOwned>(s: &str) -> Result<T> {
     serde_json::from_str(s).map_err(Error::internal)
 }
 
-fn look_view(row: &LookRow) -> Result<Look> {
+pub(crate) fn look_view(row: &LookRow) -> Result<Look> {
     let background: Background = parse(&row.background)?;
     let background_asset_id = match &background {
         Background::Asset { asset_id } => Some(asset_id.clone()),
@@ -67,7 +69,10 @@ fn look_view(row: &LookRow) -> Result<Look> {
         status: if row.status == "locked" { LookStatus::Locked } else { LookStatus::Draft },
         look_base_asset_id: row.look_base_asset_id.clone(),
         look_base_job_id: row.look_base_job_id.clone(),
+        look_base_parent_asset_id: row.look_base_parent_id.clone(),
         batch_id: row.batch_id.clone(),
+        planned_variation_keys: row.planned_keys.as_deref().map(parse).transpose()?,
+        planned_quality: row.planned_quality.as_deref().and_then(|q| q.parse().ok()),
         created_at: row.created_at,
         updated_at: row.updated_at,
     })
@@ -180,6 +185,9 @@ impl Lookbook<'_> {
             batch_id: None,
             created_at: at,
             updated_at: at,
+            look_base_parent_id: None,
+            planned_keys: None,
+            planned_quality: None,
         };
         self.0.storage.insert_looks(vec![row.clone()]).await?;
         look_view(&row)

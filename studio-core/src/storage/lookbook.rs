@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, Utc};
 
-use super::{JobRow, StorageError};
+use super::{CreateJobsOutcome, JobRow, StorageError};
 
 /// A look as stored. `items`, `background` are JSON text.
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
@@ -37,6 +37,12 @@ pub struct LookRow {
     pub created_at: DateTime<Utc>,
     /// Last change.
     pub updated_at: DateTime<Utc>,
+    /// The Look Base's parent asset (the model collage), recorded at lock.
+    pub look_base_parent_id: Option<String>,
+    /// A factory look's planned variation keys (JSON array); None for a look made by hand.
+    pub planned_keys: Option<String>,
+    /// A factory look's planned quality tier.
+    pub planned_quality: Option<String>,
 }
 
 /// A shot template; `slots` is a JSON array of item roles.
@@ -96,6 +102,60 @@ pub struct PresetRow {
     pub updated_at: DateTime<Utc>,
 }
 
+/// The look a develop-lock or variations request queues jobs on, and the state it must be in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LookGuard {
+    /// The house.
+    pub org_id: String,
+    /// The look.
+    pub look_id: String,
+    /// `draft` for a develop-lock, `locked` for variations.
+    pub status: &'static str,
+}
+
+/// What queueing jobs on a look did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LookJobsOutcome {
+    /// The look was in the state asked and nothing of it was in flight (or the request was a
+    /// replay): what creating the jobs did.
+    Jobs(CreateJobsOutcome),
+    /// No such look in the house: nothing written.
+    NotFound,
+    /// The look is in another state (carried): nothing written.
+    WrongStatus(String),
+    /// A develop of the look is queued or rendering: nothing written.
+    InFlight,
+}
+
+/// A lock or an unlock.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LockChange {
+    /// Lock on this frame; the Look Base's parent is recorded as `parent_id`.
+    Lock {
+        /// The frame.
+        asset_id: String,
+        /// The model collage it grew from.
+        parent_id: Option<String>,
+    },
+    /// Back to draft; the look-base fields stay.
+    Unlock,
+}
+
+/// What a lock or an unlock did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LockOutcome {
+    /// The look as it now is.
+    Changed(LookRow),
+    /// An unlock of a draft: nothing to do.
+    Unchanged(LookRow),
+    /// No such look in the house.
+    NotFound,
+    /// A develop of the look is queued or rendering.
+    InFlight,
+    /// The asset is not the landed result of one of this look's develops.
+    NotAFrame,
+}
+
 /// Looks, templates and the standing preset.
 #[async_trait::async_trait]
 pub trait LookbookStore: Send + Sync {
@@ -105,6 +165,20 @@ pub trait LookbookStore: Send + Sync {
     async fn looks(&self, org_id: &str, limit: i64) -> Result<Vec<LookRow>, StorageError>;
     /// A look of the house.
     async fn look(&self, org_id: &str, id: &str) -> Result<Option<LookRow>, StorageError>;
+    /// Hold and queue `jobs` on a look in one transaction that locks the house's balance and the
+    /// look's row: an earlier request with the same idempotency keys answers first; then the
+    /// look must exist, be in `guard.status` and have nothing in flight. Anything refused writes
+    /// nothing, so of two concurrent develop-locks exactly one is queued.
+    async fn create_look_jobs(&self, guard: LookGuard, jobs: Vec<JobRow>) -> Result<LookJobsOutcome, StorageError>;
+    /// Lock a look on one of its landed frames, or unlock it, refused while anything of the look
+    /// is in flight (checked under the look's row lock).
+    async fn set_look_lock(
+        &self,
+        org_id: &str,
+        look_id: &str,
+        change: LockChange,
+        now: DateTime<Utc>,
+    ) -> Result<LockOutcome, StorageError>;
     /// The develop jobs of a look, oldest first.
     async fn look_jobs(&self, org_id: &str, look_id: &str) -> Result<Vec<JobRow>, StorageError>;
     /// The built-in templates, then the house's, each group oldest first.

@@ -45,7 +45,10 @@ pub use ledger::{
     ResolveOutcome,
 };
 pub use library::{AssetChanges, AssetRow, FolderRow, LibraryStore, PackRow};
-pub use lookbook::{LookRow, LookbookStore, PresetRow, TemplateRow, TemplateShotRow};
+pub use lookbook::{
+    LockChange, LockOutcome, LookGuard, LookJobsOutcome, LookRow, LookbookStore, PresetRow, TemplateRow,
+    TemplateShotRow,
+};
 pub use mail::{
     DripCandidate, EmailTokenRow, LetterFilter, LetterOutcome, LetterRow, MailEventOutcome, MailStore, TokenUse,
 };

@@ -12,7 +12,7 @@ macro_rules! impl_lookbook_store {
                         "INSERT INTO looks (",
                         look_columns!(),
                         ") \
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)"
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)"
                     ))
                     .bind(&l.id)
                     .bind(&l.org_id)
@@ -29,6 +29,9 @@ macro_rules! impl_lookbook_store {
                     .bind(&l.batch_id)
                     .bind(l.created_at)
                     .bind(l.updated_at)
+                    .bind(&l.look_base_parent_id)
+                    .bind(&l.planned_keys)
+                    .bind(&l.planned_quality)
                     .execute(&mut *tx)
                     .await?;
                 }
@@ -54,6 +57,91 @@ macro_rules! impl_lookbook_store {
                     .bind(id)
                     .fetch_optional(&self.pool)
                     .await?)
+            }
+
+            async fn create_look_jobs(&self, guard: LookGuard, jobs: Vec<JobRow>) -> Result<LookJobsOutcome, StorageError> {
+                if jobs.is_empty() {
+                    return Ok(LookJobsOutcome::Jobs(CreateJobsOutcome::Created(Vec::new())));
+                }
+                let _w = self.write_lock().await;
+                let mut tx = self.pool.begin().await?;
+                let mut bal = lock_balance(&mut tx, &guard.org_id).await?;
+                if let Some(prior) = prior_look_jobs(&mut tx, &guard.look_id, &jobs).await? {
+                    return Ok(LookJobsOutcome::Jobs(prior));
+                }
+                let status: Option<(String,)> =
+                    sqlx::query_as(concat!("SELECT status FROM looks WHERE id = $1 AND org_id = $2", $lock))
+                        .bind(&guard.look_id)
+                        .bind(&guard.org_id)
+                        .fetch_optional(&mut *tx)
+                        .await?;
+                let Some((status,)) = status else { return Ok(LookJobsOutcome::NotFound) };
+                if status != guard.status {
+                    return Ok(LookJobsOutcome::WrongStatus(status));
+                }
+                if look_in_flight(&mut tx, &guard.look_id).await? {
+                    return Ok(LookJobsOutcome::InFlight);
+                }
+                let outcome = create_jobs_in(&mut tx, &mut bal, jobs, None).await?;
+                if matches!(outcome, CreateJobsOutcome::Created(_)) {
+                    tx.commit().await?;
+                }
+                Ok(LookJobsOutcome::Jobs(outcome))
+            }
+
+            async fn set_look_lock(&self, org_id: &str, look_id: &str, change: LockChange, now: DateTime<Utc>) -> Result<LockOutcome, StorageError> {
+                let _w = self.write_lock().await;
+                let mut tx = self.pool.begin().await?;
+                let look: Option<LookRow> =
+                    sqlx::query_as(concat!("SELECT ", look_columns!(), " FROM looks WHERE id = $1 AND org_id = $2", $lock))
+                        .bind(look_id)
+                        .bind(org_id)
+                        .fetch_optional(&mut *tx)
+                        .await?;
+                let Some(mut look) = look else { return Ok(LockOutcome::NotFound) };
+                if look_in_flight(&mut tx, look_id).await? {
+                    return Ok(LockOutcome::InFlight);
+                }
+                match change {
+                    LockChange::Unlock => {
+                        if look.status == "draft" {
+                            return Ok(LockOutcome::Unchanged(look));
+                        }
+                        look.status = "draft".to_string();
+                    }
+                    LockChange::Lock { asset_id, parent_id } => {
+                        let job: Option<(String,)> = sqlx::query_as(
+                            "SELECT j.id FROM jobs j JOIN assets a ON a.id = j.result_asset_id AND a.deleted_at IS NULL \
+                             WHERE j.org_id = $1 AND j.look_id = $2 AND j.result_asset_id = $3 AND j.status = 'done' \
+                             ORDER BY j.created_at DESC, j.id DESC LIMIT 1",
+                        )
+                        .bind(org_id)
+                        .bind(look_id)
+                        .bind(&asset_id)
+                        .fetch_optional(&mut *tx)
+                        .await?;
+                        let Some((job_id,)) = job else { return Ok(LockOutcome::NotAFrame) };
+                        look.status = "locked".to_string();
+                        look.look_base_asset_id = Some(asset_id);
+                        look.look_base_job_id = Some(job_id);
+                        look.look_base_parent_id = parent_id;
+                    }
+                }
+                look.updated_at = now;
+                sqlx::query(
+                    "UPDATE looks SET status = $1, look_base_asset_id = $2, look_base_job_id = $3, \
+                     look_base_parent_id = $4, updated_at = $5 WHERE id = $6",
+                )
+                .bind(&look.status)
+                .bind(&look.look_base_asset_id)
+                .bind(&look.look_base_job_id)
+                .bind(&look.look_base_parent_id)
+                .bind(look.updated_at)
+                .bind(&look.id)
+                .execute(&mut *tx)
+                .await?;
+                tx.commit().await?;
+                Ok(LockOutcome::Changed(look))
             }
 
             async fn look_jobs(&self, org_id: &str, look_id: &str) -> Result<Vec<JobRow>, StorageError> {
@@ -147,6 +235,41 @@ macro_rules! impl_lookbook_store {
                     .fetch_one(&self.pool)
                     .await?)
             }
+        }
+
+        /// Is a develop of the look queued or rendering?
+        async fn look_in_flight(tx: &mut Tx, look_id: &str) -> Result<bool, StorageError> {
+            let open: Option<(String,)> =
+                sqlx::query_as("SELECT id FROM jobs WHERE look_id = $1 AND status IN ('queued', 'running') LIMIT 1")
+                    .bind(look_id)
+                    .fetch_optional(&mut **tx)
+                    .await?;
+            Ok(open.is_some())
+        }
+
+        /// An earlier request on the look with the same idempotency keys: all its jobs; a key
+        /// used for anything else (another look, other frames) is `KeyReused`. None when new.
+        async fn prior_look_jobs(tx: &mut Tx, look_id: &str, jobs: &[JobRow]) -> Result<Option<CreateJobsOutcome>, StorageError> {
+            let Some(user_id) = jobs[0].user_id.as_deref() else { return Ok(None) };
+            let mut found = Vec::with_capacity(jobs.len());
+            for job in jobs {
+                let Some(key) = job.idempotency_key.as_deref() else { return Ok(None) };
+                let prior: Option<JobRow> = sqlx::query_as(concat!(
+                    "SELECT ", job_columns!(), " FROM jobs WHERE user_id = $1 AND idempotency_key = $2"
+                ))
+                .bind(user_id)
+                .bind(key)
+                .fetch_optional(&mut **tx)
+                .await?;
+                found.extend(prior);
+            }
+            if found.is_empty() {
+                return Ok(None);
+            }
+            if found.len() != jobs.len() || found.iter().any(|j| j.look_id.as_deref() != Some(look_id)) {
+                return Ok(Some(CreateJobsOutcome::KeyReused));
+            }
+            Ok(Some(CreateJobsOutcome::Existing(found)))
         }
     };
 }

@@ -216,7 +216,8 @@ macro_rules! memory_columns {
 macro_rules! look_columns {
     () => {
         "id, org_id, created_by, brand_id, name, model_asset_id, items, background, aesthetic, status, \
-         look_base_asset_id, look_base_job_id, batch_id, created_at, updated_at"
+         look_base_asset_id, look_base_job_id, batch_id, created_at, updated_at, look_base_parent_id, planned_keys, \
+         planned_quality"
     };
 }
 

@@ -1,16 +1,17 @@
 //! `/api/toolkit/lookbook/...`: looks, shot templates and the composer's vocabulary (§4.4).
 
 use aide::axum::ApiRouter;
-use aide::axum::routing::get_with;
+use aide::axum::routing::{get_with, post_with};
 use axum::extract::State;
 use studio_core::api::{
-    CreateLookRequest, LookDetail, LookList, LookResponse, TemplateDetail, TemplateList, Vocabulary,
+    CreateLookRequest, DevelopLockRequest, DevelopLockResponse, LockRequest, LookDetail, LookList, LookResponse,
+    TemplateDetail, TemplateList, VariationsRequest, VariationsResponse, Vocabulary,
 };
 
 use crate::auth::Auth;
 use crate::error::AppError;
 use crate::extract::{ApiJson, ApiPath};
-use crate::respond::Created;
+use crate::respond::{Accepted, Created};
 use crate::state::AppState;
 
 /// The path's parameter.
@@ -38,6 +39,41 @@ async fn get_look(
     ApiPath(IdPath { id }): ApiPath<IdPath>,
 ) -> Result<ApiJson<LookDetail>, AppError> {
     Ok(ApiJson(state.studio.lookbook().look(&caller, &id).await?))
+}
+
+async fn develop_lock(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    ApiPath(IdPath { id }): ApiPath<IdPath>,
+    ApiJson(req): ApiJson<DevelopLockRequest>,
+) -> Result<Accepted<DevelopLockResponse>, AppError> {
+    Ok(Accepted(state.studio.lookbook().develop_lock(&caller, &id, req).await?, false))
+}
+
+async fn lock(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    ApiPath(IdPath { id }): ApiPath<IdPath>,
+    ApiJson(req): ApiJson<LockRequest>,
+) -> Result<ApiJson<LookResponse>, AppError> {
+    Ok(ApiJson(state.studio.lookbook().lock(&caller, &id, req).await?))
+}
+
+async fn unlock(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    ApiPath(IdPath { id }): ApiPath<IdPath>,
+) -> Result<ApiJson<LookResponse>, AppError> {
+    Ok(ApiJson(state.studio.lookbook().unlock(&caller, &id).await?))
+}
+
+async fn variations(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    ApiPath(IdPath { id }): ApiPath<IdPath>,
+    ApiJson(req): ApiJson<VariationsRequest>,
+) -> Result<Accepted<VariationsResponse>, AppError> {
+    Ok(Accepted(state.studio.lookbook().variations(&caller, &id, req).await?, false))
 }
 
 async fn list_templates(State(state): State<AppState>, Auth(caller): Auth) -> Result<ApiJson<TemplateList>, AppError> {
@@ -79,6 +115,60 @@ pub(super) fn router() -> ApiRouter<AppState> {
             get_with(get_look, |op| {
                 op.summary("A look with its variation frames and latest develop-lock")
                     .description("404 NOT_FOUND for a look that is not the house's.")
+                    .tag("lookbook")
+            }),
+        )
+        .api_route(
+            "/api/toolkit/lookbook/looks/{id}/develop-lock",
+            post_with(develop_lock, |op| {
+                op.summary("Develop the look's base frame")
+                    .description(
+                        "Draft looks only. quality 1k, 2k or 4k (the standing preset's when absent); output \
+                         {destination, width, height} (web-tile when absent): the frame is composed for the \
+                         destination's shape at the tier's pixels, A-series prints at 2:3 with a 5.7 % trim, and a \
+                         place that needs more pixels than 4k gives adds a priced restoration pass. The whole cost is \
+                         held before the job is queued (run look.<id>.lock). idempotencyKey is generated when absent. \
+                         400 BAD_BODY, UNKNOWN_DESTINATION, BAD_DIMENSIONS, OUTPUT_TOO_LARGE, \
+                         QUALITY_TOO_LOW_FOR_OUTPUT; 402 INSUFFICIENT_TOKENS; 403 viewer; 404 NOT_FOUND or \
+                         ASSET_NOT_FOUND; 409 DEVELOP_IN_FLIGHT, LOOK_LOCKED or IDEMPOTENCY_KEY_REUSED.",
+                    )
+                    .tag("lookbook")
+            }),
+        )
+        .api_route(
+            "/api/toolkit/lookbook/looks/{id}/lock",
+            post_with(lock, |op| {
+                op.summary("Lock the look on one of its landed frames")
+                    .description(
+                        "The frame becomes the Look Base (lookBaseAssetId, lookBaseJobId); its parent is recorded as \
+                         the model collage. Locking a locked look moves its base. 400 BAD_BODY, ASSET_REQUIRED; 404; \
+                         409 DEVELOP_IN_FLIGHT; 422 NOT_A_LOOK_FRAME when the asset did not develop from this look.",
+                    )
+                    .tag("lookbook")
+            }),
+        )
+        .api_route(
+            "/api/toolkit/lookbook/looks/{id}/unlock",
+            post_with(unlock, |op| {
+                op.summary("Back to draft")
+                    .description(
+                        "The look-base fields stay until the next lock supersedes them; a draft is answered \
+                         unchanged. 404; 409 DEVELOP_IN_FLIGHT.",
+                    )
+                    .tag("lookbook")
+            }),
+        )
+        .api_route(
+            "/api/toolkit/lookbook/looks/{id}/variations",
+            post_with(variations, |op| {
+                op.summary("Develop variation frames of a locked look")
+                    .description(
+                        "One job per key (run look.<id>.variations), all held together or none: the first \
+                         shortfall holds nothing and creates no job. output applies to every frame and is priced per \
+                         frame. 400 BAD_BODY, KEYS_REQUIRED, TOO_MANY_FRAMES, UNKNOWN_VARIATION, UNKNOWN_DESTINATION, \
+                         BAD_DIMENSIONS, OUTPUT_TOO_LARGE, QUALITY_TOO_LOW_FOR_OUTPUT; 402; 404; 409 \
+                         DEVELOP_IN_FLIGHT or LOCK_REQUIRED.",
+                    )
                     .tag("lookbook")
             }),
         )
