@@ -13,7 +13,7 @@ use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::commands::{
     Context, Interrupted, NotSignedIn, Source, Usage, account, assets, balance, billing, completions, develop, folders,
-    house, jobs, keys, login, logout, mcp, memory, pack, prices, runs, seats, signup, takes, upload, whoami,
+    house, jobs, keys, login, logout, looks, mcp, memory, pack, prices, runs, seats, signup, takes, upload, whoami,
 };
 
 /// Printed after `studio --help`.
@@ -100,6 +100,8 @@ enum Cmd {
     Runs(runs::Args),
     /// The tools this deployment runs and their prices in tokens.
     Prices(prices::Args),
+    /// Looks: create from selections, develop the base frame, lock, unlock, develop variations.
+    Looks(looks::Args),
     /// Serve MCP on stdio for a desktop agent, bridged to the deployment's agent endpoint.
     ///
     /// Each JSON-RPC line on stdin is POSTed to {url}/api/mcp with the configured key; each answer
@@ -147,6 +149,7 @@ async fn main() -> ExitCode {
         Cmd::Takes(args) => takes::run(&ctx, args).await,
         Cmd::Runs(args) => runs::run(&ctx, args).await,
         Cmd::Prices(args) => prices::run(&ctx, args).await,
+        Cmd::Looks(args) => looks::run(&ctx, args).await,
         Cmd::Mcp(args) => mcp::run(&ctx, args).await,
         Cmd::Completions(args) => completions::run(Cli::command(), &args),
     };

@@ -1,8 +1,8 @@
 //! Looks, shot templates, the standing preset and the composer's vocabulary.
 
 use studio_core::api::{
-    CreateLookRequest, LookDetail, LookList, LookResponse, PresetRequest, PresetResponse, TemplateDetail, TemplateList,
-    Vocabulary,
+    CreateLookRequest, DevelopLockRequest, DevelopLockResponse, LockRequest, LookDetail, LookList, LookResponse,
+    PresetRequest, PresetResponse, TemplateDetail, TemplateList, VariationsRequest, VariationsResponse, Vocabulary,
 };
 
 use crate::Error;
@@ -27,6 +27,28 @@ impl Client {
     /// `GET /api/toolkit/lookbook/looks/{id}`.
     pub async fn look(&self, id: &str) -> Result<LookDetail, Error> {
         self.get(&format!("/api/toolkit/lookbook/looks/{}", encode(id))).await
+    }
+
+    /// `POST /api/toolkit/lookbook/looks/{id}/develop-lock`: develop a draft look's base frame
+    /// (the whole cost is held first; 409 `LOOK_LOCKED`, `DEVELOP_IN_FLIGHT`).
+    pub async fn develop_look(&self, id: &str, req: &DevelopLockRequest) -> Result<DevelopLockResponse, Error> {
+        self.post(&format!("/api/toolkit/lookbook/looks/{}/develop-lock", encode(id)), req).await
+    }
+
+    /// `POST /api/toolkit/lookbook/looks/{id}/lock`: lock on one of the look's landed frames.
+    pub async fn lock_look(&self, id: &str, asset_id: &str) -> Result<LookResponse, Error> {
+        let req = LockRequest { asset_id: Some(asset_id.to_string()) };
+        self.post(&format!("/api/toolkit/lookbook/looks/{}/lock", encode(id)), &req).await
+    }
+
+    /// `POST /api/toolkit/lookbook/looks/{id}/unlock`: back to draft (a draft is unchanged).
+    pub async fn unlock_look(&self, id: &str) -> Result<LookResponse, Error> {
+        self.post(&format!("/api/toolkit/lookbook/looks/{}/unlock", encode(id)), &serde_json::json!({})).await
+    }
+
+    /// `POST /api/toolkit/lookbook/looks/{id}/variations`: one frame per key, all held or none.
+    pub async fn look_variations(&self, id: &str, req: &VariationsRequest) -> Result<VariationsResponse, Error> {
+        self.post(&format!("/api/toolkit/lookbook/looks/{}/variations", encode(id)), req).await
     }
 
     /// `GET /api/toolkit/lookbook/templates`.

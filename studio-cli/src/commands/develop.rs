@@ -240,7 +240,7 @@ fn left_running(job_id: &str) -> String {
 }
 
 /// `job job_… done: result ast_…, 9 tokens settled`.
-fn done_line(s: &DevelopStatus) -> String {
+pub(crate) fn done_line(s: &DevelopStatus) -> String {
     let result =
         s.result_asset_id.as_deref().map(|id| format!("result {id}")).unwrap_or_else(|| "no result asset".into());
     let settled = s.tokens_settled.unwrap_or(s.tokens_estimated);
@@ -249,7 +249,7 @@ fn done_line(s: &DevelopStatus) -> String {
 
 /// A job that ended without a frame, reported like the server's refusals: `error: CODE: ...`,
 /// exit 1.
-fn ended(s: &DevelopStatus, code: &str, how: &str) -> studio_client::Error {
+pub(crate) fn ended(s: &DevelopStatus, code: &str, how: &str) -> studio_client::Error {
     let why = s.error.as_deref().map(|e| format!(": {e}")).unwrap_or_default();
     studio_client::Error::Api {
         status: 409,
@@ -260,7 +260,7 @@ fn ended(s: &DevelopStatus, code: &str, how: &str) -> studio_client::Error {
 }
 
 /// Poll the job until it ends, showing its state; transport blips are retried.
-async fn follow(client: &Client, job_id: &str, spinner: &ProgressBar, json: bool) -> Result<DevelopStatus> {
+pub(crate) async fn follow(client: &Client, job_id: &str, spinner: &ProgressBar, json: bool) -> Result<DevelopStatus> {
     let deadline = tokio::time::Instant::now() + WAIT_AT_MOST;
     let mut every = POLL_FIRST;
     let mut failed_polls = 0;

@@ -13,6 +13,7 @@ pub(crate) mod jobs;
 pub(crate) mod keys;
 pub(crate) mod login;
 pub(crate) mod logout;
+pub(crate) mod looks;
 pub(crate) mod mcp;
 pub(crate) mod memory;
 pub(crate) mod pack;
