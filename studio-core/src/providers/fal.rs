@@ -153,11 +153,12 @@ impl Provider for FalProvider {
         self.config.models.iter().filter(|(_, model)| !model.trim().is_empty()).map(|(tool, _)| tool.clone()).collect()
     }
 
-    /// `tryon`: a model and a garment; `generate-character`: nothing (options only); every
+    /// `tryon` and `lookbook`: a model and a garment (`lookbook`'s garments repeat, with its
+    /// `itemRoles` among the options); `generate-character`: nothing (options only); every
     /// other tool: one `image`.
     fn required_roles(&self, tool: &str) -> &'static [&'static str] {
         match tool {
-            "tryon" => &["model", "garment"],
+            "tryon" | "lookbook" => &["model", "garment"],
             "generate-character" => &[],
             _ => &["image"],
         }
@@ -728,6 +729,27 @@ mod tests {
         let unknown = FalProvider::new(config(&server, &models)).develop(request("upscale", vec![])).await;
         assert!(matches!(unknown, Err(ProviderError::Rejected(m)) if m.contains("no model")));
         assert!(server.received_requests().await.expect("recorded").is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_configured_lookbook_model_takes_the_tool_from_the_local_compositor() {
+        let server = MockServer::start().await;
+        let fal = FalProvider::new(config(&server, &[("lookbook", "fal-ai/look"), ("upscale", "fal-ai/upscaler")]));
+        assert_eq!(fal.required_roles("lookbook"), &["model", "garment"]);
+        let local: Arc<dyn Provider> = Arc::new(crate::providers::local::LocalProvider);
+        let fal: Arc<dyn Provider> = Arc::new(fal);
+        for order in [vec![local.clone(), fal.clone()], vec![fal.clone(), local.clone()]] {
+            let routed = Providers::new(order);
+            assert_eq!(routed.get("lookbook").map(|p| p.name()), Some("fal"), "the configured model wins");
+            assert_eq!(routed.tools().iter().filter(|t| *t == "lookbook").count(), 1);
+        }
+        // A real local tool stays local when it comes first (the server's order).
+        let routed = Providers::new(vec![local.clone(), fal]);
+        assert_eq!(routed.get("upscale").map(|p| p.name()), Some("local"));
+        // Without a model for it, the compositor runs the tool.
+        let keyless = FalProvider::new(FalConfig { key: String::new(), ..config(&server, &[("lookbook", "m/x")]) });
+        let routed = Providers::new(vec![local, Arc::new(keyless)]);
+        assert_eq!(routed.get("lookbook").map(|p| p.name()), Some("local"));
     }
 
     #[tokio::test]

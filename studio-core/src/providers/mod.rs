@@ -1,8 +1,10 @@
 //! Providers: who turns a develop's inputs into a frame. The [`Provider`] trait is the seam;
 //! [`local::LocalProvider`] does real pixel work in-process (the embedded default) and
 //! [`fal::FalProvider`] drives a hosted model queue for the tools the local one cannot do.
-//! [`Providers`] routes each tool to the first provider that advertises it, and the price book
-//! lists exactly those tools.
+//! [`Providers`] routes each tool to the first provider that advertises it — except that a
+//! provider that only stands in for a tool ([`Provider::stands_in`]: the local lookbook
+//! compositor) gives way to one that performs it for real — and the price book lists exactly
+//! those tools.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -99,11 +101,18 @@ pub trait Provider: Send + Sync + std::fmt::Debug + 'static {
     fn tools(&self) -> Vec<String>;
     /// The input roles `tool` requires (each at least once). Submit refuses a develop missing one.
     fn required_roles(&self, tool: &str) -> &'static [&'static str];
+    /// Whether this provider performs `tool` only as a stand-in (a deterministic compositor
+    /// where a generative model is meant): any other provider advertising `tool` takes it,
+    /// whatever the order. False unless a provider says so.
+    fn stands_in(&self, _tool: &str) -> bool {
+        false
+    }
     /// Develop one frame.
     async fn develop(&self, request: DevelopRequest) -> Result<DevelopOutput, ProviderError>;
 }
 
-/// Tool routing: each tool goes to the first provider that advertises it.
+/// Tool routing: each tool goes to the first provider that advertises it, preferring one that
+/// does not merely stand in for it ([`Provider::stands_in`]).
 #[derive(Debug, Clone, Default)]
 pub struct Providers {
     by_tool: BTreeMap<String, Arc<dyn Provider>>,
@@ -111,12 +120,19 @@ pub struct Providers {
 }
 
 impl Providers {
-    /// Route over `providers`, earlier ones first. Tools are listed in the spec's order.
+    /// Route over `providers`, earlier ones first; a stand-in gives way to a later provider
+    /// that advertises the same tool and is not one. Tools are listed in the spec's order.
     pub fn new(providers: Vec<Arc<dyn Provider>>) -> Self {
         let mut by_tool: BTreeMap<String, Arc<dyn Provider>> = BTreeMap::new();
         for provider in providers {
             for tool in provider.tools() {
-                by_tool.entry(tool).or_insert_with(|| provider.clone());
+                match by_tool.get(&tool) {
+                    // Held by a provider that performs it, or by one stand-in while another offers.
+                    Some(held) if !held.stands_in(&tool) || provider.stands_in(&tool) => {}
+                    _ => {
+                        by_tool.insert(tool, provider.clone());
+                    }
+                }
             }
         }
         let mut tools: Vec<String> = crate::providers::DEVELOP_TOOLS

@@ -1,12 +1,18 @@
 //! The local provider: real, deterministic pixel work in-process (the embedded default).
 //!
-//! Eight tools — upscale, reframe, packshot, harmonize, color-change, iron, cleanup and
-//! camera-lens — decode their inputs under the service's decode limits (EXIF orientation
-//! applied), work on `image` buffers on a blocking thread and answer a JPEG (quality 92) whose
-//! long edge is the tier's. Heavy analysis (segmentation, statistics) runs at a small working
-//! size; pixels are produced at full size with separable or pyramid filters. The same request
-//! always gives the same bytes. `docs/providers.md` says what each tool does to the pixels.
+//! Nine tools — upscale, reframe, packshot, harmonize, color-change, iron, cleanup and
+//! camera-lens on one `image` input, and lookbook, which composes a look frame from a `model`,
+//! its `garment`s and a ground — decode their inputs under the service's decode limits (EXIF
+//! orientation applied), work on `image` buffers on a blocking thread and answer a JPEG
+//! (quality 92) whose long edge is the tier's. Heavy analysis (segmentation, statistics) runs at a
+//! small working size; pixels are produced at full size with separable or pyramid filters. The
+//! same request always gives the same bytes. `docs/providers.md` says what each tool does to the
+//! pixels.
+//!
+//! The lookbook compositor is a stand-in for a generative model ([`Provider::stands_in`]): a
+//! provider configured with a model for `lookbook` takes the tool whatever the routing order.
 
+mod compose;
 mod frame;
 mod jpeg;
 mod lens;
@@ -25,8 +31,11 @@ use super::{DevelopOutput, DevelopRequest, Provider, ProviderError};
 use ops::rejected;
 
 /// The tools the local provider performs.
-pub(crate) const TOOLS: [&str; 8] =
-    ["upscale", "reframe", "packshot", "harmonize", "color-change", "iron", "cleanup", "camera-lens"];
+pub(crate) const TOOLS: [&str; 9] =
+    ["upscale", "reframe", "packshot", "harmonize", "color-change", "iron", "cleanup", "camera-lens", "lookbook"];
+
+/// The tools the local provider performs only until a provider configured for them is present.
+const STAND_INS: [&str; 1] = ["lookbook"];
 
 /// JPEG quality of every local output.
 pub(crate) const JPEG_QUALITY: u8 = 92;
@@ -122,25 +131,39 @@ impl LocalProvider {
                 return Err(rejected(format!("{tool} needs an input with role {role}")));
             }
         }
-        let input = |role: &str| request.input(role).map(|i| decode(&i.bytes, role)).transpose();
-        let image = input("image")?.ok_or_else(|| rejected(format!("{tool} needs an input with role image")))?;
         let params = Params(&request.params);
         let long_edge = request.quality.long_edge();
         let out = match tool {
+            // Many inputs by role (model, garments, background): the compositor reads them.
+            "lookbook" => compose::lookbook(request, &params, long_edge)?,
+            _ => Self::develop_image(tool, request, &params, long_edge)?,
+        };
+        let bytes = jpeg::encode(&out, JPEG_QUALITY)?;
+        Ok(DevelopOutput { bytes, mime: "image/jpeg".to_string(), width: out.width(), height: out.height() })
+    }
+
+    /// The tools that work on one `image` input (with an optional `mask` or `background`).
+    fn develop_image(
+        tool: &str,
+        request: &DevelopRequest,
+        params: &Params<'_>,
+        long_edge: u32,
+    ) -> Result<RgbImage, ProviderError> {
+        let input = |role: &str| request.input(role).map(|i| decode(&i.bytes, role)).transpose();
+        let image = input("image")?.ok_or_else(|| rejected(format!("{tool} needs an input with role image")))?;
+        Ok(match tool {
             "upscale" => frame::upscale(&image.rgb, long_edge)?,
-            "reframe" => frame::reframe(&image, &params, long_edge)?,
-            "packshot" => frame::packshot(&image, input("background")?.as_ref(), &params, long_edge)?,
-            "harmonize" => tone::harmonize(&image, input("background")?.as_ref(), &params, long_edge)?,
-            "color-change" => tone::color_change(&image, input("mask")?.as_ref(), &params, long_edge)?,
-            "iron" => retouch::iron(&image, &params, long_edge)?,
+            "reframe" => frame::reframe(&image, params, long_edge)?,
+            "packshot" => frame::packshot(&image, input("background")?.as_ref(), params, long_edge)?,
+            "harmonize" => tone::harmonize(&image, input("background")?.as_ref(), params, long_edge)?,
+            "color-change" => tone::color_change(&image, input("mask")?.as_ref(), params, long_edge)?,
+            "iron" => retouch::iron(&image, params, long_edge)?,
             "cleanup" => {
                 let mask = input("mask")?.ok_or_else(|| rejected("cleanup needs an input with role mask"))?;
                 retouch::cleanup(&image, &mask, long_edge)?
             }
-            _ => lens::camera_lens(&image, &params, long_edge)?,
-        };
-        let bytes = jpeg::encode(&out, JPEG_QUALITY)?;
-        Ok(DevelopOutput { bytes, mime: "image/jpeg".to_string(), width: out.width(), height: out.height() })
+            _ => lens::camera_lens(&image, params, long_edge)?,
+        })
     }
 
     /// The upscale tool's pixel path alone (no decode, no encode): a SIMD Lanczos3 resize of
@@ -169,8 +192,14 @@ impl Provider for LocalProvider {
     fn required_roles(&self, tool: &str) -> &'static [&'static str] {
         match tool {
             "cleanup" => &["image", "mask"],
+            "lookbook" => &["model", "garment"],
             _ => &["image"],
         }
+    }
+
+    /// The lookbook compositor: deterministic geometry, not a generative model.
+    fn stands_in(&self, tool: &str) -> bool {
+        STAND_INS.contains(&tool)
     }
 
     async fn develop(&self, request: DevelopRequest) -> Result<DevelopOutput, ProviderError> {
@@ -233,17 +262,30 @@ mod tests {
     }
 
     #[test]
-    fn advertises_the_eight_tools_and_their_roles() {
+    fn advertises_the_nine_tools_and_their_roles() {
         let p = LocalProvider;
         assert_eq!(p.name(), "local");
         assert_eq!(
             p.tools(),
-            ["upscale", "reframe", "packshot", "harmonize", "color-change", "iron", "cleanup", "camera-lens"]
+            [
+                "upscale",
+                "reframe",
+                "packshot",
+                "harmonize",
+                "color-change",
+                "iron",
+                "cleanup",
+                "camera-lens",
+                "lookbook"
+            ]
         );
         assert_eq!(p.required_roles("cleanup"), &["image", "mask"]);
-        for tool in TOOLS.iter().filter(|t| **t != "cleanup") {
+        assert_eq!(p.required_roles("lookbook"), &["model", "garment"]);
+        for tool in TOOLS.iter().filter(|t| !["cleanup", "lookbook"].contains(*t)) {
             assert_eq!(p.required_roles(tool), &["image"], "{tool}");
+            assert!(!p.stands_in(tool), "{tool} is the real thing");
         }
+        assert!(p.stands_in("lookbook"), "the compositor gives way to a configured model");
         for tool in ["tryon", "generate-character", "fit-adjust", "lookbook-video"] {
             assert!(!p.tools().iter().any(|t| t == tool), "{tool} is not local");
         }

@@ -5,7 +5,7 @@
 use std::sync::OnceLock;
 
 use fast_image_resize as fr;
-use image::{GrayImage, RgbImage};
+use image::{GrayImage, RgbImage, RgbaImage};
 
 use crate::providers::ProviderError;
 
@@ -112,6 +112,17 @@ pub(crate) fn resize_rgb_cover(src: &RgbImage, width: u32, height: u32) -> Resul
     let options = lanczos().fit_into_destination(Some((0.5, 0.5)));
     let raw = fir_resize(src.as_raw(), src.dimensions(), fr::PixelType::U8x3, (width, height), &options)?;
     rgb_from(width, height, raw)
+}
+
+/// Lanczos3 resize of an RGBA image. Colour is filtered premultiplied by alpha, so transparent
+/// pixels lend no colour to the edges.
+pub(crate) fn resize_rgba(src: &RgbaImage, width: u32, height: u32) -> Result<RgbaImage> {
+    if src.dimensions() == (width, height) {
+        return Ok(src.clone());
+    }
+    let options = lanczos().use_alpha(true);
+    let raw = fir_resize(src.as_raw(), src.dimensions(), fr::PixelType::U8x4, (width, height), &options)?;
+    RgbaImage::from_raw(width, height, raw).ok_or_else(|| rejected("resize produced a short buffer"))
 }
 
 /// Lanczos3 resize of a one-channel image.
