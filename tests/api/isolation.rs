@@ -476,6 +476,17 @@ fn rows(w: &World) -> Vec<Row> {
             }))
             .foreign(Code(404, "ASSET_NOT_FOUND")),
         row("GET /api/toolkit/lookbook/looks/{id}", AnyRole, Status(200)).id(&w.look),
+        // The state routes before the develop-lock, whose job then keeps the look in flight.
+        row("POST /api/toolkit/lookbook/looks/{id}/unlock", NotViewer("FORBIDDEN"), Status(200)).id(&w.look),
+        row("POST /api/toolkit/lookbook/looks/{id}/lock", NotViewer("FORBIDDEN"), Code(422, "NOT_A_LOOK_FRAME"))
+            .id(&w.look)
+            .json(json!({ "assetId": w.asset })),
+        row("POST /api/toolkit/lookbook/looks/{id}/variations", NotViewer("FORBIDDEN"), Code(409, "LOCK_REQUIRED"))
+            .id(&w.look)
+            .json(json!({ "keys": ["back"], "quality": "1k" })),
+        row("POST /api/toolkit/lookbook/looks/{id}/develop-lock", NotViewer("FORBIDDEN"), Status(202))
+            .id(&w.look)
+            .json(json!({ "quality": "2k", "output": { "destination": "square" } })),
         row("GET /api/toolkit/lookbook/templates", AnyRole, Status(200)),
         row("GET /api/toolkit/lookbook/templates/{id}", AnyRole, Status(200)).id("tpl_builtin_ecommerce").foreign(Status(200)),
         row("GET /api/toolkit/lookbook/vocabulary", AnyRole, Status(200)),

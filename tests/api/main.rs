@@ -15,6 +15,7 @@ mod isolation;
 mod keys;
 mod library;
 mod lookbook;
+mod looks_develop;
 mod mail;
 mod mcp;
 mod models;

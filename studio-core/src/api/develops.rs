@@ -346,7 +346,9 @@ pub struct DevelopStatus {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct StartDevelop {
-    /// One of the slugs of the price book.
+    /// One of the slugs of the price book. `lookbook` with `params.lookId` develops a look: its
+    /// develop-lock, or with `params.variation` one variation frame of a locked look
+    /// (`params.destination`, `width`, `height` give the output; no inputs).
     pub tool: String,
     /// Role to asset id: `image`; `model` and `garment` (tryon); `image` and `mask` (cleanup);
     /// `image` and `background` (packshot on your own ground).

@@ -334,6 +334,12 @@ impl Studio {
             params.insert(name, value);
         }
         check_params(&params, "BAD_FORM")?;
+        if tool == crate::lookbook::LOOK_TOOL && params.contains_key("lookId") {
+            return Err(Error::invalid(
+                "BAD_FORM",
+                "A look develops through POST /api/toolkit/lookbook/looks/{id}/develop-lock or its variations.",
+            ));
+        }
         if inputs.is_empty() && !provider.required_roles(&tool).is_empty() {
             return Err(Error::invalid("NO_IMAGE", "Send the image to develop in the `image` field."));
         }
@@ -368,6 +374,9 @@ impl Studio {
     pub async fn start_develop(&self, caller: &Caller, req: StartDevelop) -> Result<StartedDevelop> {
         caller.require_spend_tokens()?;
         let tool = req.tool.trim().to_string();
+        if tool == crate::lookbook::LOOK_TOOL && req.params.contains_key("lookId") {
+            return self.lookbook().start_develop(caller, req).await;
+        }
         let provider = self.config.providers.get(&tool).ok_or_else(|| self.unknown_tool(&tool))?.clone();
         let quality = parse_quality(Some(&req.quality), None, "BAD_QUALITY")?;
         check_params(&req.params, "BAD_PARAMS")?;

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 use crate::api::{
     Background, DevelopLockRequest, DevelopLockResponse, LockRequest, LookItem, LookResponse, OutputPlan,
-    OutputRequest, Quality, VariationJob, VariationsRequest, VariationsResponse,
+    OutputRequest, Quality, StartDevelop, StartedDevelop, VariationJob, VariationsRequest, VariationsResponse,
 };
 use crate::caller::Caller;
 use crate::develops::{JobInput, JobSpec};
@@ -82,7 +82,7 @@ impl Lookbook<'_> {
             Some(k) => k.to_string(),
             None => new_id("look-idem"),
         };
-        let destination = output::destination(out)?;
+        let destination = output::destination(out, quality)?;
         let framing = output::framing(&destination, quality)?;
         let tier_tokens = self.0.look_frame_price(quality);
         let restoration_tokens =
@@ -248,14 +248,14 @@ impl Lookbook<'_> {
     /// the whole need). Locked looks only (409 `LOCK_REQUIRED`).
     pub async fn variations(&self, caller: &Caller, id: &str, req: VariationsRequest) -> Result<VariationsResponse> {
         caller.require_spend_tokens()?;
-        let keys = vocabulary::variation_keys(req.keys.as_deref())?;
+        let keys = vocabulary::variation_frames(req.keys.as_deref())?;
         let order =
             self.order(caller, req.quality.as_deref(), req.output.as_ref(), req.idempotency_key.as_deref()).await?;
         let look = self.look_row(caller, id).await?;
         self.tool_runs()?;
         let mut jobs = Vec::with_capacity(keys.len());
-        for key in &keys {
-            let idem = format!("{}:{key}", order.idempotency_key);
+        for (i, key) in keys.iter().enumerate() {
+            let idem = format!("{}:{i}:{key}", order.idempotency_key);
             jobs.push(self.look_job(caller, &look, &order, "variations", key, idem).await?);
         }
         let (rows, replayed) = self.queue_on_look(caller, &look.id, "locked", jobs).await?;
@@ -273,6 +273,77 @@ impl Lookbook<'_> {
             replayed,
             output: order.plan,
         })
+    }
+
+    /// The agent endpoint's start_develop of the `lookbook` tool on a look (`params.lookId`):
+    /// without `params.variation` the look's develop-lock, with it one variation frame of a
+    /// locked look. `params.destination`, `width` and `height` give the output. Any other
+    /// option or an input is refused (`BAD_PARAMS`): the look names its own inputs.
+    pub(crate) async fn start_develop(&self, caller: &Caller, req: StartDevelop) -> Result<StartedDevelop> {
+        const TAKEN: [&str; 5] = ["lookId", "variation", "destination", "width", "height"];
+        if let Some(other) = req.params.keys().find(|k| !TAKEN.contains(&k.as_str())) {
+            return Err(Error::invalid(
+                "BAD_PARAMS",
+                format!("A look develop takes params {}; not {other:?}.", TAKEN.join(", ")),
+            ));
+        }
+        if !req.inputs.is_empty() {
+            return Err(Error::invalid("BAD_INPUTS", "A look develop takes no inputs: the look names them."));
+        }
+        let param = |k: &str| req.params.get(k).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
+        let pixels = |k: &str| -> Result<Option<i64>> {
+            param(k)
+                .map(|v| {
+                    v.parse::<i64>().map_err(|_| Error::invalid("BAD_DIMENSIONS", format!("params.{k} is pixels.")))
+                })
+                .transpose()
+        };
+        let output =
+            OutputRequest { destination: param("destination"), width: pixels("width")?, height: pixels("height")? };
+        let look_id = param("lookId").unwrap_or_default();
+        match param("variation") {
+            None => {
+                let r = self
+                    .develop_lock(
+                        caller,
+                        &look_id,
+                        DevelopLockRequest {
+                            quality: Some(req.quality),
+                            output: Some(output),
+                            idempotency_key: req.idempotency_key,
+                        },
+                    )
+                    .await?;
+                Ok(StartedDevelop {
+                    job_id: r.job_id,
+                    status: r.status,
+                    tokens_held: r.tokens_held,
+                    idempotency_key: Some(r.idempotency_key),
+                })
+            }
+            Some(key) => {
+                let r = self
+                    .variations(
+                        caller,
+                        &look_id,
+                        VariationsRequest {
+                            keys: Some(vec![key]),
+                            quality: Some(req.quality),
+                            output: Some(output),
+                            idempotency_key: req.idempotency_key,
+                        },
+                    )
+                    .await?;
+                let job = r.jobs.into_iter().next().ok_or_else(|| Error::internal("no variation job came back"))?;
+                let status = self.0.own_job(caller, &job.job_id).await?.job_status();
+                Ok(StartedDevelop {
+                    job_id: job.job_id,
+                    status,
+                    tokens_held: r.tokens_held,
+                    idempotency_key: Some(r.idempotency_key),
+                })
+            }
+        }
     }
 
     /// `POST looks/{id}/lock`: make a landed frame of one of this look's develops its base

@@ -8,6 +8,7 @@
 //! `variations` the variation frames.
 
 mod develop;
+pub(crate) use develop::LOOK_TOOL;
 pub(crate) mod output;
 pub mod vocabulary;
 

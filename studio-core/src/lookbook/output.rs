@@ -12,8 +12,9 @@ use crate::lookbook::vocabulary::{CUSTOM_DESTINATION, DESTINATIONS};
 
 /// The longest side an output may have, destination or restored frame.
 pub(crate) const MAX_OUTPUT_EDGE: u32 = 8192;
-/// The destination of a request that names none.
-pub(crate) const DEFAULT_DESTINATION: &str = "web-tile";
+/// The destination of a request without an output: the frame itself, a 4:5 portrait at the
+/// tier's pixels (nothing to trim, nothing to restore).
+pub(crate) const FRAME_DESTINATION: &str = "frame";
 /// The destinations composed at 2:3 and trimmed.
 const A_SERIES: [&str; 2] = ["a4-print", "a3-print"];
 
@@ -62,12 +63,20 @@ pub(crate) fn frame_size((w, h): (u32, u32), long_edge: u32) -> (u32, u32) {
     }
 }
 
-/// Resolve an output object: 400 `UNKNOWN_DESTINATION` (with the legal `destinations`),
-/// `BAD_DIMENSIONS`, 413-free `OUTPUT_TOO_LARGE` (400, with `max`).
-pub(crate) fn destination(raw: Option<&OutputRequest>) -> Result<Destination> {
-    let key = raw.and_then(|o| o.destination.as_deref()).map(str::trim).unwrap_or(DEFAULT_DESTINATION);
-    let key = if key.is_empty() { DEFAULT_DESTINATION } else { key };
+/// Resolve an output object at a tier: 400 `UNKNOWN_DESTINATION` (with the legal
+/// `destinations`), `BAD_DIMENSIONS`, `OUTPUT_TOO_LARGE` (with `max`). No output (or no
+/// destination and no pixels) is the frame itself at the tier's pixels.
+pub(crate) fn destination(raw: Option<&OutputRequest>, quality: Quality) -> Result<Destination> {
+    let key = raw.and_then(|o| o.destination.as_deref()).map(str::trim).unwrap_or_default();
     let (w, h) = (raw.and_then(|o| o.width), raw.and_then(|o| o.height));
+    if key.is_empty() && w.is_none() && h.is_none() {
+        let (width, height) = frame_size((4, 5), quality.long_edge());
+        return Ok(Destination { key: FRAME_DESTINATION.to_string(), width, height, composed: (4, 5) });
+    }
+    if key.is_empty() {
+        return Err(Error::invalid("UNKNOWN_DESTINATION", "Name the output's destination (custom for your own pixels).")
+            .with("destinations", places()));
+    }
     let too_large = |w: i64, h: i64| {
         Error::invalid(
             "OUTPUT_TOO_LARGE",
@@ -184,23 +193,27 @@ mod tests {
 
     #[test]
     fn named_places_carry_their_pixels_and_shape() {
-        let d = destination(None).unwrap();
-        assert_eq!((d.key.as_str(), d.width, d.height, d.composed), ("web-tile", 1200, 1500, (4, 5)));
-        let d = destination(out("story", None, None).as_ref()).unwrap();
+        let d = destination(None, Quality::K1).unwrap();
+        assert_eq!((d.key.as_str(), d.width, d.height, d.composed), ("frame", 819, 1024, (4, 5)));
+        assert_eq!(framing(&d, Quality::K1).unwrap().restore_edge, None);
+        let d = destination(out("web-tile", None, None).as_ref(), Quality::K1).unwrap();
+        assert_eq!((d.width, d.height, d.composed), (1200, 1500, (4, 5)));
+        assert_eq!(framing(&d, Quality::K1).unwrap_err().code, "QUALITY_TOO_LOW_FOR_OUTPUT");
+        let d = destination(out("story", None, None).as_ref(), Quality::K2).unwrap();
         assert_eq!(d.composed, (9, 16));
         let f = framing(&d, Quality::K2).unwrap();
         assert_eq!((f.frame_width, f.frame_height, f.restore_edge), (1152, 2048, None));
         assert_eq!(f.trim_percent, 0.0);
-        let e = destination(out("poster", None, None).as_ref()).unwrap_err();
+        let e = destination(out("poster", None, None).as_ref(), Quality::K4).unwrap_err();
         assert_eq!(e.code, "UNKNOWN_DESTINATION");
         assert_eq!(e.extra["destinations"].as_array().map(Vec::len), Some(DESTINATIONS.len() + 1));
-        assert_eq!(destination(out("story", Some(100), None).as_ref()).unwrap_err().code, "BAD_DIMENSIONS");
-        assert!(destination(out("story", Some(1080), Some(1920)).as_ref()).is_ok());
+        assert_eq!(destination(out("story", Some(100), None).as_ref(), Quality::K4).unwrap_err().code, "BAD_DIMENSIONS");
+        assert!(destination(out("story", Some(1080), Some(1920)).as_ref(), Quality::K4).is_ok());
     }
 
     #[test]
     fn a_series_prints_are_composed_at_two_to_three_with_the_trim() {
-        let a4 = destination(out("a4-print", None, None).as_ref()).unwrap();
+        let a4 = destination(out("a4-print", None, None).as_ref(), Quality::K4).unwrap();
         assert_eq!(a4.composed, (2, 3));
         let e = framing(&a4, Quality::K2).unwrap_err();
         assert_eq!(e.code, "QUALITY_TOO_LOW_FOR_OUTPUT");
@@ -208,7 +221,7 @@ mod tests {
         let f = framing(&a4, Quality::K4).unwrap();
         assert_eq!((f.frame_width, f.frame_height, f.restore_edge), (2731, 4096, None));
         assert_eq!(f.trim_percent, 5.7);
-        let a3 = destination(out("a3-print", None, None).as_ref()).unwrap();
+        let a3 = destination(out("a3-print", None, None).as_ref(), Quality::K4).unwrap();
         let f = framing(&a3, Quality::K4).unwrap();
         let edge = f.restore_edge.expect("a3 needs restoration");
         assert_eq!(f.frame_height, edge);
@@ -219,22 +232,22 @@ mod tests {
 
     #[test]
     fn custom_pixels_are_checked() {
-        let d = destination(out("custom", Some(800), Some(800)).as_ref()).unwrap();
+        let d = destination(out("custom", Some(800), Some(800)).as_ref(), Quality::K4).unwrap();
         assert_eq!(d.composed, (1, 1));
         let f = framing(&d, Quality::K1).unwrap();
         assert_eq!((f.frame_width, f.frame_height, f.restore_edge), (1024, 1024, None));
-        assert_eq!(destination(out("custom", Some(800), None).as_ref()).unwrap_err().code, "BAD_DIMENSIONS");
-        assert_eq!(destination(out("custom", Some(0), Some(5)).as_ref()).unwrap_err().code, "BAD_DIMENSIONS");
-        assert_eq!(destination(out("custom", Some(4000), Some(100)).as_ref()).unwrap_err().code, "BAD_DIMENSIONS");
-        assert_eq!(destination(out("custom", Some(9000), Some(9000)).as_ref()).unwrap_err().code, "OUTPUT_TOO_LARGE");
-        let big = destination(out("custom", Some(8000), Some(8000)).as_ref()).unwrap();
+        assert_eq!(destination(out("custom", Some(800), None).as_ref(), Quality::K4).unwrap_err().code, "BAD_DIMENSIONS");
+        assert_eq!(destination(out("custom", Some(0), Some(5)).as_ref(), Quality::K4).unwrap_err().code, "BAD_DIMENSIONS");
+        assert_eq!(destination(out("custom", Some(4000), Some(100)).as_ref(), Quality::K4).unwrap_err().code, "BAD_DIMENSIONS");
+        assert_eq!(destination(out("custom", Some(9000), Some(9000)).as_ref(), Quality::K4).unwrap_err().code, "OUTPUT_TOO_LARGE");
+        let big = destination(out("custom", Some(8000), Some(8000)).as_ref(), Quality::K4).unwrap();
         let f = framing(&big, Quality::K4).unwrap();
         assert_eq!(f.restore_edge, Some(8000));
         assert_eq!(framing(&big, Quality::K2).unwrap_err().code, "QUALITY_TOO_LOW_FOR_OUTPUT");
         // A wide place whose restoration would pass the cap is too large at any tier.
-        let wide = destination(out("custom", Some(8192), Some(1000)).as_ref()).unwrap();
+        let wide = destination(out("custom", Some(8192), Some(1000)).as_ref(), Quality::K4).unwrap();
         assert!(framing(&wide, Quality::K4).is_ok());
-        let odd = destination(out("custom", Some(8191), Some(8191)).as_ref()).unwrap();
+        let odd = destination(out("custom", Some(8191), Some(8191)).as_ref(), Quality::K4).unwrap();
         assert_eq!(framing(&odd, Quality::K4).unwrap().restore_edge, Some(8191));
     }
 }

@@ -121,6 +121,18 @@ pub fn variation_keys(raw: Option<&[String]>) -> Result<Vec<&'static str>> {
     Ok(out)
 }
 
+/// The frames of a variations request: each key checked like [`variation_keys`], a key named
+/// twice developed twice (another take), at most [`MAX_VARIATION_FRAMES`] in all.
+pub fn variation_frames(raw: Option<&[String]>) -> Result<Vec<&'static str>> {
+    let raw = raw.unwrap_or_default();
+    if raw.len() > MAX_VARIATION_FRAMES {
+        return Err(Error::invalid("TOO_MANY_FRAMES", format!("At most {MAX_VARIATION_FRAMES} frames at once."))
+            .with("max", MAX_VARIATION_FRAMES));
+    }
+    let known = variation_keys(Some(raw))?;
+    Ok(raw.iter().filter_map(|k| known.iter().find(|v| **v == k.trim()).copied()).collect())
+}
+
 /// A background object, checked for its shape (the asset's ownership is the caller's to check):
 /// `{kind: preset, value}` naming a ground preset, or `{kind: asset, assetId}`. 400
 /// `BAD_BACKGROUND` with the legal `presets`.

@@ -113,6 +113,7 @@ macro_rules! impl_lookbook_store {
                         let job: Option<(String,)> = sqlx::query_as(
                             "SELECT j.id FROM jobs j JOIN assets a ON a.id = j.result_asset_id AND a.deleted_at IS NULL \
                              WHERE j.org_id = $1 AND j.look_id = $2 AND j.result_asset_id = $3 AND j.status = 'done' \
+                             AND j.tool = 'lookbook' \
                              ORDER BY j.created_at DESC, j.id DESC LIMIT 1",
                         )
                         .bind(org_id)
