@@ -299,7 +299,7 @@ async fn outputs_are_checked_priced_and_composed(backend: Backend) {
         }
     }
     for (keys, expected) in
-        [(vec![], "KEYS_REQUIRED"), (vec!["upside-down"], "UNKNOWN_VARIATION"), (vec!["back"; 13], "TOO_MANY_FRAMES")]
+        [(vec![], "KEYS_REQUIRED"), (vec!["upside-down"], "UNKNOWN_VARIATION"), (vec!["back"; 25], "TOO_MANY_FRAMES")]
     {
         let err = key.look_variations(&id, &frames(&keys)).await.unwrap_err();
         assert_eq!(code(&err), (Some(400), Some(expected)));

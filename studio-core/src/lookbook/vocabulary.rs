@@ -34,7 +34,7 @@ pub const VARIATIONS: [(&str, &str, &str); 6] = [
 ];
 
 /// The most frames one variations request (or one factory look) may ask for.
-pub const MAX_VARIATION_FRAMES: usize = 12;
+pub const MAX_VARIATION_FRAMES: usize = 24;
 
 /// Named output places: (key, width, height, what it is for). `custom` takes the caller's pixels.
 pub const DESTINATIONS: [(&str, u32, u32, &str); 6] = [
