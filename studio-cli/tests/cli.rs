@@ -1709,3 +1709,50 @@ async fn people_commands_manage_seats_memories_and_houses() {
     let run = owner.run(&["seats", "ls", "--json"]).await;
     assert!(!run.stdout.contains(&guest_email), "{run:?}");
 }
+
+/// `studio looks new|develop --wait|show|lock|variations --wait|unlock|ls` against a real server
+/// with the runner on: the composed frames land, the look locks on its own frame, and refusals
+/// exit 1 with the server's code.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn looks_develop_lock_and_vary_from_the_terminal() {
+    let app = app().await;
+    let cli = Cli::new();
+    cli.signup(&app, &unique_email("cli-looks")).await;
+    let ids = upload_pngs(&cli, &["model", "top", "shoes"], None).await;
+    let top = format!("top={}", ids[1]);
+    let shoes = format!("shoes={}", ids[2]);
+    let args = ["looks", "new", "--name", "Resort 1", "--model", &ids[0], "--item", &top, "--item", &shoes];
+    let run = cli.run(&[&args[..], &["--background", "bone", "--aesthetic", "noir"]].concat()).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let look = run.stdout.trim().to_string();
+    assert!(look.starts_with("look_"), "{run:?}");
+
+    // Variations before a lock: the server's refusal, exit 1.
+    let run = cli.run(&["looks", "variations", &look, "back"]).await;
+    assert!(run.code == 1 && run.stderr.contains("LOCK_REQUIRED"), "{run:?}");
+    // A 2k story frame, followed to its end.
+    let run =
+        cli.run(&["looks", "develop", &look, "--quality", "2k", "--destination", "story", "--wait", "--json"]).await;
+    let statuses: Vec<studio_core::api::DevelopStatus> = parsed(&run);
+    assert!(run.stderr.contains("story 1080 × 1920 px: composed 9:16 at 1152 × 2048 px"), "{run:?}");
+    let frame = statuses[0].result_asset_id.clone().expect("the frame");
+    let detail: studio_core::api::LookDetail = parsed(&cli.run(&["looks", "show", &look, "--json"]).await);
+    assert_eq!(detail.lock_develop.map(|l| l.status), Some("done".to_string()));
+
+    let run = cli.run(&["looks", "lock", &look, &ids[1]]).await;
+    assert!(run.code == 1 && run.stderr.contains("NOT_A_LOOK_FRAME"), "an upload is not a look frame: {run:?}");
+    let run = cli.run(&["looks", "lock", &look, &frame]).await;
+    assert!(run.code == 0 && run.stdout.contains("(locked, base"), "{run:?}");
+
+    let run = cli.run(&["looks", "variations", &look, "back", "detail", "--quality", "1k", "--wait"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.stdout.lines().filter(|l| l.contains(" done: result ")).count(), 2, "{run:?}");
+    let run = cli.run(&["looks", "show", &look]).await;
+    assert!(run.code == 0 && run.stdout.contains("back") && run.stdout.contains("detail"), "{run:?}");
+    let run = cli.run(&["looks", "unlock", &look]).await;
+    assert!(run.code == 0 && run.stdout.contains("(draft, base"), "the base stays: {run:?}");
+    let run = cli.run(&["looks", "ls"]).await;
+    assert!(run.code == 0 && run.stdout.contains("Resort 1") && run.stdout.contains("draft"), "{run:?}");
+    let run = cli.run(&["looks", "new", "--name", "x", "--model", &ids[0], "--item", "hat"]).await;
+    assert_eq!(run.code, 2, "a malformed --item is a usage error: {run:?}");
+}

@@ -133,10 +133,7 @@ async fn the_look_state_table(backend: Backend) {
     assert_eq!(locked.look_base_asset_id.as_deref(), Some(frame.as_str()));
     assert_eq!(locked.look_base_job_id.as_deref(), Some(first.job_id.as_str()));
     assert_eq!(locked.look_base_parent_asset_id.as_deref(), Some(locked.model_asset_id.as_str()));
-    assert_eq!(
-        code(&key.develop_look(&id, &plain(Quality::K1)).await.unwrap_err()),
-        (Some(409), Some("LOOK_LOCKED"))
-    );
+    assert_eq!(code(&key.develop_look(&id, &plain(Quality::K1)).await.unwrap_err()), (Some(409), Some("LOOK_LOCKED")));
 
     // Variations: one job per key; while they run the look stays put.
     let v = key.look_variations(&id, &frames(&["back", "detail"])).await.expect("variations");

@@ -108,12 +108,15 @@ pub struct CreateLookRequest {
     pub model_asset_id: Option<String>,
     /// The pieces, 1 to the vocabulary's maximum (400 `ITEMS_REQUIRED`, `TOO_MANY_ITEMS`, `BAD_ITEM`).
     #[serde(default)]
+    #[schemars(schema_with = "schema::items")]
     pub item_asset_ids: Option<Vec<serde_json::Value>>,
     /// `{kind: preset, value}` or `{kind: asset, assetId}` (400 `BAD_BACKGROUND`).
     #[serde(default)]
+    #[schemars(schema_with = "schema::background")]
     pub background: Option<serde_json::Value>,
     /// One of the composer's presets (400 `BAD_AESTHETIC`).
     #[serde(default)]
+    #[schemars(schema_with = "schema::aesthetic")]
     pub aesthetic: Option<String>,
     /// The brand it is for.
     #[serde(default)]
@@ -276,12 +279,15 @@ pub struct PresetResponse {
 pub struct PresetRequest {
     /// Required (400 `BAD_AESTHETIC`).
     #[serde(default)]
+    #[schemars(schema_with = "schema::aesthetic")]
     pub aesthetic: Option<String>,
     /// Required (400 `BAD_BACKGROUND`).
     #[serde(default)]
+    #[schemars(schema_with = "schema::background")]
     pub background: Option<serde_json::Value>,
     /// Required (400 `KEYS_REQUIRED`, `UNKNOWN_VARIATION`, `TOO_MANY_FRAMES`).
     #[serde(default)]
+    #[schemars(schema_with = "schema::variation_keys")]
     pub variation_keys: Option<Vec<String>>,
     /// A house asset (404 `ASSET_NOT_FOUND`), or null.
     #[serde(default)]
@@ -333,6 +339,7 @@ pub struct OutputRequest {
     /// A named place (`web-tile`, `story`, `square`, `banner`, `a4-print`, `a3-print`) or
     /// `custom` (400 `UNKNOWN_DESTINATION` lists them).
     #[serde(default)]
+    #[schemars(schema_with = "schema::destination")]
     pub destination: Option<String>,
     /// Pixels wide: required for `custom`; for a named place, absent or its own.
     #[serde(default)]
@@ -348,6 +355,7 @@ pub struct OutputRequest {
 pub struct DevelopLockRequest {
     /// 1k, 2k or 4k; the standing preset's quality when absent.
     #[serde(default)]
+    #[schemars(schema_with = "schema::quality")]
     pub quality: Option<String>,
     /// The destination; `web-tile` when absent.
     #[serde(default)]
@@ -363,9 +371,11 @@ pub struct DevelopLockRequest {
 pub struct VariationsRequest {
     /// Variation keys, one frame each (400 `KEYS_REQUIRED`, `UNKNOWN_VARIATION`, `TOO_MANY_FRAMES`).
     #[serde(default)]
+    #[schemars(schema_with = "schema::variation_keys")]
     pub keys: Option<Vec<String>>,
     /// 1k, 2k or 4k; the standing preset's quality when absent.
     #[serde(default)]
+    #[schemars(schema_with = "schema::quality")]
     pub quality: Option<String>,
     /// The destination of every frame; `web-tile` when absent.
     #[serde(default)]
@@ -452,4 +462,74 @@ pub struct VariationsResponse {
     pub replayed: bool,
     /// How each frame is made.
     pub output: OutputPlan,
+}
+
+/// The composer's vocabulary as OpenAPI enums: request fields that take a vocabulary name show
+/// the legal values (the core still checks them and names them in every refusal).
+mod schema {
+    use schemars::{Schema, SchemaGenerator, json_schema};
+    use serde_json::json;
+
+    use crate::lookbook::vocabulary::{
+        AESTHETICS, CUSTOM_DESTINATION, DESTINATIONS, ITEM_ROLES, MAX_ITEMS_PER_LOOK, MAX_VARIATION_FRAMES, VARIATIONS,
+        background_presets,
+    };
+
+    fn variation_names() -> Vec<&'static str> {
+        VARIATIONS.iter().map(|v| v.0).collect()
+    }
+
+    pub(super) fn aesthetic(_: &mut SchemaGenerator) -> Schema {
+        let names: Vec<&str> = AESTHETICS.iter().map(|a| a.0).collect();
+        json_schema!({"type": "string", "enum": names, "description": "One of the composer's presets."})
+    }
+
+    pub(super) fn quality(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({"type": "string", "enum": ["1k", "2k", "4k"]})
+    }
+
+    pub(super) fn destination(_: &mut SchemaGenerator) -> Schema {
+        let names: Vec<&str> = DESTINATIONS.iter().map(|d| d.0).chain([CUSTOM_DESTINATION]).collect();
+        json_schema!({"type": "string", "enum": names})
+    }
+
+    pub(super) fn variation_keys(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "type": "array",
+            "items": {"type": "string", "enum": variation_names()},
+            "minItems": 1,
+            "maxItems": MAX_VARIATION_FRAMES,
+        })
+    }
+
+    pub(super) fn items(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "type": "array",
+            "minItems": 1,
+            "maxItems": MAX_ITEMS_PER_LOOK,
+            "items": {
+                "type": "object",
+                "required": ["assetId", "role"],
+                "properties": {
+                    "assetId": {"type": "string"},
+                    "role": {"type": "string", "enum": ITEM_ROLES},
+                },
+            },
+        })
+    }
+
+    pub(super) fn background(_: &mut SchemaGenerator) -> Schema {
+        let presets = background_presets();
+        let preset = json!({
+            "type": "object",
+            "required": ["kind", "value"],
+            "properties": {"kind": {"type": "string", "enum": ["preset"]}, "value": {"type": "string", "enum": presets}},
+        });
+        let asset = json!({
+            "type": "object",
+            "required": ["kind", "assetId"],
+            "properties": {"kind": {"type": "string", "enum": ["asset"]}, "assetId": {"type": "string"}},
+        });
+        json_schema!({"oneOf": [preset, asset]})
+    }
 }

@@ -74,8 +74,11 @@ pub(crate) fn destination(raw: Option<&OutputRequest>, quality: Quality) -> Resu
         return Ok(Destination { key: FRAME_DESTINATION.to_string(), width, height, composed: (4, 5) });
     }
     if key.is_empty() {
-        return Err(Error::invalid("UNKNOWN_DESTINATION", "Name the output's destination (custom for your own pixels).")
-            .with("destinations", places()));
+        return Err(Error::invalid(
+            "UNKNOWN_DESTINATION",
+            "Name the output's destination (custom for your own pixels).",
+        )
+        .with("destinations", places()));
     }
     let too_large = |w: i64, h: i64| {
         Error::invalid(
@@ -207,7 +210,10 @@ mod tests {
         let e = destination(out("poster", None, None).as_ref(), Quality::K4).unwrap_err();
         assert_eq!(e.code, "UNKNOWN_DESTINATION");
         assert_eq!(e.extra["destinations"].as_array().map(Vec::len), Some(DESTINATIONS.len() + 1));
-        assert_eq!(destination(out("story", Some(100), None).as_ref(), Quality::K4).unwrap_err().code, "BAD_DIMENSIONS");
+        assert_eq!(
+            destination(out("story", Some(100), None).as_ref(), Quality::K4).unwrap_err().code,
+            "BAD_DIMENSIONS"
+        );
         assert!(destination(out("story", Some(1080), Some(1920)).as_ref(), Quality::K4).is_ok());
     }
 
@@ -236,10 +242,22 @@ mod tests {
         assert_eq!(d.composed, (1, 1));
         let f = framing(&d, Quality::K1).unwrap();
         assert_eq!((f.frame_width, f.frame_height, f.restore_edge), (1024, 1024, None));
-        assert_eq!(destination(out("custom", Some(800), None).as_ref(), Quality::K4).unwrap_err().code, "BAD_DIMENSIONS");
-        assert_eq!(destination(out("custom", Some(0), Some(5)).as_ref(), Quality::K4).unwrap_err().code, "BAD_DIMENSIONS");
-        assert_eq!(destination(out("custom", Some(4000), Some(100)).as_ref(), Quality::K4).unwrap_err().code, "BAD_DIMENSIONS");
-        assert_eq!(destination(out("custom", Some(9000), Some(9000)).as_ref(), Quality::K4).unwrap_err().code, "OUTPUT_TOO_LARGE");
+        assert_eq!(
+            destination(out("custom", Some(800), None).as_ref(), Quality::K4).unwrap_err().code,
+            "BAD_DIMENSIONS"
+        );
+        assert_eq!(
+            destination(out("custom", Some(0), Some(5)).as_ref(), Quality::K4).unwrap_err().code,
+            "BAD_DIMENSIONS"
+        );
+        assert_eq!(
+            destination(out("custom", Some(4000), Some(100)).as_ref(), Quality::K4).unwrap_err().code,
+            "BAD_DIMENSIONS"
+        );
+        assert_eq!(
+            destination(out("custom", Some(9000), Some(9000)).as_ref(), Quality::K4).unwrap_err().code,
+            "OUTPUT_TOO_LARGE"
+        );
         let big = destination(out("custom", Some(8000), Some(8000)).as_ref(), Quality::K4).unwrap();
         let f = framing(&big, Quality::K4).unwrap();
         assert_eq!(f.restore_edge, Some(8000));
