@@ -79,6 +79,80 @@ pub(crate) fn look_view(row: &LookRow) -> Result<Look> {
     })
 }
 
+/// A look's own selections, checked for shape against the vocabulary (ownership is checked
+/// with the other assets): what a hand-made look and each look of a factory run share.
+struct Draft {
+    /// 1 to [`MAX_NAME_CHARS`] characters, trimmed.
+    name: String,
+    /// The pieces.
+    items: Vec<LookItem>,
+    /// Where the look stands.
+    background: Background,
+}
+
+/// A look's name: 400 `NAME_REQUIRED` when blank or longer than [`MAX_NAME_CHARS`].
+fn checked_name(raw: Option<&str>) -> Result<String> {
+    let name = raw.map(str::trim).unwrap_or_default();
+    if name.is_empty() || name.chars().count() > MAX_NAME_CHARS {
+        return Err(Error::invalid("NAME_REQUIRED", format!("Name the look (1 to {MAX_NAME_CHARS} characters).")));
+    }
+    Ok(name.to_string())
+}
+
+/// The model's asset id: 400 `MODEL_REQUIRED` when blank.
+fn checked_model(raw: Option<&str>) -> Result<String> {
+    let model = raw.map(str::trim).unwrap_or_default();
+    if model.is_empty() {
+        return Err(Error::invalid("MODEL_REQUIRED", "Choose the model (modelAssetId)."));
+    }
+    Ok(model.to_string())
+}
+
+/// A brand id, or none when absent or blank.
+fn brand(raw: Option<&str>) -> Option<String> {
+    raw.map(str::trim).filter(|b| !b.is_empty()).map(str::to_string)
+}
+
+/// The assets a look's pieces and background name, for the ownership check.
+fn selection_ids(items: &[LookItem], background: &Background) -> Vec<String> {
+    let mut ids: Vec<String> = items.iter().map(|i| i.asset_id.clone()).collect();
+    if let Background::Asset { asset_id } = background {
+        ids.push(asset_id.clone());
+    }
+    ids
+}
+
+/// A draft look's row, not in any factory batch.
+fn draft_row(
+    caller: &Caller,
+    draft: Draft,
+    model: &str,
+    aesthetic: &str,
+    brand_id: Option<String>,
+    at: chrono::DateTime<chrono::Utc>,
+) -> Result<LookRow> {
+    Ok(LookRow {
+        id: new_id("look"),
+        org_id: caller.org_id.clone(),
+        created_by: caller.user_id.clone(),
+        brand_id,
+        name: draft.name,
+        model_asset_id: model.to_string(),
+        items: json(&draft.items)?,
+        background: json(&draft.background)?,
+        aesthetic: aesthetic.to_string(),
+        status: "draft".into(),
+        look_base_asset_id: None,
+        look_base_job_id: None,
+        batch_id: None,
+        created_at: at,
+        updated_at: at,
+        look_base_parent_id: None,
+        planned_keys: None,
+        planned_quality: None,
+    })
+}
+
 fn template_view(t: &TemplateRow) -> Result<ShotTemplate> {
     Ok(ShotTemplate {
         id: t.id.clone(),
@@ -152,44 +226,21 @@ impl Lookbook<'_> {
     /// Create a draft look: selections only, nothing develops or charges. Any role but viewer.
     pub async fn create_look(&self, caller: &Caller, req: CreateLookRequest) -> Result<Look> {
         caller.require_write_library()?;
-        let name = req.name.as_deref().map(str::trim).unwrap_or_default();
-        if name.is_empty() || name.chars().count() > MAX_NAME_CHARS {
-            return Err(Error::invalid("NAME_REQUIRED", format!("Name the look (1 to {MAX_NAME_CHARS} characters).")));
-        }
-        let model = req.model_asset_id.as_deref().map(str::trim).unwrap_or_default();
-        if model.is_empty() {
-            return Err(Error::invalid("MODEL_REQUIRED", "Choose the model (modelAssetId)."));
-        }
+        let name = checked_name(req.name.as_deref())?;
+        let model = checked_model(req.model_asset_id.as_deref())?;
         let items = Self::checked_items(req.item_asset_ids.as_deref())?;
         let background = vocabulary::background(req.background.as_ref())?;
         let aesthetic = vocabulary::aesthetic(req.aesthetic.as_deref())?;
-        let mut ids: Vec<String> =
-            std::iter::once(model.to_string()).chain(items.iter().map(|i| i.asset_id.clone())).collect();
-        if let Background::Asset { asset_id } = &background {
-            ids.push(asset_id.clone());
-        }
+        let ids: Vec<String> = std::iter::once(model.clone()).chain(selection_ids(&items, &background)).collect();
         self.0.live_assets(caller, &ids, "ASSET_NOT_FOUND").await?;
-        let at = now();
-        let row = LookRow {
-            id: new_id("look"),
-            org_id: caller.org_id.clone(),
-            created_by: caller.user_id.clone(),
-            brand_id: req.brand_id.map(|b| b.trim().to_string()).filter(|b| !b.is_empty()),
-            name: name.to_string(),
-            model_asset_id: model.to_string(),
-            items: json(&items)?,
-            background: json(&background)?,
-            aesthetic: aesthetic.to_string(),
-            status: "draft".into(),
-            look_base_asset_id: None,
-            look_base_job_id: None,
-            batch_id: None,
-            created_at: at,
-            updated_at: at,
-            look_base_parent_id: None,
-            planned_keys: None,
-            planned_quality: None,
-        };
+        let row = draft_row(
+            caller,
+            Draft { name, items, background },
+            &model,
+            aesthetic,
+            brand(req.brand_id.as_deref()),
+            now(),
+        )?;
         self.0.storage.insert_looks(vec![row.clone()]).await?;
         look_view(&row)
     }
