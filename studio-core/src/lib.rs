@@ -91,7 +91,7 @@ pub use crate::{
         assets::{AssetFile, PendingUpload, UploadForm},
         packs::PackFile,
     },
-    lookbook::{LOOKS_LISTED, Lookbook, vocabulary as lookbook_vocabulary},
+    lookbook::{LOOKS_LISTED, Lookbook, MAX_FACTORY_LOOKS, MAX_PLAN_ASSETS, vocabulary as lookbook_vocabulary},
     mail::{
         LETTER_STATUSES, Mail, MailError, Mailer, OutgoingLetter, SmtpMailer, drip::WINDOW_DAYS as DRIP_WINDOW_DAYS,
     },

@@ -7,6 +7,7 @@ mod accounts;
 mod billing;
 mod develops;
 mod errors;
+mod factory;
 mod invitations;
 mod keys;
 mod library;
@@ -33,6 +34,7 @@ pub use develops::{
     StandingInstruction, StartDevelop, StartedDevelop, SubmitResponse, TakeJob, TakesRequest, TakesResponse,
 };
 pub use errors::ErrorBody;
+pub use factory::*;
 pub use invitations::{
     AcceptInvitationRequest, AcceptInvitationResponse, AdminInviteRequest, AdminInviteResponse, IntakeAnswer,
     IntakeAnswers, InvitationLookup, InviteCode, InviteCodeList, InviteRequestBody, InviteRequestList,

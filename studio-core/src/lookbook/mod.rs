@@ -5,12 +5,16 @@
 //! Creating a look stores selections only: nothing develops and nothing is charged. Every asset
 //! a look or a preset names must be a live asset of the house (404 `ASSET_NOT_FOUND`). A look's
 //! detail reads its develop jobs (`jobs.look_id`): stage `lock` gives `lockDevelop`, stage
-//! `variations` the variation frames.
+//! `variations` the variation frames. The factory (`factory.rs`) proposes looks from a pile of
+//! pieces and drafts a confirmed batch through the same checks a hand-made look passes.
 
 mod develop;
+mod factory;
 pub(crate) use develop::LOOK_TOOL;
 pub(crate) mod output;
 pub mod vocabulary;
+
+pub use factory::{MAX_FACTORY_LOOKS, MAX_PLAN_ASSETS};
 
 use crate::api::{
     Background, CreateLookRequest, LockDevelop, Look, LookDetail, LookItem, LookList, LookPreset, LookStatus,
