@@ -126,6 +126,7 @@ mod client;
 mod develops;
 mod error;
 mod events;
+mod factory;
 mod invitations;
 mod lookbook;
 mod mcp;

@@ -122,6 +122,8 @@ const ROUTES: &[&str] = &[
     "GET /api/toolkit/lookbook/vocabulary",
     "GET /api/toolkit/presets",
     "POST /api/toolkit/presets",
+    "POST /api/toolkit/factory/plan",
+    "POST /api/toolkit/factory/run",
 ];
 
 /// Routes that answer 405 by design (the agent endpoint has no event stream and no session).

@@ -493,6 +493,20 @@ fn rows(w: &World) -> Vec<Row> {
         row("GET /api/toolkit/presets", AnyRole, Status(200)),
         row("POST /api/toolkit/presets", NotViewer("FORBIDDEN"), Status(200))
             .json(json!({ "aesthetic": "noir", "background": { "kind": "preset", "value": "white" }, "variationKeys": ["back"] })),
+        // The factory (§4.5): a plan reads (viewers too); a run drafts looks. A's pieces are
+        // unknown to B.
+        row("POST /api/toolkit/factory/plan", AnyRole, Status(200))
+            .json(json!({ "assetIds": [w.asset] }))
+            .foreign(Code(404, "ASSET_NOT_FOUND")),
+        row("POST /api/toolkit/factory/run", NotViewer("FORBIDDEN"), Status(201))
+            .json(json!({
+                "looks": [{
+                    "name": "matrix", "itemAssetIds": [{ "assetId": w.asset, "role": "top" }],
+                    "background": { "kind": "preset", "value": "white" }, "variationKeys": ["back"]
+                }],
+                "modelAssetId": w.asset, "aesthetic": "minimal"
+            }))
+            .foreign(Code(404, "ASSET_NOT_FOUND")),
         row("GET /api/mcp", NotAllowed, Status(405)),
         row("DELETE /api/mcp", NotAllowed, Status(405)),
     ]

@@ -6,6 +6,7 @@ mod assets;
 mod backgrounds;
 mod check_email;
 mod develops;
+mod factory;
 mod folders;
 mod invite;
 mod invites;
@@ -46,6 +47,7 @@ pub(super) fn router() -> ApiRouter<AppState> {
         .merge(org::router())
         .merge(tools::router())
         .merge(lookbook::router())
+        .merge(factory::router())
         .merge(presets::router())
         .merge(ai::router())
         .merge(admin::router())
