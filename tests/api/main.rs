@@ -9,6 +9,7 @@ mod billing;
 mod client;
 mod develops;
 mod docs;
+mod factory;
 mod folders;
 mod invitations;
 mod isolation;
