@@ -97,9 +97,21 @@ pub(crate) const CODES: &[&str] = &[
     "UNPARSEABLE",
     "BAD_SIGNATURE",
     "APPLY_FAILED",
-    // Lookbooks.
+    // Lookbooks and the factory.
     "LOOK_LOCKED",
     "LOCK_REQUIRED",
+    "ASSETS_REQUIRED",
+    "LOOKS_REQUIRED",
+    "TOO_MANY_LOOKS",
+    "MODEL_REQUIRED",
+    "BAD_AESTHETIC",
+    "ITEMS_REQUIRED",
+    "TOO_MANY_ITEMS",
+    "BAD_ITEM",
+    "BAD_BACKGROUND",
+    "KEYS_REQUIRED",
+    "TOO_MANY_FRAMES",
+    "UNKNOWN_VARIATION",
     // Mail: the email links, the letter archive and the delivery webhook.
     "INVALID_TOKEN",
     "TOKEN_USED",
@@ -132,13 +144,24 @@ pub(crate) const CODES: &[&str] = &[
     "INTERNAL",
 ];
 
-/// The sentence for a refusal: the code's own, else one for its HTTP status.
+/// The sentence for a refusal: the code's own, else one for its HTTP status; a refusal about
+/// one look of a factory run first says which.
 pub(crate) fn hint(err: &studio_client::Error) -> String {
     let (status, code) = match err {
         studio_client::Error::Api { status, code, .. } => (*status, code.as_str()),
         _ => (0, ""),
     };
-    for_code(err, code).unwrap_or_else(|| for_status(status))
+    let sentence = for_code(err, code).unwrap_or_else(|| for_status(status));
+    match err.extra_i64("lookIndex") {
+        Some(i) => format!("look {} of the input (lookIndex {i}): {sentence}", i + 1),
+        None => sentence,
+    }
+}
+
+/// The legal values a refusal lists in `field`, comma-separated.
+fn legal(err: &studio_client::Error, field: &str) -> Option<String> {
+    let values: Vec<&str> = err.extra(field)?.as_array()?.iter().filter_map(|v| v.as_str()).collect();
+    (!values.is_empty()).then(|| values.join(", "))
 }
 
 /// A sentence for `code`, reading the extra fields it carries from `err`.
@@ -212,6 +235,7 @@ fn for_code(err: &studio_client::Error, code: &str) -> Option<String> {
         "BAD_IMAGE" => "the image could not be decoded: check it opens, or export it again as JPEG or PNG".into(),
         "BAD_KIND" => "--kind is one of clothes, accessory, jewelry, model, background".into(),
         "BAD_SKU" => "a SKU is a short code of printable ASCII characters: check --sku".into(),
+        "NAME_REQUIRED" if max("lookIndex").is_some() => "give the look a name of 1 to 120 characters".into(),
         "NAME_REQUIRED" => "give the collection (or model) a name".into(),
         "BAD_FOLDER" => "that collection is not this house's: pick an id from `studio folders ls`".into(),
         "BAD_ASSET_IDS" => match max("max") {
@@ -276,6 +300,39 @@ fn for_code(err: &studio_client::Error, code: &str) -> Option<String> {
         }
         "LOOK_LOCKED" => "the look is locked: unlock it before developing it again".into(),
         "LOCK_REQUIRED" => "variations need a locked look: lock it first".into(),
+        "ASSETS_REQUIRED" => "name the pieces to plan by their asset ids (see `studio assets ls`)".into(),
+        "LOOKS_REQUIRED" => "the input holds no looks: run `studio factory plan IDS... --json` for some".into(),
+        "TOO_MANY_LOOKS" => match max("max") {
+            Some(max) => format!("a run drafts at most {max} looks: split the input into several runs"),
+            None => "too many looks at once: split the input into several runs".into(),
+        },
+        "MODEL_REQUIRED" => "give the model's asset id with --model".into(),
+        "BAD_AESTHETIC" => match legal(err, "presets") {
+            Some(list) => format!("--aesthetic is one of {list}"),
+            None => "--aesthetic is one of the composer's presets".into(),
+        },
+        "ITEMS_REQUIRED" => "a look needs at least one piece in itemAssetIds".into(),
+        "TOO_MANY_ITEMS" => match max("max") {
+            Some(max) => format!("a look holds at most {max} pieces: split it"),
+            None => "the look holds too many pieces: split it".into(),
+        },
+        "BAD_ITEM" => match legal(err, "roles") {
+            Some(list) => format!("each piece is {{assetId, role}}, named once, with a role among {list}"),
+            None => "each piece is {assetId, role}, named once, with a known role".into(),
+        },
+        "BAD_BACKGROUND" => match legal(err, "presets") {
+            Some(list) => format!("a background is {{kind: preset, value}} with a value among {list}, or {{kind: asset, assetId}}"),
+            None => "a background is {kind: preset, value} or {kind: asset, assetId}".into(),
+        },
+        "KEYS_REQUIRED" => "name at least one variation key".into(),
+        "TOO_MANY_FRAMES" => match max("max") {
+            Some(max) => format!("at most {max} variation frames at once"),
+            None => "too many variation frames at once".into(),
+        },
+        "UNKNOWN_VARIATION" => match legal(err, "keys") {
+            Some(list) => format!("a variation key is one of {list}"),
+            None => "use the variation keys of `GET /api/toolkit/lookbook/vocabulary`".into(),
+        },
         "ALREADY_MEMBER" => "that person already sits in this house: `studio seats ls` shows their role".into(),
         "OWNER_SEAT_OWNER_ONLY" => "only the owner offers the owner seat; invite with --role admin instead".into(),
         "INVITE_LIMIT" => match max("limit") {
@@ -383,6 +440,17 @@ mod tests {
             for_code(&api(400, "NAME_REQUIRED", serde_json::json!({})), "NAME_REQUIRED").unwrap(),
             "give the collection (or model) a name"
         );
+    }
+
+    #[test]
+    fn a_refusal_about_one_look_says_which_with_the_legal_values() {
+        let err = api(400, "BAD_ITEM", serde_json::json!({"lookIndex": 2, "roles": ["dress", "top"]}));
+        assert_eq!(
+            hint(&err),
+            "look 3 of the input (lookIndex 2): each piece is {assetId, role}, named once, with a role among dress, top"
+        );
+        let err = api(400, "NAME_REQUIRED", serde_json::json!({"lookIndex": 0}));
+        assert_eq!(hint(&err), "look 1 of the input (lookIndex 0): give the look a name of 1 to 120 characters");
     }
 
     #[test]

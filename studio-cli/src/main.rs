@@ -12,8 +12,9 @@ use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::commands::{
-    Context, Interrupted, NotSignedIn, Source, Usage, account, assets, balance, billing, completions, develop, folders,
-    house, jobs, keys, login, logout, looks, mcp, memory, pack, prices, runs, seats, signup, takes, upload, whoami,
+    Context, Interrupted, NotSignedIn, Source, Usage, account, assets, balance, billing, completions, develop, factory,
+    folders, house, jobs, keys, login, logout, looks, mcp, memory, pack, prices, runs, seats, signup, takes, upload,
+    whoami,
 };
 
 /// Printed after `studio --help`.
@@ -96,6 +97,8 @@ enum Cmd {
     Jobs(jobs::Args),
     /// Take landed frames again, optionally with a direction.
     Takes(takes::Args),
+    /// Propose looks from pieces and price them (plan), then draft them as one batch (run).
+    Factory(factory::Args),
     /// List develop runs and cancel their queued frames.
     Runs(runs::Args),
     /// The tools this deployment runs and their prices in tokens.
@@ -147,6 +150,7 @@ async fn main() -> ExitCode {
         Cmd::Develop(args) => develop::run(&ctx, args).await,
         Cmd::Jobs(args) => jobs::run(&ctx, args).await,
         Cmd::Takes(args) => takes::run(&ctx, args).await,
+        Cmd::Factory(args) => factory::run(&ctx, args).await,
         Cmd::Runs(args) => runs::run(&ctx, args).await,
         Cmd::Prices(args) => prices::run(&ctx, args).await,
         Cmd::Looks(args) => looks::run(&ctx, args).await,

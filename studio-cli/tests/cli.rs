@@ -1756,3 +1756,94 @@ async fn looks_develop_lock_and_vary_from_the_terminal() {
     let run = cli.run(&["looks", "new", "--name", "x", "--model", &ids[0], "--item", "hat"]).await;
     assert_eq!(run.code, 2, "a malformed --item is a usage error: {run:?}");
 }
+
+use studio_core::api::{FactoryPlan, FactoryRunResponse, Quality};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn factory_plan_then_run_drafts_the_looks() {
+    let app = app().await;
+    let cli = Cli::new();
+    let key = cli.signup(&app, &unique_email("cli-factory")).await;
+    let client = app.client.with_api_key(&key);
+    let upload = |name: &'static str, kind: AssetKind, sku: Option<&'static str>| {
+        let client = client.clone();
+        async move {
+            let options = studio_client::UploadOptions {
+                name: Some(name.into()),
+                kind: Some(kind),
+                sku: sku.map(str::to_string),
+                ..Default::default()
+            };
+            let bytes = studio_tests::images::png(32, 40);
+            client.upload_bytes(&format!("{name}.png"), bytes, &options).await.expect("upload").asset.id
+        }
+    };
+    let coat = upload("Trench coat", AssetKind::Clothes, Some("SS25-07")).await;
+    let skirt = upload("Midi skirt", AssetKind::Clothes, Some("SS25-07")).await;
+    let boots = upload("Boots", AssetKind::Accessory, None).await;
+    let model = upload("Model", AssetKind::Model, None).await;
+
+    // The table, the frames, the cost and what the preset lacks; nothing is written.
+    let run = cli.run(&["factory", "plan", &coat, &skirt, &boots]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert!(lines[0].starts_with("#  NAME") && lines[0].ends_with("PIECES"), "{run:?}");
+    assert!(
+        lines[1].contains("SS25-07") && lines[1].contains(&format!("{coat} (outerwear), {skirt} (bottom)")),
+        "{run:?}"
+    );
+    assert!(lines[2].contains("Boots") && lines[2].contains(&format!("{boots} (shoes)")), "{run:?}");
+    assert!(
+        run.stdout.contains("Each look: 1 develop-lock + 3 variations (full-front, back, detail), minimal on white.")
+    );
+    let planned: FactoryPlan = parsed(&cli.run(&["factory", "plan", &coat, &skirt, &boots, "--json"]).await);
+    let c = &planned.cost;
+    let cost = format!(
+        "Cost: 2 looks × 4 frames = 8 frames × {} tokens (2k) = {} tokens; 100 spendable now",
+        c.per_frame, c.total
+    );
+    assert!(run.stdout.contains(&cost), "{cost}: {run:?}");
+    assert!(run.stdout.contains("Model: the standing preset names none"), "{run:?}");
+    assert!(client.looks().await.unwrap().looks.is_empty(), "a plan writes nothing");
+
+    // A plan at 4k, piped into run: without a model it is a usage error; with one, one batch.
+    let at_4k = cli.run(&["factory", "plan", &coat, &skirt, &boots, "--quality", "4k", "--json"]).await;
+    let planned: FactoryPlan = parsed(&at_4k);
+    assert_eq!(planned.cost.quality, Quality::K4);
+    let run = cli.run_with(&["factory", "run"], &[], Some(&at_4k.stdout)).await;
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("--model"), "{run:?}");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let plan_file = dir.path().join("plan.json");
+    std::fs::write(&plan_file, &at_4k.stdout).expect("write the plan");
+    let drafted: FactoryRunResponse =
+        parsed(&cli.run(&["factory", "run", utf8(&plan_file), "--model", &model, "--json"]).await);
+    assert_eq!(drafted.quality, Quality::K4, "the quality the plan priced");
+    assert_eq!(drafted.looks.iter().map(|l| l.name.as_str()).collect::<Vec<_>>(), vec!["SS25-07", "Boots"]);
+    let looks = client.looks().await.unwrap().looks;
+    assert_eq!(looks.len(), 2);
+    assert!(looks.iter().all(|l| l.batch_id.as_deref() == Some(drafted.batch_id.as_str())
+        && l.preset.aesthetic == "minimal"
+        && l.model_asset_id == model));
+    let untouched = Balance { balance: 100, grant: 100, topup: 0, held: 0, holds: vec![] };
+    assert_eq!(balance_of(&cli).await, untouched, "nothing was held or charged");
+
+    // Bare looks on stdin, human output; a bad look is named by its place in the input.
+    let one = serde_json::json!([{
+        "name": "Boots alone", "itemAssetIds": [{ "assetId": boots, "role": "shoes" }],
+        "background": { "kind": "preset", "value": "bone" }, "variationKeys": ["detail"]
+    }]);
+    let run = cli
+        .run_with(&["factory", "run", "-", "--model", &model, "--aesthetic", "noir"], &[], Some(&one.to_string()))
+        .await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.starts_with("Drafted 1 look in batch batch_") && run.stdout.contains("2k planned"), "{run:?}");
+    assert!(run.stdout.contains("Boots alone  detail"), "{run:?}");
+    let bad = serde_json::json!([one[0], { "name": "No pieces", "variationKeys": ["back"] }]);
+    let run =
+        cli.run_with(&["factory", "run", "--model", &model, "--aesthetic", "noir"], &[], Some(&bad.to_string())).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("error: ITEMS_REQUIRED: "), "{run:?}");
+    assert!(run.stderr.contains("hint: look 2 of the input (lookIndex 1): "), "{run:?}");
+    assert_eq!(client.looks().await.unwrap().looks.len(), 3, "the refused run drafted nothing");
+}

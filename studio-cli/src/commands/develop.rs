@@ -66,7 +66,7 @@ pub(crate) struct Args {
 
 /// The quality tiers, as `--quality` takes them.
 #[derive(Clone, Copy, clap::ValueEnum)]
-enum Tier {
+pub(crate) enum Tier {
     /// 1,024 px on the long edge.
     #[value(name = "1k")]
     K1,

@@ -7,6 +7,7 @@ pub(crate) mod balance;
 pub(crate) mod billing;
 pub(crate) mod completions;
 pub(crate) mod develop;
+pub(crate) mod factory;
 pub(crate) mod folders;
 pub(crate) mod house;
 pub(crate) mod jobs;
