@@ -19,15 +19,8 @@ backend_tests!(
     one_bad_look_refuses_the_whole_run,
 );
 
-/// An app whose price book lists the lookbook tool (a fal model is named for it; nothing in
-/// these tests develops, so nothing is ever sent there).
 async fn app(backend: Backend) -> Option<TestApp> {
-    spawn(backend, |c| {
-        c.fal_key = Some("factory-tests".into());
-        c.fal_url = Some("http://127.0.0.1:9".into());
-        c.fal_models.insert("lookbook".into(), "fal-ai/lookbook-test".into());
-    })
-    .await
+    spawn(backend, |_| {}).await
 }
 
 fn code(e: &studio_client::Error) -> (Option<u16>, Option<&str>) {
@@ -269,6 +262,7 @@ async fn one_bad_look_refuses_the_whole_run(backend: Backend) {
     let with_bad = |bad: FactoryLookRequest| run_request(vec![good(), bad, good()], &model);
     let nine: Vec<Value> = (0..9).map(|n| json!({ "assetId": format!("ast_{n}"), "role": "top" })).collect();
     let max_looks = studio_core::MAX_FACTORY_LOOKS;
+    let max_frames = vocabulary.max_variation_frames as usize;
     let cases: Vec<Refusal> = vec![
         (FactoryRunRequest { looks: None, ..run_request(vec![], &model) }, 400, "LOOKS_REQUIRED", None, None),
         (run_request(vec![], &model), 400, "LOOKS_REQUIRED", None, None),
@@ -308,6 +302,13 @@ async fn one_bad_look_refuses_the_whole_run(backend: Backend) {
             Some(1),
         ),
         (with_bad(FactoryLookRequest { variation_keys: None, ..good() }), 400, "KEYS_REQUIRED", None, Some(1)),
+        (
+            with_bad(FactoryLookRequest { variation_keys: Some(vec!["back".into(); max_frames + 1]), ..good() }),
+            400,
+            "TOO_MANY_FRAMES",
+            Some(("max", max_frames)),
+            Some(1),
+        ),
         (
             with_bad(FactoryLookRequest { variation_keys: Some(vec!["cartwheel".into()]), ..good() }),
             400,
@@ -367,10 +368,11 @@ async fn one_bad_look_refuses_the_whole_run(backend: Backend) {
     assert_eq!(code(&e), (Some(403), Some("FORBIDDEN")));
     assert!(house.key.looks().await.unwrap().looks.is_empty(), "no refusal drafted anything");
 
-    // Repeated keys count once toward the frame cap, and the good run goes through.
-    let over_cap = studio_core::lookbook_vocabulary::MAX_VARIATION_FRAMES + 1;
-    let repeated: Vec<String> = (0..over_cap).map(|n| ["back", "detail"][n % 2].to_string()).collect();
-    let req = run_request(vec![FactoryLookRequest { variation_keys: Some(repeated), ..good() }], &model);
-    let drafted = house.key.factory_run(&req).await.expect("repeated keys fold");
-    assert_eq!(drafted.looks[0].variation_keys, vec!["back", "detail"]);
+    // A key named twice is planned as two takes, as the variations route develops it.
+    let takes: Vec<String> = ["back", "detail", "back"].map(String::from).to_vec();
+    let req = run_request(vec![FactoryLookRequest { variation_keys: Some(takes.clone()), ..good() }], &model);
+    let drafted = house.key.factory_run(&req).await.expect("repeated keys are takes");
+    assert_eq!(drafted.looks[0].variation_keys, takes);
+    let look = house.key.look(&drafted.looks[0].id).await.expect("detail").look;
+    assert_eq!(look.planned_variation_keys, Some(takes));
 }

@@ -98,8 +98,8 @@ pub struct FactoryLookRequest {
     /// `{kind: preset, value}` or `{kind: asset, assetId}` (400 `BAD_BACKGROUND`).
     #[serde(default)]
     pub background: Option<serde_json::Value>,
-    /// The frames planned after the develop-lock (400 `KEYS_REQUIRED`, `UNKNOWN_VARIATION`,
-    /// `TOO_MANY_FRAMES`).
+    /// The frames planned after the develop-lock, as a variations request takes them: a key
+    /// named twice is two takes (400 `KEYS_REQUIRED`, `UNKNOWN_VARIATION`, `TOO_MANY_FRAMES`).
     #[serde(default)]
     pub variation_keys: Option<Vec<String>>,
 }
@@ -150,7 +150,7 @@ pub struct FactoryRunLook {
     pub id: String,
     /// Its name.
     pub name: String,
-    /// The variation keys planned for it (checked and de-duplicated in order).
+    /// The variation frames planned for it, in order.
     pub variation_keys: Vec<String>,
 }
 

@@ -262,12 +262,14 @@ impl Lookbook<'_> {
         Ok(FactoryPlan { preset, looks, truncated, model_ready, cost, balance })
     }
 
-    /// One confirmed look checked for shape, as a hand-made look is, with its variation keys.
+    /// One confirmed look checked for shape, as a hand-made look is, with the frames planned
+    /// after its develop-lock, checked as a variations request checks them (a key named twice is
+    /// another take of it).
     fn checked_look(look: &FactoryLookRequest) -> Result<(Draft, Vec<&'static str>)> {
         let name = checked_name(look.name.as_deref())?;
         let items = Self::checked_items(look.item_asset_ids.as_deref())?;
         let background = vocabulary::background(look.background.as_ref())?;
-        let keys = vocabulary::variation_keys(look.variation_keys.as_deref())?;
+        let keys = vocabulary::variation_frames(look.variation_keys.as_deref())?;
         Ok((Draft { name, items, background }, keys))
     }
 
