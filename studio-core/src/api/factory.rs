@@ -94,13 +94,16 @@ pub struct FactoryLookRequest {
     pub name: Option<String>,
     /// The pieces `[{assetId, role}]`, 1 to 8 (400 `ITEMS_REQUIRED`, `TOO_MANY_ITEMS`, `BAD_ITEM`).
     #[serde(default)]
+    #[schemars(schema_with = "super::lookbook::schema::items")]
     pub item_asset_ids: Option<Vec<serde_json::Value>>,
     /// `{kind: preset, value}` or `{kind: asset, assetId}` (400 `BAD_BACKGROUND`).
     #[serde(default)]
+    #[schemars(schema_with = "super::lookbook::schema::background")]
     pub background: Option<serde_json::Value>,
     /// The frames planned after the develop-lock, as a variations request takes them: a key
     /// named twice is two takes (400 `KEYS_REQUIRED`, `UNKNOWN_VARIATION`, `TOO_MANY_FRAMES`).
     #[serde(default)]
+    #[schemars(schema_with = "super::lookbook::schema::variation_keys")]
     pub variation_keys: Option<Vec<String>>,
 }
 
@@ -133,6 +136,7 @@ pub struct FactoryRunRequest {
     pub model_asset_id: Option<String>,
     /// One of the composer's presets (400 `BAD_AESTHETIC`).
     #[serde(default)]
+    #[schemars(schema_with = "super::lookbook::schema::aesthetic")]
     pub aesthetic: Option<String>,
     /// The quality planned for the batch; the standing preset's when absent.
     #[serde(default)]

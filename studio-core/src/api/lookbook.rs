@@ -466,7 +466,7 @@ pub struct VariationsResponse {
 
 /// The composer's vocabulary as OpenAPI enums: request fields that take a vocabulary name show
 /// the legal values (the core still checks them and names them in every refusal).
-mod schema {
+pub(super) mod schema {
     use schemars::{Schema, SchemaGenerator, json_schema};
     use serde_json::json;
 
@@ -479,21 +479,21 @@ mod schema {
         VARIATIONS.iter().map(|v| v.0).collect()
     }
 
-    pub(super) fn aesthetic(_: &mut SchemaGenerator) -> Schema {
+    pub(in crate::api) fn aesthetic(_: &mut SchemaGenerator) -> Schema {
         let names: Vec<&str> = AESTHETICS.iter().map(|a| a.0).collect();
         json_schema!({"type": "string", "enum": names, "description": "One of the composer's presets."})
     }
 
-    pub(super) fn quality(_: &mut SchemaGenerator) -> Schema {
+    pub(in crate::api) fn quality(_: &mut SchemaGenerator) -> Schema {
         json_schema!({"type": "string", "enum": ["1k", "2k", "4k"]})
     }
 
-    pub(super) fn destination(_: &mut SchemaGenerator) -> Schema {
+    pub(in crate::api) fn destination(_: &mut SchemaGenerator) -> Schema {
         let names: Vec<&str> = DESTINATIONS.iter().map(|d| d.0).chain([CUSTOM_DESTINATION]).collect();
         json_schema!({"type": "string", "enum": names})
     }
 
-    pub(super) fn variation_keys(_: &mut SchemaGenerator) -> Schema {
+    pub(in crate::api) fn variation_keys(_: &mut SchemaGenerator) -> Schema {
         json_schema!({
             "type": "array",
             "items": {"type": "string", "enum": variation_names()},
@@ -502,7 +502,7 @@ mod schema {
         })
     }
 
-    pub(super) fn items(_: &mut SchemaGenerator) -> Schema {
+    pub(in crate::api) fn items(_: &mut SchemaGenerator) -> Schema {
         json_schema!({
             "type": "array",
             "minItems": 1,
@@ -518,7 +518,7 @@ mod schema {
         })
     }
 
-    pub(super) fn background(_: &mut SchemaGenerator) -> Schema {
+    pub(in crate::api) fn background(_: &mut SchemaGenerator) -> Schema {
         let presets = background_presets();
         let preset = json!({
             "type": "object",
