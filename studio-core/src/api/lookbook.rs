@@ -470,9 +470,9 @@ pub(super) mod schema {
     use schemars::{Schema, SchemaGenerator, json_schema};
     use serde_json::json;
 
-    use crate::lookbook::vocabulary::{
-        AESTHETICS, CUSTOM_DESTINATION, DESTINATIONS, ITEM_ROLES, MAX_ITEMS_PER_LOOK, MAX_VARIATION_FRAMES, VARIATIONS,
-        background_presets,
+    use crate::api::vocabulary::{
+        AESTHETICS, CUSTOM_DESTINATION, DESTINATIONS, GROUNDS, ITEM_ROLES, MAX_ITEMS_PER_LOOK, MAX_VARIATION_FRAMES,
+        VARIATIONS,
     };
 
     fn variation_names() -> Vec<&'static str> {
@@ -519,7 +519,7 @@ pub(super) mod schema {
     }
 
     pub(in crate::api) fn background(_: &mut SchemaGenerator) -> Schema {
-        let presets = background_presets();
+        let presets: Vec<&str> = GROUNDS.iter().map(|g| g.0).collect();
         let preset = json!({
             "type": "object",
             "required": ["kind", "value"],

@@ -17,6 +17,7 @@ mod models;
 mod people;
 mod quality;
 mod roles;
+pub mod vocabulary;
 
 pub use accounts::{
     CheckEmailRequest, CheckEmailResponse, Organization, SessionInfo, SignInRequest, SignUpRequest, SignUpResponse,

@@ -101,14 +101,7 @@ fn not_found() -> Error {
     Error::not_found("NOT_FOUND", "No such asset in this house.")
 }
 
-/// The built-in plain grounds: (id, name, tone, note).
-pub(crate) const GROUNDS: [(&str, &str, &str, &str); 5] = [
-    ("white", "White seamless", "#FFFFFF", "E-commerce packshots; the marketplace default."),
-    ("bone", "Bone", "#F2EDE4", "Warm neutral for knitwear, leather and skin tones."),
-    ("dove", "Dove grey", "#D9D9DC", "Soft contrast for white and pale pieces."),
-    ("charcoal", "Charcoal", "#333333", "Evening wear, metallics and jewellery."),
-    ("black", "Black", "#000000", "High-contrast editorial."),
-];
+pub(crate) use crate::api::vocabulary::GROUNDS;
 
 /// Distinct ids, in first-seen order.
 fn dedup(ids: &[String]) -> Vec<String> {

@@ -7,47 +7,10 @@ use serde_json::Value;
 use crate::api::{Background, Vocabulary, VocabularyEntry};
 use crate::error::{Error, Result};
 
-/// What a piece is in a look, in the order the composer layers them.
-pub const ITEM_ROLES: [&str; 8] = ["dress", "bottom", "top", "outerwear", "shoes", "bag", "accessory", "jewelry"];
-
-/// The most pieces one look holds.
-pub const MAX_ITEMS_PER_LOOK: usize = 8;
-
-/// The composer's presets: (key, what it does).
-pub const AESTHETICS: [(&str, &str); 6] = [
-    ("editorial", "Magazine light: soft key, deep shadow, a little grain"),
-    ("minimal", "Flat even light on a clean ground; nothing competes with the clothes"),
-    ("classic", "Warm studio light with a gentle falloff"),
-    ("street", "Hard daylight and contrast"),
-    ("romantic", "Low contrast, warm tones, lifted blacks"),
-    ("noir", "Monochrome, high contrast"),
-];
-
-/// Variation keys: (key, name, what the frame holds).
-pub const VARIATIONS: [(&str, &str, &str); 6] = [
-    ("full-front", "Full length, front", "head to toe, facing the camera"),
-    ("three-quarter", "Three-quarter", "from mid-thigh up, turned a quarter away"),
-    ("back", "Back", "head to toe from behind, for the cut of the back"),
-    ("detail", "Detail", "a close crop on the pieces: fabric, closures, hardware"),
-    ("walking", "Walking", "full length in stride, the way runway pictures read"),
-    ("seated", "Seated", "full length, seated, for drape and length when sitting"),
-];
-
-/// The most frames one variations request (or one factory look) may ask for.
-pub const MAX_VARIATION_FRAMES: usize = 24;
-
-/// Named output places: (key, width, height, what it is for). `custom` takes the caller's pixels.
-pub const DESTINATIONS: [(&str, u32, u32, &str); 6] = [
-    ("web-tile", 1200, 1500, "A 4:5 product tile for a web shop"),
-    ("story", 1080, 1920, "A 9:16 vertical story"),
-    ("square", 1080, 1080, "A 1:1 social post"),
-    ("banner", 1920, 1080, "A 16:9 landscape banner"),
-    ("a4-print", 2480, 3508, "A4 at 300 dpi, composed at 2:3 and trimmed (5.7 %)"),
-    ("a3-print", 3508, 4961, "A3 at 300 dpi, composed at 2:3 and trimmed (5.7 %)"),
-];
-
-/// The key of a destination that carries the caller's own width and height.
-pub const CUSTOM_DESTINATION: &str = "custom";
+pub use crate::api::vocabulary::{
+    AESTHETICS, CUSTOM_DESTINATION, DESTINATIONS, GROUNDS, ITEM_ROLES, MAX_ITEMS_PER_LOOK, MAX_VARIATION_FRAMES,
+    VARIATIONS,
+};
 
 fn keys<T>(list: &[T], key: impl Fn(&T) -> &str) -> Vec<String> {
     list.iter().map(|e| key(e).to_string()).collect()
@@ -55,7 +18,7 @@ fn keys<T>(list: &[T], key: impl Fn(&T) -> &str) -> Vec<String> {
 
 /// The ground presets a background may name (the built-in plain grounds).
 pub fn background_presets() -> Vec<String> {
-    keys(&crate::library::assets::GROUNDS, |g| g.0)
+    keys(&GROUNDS, |g| g.0)
 }
 
 /// The whole vocabulary, for the wire.
@@ -69,7 +32,7 @@ pub fn vocabulary() -> Vocabulary {
         item_roles: keys(&ITEM_ROLES, |r| r),
         max_items_per_look: MAX_ITEMS_PER_LOOK as i64,
         aesthetics: AESTHETICS.iter().map(|(k, note)| entry(k, k, note)).collect(),
-        backgrounds: crate::library::assets::GROUNDS.iter().map(|g| entry(g.0, g.1, g.3)).collect(),
+        backgrounds: GROUNDS.iter().map(|g| entry(g.0, g.1, g.3)).collect(),
         variations: VARIATIONS.iter().map(|(k, name, note)| entry(k, name, note)).collect(),
         max_variation_frames: MAX_VARIATION_FRAMES as i64,
         destinations: DESTINATIONS

@@ -16,8 +16,7 @@ use super::frame::{self, parse_aspect};
 use super::ops::{self, Plane, Region, Result, rejected};
 use super::subject::Subject;
 use super::{Frame, Params, decode};
-use crate::library::assets::GROUNDS;
-use crate::lookbook::vocabulary::{AESTHETICS, ITEM_ROLES, MAX_ITEMS_PER_LOOK, VARIATIONS};
+use crate::api::vocabulary::{AESTHETICS, GROUNDS, ITEM_ROLES, MAX_ITEMS_PER_LOOK, VARIATIONS};
 use crate::providers::{DevelopInput, DevelopRequest};
 
 /// The largest long edge a restoration pass may reach.
