@@ -14,6 +14,7 @@ mod common;
 mod growth;
 mod idle;
 mod local;
+mod lookbook;
 mod mcp;
 mod packs;
 mod sockets;
@@ -25,7 +26,11 @@ use std::path::PathBuf;
 use common::{Options, Row, print_table};
 
 /// Every row group, in the order of the table.
-const GROUPS: &[&str] = &["assets", "submit", "packs", "uploads", "local", "mcp", "sockets", "idle", "growth"];
+const GROUPS: &[&str] =
+    &["assets", "submit", "packs", "uploads", "local", "mcp", "sockets", "idle", "growth", "lookbook"];
+
+/// Row groups that call studio-core in this process and start no server.
+const IN_PROCESS: &[&str] = &["lookbook"];
 
 async fn run_group(name: &str, opts: &Options) -> anyhow::Result<Vec<Row>> {
     match name {
@@ -38,6 +43,7 @@ async fn run_group(name: &str, opts: &Options) -> anyhow::Result<Vec<Row>> {
         "sockets" => sockets::run(opts).await,
         "idle" => idle::run(opts).await,
         "growth" => growth::run(opts).await,
+        "lookbook" => lookbook::run(opts).await,
         other => anyhow::bail!("unknown row group {other}"),
     }
 }
@@ -65,7 +71,7 @@ async fn main() {
             _ => usage(),
         }
     }
-    if !server_bin.is_file() {
+    if rows.iter().any(|r| !IN_PROCESS.contains(&r.as_str())) && !server_bin.is_file() {
         eprintln!(
             "no studio-server at {}: build it first (cargo build --release -p studio-server) or pass --server",
             server_bin.display()
