@@ -107,17 +107,14 @@ impl Lookbook<'_> {
         self.0.storage.look(&caller.org_id, id.trim()).await?.ok_or_else(not_found)
     }
 
-    /// One job of the look for `variation`: its inputs (model, pieces, background asset) and
-    /// options, held at the order's price per frame.
-    async fn look_job(
+    /// The look's inputs (model, pieces in item order, an asset background) and the options
+    /// every frame of a request shares, read once per request.
+    async fn look_inputs(
         &self,
         caller: &Caller,
         look: &LookRow,
         order: &Order,
-        stage: &str,
-        variation: &str,
-        key: String,
-    ) -> Result<crate::storage::JobRow> {
+    ) -> Result<(Vec<JobInput>, BTreeMap<String, String>)> {
         let items: Vec<LookItem> = parse(&look.items)?;
         let background: Background = parse(&look.background)?;
         let studio = self.0;
@@ -136,8 +133,6 @@ impl Lookbook<'_> {
         }
         let mut params = BTreeMap::from([
             ("lookId".to_string(), look.id.clone()),
-            ("stage".to_string(), stage.to_string()),
-            ("variation".to_string(), variation.to_string()),
             ("itemRoles".to_string(), items.iter().map(|i| i.role.as_str()).collect::<Vec<_>>().join(",")),
             ("aesthetic".to_string(), look.aesthetic.clone()),
             ("aspect".to_string(), format!("{}:{}", order.destination.composed.0, order.destination.composed.1)),
@@ -159,19 +154,37 @@ impl Lookbook<'_> {
         if let Some(base) = &look.look_base_asset_id {
             params.insert("lookBaseAssetId".to_string(), base.clone());
         }
+        Ok((inputs, params))
+    }
+
+    /// One job of the look for `variation` at `stage`, held at the order's price per frame.
+    #[allow(clippy::too_many_arguments)]
+    fn look_job(
+        &self,
+        caller: &Caller,
+        look: &LookRow,
+        order: &Order,
+        shared: &(Vec<JobInput>, BTreeMap<String, String>),
+        stage: &str,
+        variation: &str,
+        key: String,
+    ) -> crate::storage::JobRow {
+        let mut params = shared.1.clone();
+        params.insert("stage".to_string(), stage.to_string());
+        params.insert("variation".to_string(), variation.to_string());
         let spec = JobSpec {
             tool: LOOK_TOOL.to_string(),
             quality: order.quality,
             params,
-            inputs,
+            inputs: shared.0.clone(),
             idempotency_key: Some(key),
             brand_id: look.brand_id.clone(),
             source_job_id: None,
             retry_of_job_id: None,
         };
-        let mut job = studio.new_job(caller, spec);
+        let mut job = self.0.new_job(caller, spec);
         job.tokens = order.plan.tokens_per_frame;
-        Ok(job)
+        job
     }
 
     fn tool_runs(&self) -> Result<()> {
@@ -231,7 +244,8 @@ impl Lookbook<'_> {
             self.order(caller, req.quality.as_deref(), req.output.as_ref(), req.idempotency_key.as_deref()).await?;
         let look = self.look_row(caller, id).await?;
         self.tool_runs()?;
-        let job = self.look_job(caller, &look, &order, "lock", LOCK_VARIATION, order.idempotency_key.clone()).await?;
+        let shared = self.look_inputs(caller, &look, &order).await?;
+        let job = self.look_job(caller, &look, &order, &shared, "lock", LOCK_VARIATION, order.idempotency_key.clone());
         let (rows, replayed) = self.queue_on_look(caller, &look.id, "draft", vec![job]).await?;
         let row = rows.into_iter().next().ok_or_else(|| Error::internal("no job came back"))?;
         Ok(DevelopLockResponse {
@@ -253,11 +267,15 @@ impl Lookbook<'_> {
             self.order(caller, req.quality.as_deref(), req.output.as_ref(), req.idempotency_key.as_deref()).await?;
         let look = self.look_row(caller, id).await?;
         self.tool_runs()?;
-        let mut jobs = Vec::with_capacity(keys.len());
-        for (i, key) in keys.iter().enumerate() {
-            let idem = format!("{}:{i}:{key}", order.idempotency_key);
-            jobs.push(self.look_job(caller, &look, &order, "variations", key, idem).await?);
-        }
+        let shared = self.look_inputs(caller, &look, &order).await?;
+        let jobs = keys
+            .iter()
+            .enumerate()
+            .map(|(i, key)| {
+                let idem = format!("{}:{i}:{key}", order.idempotency_key);
+                self.look_job(caller, &look, &order, &shared, "variations", key, idem)
+            })
+            .collect();
         let (rows, replayed) = self.queue_on_look(caller, &look.id, "locked", jobs).await?;
         let jobs: Vec<VariationJob> = rows
             .iter()
