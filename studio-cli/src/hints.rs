@@ -112,6 +112,14 @@ pub(crate) const CODES: &[&str] = &[
     "KEYS_REQUIRED",
     "TOO_MANY_FRAMES",
     "UNKNOWN_VARIATION",
+    "DEVELOP_IN_FLIGHT",
+    "NOT_A_LOOK_FRAME",
+    "ASSET_REQUIRED",
+    "UNKNOWN_DESTINATION",
+    "BAD_DIMENSIONS",
+    "OUTPUT_TOO_LARGE",
+    "QUALITY_TOO_LOW_FOR_OUTPUT",
+    "LOOKBOOK_NOT_CONFIGURED",
     // Mail: the email links, the letter archive and the delivery webhook.
     "INVALID_TOKEN",
     "TOKEN_USED",
@@ -300,6 +308,24 @@ fn for_code(err: &studio_client::Error, code: &str) -> Option<String> {
         }
         "LOOK_LOCKED" => "the look is locked: unlock it before developing it again".into(),
         "LOCK_REQUIRED" => "variations need a locked look: lock it first".into(),
+        "DEVELOP_IN_FLIGHT" => {
+            "a develop of this look is still queued or rendering: wait (`studio looks show ID`) or cancel its run \
+             (`studio runs ls`)"
+                .into()
+        }
+        "NOT_A_LOOK_FRAME" => "lock on a landed frame of this look's develop-lock or variations (`studio looks show ID`)".into(),
+        "ASSET_REQUIRED" => "name the frame to lock on by its asset id".into(),
+        "UNKNOWN_DESTINATION" => match legal(err, "destinations") {
+            Some(list) => format!("--destination is one of {list}"),
+            None => "--destination names a place from `GET /api/toolkit/lookbook/vocabulary`".into(),
+        },
+        "BAD_DIMENSIONS" => "custom needs --width and --height in pixels; a named place carries its own".into(),
+        "OUTPUT_TOO_LARGE" => match max("max") {
+            Some(max) => format!("an output is at most {max} px a side"),
+            None => "the output is larger than this studio develops".into(),
+        },
+        "QUALITY_TOO_LOW_FOR_OUTPUT" => "develop at --quality 4k for this destination (it may add a restoration pass)".into(),
+        "LOOKBOOK_NOT_CONFIGURED" => "this deployment runs no lookbook tool (`studio prices` lists its tools)".into(),
         "ASSETS_REQUIRED" => "name the pieces to plan by their asset ids (see `studio assets ls`)".into(),
         "LOOKS_REQUIRED" => "the input holds no looks: run `studio factory plan IDS... --json` for some".into(),
         "TOO_MANY_LOOKS" => match max("max") {
