@@ -475,27 +475,33 @@ pub(super) mod schema {
         VARIATIONS,
     };
 
+    /// A string of `names`, or null (the field is optional and defaults to null).
+    fn nullable_enum(names: Vec<&str>) -> Schema {
+        let mut values: Vec<serde_json::Value> = names.into_iter().map(serde_json::Value::from).collect();
+        values.push(serde_json::Value::Null);
+        json_schema!({"type": ["string", "null"], "enum": values})
+    }
+
     fn variation_names() -> Vec<&'static str> {
         VARIATIONS.iter().map(|v| v.0).collect()
     }
 
     pub(in crate::api) fn aesthetic(_: &mut SchemaGenerator) -> Schema {
         let names: Vec<&str> = AESTHETICS.iter().map(|a| a.0).collect();
-        json_schema!({"type": "string", "enum": names, "description": "One of the composer's presets."})
+        nullable_enum(names)
     }
 
     pub(in crate::api) fn quality(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({"type": "string", "enum": ["1k", "2k", "4k"]})
+        nullable_enum(vec!["1k", "2k", "4k"])
     }
 
     pub(in crate::api) fn destination(_: &mut SchemaGenerator) -> Schema {
-        let names: Vec<&str> = DESTINATIONS.iter().map(|d| d.0).chain([CUSTOM_DESTINATION]).collect();
-        json_schema!({"type": "string", "enum": names})
+        nullable_enum(DESTINATIONS.iter().map(|d| d.0).chain([CUSTOM_DESTINATION]).collect())
     }
 
     pub(in crate::api) fn variation_keys(_: &mut SchemaGenerator) -> Schema {
         json_schema!({
-            "type": "array",
+            "type": ["array", "null"],
             "items": {"type": "string", "enum": variation_names()},
             "minItems": 1,
             "maxItems": MAX_VARIATION_FRAMES,
@@ -504,7 +510,7 @@ pub(super) mod schema {
 
     pub(in crate::api) fn items(_: &mut SchemaGenerator) -> Schema {
         json_schema!({
-            "type": "array",
+            "type": ["array", "null"],
             "minItems": 1,
             "maxItems": MAX_ITEMS_PER_LOOK,
             "items": {
@@ -530,6 +536,6 @@ pub(super) mod schema {
             "required": ["kind", "assetId"],
             "properties": {"kind": {"type": "string", "enum": ["asset"]}, "assetId": {"type": "string"}},
         });
-        json_schema!({"oneOf": [preset, asset]})
+        json_schema!({"oneOf": [preset, asset, {"type": "null"}]})
     }
 }
