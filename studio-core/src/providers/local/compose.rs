@@ -13,7 +13,7 @@
 use image::{Rgb, RgbImage, RgbaImage};
 
 use super::frame::{self, parse_aspect};
-use super::ops::{self, Plane, Region, Result, rejected};
+use super::ops::{self, Region, Result, rejected};
 use super::subject::Subject;
 use super::{Frame, Params, decode};
 use crate::api::vocabulary::{AESTHETICS, GROUNDS, ITEM_ROLES, MAX_ITEMS_PER_LOOK, VARIATIONS};
@@ -733,25 +733,8 @@ fn contact_shadow(canvas: &mut RgbImage, view: &View) {
     if fy - 3.0 * ry > ch as f32 || fy + 3.0 * ry < 0.0 || fx + rx < 0.0 || fx - rx > cw as f32 {
         return;
     }
-    let q = 4usize;
-    let (sw, sh) = ((cw as usize).div_ceil(q), (ch as usize).div_ceil(q));
-    let mut shadow = Plane::new(sw, sh, 0.0);
-    let (ex, ey, erx, ery) = (fx / q as f32, fy / q as f32, (rx / q as f32).max(2.0), (ry / q as f32).max(1.0));
-    for y in 0..sh {
-        for x in 0..sw {
-            let (dx, dy) = ((x as f32 + 0.5 - ex) / erx, (y as f32 + 0.5 - ey) / ery);
-            if dx * dx + dy * dy <= 1.0 {
-                shadow.data[y * sw + x] = 1.0;
-            }
-        }
-    }
-    let shadow = shadow.blur(((ery * 0.8).round() as usize).max(1));
-    for (x, y, p) in canvas.enumerate_pixels_mut() {
-        let s = shadow.sample((x as f32 + 0.5) / q as f32, (y as f32 + 0.5) / q as f32) * OPACITY;
-        if s > 0.0005 {
-            p.0 = p.0.map(|c| ops::to_u8(f32::from(c) * (1.0 - s)));
-        }
-    }
+    let q = ops::SHADOW_SCALE as f32;
+    ops::contact_shadow(canvas, (fx / q, fy / q), ((rx / q).max(2.0), (ry / q).max(1.0)), OPACITY);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -260,26 +260,10 @@ pub(crate) fn packshot(
     };
 
     // Contact shadow: a hard ellipse under the piece, blurred at quarter size.
-    let q = 4usize;
-    let (sw, sh) = ((cw as usize).div_ceil(q), (ch as usize).div_ceil(q));
-    let mut shadow = Plane::new(sw, sh, 0.0);
-    let (ex, ey) = ((px0 as f32 + pw as f32 / 2.0) / q as f32, (py0 as f32 + ph as f32 * 0.995) / q as f32);
-    let (rx, ry) = ((0.42 * pw as f32 / q as f32).max(2.0), (0.035 * ph as f32 / q as f32).max(1.5));
-    for y in 0..sh {
-        for x in 0..sw {
-            let (dx, dy) = ((x as f32 + 0.5 - ex) / rx, (y as f32 + 0.5 - ey) / ry);
-            if dx * dx + dy * dy <= 1.0 {
-                shadow.data[y * sw + x] = 1.0;
-            }
-        }
-    }
-    let shadow = shadow.blur(((ry * 0.8).round() as usize).max(1));
-    for (x, y, p) in canvas.enumerate_pixels_mut() {
-        let s = shadow.sample((x as f32 + 0.5) / q as f32, (y as f32 + 0.5) / q as f32) * opacity;
-        if s > 0.0005 {
-            p.0 = p.0.map(|c| ops::to_u8(f32::from(c) * (1.0 - s)));
-        }
-    }
+    let q = ops::SHADOW_SCALE as f32;
+    let centre = ((px0 as f32 + pw as f32 / 2.0) / q, (py0 as f32 + ph as f32 * 0.995) / q);
+    let radii = ((0.42 * pw as f32 / q).max(2.0), (0.035 * ph as f32 / q).max(1.5));
+    ops::contact_shadow(&mut canvas, centre, radii, opacity);
 
     // The piece; its soft edge takes the piece's own colour, never the old ground's.
     let (nw, nh) = (norm[2] - norm[0], norm[3] - norm[1]);
