@@ -48,6 +48,14 @@ struct Order {
     idempotency_key: String,
 }
 
+/// What every frame of one request on a look shares: the look's inputs (model, pieces in item
+/// order, an asset background), the options and the brand.
+struct LookInputs {
+    inputs: Vec<JobInput>,
+    params: BTreeMap<String, String>,
+    brand_id: Option<String>,
+}
+
 fn not_found() -> Error {
     Error::not_found("NOT_FOUND", "No such look in this house.")
 }
@@ -107,14 +115,8 @@ impl Lookbook<'_> {
         self.0.storage.look(&caller.org_id, id.trim()).await?.ok_or_else(not_found)
     }
 
-    /// The look's inputs (model, pieces in item order, an asset background) and the options
-    /// every frame of a request shares, read once per request.
-    async fn look_inputs(
-        &self,
-        caller: &Caller,
-        look: &LookRow,
-        order: &Order,
-    ) -> Result<(Vec<JobInput>, BTreeMap<String, String>)> {
+    /// What every frame of a request on `look` shares, its assets read once per request.
+    async fn look_inputs(&self, caller: &Caller, look: &LookRow, order: &Order) -> Result<LookInputs> {
         let items: Vec<LookItem> = parse(&look.items)?;
         let background: Background = parse(&look.background)?;
         let studio = self.0;
@@ -154,31 +156,28 @@ impl Lookbook<'_> {
         if let Some(base) = &look.look_base_asset_id {
             params.insert("lookBaseAssetId".to_string(), base.clone());
         }
-        Ok((inputs, params))
+        Ok(LookInputs { inputs, params, brand_id: look.brand_id.clone() })
     }
 
     /// One job of the look for `variation` at `stage`, held at the order's price per frame.
-    #[allow(clippy::too_many_arguments)]
     fn look_job(
         &self,
         caller: &Caller,
-        look: &LookRow,
         order: &Order,
-        shared: &(Vec<JobInput>, BTreeMap<String, String>),
-        stage: &str,
-        variation: &str,
+        shared: &LookInputs,
+        (stage, variation): (&str, &str),
         key: String,
     ) -> crate::storage::JobRow {
-        let mut params = shared.1.clone();
+        let mut params = shared.params.clone();
         params.insert("stage".to_string(), stage.to_string());
         params.insert("variation".to_string(), variation.to_string());
         let spec = JobSpec {
             tool: LOOK_TOOL.to_string(),
             quality: order.quality,
             params,
-            inputs: shared.0.clone(),
+            inputs: shared.inputs.clone(),
             idempotency_key: Some(key),
-            brand_id: look.brand_id.clone(),
+            brand_id: shared.brand_id.clone(),
             source_job_id: None,
             retry_of_job_id: None,
         };
@@ -245,7 +244,7 @@ impl Lookbook<'_> {
         let look = self.look_row(caller, id).await?;
         self.tool_runs()?;
         let shared = self.look_inputs(caller, &look, &order).await?;
-        let job = self.look_job(caller, &look, &order, &shared, "lock", LOCK_VARIATION, order.idempotency_key.clone());
+        let job = self.look_job(caller, &order, &shared, ("lock", LOCK_VARIATION), order.idempotency_key.clone());
         let (rows, replayed) = self.queue_on_look(caller, &look.id, "draft", vec![job]).await?;
         let row = rows.into_iter().next().ok_or_else(|| Error::internal("no job came back"))?;
         Ok(DevelopLockResponse {
@@ -273,7 +272,7 @@ impl Lookbook<'_> {
             .enumerate()
             .map(|(i, key)| {
                 let idem = format!("{}:{i}:{key}", order.idempotency_key);
-                self.look_job(caller, &look, &order, &shared, "variations", key, idem)
+                self.look_job(caller, &order, &shared, ("variations", key), idem)
             })
             .collect();
         let (rows, replayed) = self.queue_on_look(caller, &look.id, "locked", jobs).await?;
