@@ -51,6 +51,8 @@ mod outbound;
 #[cfg(feature = "engine")]
 mod payments;
 #[cfg(feature = "engine")]
+mod pipelines;
+#[cfg(feature = "engine")]
 mod providers;
 #[cfg(feature = "engine")]
 mod storage;
@@ -104,6 +106,7 @@ pub use crate::{
             TIMESTAMP_TOLERANCE_SECS, WebhookError, WebhookHeaders, sign as sign_webhook, verify as verify_webhook,
         },
     },
+    pipelines::{MAX_LINE, MAX_NODES, PRESETS_LISTED, RUNS_LISTED, SWEEP_EVERY},
     providers::{
         DevelopInput, DevelopOutput, DevelopRequest, Provider, ProviderError, Providers,
         ai::AiConfig,
@@ -111,17 +114,18 @@ pub use crate::{
         local::LocalProvider,
     },
     storage::{
-        AcceptOutcome, AcceptSeat, AccountStore, AssetChanges, AssetRow, AutochargeOutcome, AutochargeSettings,
-        BalanceRow, BillingAccountRow, BillingStore, Bucket, CancelOutcome, CheckoutRow, CreateJobsOutcome,
-        DripCandidate, EmailTokenRow, EraseOutcome, FolderRow, HoldRow, HoldStatus, InvitationRow, InvitationStore,
-        InviteCodeRow, InviteRequestRow, InviteeRow, IssueOutcome, JobEnd, JobRow, JobStore, KeyRow, LedgerAudit,
-        LedgerStore, LetterFilter, LetterOutcome, LetterRow, LibraryStore, LockChange, LockOutcome, LookGuard,
-        LookJobsOutcome, LookRow, LookbookStore, MailEventOutcome, MailStore, MembershipRow, MemoryRow, MemoryWrite,
-        ModelRow, ModelStore, NewAccount, NewAutocharge, NewCredit, NewHold, NewPayment, OrgRow, PackRow,
-        PaymentOutcome, PlanRow, PresetRow, ProfileRow, ProfileStore, RedeemOutcome, RefillPack, ReserveOutcome,
-        ResolveOutcome, SeatInvitationRow, SeatRow, SeatStore, SessionRow, SessionSeat, Storage, StorageError,
-        TakeRecord, TemplateRow, TemplateShotRow, TokenUse, ToolGrantRow, ToolItemRow, UserListRow, UserRow,
-        WorkflowUsageRow, open_storage,
+        AcceptOutcome, AcceptSeat, AccountStore, AdvanceOutcome, AssetChanges, AssetRow, AutochargeOutcome,
+        AutochargeSettings, BalanceRow, BillingAccountRow, BillingStore, Bucket, CancelOutcome, CheckoutRow,
+        CreateJobsOutcome, DripCandidate, EmailTokenRow, EraseOutcome, FolderRow, HoldRow, HoldStatus, InvitationRow,
+        InvitationStore, InviteCodeRow, InviteRequestRow, InviteeRow, IssueOutcome, JobEnd, JobRow, JobStore, KeyRow,
+        LedgerAudit, LedgerStore, LetterFilter, LetterOutcome, LetterRow, LibraryStore, LockChange, LockOutcome,
+        LookGuard, LookJobsOutcome, LookRow, LookbookStore, MailEventOutcome, MailStore, MembershipRow, MemoryRow,
+        MemoryWrite, ModelRow, ModelStore, NewAccount, NewAutocharge, NewCredit, NewHold, NewPayment, OrgRow, PackRow,
+        PaymentOutcome, PipelinePresetRow, PipelineRunRow, PipelineStepRow, PipelineStore, PlanRow, PresetRow,
+        ProfileRow, ProfileStore, RedeemOutcome, RefillPack, ReserveOutcome, ResolveOutcome, RunCancelled,
+        RunCreateOutcome, SeatInvitationRow, SeatRow, SeatStore, SessionRow, SessionSeat, StepAdvance, StepEnd,
+        StepState, Storage, StorageError, TakeRecord, TemplateRow, TemplateShotRow, TokenUse, ToolGrantRow,
+        ToolItemRow, UserListRow, UserRow, WorkflowUsageRow, open_storage,
     },
     studio::{OpenError, Studio},
 };

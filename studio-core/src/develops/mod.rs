@@ -166,7 +166,7 @@ fn parse_quality(raw: Option<&str>, default: Option<Quality>, code: &'static str
 /// The rules every develop's options follow, whichever door they came through: `output` is
 /// refused, at most [`MAX_PARAMS`] options, names of 1 to 100 bytes, values of at most
 /// [`MAX_FIELD_CHARS`] characters.
-fn check_params(params: &BTreeMap<String, String>, code: &'static str) -> Result<()> {
+pub(crate) fn check_params(params: &BTreeMap<String, String>, code: &'static str) -> Result<()> {
     if params.contains_key("output") {
         return Err(Error::invalid(code, "output is not an option: results are filed in the library."));
     }
@@ -440,11 +440,16 @@ impl Studio {
     }
 
     pub(crate) fn new_job(&self, caller: &Caller, spec: JobSpec) -> JobRow {
+        self.new_job_for(&caller.org_id, Some(caller.user_id.clone()), spec)
+    }
+
+    /// A new queued job of a house on its own hold, priced today.
+    pub(crate) fn new_job_for(&self, org_id: &str, user_id: Option<String>, spec: JobSpec) -> JobRow {
         let id = new_id("job");
         JobRow {
             hold_id: format!("hold_{id}"),
-            org_id: caller.org_id.clone(),
-            user_id: Some(caller.user_id.clone()),
+            org_id: org_id.to_string(),
+            user_id,
             tokens: self.frame_price(&spec.tool, spec.quality),
             quality: spec.quality.as_str().to_string(),
             run_id: spec.params.get("runId").cloned(),
@@ -558,6 +563,7 @@ impl Studio {
             CancelOutcome::NotFound => Err(job_not_found()),
             CancelOutcome::Cancelled(row) => {
                 self.publish_job(&row).await;
+                self.after_job_end(&row).await;
                 Ok(CancelResponse {
                     id: row.id,
                     cancelled: true,

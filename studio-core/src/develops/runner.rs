@@ -1,6 +1,7 @@
 //! The job runner: claims queued jobs from storage with a lease, runs up to N at a time through
 //! the providers, files each result as an asset and settles (or fails and releases) in one
-//! transaction. A job whose runner died keeps its lease only until it lapses; then any runner
+//! transaction, then lets a pipeline's scheduler pass over the job's run (and sweeps open
+//! runs beside it). A job whose runner died keeps its lease only until it lapses; then any runner
 //! (after a restart, or on another replica) takes it over, so no hold is ever stranded.
 
 use std::sync::Arc;
@@ -18,6 +19,15 @@ use crate::providers::{DevelopInput, DevelopOutput, DevelopRequest, ProviderErro
 use crate::storage::{AssetRow, JobEnd, JobRow};
 use crate::studio::Studio;
 
+/// A task that ends with the runner that started it.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 /// The largest developed frame filed, in bytes.
 const MAX_RESULT_BYTES: u64 = 64 * 1024 * 1024;
 
@@ -26,6 +36,11 @@ impl Studio {
     /// leases lapse and the next runner takes them over.
     pub async fn run_job_runner(&self, shutdown: impl std::future::Future<Output = ()>) {
         tokio::pin!(shutdown);
+        let sweep = {
+            let me = self.clone();
+            AbortOnDrop(tokio::spawn(async move { me.run_pipeline_sweep(std::future::pending::<()>()).await }))
+        };
+        let _sweep = sweep;
         let runner = &self.config.runner;
         let slots = Arc::new(Semaphore::new(runner.concurrency.max(1)));
         loop {
@@ -129,6 +144,7 @@ impl Studio {
         match self.storage.finish_job(&job.org_id, &job.id, end, crate::ids::now()).await {
             Ok(Some(row)) => {
                 self.publish_job(&row).await;
+                self.after_job_end(&row).await;
                 true
             }
             Ok(None) => false,

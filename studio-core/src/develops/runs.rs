@@ -1,6 +1,7 @@
 //! Develop runs (spec §2.6): derived on read from the house's recent jobs, never stored.
 //! Frames group by params.runId; else by lookbook batch (lookId plus stage); else by the same
-//! tool with less than [`RUN_GAP_MINUTES`] between one frame and the next.
+//! tool with less than [`RUN_GAP_MINUTES`] between one frame and the next. A pipeline run's
+//! counts come from its steps, waiting ones included.
 
 use std::collections::BTreeMap;
 
@@ -151,22 +152,64 @@ impl Studio {
                 Error::invalid("BAD_LIMIT", format!("limit is 1 to {MAX_RUNS}.")).with("max", MAX_RUNS)
             })?,
         };
-        let runs = self
-            .groups(caller)
-            .await?
-            .iter()
-            .map(|g| self.run_view(g))
-            .filter(|r| !active_only || r.counts.active > 0)
-            .take(limit)
-            .collect();
+        let views = self.views(caller, self.groups(caller).await?).await?;
+        let runs = views.into_iter().filter(|r| !active_only || r.counts.active > 0).take(limit).collect();
         Ok(RunList { runs })
     }
 
+    /// The runs' views, a pipeline run's counts and state taken from its steps (waiting
+    /// steps have no job yet but are active frames of the run).
+    async fn views(&self, caller: &Caller, groups: Vec<Group>) -> Result<Vec<DevelopRun>> {
+        let ids: Vec<String> =
+            groups.iter().filter(|g| g.kind == "run").map(|g| crate::pipelines::run_row_id(&g.id)).collect();
+        let pipelines = self.pipeline_runs_by_id(&caller.org_id, &ids).await?;
+        Ok(groups
+            .iter()
+            .map(|g| {
+                let mut view = self.run_view(g);
+                if let Some(p) = pipelines.get(&crate::pipelines::run_row_id(&g.id)) {
+                    view.kind = "pipeline".into();
+                    view.title = format!("{} · pipeline · {} frames", p.name, p.steps.total);
+                    view.counts = RunCounts {
+                        total: p.steps.total,
+                        done: p.steps.done,
+                        failed: p.steps.failed,
+                        cancelled: p.steps.cancelled,
+                        active: p.steps.active,
+                    };
+                    view.state = match p.status.as_str() {
+                        "developing" if view.state == "rendering" => "rendering".into(),
+                        "developing" => "queued".into(),
+                        other => other.into(),
+                    };
+                    view.finished_at = if p.steps.active == 0 { p.finished_at.or(view.finished_at) } else { None };
+                    view.again_cost = p.tokens_planned;
+                }
+                view
+            })
+            .collect())
+    }
+
     /// `POST /api/toolkit/develops/{id}/cancel`: cancel the run's queued frames (released);
-    /// rendering frames finish and cost.
+    /// rendering frames finish and cost. A pipeline run is cancelled as its own route does.
     pub async fn cancel_run(&self, caller: &Caller, id: &str) -> Result<RunCancelResponse> {
         caller.require_spend_tokens()?;
         let not_found = || Error::not_found("NOT_FOUND", "No such run in this house (runs age out after 30 days).");
+        if id.starts_with("run.")
+            && self.storage.pipeline_run(&caller.org_id, &crate::pipelines::run_row_id(id)).await?.is_some()
+        {
+            let done = self.cancel_pipeline_run(caller, id).await?;
+            let groups = self.groups(caller).await?;
+            let run = self.views(caller, groups).await?.into_iter().find(|r| r.id == id).ok_or_else(not_found)?;
+            return Ok(RunCancelResponse {
+                id: id.to_string(),
+                cancelled: done.cancelled,
+                cancelled_job_ids: done.cancelled_job_ids,
+                still_rendering: done.still_rendering,
+                tokens_released: done.tokens_released,
+                run,
+            });
+        }
         let groups = self.groups(caller).await?;
         let g = groups.iter().find(|g| g.id == id).ok_or_else(not_found)?;
         let mut cancelled_job_ids = Vec::new();

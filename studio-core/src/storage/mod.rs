@@ -2,7 +2,8 @@
 //! project lives under this folder.
 //!
 //! One trait per domain (`AccountStore`, `LibraryStore`, `ModelStore`, `JobStore`,
-//! `LedgerStore`, `BillingStore`, `SeatStore`, `ProfileStore`, `MailStore`, `InvitationStore`, `LookbookStore`), each
+//! `LedgerStore`, `BillingStore`, `SeatStore`, `ProfileStore`, `MailStore`, `InvitationStore`, `LookbookStore`,
+//! `PipelineStore`), each
 //! beside its row types in the file of its name, and
 //! [`Storage`] as their union. Two real implementations share one body of SQL (`sql/`, one file
 //! per domain): SQLite (the embedded default) and PostgreSQL (scale-out). Only `sql/tx.rs`, the
@@ -21,6 +22,7 @@ mod library;
 mod lookbook;
 mod mail;
 mod models;
+mod pipelines;
 mod profiles;
 mod seats;
 mod sql;
@@ -53,6 +55,10 @@ pub use mail::{
     DripCandidate, EmailTokenRow, LetterFilter, LetterOutcome, LetterRow, MailEventOutcome, MailStore, TokenUse,
 };
 pub use models::{ModelRow, ModelStore};
+pub use pipelines::{
+    AdvanceOutcome, PipelinePresetRow, PipelineRunRow, PipelineStepRow, PipelineStore, RunCancelled, RunCreateOutcome,
+    StepAdvance, StepEnd, StepState,
+};
 #[cfg(feature = "postgres")]
 pub use postgres::PgStorage;
 pub use profiles::{
@@ -95,6 +101,7 @@ pub trait Storage:
     + MailStore
     + InvitationStore
     + LookbookStore
+    + PipelineStore
     + Send
     + Sync
     + 'static

@@ -17,6 +17,7 @@ pub(super) mod library;
 pub(super) mod lookbook;
 pub(super) mod mail;
 pub(super) mod models;
+pub(super) mod pipelines;
 pub(super) mod profiles;
 pub(super) mod seats;
 pub(super) mod tx;
@@ -116,6 +117,14 @@ macro_rules! impl_storage {
             $lock_by_select
         );
         $crate::storage::sql::lookbook::impl_lookbook_store!(
+            $ty,
+            $backend,
+            $lock,
+            $skip_locked,
+            $one_statement,
+            $lock_by_select
+        );
+        $crate::storage::sql::pipelines::impl_pipeline_store!(
             $ty,
             $backend,
             $lock,

@@ -70,6 +70,8 @@ macro_rules! impl_tx_helpers {
         #[derive(Default)]
         struct GroupWrites {
             holds: Vec<HoldRow>,
+            /// Who asked for each hold of `holds`, by hold id, when no job of `jobs` says.
+            hold_users: std::collections::HashMap<String, Option<String>>,
             jobs: Vec<JobRow>,
             takes: Vec<(TakeRecord, String, DateTime<Utc>)>,
         }
@@ -112,12 +114,49 @@ macro_rules! impl_tx_helpers {
                 CreateJobsOutcome::Created(created)
             }
 
+            /// Plan holds that no job row carries yet (a pipeline's steps): the caller checked
+            /// that `bal` covers them. The job event number does not move.
+            fn plan_holds(&mut self, bal: &mut BalanceRow, holds: Vec<NewHold>) {
+                for h in holds {
+                    let (from_grant, from_topup) = split_hold(bal, h.amount);
+                    bal.grant_tokens -= from_grant;
+                    bal.topup_tokens -= from_topup;
+                    bal.held += h.amount;
+                    self.hold_users.insert(h.id.clone(), h.user_id.clone());
+                    self.holds.push(HoldRow {
+                        id: h.id,
+                        org_id: h.org_id,
+                        amount: h.amount,
+                        from_grant,
+                        from_topup,
+                        generation_id: h.generation_id,
+                        status: "held".to_string(),
+                        created_at: h.now,
+                        resolved_at: None,
+                    });
+                }
+            }
+
+            /// Plan jobs whose holds are already reserved (or planned by [`Self::plan_holds`]):
+            /// each takes the house's next event number and is queued.
+            fn plan_held_jobs(&mut self, bal: &mut BalanceRow, jobs: Vec<JobRow>) -> Vec<JobRow> {
+                let mut queued = Vec::with_capacity(jobs.len());
+                for mut job in jobs {
+                    bal.job_event_seq += 1;
+                    job.event_seq = bal.job_event_seq;
+                    job.status = "queued".to_string();
+                    queued.push(job);
+                }
+                self.jobs.extend(queued.iter().cloned());
+                queued
+            }
+
             /// Write what was planned, moving the house's totals from `before` (as locked) to
             /// `after` (as planned). With `$one_statement` (PostgreSQL) every write is one
             /// statement, the inserts in data-modifying CTEs beside the totals' UPDATE, so the
             /// group holds the house's lock for one round trip instead of four.
             async fn flush(self, tx: &mut Tx, org_id: &str, before: &BalanceRow, after: &BalanceRow) -> Result<(), StorageError> {
-                if self.holds.is_empty() {
+                if self.holds.is_empty() && self.jobs.is_empty() {
                     return Ok(());
                 }
                 let entry = Entry {
@@ -137,34 +176,49 @@ macro_rules! impl_tx_helpers {
                     seq_delta: after.job_event_seq - before.job_event_seq,
                 };
                 if $one_statement {
-                    let mut q = sqlx::QueryBuilder::new("WITH h AS (");
-                    self.push_holds(&mut q);
-                    q.push("), l AS (");
-                    self.push_reserves(&mut q);
-                    q.push("), j AS (");
-                    self.push_jobs(&mut q);
-                    if !self.takes.is_empty() {
-                        q.push("), t AS (");
-                        self.push_takes(&mut q);
+                    let mut q = sqlx::QueryBuilder::new("WITH ");
+                    let mut sep = "";
+                    if !self.holds.is_empty() {
+                        q.push("h AS (");
+                        self.push_holds(&mut q);
+                        q.push("), l AS (");
+                        self.push_reserves(&mut q);
+                        q.push(")");
+                        sep = ", ";
                     }
-                    q.push(") ");
+                    if !self.jobs.is_empty() {
+                        q.push(sep).push("j AS (");
+                        self.push_jobs(&mut q);
+                        q.push(")");
+                        sep = ", ";
+                    }
+                    if !self.takes.is_empty() {
+                        q.push(sep).push("t AS (");
+                        self.push_takes(&mut q);
+                        q.push(")");
+                    }
+                    q.push(" ");
                     push_move_totals(&mut q, &entry);
                     let written: BalanceRow =
                         q.build_query_as().fetch_one(&mut **tx).await.map_err(unique_as("idempotency or take key"))?;
                     debug_assert_eq!(&written, after);
                     return Ok(());
                 }
-                let mut q = sqlx::QueryBuilder::new("");
-                self.push_holds(&mut q);
-                q.build().execute(&mut **tx).await?;
-                let mut q = sqlx::QueryBuilder::new("");
-                self.push_reserves(&mut q);
-                q.build().execute(&mut **tx).await?;
+                if !self.holds.is_empty() {
+                    let mut q = sqlx::QueryBuilder::new("");
+                    self.push_holds(&mut q);
+                    q.build().execute(&mut **tx).await?;
+                    let mut q = sqlx::QueryBuilder::new("");
+                    self.push_reserves(&mut q);
+                    q.build().execute(&mut **tx).await?;
+                }
                 let written = move_totals(tx, &entry).await?;
                 debug_assert_eq!(&written, after);
-                let mut q = sqlx::QueryBuilder::new("");
-                self.push_jobs(&mut q);
-                q.build().execute(&mut **tx).await.map_err(unique_as("idempotency key"))?;
+                if !self.jobs.is_empty() {
+                    let mut q = sqlx::QueryBuilder::new("");
+                    self.push_jobs(&mut q);
+                    q.build().execute(&mut **tx).await.map_err(unique_as("idempotency key"))?;
+                }
                 if !self.takes.is_empty() {
                     let mut q = sqlx::QueryBuilder::new("");
                     self.push_takes(&mut q);
@@ -190,8 +244,9 @@ macro_rules! impl_tx_helpers {
 
             /// `INSERT INTO ledger_entries` of every planned hold's `reserve` entry.
             fn push_reserves<'a>(&'a self, q: &mut QueryBuilder<'a>) {
-                let users: std::collections::HashMap<&str, Option<&str>> =
-                    self.jobs.iter().map(|j| (j.hold_id.as_str(), j.user_id.as_deref())).collect();
+                let mut users: std::collections::HashMap<&str, Option<&str>> =
+                    self.hold_users.iter().map(|(h, u)| (h.as_str(), u.as_deref())).collect();
+                users.extend(self.jobs.iter().map(|j| (j.hold_id.as_str(), j.user_id.as_deref())));
                 q.push(
                     "INSERT INTO ledger_entries (id, org_id, kind, grant_delta, topup_delta, held_delta, settled_delta, \
                      credited_delta, hold_id, user_id, reason, expires_at, created_at) ",

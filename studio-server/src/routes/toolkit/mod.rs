@@ -15,6 +15,7 @@ mod lookbook;
 mod my_access;
 mod org;
 mod packs;
+mod pipelines;
 mod presets;
 mod takes;
 mod tools;
@@ -49,6 +50,7 @@ pub(super) fn router() -> ApiRouter<AppState> {
         .merge(lookbook::router())
         .merge(factory::router())
         .merge(presets::router())
+        .merge(pipelines::router())
         .merge(ai::router())
         .merge(admin::router())
         .merge(folders::router())
