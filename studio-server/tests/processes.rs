@@ -1,5 +1,6 @@
 //! Real server processes: killed with SIGKILL mid-work and restarted on the same data (every
-//! job ends terminal with its hold settled or released), and two processes on one PostgreSQL
+//! job ends terminal with its hold settled or released; a pipeline run killed mid-chain
+//! finishes with nothing held), and two processes on one PostgreSQL
 //! database (a job submitted on one and run by the other is seen on the sockets of both, and
 //! every job runs exactly once).
 
@@ -78,6 +79,89 @@ async fn restart_postgres_recovers_every_job() {
         return;
     };
     restart_recovers_every_job(Some(url)).await;
+}
+
+/// A pipeline call with the house's key: status and body.
+async fn pipeline_call(
+    server: &Server,
+    key: &Client,
+    path: &str,
+    body: Option<serde_json::Value>,
+) -> (u16, serde_json::Value) {
+    let http = reqwest::Client::new();
+    let url = format!("{}{path}", server.base);
+    let req = match body {
+        Some(b) => http.post(url).json(&b),
+        None => http.get(url),
+    };
+    let res = req.bearer_auth(key.api_key().expect("a key")).send().await.expect("send");
+    (res.status().as_u16(), res.json().await.unwrap_or_default())
+}
+
+async fn pipeline_survives_a_kill(database_url: Option<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(dir.path(), database_url.as_deref(), 1).await;
+    let key = house(&server).await.key;
+    let mut items = Vec::new();
+    for seed in 0..3u8 {
+        let bytes = png(300, 200, seed);
+        let asset = key.upload_bytes(&format!("{seed}.png"), bytes, &Default::default()).await.expect("upload");
+        items.push(serde_json::json!({ "image": asset.asset.id }));
+    }
+    let plan = serde_json::json!({ "name": "enlarge, then square", "nodes": [
+        { "id": "a", "tool": "upscale", "quality": "4k", "inputs": { "image": { "item": "image" } } },
+        { "id": "b", "tool": "reframe", "quality": "2k", "params": { "aspect": "1:1" },
+          "inputs": { "image": { "node": "a" } } }
+    ] });
+    let body = serde_json::json!({ "plan": plan, "items": items });
+    let (status, started) = pipeline_call(&server, &key, "/api/toolkit/pipelines/runs", Some(body)).await;
+    assert_eq!(status, 202, "{started}");
+    let path = format!("/api/toolkit/pipelines/runs/{}", started["runId"].as_str().unwrap());
+    let tokens = started["compiled"]["tokens"].as_i64().unwrap();
+    // Kill the server while a frame of the chain renders.
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        let jobs = key.jobs_since(0).await.unwrap().jobs;
+        if jobs.iter().any(|j| j.status == JobStatus::Running) {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "no step started");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    drop(server); // SIGKILL
+    assert!(key.balance().await.is_err(), "the server is gone");
+
+    let server = start(dir.path(), database_url.as_deref(), 2).await;
+    let key = server.with_key(key.api_key().unwrap());
+    let deadline = tokio::time::Instant::now() + WAIT;
+    let run = loop {
+        let (status, view) = pipeline_call(&server, &key, &path, None).await;
+        assert_eq!(status, 200, "{view}");
+        if view["run"]["status"] != "developing" {
+            break view;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "the run did not finish: {view}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(run["run"]["status"], "done", "{run}");
+    assert_eq!(run["run"]["steps"]["done"], 6);
+    assert_eq!((run["run"]["tokensSpent"].as_i64(), run["run"]["tokensHeld"].as_i64()), (Some(tokens), Some(0)));
+    let balance = key.balance().await.unwrap();
+    assert_eq!((balance.held, balance.holds.len(), balance.balance), (0, 0, 100 - tokens), "nothing held");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pipeline_survives_a_kill_sqlite() {
+    pipeline_survives_a_kill(None).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pipeline_survives_a_kill_postgres() {
+    let Some(url) = fresh_postgres().await else {
+        eprintln!("skipped: STUDIO_TEST_POSTGRES_URL not set");
+        return;
+    };
+    pipeline_survives_a_kill(Some(url)).await;
 }
 
 /// Collect job changes from a stream until every id in `ids` was seen done.

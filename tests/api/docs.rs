@@ -124,6 +124,15 @@ const ROUTES: &[&str] = &[
     "POST /api/toolkit/presets",
     "POST /api/toolkit/factory/plan",
     "POST /api/toolkit/factory/run",
+    "GET /api/toolkit/pipelines/presets",
+    "POST /api/toolkit/pipelines/presets",
+    "PATCH /api/toolkit/pipelines/presets/{id}",
+    "DELETE /api/toolkit/pipelines/presets/{id}",
+    "POST /api/toolkit/pipelines/preview",
+    "GET /api/toolkit/pipelines/runs",
+    "POST /api/toolkit/pipelines/runs",
+    "GET /api/toolkit/pipelines/runs/{id}",
+    "POST /api/toolkit/pipelines/runs/{id}/cancel",
 ];
 
 /// Routes that answer 405 by design (the agent endpoint has no event stream and no session).

@@ -158,6 +158,10 @@ struct World {
     tool_item: String,
     /// A draft look of A.
     look: String,
+    /// A pipeline preset of A.
+    preset: String,
+    /// A pipeline run of A (its steps queued, none run).
+    pipeline_run: String,
 }
 
 async fn world(app: &TestApp, a_email: String) -> World {
@@ -237,6 +241,25 @@ async fn world(app: &TestApp, a_email: String) -> World {
         brand_id: None,
     };
     let look = key.create_look(&look_request).await.expect("look").look.id;
+    let plan = json!({"name": "matrix", "nodes": [
+        {"id": "a", "tool": "upscale", "quality": "1k", "inputs": {"image": {"item": "image"}}}]});
+    let http = reqwest::Client::new();
+    let post =
+        |path: &str, body: Value| http.post(format!("{}{path}", app.base)).bearer_auth(&a_member).json(&body).send();
+    let preset: Value = post("/api/toolkit/pipelines/presets", json!({ "plan": plan }))
+        .await
+        .expect("preset")
+        .json()
+        .await
+        .expect("preset body");
+    let preset = preset["preset"]["id"].as_str().expect("preset id").to_string();
+    let started: Value = post("/api/toolkit/pipelines/runs", json!({ "plan": plan, "items": [{ "image": asset }] }))
+        .await
+        .expect("run")
+        .json()
+        .await
+        .expect("run body");
+    let pipeline_run = started["runId"].as_str().expect("run id").to_string();
     let url = a_owner.checkout_topup("pack_250").await.expect("test-mode checkout").url;
     let checkout = url.rsplit('/').next().expect("checkout id").to_string();
 
@@ -257,6 +280,8 @@ async fn world(app: &TestApp, a_email: String) -> World {
         memory.clone(),
         seated.user_id.clone(),
         look.clone(),
+        preset.clone(),
+        pipeline_run.clone(),
     ];
     World {
         a_email,
@@ -283,6 +308,8 @@ async fn world(app: &TestApp, a_email: String) -> World {
         seated: seated.user_id,
         tool_item,
         look,
+        preset,
+        pipeline_run,
     }
 }
 
@@ -507,6 +534,30 @@ fn rows(w: &World) -> Vec<Row> {
                 "modelAssetId": w.asset, "aesthetic": "minimal"
             }))
             .foreign(Code(404, "ASSET_NOT_FOUND")),
+        // Pipelines (§4.6): A's assets and folders are unknown to B; a plan alone is anyone's.
+        row("GET /api/toolkit/pipelines/presets", AnyRole, Status(200)),
+        row("POST /api/toolkit/pipelines/presets", NotViewer("FORBIDDEN"), Status(201))
+            .json(json!({ "plan": { "name": "matrix", "sinkFolderId": w.folder, "nodes": [
+                { "id": "a", "tool": "upscale", "inputs": { "image": { "item": "image" } } }] } }))
+            .foreign(Code(400, "BAD_PLAN")),
+        row("PATCH /api/toolkit/pipelines/presets/{id}", NotViewer("FORBIDDEN"), Status(200))
+            .id(&w.preset)
+            .json(json!({ "plan": { "name": "matrix 2", "nodes": [
+                { "id": "a", "tool": "upscale", "inputs": { "image": { "item": "image" } } }] } })),
+        row("DELETE /api/toolkit/pipelines/presets/{id}", NotViewer("FORBIDDEN"), Status(200)).id(&w.preset),
+        row("POST /api/toolkit/pipelines/preview", AnyRole, Status(200))
+            .json(json!({ "plan": { "name": "matrix", "nodes": [
+                { "id": "a", "tool": "upscale", "quality": "1k", "inputs": { "image": { "item": "image" } } }] },
+                "items": [{ "image": w.asset }] }))
+            .foreign(Code(404, "ASSET_NOT_FOUND")),
+        row("GET /api/toolkit/pipelines/runs", AnyRole, Status(200)),
+        row("POST /api/toolkit/pipelines/runs", NotViewer("FORBIDDEN"), Status(202))
+            .json(json!({ "plan": { "name": "matrix", "nodes": [
+                { "id": "a", "tool": "upscale", "quality": "1k", "inputs": { "image": { "item": "image" } } }] },
+                "items": [{ "image": w.asset }] }))
+            .foreign(Code(404, "ASSET_NOT_FOUND")),
+        row("GET /api/toolkit/pipelines/runs/{id}", AnyRole, Status(200)).id(&w.pipeline_run),
+        row("POST /api/toolkit/pipelines/runs/{id}/cancel", NotViewer("FORBIDDEN"), Status(200)).id(&w.pipeline_run),
         row("GET /api/mcp", NotAllowed, Status(405)),
         row("DELETE /api/mcp", NotAllowed, Status(405)),
     ]

@@ -21,6 +21,7 @@ mod mail;
 mod mcp;
 mod models;
 mod packs;
+mod pipelines;
 mod preflight;
 mod ratelimit;
 mod seats;

@@ -29,7 +29,7 @@ pub struct InputSource {
 pub struct PlanNode {
     /// Unique within the plan: letters, digits, `-` and `_`, at most 40.
     pub id: String,
-    /// A develop tool this deployment runs (`GET /api/toolkit/catalog/pricing`).
+    /// A develop tool this deployment runs (`GET /api/toolkit/ai/billing/prices`).
     pub tool: String,
     /// The tier; 2k when omitted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
