@@ -636,3 +636,101 @@ async fn chaos_postgres_two_processes() {
     };
     chaos(Some(url), 2).await;
 }
+
+/// A pipeline whose middle step develops on a queue that is down every other call: only that
+/// step is retried (landed upstream frames are kept, never developed again), the run lands
+/// whole, every hold settles once; on PostgreSQL two processes share the run's steps.
+async fn pipeline_on_a_flaky_queue(database_url: Option<String>, processes: usize) {
+    let fal = fal_queue().await;
+    let env = [
+        ("STUDIO_FAL_KEY", "chaos-key".to_string()),
+        ("STUDIO_FAL_URL", fal.uri()),
+        ("STUDIO_FAL_MODELS", format!("{FAL_TOOL}={FAL_MODEL}")),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let mut servers = Vec::new();
+    for _ in 0..processes {
+        servers.push(Server::start(dir.path(), database_url.as_deref(), 2, &env).await);
+    }
+    let house = house(&servers[0]).await;
+    let secret = house.key.api_key().expect("key").to_string();
+    let mut items = Vec::new();
+    for seed in 0..2u8 {
+        let asset =
+            house.key.upload_bytes("p.png", png(64, 48, seed), &UploadOptions::default()).await.expect("upload");
+        items.push(json!({ "image": asset.asset.id }));
+    }
+    let plan = json!({ "name": "local, hosted, local", "nodes": [
+        { "id": "a", "tool": "upscale", "quality": "1k", "inputs": { "image": { "item": "image" } } },
+        { "id": "b", "tool": FAL_TOOL, "quality": "1k", "params": { "chaos": "flaky" },
+          "inputs": { "image": { "node": "a" } } },
+        { "id": "c", "tool": "upscale", "quality": "1k", "inputs": { "image": { "node": "b" } } }
+    ] });
+    let http = reqwest::Client::new();
+    let started: Value = http
+        .post(format!("{}/api/toolkit/pipelines/runs", servers[0].base))
+        .bearer_auth(&secret)
+        .json(&json!({ "plan": plan, "items": items }))
+        .send()
+        .await
+        .expect("start")
+        .json()
+        .await
+        .expect("started");
+    let run_id = started["runId"].as_str().expect("a run").to_string();
+    let tokens = started["compiled"]["tokens"].as_i64().unwrap();
+    let deadline = tokio::time::Instant::now() + WAIT;
+    let view = loop {
+        // Any replica answers for the run.
+        let base = &servers[rand_index(processes)].base;
+        let view: Value = http
+            .get(format!("{base}/api/toolkit/pipelines/runs/{run_id}"))
+            .bearer_auth(&secret)
+            .send()
+            .await
+            .expect("get")
+            .json()
+            .await
+            .expect("view");
+        if view["run"]["status"] != "developing" {
+            break view;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "the run did not finish: {view}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(view["run"]["status"], "done", "{view}");
+    assert_eq!((view["run"]["tokensSpent"].as_i64(), view["run"]["tokensHeld"].as_i64()), (Some(tokens), Some(0)));
+    let store = storage(dir.path(), database_url.as_deref()).await;
+    let mut hosted_attempts = 0;
+    for step in view["steps"].as_array().unwrap() {
+        let job = store.job(&house.org_id, step["jobId"].as_str().unwrap()).await.unwrap().expect("job");
+        if step["node"] == "b" {
+            hosted_attempts += job.attempts;
+        } else {
+            assert_eq!(job.attempts, 1, "a local step is developed once: {step}");
+        }
+    }
+    assert!(hosted_attempts > 2, "the hosted steps were retried ({hosted_attempts} attempts for 2 frames)");
+    let balance = house.key.balance().await.unwrap();
+    assert_eq!((balance.held, balance.holds.len()), (0, 0));
+    assert_eq!(balance.balance, 100 - tokens);
+}
+
+/// A replica index that moves between calls.
+fn rand_index(n: usize) -> usize {
+    (std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos() as usize) % n
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pipeline_on_a_flaky_queue_sqlite() {
+    pipeline_on_a_flaky_queue(None, 1).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pipeline_on_a_flaky_queue_postgres_two_processes() {
+    let Some(url) = fresh_postgres().await else {
+        eprintln!("skipped: STUDIO_TEST_POSTGRES_URL not set");
+        return;
+    };
+    pipeline_on_a_flaky_queue(Some(url), 2).await;
+}
