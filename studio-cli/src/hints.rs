@@ -120,6 +120,14 @@ pub(crate) const CODES: &[&str] = &[
     "OUTPUT_TOO_LARGE",
     "QUALITY_TOO_LOW_FOR_OUTPUT",
     "LOOKBOOK_NOT_CONFIGURED",
+    // Pipelines, and the CLI's own for a run that `pipeline run --wait` saw end short.
+    "BAD_PLAN",
+    "BAD_ITEMS",
+    "LINE_TOO_WIDE",
+    "PRESET_NOT_FOUND",
+    "PIPELINE_FAILED",
+    "PIPELINE_SETTLED",
+    "PIPELINE_CANCELLED",
     // Mail: the email links, the letter archive and the delivery webhook.
     "INVALID_TOKEN",
     "TOKEN_USED",
@@ -153,16 +161,17 @@ pub(crate) const CODES: &[&str] = &[
 ];
 
 /// The sentence for a refusal: the code's own, else one for its HTTP status; a refusal about
-/// one look of a factory run first says which.
+/// one look of a factory run, or one item of a pipeline, first says which.
 pub(crate) fn hint(err: &studio_client::Error) -> String {
     let (status, code) = match err {
         studio_client::Error::Api { status, code, .. } => (*status, code.as_str()),
         _ => (0, ""),
     };
     let sentence = for_code(err, code).unwrap_or_else(|| for_status(status));
-    match err.extra_i64("lookIndex") {
-        Some(i) => format!("look {} of the input (lookIndex {i}): {sentence}", i + 1),
-        None => sentence,
+    match (err.extra_i64("lookIndex"), err.extra_i64("item")) {
+        (Some(i), _) => format!("look {} of the input (lookIndex {i}): {sentence}", i + 1),
+        (None, Some(i)) => format!("item {i} of the items (from 0): {sentence}"),
+        (None, None) => sentence,
     }
 }
 
@@ -252,7 +261,7 @@ fn for_code(err: &studio_client::Error, code: &str) -> Option<String> {
         },
         "BAD_OPERATION" => "the operation is remove-background or packshot".into(),
         "NOT_FOUND" => "the id names nothing in this house (unknown, another house's, or deleted): list what there \
-                        is with `studio assets ls`, `folders ls`, `jobs ls`, `runs ls` or `keys ls`"
+                        is with `studio assets ls`, `folders ls`, `jobs ls`, `runs ls`, `pipeline ls` or `keys ls`"
             .into(),
         "BAD_SIZES" => "--size is NAME:WxH with 16 to 8192 px a side, names distinct, at most 8 sizes".into(),
         "BAD_RANGE" => "the download asked for bytes outside the archive: run `studio pack` again".into(),
@@ -326,6 +335,31 @@ fn for_code(err: &studio_client::Error, code: &str) -> Option<String> {
         },
         "QUALITY_TOO_LOW_FOR_OUTPUT" => "develop at --quality 4k for this destination (it may add a restoration pass)".into(),
         "LOOKBOOK_NOT_CONFIGURED" => "this deployment runs no lookbook tool (`studio prices` lists its tools)".into(),
+        "BAD_PLAN" => "fix the plan file: a name and 1 to 16 nodes, each {id, tool, quality?, params?, inputs} with \
+                       every input naming an item key (`item`) or another node (`node`), ids unique, no cycle; \
+                       `studio prices` lists the tools (docs/cli.md shows a plan)"
+            .into(),
+        "BAD_ITEMS" => "items are a JSON array of objects of key to asset id (--items FILE), or --item \
+                        KEY=ASSET_ID,... once per item; the keys are those the plan's `item` inputs name"
+            .into(),
+        "LINE_TOO_WIDE" => match (max("frames"), max("max")) {
+            (Some(frames), Some(max)) => {
+                format!("this line holds {frames} frames and one run holds at most {max}: split the items over runs")
+            }
+            _ => "the line holds too many frames for one run: split the items over several runs".into(),
+        },
+        "PRESET_NOT_FOUND" => "no pipeline preset of this house has that id: check --preset (a `ppr_…` id), or run \
+                               a plan file with --plan FILE"
+            .into(),
+        "PIPELINE_FAILED" => "no frame landed, and a failed frame costs nothing: `studio pipeline show RUN_ID` \
+                              says why each step failed"
+            .into(),
+        "PIPELINE_SETTLED" => "the frames that landed are in the library and charged; the others cost nothing: \
+                               `studio pipeline show RUN_ID` lists which and why"
+            .into(),
+        "PIPELINE_CANCELLED" => "the run was cancelled and its undeveloped frames released; frames that landed \
+                                 stay (`studio pipeline show RUN_ID`)"
+            .into(),
         "ASSETS_REQUIRED" => "name the pieces to plan by their asset ids (see `studio assets ls`)".into(),
         "LOOKS_REQUIRED" => "the input holds no looks: run `studio factory plan IDS... --json` for some".into(),
         "TOO_MANY_LOOKS" => match max("max") {
@@ -477,6 +511,14 @@ mod tests {
         );
         let err = api(400, "NAME_REQUIRED", serde_json::json!({"lookIndex": 0}));
         assert_eq!(hint(&err), "look 1 of the input (lookIndex 0): give the look a name of 1 to 120 characters");
+    }
+
+    #[test]
+    fn a_pipeline_refusal_says_which_item_and_how_wide() {
+        let err = api(404, "ASSET_NOT_FOUND", serde_json::json!({"item": 1}));
+        assert!(hint(&err).starts_with("item 1 of the items (from 0): an input asset"), "{}", hint(&err));
+        let err = api(422, "LINE_TOO_WIDE", serde_json::json!({"frames": 900, "max": 700}));
+        assert_eq!(hint(&err), "this line holds 900 frames and one run holds at most 700: split the items over runs");
     }
 
     #[test]

@@ -1847,3 +1847,143 @@ async fn factory_plan_then_run_drafts_the_looks() {
     assert!(run.stderr.contains("hint: look 2 of the input (lookIndex 1): "), "{run:?}");
     assert_eq!(client.looks().await.unwrap().looks.len(), 3, "the refused run drafted nothing");
 }
+
+use studio_core::api::{PipelinePreview, PipelineRunDetail, PipelineRunList};
+
+/// Two nodes: a packshot of each item's `image` at 2k, then its frame upscaled at 1k.
+const PIPELINE_TOML: &str = r#"name = "Packshot, then 1k"
+
+[[nodes]]
+id = "cut"
+tool = "packshot"
+inputs.image.item = "image"
+
+[[nodes]]
+id = "big"
+tool = "upscale"
+quality = "1k"
+inputs.image.node = "cut"
+"#;
+
+/// `studio pipeline preview|run --wait|ls|show` against a real server with the runner on: a
+/// two-node TOML plan is priced from the price book, run to `done` at the previewed price (each
+/// upscale taking its item's packshot), listed and shown; a plan with a cycle is refused with
+/// BAD_PLAN and holds nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pipeline_preview_run_and_show_from_the_terminal() {
+    let app = app().await;
+    let (cli, dir, input) = develop_setup(&app, "cli-pipeline").await;
+    let run = cli.run(&["upload", "--json", utf8(&input)]).await;
+    let uploaded: serde_json::Value = parsed(&run);
+    let image = uploaded["uploaded"][0]["id"].as_str().expect("an asset id").to_string();
+    let plan = dir.path().join("plan.toml");
+    write_text(&plan, PIPELINE_TOML);
+    let item = format!("image={image}");
+    let tokens = price_of(&cli, "packshot", "2k").await + price_of(&cli, "upscale", "1k").await;
+
+    // The price of the line; nothing is held.
+    let args = ["pipeline", "preview", "--plan", utf8(&plan), "--item", &item];
+    let preview: PipelinePreview = parsed(&cli.run(&[&args[..], &["--json"]].concat()).await);
+    assert_eq!((preview.compiled.frames, preview.compiled.tokens, preview.affordable), (2, tokens, true));
+    let run = cli.run(&args).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.contains(&format!("Total: 2 frames = {tokens} tokens; 100 spendable now.")), "{run:?}");
+    let words = |line: &str| line.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+    let big = ["big", "upscale", "1k", "1"].map(String::from);
+    assert!(run.stdout.lines().any(|l| words(l).starts_with(&big)), "{run:?}");
+    assert_eq!(balance_of(&cli).await.held, 0, "a preview holds nothing");
+
+    // Run the same line from an items file, followed to its end.
+    let items = dir.path().join("items.json");
+    write_text(&items, &serde_json::json!([{ "image": image }]).to_string());
+    let run = cli.run(&["pipeline", "run", "--plan", utf8(&plan), "--items", utf8(&items), "--wait", "--json"]).await;
+    assert!(run.stderr.contains(&format!("started: 2 frames held ({tokens} tokens), 1 queued now")), "{run:?}");
+    let done: PipelineRunDetail = parsed(&run);
+    assert_eq!(done.run.status, "done", "{done:?}");
+    assert_eq!((done.run.tokens_spent, done.run.tokens_held), (tokens, 0));
+    assert_eq!(
+        done.steps.iter().map(|s| (s.node.as_str(), s.status.as_str())).collect::<Vec<_>>(),
+        [("cut", "done"), ("big", "done")]
+    );
+    assert_eq!(done.steps[1].inputs["image"].step, Some(0), "the upscale takes the packshot's frame");
+    let balance = balance_of(&cli).await;
+    assert_eq!((balance.balance, balance.held), (100 - tokens, 0));
+
+    let list: PipelineRunList = parsed(&cli.run(&["pipeline", "ls", "--json"]).await);
+    assert_eq!(list.runs.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), [done.run.id.as_str()]);
+    let run = cli.run(&["pipeline", "ls"]).await;
+    let row = run.stdout.lines().find(|l| l.starts_with(&done.run.id)).unwrap_or_else(|| panic!("{run:?}"));
+    assert!(row.contains("Packshot, then 1k"), "{run:?}");
+    let cells = words(row);
+    let (status, done_of, spent_of) = (&cells[cells.len() - 5], &cells[cells.len() - 4], &cells[cells.len() - 3]);
+    assert_eq!((status.as_str(), done_of.as_str(), spent_of.clone()), ("done", "2/2", format!("{tokens}/{tokens}")));
+    let run = cli.run(&["pipeline", "show", &done.run.id]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.starts_with(&format!("{} \"Packshot, then 1k\" done: 2/2 done", done.run.id)), "{run:?}");
+    for step in &done.steps {
+        let frame = step.result_asset_id.as_deref().expect("a landed frame");
+        let line = run.stdout.lines().find(|l| l.contains(frame)).unwrap_or_else(|| panic!("{frame}: {run:?}"));
+        assert!(line.contains(&step.node) && line.contains(&step.tool) && line.contains(" done "), "{line}");
+    }
+
+    // Refusals: a cycle is the server's BAD_PLAN (exit 1, nothing held); no items is usage.
+    let cycle = dir.path().join("cycle.json");
+    let looped = serde_json::json!({ "name": "Loop", "nodes": [
+        { "id": "a", "tool": "upscale", "inputs": { "image": { "node": "b" } } },
+        { "id": "b", "tool": "upscale", "inputs": { "image": { "node": "a" } } },
+    ] });
+    write_text(&cycle, &looped.to_string());
+    let run = cli.run(&["pipeline", "run", "--plan", utf8(&cycle), "--item", &item, "--wait"]).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("error: BAD_PLAN: ") && run.stderr.contains("cycle"), "{run:?}");
+    assert!(run.stderr.contains("hint: fix the plan file"), "{run:?}");
+    assert_eq!(balance_of(&cli).await.balance, 100 - tokens, "the refused run held nothing");
+    let run = cli.run(&["pipeline", "preview", "--plan", utf8(&plan)]).await;
+    assert_eq!(run.code, 2, "{run:?}");
+    let run = cli.run(&["pipeline", "run", "--item", &item]).await;
+    assert_eq!(run.code, 2, "a plan or a preset is needed: {run:?}");
+}
+
+/// With no runner, a run's steps stay queued or waiting: `pipeline cancel` releases the whole
+/// line, and a `run --wait` following it ends with exit 1 and PIPELINE_CANCELLED.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pipeline_cancel_releases_the_line_and_the_waiting_run_exits_1() {
+    let app = app_without_runner().await;
+    let (cli, dir, input) = develop_setup(&app, "cli-pipeline-cancel").await;
+    let uploaded: serde_json::Value = parsed(&cli.run(&["upload", "--json", utf8(&input)]).await);
+    let item = format!("image={}", uploaded["uploaded"][0]["id"].as_str().expect("an asset id"));
+    let plan = dir.path().join("plan.toml");
+    write_text(&plan, PIPELINE_TOML);
+
+    let child = start(&cli, &["pipeline", "run", "--plan", utf8(&plan), "--item", &item, "--wait"]);
+    let started = std::time::Instant::now();
+    let run = loop {
+        let list: PipelineRunList = parsed(&cli.run(&["pipeline", "ls", "--json"]).await);
+        if let Some(run) = list.runs.into_iter().next() {
+            break run;
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(30), "the run never started");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    assert_eq!((run.status.as_str(), run.tokens_held), ("developing", run.tokens_planned));
+    assert_eq!(balance_of(&cli).await.held, run.tokens_planned, "the whole line is held");
+
+    let run_cancel = cli.run(&["pipeline", "cancel", &run.id]).await;
+    assert_eq!(run_cancel.code, 0, "{run_cancel:?}");
+    let released = format!(
+        "Cancelled 1 queued frame and 1 waiting step of run {}; {} tokens released",
+        run.id, run.tokens_planned
+    );
+    assert!(run_cancel.stdout.starts_with(&released), "{run_cancel:?}");
+    assert_eq!(balance_of(&cli).await.held, 0);
+
+    let out =
+        tokio::task::spawn_blocking(move || child.wait_with_output().expect("wait for studio")).await.expect("join");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains(&format!("error: PIPELINE_CANCELLED: run {} ended cancelled", run.id)), "{stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("cancelled") && stdout.contains(" cut "), "the steps are shown: {stdout}");
+    let again = cli.run(&["pipeline", "cancel", &run.id]).await;
+    assert!(again.code == 0 && again.stdout.starts_with("Nothing to cancel"), "{again:?}");
+}

@@ -107,6 +107,10 @@
 //! # }
 //! ```
 //!
+//! **Pipelines** price a plan over items ([`Client::preview_pipeline`]), start a run whose steps
+//! are all held at once ([`Client::start_pipeline_run`]) and follow it
+//! ([`Client::pipeline_run`], [`Client::cancel_pipeline_run`]).
+//!
 //! **The agent endpoint** is available raw ([`Client::mcp`]).
 //!
 //! # Retries and timeouts
@@ -115,7 +119,8 @@
 //! on connection failures, waiting the server's `Retry-After` (seconds or HTTP date, capped
 //! at 60 s) or an exponential backoff with jitter (250 ms doubling, at most 8 s). Only calls
 //! that are safe to send twice are retried: `GET`s, and the spending calls
-//! ([`Client::submit_develop`], [`Client::duplicate_job`], [`Client::take_again`]), which
+//! ([`Client::submit_develop`], [`Client::duplicate_job`], [`Client::take_again`],
+//! [`Client::start_pipeline_run`]), which
 //! always carry an idempotency key: the caller's, or a fresh one generated per call
 //! ([`new_idempotency_key`]). Everything else is sent once. Each attempt has the builder's
 //! timeout (default 60 s); uploads, submits, pre-flights, packs and downloads have longer ones.
@@ -131,6 +136,7 @@ mod invitations;
 mod lookbook;
 mod mcp;
 mod people;
+mod pipelines;
 mod preflight;
 mod retry;
 

@@ -22,9 +22,9 @@ const POLL_FIRST: Duration = Duration::from_millis(250);
 /// The longest pause between polls.
 const POLL_AT_MOST: Duration = Duration::from_secs(2);
 /// How long `--wait` waits before giving up (the job goes on).
-const WAIT_AT_MOST: Duration = Duration::from_secs(2 * 60 * 60);
+pub(crate) const WAIT_AT_MOST: Duration = Duration::from_secs(2 * 60 * 60);
 /// Failed polls in a row (network blips) tolerated while waiting.
-const POLL_RETRIES: u32 = 5;
+pub(crate) const POLL_RETRIES: u32 = 5;
 
 /// Develop an image with a tool (see `studio prices`). Each input is a file, uploaded with the
 /// submit, or else the id of an asset already in the library. Tokens are held at once and

@@ -18,6 +18,7 @@ pub(crate) mod looks;
 pub(crate) mod mcp;
 pub(crate) mod memory;
 pub(crate) mod pack;
+pub(crate) mod pipeline;
 pub(crate) mod prices;
 pub(crate) mod runs;
 pub(crate) mod seats;

@@ -209,7 +209,7 @@ fn done(path: &Path, answer: &UploadResponse, json: bool) {
 }
 
 /// A bar on stderr when it is a terminal and the output is not JSON; otherwise a hidden one.
-fn progress(len: u64, json: bool) -> ProgressBar {
+pub(crate) fn progress(len: u64, json: bool) -> ProgressBar {
     if json || !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
