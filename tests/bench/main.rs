@@ -17,6 +17,7 @@ mod local;
 mod lookbook;
 mod mcp;
 mod packs;
+mod pipelines;
 mod sockets;
 mod submit;
 mod uploads;
@@ -27,10 +28,10 @@ use common::{Options, Row, print_table};
 
 /// Every row group, in the order of the table.
 const GROUPS: &[&str] =
-    &["assets", "submit", "packs", "uploads", "local", "mcp", "sockets", "idle", "growth", "lookbook"];
+    &["assets", "submit", "packs", "uploads", "local", "mcp", "sockets", "idle", "growth", "lookbook", "pipelines"];
 
 /// Row groups that call studio-core in this process and start no server.
-const IN_PROCESS: &[&str] = &["lookbook"];
+const IN_PROCESS: &[&str] = &["lookbook", "pipelines"];
 
 async fn run_group(name: &str, opts: &Options) -> anyhow::Result<Vec<Row>> {
     match name {
@@ -44,6 +45,7 @@ async fn run_group(name: &str, opts: &Options) -> anyhow::Result<Vec<Row>> {
         "idle" => idle::run(opts).await,
         "growth" => growth::run(opts).await,
         "lookbook" => lookbook::run(opts).await,
+        "pipelines" => pipelines::run(opts).await,
         other => anyhow::bail!("unknown row group {other}"),
     }
 }
