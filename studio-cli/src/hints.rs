@@ -348,8 +348,8 @@ fn for_code(err: &studio_client::Error, code: &str) -> Option<String> {
             }
             _ => "the line holds too many frames for one run: split the items over several runs".into(),
         },
-        "PRESET_NOT_FOUND" => "no pipeline preset of this house has that id: check --preset (a `ppr_…` id), or run \
-                               a plan file with --plan FILE"
+        "PRESET_NOT_FOUND" => "no pipeline preset of this house has that id: `studio pipeline presets ls` lists them, \
+                               or run a plan file with --plan FILE"
             .into(),
         "PIPELINE_FAILED" => "no frame landed, and a failed frame costs nothing: `studio pipeline show RUN_ID` \
                               says why each step failed"

@@ -1942,6 +1942,26 @@ async fn pipeline_preview_run_and_show_from_the_terminal() {
     assert_eq!(run.code, 2, "{run:?}");
     let run = cli.run(&["pipeline", "run", "--item", &item]).await;
     assert_eq!(run.code, 2, "a plan or a preset is needed: {run:?}");
+
+    // The plan kept as a preset: listed, priced and run by id, then removed.
+    let run = cli.run(&["pipeline", "presets", "save", "--plan", utf8(&plan)]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let preset = run.stdout.trim().to_string();
+    assert!(preset.starts_with("ppr_") && run.stderr.contains("--preset"), "{run:?}");
+    let run = cli.run(&["pipeline", "presets", "ls"]).await;
+    assert!(run.stdout.lines().any(|l| l.starts_with(&preset) && l.contains("cut:packshot")), "{run:?}");
+    let args = ["pipeline", "preview", "--preset", &preset, "--item", &item, "--json"];
+    let preview: PipelinePreview = parsed(&cli.run(&args).await);
+    assert_eq!((preview.compiled.frames, preview.compiled.tokens), (2, tokens));
+    assert_eq!(preview.compiled.plan_id.as_deref(), Some(preset.as_str()));
+    let args = ["pipeline", "run", "--preset", &preset, "--item", &item, "--wait", "--json"];
+    let done: PipelineRunDetail = parsed(&cli.run(&args).await);
+    assert_eq!((done.run.status.as_str(), done.run.plan_id.as_deref()), ("done", Some(preset.as_str())));
+    assert_eq!(balance_of(&cli).await.balance, 100 - 2 * tokens);
+    let run = cli.run(&["pipeline", "presets", "rm", &preset]).await;
+    assert_eq!((run.code, run.stdout.trim()), (0, format!("Deleted preset {preset}.").as_str()), "{run:?}");
+    let run = cli.run(&["pipeline", "preview", "--preset", &preset, "--item", &item]).await;
+    assert!(run.code == 1 && run.stderr.contains("error: PRESET_NOT_FOUND"), "{run:?}");
 }
 
 /// With no runner, a run's steps stay queued or waiting: `pipeline cancel` releases the whole

@@ -1,7 +1,7 @@
 //! `studio pipeline`: plans of develop steps run over items (spec §2.7, §4.6). `preview` prices
 //! a plan file over the items and holds nothing; `run` holds every frame of the line at once and
 //! starts it (`--wait` follows it to its end: a run that does not end `done` exits 1); `ls`,
-//! `show` and `cancel` follow runs.
+//! `show` and `cancel` follow runs; `presets ls|save|rm` keeps plans in the house.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -11,8 +11,8 @@ use clap::builder::NonEmptyStringValueParser;
 use indicatif::ProgressBar;
 use studio_client::Client;
 use studio_client::api::{
-    PipelineCancelResponse, PipelinePreview, PipelineRun, PipelineRunDetail, PipelineRunRequest, PipelineRunStarted,
-    Plan, PlanItem, StepCounts,
+    PipelineCancelResponse, PipelinePreset, PipelinePreview, PipelineRun, PipelineRunDetail, PipelineRunRequest,
+    PipelineRunStarted, Plan, PlanItem, StepCounts,
 };
 
 use super::develop::{POLL_RETRIES, WAIT_AT_MOST};
@@ -45,6 +45,41 @@ enum Command {
     /// Cancel a run: nothing more is queued, waiting and queued frames are released; frames
     /// rendering finish and cost.
     Cancel(RunId),
+    /// The house's saved plans: list, save a plan file, remove.
+    Presets(Presets),
+}
+
+/// `studio pipeline presets`.
+#[derive(clap::Args)]
+struct Presets {
+    #[command(subcommand)]
+    command: PresetCommand,
+}
+
+/// The `pipeline presets` subcommands.
+#[derive(clap::Subcommand)]
+enum PresetCommand {
+    /// The house's presets, newest first (100).
+    #[command(alias = "list")]
+    Ls(Json),
+    /// Save a plan file as a preset; prints its id (`ppr_…`), which `run --preset` takes.
+    Save {
+        /// The plan: a `.toml` file is read as TOML, any other as JSON.
+        #[arg(long, value_name = "FILE")]
+        plan: PathBuf,
+        /// Print the server's {"preset"} as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Delete a preset (runs keep the plan they ran).
+    Rm {
+        /// The preset's id.
+        #[arg(value_name = "PRESET_ID", value_parser = NonEmptyStringValueParser::new())]
+        id: String,
+        /// Print the server's {"id", "deleted"} as JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Only `--json`.
@@ -82,8 +117,11 @@ struct Items {
 #[derive(clap::Args)]
 struct Preview {
     /// The plan {name, sinkFolderId?, nodes[]}: a `.toml` file is read as TOML, any other as JSON.
-    #[arg(long, value_name = "FILE")]
-    plan: PathBuf,
+    #[arg(long, value_name = "FILE", required_unless_present = "preset", conflicts_with = "preset")]
+    plan: Option<PathBuf>,
+    /// Price a saved preset of the house (`ppr_…`) instead of a plan file.
+    #[arg(long, value_name = "PRESET_ID", value_parser = NonEmptyStringValueParser::new())]
+    preset: Option<String>,
     #[command(flatten)]
     items: Items,
     /// Print the server's {"compiled", "spendable", "affordable"} as JSON.
@@ -123,7 +161,12 @@ pub(crate) async fn run(ctx: &Context, args: Args) -> Result<()> {
     let client = ctx.keyed_client()?;
     match args.command {
         Command::Preview(a) => {
-            let preview = client.preview_pipeline(&read_plan(&a.plan)?, &read_items(&a.items)?).await?;
+            let plan = match (&a.plan, &a.preset) {
+                (Some(path), _) => read_plan(path)?,
+                (None, Some(id)) => preset_plan(&client, id).await?,
+                (None, None) => return Err(Usage("name a plan file (--plan) or a preset (--preset)".into()).into()),
+            };
+            let preview = client.preview_pipeline(&plan, &read_items(&a.items)?).await?;
             if a.json {
                 println!("{}", serde_json::to_string(&preview)?);
             } else {
@@ -157,8 +200,70 @@ pub(crate) async fn run(ctx: &Context, args: Args) -> Result<()> {
                 print!("{}", render_cancel(&answer));
             }
         }
+        Command::Presets(p) => presets(&client, p.command).await?,
     }
     Ok(())
+}
+
+/// `studio pipeline presets ls|save|rm`.
+async fn presets(client: &Client, command: PresetCommand) -> Result<()> {
+    match command {
+        PresetCommand::Ls(a) => {
+            let list = client.pipeline_presets().await?;
+            if a.json {
+                println!("{}", serde_json::to_string(&list)?);
+            } else if list.presets.is_empty() {
+                println!("No pipeline presets.");
+            } else {
+                print!("{}", render_presets(&list.presets));
+            }
+        }
+        PresetCommand::Save { plan, json } => {
+            let saved = client.create_pipeline_preset(&read_plan(&plan)?).await?;
+            if json {
+                println!("{}", serde_json::to_string(&saved)?);
+            } else {
+                let p = &saved.preset;
+                println!("{}", p.id);
+                eprintln!(
+                    "Saved \"{}\" ({}); run it with `studio pipeline run --preset {}`.",
+                    p.name,
+                    count(p.nodes.len(), "node"),
+                    p.id
+                );
+            }
+        }
+        PresetCommand::Rm { id, json } => {
+            let gone = client.delete_pipeline_preset(&id).await?;
+            if json {
+                println!("{}", serde_json::to_string(&gone)?);
+            } else {
+                println!("Deleted preset {}.", gone.id);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A saved preset as a plan (for a preview, which prices a plan).
+async fn preset_plan(client: &Client, id: &str) -> Result<Plan> {
+    let presets = client.pipeline_presets().await?.presets;
+    let Some(p) = presets.into_iter().find(|p| p.id == id) else {
+        return Err(refused(404, "PRESET_NOT_FOUND", format!("No pipeline preset {id:?} in this house.")).into());
+    };
+    Ok(Plan { id: Some(p.id), name: p.name, sink_folder_id: p.sink_folder_id, nodes: p.nodes })
+}
+
+/// Presets as a table.
+fn render_presets(presets: &[PipelinePreset]) -> String {
+    let rows: Vec<Vec<String>> = presets
+        .iter()
+        .map(|p| {
+            let nodes: Vec<String> = p.nodes.iter().map(|n| format!("{}:{}", n.id, n.tool)).collect();
+            vec![p.id.clone(), p.name.clone(), nodes.join(" → "), p.updated_at.format("%Y-%m-%d %H:%M").to_string()]
+        })
+        .collect();
+    columns(&["ID", "NAME", "NODES", "UPDATED"], &rows)
 }
 
 /// Start the run and say so at once; with `--wait`, follow it to its end.
