@@ -256,7 +256,7 @@ impl Studio {
     /// A run's wire view from its steps.
     pub(super) fn pipeline_view(&self, run: &PipelineRunRow, states: &[StepState]) -> PipelineRun {
         let steps = counts(states.iter());
-        let status = if run.status == "developing" || steps.active > 0 {
+        let status = if run.status == "developing" || run.cancel_requested || steps.active > 0 {
             run_status(&steps, run.cancel_requested)
         } else {
             run.status.as_str()

@@ -107,6 +107,8 @@ impl Studio {
             }
             states = self.storage.pipeline_steps(run_id).await?;
         }
+        // Read the run again: a cancel since the pass began must end it `cancelled`.
+        let Some(run) = self.storage.pipeline_run(org_id, run_id).await? else { return Ok(()) };
         let view = self.pipeline_view(&run, &states);
         let ended = run_status(&view.steps, run.cancel_requested);
         if ended != "developing" {
