@@ -106,7 +106,7 @@ pub use crate::{
             TIMESTAMP_TOLERANCE_SECS, WebhookError, WebhookHeaders, sign as sign_webhook, verify as verify_webhook,
         },
     },
-    pipelines::{MAX_LINE, MAX_NODES, PRESETS_LISTED, RUNS_LISTED, SWEEP_EVERY},
+    pipelines::{MAX_ITEMS, MAX_LINE, MAX_NODES, PRESETS_LISTED, RUNS_LISTED, SWEEP_EVERY},
     providers::{
         DevelopInput, DevelopOutput, DevelopRequest, Provider, ProviderError, Providers,
         ai::AiConfig,

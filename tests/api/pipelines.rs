@@ -162,6 +162,18 @@ async fn a_chain_settles_every_hold_once(backend: Backend) {
     let runs = house.key.list_runs(false, None).await.expect("runs").runs;
     let listed = runs.iter().find(|r| r.id == started["developId"].as_str().unwrap()).expect("the run");
     assert_eq!((listed.state.as_str(), listed.counts.done), ("done", 12));
+
+    // Cancelling a run that ended changes nothing.
+    let (status, out) = call(&app, &house, "POST", &format!("/api/toolkit/pipelines/runs/{id}/cancel"), None).await;
+    assert_eq!((status, out["cancelled"].as_bool(), out["tokensReleased"].as_i64()), (200, Some(false), Some(0)));
+    assert_eq!((out["run"]["status"].as_str(), out["run"]["cancelRequested"].as_bool()), (Some("done"), Some(false)));
+    // A duplicate of a step's frame is a develop of its own, not a step of the run.
+    let step_job = view["steps"][0]["jobId"].as_str().unwrap();
+    let copy = house.key.duplicate_job(step_job, None).await.expect("duplicate").job_id;
+    let runs = house.key.list_runs(false, None).await.expect("runs").runs;
+    let listed = runs.iter().find(|r| r.id == started["developId"].as_str().unwrap()).expect("the run");
+    assert!(!listed.job_ids.contains(&copy), "the copy left the pipeline run");
+    assert_eq!(listed.job_ids.len(), 12);
 }
 
 async fn a_failing_step_releases_its_dependents(backend: Backend) {
@@ -365,6 +377,9 @@ async fn plans_and_items_are_checked(backend: Backend) {
     let (status, body) =
         call(&app, &house, "POST", "/api/toolkit/pipelines/runs", Some(json!({"plan": wide, "items": many}))).await;
     assert_eq!((status, body["error"].as_str()), (422, Some("LINE_TOO_WIDE")));
+    let many: Vec<Value> = (0..701).map(|_| json!({"image": mine})).collect();
+    let (status, body) = preview(good.clone(), Value::Array(many)).await;
+    assert_eq!((status, body["error"].as_str(), body["frames"].as_i64()), (422, Some("LINE_TOO_WIDE"), Some(701)));
     // Missing pieces of the body.
     let (status, body) =
         call(&app, &house, "POST", "/api/toolkit/pipelines/preview", Some(json!({"plan": good}))).await;

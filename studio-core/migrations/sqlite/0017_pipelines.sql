@@ -33,7 +33,7 @@ CREATE TABLE pipeline_runs (
     finished_at      TEXT
 );
 CREATE INDEX pipeline_runs_org ON pipeline_runs (org_id, created_at);
-CREATE INDEX pipeline_runs_open ON pipeline_runs (created_at) WHERE status = 'developing';
+CREATE INDEX pipeline_runs_open ON pipeline_runs (id) WHERE status = 'developing';
 CREATE UNIQUE INDEX pipeline_runs_key ON pipeline_runs (user_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
 
 CREATE TABLE pipeline_steps (

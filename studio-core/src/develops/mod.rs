@@ -190,6 +190,17 @@ impl JobRow {
         serde_json::from_str(&self.params).unwrap_or_default()
     }
 
+    /// The options a duplicate or a take copies: a pipeline step's own (`pipelineStep`, and
+    /// the run it belongs to) are left behind, so the new frame is not counted, cancelled or
+    /// scheduled as part of that run.
+    pub(crate) fn rerun_params(&self) -> BTreeMap<String, String> {
+        let mut params = self.params_map();
+        if params.remove("pipelineStep").is_some() {
+            params.remove("runId");
+        }
+        params
+    }
+
     pub(crate) fn input_list(&self) -> Vec<JobInput> {
         serde_json::from_str(&self.inputs).unwrap_or_default()
     }
@@ -612,7 +623,7 @@ impl Studio {
         let spec = JobSpec {
             tool: source.tool.clone(),
             quality: source.quality_tier(),
-            params: source.params_map(),
+            params: source.rerun_params(),
             inputs,
             idempotency_key: key,
             brand_id: source.brand_id.clone(),
@@ -664,7 +675,7 @@ impl Studio {
         let mut jobs = Vec::with_capacity(sources.len());
         for source in &sources {
             let inputs = self.rerunnable(source)?;
-            let mut params = source.params_map();
+            let mut params = source.rerun_params();
             if let Some(d) = &direction {
                 params.insert("direction".to_string(), d.clone());
             }

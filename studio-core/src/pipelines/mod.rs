@@ -27,6 +27,9 @@ use crate::studio::Studio;
 pub const MAX_NODES: usize = 16;
 /// Most frames one line holds (the pack cap: a whole run fits one pack).
 pub const MAX_LINE: usize = 700;
+/// Most items one request may carry (a line past [`MAX_LINE`] frames is refused before any
+/// asset is read, with the frames it would hold).
+pub const MAX_ITEMS: usize = 5000;
 /// Most presets a listing shows (spec §8).
 pub const PRESETS_LISTED: i64 = 100;
 /// The tier of a node without `quality`.
@@ -95,7 +98,7 @@ pub(crate) fn parse_plan(value: serde_json::Value) -> Result<Plan> {
     serde_json::from_value(value).map_err(|e| bad_plan(format!("The plan does not read: {e}.")))
 }
 
-/// Read items from JSON: an array of 1 to [`MAX_LINE`] objects of item key to asset id.
+/// Read items from JSON: an array of 1 to [`MAX_ITEMS`] objects of item key to asset id.
 pub(crate) fn parse_items(value: serde_json::Value) -> Result<Vec<BTreeMap<String, String>>> {
     let serde_json::Value::Array(rows) = value else {
         return Err(bad_items("items is an array of objects, e.g. [{\"image\": \"ast_…\"}]."));
@@ -103,8 +106,8 @@ pub(crate) fn parse_items(value: serde_json::Value) -> Result<Vec<BTreeMap<Strin
     if rows.is_empty() {
         return Err(bad_items("items names at least one item."));
     }
-    if rows.len() > MAX_LINE {
-        return Err(bad_items(format!("At most {MAX_LINE} items.")).with("max", MAX_LINE));
+    if rows.len() > MAX_ITEMS {
+        return Err(bad_items(format!("At most {MAX_ITEMS} items per request.")).with("max", MAX_ITEMS));
     }
     let mut items = Vec::with_capacity(rows.len());
     for (i, row) in rows.into_iter().enumerate() {
@@ -256,6 +259,16 @@ impl Studio {
         items: Vec<BTreeMap<String, String>>,
     ) -> Result<Compiled> {
         let order = self.check_plan(caller, &mut plan).await?;
+        let frames = self.count_frames(&plan, &order, &items);
+        if frames > MAX_LINE {
+            return Err(Error::new(
+                ErrorKind::Unprocessable,
+                "LINE_TOO_WIDE",
+                format!("This line holds {frames} frames; one run holds at most {MAX_LINE}. Split the items."),
+            )
+            .with("frames", frames)
+            .with("max", MAX_LINE));
+        }
         let leaves: BTreeSet<String> = leaves(&plan).into_iter().map(str::to_string).collect();
         let mut assets: HashMap<String, (String, String)> = HashMap::new();
         for (i, item) in items.iter().enumerate() {
@@ -306,16 +319,6 @@ impl Studio {
                     skipped.push(SkippedStep { item: i as i64, node: node.id.clone(), reason });
                     continue;
                 }
-                if steps.len() == MAX_LINE {
-                    let frames = self.count_frames(&plan, &order, &items);
-                    return Err(Error::new(
-                        ErrorKind::Unprocessable,
-                        "LINE_TOO_WIDE",
-                        format!("This line holds {frames} frames; one run holds at most {MAX_LINE}. Split the items."),
-                    )
-                    .with("frames", frames)
-                    .with("max", MAX_LINE));
-                }
                 after.sort_unstable();
                 after.dedup();
                 let quality = node.quality.unwrap_or(DEFAULT_QUALITY);
@@ -346,7 +349,8 @@ impl Studio {
         Ok(Compiled { plan, line, steps })
     }
 
-    /// How many frames a line too wide would hold (for the refusal's `frames`).
+    /// How many frames the line holds, read from the items' keys alone (before any asset is
+    /// read), by the rule `compile` skips steps with.
     fn count_frames(&self, plan: &Plan, order: &[usize], items: &[BTreeMap<String, String>]) -> usize {
         let mut frames = 0;
         for item in items {

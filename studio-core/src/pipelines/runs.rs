@@ -60,15 +60,16 @@ fn counts<'a>(states: impl Iterator<Item = &'a StepState>) -> StepCounts {
     c
 }
 
-/// A run's status from its counts: developing while a step is active, then cancelled (a
-/// cancel was asked), done, failed (nothing landed) or settled (mixed endings).
+/// A run's status from its counts: developing while a step is active, then done (every step
+/// landed), cancelled (a cancel was asked and cancelled something), failed (nothing landed) or
+/// settled (mixed endings).
 pub(super) fn run_status(c: &StepCounts, cancel_requested: bool) -> &'static str {
     if c.active > 0 {
         "developing"
-    } else if cancel_requested {
-        "cancelled"
     } else if c.done == c.total {
         "done"
+    } else if cancel_requested && c.cancelled > 0 {
+        "cancelled"
     } else if c.done == 0 && c.failed > 0 {
         "failed"
     } else if c.done == 0 {
@@ -397,7 +398,10 @@ impl Studio {
                 _ => {}
             }
         }
-        self.advance_run(&caller.org_id, &run_id).await?;
+        if let Err(e) = self.advance_run(&caller.org_id, &run_id).await {
+            // The cancel has committed; the sweep records the ending.
+            tracing::warn!(error = %e, run = %run_id, "the pass after a cancel failed");
+        }
         let row = self.own_run(caller, &run_id).await?;
         let states = self.storage.pipeline_steps(&run_id).await?;
         Ok(PipelineCancelResponse {

@@ -15,7 +15,7 @@ use crate::studio::Studio;
 
 /// How often the sweep looks at open runs (a restart or a lost pass is caught up by it).
 pub const SWEEP_EVERY: Duration = Duration::from_secs(5);
-/// Most open runs one sweep passes over.
+/// Open runs read per page of a sweep.
 const SWEEP_BATCH: i64 = 200;
 
 impl Studio {
@@ -130,21 +130,36 @@ impl Studio {
         }
     }
 
+    /// One pass over every open run, a page of [`SWEEP_BATCH`] at a time.
+    async fn sweep_open_runs(&self) {
+        let mut after = String::new();
+        loop {
+            let open = match self.storage.open_pipeline_runs(&after, SWEEP_BATCH).await {
+                Ok(open) => open,
+                Err(e) => {
+                    tracing::warn!(error = %e, "listing open pipeline runs failed");
+                    return;
+                }
+            };
+            let full = open.len() as i64 == SWEEP_BATCH;
+            for (org_id, run_id) in open {
+                if let Err(e) = self.advance_run(&org_id, &run_id).await {
+                    tracing::warn!(error = %e, run = %run_id, "a pipeline pass failed");
+                }
+                after = run_id;
+            }
+            if !full {
+                return;
+            }
+        }
+    }
+
     /// Pass over every open run every [`SWEEP_EVERY`] until `shutdown` resolves: runs
     /// interrupted by a restart, or whose pass after a job was lost, move on.
     pub async fn run_pipeline_sweep(&self, shutdown: impl std::future::Future<Output = ()>) {
         tokio::pin!(shutdown);
         loop {
-            match self.storage.open_pipeline_runs(SWEEP_BATCH).await {
-                Ok(open) => {
-                    for (org_id, run_id) in open {
-                        if let Err(e) = self.advance_run(&org_id, &run_id).await {
-                            tracing::warn!(error = %e, run = %run_id, "a pipeline pass failed");
-                        }
-                    }
-                }
-                Err(e) => tracing::warn!(error = %e, "listing open pipeline runs failed"),
-            }
+            self.sweep_open_runs().await;
             tokio::select! {
                 () = &mut shutdown => return,
                 () = tokio::time::sleep(SWEEP_EVERY) => {}

@@ -222,8 +222,9 @@ pub trait PipelineStore: Send + Sync {
     async fn pipeline_runs_in(&self, org_id: &str, ids: &[String]) -> Result<Vec<PipelineRunRow>, StorageError>;
     /// A run's steps in line order, with their jobs' state.
     async fn pipeline_steps(&self, run_id: &str) -> Result<Vec<StepState>, StorageError>;
-    /// Runs still developing, oldest first, as `(org_id, id)`.
-    async fn open_pipeline_runs(&self, limit: i64) -> Result<Vec<(String, String)>, StorageError>;
+    /// Runs still developing with an id after `after` (ids are time-ordered: oldest first), as
+    /// `(org_id, id)`; page with the last id.
+    async fn open_pipeline_runs(&self, after: &str, limit: i64) -> Result<Vec<(String, String)>, StorageError>;
     /// Apply one scheduler pass under the run's row lock: a step still waiting is queued
     /// (unless a cancel was asked) or ended with its hold released; a step no longer waiting
     /// is left alone, so concurrent passes on several replicas cannot queue a step twice.
@@ -242,8 +243,9 @@ pub trait PipelineStore: Send + Sync {
         status: &str,
         now: DateTime<Utc>,
     ) -> Result<bool, StorageError>;
-    /// Flag a run cancelled (nothing more is queued) and cancel its waiting steps, releasing
-    /// their holds, in one transaction. None when the house has no such run.
+    /// Flag a developing run cancelled (nothing more is queued) and cancel its waiting steps,
+    /// releasing their holds, in one transaction; a run that has ended is answered unchanged.
+    /// None when the house has no such run.
     async fn cancel_pipeline(
         &self,
         org_id: &str,

@@ -32,6 +32,7 @@ macro_rules! impl_pipeline_store {
         #[async_trait::async_trait]
         impl $crate::storage::PipelineStore for $ty {
             async fn insert_pipeline_preset(&self, row: $crate::storage::PipelinePresetRow) -> Result<(), StorageError> {
+                let _w = self.write_lock().await;
                 sqlx::query(concat!(
                     "INSERT INTO pipeline_presets (",
                     $crate::storage::sql::pipelines::pipeline_preset_columns!(),
@@ -63,6 +64,7 @@ macro_rules! impl_pipeline_store {
             }
 
             async fn pipeline_preset(&self, org_id: &str, id: &str) -> Result<Option<$crate::storage::PipelinePresetRow>, StorageError> {
+                let _w = self.write_lock().await;
                 Ok(sqlx::query_as(concat!(
                     "SELECT ",
                     $crate::storage::sql::pipelines::pipeline_preset_columns!(),
@@ -99,6 +101,7 @@ macro_rules! impl_pipeline_store {
             }
 
             async fn delete_pipeline_preset(&self, org_id: &str, id: &str) -> Result<bool, StorageError> {
+                let _w = self.write_lock().await;
                 let done = sqlx::query("DELETE FROM pipeline_presets WHERE org_id = $1 AND id = $2")
                     .bind(org_id)
                     .bind(id)
@@ -265,10 +268,11 @@ macro_rules! impl_pipeline_store {
                 .await?)
             }
 
-            async fn open_pipeline_runs(&self, limit: i64) -> Result<Vec<(String, String)>, StorageError> {
+            async fn open_pipeline_runs(&self, after: &str, limit: i64) -> Result<Vec<(String, String)>, StorageError> {
                 Ok(sqlx::query_as(
-                    "SELECT org_id, id FROM pipeline_runs WHERE status = 'developing' ORDER BY created_at LIMIT $1",
+                    "SELECT org_id, id FROM pipeline_runs WHERE status = 'developing' AND id > $1 ORDER BY id LIMIT $2",
                 )
+                .bind(after)
                 .bind(limit)
                 .fetch_all(&self.pool)
                 .await?)
@@ -372,6 +376,9 @@ macro_rules! impl_pipeline_store {
                 .fetch_optional(&mut *tx)
                 .await?;
                 let Some(mut run) = run else { return Ok(None) };
+                if run.status != "developing" {
+                    return Ok(Some($crate::storage::RunCancelled { run, steps: Vec::new() }));
+                }
                 sqlx::query("UPDATE pipeline_runs SET cancel_requested = TRUE WHERE id = $1")
                     .bind(run_id)
                     .execute(&mut *tx)
