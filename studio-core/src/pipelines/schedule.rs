@@ -56,6 +56,7 @@ impl Studio {
                 status[i] = "cancelled".into();
             } else if !run.cancel_requested && upstream.iter().all(|&u| at(u) == "done") {
                 let stored: Vec<StoredInput> = serde_json::from_str(&state.step.inputs).unwrap_or_default();
+                let all = stored.len();
                 let mut inputs = Vec::with_capacity(stored.len());
                 for input in stored {
                     let (blob_key, mime, asset_id) = match input.step {
@@ -74,7 +75,6 @@ impl Studio {
                         _ => break,
                     }
                 }
-                let all = serde_json::from_str::<Vec<StoredInput>>(&state.step.inputs).map_or(0, |v| v.len());
                 if inputs.len() == all {
                     pass.queue.push((state.step.id.clone(), self.step_job(run, &state.step, inputs)));
                     status[i] = "queued".into();
