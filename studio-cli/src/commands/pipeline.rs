@@ -167,11 +167,7 @@ pub(crate) async fn run(ctx: &Context, args: Args) -> Result<()> {
                 (None, None) => return Err(Usage("name a plan file (--plan) or a preset (--preset)".into()).into()),
             };
             let preview = client.preview_pipeline(&plan, &read_items(&a.items)?).await?;
-            if a.json {
-                println!("{}", serde_json::to_string(&preview)?);
-            } else {
-                print!("{}", render_preview(&preview));
-            }
+            print(a.json, &preview, render_preview)?;
         }
         Command::Run(a) => start(&client, a).await?,
         Command::Ls(a) => {
@@ -185,20 +181,10 @@ pub(crate) async fn run(ctx: &Context, args: Args) -> Result<()> {
             }
         }
         Command::Show(a) => {
-            let detail = client.pipeline_run(&a.id).await?;
-            if a.json {
-                println!("{}", serde_json::to_string(&detail)?);
-            } else {
-                print!("{}", render_detail(&detail));
-            }
+            print(a.json, &client.pipeline_run(&a.id).await?, render_detail)?;
         }
         Command::Cancel(a) => {
-            let answer = client.cancel_pipeline_run(&a.id).await?;
-            if a.json {
-                println!("{}", serde_json::to_string(&answer)?);
-            } else {
-                print!("{}", render_cancel(&answer));
-            }
+            print(a.json, &client.cancel_pipeline_run(&a.id).await?, render_cancel)?;
         }
         Command::Presets(p) => presets(&client, p.command).await?,
     }
@@ -266,6 +252,16 @@ fn render_presets(presets: &[PipelinePreset]) -> String {
     columns(&["ID", "NAME", "NODES", "UPDATED"], &rows)
 }
 
+/// Print the server's answer: as JSON with `--json`, else as `text` renders it.
+fn print<T: serde::Serialize>(json: bool, answer: &T, text: impl FnOnce(&T) -> String) -> Result<()> {
+    if json {
+        println!("{}", serde_json::to_string(answer)?);
+    } else {
+        print!("{}", text(answer));
+    }
+    Ok(())
+}
+
 /// Start the run and say so at once; with `--wait`, follow it to its end.
 async fn start(client: &Client, a: Start) -> Result<()> {
     let plan = a.plan.as_deref().map(read_plan).transpose()?;
@@ -305,11 +301,7 @@ async fn start(client: &Client, a: Start) -> Result<()> {
             return Err(Interrupted.into());
         }
     };
-    if a.json {
-        println!("{}", serde_json::to_string(&detail)?);
-    } else {
-        print!("{}", render_detail(&detail));
-    }
+    print(a.json, &detail, render_detail)?;
     match detail.run.status.as_str() {
         "done" => Ok(()),
         _ => Err(ended(&detail.run).into()),
@@ -543,7 +535,7 @@ fn render_detail(d: &PipelineRunDetail) -> String {
 
 /// What a cancel did.
 fn render_cancel(a: &PipelineCancelResponse) -> String {
-    let mut out = if a.cancelled {
+    let out = if a.cancelled {
         format!(
             "Cancelled {} and {} of run {}; {} released\n",
             count(a.cancelled_job_ids.len(), "queued frame"),
@@ -554,14 +546,7 @@ fn render_cancel(a: &PipelineCancelResponse) -> String {
     } else {
         format!("Nothing to cancel in run {}: no step is waiting or queued (run {})\n", a.id, a.run.status)
     };
-    if !a.still_rendering.is_empty() {
-        out += &format!(
-            "{} still rendering: {} (they finish and cost)\n",
-            count(a.still_rendering.len(), "frame"),
-            a.still_rendering.join(", ")
-        );
-    }
-    out
+    out + &super::runs::still_rendering(&a.still_rendering)
 }
 
 #[cfg(test)]

@@ -86,7 +86,7 @@ async fn cancel(ctx: &Context, args: Cancel) -> Result<()> {
 
 /// What a run cancel did.
 fn cancel_text(a: &RunCancelResponse) -> String {
-    let mut out = if a.cancelled {
+    let out = if a.cancelled {
         format!(
             "Cancelled {} of run {}; {} released\n",
             count(a.cancelled_job_ids.len(), "queued frame"),
@@ -96,14 +96,15 @@ fn cancel_text(a: &RunCancelResponse) -> String {
     } else {
         format!("Nothing to cancel in run {}: no frame is queued (run {})\n", a.id, a.run.state)
     };
-    if !a.still_rendering.is_empty() {
-        out += &format!(
-            "{} still rendering: {} (they finish and cost)\n",
-            count(a.still_rendering.len(), "frame"),
-            a.still_rendering.join(", ")
-        );
+    out + &still_rendering(&a.still_rendering)
+}
+
+/// The line a cancel prints for frames it could not stop (empty when there are none).
+pub(super) fn still_rendering(ids: &[String]) -> String {
+    if ids.is_empty() {
+        return String::new();
     }
-    out
+    format!("{} still rendering: {} (they finish and cost)\n", count(ids.len(), "frame"), ids.join(", "))
 }
 
 /// `3/5 done, 1 failed, 1 active`: the counts that are not zero.
