@@ -28,7 +28,7 @@ pub const MAX_NODES: usize = 16;
 /// Most frames one line holds (the pack cap: a whole run fits one pack).
 pub const MAX_LINE: usize = 700;
 /// Most items one request may carry (a line past [`MAX_LINE`] frames is refused before any
-/// asset is read, with the frames it would hold).
+/// asset is read, with the frames it holds).
 pub const MAX_ITEMS: usize = 5000;
 /// Most presets a listing shows (spec §8).
 pub const PRESETS_LISTED: i64 = 100;
@@ -259,26 +259,7 @@ impl Studio {
         items: Vec<BTreeMap<String, String>>,
     ) -> Result<Compiled> {
         let order = self.check_plan(caller, &mut plan).await?;
-        let frames = self.count_frames(&plan, &order, &items);
-        if frames > MAX_LINE {
-            return Err(Error::new(
-                ErrorKind::Unprocessable,
-                "LINE_TOO_WIDE",
-                format!("This line holds {frames} frames; one run holds at most {MAX_LINE}. Split the items."),
-            )
-            .with("frames", frames)
-            .with("max", MAX_LINE));
-        }
         let leaves: BTreeSet<String> = leaves(&plan).into_iter().map(str::to_string).collect();
-        let mut assets: HashMap<String, (String, String)> = HashMap::new();
-        for (i, item) in items.iter().enumerate() {
-            for id in item.values() {
-                if !assets.contains_key(id) {
-                    let found = self.input_asset(caller, id, "ASSET_NOT_FOUND").await.map_err(|e| e.with("item", i))?;
-                    assets.insert(id.clone(), found);
-                }
-            }
-        }
         let mut steps: Vec<StepPlan> = Vec::new();
         let mut skipped: Vec<SkippedStep> = Vec::new();
         for (i, item) in items.iter().enumerate() {
@@ -292,9 +273,11 @@ impl Studio {
                 let mut missing = None;
                 for (role, source) in &node.inputs {
                     let resolved = match source {
-                        InputSource { item: Some(key), .. } => item.get(key).map(|id| {
-                            let (blob_key, mime) = assets[id].clone();
-                            Source::Asset { asset_id: id.clone(), blob_key, mime }
+                        // The bytes are filled in once the line is known to fit.
+                        InputSource { item: Some(key), .. } => item.get(key).map(|id| Source::Asset {
+                            asset_id: id.clone(),
+                            blob_key: String::new(),
+                            mime: String::new(),
                         }),
                         InputSource { node: Some(up), .. } => step_of.get(up.as_str()).map(|&s| {
                             after.push(s);
@@ -341,39 +324,36 @@ impl Studio {
                 });
             }
         }
+        if steps.len() > MAX_LINE {
+            let frames = steps.len();
+            return Err(Error::new(
+                ErrorKind::Unprocessable,
+                "LINE_TOO_WIDE",
+                format!("This line holds {frames} frames; one run holds at most {MAX_LINE}. Split the items."),
+            )
+            .with("frames", frames)
+            .with("max", MAX_LINE));
+        }
+        let mut assets: HashMap<String, (String, String)> = HashMap::new();
+        for (i, item) in items.iter().enumerate() {
+            for id in item.values() {
+                if !assets.contains_key(id) {
+                    let found = self.input_asset(caller, id, "ASSET_NOT_FOUND").await.map_err(|e| e.with("item", i))?;
+                    assets.insert(id.clone(), found);
+                }
+            }
+        }
+        for (_, source) in steps.iter_mut().flat_map(|s| s.inputs.iter_mut()) {
+            if let Source::Asset { asset_id, blob_key, mime } = source {
+                (*blob_key, *mime) = assets[asset_id.as_str()].clone();
+            }
+        }
         if steps.is_empty() {
             return Err(bad_items("No item supplies the inputs the plan's first nodes need; nothing would develop.")
                 .with("skipped", skipped.len()));
         }
         let line = line_of(&plan, &steps, skipped, items.len());
         Ok(Compiled { plan, line, steps })
-    }
-
-    /// How many frames the line holds, read from the items' keys alone (before any asset is
-    /// read), by the rule `compile` skips steps with.
-    fn count_frames(&self, plan: &Plan, order: &[usize], items: &[BTreeMap<String, String>]) -> usize {
-        let mut frames = 0;
-        for item in items {
-            let mut present: BTreeSet<&str> = BTreeSet::new();
-            for &n in order {
-                let node = &plan.nodes[n];
-                let required =
-                    self.config.providers.get(&node.tool).map(|p| p.required_roles(&node.tool)).unwrap_or(&[]);
-                let ok = node.inputs.iter().all(|(role, s)| {
-                    let has = match s {
-                        InputSource { item: Some(k), .. } => item.contains_key(k),
-                        InputSource { node: Some(up), .. } => present.contains(up.as_str()),
-                        _ => false,
-                    };
-                    has || !required.contains(&role.as_str())
-                });
-                if ok {
-                    present.insert(node.id.as_str());
-                    frames += 1;
-                }
-            }
-        }
-        frames
     }
 
     /// `POST /api/toolkit/pipelines/preview`: the line with its price and whether the balance
