@@ -135,6 +135,7 @@ mod factory;
 mod invitations;
 mod lookbook;
 mod mcp;
+mod models;
 mod people;
 mod pipelines;
 mod preflight;

@@ -7,9 +7,9 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use studio_core::api::{
-    Asset, AssetQuery, Balance, BuildReading, CastModelRequest, DevelopStatus, KeptModel, ModelReading,
-    PreflightRequest, PreflightResult, PriceBook, ReadBuildRequest, ReadModelRequest, RedrawRequest, StartDevelop,
-    StartedDevelop, TakesResponse, Verdict, VerdictRequest,
+    Asset, AssetQuery, Balance, BuildReading, CastModelRequest, DevelopStatus, Model, ModelReading, PreflightRequest,
+    PreflightResult, PriceBook, ReadBuildRequest, ReadModelRequest, RedrawRequest, StartDevelop, StartedDevelop,
+    TakesResponse, Verdict, VerdictRequest,
 };
 use studio_core::{Caller, Studio};
 
@@ -217,7 +217,7 @@ fn defs() -> Vec<Def> {
             description: "Keep a model (name, reference frames, traits) so later develops cast it: pass its mdl_ id \
                           as an input.",
             input: schema::<CastModelRequest>,
-            output: Some(schema::<KeptModel>),
+            output: Some(schema::<Model>),
             read_only: false,
             idempotent: false,
         },

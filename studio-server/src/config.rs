@@ -353,6 +353,13 @@ impl ServerConfig {
         if let Some(v) = set("STUDIO_RUNNER_CONCURRENCY") {
             c.runner_concurrency = number("STUDIO_RUNNER_CONCURRENCY", &v)?;
         }
+        if let Some(v) = set("STUDIO_CLAIM_SECS") {
+            let secs: i64 = number("STUDIO_CLAIM_SECS", &v)?;
+            if !(60..=86_400).contains(&secs) {
+                return Err(ConfigError::Env("STUDIO_CLAIM_SECS", "from 60 to 86400 seconds".into()));
+            }
+            c.billing_catalog.claim_secs = secs;
+        }
         if let Some(v) = set("STUDIO_RUNNER_LEASE_SECS") {
             c.runner_lease_secs = number("STUDIO_RUNNER_LEASE_SECS", &v)?;
         }

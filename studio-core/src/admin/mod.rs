@@ -8,6 +8,7 @@
 //! commands call: whoever can run the binary against the database is the authority there, so
 //! it takes no proof. It is how the first platform admin is made; signing up never makes one.
 
+mod offerings;
 mod people;
 
 use chrono::Duration;

@@ -342,4 +342,11 @@ pub struct WebhookAck {
     /// Tokens this delivery granted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub granted: Option<i64>,
+    /// The holding this delivery granted (an offering bought).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entitlement: Option<String>,
+    /// A paid claim that could not become a holding: `refunded` through the provider, or
+    /// `review` (a person refunds it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lapsed: Option<String>,
 }

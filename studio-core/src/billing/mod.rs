@@ -127,6 +127,7 @@ impl Studio {
             Purchase::Topup { pack } => ("topup", pack.clone()),
             Purchase::Subscription { tier } => ("subscription", tier.clone()),
             Purchase::Custom => ("custom", "custom".to_string()),
+            Purchase::Offering { .. } => return Err(Error::internal("an offering is bought through its claim")),
         };
         let reference = new_id("chk");
         self.storage
@@ -439,7 +440,8 @@ impl Studio {
         self.storage.autocharge_charged(&charge.reference, &payment_id).await?;
         if provider.name() == TEST_MODE {
             // Test mode delivers the signed payment.succeeded a real provider would send.
-            self.deliver_test_payment(provider.webhook_secret(), &charge, &customer_id).await?;
+            self.deliver_test_payment(provider.webhook_secret(), &charge.reference, charge.amount_cents, &customer_id)
+                .await?;
         }
         Ok(AutochargeRun {
             charged: true,
@@ -453,10 +455,16 @@ impl Studio {
 
     /// Sign a test-mode `payment.succeeded` and hand it to [`Studio::payment_webhook`] with the
     /// same headers and raw body the webhook route would receive.
-    async fn deliver_test_payment(&self, secret: &str, charge: &CheckoutRow, customer_id: &str) -> Result<WebhookAck> {
+    async fn deliver_test_payment(
+        &self,
+        secret: &str,
+        reference: &str,
+        amount_cents: i64,
+        customer_id: &str,
+    ) -> Result<WebhookAck> {
         let now = crate::ids::now().timestamp();
-        let (headers, body) = signed_payment(secret, &charge.reference, customer_id, charge.amount_cents, now)
-            .map_err(Error::internal)?;
+        let (headers, body) =
+            signed_payment(secret, reference, customer_id, amount_cents, now).map_err(Error::internal)?;
         self.payment_webhook(&headers, &body).await
     }
 
@@ -490,19 +498,33 @@ impl Studio {
                 tracing::error!(error = %e, "payment webhook could not be applied");
                 Error::new(ErrorKind::Internal, "APPLY_FAILED", "The payment could not be applied; retry.")
             })?;
-        let ack = WebhookAck { ok: true, duplicate: None, ignored: None, granted: None };
+        let ack =
+            WebhookAck { ok: true, duplicate: None, ignored: None, granted: None, entitlement: None, lapsed: None };
         Ok(match outcome {
             PaymentOutcome::Granted { tokens, .. } => WebhookAck { granted: Some(tokens), ..ack },
+            PaymentOutcome::Entitled { holding, .. } => WebhookAck { entitlement: Some(holding.id), ..ack },
+            PaymentOutcome::Lapsed(case) => WebhookAck { lapsed: Some(self.settle_case(&case).await), ..ack },
             PaymentOutcome::Duplicate | PaymentOutcome::AlreadyGranted => WebhookAck { duplicate: Some(true), ..ack },
             PaymentOutcome::Ignored(_) => WebhookAck { ignored: Some(true), ..ack },
         })
     }
 
-    /// Test mode only: a checkout as its page shows it. 404 when billing is not in test mode
-    /// or the reference is not an open or paid checkout.
+    /// Test mode only: a checkout as its page shows it (a token purchase, or a claim on an
+    /// offering). 404 when billing is not in test mode or the reference is not an open or paid
+    /// checkout.
     pub async fn test_checkout(&self, reference: &str) -> Result<TestCheckoutView> {
         let missing = || Error::not_found("NOT_FOUND", "No such test-mode checkout.");
         self.config.payments.as_ref().filter(|p| p.name() == TEST_MODE).ok_or_else(missing)?;
+        if reference.starts_with("clm_") {
+            let c = self.storage.claim(reference).await?.filter(|c| c.checkout_url.is_some()).ok_or_else(missing)?;
+            return Ok(TestCheckoutView {
+                description: format!("The {} {}", c.kind, c.offering_id),
+                reference: c.reference,
+                tokens: 0,
+                amount_cents: c.price_cents,
+                paid: c.status == "paid",
+            });
+        }
         let c = self.storage.checkout(reference).await?.filter(|c| c.kind != "autocharge").ok_or_else(missing)?;
         if c.status == "failed" {
             return Err(missing());
@@ -524,16 +546,19 @@ impl Studio {
     /// `payment.succeeded` through [`Studio::payment_webhook`]; confirming twice grants once.
     /// `decline_card` saves a card that refuses off-session charges.
     pub async fn confirm_test_checkout(&self, reference: &str, decline_card: bool) -> Result<WebhookAck> {
-        self.test_checkout(reference).await?;
+        let view = self.test_checkout(reference).await?;
         let provider = self.payments()?;
-        let c = self.storage.checkout(reference).await?.ok_or_else(|| Error::internal("checkout vanished"))?;
-        let existing = self.storage.billing_account(&c.org_id).await?.and_then(|a| a.customer_id);
+        let org_id = match self.storage.claim(reference).await? {
+            Some(claim) => claim.org_id,
+            None => self.storage.checkout(reference).await?.ok_or_else(|| Error::internal("checkout vanished"))?.org_id,
+        };
+        let existing = self.storage.billing_account(&org_id).await?.and_then(|a| a.customer_id);
         let customer = match existing {
             Some(id) if !decline_card && !id.contains("decline") => id,
-            _ if decline_card => format!("cus_test_decline_{}", c.org_id),
-            _ => format!("cus_test_{}", c.org_id),
+            _ if decline_card => format!("cus_test_decline_{org_id}"),
+            _ => format!("cus_test_{org_id}"),
         };
-        self.deliver_test_payment(provider.webhook_secret(), &c, &customer).await
+        self.deliver_test_payment(provider.webhook_secret(), reference, view.amount_cents, &customer).await
     }
 }
 
@@ -560,6 +585,7 @@ mod tests {
         let b = BillingConfig {
             tiers: vec![],
             packs: vec![PackConfig { slug: "odd".into(), tokens: 3, price_cents: 10, active: true }],
+            ..BillingConfig::default()
         };
         for amount in [10, 11, 99, 1_001, 77_777] {
             let (tokens, charge) = b.quantise(amount).unwrap();

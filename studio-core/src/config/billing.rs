@@ -48,6 +48,9 @@ pub struct BillingConfig {
     pub tiers: Vec<TierConfig>,
     /// Token packs.
     pub packs: Vec<PackConfig>,
+    /// How long a claim on an offering (and its checkout) stays open, in seconds (default one
+    /// hour): an exclusive face is reserved for the claiming house that long.
+    pub claim_secs: i64,
 }
 
 impl Default for BillingConfig {
@@ -70,6 +73,7 @@ impl Default for BillingConfig {
                 tier("couture", "Couture", 19_900, 3_500, 3, false),
             ],
             packs: vec![pack("pack_250", 250, 1_000), pack("pack_1000", 1_000, 3_600), pack("pack_3000", 3_000, 9_900)],
+            claim_secs: 3_600,
         }
     }
 }

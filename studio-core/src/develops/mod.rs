@@ -426,28 +426,24 @@ impl Studio {
         })
     }
 
-    /// A live library image of the house as an input: its blob key and type. A kept model's
-    /// id (`mdl_…`) names its reference asset (its first frame), so develops cast it by id.
+    /// A live library image of the house as an input: its blob key and type. A model's id
+    /// (`mdl_…`) names its first identity frame when the house may cast it (its own, held or
+    /// free; a catalog model's frame lives in its publisher's library), so develops cast it by id.
     pub(crate) async fn input_asset(&self, caller: &Caller, id: &str, code: &'static str) -> Result<(String, String)> {
-        let reference;
-        let id = if id.starts_with(crate::models::MODEL_ID_PREFIX) {
-            reference = self
-                .model_reference_asset(caller, id)
+        let asset = if id.starts_with(crate::models::MODEL_ID_PREFIX) {
+            self.model_reference_asset(caller, id)
                 .await?
-                .ok_or_else(|| Error::not_found(code, format!("No model {id:?} in this house.")))?;
-            reference.as_str()
+                .ok_or_else(|| Error::not_found(code, format!("No model {id:?} this house may cast.")))?
         } else {
-            id
-        };
-        match self.storage.asset_by_id(id).await? {
-            Some(a) if a.org_id == caller.org_id && a.deleted_at.is_none() => {
-                if a.bytes as u64 > MAX_INPUT_BYTES {
-                    return Err(input_error(BlobError::TooLarge { max: MAX_INPUT_BYTES }));
-                }
-                Ok((a.blob_key, a.mime))
+            match self.storage.asset_by_id(id).await? {
+                Some(a) if a.org_id == caller.org_id && a.deleted_at.is_none() => a,
+                _ => return Err(Error::not_found(code, format!("No asset {id:?} in this house."))),
             }
-            _ => Err(Error::not_found(code, format!("No asset {id:?} in this house."))),
+        };
+        if asset.bytes as u64 > MAX_INPUT_BYTES {
+            return Err(input_error(BlobError::TooLarge { max: MAX_INPUT_BYTES }));
         }
+        Ok((asset.blob_key, asset.mime))
     }
 
     pub(crate) fn new_job(&self, caller: &Caller, spec: JobSpec) -> JobRow {

@@ -390,7 +390,7 @@ impl Studio {
         self.file_of(row, None).await
     }
 
-    async fn file_of(&self, row: AssetRow, if_none_match: Option<&str>) -> Result<AssetFile> {
+    pub(crate) async fn file_of(&self, row: AssetRow, if_none_match: Option<&str>) -> Result<AssetFile> {
         let etag = etag_of(&row);
         let matches = if_none_match.is_some_and(|h| h.split(',').any(|t| t.trim() == etag || t.trim() == "*"));
         if matches {

@@ -1,48 +1,73 @@
-//! Models a house keeps (cast_model): a name, reference frames from the house's own library
-//! and optional traits. Casting is free. A develop input naming a kept model (`mdl_…`) casts
-//! its first frame (see `Studio::input_asset` in develops.rs).
+//! The casting board (D2 §4.7): a house's own models (cast_model, `POST models/own`) and the
+//! catalog's offerings in one model store. A model's identity reads collage, sheets, originals;
+//! a develop input naming a usable model (`mdl_…`: the house's own, one it holds, or a free
+//! one) casts its first identity frame (see `Studio::input_asset` in develops). Buying lives
+//! in `market.rs`, the admin's catalog in `admin/offerings.rs`.
 //!
-//! Casting writes to the house's library, so it asks [`Caller::require_write_library`]: every
-//! role but viewer, by key or session (the spec's "member key"); a viewer is 403 `FORBIDDEN`.
+//! Casting and patching write to the house's library, so they ask
+//! [`Caller::require_write_library`]: every role but viewer; a viewer is 403 `FORBIDDEN`.
+
+mod market;
+
+pub(crate) use market::{KIND_MODEL, holding_view};
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::api::{CastModelRequest, KeptModel};
+use crate::api::{CastModelRequest, Model, ModelList, ModelPatch, TraitValue};
 use crate::caller::Caller;
 use crate::error::{Error, Result};
 use crate::ids::new_id;
-use crate::storage::{AssetRow, ModelRow};
+use crate::storage::{AssetRow, BoardModelRow, ModelRow};
 use crate::studio::Studio;
 
-/// The id prefix of a kept model.
+/// The id prefix of a model.
 pub(crate) const MODEL_ID_PREFIX: &str = "mdl_";
 /// The tier of a model the house cast itself.
 const TIER_YOURS: &str = "yours";
 /// Longest model name.
 const MAX_NAME_CHARS: usize = 200;
-/// Most reference frames one model keeps.
+/// Most original reference frames one model keeps.
 pub(crate) const MAX_MODEL_FRAMES: usize = 24;
+/// Most identity sheets one model keeps.
+const MAX_SHEETS: usize = 12;
 /// Most traits one model keeps.
 const MAX_TRAITS: usize = 32;
 /// Longest trait name.
 const MAX_TRAIT_KEY_CHARS: usize = 64;
-/// Longest trait value.
+/// Longest trait text.
 const MAX_TRAIT_VALUE_CHARS: usize = 2000;
+/// Most texts in one list trait.
+const MAX_TRAIT_LIST: usize = 32;
+
+fn json_list(text: &str) -> Vec<String> {
+    serde_json::from_str(text).unwrap_or_default()
+}
 
 impl ModelRow {
-    /// The reference frames, in order.
+    /// The original reference frames, in order.
     pub(crate) fn asset_id_list(&self) -> Vec<String> {
-        serde_json::from_str(&self.asset_ids).unwrap_or_default()
+        json_list(&self.asset_ids)
     }
 
-    /// The traits.
-    pub(crate) fn trait_map(&self) -> BTreeMap<String, String> {
-        serde_json::from_str(&self.traits).unwrap_or_default()
+    /// Collage, sheets, originals: the identity order develops read.
+    pub(crate) fn identity(&self) -> Vec<String> {
+        self.collage_asset_id
+            .iter()
+            .cloned()
+            .chain(json_list(&self.sheet_asset_ids))
+            .chain(self.asset_id_list())
+            .collect()
+    }
+
+    /// The traits (values that are neither a text nor a list of texts are skipped).
+    pub(crate) fn trait_map(&self) -> BTreeMap<String, TraitValue> {
+        let map: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&self.traits).unwrap_or_default();
+        map.into_iter().filter_map(|(k, v)| serde_json::from_value(v).ok().map(|v| (k, v))).collect()
     }
 }
 
 fn model_not_found(id: &str) -> Error {
-    Error::not_found("NOT_FOUND", format!("No model {id:?} in this house."))
+    Error::not_found("NOT_FOUND", format!("No model {id:?} on this house's board."))
 }
 
 /// Trimmed, distinct, non-empty ids: 400 `BAD_ASSET_IDS` otherwise, or when there are more
@@ -61,8 +86,18 @@ pub(crate) fn clean_asset_ids(ids: &[String], max: usize) -> Result<Vec<String>>
     Ok(ids)
 }
 
-/// Trait names and values trimmed and bounded; a blank value is kept (it is a real answer).
-fn clean_traits(traits: Option<BTreeMap<String, String>>) -> Result<BTreeMap<String, String>> {
+fn clean_text(key: &str, value: &str) -> Result<String> {
+    if value.chars().count() > MAX_TRAIT_VALUE_CHARS {
+        return Err(Error::invalid(
+            "BAD_BODY",
+            format!("The trait {key:?} is longer than {MAX_TRAIT_VALUE_CHARS} characters."),
+        ));
+    }
+    Ok(value.trim().to_string())
+}
+
+/// Trait names and values trimmed and bounded; a blank text is kept (it is a real answer).
+fn clean_traits(traits: Option<BTreeMap<String, TraitValue>>) -> Result<BTreeMap<String, TraitValue>> {
     let traits = traits.unwrap_or_default();
     if traits.len() > MAX_TRAITS {
         return Err(Error::invalid("BAD_BODY", format!("A model keeps at most {MAX_TRAITS} traits.")));
@@ -73,33 +108,76 @@ fn clean_traits(traits: Option<BTreeMap<String, String>>) -> Result<BTreeMap<Str
         if key.is_empty() || key.chars().count() > MAX_TRAIT_KEY_CHARS {
             return Err(Error::invalid("BAD_BODY", format!("A trait name is 1 to {MAX_TRAIT_KEY_CHARS} characters.")));
         }
-        if value.chars().count() > MAX_TRAIT_VALUE_CHARS {
-            return Err(Error::invalid(
-                "BAD_BODY",
-                format!("The trait {key:?} is longer than {MAX_TRAIT_VALUE_CHARS} characters."),
-            ));
-        }
-        clean.insert(key, value.trim().to_string());
+        let value = match value {
+            TraitValue::Text(text) => TraitValue::Text(clean_text(&key, &text)?),
+            TraitValue::List(list) if list.len() > MAX_TRAIT_LIST => {
+                return Err(Error::invalid(
+                    "BAD_BODY",
+                    format!("The trait {key:?} lists at most {MAX_TRAIT_LIST} texts."),
+                ));
+            }
+            TraitValue::List(list) => {
+                TraitValue::List(list.iter().map(|t| clean_text(&key, t)).collect::<Result<Vec<_>>>()?)
+            }
+        };
+        clean.insert(key, value);
     }
     Ok(clean)
 }
 
+/// The board's groups: yours (cast or held), free, sale, exclusive.
+fn board_rank(model: &Model) -> u8 {
+    match model.tier.as_str() {
+        _ if model.mine || model.owned => 0,
+        "free" => 1,
+        "sale" => 2,
+        _ => 3,
+    }
+}
+
 impl Studio {
-    fn model_view(&self, row: ModelRow) -> KeptModel {
-        let asset_ids = row.asset_id_list();
-        let cover_url = asset_ids
-            .first()
-            .map(|id| format!("{}/api/toolkit/assets/{id}/file", self.config.public_url))
-            .unwrap_or_default();
-        KeptModel {
-            traits: row.trait_map(),
-            id: row.id,
-            name: row.name,
-            tier: TIER_YOURS.to_string(),
-            asset_ids,
-            cover_url,
-            created_at: row.created_at,
+    fn asset_url(&self, id: &str) -> String {
+        format!("{}/api/toolkit/assets/{id}/file", self.config.public_url)
+    }
+
+    /// A model as the house `org_id` sees it.
+    pub(crate) fn model_view(&self, org_id: &str, row: BoardModelRow) -> Model {
+        let BoardModelRow { model: m, owned } = row;
+        let mine = m.tier == TIER_YOURS && m.org_id == org_id;
+        let identity = m.identity();
+        let preview_urls: Vec<String> = if mine {
+            identity.iter().map(|id| self.asset_url(id)).collect()
+        } else {
+            (0..identity.len())
+                .map(|n| format!("{}/api/toolkit/models/{}/preview/{n}", self.config.public_url, m.id))
+                .collect()
+        };
+        let own = |v: Vec<String>| if mine { v } else { Vec::new() };
+        Model {
+            traits: m.trait_map(),
+            cover_url: preview_urls.first().cloned().unwrap_or_default(),
+            preview_urls,
+            owned,
+            mine,
+            usable: mine || owned || m.tier == "free",
+            exclusive_yours: owned && m.tier == "exclusive",
+            asset_ids: own(m.asset_id_list()),
+            sheet_asset_ids: own(json_list(&m.sheet_asset_ids)),
+            collage_asset_id: m.collage_asset_id.filter(|_| mine),
+            identity_asset_ids: own(identity),
+            id: m.id,
+            name: m.name,
+            tier: m.tier,
+            price_cents: m.price_cents,
+            currency: m.currency,
+            note: m.note,
+            created_at: m.created_at,
         }
+    }
+
+    fn own_view(&self, row: ModelRow) -> Model {
+        let org_id = row.org_id.clone();
+        self.model_view(&org_id, BoardModelRow { model: row, owned: false })
     }
 
     /// The rows of `ids`, in order, when every one is a live asset of the caller's house;
@@ -110,22 +188,28 @@ impl Studio {
         ids: &[String],
         code: &'static str,
     ) -> Result<Vec<AssetRow>> {
+        self.live_assets_of(&caller.org_id, ids, code).await
+    }
+
+    /// [`Studio::live_assets`] of any house.
+    pub(crate) async fn live_assets_of(
+        &self,
+        org_id: &str,
+        ids: &[String],
+        code: &'static str,
+    ) -> Result<Vec<AssetRow>> {
         let mut rows = Vec::with_capacity(ids.len());
         for id in ids {
             match self.storage.asset_by_id(id).await? {
-                Some(a) if a.org_id == caller.org_id && a.deleted_at.is_none() => rows.push(a),
+                Some(a) if a.org_id == org_id && a.deleted_at.is_none() => rows.push(a),
                 _ => return Err(Error::not_found(code, format!("No asset {id:?} in this house."))),
             }
         }
         Ok(rows)
     }
 
-    /// cast_model: keep a model of the house's own reference frames, so later develops cast it
-    /// by id. Free. 400 `NAME_REQUIRED`, `BAD_BODY` (name or traits too long),
-    /// `BAD_ASSET_IDS` (none, blank, repeated, more than 24); 403 for a viewer; 404
-    /// `ASSET_NOT_FOUND` when a frame is not a live asset of the house.
-    pub async fn cast_model(&self, caller: &Caller, req: CastModelRequest) -> Result<KeptModel> {
-        caller.require_write_library()?;
+    /// A new model row of `org_id` from a cast request, its frames checked against that house.
+    pub(crate) async fn model_row(&self, org_id: &str, created_by: &str, req: CastModelRequest) -> Result<ModelRow> {
         let name = req.name.trim();
         if name.is_empty() {
             return Err(Error::invalid("NAME_REQUIRED", "A model needs a name."));
@@ -135,37 +219,162 @@ impl Studio {
         }
         let asset_ids = clean_asset_ids(&req.asset_ids, MAX_MODEL_FRAMES)?;
         let traits = clean_traits(req.traits)?;
-        self.live_assets(caller, &asset_ids, "ASSET_NOT_FOUND").await?;
-        let row = ModelRow {
+        let collage = req.collage_asset_id.map(|c| c.trim().to_string()).filter(|c| !c.is_empty());
+        if collage.as_ref().is_some_and(|c| asset_ids.contains(c)) {
+            return Err(Error::invalid("BAD_ASSET_IDS", "The collage is not also an original frame."));
+        }
+        self.live_assets_of(org_id, &asset_ids, "ASSET_NOT_FOUND").await?;
+        if let Some(c) = &collage {
+            self.live_assets_of(org_id, std::slice::from_ref(c), "ASSET_NOT_FOUND").await?;
+        }
+        Ok(ModelRow {
             id: new_id("mdl"),
-            org_id: caller.org_id.clone(),
-            created_by: Some(caller.user_id.clone()),
+            org_id: org_id.to_string(),
+            created_by: Some(created_by.to_string()),
             name: name.to_string(),
             asset_ids: serde_json::to_string(&asset_ids).map_err(Error::internal)?,
             traits: serde_json::to_string(&traits).map_err(Error::internal)?,
             created_at: crate::ids::now(),
-        };
+            tier: TIER_YOURS.to_string(),
+            price_cents: 0,
+            currency: "usd".to_string(),
+            note: String::new(),
+            collage_asset_id: collage,
+            sheet_asset_ids: "[]".to_string(),
+            retired_at: None,
+            updated_at: None,
+        })
+    }
+
+    /// cast_model and `POST models/own`: keep a model of the house's own reference frames, so
+    /// later develops cast it by id. Free; all or nothing. 400 `NAME_REQUIRED`, `BAD_BODY`
+    /// (name or traits too long), `BAD_ASSET_IDS` (none, blank, repeated, more than 24); 403
+    /// for a viewer; 404 `ASSET_NOT_FOUND` when a frame is not a live asset of the house.
+    pub async fn cast_model(&self, caller: &Caller, req: CastModelRequest) -> Result<Model> {
+        caller.require_write_library()?;
+        let row = self.model_row(&caller.org_id, &caller.user_id, req).await?;
         self.storage.insert_model(row.clone()).await?;
-        Ok(self.model_view(row))
+        Ok(self.own_view(row))
     }
 
-    /// Every model the caller's house keeps, newest first. Any role.
-    pub async fn list_models(&self, caller: &Caller) -> Result<Vec<KeptModel>> {
-        let rows = self.storage.list_models(&caller.org_id).await?;
-        Ok(rows.into_iter().map(|r| self.model_view(r)).collect())
+    /// The casting board: the house's own models and what it holds, then free, sale and
+    /// exclusive offerings, newest first within each; an exclusive face another house holds
+    /// or claims is absent. Any role.
+    pub async fn list_models(&self, caller: &Caller) -> Result<ModelList> {
+        let rows = self.storage.board_models(&caller.org_id, crate::ids::now()).await?;
+        let mut models: Vec<Model> = rows.into_iter().map(|r| self.model_view(&caller.org_id, r)).collect();
+        models.sort_by_key(board_rank);
+        Ok(ModelList { models })
     }
 
-    /// One model of the caller's house; another house's is 404 `NOT_FOUND`, like an unknown one.
-    pub async fn model(&self, caller: &Caller, id: &str) -> Result<KeptModel> {
-        let row = self.storage.model(&caller.org_id, id.trim()).await?.ok_or_else(|| model_not_found(id))?;
-        Ok(self.model_view(row))
+    /// One model of the board; out of scope (another house's own, an exclusive face held or
+    /// claimed elsewhere, unknown) is 404 `NOT_FOUND`, never 403.
+    pub async fn model(&self, caller: &Caller, id: &str) -> Result<Model> {
+        let row = self.board_row(caller, id).await?;
+        Ok(self.model_view(&caller.org_id, row))
     }
 
-    /// The asset a develop casts for model `id` of the caller's house (its first frame); None
-    /// when the house keeps no such model.
-    pub(crate) async fn model_reference_asset(&self, caller: &Caller, id: &str) -> Result<Option<String>> {
-        let row = self.storage.model(&caller.org_id, id).await?;
-        Ok(row.and_then(|r| r.asset_id_list().into_iter().next()))
+    pub(crate) async fn board_row(&self, caller: &Caller, id: &str) -> Result<BoardModelRow> {
+        self.storage.board_model(&caller.org_id, id.trim(), crate::ids::now()).await?.ok_or_else(|| model_not_found(id))
+    }
+
+    /// Patch one of the house's own models: identity sheets added after the collage and the
+    /// sheets already there (before the originals), traits merged key by key. Free. 400
+    /// `BAD_BODY` (nothing to change, bad traits), `BAD_ASSET_IDS` (a sheet that is not a live
+    /// asset of the house, repeated, too many); 403 `FORBIDDEN` for a viewer or a model the
+    /// house did not cast; 404 when out of scope.
+    pub async fn patch_model(&self, caller: &Caller, id: &str, patch: ModelPatch) -> Result<Model> {
+        let current = self.board_row(caller, id).await?;
+        caller.require_write_library()?;
+        if current.model.tier != TIER_YOURS {
+            return Err(Error::forbidden("FORBIDDEN", "Only a model the house cast itself can be changed."));
+        }
+        if patch.sheet_asset_ids.is_none() && patch.traits.is_none() {
+            return Err(Error::invalid("BAD_BODY", "Send sheetAssetIds, traits or both."));
+        }
+        let sheets = match &patch.sheet_asset_ids {
+            None => Vec::new(),
+            Some(ids) if ids.is_empty() => Vec::new(),
+            Some(ids) => {
+                let ids = clean_asset_ids(ids, MAX_SHEETS)?;
+                let have = json_list(&current.model.sheet_asset_ids);
+                let fresh = ids.iter().filter(|id| !have.contains(id)).count();
+                if have.len() + fresh > MAX_SHEETS {
+                    return Err(Error::invalid(
+                        "BAD_ASSET_IDS",
+                        format!("A model keeps at most {MAX_SHEETS} identity sheets."),
+                    )
+                    .with("max", MAX_SHEETS));
+                }
+                for id in &ids {
+                    match self.storage.asset_by_id(id).await? {
+                        Some(a) if a.org_id == caller.org_id && a.deleted_at.is_none() => {}
+                        _ => {
+                            return Err(Error::invalid(
+                                "BAD_ASSET_IDS",
+                                format!("{id:?} is not a live asset of this house."),
+                            )
+                            .with("assetId", id.as_str()));
+                        }
+                    }
+                }
+                ids
+            }
+        };
+        let traits = clean_traits(patch.traits)?;
+        let existing = current.model.trait_map();
+        if existing.len() + traits.keys().filter(|k| !existing.contains_key(*k)).count() > MAX_TRAITS {
+            return Err(Error::invalid("BAD_BODY", format!("A model keeps at most {MAX_TRAITS} traits.")));
+        }
+        let traits: serde_json::Map<String, serde_json::Value> = traits
+            .into_iter()
+            .map(|(k, v)| serde_json::to_value(v).map(|v| (k, v)))
+            .collect::<std::result::Result<_, _>>()
+            .map_err(Error::internal)?;
+        let row = self
+            .storage
+            .patch_model(&caller.org_id, &current.model.id, &sheets, &traits, crate::ids::now())
+            .await?
+            .ok_or_else(|| model_not_found(id))?;
+        Ok(self.own_view(row))
+    }
+
+    /// `GET models/{id}/preview/{n}`: the `n`th identity frame (from 0) of a model on the
+    /// caller's board, wherever its file lives (a catalog model's frames are in its
+    /// publisher's library). 404 `NOT_FOUND` when the model is out of scope or has no such frame.
+    pub async fn model_preview(
+        &self,
+        caller: &Caller,
+        id: &str,
+        n: usize,
+        if_none_match: Option<&str>,
+    ) -> Result<crate::AssetFile> {
+        let row = self.board_row(caller, id).await?;
+        let missing = || Error::not_found("NOT_FOUND", format!("Model {id:?} has no frame {n}."));
+        let frame = row.model.identity().into_iter().nth(n).ok_or_else(missing)?;
+        let asset = self
+            .storage
+            .asset_by_id(&frame)
+            .await?
+            .filter(|a| a.org_id == row.model.org_id && a.deleted_at.is_none())
+            .ok_or_else(missing)?;
+        self.file_of(asset, if_none_match).await
+    }
+
+    /// The frame a develop casts for model `id` (its first identity frame): a model on the
+    /// caller's board that the house may use (its own, held, or free). None otherwise. The
+    /// frame of a catalog model lives in its publisher's library.
+    pub(crate) async fn model_reference_asset(&self, caller: &Caller, id: &str) -> Result<Option<AssetRow>> {
+        let Some(row) = self.storage.board_model(&caller.org_id, id, crate::ids::now()).await? else {
+            return Ok(None);
+        };
+        let usable = (row.model.tier == TIER_YOURS && row.model.org_id == caller.org_id)
+            || row.owned
+            || row.model.tier == "free";
+        let Some(first) = row.model.identity().into_iter().next().filter(|_| usable) else {
+            return Ok(None);
+        };
+        Ok(self.storage.asset_by_id(&first).await?.filter(|a| a.org_id == row.model.org_id && a.deleted_at.is_none()))
     }
 }
 
@@ -184,11 +393,41 @@ mod tests {
 
     #[test]
     fn traits_are_bounded() {
-        let one = |k: &str, v: &str| Some(BTreeMap::from([(k.to_string(), v.to_string())]));
-        assert_eq!(clean_traits(one(" age ", " 30s ")).expect("ok"), BTreeMap::from([("age".into(), "30s".into())]));
-        assert_eq!(clean_traits(one("hair", "")).expect("ok").get("hair").map(String::as_str), Some(""));
+        let one = |k: &str, v: &str| Some(BTreeMap::from([(k.to_string(), TraitValue::Text(v.to_string()))]));
+        assert_eq!(
+            clean_traits(one(" age ", " 30s ")).expect("ok"),
+            BTreeMap::from([("age".into(), TraitValue::Text("30s".into()))])
+        );
+        assert_eq!(clean_traits(one("hair", "")).expect("ok").get("hair"), Some(&TraitValue::Text(String::new())));
         assert!(clean_traits(one(" ", "x")).is_err());
         assert!(clean_traits(one("x", &"y".repeat(MAX_TRAIT_VALUE_CHARS + 1))).is_err());
         assert!(clean_traits(None).expect("ok").is_empty());
+        let list = Some(BTreeMap::from([("marks".to_string(), TraitValue::List(vec![" mole ".into()]))]));
+        assert_eq!(clean_traits(list).expect("ok")["marks"], TraitValue::List(vec!["mole".into()]));
+        let long = Some(BTreeMap::from([("marks".to_string(), TraitValue::List(vec![String::new(); 33]))]));
+        assert!(clean_traits(long).is_err());
+    }
+
+    #[test]
+    fn identity_reads_collage_sheets_originals() {
+        let row = ModelRow {
+            id: "mdl_1".into(),
+            org_id: "org".into(),
+            created_by: None,
+            name: "n".into(),
+            asset_ids: r#"["o1","o2"]"#.into(),
+            traits: r#"{"height":"tall","marks":["mole"],"odd":3}"#.into(),
+            created_at: crate::ids::now(),
+            tier: "yours".into(),
+            price_cents: 0,
+            currency: "usd".into(),
+            note: String::new(),
+            collage_asset_id: Some("c".into()),
+            sheet_asset_ids: r#"["s1"]"#.into(),
+            retired_at: None,
+            updated_at: None,
+        };
+        assert_eq!(row.identity(), ["c", "s1", "o1", "o2"]);
+        assert_eq!(row.trait_map().len(), 2, "a value that is not text is skipped");
     }
 }

@@ -17,6 +17,13 @@ pub enum Purchase {
     },
     /// A custom number of tokens at the highest per-token pack rate: into the top-up bucket.
     Custom,
+    /// An offering of the catalog (a model): the signed payment grants a holding, no tokens.
+    Offering {
+        /// The offering's kind (`model`).
+        kind: String,
+        /// The offering's id.
+        id: String,
+    },
 }
 
 /// A checkout to create.
@@ -102,6 +109,12 @@ pub trait PaymentsProvider: Send + Sync + std::fmt::Debug + 'static {
     /// [`PAYMENT_SUCCEEDED`] (Polar calls it `order.paid`).
     fn payment_succeeded_event(&self) -> &'static str {
         PAYMENT_SUCCEEDED
+    }
+    /// Refund `amount_cents` of a payment (a paid claim that could not become a holding).
+    /// A provider without refunds answers an error; the payment then waits for a person.
+    async fn refund(&self, payment_id: &str, amount_cents: i64) -> Result<(), PaymentsError> {
+        let _ = (payment_id, amount_cents);
+        Err(PaymentsError::Failed(format!("{} does not refund through the API", self.name())))
     }
     /// Whether [`PaymentsProvider::charge`] can charge a saved card at all (auto top-up).
     fn can_charge_off_session(&self) -> bool {

@@ -60,6 +60,9 @@ impl PolarConfig {
     pub const DEFAULT_BASE_URL: &'static str = "https://api.polar.sh";
     /// The product slug used for custom amounts.
     pub const CUSTOM_SLUG: &'static str = "custom";
+    /// The product slug used for catalog offerings (a pay-what-you-want product; the amount is
+    /// the offering's price).
+    pub const OFFERING_SLUG: &'static str = "offering";
 
     /// Parse a product map written `slug=product-id,slug=product-id` (the form of
     /// `STUDIO_POLAR_PRODUCTS`). Blank entries are skipped; an entry without `=`, with an empty
@@ -140,6 +143,7 @@ impl PolarProvider {
             Purchase::Topup { pack } => pack.as_str(),
             Purchase::Subscription { tier } => tier.as_str(),
             Purchase::Custom => PolarConfig::CUSTOM_SLUG,
+            Purchase::Offering { .. } => PolarConfig::OFFERING_SLUG,
         };
         self.config.products.get(slug).map(|p| p.trim()).filter(|p| !p.is_empty()).ok_or_else(|| {
             PaymentsError::Failed(format!("no Polar product is configured for {slug:?} (STUDIO_POLAR_PRODUCTS)"))
@@ -203,6 +207,7 @@ fn checkout_body(request: &CheckoutRequest, product: &str, success_url: &str) ->
         Purchase::Topup { pack } => ("topup", Some(pack.as_str())),
         Purchase::Subscription { tier } => ("subscription", Some(tier.as_str())),
         Purchase::Custom => ("custom", None),
+        Purchase::Offering { .. } => ("offering", None),
     };
     let mut metadata = Map::new();
     metadata.insert("reference".into(), json!(request.reference));
@@ -217,6 +222,10 @@ fn checkout_body(request: &CheckoutRequest, product: &str, success_url: &str) ->
             metadata.insert("tier".into(), json!(slug));
         }
         Purchase::Custom => {}
+        Purchase::Offering { kind, id } => {
+            metadata.insert("offering_kind".into(), json!(kind));
+            metadata.insert("offering_id".into(), json!(id));
+        }
     }
     metadata.insert("tokens".into(), json!(request.tokens));
     metadata.insert("amount_cents".into(), json!(request.amount_cents));
@@ -329,6 +338,23 @@ impl PaymentsProvider for PolarProvider {
                 .await?;
         }
         Ok(())
+    }
+
+    /// `POST /v1/refunds/` for the order (Polar's payment id is the order id), the whole amount
+    /// given, reason `other`, without revoking the order's benefits (we grant none through Polar).
+    async fn refund(&self, payment_id: &str, amount_cents: i64) -> Result<(), PaymentsError> {
+        let order = payment_id.trim();
+        if order.is_empty() || amount_cents <= 0 {
+            return Err(PaymentsError::Failed("no Polar order or amount to refund".into()));
+        }
+        let body = json!({
+            "order_id": order,
+            "reason": "other",
+            "amount": amount_cents,
+            "comment": "The offering was no longer available when the payment arrived.",
+            "revoke_benefits": false,
+        });
+        self.post("/v1/refunds/", &body, "the refund").await.map(|_| ())
     }
 
     /// Always [`PaymentsError::Failed`] with [`NO_OFF_SESSION_CHARGE`], without calling Polar:

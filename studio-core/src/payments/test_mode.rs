@@ -98,6 +98,11 @@ impl PaymentsProvider for TestModeProvider {
         Ok(TestModeProvider::payment_id(&request.reference))
     }
 
+    /// Test mode moves no real money: a refund of a test payment is always accepted.
+    async fn refund(&self, _payment_id: &str, _amount_cents: i64) -> Result<(), PaymentsError> {
+        Ok(())
+    }
+
     /// Test mode keeps no customer record of its own: the stored billing contact is the record.
     async fn set_customer_email(&self, _customer_id: &str, _email: &str) -> Result<(), PaymentsError> {
         Ok(())

@@ -149,6 +149,15 @@ pub enum PaymentOutcome {
         /// Totals after.
         balance: BalanceRow,
     },
+    /// A claim's payment became a holding (an offering bought).
+    Entitled {
+        /// The house.
+        org_id: String,
+        /// The holding.
+        holding: Box<super::EntitlementRow>,
+    },
+    /// A claim's payment could not become a holding: the case to refund or review.
+    Lapsed(Box<super::EntitlementCaseRow>),
     /// This payment of this reference was granted before: nothing moved.
     AlreadyGranted,
     /// This webhook id was applied before: nothing moved.

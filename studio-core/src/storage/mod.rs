@@ -54,7 +54,10 @@ pub use lookbook::{
 pub use mail::{
     DripCandidate, EmailTokenRow, LetterFilter, LetterOutcome, LetterRow, MailEventOutcome, MailStore, TokenUse,
 };
-pub use models::{ModelRow, ModelStore};
+pub use models::{
+    BoardModelRow, CatalogRow, ClaimOutcome, ClaimRow, EntitlementCaseRow, EntitlementRow, GrantOutcome, ModelRow,
+    ModelStore, NewClaim,
+};
 pub use pipelines::{
     AdvanceOutcome, PipelinePresetRow, PipelineRunRow, PipelineStepRow, PipelineStore, RunCancelled, RunCreateOutcome,
     StepAdvance, StepEnd, StepState,

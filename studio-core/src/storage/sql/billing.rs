@@ -178,6 +178,11 @@ macro_rules! impl_billing_store {
                     tx.commit().await?;
                     return Ok(PaymentOutcome::Ignored("event_type"));
                 }
+                if let Some(reference) = p.reference.as_deref().filter(|r| r.starts_with("clm_")) {
+                    let outcome = apply_claim_payment_in(&mut tx, &p, reference).await?;
+                    tx.commit().await?;
+                    return Ok(outcome);
+                }
                 let checkout: Option<CheckoutRow> = match &p.reference {
                     Some(reference) => sqlx::query_as(concat!(
                         "SELECT ", checkout_columns!(), " FROM billing_checkouts WHERE reference = $1", $lock

@@ -163,7 +163,8 @@ macro_rules! pack_columns {
 /// The columns of `models` in [`ModelRow`](super::ModelRow) order.
 macro_rules! model_columns {
     () => {
-        "id, org_id, created_by, name, asset_ids, traits, created_at"
+        "id, org_id, created_by, name, asset_ids, traits, created_at, tier, price_cents, currency, note, \
+         collage_asset_id, sheet_asset_ids, retired_at, updated_at"
     };
 }
 

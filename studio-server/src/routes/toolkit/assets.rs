@@ -104,7 +104,7 @@ async fn read_form(
     Ok(())
 }
 
-fn file_response(file: AssetFile) -> Response {
+pub(super) fn file_response(file: AssetFile) -> Response {
     match file {
         AssetFile::NotModified { etag } => {
             let mut res = StatusCode::NOT_MODIFIED.into_response();

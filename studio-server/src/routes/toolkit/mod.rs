@@ -12,6 +12,7 @@ mod invite;
 mod invites;
 mod jobs;
 mod lookbook;
+mod models;
 mod my_access;
 mod org;
 mod packs;
@@ -51,6 +52,7 @@ pub(super) fn router() -> ApiRouter<AppState> {
         .merge(factory::router())
         .merge(presets::router())
         .merge(pipelines::router())
+        .merge(models::router())
         .merge(ai::router())
         .merge(admin::router())
         .merge(folders::router())

@@ -7,6 +7,7 @@ mod emails;
 mod invite;
 mod invite_codes;
 mod invite_requests;
+mod offerings;
 mod onboarding;
 mod tool_items;
 mod users;
@@ -39,6 +40,7 @@ pub(super) fn router() -> ApiRouter<AppState> {
         .merge(invite::router())
         .merge(invite_codes::router())
         .merge(invite_requests::router())
+        .merge(offerings::router())
         .api_route(
         "/api/toolkit/admin/grant-tokens",
         post_with(grant_tokens, |op| {

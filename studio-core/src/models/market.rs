@@ -1,0 +1,273 @@
+//! Buying from the catalog (D2 §4.7): a model's checkout, explore's offerings and takes, the
+//! house's entitlements, and what happens to a paid claim that cannot become a holding.
+//!
+//! Rules kept here (docs/models.md has the reasoning):
+//! - Money is an owner's session only (`role_cannot_spend_money`); a free take is any role but
+//!   viewer, since it spends nothing and only adds to the house's board.
+//! - The order is claim (a row under the offering's lock: one live claim per house and, for an
+//!   exclusive face, one in all), create the provider's checkout, and on the provider's failure
+//!   release the claim. Nothing is granted here: only the signed `payment.succeeded` delivery
+//!   for the claim's reference makes a holding (`source: purchase`), in the webhook's
+//!   transaction, and the partial unique indexes of the holdings table make a second owner of
+//!   an exclusive face impossible whatever arrives late.
+//! - A claim expires with its checkout (`claim_secs`, one hour by default). A payment for a
+//!   claim that expired or was released, or for a face another house now holds, becomes a case:
+//!   refunded through the provider when it can, otherwise left for a person (`review`).
+
+use crate::api::{Entitlements, Holding, ModelCheckout, Offering, OfferingList, OpenCheckout, TakeResponse};
+use crate::caller::Caller;
+use crate::error::{Error, ErrorKind, Result};
+use crate::ids::new_id;
+use crate::payments::{CheckoutRequest, Purchase};
+use crate::storage::{
+    BoardModelRow, ClaimOutcome, ClaimRow, EntitlementCaseRow, EntitlementRow, GrantOutcome, NewClaim,
+};
+use crate::studio::Studio;
+
+/// The only offering kind on sale today.
+pub(crate) const KIND_MODEL: &str = "model";
+
+/// How a refused purchase is reported: the model checkout answers 400 for what cannot be
+/// sold, explore's take 503 (the spec's two routes differ).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Door {
+    Checkout,
+    Take,
+}
+
+fn taken() -> Error {
+    Error::conflict("TAKEN", "Another house holds or is buying this exclusive face.")
+}
+
+fn not_for_sale(door: Door) -> Error {
+    let message = "This offering is not for sale.";
+    match door {
+        Door::Checkout => Error::invalid("NOT_FOR_SALE", message),
+        Door::Take => Error::new(ErrorKind::NotConfigured, "NOT_FOR_SALE", message),
+    }
+}
+
+pub(crate) fn holding_view(e: EntitlementRow) -> Holding {
+    Holding {
+        id: e.id,
+        kind: e.kind,
+        offering_id: e.offering_id,
+        name: e.name,
+        source: e.source,
+        price_cents: e.price_cents,
+        currency: e.currency,
+        payment_ref: e.payment_ref,
+        exclusive: e.exclusive,
+        acquired_at: e.acquired_at,
+    }
+}
+
+impl Studio {
+    /// `POST models/{id}/checkout`: open (or re-open) the house's checkout for a priced model.
+    /// Owner's session only. Never grants. 400 `ALREADY_YOURS`, `FREE_MODEL`, `NOT_FOR_SALE`;
+    /// 403; 404; 409 `TAKEN` or `CHECKOUT_PENDING`; 502 `CHECKOUT_FAILED`; 503
+    /// `BILLING_NOT_CONFIGURED`.
+    pub async fn checkout_model(&self, caller: &Caller, id: &str) -> Result<ModelCheckout> {
+        caller.require_spend_money()?;
+        let row = self.board_row(caller, id).await?;
+        let model = self.model_view(&caller.org_id, row.clone());
+        if model.mine || model.owned {
+            return Err(Error::invalid("ALREADY_YOURS", "This house already has this model."));
+        }
+        if model.tier == "free" {
+            return Err(Error::invalid("FREE_MODEL", "This model is free: take it from explore."));
+        }
+        if row.model.retired_at.is_some() || row.model.price_cents <= 0 {
+            return Err(not_for_sale(Door::Checkout));
+        }
+        self.payments()?;
+        let (url, pending) = self.claim_and_checkout(caller, &row, Door::Checkout).await?;
+        Ok(ModelCheckout { ok: true, url, pending, already: false, model })
+    }
+
+    /// Claim `row` for the caller's house and create its checkout: (url, pending) where
+    /// pending marks the house's checkout already open (a double click).
+    async fn claim_and_checkout(&self, caller: &Caller, row: &BoardModelRow, door: Door) -> Result<(String, bool)> {
+        let m = &row.model;
+        let now = crate::ids::now();
+        let claim = ClaimRow {
+            reference: new_id("clm"),
+            org_id: caller.org_id.clone(),
+            user_id: Some(caller.user_id.clone()),
+            kind: KIND_MODEL.to_string(),
+            offering_id: m.id.clone(),
+            exclusive: m.tier == "exclusive",
+            price_cents: m.price_cents,
+            currency: m.currency.clone(),
+            status: "pending".to_string(),
+            checkout_url: None,
+            provider_id: None,
+            payment_id: None,
+            expires_at: now + chrono::Duration::seconds(self.config.billing.claim_secs.max(1)),
+            created_at: now,
+            resolved_at: None,
+        };
+        let claim = match self.storage.claim_offering(NewClaim { claim, now }).await? {
+            ClaimOutcome::Claimed(claim) => claim,
+            ClaimOutcome::Existing(claim) => {
+                return match claim.checkout_url {
+                    Some(url) => Ok((url, true)),
+                    None => Err(Error::conflict(
+                        "CHECKOUT_PENDING",
+                        "This house's checkout for it is being created; try again in a moment.",
+                    )),
+                };
+            }
+            ClaimOutcome::AlreadyHeld => {
+                return Err(Error::invalid("ALREADY_YOURS", "This house already has this model."));
+            }
+            ClaimOutcome::Taken => return Err(taken()),
+            ClaimOutcome::NotForSale => return Err(not_for_sale(door)),
+        };
+        let provider = self.payments()?;
+        let email = self.storage.user_by_id(&caller.user_id).await?.map(|u| u.email).unwrap_or_default();
+        let customer_id = self.storage.billing_account(&caller.org_id).await?.and_then(|a| a.customer_id);
+        let request = CheckoutRequest {
+            reference: claim.reference.clone(),
+            org_id: caller.org_id.clone(),
+            user_id: caller.user_id.clone(),
+            email,
+            purchase: Purchase::Offering { kind: claim.kind.clone(), id: claim.offering_id.clone() },
+            tokens: 0,
+            amount_cents: claim.price_cents,
+            description: format!("{} (model)", m.name),
+            customer_id,
+        };
+        match provider.create_checkout(&request).await {
+            Ok(checkout) => {
+                self.storage.claim_checkout_created(&claim.reference, &checkout.url, &checkout.provider_id).await?;
+                Ok((checkout.url, false))
+            }
+            Err(e) => {
+                self.storage.release_claim(&claim.reference, crate::ids::now()).await?;
+                tracing::warn!(error = %e, "an offering's checkout failed at the provider; the claim is released");
+                Err(Error::new(ErrorKind::Upstream, "CHECKOUT_FAILED", "The payment provider refused the checkout."))
+            }
+        }
+    }
+
+    /// `GET explore`: the catalog's live offerings this house can see, free first, then sale,
+    /// then exclusive, newest first within each. Any role.
+    pub async fn explore(&self, caller: &Caller) -> Result<OfferingList> {
+        let board = self.list_models(caller).await?;
+        let mut offerings: Vec<(u8, Offering)> = Vec::new();
+        for m in board.models.into_iter().filter(|m| !m.mine) {
+            let rank = match m.tier.as_str() {
+                "free" => 0,
+                "sale" => 1,
+                _ => 2,
+            };
+            offerings.push((
+                rank,
+                Offering {
+                    kind: KIND_MODEL.to_string(),
+                    exclusive: m.tier == "exclusive",
+                    preview_url: m.cover_url,
+                    id: m.id,
+                    name: m.name,
+                    note: m.note,
+                    price_cents: m.price_cents,
+                    currency: m.currency,
+                    owned: m.owned,
+                },
+            ));
+        }
+        offerings.sort_by_key(|(rank, _)| *rank);
+        Ok(OfferingList { offerings: offerings.into_iter().map(|(_, o)| o).collect() })
+    }
+
+    /// `POST explore/{kind}/{id}/take`: a free offering is granted now (any role but viewer);
+    /// a priced one opens the house's checkout (owner's session; `pending: true`). Taking what
+    /// the house already holds answers ok with no url. 404 for an unknown kind or offering; 409
+    /// `TAKEN` or `CHECKOUT_PENDING`; 502 `CHECKOUT_FAILED`; 503 `NOT_FOR_SALE` or
+    /// `BILLING_NOT_CONFIGURED`.
+    pub async fn take_offering(&self, caller: &Caller, kind: &str, id: &str) -> Result<TakeResponse> {
+        if kind.trim() != KIND_MODEL {
+            return Err(Error::not_found("NOT_FOUND", format!("No offerings of kind {kind:?}.")));
+        }
+        let row = self.board_row(caller, id).await?;
+        if row.model.tier == "yours" {
+            return Err(Error::not_found("NOT_FOUND", "That is a house's own model, not an offering."));
+        }
+        let done = TakeResponse { ok: true, url: String::new(), pending: false };
+        if row.owned {
+            return Ok(done);
+        }
+        if row.model.retired_at.is_some() {
+            return Err(not_for_sale(Door::Take));
+        }
+        if row.model.tier == "free" {
+            caller.require_write_library()?;
+            let m = &row.model;
+            let holding = EntitlementRow {
+                id: new_id("ent"),
+                org_id: caller.org_id.clone(),
+                kind: KIND_MODEL.to_string(),
+                offering_id: m.id.clone(),
+                name: m.name.clone(),
+                source: "free".to_string(),
+                price_cents: 0,
+                currency: m.currency.clone(),
+                payment_ref: None,
+                exclusive: false,
+                acquired_at: crate::ids::now(),
+                revoked_at: None,
+                revoked_by: None,
+                revoke_reason: None,
+            };
+            return match self.storage.grant_entitlement(holding).await? {
+                GrantOutcome::Granted(_) | GrantOutcome::AlreadyHeld => Ok(done),
+                GrantOutcome::Taken => Err(taken()),
+            };
+        }
+        caller.require_spend_money()?;
+        self.payments()?;
+        let (url, _) = self.claim_and_checkout(caller, &row, Door::Take).await?;
+        Ok(TakeResponse { ok: true, url, pending: true })
+    }
+
+    /// `GET entitlements`: what the house holds (granted only, newest first) and its open
+    /// checkouts (pending and unexpired). Any role.
+    pub async fn entitlements(&self, caller: &Caller) -> Result<Entitlements> {
+        let (holdings, open) = self.storage.entitlements(&caller.org_id, crate::ids::now()).await?;
+        Ok(Entitlements {
+            holdings: holdings.into_iter().map(holding_view).collect(),
+            open: open
+                .into_iter()
+                .map(|c| OpenCheckout {
+                    kind: c.kind,
+                    offering_id: c.offering_id,
+                    checkout_url: c.checkout_url.unwrap_or_default(),
+                    expires_at: c.expires_at,
+                })
+                .collect(),
+        })
+    }
+
+    /// A paid claim that could not become a holding: refund it through the provider and mark
+    /// the case refunded, or leave it for review. Answers the case's status.
+    pub(crate) async fn settle_case(&self, case: &EntitlementCaseRow) -> String {
+        tracing::warn!(case = %case.id, reference = %case.reference, reason = %case.reason, "a paid claim could not become a holding");
+        let (Ok(provider), Some(payment)) = (self.payments(), case.payment_id.as_deref()) else {
+            return "review".to_string();
+        };
+        match provider.refund(payment, case.amount_cents).await {
+            Ok(()) => match self.storage.case_refunded(&case.id, crate::ids::now()).await {
+                Ok(()) => "refunded".to_string(),
+                Err(e) => {
+                    tracing::error!(error = %e, case = %case.id, "refunded, but the case could not be marked");
+                    "review".to_string()
+                }
+            },
+            Err(e) => {
+                tracing::warn!(error = %e, case = %case.id, "the refund failed; the case waits for review");
+                "review".to_string()
+            }
+        }
+    }
+}
