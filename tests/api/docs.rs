@@ -133,6 +133,20 @@ const ROUTES: &[&str] = &[
     "POST /api/toolkit/pipelines/runs",
     "GET /api/toolkit/pipelines/runs/{id}",
     "POST /api/toolkit/pipelines/runs/{id}/cancel",
+    "GET /api/toolkit/models",
+    "POST /api/toolkit/models/own",
+    "GET /api/toolkit/models/{id}",
+    "PATCH /api/toolkit/models/{id}",
+    "GET /api/toolkit/models/{id}/preview/{n}",
+    "POST /api/toolkit/models/{id}/checkout",
+    "GET /api/toolkit/entitlements",
+    "GET /api/toolkit/explore",
+    "POST /api/toolkit/explore/{kind}/{id}/take",
+    "GET /api/toolkit/admin/offerings",
+    "POST /api/toolkit/admin/offerings",
+    "POST /api/toolkit/admin/offerings/{id}/retire",
+    "GET /api/toolkit/admin/entitlements",
+    "POST /api/toolkit/admin/entitlements/revoke",
 ];
 
 /// Routes that answer 405 by design (the agent endpoint has no event stream and no session).

@@ -162,6 +162,13 @@ struct World {
     preset: String,
     /// A pipeline run of A (its steps queued, none run).
     pipeline_run: String,
+    /// The board: A's own model, a sale offering, a free offering to take, a free offering A
+    /// holds (`holding`), and an offering to retire (all published by A's owner, an admin).
+    model: String,
+    sale_offering: String,
+    free_offering: String,
+    holding: String,
+    retire_offering: String,
 }
 
 async fn world(app: &TestApp, a_email: String) -> World {
@@ -260,6 +267,26 @@ async fn world(app: &TestApp, a_email: String) -> World {
         .await
         .expect("run body");
     let pipeline_run = started["runId"].as_str().expect("run id").to_string();
+    let own = studio_client::api::CastModelRequest {
+        name: "matrix".into(),
+        asset_ids: vec![asset.clone()],
+        ..Default::default()
+    };
+    let model = key.own_model(&own).await.expect("own model").model.id;
+    let offer = |name: &str, price_cents: i64| studio_client::api::OfferingCreate {
+        kind: "model".into(),
+        name: name.into(),
+        price_cents,
+        asset_ids: vec![spare_asset.clone()],
+        ..Default::default()
+    };
+    let mut offerings = Vec::new();
+    for (name, price) in [("sale", 1500), ("free", 0), ("held", 0), ("retire", 0)] {
+        offerings
+            .push(a_owner.admin_create_offering(&offer(name, price)).await.expect("offering").offering.offering.id);
+    }
+    key.take_offering("model", &offerings[2]).await.expect("take");
+    let holding = key.entitlements().await.expect("entitlements").holdings[0].id.clone();
     let url = a_owner.checkout_topup("pack_250").await.expect("test-mode checkout").url;
     let checkout = url.rsplit('/').next().expect("checkout id").to_string();
 
@@ -282,6 +309,7 @@ async fn world(app: &TestApp, a_email: String) -> World {
         look.clone(),
         preset.clone(),
         pipeline_run.clone(),
+        model.clone(),
     ];
     World {
         a_email,
@@ -310,6 +338,11 @@ async fn world(app: &TestApp, a_email: String) -> World {
         look,
         preset,
         pipeline_run,
+        model,
+        sale_offering: offerings[0].clone(),
+        free_offering: offerings[1].clone(),
+        holding,
+        retire_offering: offerings[3].clone(),
     }
 }
 
@@ -558,6 +591,28 @@ fn rows(w: &World) -> Vec<Row> {
             .foreign(Code(404, "ASSET_NOT_FOUND")),
         row("GET /api/toolkit/pipelines/runs/{id}", AnyRole, Status(200)).id(&w.pipeline_run),
         row("POST /api/toolkit/pipelines/runs/{id}/cancel", NotViewer("FORBIDDEN"), Status(200)).id(&w.pipeline_run),
+        row("GET /api/toolkit/models", AnyRole, Status(200)),
+        row("POST /api/toolkit/models/own", NotViewer("FORBIDDEN"), Status(201))
+            .json(json!({ "name": "own", "assetIds": [w.asset] }))
+            .foreign(Code(404, "ASSET_NOT_FOUND")),
+        row("GET /api/toolkit/models/{id}", AnyRole, Status(200)).id(&w.model),
+        row("PATCH /api/toolkit/models/{id}", NotViewer("FORBIDDEN"), Status(200))
+            .id(&w.model)
+            .json(json!({ "traits": { "hair": "short" } })),
+        row("GET /api/toolkit/models/{id}/preview/{n}", AnyRole, Status(200)).id(&w.model),
+        row("POST /api/toolkit/models/{id}/checkout", Money, Status(200)).id(&w.sale_offering),
+        row("GET /api/toolkit/entitlements", AnyRole, Status(200)),
+        row("GET /api/toolkit/explore", AnyRole, Status(200)),
+        // Catalog offerings are every house's to take: B's take succeeds too.
+        row("POST /api/toolkit/explore/{kind}/{id}/take", NotViewer("FORBIDDEN"), Status(200))
+            .id(&w.free_offering)
+            .foreign(Status(200)),
+        row("GET /api/toolkit/admin/offerings", Admin, Status(200)),
+        row("POST /api/toolkit/admin/offerings", Admin, Status(201))
+            .json(json!({ "kind": "model", "name": "matrix", "priceCents": 0, "assetIds": [w.asset] })),
+        row("POST /api/toolkit/admin/offerings/{id}/retire", Admin, Status(200)).id(&w.retire_offering),
+        row("GET /api/toolkit/admin/entitlements", Admin, Status(200)),
+        row("POST /api/toolkit/admin/entitlements/revoke", Admin, Status(200)).json(json!({ "id": w.holding })),
         row("GET /api/mcp", NotAllowed, Status(405)),
         row("DELETE /api/mcp", NotAllowed, Status(405)),
     ]
@@ -624,10 +679,13 @@ async fn call(
     credential: Option<(&'static str, String)>,
 ) -> (u16, reqwest::header::HeaderMap, Value) {
     let (method, template) = row.route.split_once(' ').expect("METHOD path");
+    // An offering's kind and a model's frame number are not ids: fixed values fill them.
+    let template = template.replace("{kind}", "model");
     let path = match (id, template.find('{'), template.find('}')) {
         (Some(id), Some(open), Some(close)) => format!("{}{id}{}", &template[..open], &template[close + 1..]),
         _ => template.to_string(),
-    };
+    }
+    .replace("{n}", "0");
     let mut req = http.request(method.parse::<Method>().expect("method"), format!("{}{path}", app.base));
     if let Some((name, value)) = credential {
         req = req.header(name, value);

@@ -18,6 +18,7 @@ mod library;
 mod lookbook;
 mod looks_develop;
 mod mail;
+mod market;
 mod mcp;
 mod models;
 mod packs;

@@ -3,7 +3,9 @@
 //! cast_model, whose kept models later develops cast by id.
 
 use serde_json::{Value, json};
-use studio_client::api::{CastModelRequest, JobStatus, KeyRole, Quality, ReadBuildRequest, ReadModelRequest, SeatRole};
+use studio_client::api::{
+    CastModelRequest, JobStatus, KeyRole, Quality, ReadBuildRequest, ReadModelRequest, SeatRole, TraitValue,
+};
 use studio_client::{DevelopSubmit, InputSource, UploadOptions};
 use studio_core::{Caller, ErrorKind};
 use studio_tests::images::png;
@@ -224,21 +226,25 @@ async fn cast_models_and_develop_with_them(backend: Backend) {
         name: name.into(),
         asset_ids: ids.iter().map(|s| s.to_string()).collect(),
         traits: None,
+        collage_asset_id: None,
     };
 
     let mut request = cast("  Ines  ", &[&face, &side]);
-    request.traits = Some([("age".to_string(), "late 20s".to_string()), ("hands".into(), String::new())].into());
+    request.traits = Some(
+        [("age".to_string(), TraitValue::Text("late 20s".into())), ("hands".into(), TraitValue::Text(String::new()))]
+            .into(),
+    );
     let model = app.studio.cast_model(&me, request).await.expect("cast");
     assert!(model.id.starts_with("mdl_"), "{}", model.id);
     assert_eq!((model.name.as_str(), model.tier.as_str()), ("Ines", "yours"));
     assert_eq!(model.asset_ids, vec![face.clone(), side.clone()]);
     assert_eq!(model.cover_url, format!("https://studio.example/api/toolkit/assets/{face}/file"));
-    assert_eq!(model.traits.get("age").map(String::as_str), Some("late 20s"));
-    assert_eq!(model.traits.get("hands").map(String::as_str), Some(""));
+    assert_eq!(model.traits.get("age"), Some(&TraitValue::Text("late 20s".into())));
+    assert_eq!(model.traits.get("hands"), Some(&TraitValue::Text(String::new())));
     assert_eq!(tokens(&app, &me).await, (100, 0, 0), "casting is free");
 
     let second = app.studio.cast_model(&me, cast("Side only", &[&side])).await.expect("cast");
-    let listed = app.studio.list_models(&me).await.expect("list");
+    let listed = app.studio.list_models(&me).await.expect("list").models;
     assert_eq!(listed.iter().map(|m| m.id.as_str()).collect::<Vec<_>>(), vec![second.id.as_str(), model.id.as_str()]);
     assert_eq!(listed[1], model);
     assert_eq!(app.studio.model(&me, &model.id).await.expect("one"), model);
@@ -257,15 +263,15 @@ async fn cast_models_and_develop_with_them(backend: Backend) {
     let viewer = viewer_caller(&app, &house).await;
     let e = app.studio.cast_model(&viewer, cast("Viewer", &[&face])).await.expect_err("viewer");
     assert_eq!(e.kind, ErrorKind::Forbidden);
-    assert_eq!(app.studio.list_models(&viewer).await.expect("a viewer reads").len(), 2);
+    assert_eq!(app.studio.list_models(&viewer).await.expect("a viewer reads").models.len(), 2);
     let stranger = House::new(&app, "cast-stranger").await;
     let them = stranger.caller(&app).await;
     let e = app.studio.cast_model(&them, cast("Borrowed", &[&face])).await.expect_err("foreign asset");
     assert_eq!(code_of(&e), (ErrorKind::NotFound, "ASSET_NOT_FOUND"));
-    assert!(app.studio.list_models(&them).await.expect("list").is_empty());
+    assert!(app.studio.list_models(&them).await.expect("list").models.is_empty());
     let e = app.studio.model(&them, &model.id).await.expect_err("foreign model");
     assert_eq!(code_of(&e), (ErrorKind::NotFound, "NOT_FOUND"));
-    assert_eq!(app.studio.list_models(&me).await.expect("list").len(), 2);
+    assert_eq!(app.studio.list_models(&me).await.expect("list").models.len(), 2);
 
     // A develop casts the kept model by id: accepted, the price held, and it develops.
     let develop = |id: &str| {

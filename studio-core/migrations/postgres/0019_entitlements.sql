@@ -6,7 +6,7 @@
 
 ALTER TABLE models ADD COLUMN tier TEXT NOT NULL DEFAULT 'yours'
     CHECK (tier IN ('yours', 'free', 'sale', 'exclusive'));
-ALTER TABLE models ADD COLUMN price_cents INTEGER NOT NULL DEFAULT 0 CHECK (price_cents >= 0);
+ALTER TABLE models ADD COLUMN price_cents BIGINT NOT NULL DEFAULT 0 CHECK (price_cents >= 0);
 ALTER TABLE models ADD COLUMN currency TEXT NOT NULL DEFAULT 'usd';
 ALTER TABLE models ADD COLUMN note TEXT NOT NULL DEFAULT '';
 ALTER TABLE models ADD COLUMN collage_asset_id TEXT;
@@ -22,7 +22,7 @@ CREATE TABLE offering_claims (
     kind         TEXT NOT NULL CHECK (kind IN ('model')),
     offering_id  TEXT NOT NULL,
     exclusive    BOOLEAN NOT NULL,
-    price_cents  INTEGER NOT NULL CHECK (price_cents > 0),
+    price_cents  BIGINT NOT NULL CHECK (price_cents > 0),
     currency     TEXT NOT NULL,
     status       TEXT NOT NULL CHECK (status IN ('pending', 'paid', 'released', 'expired', 'lapsed')),
     checkout_url TEXT,
@@ -45,7 +45,7 @@ CREATE TABLE entitlements (
     offering_id   TEXT NOT NULL,
     name          TEXT NOT NULL,
     source        TEXT NOT NULL CHECK (source IN ('purchase', 'free', 'grant')),
-    price_cents   INTEGER NOT NULL,
+    price_cents   BIGINT NOT NULL,
     currency      TEXT NOT NULL,
     payment_ref   TEXT,
     exclusive     BOOLEAN NOT NULL,
@@ -67,7 +67,7 @@ CREATE TABLE entitlement_cases (
     reference    TEXT NOT NULL REFERENCES offering_claims (reference),
     org_id       TEXT NOT NULL REFERENCES organizations (id),
     payment_id   TEXT,
-    amount_cents INTEGER NOT NULL,
+    amount_cents BIGINT NOT NULL,
     currency     TEXT NOT NULL,
     reason       TEXT NOT NULL,
     status       TEXT NOT NULL CHECK (status IN ('review', 'refunded')),

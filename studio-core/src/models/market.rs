@@ -194,6 +194,11 @@ impl Studio {
         if row.model.tier == "yours" {
             return Err(Error::not_found("NOT_FOUND", "That is a house's own model, not an offering."));
         }
+        if row.model.tier == "free" {
+            caller.require_write_library()?;
+        } else {
+            caller.require_spend_money()?;
+        }
         let done = TakeResponse { ok: true, url: String::new(), pending: false };
         if row.owned {
             return Ok(done);
@@ -202,7 +207,6 @@ impl Studio {
             return Err(not_for_sale(Door::Take));
         }
         if row.model.tier == "free" {
-            caller.require_write_library()?;
             let m = &row.model;
             let holding = EntitlementRow {
                 id: new_id("ent"),
@@ -225,7 +229,6 @@ impl Studio {
                 GrantOutcome::Taken => Err(taken()),
             };
         }
-        caller.require_spend_money()?;
         self.payments()?;
         let (url, _) = self.claim_and_checkout(caller, &row, Door::Take).await?;
         Ok(TakeResponse { ok: true, url, pending: true })

@@ -185,7 +185,7 @@ pub enum ClaimOutcome {
 #[derive(Debug, Clone, PartialEq)]
 pub enum GrantOutcome {
     /// The holding.
-    Granted(EntitlementRow),
+    Granted(Box<EntitlementRow>),
     /// The house already holds it.
     AlreadyHeld,
     /// Another house holds this exclusive face.

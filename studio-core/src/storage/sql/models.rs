@@ -513,7 +513,7 @@ macro_rules! impl_model_store {
                 let mut tx = self.pool.begin().await?;
                 lock_model(&mut tx, &holding.offering_id).await?;
                 let outcome = if insert_holding_in(&mut tx, &holding).await? {
-                    GrantOutcome::Granted(holding)
+                    GrantOutcome::Granted(Box::new(holding))
                 } else if holds_in(&mut tx, &holding.org_id, &holding.offering_id).await? {
                     GrantOutcome::AlreadyHeld
                 } else {

@@ -58,9 +58,12 @@ async fn post_checkout(
 ) -> Result<Html<String>, AppError> {
     let decline = query.as_deref().is_some_and(|q| q.split('&').any(|p| p == "card=decline"));
     let ack = state.studio.confirm_test_checkout(&id, decline).await?;
-    let body = match (ack.granted, ack.duplicate) {
-        (Some(tokens), _) => format!("<p>Paid. {tokens} tokens were granted.</p>"),
-        (None, Some(true)) => "<p>Already paid; nothing was granted again.</p>".to_string(),
+    let body = match (ack.granted, ack.duplicate, ack.entitlement.is_some(), ack.lapsed.as_deref()) {
+        (Some(tokens), ..) => format!("<p>Paid. {tokens} tokens were granted.</p>"),
+        (_, Some(true), ..) => "<p>Already paid; nothing was granted again.</p>".to_string(),
+        (_, _, true, _) => "<p>Paid. The offering is now the house's.</p>".to_string(),
+        (.., Some("refunded")) => "<p>The offering was no longer available: the payment was refunded.</p>".to_string(),
+        (.., Some(_)) => "<p>The offering was no longer available: the payment waits for a refund.</p>".to_string(),
         _ => "<p>Payment recorded.</p>".to_string(),
     };
     Ok(page("Payment confirmed", &body))
