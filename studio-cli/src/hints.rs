@@ -128,6 +128,12 @@ pub(crate) const CODES: &[&str] = &[
     "PIPELINE_FAILED",
     "PIPELINE_SETTLED",
     "PIPELINE_CANCELLED",
+    // Models and the catalog.
+    "ALREADY_YOURS",
+    "FREE_MODEL",
+    "NOT_FOR_SALE",
+    "TAKEN",
+    "CHECKOUT_PENDING",
     // Mail: the email links, the letter archive and the delivery webhook.
     "INVALID_TOKEN",
     "TOKEN_USED",
@@ -393,6 +399,19 @@ fn for_code(err: &studio_client::Error, code: &str) -> Option<String> {
             Some(list) => format!("a variation key is one of {list}"),
             None => "use the variation keys of `GET /api/toolkit/lookbook/vocabulary`".into(),
         },
+        "ALREADY_YOURS" => "the house already has this model (its own, or held): nothing to buy; \
+                            `studio models show ID` says whether develops may cast it"
+            .into(),
+        "FREE_MODEL" => "this model is free: take it with `studio models take ID`, no checkout needed".into(),
+        "NOT_FOR_SALE" => "the catalog no longer offers it (retired, or never priced): `studio models explore` lists \
+                           what is on offer"
+            .into(),
+        "TAKEN" => "another house holds or is buying this exclusive face; a claim that lapses unpaid frees it, so \
+                    look again later (`studio models explore`)"
+            .into(),
+        "CHECKOUT_PENDING" => "the house's checkout for it is still being created: run the same command again in a \
+                               moment for its URL (`studio models owned` lists open checkouts)"
+            .into(),
         "ALREADY_MEMBER" => "that person already sits in this house: `studio seats ls` shows their role".into(),
         "OWNER_SEAT_OWNER_ONLY" => "only the owner offers the owner seat; invite with --role admin instead".into(),
         "INVITE_LIMIT" => match max("limit") {

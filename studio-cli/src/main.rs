@@ -13,8 +13,8 @@ use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::commands::{
     Context, Interrupted, NotSignedIn, Source, Usage, account, assets, balance, billing, completions, develop, factory,
-    folders, house, jobs, keys, login, logout, looks, mcp, memory, pack, pipeline, prices, runs, seats, signup, takes,
-    upload, whoami,
+    folders, house, jobs, keys, login, logout, looks, mcp, memory, models, pack, pipeline, prices, runs, seats, signup,
+    takes, upload, whoami,
 };
 
 /// Printed after `studio --help`.
@@ -105,6 +105,9 @@ enum Cmd {
     Prices(prices::Args),
     /// Looks: create from selections, develop the base frame, lock, unlock, develop variations.
     Looks(looks::Args),
+    /// Models: the casting board (ls, show, own, set, preview) and its market (explore, take,
+    /// buy prints the checkout URL, owned shows holdings and open checkouts).
+    Models(models::Args),
     /// Pipelines: price a plan of develop steps over items (preview), run it with every frame
     /// held at once (--wait follows it), and list, show and cancel runs.
     Pipeline(pipeline::Args),
@@ -157,6 +160,7 @@ async fn main() -> ExitCode {
         Cmd::Runs(args) => runs::run(&ctx, args).await,
         Cmd::Prices(args) => prices::run(&ctx, args).await,
         Cmd::Looks(args) => looks::run(&ctx, args).await,
+        Cmd::Models(args) => models::run(&ctx, args).await,
         Cmd::Pipeline(args) => pipeline::run(&ctx, args).await,
         Cmd::Mcp(args) => mcp::run(&ctx, args).await,
         Cmd::Completions(args) => completions::run(Cli::command(), &args),

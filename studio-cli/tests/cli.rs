@@ -2007,3 +2007,182 @@ async fn pipeline_cancel_releases_the_line_and_the_waiting_run_exits_1() {
     let again = cli.run(&["pipeline", "cancel", &run.id]).await;
     assert!(again.code == 0 && again.stdout.starts_with("Nothing to cancel"), "{again:?}");
 }
+
+// ---- models ----
+
+use studio_core::api::{
+    Entitlements, ModelCheckout, ModelList, ModelResponse, OfferingCreate, OfferingList, TakeResponse, TraitValue,
+};
+
+/// `studio models own` then `ls`, `show` and `set` (text and `--json`), `preview`, `owned` on a
+/// house that holds nothing, and `buy` of the house's own model refused by the server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn models_own_show_set_and_buy_refused() {
+    let app = app().await;
+    let cli = Cli::new();
+    cli.signup(&app, &unique_email("cli-models")).await;
+    let ids = upload_pngs(&cli, &["front", "side", "collage", "sheet"], None).await;
+    let (front, side, collage, sheet) = (&ids[0], &ids[1], &ids[2], &ids[3]);
+
+    // An empty board and an empty house.
+    let run = cli.run(&["models", "ls"]).await;
+    assert!(run.code == 0 && run.stdout.starts_with("No models"), "{run:?}");
+    let run = cli.run(&["models", "owned"]).await;
+    assert_eq!((run.code, run.stdout.as_str()), (0, "Holdings: none\nOpen checkouts: none\n"), "{run:?}");
+    let held: Entitlements = parsed(&cli.run(&["models", "owned", "--json"]).await);
+    assert!(held.holdings.is_empty() && held.open.is_empty(), "{held:?}");
+
+    // Keep one: positional and --asset frames, a collage, traits; stdout is the id.
+    let args = [
+        "models",
+        "own",
+        "--name",
+        "Mara",
+        front,
+        "--asset",
+        side,
+        "--collage",
+        collage,
+        "--trait",
+        "height=178 cm",
+        "--trait",
+        "marks=freckles",
+        "--trait",
+        "marks=scar",
+    ];
+    let run = cli.run(&args).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let id = run.stdout.trim().to_string();
+    assert!(id.starts_with("mdl_") && run.stderr.contains("Kept \"Mara\" (3 identity frames)"), "{run:?}");
+
+    let board: ModelList = parsed(&cli.run(&["models", "ls", "--json"]).await);
+    assert_eq!(board.models.len(), 1, "{board:?}");
+    let m = &board.models[0];
+    assert_eq!((m.id.as_str(), m.tier.as_str(), m.mine, m.usable), (id.as_str(), "yours", true, true));
+    assert_eq!(m.identity_asset_ids, [collage, front, side].map(String::clone));
+    assert_eq!(m.traits["marks"], TraitValue::List(vec!["freckles".into(), "scar".into()]));
+    let run = cli.run(&["models", "ls"]).await;
+    let words: Vec<&str> = run.stdout.lines().nth(1).unwrap_or_default().split_whitespace().collect();
+    assert_eq!(words, [id.as_str(), "Mara", "yours", "-", "yours", "3"], "{run:?}");
+
+    let shown: ModelResponse = parsed(&cli.run(&["models", "show", &id, "--json"]).await);
+    assert_eq!(&shown.model, m);
+    let run = cli.run(&["models", "show", &id]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.starts_with(&format!("{id} \"Mara\" (yours)\n")), "{run:?}");
+    assert!(run.stdout.contains("develops may cast it"), "{run:?}");
+    assert!(run.stdout.contains(&format!("3 frames: collage {collage}; originals {front} {side}")), "{run:?}");
+    assert!(run.stdout.contains("    height: 178 cm\n") && run.stdout.contains("    marks: freckles; scar\n"));
+
+    // set: a sheet goes after the collage; traits merge (a blank is a real correction).
+    let args =
+        ["models", "set", &id, "--sheet", sheet, "--trait", "hands=long fingers", "--trait", "height=", "--json"];
+    let patched: ModelResponse = parsed(&cli.run(&args).await);
+    assert_eq!(patched.model.identity_asset_ids, [collage, sheet, front, side].map(String::clone));
+    let traits = &patched.model.traits;
+    assert_eq!(traits["height"], TraitValue::Text(String::new()));
+    assert_eq!(traits["hands"], TraitValue::Text("long fingers".into()));
+    assert_eq!(traits["marks"], TraitValue::List(vec!["freckles".into(), "scar".into()]), "kept, not replaced");
+    let run = cli.run(&["models", "set", &id, "--trait", "posture=upright"]).await;
+    assert!(run.code == 0 && run.stdout.contains("    posture: upright\n"), "{run:?}");
+    assert!(run.stdout.contains(&format!("sheets {sheet}")), "{run:?}");
+    assert_eq!(cli.run(&["models", "set", &id]).await.code, 2, "nothing to change is a usage error");
+    assert_eq!(cli.run(&["models", "own", "--name", "Nobody"]).await.code, 2, "no frames is a usage error");
+
+    // preview: frame 1 is the sheet, saved as a file or into a directory.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("frame.png");
+    let run = cli.run(&["models", "preview", &id, "1", "-o", utf8(&out)]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let saved = image::open(&out).expect("a decodable frame");
+    assert_eq!((saved.width(), saved.height()), (7, 3), "the sheet, the fourth upload (4 + 3 px wide)");
+    let run = cli.run(&["models", "preview", &id, "-o", utf8(dir.path()), "--json"]).await;
+    let report: Value = parsed(&run);
+    assert_eq!(report["path"].as_str(), Some(utf8(&dir.path().join(format!("{id}-0.png")))), "{report}");
+    let run = cli.run(&["models", "preview", &id, "9", "-o", utf8(&out)]).await;
+    assert!(run.code == 1 && run.stderr.contains("error: NOT_FOUND"), "{run:?}");
+
+    // buy: the owner signs in, and the server refuses: the house already has it.
+    let run = cli.run(&["models", "buy", &id, "--password", PASSWORD]).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("error: ALREADY_YOURS: "), "{run:?}");
+    assert!(run.stderr.contains("hint: the house already has this model"), "{run:?}");
+    assert!(run.stdout.is_empty(), "{run:?}");
+    let run = cli.run(&["models", "show", "mdl_nope"]).await;
+    assert!(run.code == 1 && run.stderr.contains("error: NOT_FOUND"), "{run:?}");
+}
+
+/// The catalog from the terminal, billing in test mode: a free offering is taken with the key;
+/// a priced one prints the checkout URL (the same URL, pending, on a second buy), is an open
+/// checkout until paid, and a holding once the payment is confirmed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn models_explore_take_and_buy_through_the_checkout() {
+    let app = spawn(Backend::Sqlite, |c| c.billing = "test".into()).await.expect("sqlite app");
+    // A platform admin publishes two models from frames of their own house.
+    let admin_email = unique_email("cli-models-admin");
+    let signed = app.client.sign_up(&admin_email, PASSWORD, None).await.expect("sign up");
+    app.studio.operator().add_admin(&admin_email).await.expect("admin add");
+    let caller =
+        app.studio.authenticate_session(&studio_core::SessionToken(signed.session.clone())).await.expect("caller");
+    let admin = caller.as_admin().expect("admin proof");
+    let session = app.client.with_session(&signed.session);
+    let png = studio_tests::images::png(8, 6);
+    let options = studio_client::UploadOptions::default();
+    let frame = session.upload_bytes("face.png", png, &options).await.expect("upload").asset.id;
+    let publish = |name: &str, price_cents: i64| OfferingCreate {
+        kind: "model".into(),
+        name: name.into(),
+        price_cents,
+        asset_ids: vec![frame.clone()],
+        ..OfferingCreate::default()
+    };
+    let free = app.studio.admin().create_offering(&admin, publish("Iris", 0)).await.expect("free");
+    let sale = app.studio.admin().create_offering(&admin, publish("Noor", 1500)).await.expect("sale");
+    let (free, sale) = (free.offering.offering.id, sale.offering.offering.id);
+
+    let cli = Cli::new();
+    cli.signup(&app, &unique_email("cli-models-buyer")).await;
+    let offered: OfferingList = parsed(&cli.run(&["models", "explore", "--json"]).await);
+    let names: Vec<&str> = offered.offerings.iter().map(|o| o.name.as_str()).collect();
+    assert_eq!(names, ["Iris", "Noor"]);
+    let run = cli.run(&["models", "explore"]).await;
+    assert!(run.stdout.lines().any(|l| l.contains(&sale) && l.contains("$15.00")), "{run:?}");
+
+    // The free one, with the key alone: no sign-in.
+    let run = cli.run(&["models", "take", "model", &free]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.is_empty() && run.stderr.contains("\"Iris\""), "{run:?}");
+    assert!(!run.stderr.contains("signing in"), "{run:?}");
+    let board: ModelList = parsed(&cli.run(&["models", "ls", "--json"]).await);
+    let iris = board.models.iter().find(|m| m.id == free).expect("Iris on the board");
+    assert!(iris.owned && iris.usable, "{iris:?}");
+
+    // The priced one: a checkout URL, nothing granted.
+    let run = cli.run(&["models", "buy", &sale, "--password", PASSWORD]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let url = run.stdout.trim().to_string();
+    assert!(url.starts_with("http") && url.contains("/test-checkout/"), "{run:?}");
+    assert!(run.stderr.contains("Opened a checkout for \"Noor\"") && run.stderr.contains("($15.00)"), "{run:?}");
+    assert!(run.stderr.contains("only when the payment provider confirms"), "{run:?}");
+    let again: ModelCheckout = parsed(&cli.run(&["models", "buy", &sale, "--password", PASSWORD, "--json"]).await);
+    assert!(again.pending && !again.already && again.url == url, "{again:?}");
+    let run = cli.run(&["models", "buy", &sale, "--password", PASSWORD]).await;
+    assert!(run.stderr.contains("checkout for \"Noor\"") && run.stderr.contains("is already open"), "{run:?}");
+    // A priced take signs in and answers the same open checkout.
+    let taken: TakeResponse = parsed(&cli.run(&["models", "take", &sale, "--password", PASSWORD, "--json"]).await);
+    assert!(taken.pending && taken.url == url, "{taken:?}");
+
+    let held: Entitlements = parsed(&cli.run(&["models", "owned", "--json"]).await);
+    assert_eq!(held.holdings.iter().map(|h| h.offering_id.as_str()).collect::<Vec<_>>(), [free.as_str()]);
+    assert_eq!(held.open.iter().map(|o| o.offering_id.as_str()).collect::<Vec<_>>(), [sale.as_str()]);
+    let run = cli.run(&["models", "owned"]).await;
+    assert!(run.stdout.contains("Open checkouts (1), granted only when paid:"), "{run:?}");
+
+    pay(&url).await;
+    let held: Entitlements = parsed(&cli.run(&["models", "owned", "--json"]).await);
+    let sources: Vec<(&str, &str)> =
+        held.holdings.iter().map(|h| (h.offering_id.as_str(), h.source.as_str())).collect();
+    assert!(sources.contains(&(sale.as_str(), "purchase")) && held.open.is_empty(), "{held:?}");
+    let run = cli.run(&["models", "buy", &sale, "--password", PASSWORD]).await;
+    assert!(run.code == 1 && run.stderr.contains("error: ALREADY_YOURS"), "{run:?}");
+}

@@ -357,7 +357,7 @@ fn parse_usd(s: &str) -> std::result::Result<f64, String> {
 
 /// A URL the server gave relative to itself (the test-mode pages, when the server knows no
 /// public URL) made absolute with the deployment's base URL; any other URL as given.
-fn absolute(ctx: &Context, url: &str) -> String {
+pub(crate) fn absolute(ctx: &Context, url: &str) -> String {
     if url.starts_with('/') { format!("{}{url}", ctx.url.trim_end_matches('/')) } else { url.to_string() }
 }
 

@@ -17,6 +17,7 @@ pub(crate) mod logout;
 pub(crate) mod looks;
 pub(crate) mod mcp;
 pub(crate) mod memory;
+pub(crate) mod models;
 pub(crate) mod pack;
 pub(crate) mod pipeline;
 pub(crate) mod prices;
