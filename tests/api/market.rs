@@ -19,6 +19,7 @@ backend_tests!(
     a_late_payment_for_a_lapsed_claim_never_makes_two_owners,
     traits_merge_and_sheets_go_before_the_originals,
     free_takes_and_the_admin_catalog,
+    polar_sells_a_face_refunds_a_late_payment_and_releases_a_failed_checkout,
 );
 
 const SECRET: &str = "whsec_bWFya2V0IHRlc3RzIHNpZ24gd2l0aCB0aGlz";
@@ -385,4 +386,106 @@ async fn free_takes_and_the_admin_catalog(backend: Backend) {
     assert!(a.key.models().await.unwrap().models.iter().any(|m| m.id == free && m.owned));
     let e = admin.session.admin_retire_offering("mdl_nope").await.expect_err("unknown");
     assert_eq!(err(&e), (Some(404), Some("OFFERING_NOT_FOUND")));
+}
+
+/// Deliver a signed webhook body to the payment route; (status, body).
+async fn deliver(app: &TestApp, id: &str, body: &Value) -> (u16, Value) {
+    let body = body.to_string();
+    let now = chrono::Utc::now().timestamp();
+    let signature = studio_core::sign_webhook(SECRET, id, now, body.as_bytes()).unwrap();
+    let res = reqwest::Client::new()
+        .post(format!("{}/api/toolkit/ai/billing/webhook/provider", app.base))
+        .header("webhook-id", id)
+        .header("webhook-timestamp", now.to_string())
+        .header("webhook-signature", signature)
+        .header("content-type", "application/json")
+        .body(body)
+        .send()
+        .await
+        .expect("deliver");
+    (res.status().as_u16(), res.json().await.unwrap_or(Value::Null))
+}
+
+/// The Polar adapter against a local mock of Polar's API: an offering's checkout carries the
+/// claim's reference and the `offering` product; `order.paid` grants the holding; a late order
+/// for an expired claim is refunded through `POST /v1/refunds/`; a checkout Polar refuses is 502
+/// and its claim is released (the exclusive face is free for another house at once).
+async fn polar_sells_a_face_refunds_a_late_payment_and_releases_a_failed_checkout(backend: Backend) {
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+    let polar = MockServer::start().await;
+    let n = std::sync::atomic::AtomicUsize::new(0);
+    Mock::given(method("POST"))
+        .and(path("/v1/checkouts/"))
+        .respond_with(move |_: &wiremock::Request| {
+            let i = n.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            if i == 2 {
+                return ResponseTemplate::new(500).set_body_json(json!({"detail": "down"}));
+            }
+            ResponseTemplate::new(201)
+                .set_body_json(json!({"id": format!("pc_{i}"), "url": format!("https://polar.example/c/{i}")}))
+        })
+        .expect(3)
+        .mount(&polar)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/v1/refunds/"))
+        .respond_with(ResponseTemplate::new(201).set_body_json(json!({"id": "ref_1", "status": "succeeded"})))
+        .expect(1)
+        .mount(&polar)
+        .await;
+    let uri = polar.uri();
+    let Some(app) = spawn(backend, move |c| {
+        c.billing = "polar".into();
+        c.payments_webhook_secret = Some(SECRET.into());
+        c.polar_token = Some("polar_oat_test".into());
+        c.polar_url = Some(uri);
+        c.polar_products = [("offering".to_string(), "prod_offering".to_string())].into_iter().collect();
+        c.billing_catalog.claim_secs = 1;
+    })
+    .await
+    else {
+        return;
+    };
+    let admin = admin_house(&app).await;
+    let face = publish(&admin, "Polar face", 7000, true).await;
+    let a = House::new(&app, "polar-a").await;
+    let b = House::new(&app, "polar-b").await;
+
+    let a_checkout = a.session.checkout_model(&face).await.expect("a claims");
+    assert_eq!(a_checkout.url, "https://polar.example/c/0");
+    let sent: Value = serde_json::from_slice(&polar.received_requests().await.unwrap()[0].body).unwrap();
+    assert_eq!(sent["products"][0], json!("prod_offering"), "{sent}");
+    assert_eq!((sent["amount"].as_i64(), sent["metadata"]["offering_id"].as_str()), (Some(7000), Some(face.as_str())));
+    let a_reference = sent["metadata"]["reference"].as_str().unwrap().to_string();
+    assert!(a_reference.starts_with("clm_"));
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    b.session.checkout_model(&face).await.expect("b claims after A's expired");
+    let sent: Value = serde_json::from_slice(&polar.received_requests().await.unwrap()[1].body).unwrap();
+    let b_reference = sent["metadata"]["reference"].as_str().unwrap().to_string();
+
+    let order = |id: &str, reference: &str| json!({"type": "order.paid", "data": {"id": id, "metadata": {"reference": reference}}});
+    let (status, ack) = deliver(&app, "msg_b", &order("ord_b", &b_reference)).await;
+    assert_eq!(status, 200, "{ack}");
+    assert!(ack["entitlement"].is_string(), "{ack}");
+    assert_eq!(b.session.entitlements().await.unwrap().holdings[0].payment_ref.as_deref(), Some("ord_b"));
+    let (_, ack) = deliver(&app, "msg_a", &order("ord_a", &a_reference)).await;
+    assert_eq!(ack["lapsed"], json!("refunded"), "{ack}");
+    let refunds: Vec<Value> = polar
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .filter(|r| r.url.path() == "/v1/refunds/")
+        .map(|r| serde_json::from_slice(&r.body).unwrap())
+        .collect();
+    assert_eq!((refunds[0]["order_id"].as_str(), refunds[0]["amount"].as_i64()), (Some("ord_a"), Some(7000)));
+    assert!(a.session.entitlements().await.unwrap().holdings.is_empty(), "never a second owner");
+
+    // Polar refuses a checkout: 502, the claim released, the face still free for others.
+    let other = publish(&admin, "Second face", 4000, true).await;
+    let e = a.session.checkout_model(&other).await.expect_err("polar down");
+    assert_eq!(err(&e), (Some(502), Some("CHECKOUT_FAILED")));
+    assert!(a.session.entitlements().await.unwrap().open.is_empty(), "the claim is released");
+    assert!(ids(&b.key.models().await.unwrap().models).contains(&other.as_str()), "the face is free again");
 }
