@@ -231,6 +231,27 @@ async fn the_signed_webhook_is_the_only_grant(backend: Backend) {
     assert!(app.studio.run_next_job().await.expect("run"));
     let done = a.key.job(&accepted.job_id).await.unwrap();
     assert_eq!(done.status, studio_client::api::JobStatus::Done, "{:?}", done.error);
+
+    // The agent endpoint sees the same store: start_develop casts the bought face, and a model
+    // kept with cast_model is on the board.
+    let call = |name: &str, arguments: Value| json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments}});
+    let started = a
+        .key
+        .mcp(&call("start_develop", json!({"tool": "upscale", "quality": "1k", "inputs": {"image": sale}})))
+        .await
+        .expect("mcp")
+        .expect("an answer");
+    assert_eq!(started["result"]["isError"], json!(false), "{started}");
+    let frame = upload(&a).await;
+    let kept = a
+        .key
+        .mcp(&call("cast_model", json!({"name": "Agent cast", "assetIds": [frame]})))
+        .await
+        .expect("mcp")
+        .expect("an answer");
+    let kept_id = kept["result"]["structuredContent"]["id"].as_str().expect("a model id").to_string();
+    let board = a.key.models().await.unwrap().models;
+    assert!(board.iter().any(|m| m.id == kept_id && m.mine), "cast_model writes the board's store");
 }
 
 async fn a_late_payment_for_a_lapsed_claim_never_makes_two_owners(backend: Backend) {
@@ -431,7 +452,7 @@ async fn polar_sells_a_face_refunds_a_late_payment_and_releases_a_failed_checkou
     Mock::given(method("POST"))
         .and(path("/v1/refunds/"))
         .respond_with(ResponseTemplate::new(201).set_body_json(json!({"id": "ref_1", "status": "succeeded"})))
-        .expect(1)
+        .expect(2)
         .mount(&polar)
         .await;
     let uri = polar.uri();
@@ -488,4 +509,12 @@ async fn polar_sells_a_face_refunds_a_late_payment_and_releases_a_failed_checkou
     assert_eq!(err(&e), (Some(502), Some("CHECKOUT_FAILED")));
     assert!(a.session.entitlements().await.unwrap().open.is_empty(), "the claim is released");
     assert!(ids(&b.key.models().await.unwrap().models).contains(&other.as_str()), "the face is free again");
+    // A payment that somehow arrives for the released claim is refunded, never granted.
+    let sent: Value = serde_json::from_slice(&polar.received_requests().await.unwrap().last().unwrap().body).unwrap();
+    let released = sent["metadata"]["reference"].as_str().unwrap().to_string();
+    let (_, ack) = deliver(&app, "msg_released", &order("ord_r", &released)).await;
+    assert_eq!(ack["lapsed"], json!("refunded"), "{ack}");
+    assert!(a.session.entitlements().await.unwrap().holdings.is_empty());
+    let cases = admin.session.admin_entitlements(None, None, None).await.unwrap().cases;
+    assert!(cases.iter().any(|c| c.reference == released && c.reason == "claim_released"), "{cases:?}");
 }
