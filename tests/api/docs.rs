@@ -133,6 +133,13 @@ const ROUTES: &[&str] = &[
     "POST /api/toolkit/pipelines/runs",
     "GET /api/toolkit/pipelines/runs/{id}",
     "POST /api/toolkit/pipelines/runs/{id}/cancel",
+    "GET /api/toolkit/brand",
+    "PATCH /api/toolkit/brand",
+    "POST /api/toolkit/brand/dna",
+    "GET /api/toolkit/brand/marks",
+    "POST /api/toolkit/brand/marks",
+    "PATCH /api/toolkit/brand/marks/{id}",
+    "DELETE /api/toolkit/brand/marks/{id}",
 ];
 
 /// Routes that answer 405 by design (the agent endpoint has no event stream and no session).

@@ -75,6 +75,8 @@ enum Body {
     Preflight,
     /// Multipart avatar: one small square PNG.
     Avatar,
+    /// Multipart brand DNA read: one small PNG.
+    Dna,
 }
 
 /// One route of the matrix.
@@ -162,6 +164,8 @@ struct World {
     preset: String,
     /// A pipeline run of A (its steps queued, none run).
     pipeline_run: String,
+    /// A mark of A, registered for A's collection.
+    mark: String,
 }
 
 async fn world(app: &TestApp, a_email: String) -> World {
@@ -260,6 +264,13 @@ async fn world(app: &TestApp, a_email: String) -> World {
         .await
         .expect("run body");
     let pipeline_run = started["runId"].as_str().expect("run id").to_string();
+    let mark_request = studio_client::api::CreateMarkRequest {
+        asset_id: Some(asset.clone()),
+        material: Some("woven label".into()),
+        collection_id: Some(folder.clone()),
+        ..Default::default()
+    };
+    let mark = key.create_mark(&mark_request).await.expect("mark").mark.id;
     let url = a_owner.checkout_topup("pack_250").await.expect("test-mode checkout").url;
     let checkout = url.rsplit('/').next().expect("checkout id").to_string();
 
@@ -282,6 +293,7 @@ async fn world(app: &TestApp, a_email: String) -> World {
         look.clone(),
         preset.clone(),
         pipeline_run.clone(),
+        mark.clone(),
     ];
     World {
         a_email,
@@ -310,6 +322,7 @@ async fn world(app: &TestApp, a_email: String) -> World {
         look,
         preset,
         pipeline_run,
+        mark,
     }
 }
 
@@ -558,6 +571,20 @@ fn rows(w: &World) -> Vec<Row> {
             .foreign(Code(404, "ASSET_NOT_FOUND")),
         row("GET /api/toolkit/pipelines/runs/{id}", AnyRole, Status(200)).id(&w.pipeline_run),
         row("POST /api/toolkit/pipelines/runs/{id}/cancel", NotViewer("FORBIDDEN"), Status(200)).id(&w.pipeline_run),
+        // Brand (§4.3): the profile is the caller's own house's, so B sees its own; this
+        // deployment has no AI reader, so a read ends 503 for everyone allowed to ask. A's
+        // asset and mark are unknown to B.
+        row("GET /api/toolkit/brand", AnyRole, Status(200)),
+        row("PATCH /api/toolkit/brand", NotViewer("FORBIDDEN"), Status(200)).json(json!({ "vibe": ["calm"] })),
+        row("POST /api/toolkit/brand/dna", NotViewer("FORBIDDEN"), Code(503, "AI_NOT_CONFIGURED")).body(Body::Dna),
+        row("GET /api/toolkit/brand/marks", AnyRole, Status(200)),
+        row("POST /api/toolkit/brand/marks", NotViewer("role_cannot_edit_marks"), Status(201))
+            .json(json!({ "assetId": w.asset, "material": "gold foil" }))
+            .foreign(Code(404, "ASSET_NOT_FOUND")),
+        row("PATCH /api/toolkit/brand/marks/{id}", NotViewer("role_cannot_edit_marks"), Status(200))
+            .id(&w.mark)
+            .json(json!({ "sortOrder": 2 })),
+        row("DELETE /api/toolkit/brand/marks/{id}", NotViewer("role_cannot_edit_marks"), Status(200)).id(&w.mark),
         row("GET /api/mcp", NotAllowed, Status(405)),
         row("DELETE /api/mcp", NotAllowed, Status(405)),
     ]
@@ -611,6 +638,7 @@ fn multipart(body: &Body) -> Option<Form> {
         }
         Body::Preflight => Form::new().part("images", image("p.png")),
         Body::Avatar => Form::new().part("file", image("me.png")),
+        Body::Dna => Form::new().part("image", image("d.png")),
         Body::None | Body::Json(_) => return None,
     })
 }

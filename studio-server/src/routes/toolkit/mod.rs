@@ -4,6 +4,7 @@ mod admin;
 mod ai;
 mod assets;
 mod backgrounds;
+mod brand;
 mod check_email;
 mod develops;
 mod factory;
@@ -51,6 +52,7 @@ pub(super) fn router() -> ApiRouter<AppState> {
         .merge(factory::router())
         .merge(presets::router())
         .merge(pipelines::router())
+        .merge(brand::router())
         .merge(ai::router())
         .merge(admin::router())
         .merge(folders::router())
