@@ -24,6 +24,7 @@ backend_tests!(
     concurrent_first_reads_charge_once,
     marks_register_change_and_unregister,
     collection_marks_override_the_house,
+    develops_asking_for_marks_take_the_riding_ones,
 );
 
 const WAIT: Duration = Duration::from_secs(30);
@@ -482,4 +483,48 @@ async fn collection_marks_override_the_house(backend: Backend) {
     assert_eq!(riding, vec![a.clone()], "never merged with the house's");
     let riding = studio.brand().riding_marks(&house.org_id, None).await.unwrap();
     assert_eq!(riding.len(), 2);
+}
+
+async fn develops_asking_for_marks_take_the_riding_ones(backend: Backend) {
+    let Some(app) = spawn(backend, |c| c.runner_concurrency = 1).await else { return };
+    let house = House::new(&app, "brand-place").await;
+    let key = &house.key;
+    let folder = key.create_folder("SS27", None).await.expect("folder").folder.id;
+    let a = upload(&house, "a.png").await;
+    let b = upload(&house, "b.png").await;
+    let c = upload(&house, "c.png").await;
+    for (asset, sort) in [(&a, 3), (&b, 1), (&c, 2)] {
+        key.create_mark(&CreateMarkRequest { sort_order: Some(sort), ..mark(asset, "print") }).await.expect("house");
+    }
+    key.create_mark(&CreateMarkRequest { collection_id: Some(folder.clone()), ..mark(&c, "foil") }).await.unwrap();
+    let develop = |place: &str| {
+        DevelopSubmit::new("upscale")
+            .input("image", InputSource::Bytes { file_name: "s.png".into(), bytes: png(24, 16) })
+            .quality(Quality::K1)
+            .param("placeMarks", place)
+    };
+    let storage = app.studio.storage();
+    let marks_of = |inputs: &str| -> Vec<String> {
+        let inputs: Value = serde_json::from_str(inputs).unwrap();
+        let inputs = inputs.as_array().unwrap().iter();
+        inputs.filter(|i| i["role"] == json!("mark")).map(|i| i["assetId"].as_str().unwrap().to_string()).collect()
+    };
+
+    let job = key.submit_develop(&develop("1")).await.expect("house marks").job_id;
+    let row = storage.job(&house.org_id, &job).await.unwrap().unwrap();
+    assert_eq!(marks_of(&row.inputs), vec![b.clone(), c.clone()], "two ride, lowest sortOrder first");
+    let done = key.wait_for(&job, WAIT).await.expect("done");
+    assert_eq!(done.status, JobStatus::Done, "{:?}", done.error);
+
+    let job = key.submit_develop(&develop(&folder)).await.expect("collection marks").job_id;
+    let row = storage.job(&house.org_id, &job).await.unwrap().unwrap();
+    assert_eq!(marks_of(&row.inputs), vec![c.clone()], "the collection's set overrides the house's");
+    let job = key.submit_develop(&develop("0")).await.expect("no marks").job_id;
+    let row = storage.job(&house.org_id, &job).await.unwrap().unwrap();
+    assert!(marks_of(&row.inputs).is_empty());
+
+    let before = tokens(&house).await;
+    let e = key.submit_develop(&develop("fld_nope")).await.expect_err("unknown collection");
+    assert_eq!(refused(e), (Some(404), "COLLECTION_NOT_FOUND".into()));
+    assert_eq!(tokens(&house).await, before, "nothing held");
 }

@@ -13,6 +13,12 @@ use super::Brand;
 
 /// Most renditions that ride one frame.
 pub(crate) const MAX_RIDING: usize = 2;
+/// The develop option that asks for the riding marks as inputs: `1` (also `true`, `on`, `yes`,
+/// `house`) for the house's set, a collection (folder) id for that collection's riding set;
+/// `0`, `false`, `off`, `no` or empty for none.
+pub(crate) const PLACE_MARKS_PARAM: &str = "placeMarks";
+/// The input role the riding marks join a develop under, in riding order.
+pub(crate) const MARK_ROLE: &str = "mark";
 const MAX_MATERIAL_CHARS: usize = 60;
 const MAX_PLACEMENT_CHARS: usize = 120;
 const MAX_NOTE_CHARS: usize = 500;
@@ -102,6 +108,40 @@ impl Brand<'_> {
             rows = self.0.storage.brand_marks(org_id, "").await?;
         }
         Ok(rows.into_iter().take(MAX_RIDING).map(mark_view).collect())
+    }
+
+    /// Give each new job that asks (`placeMarks`) the renditions that ride its frame as inputs
+    /// of role `mark`, lowest sortOrder first; marks a source job carried are replaced by
+    /// today's. 404 `COLLECTION_NOT_FOUND` for a collection not the house's (nothing is held).
+    pub(crate) async fn carry_marks(&self, jobs: &mut [crate::storage::JobRow]) -> Result<()> {
+        for job in jobs.iter_mut() {
+            let params = job.params_map();
+            let ask = params.get(PLACE_MARKS_PARAM).map(|v| v.trim()).unwrap_or("");
+            let collection = match ask.to_ascii_lowercase().as_str() {
+                "" | "0" | "false" | "off" | "no" => continue,
+                "1" | "true" | "on" | "yes" | "house" => None,
+                _ => Some(ask),
+            };
+            if let Some(c) = collection
+                && self.0.storage.folder(&job.org_id, c).await?.is_none()
+            {
+                return Err(Error::not_found("COLLECTION_NOT_FOUND", format!("No collection {c:?} in this house.")));
+            }
+            let mut inputs = job.input_list();
+            inputs.retain(|i| i.role != MARK_ROLE);
+            for mark in self.riding_marks(&job.org_id, collection).await? {
+                if let Some(asset) = self.0.storage.asset_by_id(&mark.asset_id).await? {
+                    inputs.push(crate::develops::JobInput {
+                        role: MARK_ROLE.to_string(),
+                        blob_key: asset.blob_key,
+                        mime: asset.mime,
+                        asset_id: Some(asset.id),
+                    });
+                }
+            }
+            job.inputs = serde_json::to_string(&inputs).map_err(Error::internal)?;
+        }
+        Ok(())
     }
 
     /// `POST /api/toolkit/brand/marks`: register a live asset of the house as a mark. 400

@@ -237,6 +237,13 @@ impl Brand<'_> {
         Ok(clause(&Profile::of(row.as_ref())))
     }
 
+    /// What the brand adds to new jobs before they are held and queued: the clause
+    /// ([`Brand::carry_clause`]) and, when asked, the riding marks ([`Brand::carry_marks`]).
+    pub(crate) async fn carry(&self, jobs: &mut [crate::storage::JobRow]) -> Result<()> {
+        self.carry_clause(jobs).await?;
+        self.carry_marks(jobs).await
+    }
+
     /// Set each new job's `brandClause` option to its house's clause as it stands now, or
     /// remove it when the clause is empty (a caller's own `brandClause` never survives, and a
     /// duplicate carries today's clause, not its source's).
