@@ -134,6 +134,17 @@ pub(crate) const CODES: &[&str] = &[
     "NOT_FOR_SALE",
     "TAKEN",
     "CHECKOUT_PENDING",
+    // Brand: the profile, the DNA read and the marks.
+    "BAD_JSON",
+    "NO_IMAGES",
+    "SET_TOO_LARGE",
+    "AI_BAD_OUTPUT",
+    "BAD_MATERIAL",
+    "BAD_PLACEMENT",
+    "BAD_NOTE",
+    "ALREADY_REGISTERED",
+    "COLLECTION_NOT_FOUND",
+    "role_cannot_edit_marks",
     // Mail: the email links, the letter archive and the delivery webhook.
     "INVALID_TOKEN",
     "TOKEN_USED",
@@ -329,7 +340,9 @@ fn for_code(err: &studio_client::Error, code: &str) -> Option<String> {
                 .into()
         }
         "NOT_A_LOOK_FRAME" => "lock on a landed frame of this look's develop-lock or variations (`studio looks show ID`)".into(),
-        "ASSET_REQUIRED" => "name the frame to lock on by its asset id".into(),
+        "ASSET_REQUIRED" => "name the image by its asset id (the frame to lock on, or a mark uploaded first with \
+                             `studio upload FILE`)"
+            .into(),
         "UNKNOWN_DESTINATION" => match legal(err, "destinations") {
             Some(list) => format!("--destination is one of {list}"),
             None => "--destination names a place from `GET /api/toolkit/lookbook/vocabulary`".into(),
@@ -366,6 +379,23 @@ fn for_code(err: &studio_client::Error, code: &str) -> Option<String> {
         "PIPELINE_CANCELLED" => "the run was cancelled and its undeveloped frames released; frames that landed \
                                  stay (`studio pipeline show RUN_ID`)"
             .into(),
+        "BAD_JSON" => "the body is not the JSON this route takes: see `studio brand set --help`".into(),
+        "NO_IMAGES" => "give 1 to 10 images (files or asset ids) to read the brand from".into(),
+        "SET_TOO_LARGE" => match max("maxMb") {
+            Some(mb) => format!("a read's images are at most {mb} MB together: send fewer or smaller ones"),
+            None => "send fewer or smaller images".into(),
+        },
+        "AI_BAD_OUTPUT" => "the AI reader answered something that is not a brand profile; nothing was charged: try \
+                            again, perhaps with other images"
+            .into(),
+        "BAD_MATERIAL" => "give --material (1 to 60 characters, e.g. \"woven label\"); it cannot be cleared".into(),
+        "BAD_PLACEMENT" => "a placement is at most 120 characters".into(),
+        "BAD_NOTE" => "a note is at most 500 characters".into(),
+        "ALREADY_REGISTERED" => "that image is already a mark at this level: `studio brand marks ls` lists them \
+                                 (`marks set` changes one)"
+            .into(),
+        "COLLECTION_NOT_FOUND" => "no collection of this house has that id: `studio folders ls` lists them".into(),
+        "role_cannot_edit_marks" => "a viewer cannot edit the house's marks: use a member's key".into(),
         "ASSETS_REQUIRED" => "name the pieces to plan by their asset ids (see `studio assets ls`)".into(),
         "LOOKS_REQUIRED" => "the input holds no looks: run `studio factory plan IDS... --json` for some".into(),
         "TOO_MANY_LOOKS" => match max("max") {

@@ -12,9 +12,9 @@ use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::commands::{
-    Context, Interrupted, NotSignedIn, Source, Usage, account, assets, balance, billing, completions, develop, factory,
-    folders, house, jobs, keys, login, logout, looks, mcp, memory, models, pack, pipeline, prices, runs, seats, signup,
-    takes, upload, whoami,
+    Context, Interrupted, NotSignedIn, Source, Usage, account, assets, balance, billing, brand, completions, develop,
+    factory, folders, house, jobs, keys, login, logout, looks, mcp, memory, models, pack, pipeline, prices, runs,
+    seats, signup, takes, upload, whoami,
 };
 
 /// Printed after `studio --help`.
@@ -111,6 +111,9 @@ enum Cmd {
     /// Pipelines: price a plan of develop steps over items (preview), run it with every frame
     /// held at once (--wait follows it), and list, show and cancel runs.
     Pipeline(pipeline::Args),
+    /// The house's brand: show and change the profile and the clause develops carry, read it from
+    /// images (dna), and keep the renditions of the house's mark (marks ls|add|set|rm).
+    Brand(brand::Args),
     /// Serve MCP on stdio for a desktop agent, bridged to the deployment's agent endpoint.
     ///
     /// Each JSON-RPC line on stdin is POSTed to {url}/api/mcp with the configured key; each answer
@@ -162,6 +165,7 @@ async fn main() -> ExitCode {
         Cmd::Looks(args) => looks::run(&ctx, args).await,
         Cmd::Models(args) => models::run(&ctx, args).await,
         Cmd::Pipeline(args) => pipeline::run(&ctx, args).await,
+        Cmd::Brand(args) => brand::run(&ctx, args).await,
         Cmd::Mcp(args) => mcp::run(&ctx, args).await,
         Cmd::Completions(args) => completions::run(Cli::command(), &args),
     };

@@ -2186,3 +2186,54 @@ async fn models_explore_take_and_buy_through_the_checkout() {
     let run = cli.run(&["models", "buy", &sale, "--password", PASSWORD]).await;
     assert!(run.code == 1 && run.stderr.contains("error: ALREADY_YOURS"), "{run:?}");
 }
+
+/// `studio brand show|set|dna|marks` against a real server without an AI reader: the profile's
+/// defaults, a set clamped by the server and the clause it derives, injection off, a DNA read
+/// refused with 503 and nothing charged, and marks registered, listed, changed and removed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn brand_profile_and_marks_from_the_terminal() {
+    let app = app_without_runner().await;
+    let (cli, _dir, input) = develop_setup(&app, "cli-brand").await;
+    let shown: serde_json::Value = parsed(&cli.run(&["brand", "show", "--json"]).await);
+    assert_eq!((shown["profile"]["dnaRuns"].as_i64(), shown["profile"]["clause"].as_str()), (Some(0), Some("")));
+
+    let args = ["brand", "set", "--vision", "Quiet tailoring", "--vibe", "calm,Calm,sharp", "--palette", "#ABC"];
+    let set: serde_json::Value =
+        parsed(&cli.run(&[&args[..], &["--keyword", "cut=raw hems", "--json"]].concat()).await);
+    assert_eq!(set["profile"]["vibe"], serde_json::json!(["calm", "sharp"]));
+    assert_eq!(
+        set["profile"]["clause"],
+        "Brand vision: Quiet tailoring. Vibe: calm, sharp. Palette: #aabbcc. Signature details: cut: raw hems."
+    );
+    let run = cli.run(&["brand", "show"]).await;
+    assert!(run.stdout.contains("clause:   Brand vision: Quiet tailoring."), "{run:?}");
+    let run = cli.run(&["brand", "set", "--inject", "off"]).await;
+    assert!(run.stdout.contains("inject:   off") && run.stdout.contains("clause:   -"), "{run:?}");
+    assert_eq!(cli.run(&["brand", "set"]).await.code, 2, "nothing to change is a usage error");
+
+    let run = cli.run(&["brand", "dna", utf8(&input), "--vibe", "calm"]).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("error: AI_NOT_CONFIGURED: "), "{run:?}");
+    assert_eq!(balance_of(&cli).await.balance, 100, "nothing charged");
+
+    let uploaded: serde_json::Value = parsed(&cli.run(&["upload", "--json", utf8(&input)]).await);
+    let asset = uploaded["uploaded"][0]["id"].as_str().expect("an asset id").to_string();
+    let run = cli.run(&["brand", "marks", "add", &asset, "--material", "woven label", "--placement", "chest"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let mark = run.stdout.trim().to_string();
+    assert!(mark.starts_with("mark_"), "{run:?}");
+    let run = cli.run(&["brand", "marks", "add", &asset, "--material", "foil"]).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("ALREADY_REGISTERED") && run.stderr.contains("hint: "), "{run:?}");
+    let run = cli.run(&["brand", "marks", "set", &mark, "--clear-placement", "--sort", "-3", "--json"]).await;
+    let changed: serde_json::Value = parsed(&run);
+    assert_eq!((changed["mark"]["placement"].is_null(), changed["mark"]["sortOrder"].as_i64()), (true, Some(-3)));
+    let list: serde_json::Value = parsed(&cli.run(&["brand", "marks", "ls", "--json"]).await);
+    assert_eq!((list["house"][0]["id"].as_str(), list["riding"].as_str()), (Some(mark.as_str()), Some("house")));
+    let run = cli.run(&["brand", "marks", "ls"]).await;
+    assert!(run.stdout.contains(&mark) && run.stdout.contains("Riding: house"), "{run:?}");
+    let run = cli.run(&["brand", "marks", "rm", &mark]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let list: serde_json::Value = parsed(&cli.run(&["brand", "marks", "ls", "--json"]).await);
+    assert_eq!(list["house"], serde_json::json!([]));
+}

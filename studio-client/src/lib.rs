@@ -111,6 +111,11 @@
 //! are all held at once ([`Client::start_pipeline_run`]) and follow it
 //! ([`Client::pipeline_run`], [`Client::cancel_pipeline_run`]).
 //!
+//! **Brand**: the house's profile and the clause develops carry ([`Client::brand_profile`],
+//! [`Client::patch_brand`]), the brand DNA read ([`Client::brand_dna`]) and the house's marks
+//! ([`Client::brand_marks`], [`Client::create_mark`], [`Client::update_mark`],
+//! [`Client::delete_mark`]).
+//!
 //! **The agent endpoint** is available raw ([`Client::mcp`]).
 //!
 //! # Retries and timeouts
@@ -127,6 +132,7 @@
 
 mod account_mail;
 mod billing;
+mod brand;
 mod client;
 mod develops;
 mod error;

@@ -21,6 +21,8 @@ mod billing;
 #[cfg(feature = "engine")]
 mod blobs;
 #[cfg(feature = "engine")]
+mod brand;
+#[cfg(feature = "engine")]
 mod caller;
 #[cfg(feature = "engine")]
 mod config;
@@ -71,6 +73,7 @@ pub use crate::{
     billing::plan::PLAN_PERIOD_DAYS,
     billing::{AUTOCHARGE_DEBOUNCE_MINUTES, MAX_CAP_CENTS, MAX_CUSTOM_CENTS, MAX_THRESHOLD_TOKENS, TestCheckoutView},
     blobs::{BlobConfig, BlobError, BlobReader, Blobs, S3Config, StoredBlob},
+    brand::{Brand, DNA_PRICE, DnaForm, MAX_DNA_IMAGES, MAX_DNA_SET_MB},
     caller::{Caller, Machine, MachineKind, MachineSecrets, PlatformAdmin, Via},
     config::{
         BillingConfig, CoreConfig, HostResolver, MailConfig, PackConfig, PackLimits, PeopleConfig, PreviewPolicy,
@@ -115,18 +118,19 @@ pub use crate::{
     },
     storage::{
         AcceptOutcome, AcceptSeat, AccountStore, AdvanceOutcome, AssetChanges, AssetRow, AutochargeOutcome,
-        AutochargeSettings, BalanceRow, BillingAccountRow, BillingStore, BoardModelRow, Bucket, CancelOutcome,
-        CatalogRow, CheckoutRow, ClaimOutcome, ClaimRow, CreateJobsOutcome, DripCandidate, EmailTokenRow,
-        EntitlementCaseRow, EntitlementRow, EraseOutcome, FolderRow, GrantOutcome, HoldRow, HoldStatus, InvitationRow,
-        InvitationStore, InviteCodeRow, InviteRequestRow, InviteeRow, IssueOutcome, JobEnd, JobRow, JobStore, KeyRow,
-        LedgerAudit, LedgerStore, LetterFilter, LetterOutcome, LetterRow, LibraryStore, LockChange, LockOutcome,
-        LookGuard, LookJobsOutcome, LookRow, LookbookStore, MailEventOutcome, MailStore, MembershipRow, MemoryRow,
-        MemoryWrite, ModelRow, ModelStore, NewAccount, NewAutocharge, NewClaim, NewCredit, NewHold, NewPayment, OrgRow,
-        PackRow, PaymentOutcome, PipelinePresetRow, PipelineRunRow, PipelineStepRow, PipelineStore, PlanRow, PresetRow,
-        ProfileRow, ProfileStore, RedeemOutcome, RefillPack, ReserveOutcome, ResolveOutcome, RunCancelled,
-        RunCreateOutcome, SeatInvitationRow, SeatRow, SeatStore, SessionRow, SessionSeat, StepAdvance, StepEnd,
-        StepState, Storage, StorageError, TakeRecord, TemplateRow, TemplateShotRow, TokenUse, ToolGrantRow,
-        ToolItemRow, UserListRow, UserRow, WorkflowUsageRow, open_storage,
+        AutochargeSettings, BalanceRow, BillingAccountRow, BillingStore, BoardModelRow, BrandFields, BrandMarkRow,
+        BrandProfileRow, BrandStore, Bucket, CancelOutcome, CatalogRow, CheckoutRow, ClaimOutcome, ClaimRow,
+        CreateJobsOutcome, DripCandidate, EmailTokenRow, EntitlementCaseRow, EntitlementRow, EraseOutcome, FolderRow,
+        GrantOutcome, HoldRow, HoldStatus, InvitationRow, InvitationStore, InviteCodeRow, InviteRequestRow, InviteeRow,
+        IssueOutcome, JobEnd, JobRow, JobStore, KeyRow, LedgerAudit, LedgerStore, LetterFilter, LetterOutcome,
+        LetterRow, LibraryStore, LockChange, LockOutcome, LookGuard, LookJobsOutcome, LookRow, LookbookStore,
+        MailEventOutcome, MailStore, MembershipRow, MemoryRow, MemoryWrite, ModelRow, ModelStore, NewAccount,
+        NewAutocharge, NewClaim, NewCredit, NewHold, NewPayment, OrgRow, PackRow, PaymentOutcome, PipelinePresetRow,
+        PipelineRunRow, PipelineStepRow, PipelineStore, PlanRow, PresetRow, ProfileRow, ProfileStore, RedeemOutcome,
+        RefillPack, ReserveOutcome, ResolveOutcome, RunCancelled, RunCreateOutcome, SeatInvitationRow, SeatRow,
+        SeatStore, SessionRow, SessionSeat, StepAdvance, StepEnd, StepState, Storage, StorageError, TakeRecord,
+        TemplateRow, TemplateShotRow, TokenUse, ToolGrantRow, ToolItemRow, UserListRow, UserRow, WorkflowUsageRow,
+        open_storage,
     },
     studio::{OpenError, Studio},
 };

@@ -147,6 +147,13 @@ const ROUTES: &[&str] = &[
     "POST /api/toolkit/admin/offerings/{id}/retire",
     "GET /api/toolkit/admin/entitlements",
     "POST /api/toolkit/admin/entitlements/revoke",
+    "GET /api/toolkit/brand",
+    "PATCH /api/toolkit/brand",
+    "POST /api/toolkit/brand/dna",
+    "GET /api/toolkit/brand/marks",
+    "POST /api/toolkit/brand/marks",
+    "PATCH /api/toolkit/brand/marks/{id}",
+    "DELETE /api/toolkit/brand/marks/{id}",
 ];
 
 /// Routes that answer 405 by design (the agent endpoint has no event stream and no session).

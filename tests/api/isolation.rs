@@ -75,6 +75,8 @@ enum Body {
     Preflight,
     /// Multipart avatar: one small square PNG.
     Avatar,
+    /// Multipart brand DNA read: one small PNG.
+    Dna,
 }
 
 /// One route of the matrix.
@@ -169,6 +171,8 @@ struct World {
     free_offering: String,
     holding: String,
     retire_offering: String,
+    /// A mark of A, registered for A's collection.
+    mark: String,
 }
 
 async fn world(app: &TestApp, a_email: String) -> World {
@@ -287,6 +291,13 @@ async fn world(app: &TestApp, a_email: String) -> World {
     }
     key.take_offering("model", &offerings[2]).await.expect("take");
     let holding = key.entitlements().await.expect("entitlements").holdings[0].id.clone();
+    let mark_request = studio_client::api::CreateMarkRequest {
+        asset_id: Some(asset.clone()),
+        material: Some("woven label".into()),
+        collection_id: Some(folder.clone()),
+        ..Default::default()
+    };
+    let mark = key.create_mark(&mark_request).await.expect("mark").mark.id;
     let url = a_owner.checkout_topup("pack_250").await.expect("test-mode checkout").url;
     let checkout = url.rsplit('/').next().expect("checkout id").to_string();
 
@@ -310,6 +321,7 @@ async fn world(app: &TestApp, a_email: String) -> World {
         preset.clone(),
         pipeline_run.clone(),
         model.clone(),
+        mark.clone(),
     ];
     World {
         a_email,
@@ -343,6 +355,7 @@ async fn world(app: &TestApp, a_email: String) -> World {
         free_offering: offerings[1].clone(),
         holding,
         retire_offering: offerings[3].clone(),
+        mark,
     }
 }
 
@@ -613,6 +626,20 @@ fn rows(w: &World) -> Vec<Row> {
         row("POST /api/toolkit/admin/offerings/{id}/retire", Admin, Status(200)).id(&w.retire_offering),
         row("GET /api/toolkit/admin/entitlements", Admin, Status(200)),
         row("POST /api/toolkit/admin/entitlements/revoke", Admin, Status(200)).json(json!({ "id": w.holding })),
+        // Brand (§4.3): the profile is the caller's own house's, so B sees its own; this
+        // deployment has no AI reader, so a read ends 503 for everyone allowed to ask. A's
+        // asset and mark are unknown to B.
+        row("GET /api/toolkit/brand", AnyRole, Status(200)),
+        row("PATCH /api/toolkit/brand", NotViewer("FORBIDDEN"), Status(200)).json(json!({ "vibe": ["calm"] })),
+        row("POST /api/toolkit/brand/dna", NotViewer("FORBIDDEN"), Code(503, "AI_NOT_CONFIGURED")).body(Body::Dna),
+        row("GET /api/toolkit/brand/marks", AnyRole, Status(200)),
+        row("POST /api/toolkit/brand/marks", NotViewer("role_cannot_edit_marks"), Status(201))
+            .json(json!({ "assetId": w.asset, "material": "gold foil" }))
+            .foreign(Code(404, "ASSET_NOT_FOUND")),
+        row("PATCH /api/toolkit/brand/marks/{id}", NotViewer("role_cannot_edit_marks"), Status(200))
+            .id(&w.mark)
+            .json(json!({ "sortOrder": 2 })),
+        row("DELETE /api/toolkit/brand/marks/{id}", NotViewer("role_cannot_edit_marks"), Status(200)).id(&w.mark),
         row("GET /api/mcp", NotAllowed, Status(405)),
         row("DELETE /api/mcp", NotAllowed, Status(405)),
     ]
@@ -666,6 +693,7 @@ fn multipart(body: &Body) -> Option<Form> {
         }
         Body::Preflight => Form::new().part("images", image("p.png")),
         Body::Avatar => Form::new().part("file", image("me.png")),
+        Body::Dna => Form::new().part("image", image("d.png")),
         Body::None | Body::Json(_) => return None,
     })
 }

@@ -6,6 +6,7 @@ mod assets;
 mod auth;
 mod bad_images;
 mod billing;
+mod brand;
 mod client;
 mod develops;
 mod docs;

@@ -177,7 +177,7 @@ fn request(args: &Args) -> Result<DevelopSubmit> {
 }
 
 /// Where one input comes from: the file at `value`, or the library asset `value`.
-fn source(value: &str) -> Result<InputSource> {
+pub(super) fn source(value: &str) -> Result<InputSource> {
     let value = value.trim();
     if value.is_empty() {
         return Err(Usage("an input is empty: give a file or an asset id".into()).into());

@@ -5,6 +5,7 @@ pub(crate) mod account;
 pub(crate) mod assets;
 pub(crate) mod balance;
 pub(crate) mod billing;
+pub(crate) mod brand;
 pub(crate) mod completions;
 pub(crate) mod develop;
 pub(crate) mod factory;

@@ -5,6 +5,7 @@
 
 mod accounts;
 mod billing;
+mod brand;
 mod develops;
 mod errors;
 mod factory;
@@ -30,6 +31,7 @@ pub use billing::{
     CustomCheckoutRequest, CustomCheckoutResponse, GrantTokensRequest, GrantTokensResponse, HoldView, PortalResponse,
     Price, PriceBook, SubscriptionCheckoutRequest, Tier, TokenPack, ToolPrice, TopupCheckoutRequest, WebhookAck,
 };
+pub use brand::*;
 pub use develops::{
     CancelReason, CancelResponse, DevelopRun, DevelopStatus, DuplicateRequest, DuplicateResponse, Job, JobList,
     JobStatus, JobsQuery, OfferEvidence, RetakeOffer, RunCancelResponse, RunCounts, RunList, RunsQuery, SocketMessage,

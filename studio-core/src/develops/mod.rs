@@ -492,7 +492,8 @@ impl Studio {
     }
 
     /// Hold and queue jobs all together; announce them and wake the runner.
-    async fn queue(&self, jobs: Vec<JobRow>, take: Option<TakeRecord>) -> Result<Vec<(JobRow, bool)>> {
+    async fn queue(&self, mut jobs: Vec<JobRow>, take: Option<TakeRecord>) -> Result<Vec<(JobRow, bool)>> {
+        self.brand().carry(&mut jobs).await?;
         let outcome = self.storage.create_jobs(jobs, take).await.map_err(enqueue_failed)?;
         self.queued(outcome).await
     }

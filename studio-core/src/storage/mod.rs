@@ -3,7 +3,7 @@
 //!
 //! One trait per domain (`AccountStore`, `LibraryStore`, `ModelStore`, `JobStore`,
 //! `LedgerStore`, `BillingStore`, `SeatStore`, `ProfileStore`, `MailStore`, `InvitationStore`, `LookbookStore`,
-//! `PipelineStore`), each
+//! `PipelineStore`, `BrandStore`), each
 //! beside its row types in the file of its name, and
 //! [`Storage`] as their union. Two real implementations share one body of SQL (`sql/`, one file
 //! per domain): SQLite (the embedded default) and PostgreSQL (scale-out). Only `sql/tx.rs`, the
@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 mod accounts;
 mod billing;
+mod brand;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod group_commit;
 mod invitations;
@@ -37,6 +38,7 @@ pub use billing::{
     AutochargeOutcome, AutochargeSettings, BillingAccountRow, BillingStore, CheckoutRow, NewAutocharge, NewPayment,
     PaymentOutcome, RefillPack,
 };
+pub use brand::{BrandFields, BrandMarkRow, BrandProfileRow, BrandStore};
 pub use invitations::{
     AcceptOutcome, InvitationRow, InvitationStore, InviteCodeRow, InviteRequestRow, InviteeRow, IssueOutcome,
     RedeemOutcome,
@@ -105,6 +107,7 @@ pub trait Storage:
     + InvitationStore
     + LookbookStore
     + PipelineStore
+    + BrandStore
     + Send
     + Sync
     + 'static

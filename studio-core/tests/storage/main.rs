@@ -3,6 +3,7 @@
 //! set (a fresh database per run); `.ci/run` always sets it.
 
 mod accounts;
+mod brand;
 mod concurrency;
 mod invitations;
 mod ledger;

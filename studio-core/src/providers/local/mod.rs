@@ -138,7 +138,10 @@ impl LocalProvider {
             "lookbook" => compose::lookbook(request, &params, long_edge)?,
             _ => Self::develop_image(tool, request, &params, long_edge)?,
         };
-        let bytes = jpeg::encode(&out, JPEG_QUALITY)?;
+        let mut bytes = jpeg::encode(&out, JPEG_QUALITY)?;
+        if let Some(clause) = params.get(BRAND_CLAUSE).filter(|c| !c.trim().is_empty()) {
+            bytes = with_comment(bytes, &format!("{BRAND_CLAUSE}: {clause}"));
+        }
         Ok(DevelopOutput { bytes, mime: "image/jpeg".to_string(), width: out.width(), height: out.height() })
     }
 
@@ -177,6 +180,31 @@ impl LocalProvider {
     pub fn encode_jpeg(&self, image: &RgbImage) -> Result<Vec<u8>, ProviderError> {
         jpeg::encode(image, JPEG_QUALITY)
     }
+}
+
+/// The option a develop carries the house's brand clause in (docs/brand.md); the local tools
+/// draw no words, so they record it in the frame's metadata rather than its pixels.
+const BRAND_CLAUSE: &str = "brandClause";
+
+/// `jpeg` with a JPEG comment segment (`FF FE`) holding `text` right after its start marker;
+/// the pixels are untouched. Text past one segment's 65,533 bytes is cut at a character edge.
+fn with_comment(jpeg: Vec<u8>, text: &str) -> Vec<u8> {
+    if jpeg.len() < 2 || jpeg[..2] != [0xFF, 0xD8] {
+        return jpeg;
+    }
+    let mut end = text.len().min(65_533);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let body = &text.as_bytes()[..end];
+    let length = u16::try_from(body.len() + 2).unwrap_or(u16::MAX);
+    let mut out = Vec::with_capacity(jpeg.len() + body.len() + 4);
+    out.extend_from_slice(&jpeg[..2]);
+    out.extend_from_slice(&[0xFF, 0xFE]);
+    out.extend_from_slice(&length.to_be_bytes());
+    out.extend_from_slice(body);
+    out.extend_from_slice(&jpeg[2..]);
+    out
 }
 
 #[async_trait::async_trait]
@@ -350,6 +378,21 @@ mod tests {
         let out = provider.develop(request("iron", vec![("image", garment_png())], &[("strength", "0.3")])).await;
         let out = out.expect("iron");
         assert_eq!((out.width, out.height, out.mime.as_str()), (1024, 768, "image/jpeg"));
+    }
+
+    #[test]
+    fn a_brand_clause_rides_in_a_comment_not_the_pixels() {
+        let image = png(&RgbImage::from_pixel(40, 30, Rgb([120, 80, 40])));
+        let plain = LocalProvider.develop_blocking(&request("upscale", vec![("image", image.clone())], &[])).unwrap();
+        let clause = "Brand vision: quiet tailoring.";
+        let branded = LocalProvider
+            .develop_blocking(&request("upscale", vec![("image", image)], &[("brandClause", clause)]))
+            .unwrap();
+        let needle = format!("brandClause: {clause}");
+        assert!(branded.bytes.windows(needle.len()).any(|w| w == needle.as_bytes()));
+        assert!(!plain.bytes.windows(11).any(|w| w == b"brandClause"));
+        assert_eq!(branded.bytes[2..4], [0xFF, 0xFE]);
+        assert_eq!(decode_out(&branded), decode_out(&plain), "the same pixels");
     }
 
     #[test]

@@ -10,6 +10,7 @@
 
 pub(super) mod accounts;
 pub(super) mod billing;
+pub(super) mod brand;
 pub(super) mod invitations;
 pub(super) mod jobs;
 pub(super) mod ledger;
@@ -125,6 +126,14 @@ macro_rules! impl_storage {
             $lock_by_select
         );
         $crate::storage::sql::pipelines::impl_pipeline_store!(
+            $ty,
+            $backend,
+            $lock,
+            $skip_locked,
+            $one_statement,
+            $lock_by_select
+        );
+        $crate::storage::sql::brand::impl_brand_store!(
             $ty,
             $backend,
             $lock,

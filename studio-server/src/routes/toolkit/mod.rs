@@ -4,6 +4,7 @@ mod admin;
 mod ai;
 mod assets;
 mod backgrounds;
+mod brand;
 mod check_email;
 mod develops;
 mod factory;
@@ -53,6 +54,7 @@ pub(super) fn router() -> ApiRouter<AppState> {
         .merge(presets::router())
         .merge(pipelines::router())
         .merge(models::router())
+        .merge(brand::router())
         .merge(ai::router())
         .merge(admin::router())
         .merge(folders::router())

@@ -1,0 +1,323 @@
+//! Brand (§2.5, §2.6, §4.3): the view `studio.brand()`. The house's visual profile, read and
+//! patched here; the clause develops carry (`clause`); the clamps a patch and a read's answer
+//! both go through (`clamp`); the paid DNA read in `dna.rs`; marks in `marks.rs`. Every
+//! choice the spec leaves open is in docs/brand.md.
+
+use std::collections::BTreeSet;
+
+use crate::api::{BrandPatch, BrandProfile, BrandResponse, SignatureKeyword};
+use crate::caller::Caller;
+use crate::error::{Error, Result};
+use crate::storage::{BrandFields, BrandProfileRow};
+use crate::studio::Studio;
+
+mod dna;
+mod marks;
+
+pub use dna::{DNA_PRICE, DnaForm, MAX_DNA_IMAGES, MAX_DNA_SET_MB};
+
+/// The option name a develop's job carries the clause under.
+pub(crate) const CLAUSE_PARAM: &str = "brandClause";
+/// Longest vision kept.
+const MAX_VISION_CHARS: usize = 500;
+/// Most mood words, and the longest.
+const MAX_VIBE: usize = 8;
+const MAX_VIBE_CHARS: usize = 32;
+/// Most colours, and the longest colour name.
+const MAX_PALETTE: usize = 8;
+const MAX_COLOUR_NAME_CHARS: usize = 24;
+/// Most signature details, and the longest category and phrase.
+const MAX_KEYWORDS: usize = 10;
+const MAX_CATEGORY_CHARS: usize = 24;
+const MAX_PHRASE_CHARS: usize = 60;
+/// The category of a signature detail given none.
+const DEFAULT_CATEGORY: &str = "signature";
+/// The clause never grows past a develop option's limit.
+const MAX_CLAUSE_CHARS: usize = 2000;
+
+/// The brand's operations: `studio.brand()`.
+#[derive(Debug, Clone, Copy)]
+pub struct Brand<'a>(&'a Studio);
+
+impl Studio {
+    /// The house's brand profile, its DNA read and its marks.
+    pub fn brand(&self) -> Brand<'_> {
+        Brand(self)
+    }
+}
+
+/// The profile's content, clamped: what a patch and a read's answer both become.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Profile {
+    pub(crate) vision_en: String,
+    pub(crate) vibe: Vec<String>,
+    pub(crate) palette: Vec<String>,
+    pub(crate) signature_keywords: Vec<SignatureKeyword>,
+    pub(crate) inject_enabled: bool,
+}
+
+/// Whitespace runs become one space; trimmed; at most `max` characters.
+fn squeeze(text: &str, max: usize) -> String {
+    let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    joined.chars().take(max).collect::<String>().trim_end().to_string()
+}
+
+/// Squeezed, empties dropped, first spelling of each (ignoring case) kept, at most `most`.
+fn words(items: &[String], max_chars: usize, most: usize) -> Vec<String> {
+    let mut seen = BTreeSet::new();
+    items
+        .iter()
+        .map(|s| squeeze(s, max_chars))
+        .filter(|s| !s.is_empty() && seen.insert(s.to_lowercase()))
+        .take(most)
+        .collect()
+}
+
+/// A colour as kept: `#rgb` / `#rrggbb` become lower-case `#rrggbb`; a name of letters,
+/// spaces and hyphens (at most 24 characters) becomes lower case; anything else is dropped.
+fn colour(raw: &str) -> Option<String> {
+    let raw = squeeze(raw, 64);
+    if let Some(hex) = raw.strip_prefix('#') {
+        if !hex.chars().all(|c| c.is_ascii_hexdigit()) {
+            return None;
+        }
+        let hex = hex.to_ascii_lowercase();
+        return match hex.len() {
+            6 => Some(format!("#{hex}")),
+            3 => Some(format!("#{}", hex.chars().flat_map(|c| [c, c]).collect::<String>())),
+            _ => None,
+        };
+    }
+    let name = raw.to_lowercase();
+    let fits = !name.is_empty()
+        && name.chars().count() <= MAX_COLOUR_NAME_CHARS
+        && name.chars().all(|c| c.is_alphabetic() || c == ' ' || c == '-');
+    fits.then_some(name)
+}
+
+/// Clamp a profile's content as a read's answer is clamped (docs/brand.md).
+pub(crate) fn clamp(p: Profile) -> Profile {
+    let mut seen = BTreeSet::new();
+    let palette = p.palette.iter().filter_map(|c| colour(c)).filter(|c| seen.insert(c.clone())).take(MAX_PALETTE);
+    let palette = palette.collect();
+    let mut seen = BTreeSet::new();
+    let signature_keywords = p
+        .signature_keywords
+        .iter()
+        .filter_map(|k| {
+            let phrase = squeeze(&k.phrase, MAX_PHRASE_CHARS);
+            let category = squeeze(&k.category, MAX_CATEGORY_CHARS).to_lowercase();
+            let category = if category.is_empty() { DEFAULT_CATEGORY.to_string() } else { category };
+            (!phrase.is_empty()).then_some(SignatureKeyword { category, phrase })
+        })
+        .filter(|k| seen.insert((k.category.clone(), k.phrase.to_lowercase())))
+        .take(MAX_KEYWORDS)
+        .collect();
+    Profile {
+        vision_en: squeeze(&p.vision_en, MAX_VISION_CHARS),
+        vibe: words(&p.vibe, MAX_VIBE_CHARS, MAX_VIBE),
+        palette,
+        signature_keywords,
+        inject_enabled: p.inject_enabled,
+    }
+}
+
+/// The clause generators get (docs/brand.md): the non-empty parts of
+/// `Brand vision: {visionEn}.` `Vibe: {vibe, ...}.` `Palette: {palette, ...}.`
+/// `Signature details: {category}: {phrase}; ....` joined by one space; empty when
+/// `inject_enabled` is false or every part is empty.
+pub(crate) fn clause(p: &Profile) -> String {
+    if !p.inject_enabled {
+        return String::new();
+    }
+    let mut parts = Vec::new();
+    let vision = p.vision_en.trim_end_matches(['.', ' ']);
+    if !vision.is_empty() {
+        parts.push(format!("Brand vision: {vision}."));
+    }
+    if !p.vibe.is_empty() {
+        parts.push(format!("Vibe: {}.", p.vibe.join(", ")));
+    }
+    if !p.palette.is_empty() {
+        parts.push(format!("Palette: {}.", p.palette.join(", ")));
+    }
+    if !p.signature_keywords.is_empty() {
+        let details: Vec<String> =
+            p.signature_keywords.iter().map(|k| format!("{}: {}", k.category, k.phrase)).collect();
+        parts.push(format!("Signature details: {}.", details.join("; ")));
+    }
+    parts.join(" ").chars().take(MAX_CLAUSE_CHARS).collect()
+}
+
+fn parse_list<T: serde::de::DeserializeOwned>(text: &str) -> Vec<T> {
+    serde_json::from_str(text).unwrap_or_default()
+}
+
+fn json<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_else(|_| "[]".into())
+}
+
+impl Profile {
+    fn of(row: Option<&BrandProfileRow>) -> Profile {
+        match row {
+            None => Profile { inject_enabled: true, ..Profile::default() },
+            Some(r) => Profile {
+                vision_en: r.vision_en.clone(),
+                vibe: parse_list(&r.vibe),
+                palette: parse_list(&r.palette),
+                signature_keywords: parse_list(&r.signature_keywords),
+                inject_enabled: r.inject_enabled,
+            },
+        }
+    }
+
+    fn fields(&self) -> BrandFields {
+        BrandFields {
+            vision_en: self.vision_en.clone(),
+            vibe: json(&self.vibe),
+            palette: json(&self.palette),
+            signature_keywords: json(&self.signature_keywords),
+            inject_enabled: self.inject_enabled,
+        }
+    }
+}
+
+/// The wire profile of a stored row (or the empty defaults).
+fn view(row: Option<&BrandProfileRow>) -> BrandProfile {
+    let p = Profile::of(row);
+    BrandProfile {
+        clause: clause(&p),
+        dna_runs: row.map_or(0, |r| r.dna_runs),
+        vision_en: p.vision_en,
+        vibe: p.vibe,
+        palette: p.palette,
+        signature_keywords: p.signature_keywords,
+        inject_enabled: p.inject_enabled,
+    }
+}
+
+impl Brand<'_> {
+    /// `GET /api/toolkit/brand`: any role; a house without a profile gets the empty defaults.
+    pub async fn profile(&self, caller: &Caller) -> Result<BrandResponse> {
+        let row = self.0.storage.brand_profile(&caller.org_id).await?;
+        Ok(BrandResponse { ok: true, profile: view(row.as_ref()) })
+    }
+
+    /// `PATCH /api/toolkit/brand`: given fields replace the stored ones, then the whole is
+    /// clamped; `dnaRuns` is never touched. 403 for a viewer.
+    pub async fn patch(&self, caller: &Caller, patch: BrandPatch) -> Result<BrandResponse> {
+        if caller.role == crate::api::SeatRole::Viewer {
+            return Err(Error::forbidden("FORBIDDEN", "A viewer may read the brand profile but not change it."));
+        }
+        let row = self.0.storage.brand_profile(&caller.org_id).await?;
+        let mut p = Profile::of(row.as_ref());
+        if let Some(v) = patch.vision_en {
+            p.vision_en = v;
+        }
+        if let Some(v) = patch.vibe {
+            p.vibe = v;
+        }
+        if let Some(v) = patch.palette {
+            p.palette = v;
+        }
+        if let Some(v) = patch.signature_keywords {
+            p.signature_keywords = v;
+        }
+        if let Some(v) = patch.inject_enabled {
+            p.inject_enabled = v;
+        }
+        let p = clamp(p);
+        let row = self.0.storage.save_brand_profile(&caller.org_id, &p.fields(), crate::ids::now()).await?;
+        Ok(BrandResponse { ok: true, profile: view(Some(&row)) })
+    }
+
+    /// The clause a develop of the house carries now (empty: none).
+    pub(crate) async fn clause_for(&self, org_id: &str) -> Result<String> {
+        let row = self.0.storage.brand_profile(org_id).await?;
+        Ok(clause(&Profile::of(row.as_ref())))
+    }
+
+    /// What the brand adds to new jobs before they are held and queued: the clause
+    /// ([`Brand::carry_clause`]) and, when asked, the riding marks ([`Brand::carry_marks`]).
+    pub(crate) async fn carry(&self, jobs: &mut [crate::storage::JobRow]) -> Result<()> {
+        self.carry_clause(jobs).await?;
+        self.carry_marks(jobs).await
+    }
+
+    /// Set each new job's `brandClause` option to its house's clause as it stands now, or
+    /// remove it when the clause is empty (a caller's own `brandClause` never survives, and a
+    /// duplicate carries today's clause, not its source's).
+    pub(crate) async fn carry_clause(&self, jobs: &mut [crate::storage::JobRow]) -> Result<()> {
+        let mut clauses: std::collections::BTreeMap<String, String> = std::collections::BTreeMap::new();
+        for job in jobs.iter_mut() {
+            if !clauses.contains_key(&job.org_id) {
+                let c = self.clause_for(&job.org_id).await?;
+                clauses.insert(job.org_id.clone(), c);
+            }
+            let clause = &clauses[&job.org_id];
+            let mut params = job.params_map();
+            let had = params.contains_key(CLAUSE_PARAM);
+            if clause.is_empty() {
+                params.remove(CLAUSE_PARAM);
+            } else {
+                params.insert(CLAUSE_PARAM.to_string(), clause.clone());
+            }
+            if had || !clause.is_empty() {
+                job.params = serde_json::to_string(&params).map_err(Error::internal)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kw(category: &str, phrase: &str) -> SignatureKeyword {
+        SignatureKeyword { category: category.into(), phrase: phrase.into() }
+    }
+
+    #[test]
+    fn clamps_trim_dedupe_and_bound() {
+        let p = clamp(Profile {
+            vision_en: format!("  quiet   {}", "x".repeat(600)),
+            vibe: (0..12).map(|i| format!(" calm {i} ")).chain(["CALM 0".to_string(), " ".to_string()]).collect(),
+            palette: ["#ABC", "#a0b1c2", "Ivory ", "ivory", "#12", "red!", "#A0B1C2", "navy blue"]
+                .map(String::from)
+                .to_vec(),
+            signature_keywords: vec![
+                kw("Cut", " raw  hems "),
+                kw("cut", "raw hems"),
+                kw("", "gold buttons"),
+                kw("x", " "),
+            ],
+            inject_enabled: true,
+        });
+        assert_eq!(p.vision_en.chars().count(), MAX_VISION_CHARS);
+        assert!(p.vision_en.starts_with("quiet x"));
+        assert_eq!(p.vibe.len(), MAX_VIBE);
+        assert_eq!(p.vibe[0], "calm 0");
+        assert_eq!(p.palette, vec!["#aabbcc", "#a0b1c2", "ivory", "navy blue"]);
+        assert_eq!(p.signature_keywords, vec![kw("cut", "raw hems"), kw("signature", "gold buttons")]);
+    }
+
+    #[test]
+    fn the_clause_follows_the_template_and_the_switch() {
+        let mut p = Profile {
+            vision_en: "Quiet tailoring.".into(),
+            vibe: vec!["calm".into(), "austere".into()],
+            palette: vec!["#000000".into(), "ivory".into()],
+            signature_keywords: vec![kw("cut", "raw hems"), kw("finish", "matte")],
+            inject_enabled: true,
+        };
+        assert_eq!(
+            clause(&p),
+            "Brand vision: Quiet tailoring. Vibe: calm, austere. Palette: #000000, ivory. \
+             Signature details: cut: raw hems; finish: matte."
+        );
+        p.inject_enabled = false;
+        assert_eq!(clause(&p), "");
+        assert_eq!(clause(&Profile { inject_enabled: true, ..Profile::default() }), "");
+    }
+}

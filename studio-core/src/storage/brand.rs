@@ -1,0 +1,124 @@
+//! Brand: the house's profile row and its marks as stored, and the `BrandStore` trait. The
+//! free-first-read rule rests on one conditional write (`claim_free_brand_read`), so two first
+//! reads at once cannot both be free on either backend.
+
+use chrono::{DateTime, Utc};
+
+use super::StorageError;
+
+/// A house's brand profile as stored; lists are JSON text.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct BrandProfileRow {
+    /// The house.
+    pub org_id: String,
+    /// The vision in English.
+    pub vision_en: String,
+    /// JSON array of strings.
+    pub vibe: String,
+    /// JSON array of strings.
+    pub palette: String,
+    /// JSON array of `{category, phrase}`.
+    pub signature_keywords: String,
+    /// Whether develops carry the clause.
+    pub inject_enabled: bool,
+    /// Successful DNA reads.
+    pub dna_runs: i64,
+    /// Set while a free first read is under way.
+    pub free_read_at: Option<DateTime<Utc>>,
+    /// Last change.
+    pub updated_at: DateTime<Utc>,
+}
+
+/// The fields a patch or a read writes (never `dna_runs`, which only a read moves).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BrandFields {
+    /// The vision in English.
+    pub vision_en: String,
+    /// JSON array of strings.
+    pub vibe: String,
+    /// JSON array of strings.
+    pub palette: String,
+    /// JSON array of `{category, phrase}`.
+    pub signature_keywords: String,
+    /// Whether develops carry the clause.
+    pub inject_enabled: bool,
+}
+
+/// A registered mark, with its asset's name.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct BrandMarkRow {
+    /// Id (`mark_…`).
+    pub id: String,
+    /// The house.
+    pub org_id: String,
+    /// The asset.
+    pub asset_id: String,
+    /// The collection (folder) id, or '' at house level.
+    pub collection_id: String,
+    /// Material.
+    pub material: String,
+    /// Placement.
+    pub placement: Option<String>,
+    /// Note.
+    pub note: Option<String>,
+    /// Lower rides first.
+    pub sort_order: i64,
+    /// Who registered it.
+    pub created_by: Option<String>,
+    /// When.
+    pub created_at: DateTime<Utc>,
+    /// The asset's name (read from `assets`; ignored on insert).
+    pub filename: String,
+}
+
+/// Brand profiles and marks.
+#[async_trait::async_trait]
+pub trait BrandStore {
+    /// The house's profile, if it has one.
+    async fn brand_profile(&self, org_id: &str) -> Result<Option<BrandProfileRow>, StorageError>;
+    /// Write the profile's fields (creating the row when missing); `dna_runs` is untouched.
+    async fn save_brand_profile(
+        &self,
+        org_id: &str,
+        fields: &BrandFields,
+        now: DateTime<Utc>,
+    ) -> Result<BrandProfileRow, StorageError>;
+    /// A successful DNA read: write the fields (keeping `inject_enabled`), add one to
+    /// `dna_runs` and drop the free-read claim, in one statement.
+    async fn record_brand_read(
+        &self,
+        org_id: &str,
+        fields: &BrandFields,
+        now: DateTime<Utc>,
+    ) -> Result<BrandProfileRow, StorageError>;
+    /// Take the house's free first read: true only when no read has succeeded yet and no other
+    /// claim newer than `stale_before` is open. One conditional write, so of two concurrent
+    /// callers at most one gets true.
+    async fn claim_free_brand_read(
+        &self,
+        org_id: &str,
+        now: DateTime<Utc>,
+        stale_before: DateTime<Utc>,
+    ) -> Result<bool, StorageError>;
+    /// Give a free-read claim back (the read failed), so the next read is free again.
+    async fn release_free_brand_read(&self, org_id: &str) -> Result<(), StorageError>;
+    /// Register a mark; `Conflict("mark")` when the asset is already one at that level.
+    async fn insert_brand_mark(&self, row: &BrandMarkRow) -> Result<(), StorageError>;
+    /// One mark of the house (its asset live).
+    async fn brand_mark(&self, org_id: &str, id: &str) -> Result<Option<BrandMarkRow>, StorageError>;
+    /// The marks of one level ('' for the house), whose assets are live, by sortOrder then
+    /// registration time.
+    async fn brand_marks(&self, org_id: &str, collection_id: &str) -> Result<Vec<BrandMarkRow>, StorageError>;
+    /// Change a mark; false when it is not the house's.
+    async fn update_brand_mark(
+        &self,
+        org_id: &str,
+        id: &str,
+        material: &str,
+        placement: Option<&str>,
+        note: Option<&str>,
+        sort_order: i64,
+    ) -> Result<bool, StorageError>;
+    /// Unregister a mark; false when it is not the house's.
+    async fn delete_brand_mark(&self, org_id: &str, id: &str) -> Result<bool, StorageError>;
+}

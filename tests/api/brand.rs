@@ -1,0 +1,530 @@
+//! Brand (§4.3): the profile's defaults, patch, clamps and clause; develops carrying the clause
+//! into their frame's metadata; the DNA read against a stand-in AI reader (wiremock) — first
+//! free, then 2 tokens, failures charging nothing, two first reads at once charging exactly one —
+//! and marks (register, 409, change, unregister, collection override, riding renditions).
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use studio_client::api::{
+    BrandPatch, CreateMarkRequest, JobStatus, KeyRole, MarkPatch, Quality, Riding, SignatureKeyword,
+};
+use studio_client::{Client, DevelopSubmit, InputSource, UploadOptions};
+use studio_tests::images::{padded_png, png};
+use studio_tests::{Backend, House, TestApp, backend_tests, spawn};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+backend_tests!(
+    profile_defaults_patch_and_clamps,
+    develops_carry_the_clause_in_metadata,
+    dna_without_a_reader_charges_nothing,
+    dna_first_read_free_then_two_tokens,
+    dna_failures_charge_nothing,
+    concurrent_first_reads_charge_once,
+    marks_register_change_and_unregister,
+    collection_marks_override_the_house,
+    develops_asking_for_marks_take_the_riding_ones,
+);
+
+const WAIT: Duration = Duration::from_secs(30);
+
+/// A viewer key of the house, as a client.
+async fn viewer(app: &TestApp, house: &House) -> Client {
+    let secret = house.session.mint_key("viewer", Some(KeyRole::Viewer)).await.expect("mint").key.expect("secret");
+    app.client.with_api_key(secret)
+}
+
+/// (status, code) of a refusal.
+fn refused(e: studio_client::Error) -> (Option<u16>, String) {
+    (e.status(), e.code().unwrap_or("").to_string())
+}
+
+/// The house's (spendable, held).
+async fn tokens(house: &House) -> (i64, i64) {
+    let b = house.key.balance().await.expect("balance");
+    (b.balance, b.held)
+}
+
+/// An app whose AI reader is `server`.
+async fn app_with_reader(
+    backend: Backend,
+    server: &MockServer,
+    tweak: impl FnOnce(&mut studio_server::ServerConfig),
+) -> Option<TestApp> {
+    let uri = server.uri();
+    spawn(backend, |c| {
+        c.ai_url = Some(format!("{uri}/v1"));
+        c.ai_key = Some("k".into());
+        c.ai_model = Some("m".into());
+        c.runner_concurrency = 0;
+        tweak(c);
+    })
+    .await
+}
+
+/// A chat completion whose message content is `content`.
+fn completion(content: &str) -> ResponseTemplate {
+    ResponseTemplate::new(200).set_body_json(json!({
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+    }))
+}
+
+const ANSWER: &str = r##"{"visionEn": "Quiet tailoring in  natural light", "vibe": ["calm", "Austere", "calm"],
+    "palette": ["#F0EAD6", "charcoal", "not a colour!"],
+    "signatureKeywords": [{"category": "Cut", "phrase": "raw hems"}, {"category": "", "phrase": "horn buttons"}]}"##;
+
+fn image(i: usize) -> InputSource {
+    InputSource::Bytes { file_name: format!("look-{i}.png"), bytes: png(24 + i as u32, 32) }
+}
+
+async fn profile_defaults_patch_and_clamps(backend: Backend) {
+    let Some(app) = spawn(backend, |c| c.runner_concurrency = 0).await else { return };
+    let house = House::new(&app, "brand-profile").await;
+
+    let got = house.key.brand_profile().await.expect("defaults, never 404");
+    assert!(got.ok);
+    let p = got.profile;
+    assert_eq!((p.vision_en.as_str(), p.vibe.len(), p.palette.len(), p.signature_keywords.len()), ("", 0, 0, 0));
+    assert_eq!((p.inject_enabled, p.dna_runs, p.clause.as_str()), (true, 0, ""));
+
+    let patch = BrandPatch {
+        vision_en: Some(format!("  Quiet   tailoring. {}", "x".repeat(600))),
+        vibe: Some((0..12).map(|i| format!(" mood {i} ")).chain(["MOOD 1".into(), "".into()]).collect()),
+        palette: Some(vec!["#ABC".into(), " Ivory ".into(), "ivory".into(), "#12345".into(), "red!".into()]),
+        signature_keywords: Some(vec![
+            SignatureKeyword { category: "Cut".into(), phrase: " raw  hems ".into() },
+            SignatureKeyword { category: "cut".into(), phrase: "raw hems".into() },
+            SignatureKeyword { category: "".into(), phrase: "horn buttons".into() },
+            SignatureKeyword { category: "x".into(), phrase: "  ".into() },
+        ]),
+        inject_enabled: None,
+    };
+    let p = house.key.patch_brand(&patch).await.expect("patch").profile;
+    assert_eq!(p.vision_en.chars().count(), 500);
+    assert!(p.vision_en.starts_with("Quiet tailoring. xxx"));
+    assert_eq!(p.vibe, (0..8).map(|i| format!("mood {i}")).collect::<Vec<_>>());
+    assert_eq!(p.palette, vec!["#aabbcc".to_string(), "ivory".into()]);
+    assert_eq!(
+        p.signature_keywords,
+        vec![
+            SignatureKeyword { category: "cut".into(), phrase: "raw hems".into() },
+            SignatureKeyword { category: "signature".into(), phrase: "horn buttons".into() },
+        ]
+    );
+    assert!(p.clause.starts_with("Brand vision: Quiet tailoring. xxx"), "{}", p.clause);
+    assert!(p.clause.ends_with("Vibe: mood 0, mood 1, mood 2, mood 3, mood 4, mood 5, mood 6, mood 7. Palette: #aabbcc, ivory. Signature details: cut: raw hems; signature: horn buttons."), "{}", p.clause);
+
+    // A patch merges: only the given field changes; injectEnabled false empties the clause.
+    let short = BrandPatch { vision_en: Some("Quiet tailoring".into()), ..Default::default() };
+    let p = house.key.patch_brand(&short).await.expect("patch").profile;
+    assert_eq!((p.vision_en.as_str(), p.vibe.len(), p.palette.len()), ("Quiet tailoring", 8, 2));
+    let off = BrandPatch { inject_enabled: Some(false), ..Default::default() };
+    let p = house.key.patch_brand(&off).await.expect("off").profile;
+    assert_eq!((p.inject_enabled, p.clause.as_str(), p.vision_en.as_str()), (false, "", "Quiet tailoring"));
+    assert_eq!(house.key.brand_profile().await.unwrap().profile, p, "stored as answered");
+
+    // dnaRuns and clause are not patchable; bad JSON is BAD_JSON; a viewer reads but cannot patch.
+    let http = reqwest::Client::new();
+    let send = |body: &'static str| {
+        http.patch(format!("{}/api/toolkit/brand", app.base))
+            .bearer_auth(&house.secret)
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+    };
+    let res = send(r#"{"dnaRuns": 7, "clause": "mine", "injectEnabled": true}"#).await.unwrap();
+    assert_eq!(res.status(), 200);
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(
+        (body["profile"]["dnaRuns"].as_i64(), body["profile"]["injectEnabled"].as_bool()),
+        (Some(0), Some(true))
+    );
+    assert_eq!(
+        body["profile"]["clause"],
+        json!(
+            "Brand vision: Quiet tailoring. Vibe: mood 0, mood 1, mood 2, mood 3, mood 4, mood 5, mood 6, mood 7. Palette: #aabbcc, ivory. Signature details: cut: raw hems; signature: horn buttons."
+        )
+    );
+    for bad in [r#"{"vibe": ["#, r#"{"vibe": "calm"}"#, "[]", r#"{"injectEnabled": "yes"}"#] {
+        let res = send(bad).await.unwrap();
+        assert_eq!(res.status(), 400, "{bad}");
+        let body: Value = res.json().await.unwrap();
+        assert_eq!(body["error"], json!("BAD_JSON"), "{bad}");
+    }
+    let viewer = viewer(&app, &house).await;
+    assert_eq!(viewer.brand_profile().await.expect("a viewer reads").profile.vision_en, "Quiet tailoring");
+    let e = viewer.patch_brand(&short).await.expect_err("viewer");
+    assert_eq!(refused(e), (Some(403), "FORBIDDEN".into()));
+
+    // Another house sees its own empty profile.
+    let other = House::new(&app, "brand-other").await;
+    assert_eq!(other.key.brand_profile().await.unwrap().profile.vision_en, "");
+}
+
+async fn develops_carry_the_clause_in_metadata(backend: Backend) {
+    let Some(app) = spawn(backend, |c| c.runner_concurrency = 1).await else { return };
+    let house = House::new(&app, "brand-develop").await;
+    let on = BrandPatch {
+        vision_en: Some("Quiet tailoring".into()),
+        vibe: Some(vec!["calm".into()]),
+        inject_enabled: Some(true),
+        ..Default::default()
+    };
+    let clause = house.key.patch_brand(&on).await.expect("patch").profile.clause;
+    assert_eq!(clause, "Brand vision: Quiet tailoring. Vibe: calm.");
+
+    let develop = |options: Vec<(&str, &str)>| {
+        let mut d = DevelopSubmit::new("upscale")
+            .input("image", InputSource::Bytes { file_name: "a.png".into(), bytes: png(24, 16) })
+            .quality(Quality::K1);
+        for (k, v) in options {
+            d = d.param(k, v);
+        }
+        d
+    };
+    let storage = app.studio.storage();
+    // A caller's own brandClause never survives: the house's clause replaces it.
+    let job = house.key.submit_develop(&develop(vec![("brandClause", "forged")])).await.expect("submit").job_id;
+    let done = house.key.wait_for(&job, WAIT).await.expect("done");
+    assert_eq!(done.status, JobStatus::Done, "{:?}", done.error);
+    let row = storage.job(&house.org_id, &job).await.unwrap().unwrap();
+    let params: Value = serde_json::from_str(&row.params).unwrap();
+    assert_eq!(params["brandClause"], json!(clause));
+    let bytes = house.key.asset_bytes(done.result_asset_id.as_deref().unwrap()).await.expect("frame");
+    let needle = format!("brandClause: {clause}");
+    assert!(bytes.windows(needle.len()).any(|w| w == needle.as_bytes()), "the clause rides in the frame's metadata");
+    assert!(!bytes.windows(6).any(|w| w == b"forged"));
+
+    let off = BrandPatch { inject_enabled: Some(false), ..Default::default() };
+    house.key.patch_brand(&off).await.expect("off");
+    let job = house.key.submit_develop(&develop(vec![("brandClause", "forged")])).await.expect("submit").job_id;
+    let done = house.key.wait_for(&job, WAIT).await.expect("done");
+    assert_eq!(done.status, JobStatus::Done);
+    let row = storage.job(&house.org_id, &job).await.unwrap().unwrap();
+    let params: Value = serde_json::from_str(&row.params).unwrap();
+    assert!(params.get("brandClause").is_none(), "{params}");
+    let bytes = house.key.asset_bytes(done.result_asset_id.as_deref().unwrap()).await.expect("frame");
+    assert!(!bytes.windows(11).any(|w| w == b"brandClause"), "nothing rides when injection is off");
+}
+
+async fn dna_without_a_reader_charges_nothing(backend: Backend) {
+    let Some(app) = spawn(backend, |c| c.runner_concurrency = 0).await else { return };
+    let house = House::new(&app, "brand-no-ai").await;
+    let e = house.key.brand_dna(&[image(1)], &[], None).await.expect_err("no reader");
+    assert_eq!(refused(e), (Some(503), "AI_NOT_CONFIGURED".into()));
+    let e = viewer(&app, &house).await.brand_dna(&[image(1)], &[], None).await.expect_err("viewer");
+    assert_eq!(refused(e), (Some(403), "FORBIDDEN".into()));
+    // The form is checked before the reader is looked for.
+    let e = house.key.brand_dna(&[], &["calm".into()], Some("coats")).await.expect_err("no images");
+    assert_eq!(refused(e), (Some(400), "NO_IMAGES".into()));
+    let eleven: Vec<InputSource> = (0..11).map(image).collect();
+    let e = house.key.brand_dna(&eleven, &[], None).await.expect_err("eleven");
+    assert_eq!(refused(e), (Some(400), "BAD_FORM".into()));
+    let text = InputSource::Bytes { file_name: "a.txt".into(), bytes: b"not an image".to_vec() };
+    let e = house.key.brand_dna(&[text], &[], None).await.expect_err("not an image");
+    assert_eq!(refused(e), (Some(400), "BAD_FORM".into()));
+    let http = reqwest::Client::new();
+    let form = reqwest::multipart::Form::new()
+        .part("image", reqwest::multipart::Part::bytes(png(8, 8)).file_name("a.png"))
+        .text("vibe", "calm, sharp");
+    let res = http
+        .post(format!("{}/api/toolkit/brand/dna", app.base))
+        .bearer_auth(&house.secret)
+        .multipart(form)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 400);
+    assert_eq!(res.json::<Value>().await.unwrap()["error"], json!("BAD_FORM"), "vibe is a JSON array");
+    let big =
+        |i: usize, mb: usize| InputSource::Bytes { file_name: format!("{i}.png"), bytes: padded_png(i, mb << 20) };
+    let e = house.key.brand_dna(&[big(1, 13)], &[], None).await.expect_err("one too large");
+    assert_eq!((e.status(), e.code(), e.extra_i64("maxMb")), (Some(413), Some("IMAGE_TOO_LARGE"), Some(12)));
+    let e = house.key.brand_dna(&[big(1, 11), big(2, 11), big(3, 11)], &[], None).await.expect_err("set");
+    assert_eq!((e.status(), e.code(), e.extra_i64("maxMb")), (Some(413), Some("SET_TOO_LARGE"), Some(32)));
+    assert_eq!(tokens(&house).await, (100, 0), "nothing charged");
+    assert_eq!(house.key.brand_profile().await.unwrap().profile.dna_runs, 0);
+}
+
+async fn dna_first_read_free_then_two_tokens(backend: Backend) {
+    let server = MockServer::start().await;
+    Mock::given(method("POST")).and(path("/v1/chat/completions")).respond_with(completion(ANSWER)).mount(&server).await;
+    let Some(app) = app_with_reader(backend, &server, |_| {}).await else { return };
+    let house = House::new(&app, "brand-dna").await;
+    house.key.patch_brand(&BrandPatch { inject_enabled: Some(false), ..Default::default() }).await.unwrap();
+
+    let read = house.key.brand_dna(&[image(1), image(2)], &["sharp".into()], Some("wool coats")).await.expect("read");
+    assert_eq!((read.ok, read.charged, read.profile.dna_runs), (true, 0, 1));
+    let p = &read.profile;
+    assert_eq!(p.vision_en, "Quiet tailoring in natural light");
+    assert_eq!(p.vibe, vec!["sharp".to_string(), "calm".into(), "Austere".into()]);
+    assert_eq!(p.palette, vec!["#f0ead6".to_string(), "charcoal".into()]);
+    assert_eq!(
+        p.signature_keywords[1],
+        SignatureKeyword { category: "signature".into(), phrase: "horn buttons".into() }
+    );
+    assert_eq!((p.inject_enabled, p.clause.as_str()), (false, ""), "a read keeps the injection switch");
+    assert_eq!(tokens(&house).await, (100, 0), "the first read is free");
+
+    // The reader saw both images, the house's words and what it makes.
+    let sent = server.received_requests().await.expect("recorded");
+    let body: Value = serde_json::from_slice(&sent[0].body).expect("json");
+    let parts = body["messages"][1]["content"].as_array().expect("parts");
+    assert_eq!(parts.iter().filter(|p| p["type"] == json!("image_url")).count(), 2);
+    let prompt = parts[0]["text"].as_str().unwrap();
+    assert!(prompt.contains("sharp") && prompt.contains("wool coats") && prompt.contains("signatureKeywords"));
+
+    let again = house.key.brand_dna(&[image(3)], &[], None).await.expect("re-read");
+    assert_eq!((again.charged, again.profile.dna_runs), (2, 2));
+    assert_eq!(tokens(&house).await, (98, 0), "a re-read costs 2, settled");
+    assert_eq!(house.key.brand_profile().await.unwrap().profile.dna_runs, 2);
+}
+
+async fn dna_failures_charge_nothing(backend: Backend) {
+    let server = MockServer::start().await;
+    let Some(app) = app_with_reader(backend, &server, |c| c.signup_grant_tokens = 3).await else { return };
+    let house = House::new(&app, "brand-fail").await;
+    let failures = [
+        (ResponseTemplate::new(500).set_body_json(json!({"error": {"message": "exploded"}})), "AI_FAILED"),
+        (completion("not json at all"), "AI_FAILED"),
+        (completion("[1, 2]"), "AI_BAD_OUTPUT"),
+        (completion(r#"{"visionEn": 5, "vibe": [], "palette": [], "signatureKeywords": []}"#), "AI_BAD_OUTPUT"),
+        (completion(r#"{"visionEn": "x"}"#), "AI_BAD_OUTPUT"),
+    ];
+    // Failed first reads: nothing charged, dnaRuns unmoved, and the next read is still free.
+    for (answer, code) in failures.clone() {
+        server.reset().await;
+        Mock::given(method("POST")).respond_with(answer).mount(&server).await;
+        let e = house.key.brand_dna(&[image(1)], &[], None).await.expect_err("fails");
+        assert_eq!(refused(e), (Some(502), code.to_string()));
+        assert_eq!(tokens(&house).await, (3, 0));
+        assert_eq!(house.key.brand_profile().await.unwrap().profile.dna_runs, 0);
+    }
+    server.reset().await;
+    Mock::given(method("POST")).respond_with(completion(ANSWER)).mount(&server).await;
+    assert_eq!(house.key.brand_dna(&[image(1)], &[], None).await.expect("free").charged, 0);
+
+    // Failed re-reads: the hold is released.
+    for (answer, code) in failures {
+        server.reset().await;
+        Mock::given(method("POST")).respond_with(answer).mount(&server).await;
+        let e = house.key.brand_dna(&[image(1)], &[], None).await.expect_err("fails");
+        assert_eq!(refused(e), (Some(502), code.to_string()));
+        assert_eq!(tokens(&house).await, (3, 0), "released, never charged");
+        assert_eq!(house.key.brand_profile().await.unwrap().profile.dna_runs, 1);
+    }
+    server.reset().await;
+    Mock::given(method("POST")).respond_with(completion(ANSWER)).mount(&server).await;
+    assert_eq!(house.key.brand_dna(&[image(1)], &[], None).await.expect("paid").charged, 2);
+    assert_eq!(tokens(&house).await, (1, 0));
+    let e = house.key.brand_dna(&[image(1)], &[], None).await.expect_err("short");
+    assert_eq!((e.status(), e.code()), (Some(402), Some("INSUFFICIENT_TOKENS")));
+    assert_eq!((e.extra_i64("need"), e.extra_i64("spendable")), (Some(2), Some(1)));
+    assert_eq!(house.key.brand_profile().await.unwrap().profile.dna_runs, 2);
+    assert_eq!(server.received_requests().await.unwrap().len(), 1, "a short house is refused before the read");
+}
+
+async fn concurrent_first_reads_charge_once(backend: Backend) {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(completion(ANSWER).set_delay(Duration::from_millis(400)))
+        .mount(&server)
+        .await;
+    let Some(app) = app_with_reader(backend, &server, |_| {}).await else { return };
+    let house = House::new(&app, "brand-race").await;
+    let reads = (0..2).map(|i| {
+        let key = house.key.clone();
+        tokio::spawn(async move { key.brand_dna(&[image(i)], &[], None).await.expect("read").charged })
+    });
+    let mut charged = Vec::new();
+    for r in reads.collect::<Vec<_>>() {
+        charged.push(r.await.unwrap());
+    }
+    charged.sort();
+    assert_eq!(charged, vec![0, 2], "exactly one of two simultaneous first reads is free");
+    assert_eq!(tokens(&house).await, (98, 0));
+    assert_eq!(house.key.brand_profile().await.unwrap().profile.dna_runs, 2);
+}
+
+fn mark(asset: &str, material: &str) -> CreateMarkRequest {
+    CreateMarkRequest { asset_id: Some(asset.into()), material: Some(material.into()), ..Default::default() }
+}
+
+async fn upload(house: &House, name: &str) -> String {
+    house.key.upload_bytes(name, png(20, 10), &UploadOptions::default()).await.expect("upload").asset.id
+}
+
+async fn marks_register_change_and_unregister(backend: Backend) {
+    let Some(app) = spawn(backend, |c| c.runner_concurrency = 0).await else { return };
+    let house = House::new(&app, "brand-marks").await;
+    let key = &house.key;
+    let logo = upload(&house, "logo.png").await;
+
+    let created = key
+        .create_mark(&CreateMarkRequest {
+            placement: Some("chest, left".into()),
+            note: Some("embroidered".into()),
+            sort_order: Some(5),
+            ..mark(&logo, " woven label ")
+        })
+        .await
+        .expect("201")
+        .mark;
+    assert_eq!(
+        (created.asset_id.as_str(), created.material.as_str(), created.sort_order),
+        (logo.as_str(), "woven label", 5)
+    );
+    assert_eq!((created.filename.as_str(), created.collection_id.as_ref()), ("logo", None));
+    assert!(created.id.starts_with("mark_"));
+
+    let e = key.create_mark(&mark(&logo, "foil")).await.expect_err("twice at house level");
+    assert_eq!(refused(e), (Some(409), "ALREADY_REGISTERED".into()));
+    let e = key.create_mark(&CreateMarkRequest { material: Some("foil".into()), ..Default::default() }).await;
+    assert_eq!(refused(e.expect_err("no asset")), (Some(400), "ASSET_REQUIRED".into()));
+    let e = key.create_mark(&CreateMarkRequest { asset_id: Some(logo.clone()), ..Default::default() }).await;
+    assert_eq!(refused(e.expect_err("no material")), (Some(400), "BAD_MATERIAL".into()));
+    let e = key.create_mark(&mark("ast_nope", "foil")).await.expect_err("unknown asset");
+    assert_eq!(refused(e), (Some(404), "ASSET_NOT_FOUND".into()));
+    let e = key.create_mark(&CreateMarkRequest { collection_id: Some("fld_nope".into()), ..mark(&logo, "foil") }).await;
+    assert_eq!(refused(e.expect_err("unknown collection")), (Some(404), "COLLECTION_NOT_FOUND".into()));
+    let viewer = viewer(&app, &house).await;
+    let e = viewer.create_mark(&mark(&logo, "foil")).await.expect_err("viewer");
+    assert_eq!(refused(e), (Some(403), "role_cannot_edit_marks".into()));
+    let other = House::new(&app, "brand-marks-other").await;
+    let e = other.key.create_mark(&mark(&logo, "foil")).await.expect_err("another house's asset");
+    assert_eq!(refused(e), (Some(404), "ASSET_NOT_FOUND".into()));
+
+    // Patch: material cannot be cleared; placement and note clear with null; sortOrder moves.
+    for bad in [
+        MarkPatch { material: Some(None), ..Default::default() },
+        MarkPatch { material: Some(Some("  ".into())), ..Default::default() },
+    ] {
+        let e = key.update_mark(&created.id, &bad).await.expect_err("material cleared");
+        assert_eq!(refused(e), (Some(400), "BAD_MATERIAL".into()));
+    }
+    let changed = key
+        .update_mark(&created.id, &MarkPatch { placement: Some(None), sort_order: Some(-1), ..Default::default() })
+        .await
+        .expect("patch")
+        .mark;
+    assert_eq!((changed.placement, changed.note.as_deref(), changed.sort_order), (None, Some("embroidered"), -1));
+    assert_eq!(changed.material, "woven label");
+    let e = viewer.update_mark(&created.id, &MarkPatch::default()).await.expect_err("viewer");
+    assert_eq!(refused(e), (Some(403), "role_cannot_edit_marks".into()));
+    let e = other.key.update_mark(&created.id, &MarkPatch::default()).await.expect_err("foreign");
+    assert_eq!(refused(e), (Some(404), "NOT_FOUND".into()));
+    let e = other.key.delete_mark(&created.id).await.expect_err("foreign");
+    assert_eq!(refused(e), (Some(404), "NOT_FOUND".into()));
+    assert!(other.key.brand_marks(None).await.unwrap().house.is_empty(), "another house sees none");
+
+    let list = viewer.brand_marks(None).await.expect("a viewer lists");
+    assert_eq!((list.house.len(), list.collection.len(), list.riding), (1, 0, Riding::House));
+
+    // Unregistering leaves the asset in the library.
+    let gone = key.delete_mark(&created.id).await.expect("delete");
+    assert_eq!((gone.ok, gone.id.as_str()), (true, created.id.as_str()));
+    assert!(!key.asset_bytes(&logo).await.expect("the asset survives").is_empty());
+    assert!(key.brand_marks(None).await.unwrap().house.is_empty());
+    let e = key.delete_mark(&created.id).await.expect_err("already gone");
+    assert_eq!(refused(e), (Some(404), "NOT_FOUND".into()));
+    key.create_mark(&mark(&logo, "foil")).await.expect("registered again after delete");
+}
+
+async fn collection_marks_override_the_house(backend: Backend) {
+    let Some(app) = spawn(backend, |c| c.runner_concurrency = 0).await else { return };
+    let house = House::new(&app, "brand-riding").await;
+    let key = &house.key;
+    let folder = key.create_folder("AW26", None).await.expect("folder").folder.id;
+    let a = upload(&house, "a.png").await;
+    let b = upload(&house, "b.png").await;
+    let c = upload(&house, "c.png").await;
+    for (asset, sort) in [(&a, 3), (&b, 1), (&c, 2)] {
+        key.create_mark(&CreateMarkRequest { sort_order: Some(sort), ..mark(asset, "print") }).await.expect("house");
+    }
+    let list = key.brand_marks(Some(&folder)).await.expect("list");
+    assert_eq!((list.riding, list.collection.len()), (Riding::House, 0), "an empty collection set rides the house's");
+    let order: Vec<&str> = list.house.iter().map(|m| m.asset_id.as_str()).collect();
+    assert_eq!(order, vec![b.as_str(), c.as_str(), a.as_str()], "lowest sortOrder first");
+    let e = key.brand_marks(Some("fld_nope")).await.expect_err("unknown collection");
+    assert_eq!(refused(e), (Some(404), "COLLECTION_NOT_FOUND".into()));
+
+    let studio = &app.studio;
+    let riding: Vec<String> = studio
+        .brand()
+        .riding_marks(&house.org_id, Some(&folder))
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|m| m.asset_id)
+        .collect();
+    assert_eq!(riding, vec![b.clone(), c.clone()], "up to two ride, lowest sortOrder first");
+
+    // The same asset may be a mark at house level and for a collection; the collection's set
+    // then overrides the house's whole.
+    let in_collection = key
+        .create_mark(&CreateMarkRequest { collection_id: Some(folder.clone()), ..mark(&a, "gold foil") })
+        .await
+        .expect("collection level")
+        .mark;
+    assert_eq!(in_collection.collection_id.as_deref(), Some(folder.as_str()));
+    let e = key.create_mark(&CreateMarkRequest { collection_id: Some(folder.clone()), ..mark(&a, "foil") }).await;
+    assert_eq!(refused(e.expect_err("twice in the collection")), (Some(409), "ALREADY_REGISTERED".into()));
+    let list = key.brand_marks(Some(&folder)).await.expect("list");
+    assert_eq!((list.riding, list.collection.len(), list.house.len()), (Riding::Collection, 1, 3));
+    let riding: Vec<String> = studio
+        .brand()
+        .riding_marks(&house.org_id, Some(&folder))
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|m| m.asset_id)
+        .collect();
+    assert_eq!(riding, vec![a.clone()], "never merged with the house's");
+    let riding = studio.brand().riding_marks(&house.org_id, None).await.unwrap();
+    assert_eq!(riding.len(), 2);
+}
+
+async fn develops_asking_for_marks_take_the_riding_ones(backend: Backend) {
+    let Some(app) = spawn(backend, |c| c.runner_concurrency = 1).await else { return };
+    let house = House::new(&app, "brand-place").await;
+    let key = &house.key;
+    let folder = key.create_folder("SS27", None).await.expect("folder").folder.id;
+    let a = upload(&house, "a.png").await;
+    let b = upload(&house, "b.png").await;
+    let c = upload(&house, "c.png").await;
+    for (asset, sort) in [(&a, 3), (&b, 1), (&c, 2)] {
+        key.create_mark(&CreateMarkRequest { sort_order: Some(sort), ..mark(asset, "print") }).await.expect("house");
+    }
+    key.create_mark(&CreateMarkRequest { collection_id: Some(folder.clone()), ..mark(&c, "foil") }).await.unwrap();
+    let develop = |place: &str| {
+        DevelopSubmit::new("upscale")
+            .input("image", InputSource::Bytes { file_name: "s.png".into(), bytes: png(24, 16) })
+            .quality(Quality::K1)
+            .param("placeMarks", place)
+    };
+    let storage = app.studio.storage();
+    let marks_of = |inputs: &str| -> Vec<String> {
+        let inputs: Value = serde_json::from_str(inputs).unwrap();
+        let inputs = inputs.as_array().unwrap().iter();
+        inputs.filter(|i| i["role"] == json!("mark")).map(|i| i["assetId"].as_str().unwrap().to_string()).collect()
+    };
+
+    let job = key.submit_develop(&develop("1")).await.expect("house marks").job_id;
+    let row = storage.job(&house.org_id, &job).await.unwrap().unwrap();
+    assert_eq!(marks_of(&row.inputs), vec![b.clone(), c.clone()], "two ride, lowest sortOrder first");
+    let done = key.wait_for(&job, WAIT).await.expect("done");
+    assert_eq!(done.status, JobStatus::Done, "{:?}", done.error);
+
+    let job = key.submit_develop(&develop(&folder)).await.expect("collection marks").job_id;
+    let row = storage.job(&house.org_id, &job).await.unwrap().unwrap();
+    assert_eq!(marks_of(&row.inputs), vec![c.clone()], "the collection's set overrides the house's");
+    let job = key.submit_develop(&develop("0")).await.expect("no marks").job_id;
+    let row = storage.job(&house.org_id, &job).await.unwrap().unwrap();
+    assert!(marks_of(&row.inputs).is_empty());
+
+    let before = tokens(&house).await;
+    let e = key.submit_develop(&develop("fld_nope")).await.expect_err("unknown collection");
+    assert_eq!(refused(e), (Some(404), "COLLECTION_NOT_FOUND".into()));
+    assert_eq!(tokens(&house).await, before, "nothing held");
+}
