@@ -132,7 +132,14 @@ impl Error {
 }
 
 impl From<StorageError> for Error {
+    /// A text PostgreSQL cannot store (a NUL character: SQLSTATE 22021, or 22P05) is the
+    /// caller's input, not our fault: 400 `BAD_TEXT` on every route. Anything else is ours.
     fn from(e: StorageError) -> Self {
+        if let StorageError::Database(sqlx::Error::Database(db)) = &e
+            && matches!(db.code().as_deref(), Some("22021" | "22P05"))
+        {
+            return Error::invalid("BAD_TEXT", "Text may not contain the NUL character.");
+        }
         Error::internal(e)
     }
 }

@@ -333,6 +333,11 @@ async fn traits_merge_and_sheets_go_before_the_originals(backend: Backend) {
     let e = a.key.patch_model(&free, &patch(None, Some(vec![("hair", text("red"))]))).await.expect_err("catalog");
     assert_eq!(err(&e), (Some(403), Some("FORBIDDEN")));
     assert_eq!(a.key.model(&model.id).await.unwrap().model.traits.get("hair"), Some(&text("")));
+    if backend == Backend::Postgres {
+        // A text PostgreSQL cannot store is the caller's input: 400, never a 500.
+        let req = CastModelRequest { name: "a\u{0}b".into(), asset_ids: vec![upload(&a).await], ..Default::default() };
+        assert_eq!(err(&a.session.own_model(&req).await.expect_err("NUL")), (Some(400), Some("BAD_TEXT")));
+    }
 }
 
 async fn free_takes_and_the_admin_catalog(backend: Backend) {
@@ -446,13 +451,13 @@ async fn polar_sells_a_face_refunds_a_late_payment_and_releases_a_failed_checkou
             ResponseTemplate::new(201)
                 .set_body_json(json!({"id": format!("pc_{i}"), "url": format!("https://polar.example/c/{i}")}))
         })
-        .expect(3)
+        .expect(4)
         .mount(&polar)
         .await;
     Mock::given(method("POST"))
         .and(path("/v1/refunds/"))
         .respond_with(ResponseTemplate::new(201).set_body_json(json!({"id": "ref_1", "status": "succeeded"})))
-        .expect(2)
+        .expect(3)
         .mount(&polar)
         .await;
     let uri = polar.uri();
@@ -477,6 +482,7 @@ async fn polar_sells_a_face_refunds_a_late_payment_and_releases_a_failed_checkou
     assert_eq!(a_checkout.url, "https://polar.example/c/0");
     let sent: Value = serde_json::from_slice(&polar.received_requests().await.unwrap()[0].body).unwrap();
     assert_eq!(sent["products"][0], json!("prod_offering"), "{sent}");
+    assert_eq!(sent["allow_discount_codes"], json!(false), "an offering's price is not discounted");
     assert_eq!((sent["amount"].as_i64(), sent["metadata"]["offering_id"].as_str()), (Some(7000), Some(face.as_str())));
     let a_reference = sent["metadata"]["reference"].as_str().unwrap().to_string();
     assert!(a_reference.starts_with("clm_"));
@@ -517,4 +523,18 @@ async fn polar_sells_a_face_refunds_a_late_payment_and_releases_a_failed_checkou
     assert!(a.session.entitlements().await.unwrap().holdings.is_empty());
     let cases = admin.session.admin_entitlements(None, None, None).await.unwrap().cases;
     assert!(cases.iter().any(|c| c.reference == released && c.reason == "claim_released"), "{cases:?}");
+
+    // Paid less than the price (a changed amount): refunded what was paid, never a holding.
+    let third = publish(&admin, "Third face", 4000, true).await;
+    b.session.checkout_model(&third).await.expect("b claims");
+    let sent: Value = serde_json::from_slice(&polar.received_requests().await.unwrap().last().unwrap().body).unwrap();
+    let reference = sent["metadata"]["reference"].as_str().unwrap().to_string();
+    let cheap = json!({"type": "order.paid", "data": {"id": "ord_cheap", "total_amount": 100, "currency": "usd",
+        "metadata": {"reference": reference}}});
+    let (_, ack) = deliver(&app, "msg_cheap", &cheap).await;
+    assert_eq!(ack["lapsed"], json!("refunded"), "{ack}");
+    assert!(b.session.entitlements().await.unwrap().holdings.iter().all(|h| h.offering_id != third));
+    let cases = admin.session.admin_entitlements(None, None, None).await.unwrap().cases;
+    let case = cases.iter().find(|c| c.reference == reference).expect("a case");
+    assert_eq!((case.reason.as_str(), case.amount_cents), ("underpaid", 100));
 }

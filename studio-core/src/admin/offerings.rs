@@ -98,9 +98,11 @@ impl Admin<'_> {
         if price == 0 && req.exclusive {
             return Err(Error::invalid("BAD_PRICE", "An exclusive face has a price."));
         }
+        // Checkouts charge in the provider's currency, US dollars: an offering priced in another
+        // would be charged as dollars, so it is refused.
         let currency = req.currency.as_deref().map(str::trim).unwrap_or("usd").to_lowercase();
-        if currency.len() != 3 || !currency.chars().all(|c| c.is_ascii_lowercase()) {
-            return Err(Error::invalid("BAD_CURRENCY", "currency is a three-letter ISO code."));
+        if currency != "usd" {
+            return Err(Error::invalid("BAD_CURRENCY", "Offerings are priced in usd, the currency checkouts charge."));
         }
         let note = req.note.as_deref().map(str::trim).unwrap_or_default().to_string();
         if note.chars().count() > MAX_NOTE_CHARS {

@@ -175,7 +175,7 @@ pub struct ModelCheckout {
     pub url: String,
     /// True when this is the house's checkout already open (a double click).
     pub pending: bool,
-    /// True when the house already holds it (then `url` is empty).
+    /// Always false: a house that already holds the model is answered 400 `ALREADY_YOURS`.
     pub already: bool,
     /// The model.
     pub model: Model,
@@ -288,7 +288,7 @@ pub struct OfferingCreate {
     /// 0 for a free model; otherwise 50 to 1,000,000 cents.
     #[serde(default)]
     pub price_cents: i64,
-    /// ISO currency (default `usd`).
+    /// `usd` (the default; checkouts charge US dollars).
     #[serde(default)]
     pub currency: Option<String>,
     /// One house at a time (priced only).

@@ -491,6 +491,8 @@ impl Studio {
                 reference: event.reference,
                 payment_id: event.payment_id,
                 customer_id: event.customer_id,
+                amount_cents: event.amount_cents,
+                currency: event.currency,
                 now,
             })
             .await

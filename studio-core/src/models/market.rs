@@ -26,6 +26,9 @@ use crate::studio::Studio;
 
 /// The only offering kind on sale today.
 pub(crate) const KIND_MODEL: &str = "model";
+/// A claim still without its checkout this long after it was made is stale (its request died
+/// between the claim and the provider's answer): the next claim on the offering expires it.
+const STALE_CLAIM_SECS: i64 = 60;
 
 /// How a refused purchase is reported: the model checkout answers 400 for what cannot be
 /// sold, explore's take 503 (the spec's two routes differ).
@@ -65,11 +68,11 @@ pub(crate) fn holding_view(e: EntitlementRow) -> Holding {
 impl Studio {
     /// `POST models/{id}/checkout`: open (or re-open) the house's checkout for a priced model.
     /// Owner's session only. Never grants. 400 `ALREADY_YOURS`, `FREE_MODEL`, `NOT_FOR_SALE`;
-    /// 403; 404; 409 `TAKEN` or `CHECKOUT_PENDING`; 502 `CHECKOUT_FAILED`; 503
-    /// `BILLING_NOT_CONFIGURED`.
+    /// 403; 404 (out of scope, before the role is asked); 409 `TAKEN` or `CHECKOUT_PENDING`; 502
+    /// `CHECKOUT_FAILED`; 503 `BILLING_NOT_CONFIGURED`.
     pub async fn checkout_model(&self, caller: &Caller, id: &str) -> Result<ModelCheckout> {
-        caller.require_spend_money()?;
         let row = self.board_row(caller, id).await?;
+        caller.require_spend_money()?;
         let model = self.model_view(&caller.org_id, row.clone());
         if model.mine || model.owned {
             return Err(Error::invalid("ALREADY_YOURS", "This house already has this model."));
@@ -89,6 +92,10 @@ impl Studio {
     /// pending marks the house's checkout already open (a double click).
     async fn claim_and_checkout(&self, caller: &Caller, row: &BoardModelRow, door: Door) -> Result<(String, bool)> {
         let m = &row.model;
+        // What the provider needs is read before the claim, so nothing but the provider's own
+        // answer stands between a claim and its checkout.
+        let email = self.storage.user_by_id(&caller.user_id).await?.map(|u| u.email).unwrap_or_default();
+        let customer_id = self.storage.billing_account(&caller.org_id).await?.and_then(|a| a.customer_id);
         let now = crate::ids::now();
         let claim = ClaimRow {
             reference: new_id("clm"),
@@ -107,7 +114,8 @@ impl Studio {
             created_at: now,
             resolved_at: None,
         };
-        let claim = match self.storage.claim_offering(NewClaim { claim, now }).await? {
+        let stale_before = now - chrono::Duration::seconds(STALE_CLAIM_SECS);
+        let claim = match self.storage.claim_offering(NewClaim { claim, now, stale_before }).await? {
             ClaimOutcome::Claimed(claim) => claim,
             ClaimOutcome::Existing(claim) => {
                 return match claim.checkout_url {
@@ -124,9 +132,6 @@ impl Studio {
             ClaimOutcome::Taken => return Err(taken()),
             ClaimOutcome::NotForSale => return Err(not_for_sale(door)),
         };
-        let provider = self.payments()?;
-        let email = self.storage.user_by_id(&caller.user_id).await?.map(|u| u.email).unwrap_or_default();
-        let customer_id = self.storage.billing_account(&caller.org_id).await?.and_then(|a| a.customer_id);
         let request = CheckoutRequest {
             reference: claim.reference.clone(),
             org_id: caller.org_id.clone(),
@@ -138,16 +143,46 @@ impl Studio {
             description: format!("{} (model)", m.name),
             customer_id,
         };
-        match provider.create_checkout(&request).await {
-            Ok(checkout) => {
-                self.storage.claim_checkout_created(&claim.reference, &checkout.url, &checkout.provider_id).await?;
-                Ok((checkout.url, false))
+        // The provider step runs as its own task: a caller that hangs up mid-request cannot
+        // leave the claim without its checkout (and an exclusive face reserved for nothing).
+        let studio = self.clone();
+        tokio::spawn(async move { studio.open_claim_checkout(claim, request).await })
+            .await
+            .map_err(Error::internal)?
+            .map(|url| (url, false))
+    }
+
+    /// Ask the provider for the claim's checkout and record it, the claim expiring with it;
+    /// on any failure release the claim (502 `CHECKOUT_FAILED` for the provider's).
+    async fn open_claim_checkout(&self, claim: ClaimRow, request: CheckoutRequest) -> Result<String> {
+        let reference = claim.reference.as_str();
+        let release = |e: Error| async move {
+            if let Err(r) = self.storage.release_claim(reference, crate::ids::now()).await {
+                tracing::error!(error = %r, reference, "a failed claim could not be released");
             }
+            e
+        };
+        let provider = match self.payments() {
+            Ok(p) => p,
+            Err(e) => return Err(release(e).await),
+        };
+        let checkout = match provider.create_checkout(&request).await {
+            Ok(checkout) => checkout,
             Err(e) => {
-                self.storage.release_claim(&claim.reference, crate::ids::now()).await?;
                 tracing::warn!(error = %e, "an offering's checkout failed at the provider; the claim is released");
-                Err(Error::new(ErrorKind::Upstream, "CHECKOUT_FAILED", "The payment provider refused the checkout."))
+                let refused =
+                    Error::new(ErrorKind::Upstream, "CHECKOUT_FAILED", "The payment provider refused the checkout.");
+                return Err(release(refused).await);
             }
+        };
+        let expires_at = checkout.expires_at.map_or(claim.expires_at, |t| t.min(claim.expires_at));
+        let recorded = self
+            .storage
+            .claim_checkout_created(&claim.reference, &checkout.url, &checkout.provider_id, expires_at)
+            .await;
+        match recorded {
+            Ok(()) => Ok(checkout.url),
+            Err(e) => Err(release(e.into()).await),
         }
     }
 
@@ -155,7 +190,7 @@ impl Studio {
     /// then exclusive, newest first within each. Any role.
     pub async fn explore(&self, caller: &Caller) -> Result<OfferingList> {
         let board = self.list_models(caller).await?;
-        let mut offerings: Vec<(u8, Offering)> = Vec::new();
+        let mut offerings: Vec<((u8, std::cmp::Reverse<chrono::DateTime<chrono::Utc>>), Offering)> = Vec::new();
         for m in board.models.into_iter().filter(|m| !m.mine) {
             let rank = match m.tier.as_str() {
                 "free" => 0,
@@ -163,7 +198,7 @@ impl Studio {
                 _ => 2,
             };
             offerings.push((
-                rank,
+                (rank, std::cmp::Reverse(m.created_at)),
                 Offering {
                     kind: KIND_MODEL.to_string(),
                     exclusive: m.tier == "exclusive",

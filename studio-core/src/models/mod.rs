@@ -145,12 +145,13 @@ impl Studio {
         let BoardModelRow { model: m, owned } = row;
         let mine = m.tier == TIER_YOURS && m.org_id == org_id;
         let identity = m.identity();
+        // A face the house may not use yet shows its cover only: its other frames are what a
+        // purchase buys.
+        let shown = if mine || owned || m.tier == "free" { identity.len() } else { identity.len().min(1) };
         let preview_urls: Vec<String> = if mine {
             identity.iter().map(|id| self.asset_url(id)).collect()
         } else {
-            (0..identity.len())
-                .map(|n| format!("{}/api/toolkit/models/{}/preview/{n}", self.config.public_url, m.id))
-                .collect()
+            (0..shown).map(|n| format!("{}/api/toolkit/models/{}/preview/{n}", self.config.public_url, m.id)).collect()
         };
         let own = |v: Vec<String>| if mine { v } else { Vec::new() };
         Model {
@@ -341,7 +342,8 @@ impl Studio {
 
     /// `GET models/{id}/preview/{n}`: the `n`th identity frame (from 0) of a model on the
     /// caller's board, wherever its file lives (a catalog model's frames are in its
-    /// publisher's library). 404 `NOT_FOUND` when the model is out of scope or has no such frame.
+    /// publisher's library). A face the house may not use yet shows frame 0 only. 404
+    /// `NOT_FOUND` when the model is out of scope or has no such frame.
     pub async fn model_preview(
         &self,
         caller: &Caller,
@@ -350,7 +352,13 @@ impl Studio {
         if_none_match: Option<&str>,
     ) -> Result<crate::AssetFile> {
         let row = self.board_row(caller, id).await?;
-        let missing = || Error::not_found("NOT_FOUND", format!("Model {id:?} has no frame {n}."));
+        let missing = || Error::not_found("NOT_FOUND", format!("Model {id:?} has no frame {n} to show."));
+        let usable = (row.model.tier == TIER_YOURS && row.model.org_id == caller.org_id)
+            || row.owned
+            || row.model.tier == "free";
+        if !usable && n > 0 {
+            return Err(missing());
+        }
         let frame = row.model.identity().into_iter().nth(n).ok_or_else(missing)?;
         let asset = self
             .storage

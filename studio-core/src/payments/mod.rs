@@ -56,6 +56,8 @@ pub struct Checkout {
     pub url: String,
     /// The provider's id for it.
     pub provider_id: String,
+    /// When the provider lets the checkout lapse, when it says (a claim expires with it).
+    pub expires_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 /// An off-session charge of a saved card (auto top-up).
@@ -145,6 +147,10 @@ pub struct PaymentEvent {
     pub payment_id: Option<String>,
     /// The provider's customer, to remember for the portal and auto top-up.
     pub customer_id: Option<String>,
+    /// What was paid, in cents, when the event says (`data.total_amount`, `data.amount`).
+    pub amount_cents: Option<i64>,
+    /// The currency paid in, lower case, when the event says (`data.currency`).
+    pub currency: Option<String>,
 }
 
 impl PaymentEvent {
@@ -167,7 +173,9 @@ impl PaymentEvent {
             .or_else(|| text(data.get("customer_id")))
             .or_else(|| text(data.get("customerId")))
             .or_else(|| text(data.get("customer")));
-        Some(PaymentEvent { event_type, reference, payment_id, customer_id })
+        let amount_cents = data.get("total_amount").or_else(|| data.get("amount")).and_then(|v| v.as_i64());
+        let currency = text(data.get("currency")).map(|c| c.to_lowercase());
+        Some(PaymentEvent { event_type, reference, payment_id, customer_id, amount_cents, currency })
     }
 }
 
@@ -185,6 +193,8 @@ mod tests {
                 reference: Some("chk_1".into()),
                 payment_id: Some("pay_1".into()),
                 customer_id: Some("cus_1".into()),
+                amount_cents: None,
+                currency: None,
             })
         );
         let flat = br#"{"type":"payment.failed","data":{"id":"pay_2","customerId":"cus_2","reference":"chg_2"}}"#;

@@ -227,12 +227,18 @@ fn checkout_body(request: &CheckoutRequest, product: &str, success_url: &str) ->
             metadata.insert("offering_id".into(), json!(id));
         }
     }
+    let offering = matches!(request.purchase, Purchase::Offering { .. });
     metadata.insert("tokens".into(), json!(request.tokens));
     metadata.insert("amount_cents".into(), json!(request.amount_cents));
 
     let mut body = Map::new();
     body.insert("products".into(), json!([product]));
     body.insert("amount".into(), json!(request.amount_cents));
+    if offering {
+        // An offering's price is fixed: no discount code may lower it (the webhook also refuses
+        // a payment below the price).
+        body.insert("allow_discount_codes".into(), json!(false));
+    }
     body.insert("metadata".into(), Value::Object(metadata));
     if !request.email.trim().is_empty() {
         body.insert("customer_email".into(), json!(request.email.trim()));
@@ -280,7 +286,10 @@ impl PaymentsProvider for PolarProvider {
         let id = non_empty(&answer, "id")
             .ok_or_else(|| PaymentsError::Incomplete("Polar answered the checkout without an id".into()))?;
         tracing::info!(reference = %request.reference, checkout = %id, "Polar checkout created");
-        Ok(Checkout { url: url.to_string(), provider_id: id.to_string() })
+        let expires_at = non_empty(&answer, "expires_at")
+            .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+            .map(|t| t.with_timezone(&chrono::Utc));
+        Ok(Checkout { url: url.to_string(), provider_id: id.to_string(), expires_at })
     }
 
     async fn portal(&self, customer_id: &str) -> Result<String, PaymentsError> {
@@ -477,7 +486,10 @@ mod tests {
             .await;
         let polar = PolarProvider::new(config(&server.uri()));
         let checkout = polar.create_checkout(&topup()).await.unwrap();
-        assert_eq!(checkout, Checkout { url: "https://buy.polar.sh/co_123".into(), provider_id: "co_123".into() });
+        assert_eq!(
+            checkout,
+            Checkout { url: "https://buy.polar.sh/co_123".into(), provider_id: "co_123".into(), expires_at: None }
+        );
     }
 
     #[tokio::test]

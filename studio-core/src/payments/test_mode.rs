@@ -84,6 +84,7 @@ impl PaymentsProvider for TestModeProvider {
         Ok(Checkout {
             url: format!("{}{TEST_CHECKOUT_PATH}/{}", self.base_url, request.reference),
             provider_id: format!("cs_test_{}", request.reference),
+            expires_at: None,
         })
     }
 

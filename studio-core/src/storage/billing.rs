@@ -131,6 +131,10 @@ pub struct NewPayment {
     pub payment_id: Option<String>,
     /// The provider's customer.
     pub customer_id: Option<String>,
+    /// What was paid, in cents, when the event says.
+    pub amount_cents: Option<i64>,
+    /// The currency paid in, when the event says.
+    pub currency: Option<String>,
     /// Arrival time.
     pub now: DateTime<Utc>,
 }

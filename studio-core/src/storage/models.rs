@@ -147,7 +147,7 @@ pub struct EntitlementCaseRow {
     pub amount_cents: i64,
     /// Currency.
     pub currency: String,
-    /// claim_expired, claim_released, taken or already_held.
+    /// claim_expired, claim_released, underpaid, taken or already_held.
     pub reason: String,
     /// review or refunded.
     pub status: String,
@@ -164,6 +164,9 @@ pub struct NewClaim {
     pub claim: ClaimRow,
     /// Now: pending claims on this offering that expired at or before it are marked expired.
     pub now: DateTime<Utc>,
+    /// A pending claim made before this that still has no checkout (its request died between
+    /// the claim and the provider's answer) is marked expired too.
+    pub stale_before: DateTime<Utc>,
 }
 
 /// What a claim attempt did.
@@ -229,8 +232,14 @@ pub trait ModelStore: Send + Sync {
     async fn retire_offering(&self, id: &str, now: DateTime<Utc>) -> Result<Option<ModelRow>, StorageError>;
     /// Claim an offering for a house (see [`ClaimOutcome`]), under the offering's lock.
     async fn claim_offering(&self, claim: NewClaim) -> Result<ClaimOutcome, StorageError>;
-    /// The provider created the claim's checkout.
-    async fn claim_checkout_created(&self, reference: &str, url: &str, provider_id: &str) -> Result<(), StorageError>;
+    /// The provider created the claim's checkout, which lapses at `expires_at` (the claim with it).
+    async fn claim_checkout_created(
+        &self,
+        reference: &str,
+        url: &str,
+        provider_id: &str,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), StorageError>;
     /// Release a pending claim (its checkout could not be created).
     async fn release_claim(&self, reference: &str, now: DateTime<Utc>) -> Result<(), StorageError>;
     /// A claim by reference.

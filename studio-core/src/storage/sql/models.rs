@@ -145,9 +145,14 @@ macro_rules! impl_model_store {
             if claim.status == "paid" || claim.status == "lapsed" {
                 return Ok(PaymentOutcome::AlreadyGranted);
             }
+            // Less than the price, or another currency (a discount, a changed amount): never a
+            // holding, whatever the claim's state.
+            let underpaid = p.amount_cents.is_some_and(|paid| paid < claim.price_cents)
+                || p.currency.as_deref().is_some_and(|c| !c.eq_ignore_ascii_case(&claim.currency));
             let mut reason = match claim.status.as_str() {
                 "released" => Some("claim_released"),
                 "expired" => Some("claim_expired"),
+                _ if underpaid => Some("underpaid"),
                 _ => None,
             };
             if reason.is_none() {
@@ -198,8 +203,8 @@ macro_rules! impl_model_store {
                 reference: claim.reference.clone(),
                 org_id: claim.org_id.clone(),
                 payment_id: p.payment_id.clone(),
-                amount_cents: claim.price_cents,
-                currency: claim.currency.clone(),
+                amount_cents: p.amount_cents.unwrap_or(claim.price_cents),
+                currency: p.currency.clone().unwrap_or_else(|| claim.currency.clone()),
                 reason: reason.unwrap_or("taken").to_string(),
                 status: "review".to_string(),
                 created_at: p.now,
@@ -401,11 +406,13 @@ macro_rules! impl_model_store {
                 }
                 sqlx::query(
                     "UPDATE offering_claims SET status = 'expired', resolved_at = $1 WHERE kind = $2 \
-                     AND offering_id = $3 AND status = 'pending' AND expires_at <= $1",
+                     AND offering_id = $3 AND status = 'pending' \
+                     AND (expires_at <= $1 OR (checkout_url IS NULL AND created_at <= $4))",
                 )
                 .bind(request.now)
                 .bind(&c.kind)
                 .bind(&c.offering_id)
+                .bind(request.stale_before)
                 .execute(&mut *tx)
                 .await?;
                 if holds_in(&mut tx, &c.org_id, &c.offering_id).await? {
@@ -469,12 +476,17 @@ macro_rules! impl_model_store {
                 reference: &str,
                 url: &str,
                 provider_id: &str,
+                expires_at: DateTime<Utc>,
             ) -> Result<(), StorageError> {
                 let _w = self.write_lock().await;
-                sqlx::query("UPDATE offering_claims SET checkout_url = $1, provider_id = $2 WHERE reference = $3")
-                    .bind(url)
-                    .bind(provider_id)
-                    .bind(reference)
+                sqlx::query(
+                    "UPDATE offering_claims SET checkout_url = $1, provider_id = $2, expires_at = $3 \
+                     WHERE reference = $4",
+                )
+                .bind(url)
+                .bind(provider_id)
+                .bind(expires_at)
+                .bind(reference)
                     .execute(&self.pool)
                     .await?;
                 Ok(())
