@@ -196,6 +196,33 @@ async fn develops_carry_the_clause_in_metadata(backend: Backend) {
     assert!(bytes.windows(needle.len()).any(|w| w == needle.as_bytes()), "the clause rides in the frame's metadata");
     assert!(!bytes.windows(6).any(|w| w == b"forged"));
 
+    // A pipeline's chained steps carry it too: the first when the run starts, the second when
+    // the scheduler queues it.
+    let item = house.key.upload_bytes("p.png", png(24, 16), &Default::default()).await.expect("upload").asset.id;
+    let plan = json!({"name": "two", "nodes": [
+        {"id": "a", "tool": "upscale", "quality": "1k", "inputs": {"image": {"item": "image"}}},
+        {"id": "b", "tool": "upscale", "quality": "1k", "inputs": {"image": {"node": "a"}}}]});
+    let request = studio_client::api::PipelineRunRequest {
+        plan: Some(plan),
+        items: json!([{ "image": item }]),
+        ..Default::default()
+    };
+    let run = house.key.start_pipeline_run(request).await.expect("run").run_id;
+    let mut steps = Vec::new();
+    for _ in 0..200 {
+        steps = house.key.pipeline_run(&run).await.expect("detail").steps;
+        if steps.iter().all(|s| s.status == "done") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(steps.len() == 2 && steps.iter().all(|s| s.status == "done"), "{steps:?}");
+    for step in &steps {
+        let row = storage.job(&house.org_id, step.job_id.as_deref().unwrap()).await.unwrap().unwrap();
+        let params: Value = serde_json::from_str(&row.params).unwrap();
+        assert_eq!(params["brandClause"], json!(clause), "step {}", step.node);
+    }
+
     let off = BrandPatch { inject_enabled: Some(false), ..Default::default() };
     house.key.patch_brand(&off).await.expect("off");
     let job = house.key.submit_develop(&develop(vec![("brandClause", "forged")])).await.expect("submit").job_id;

@@ -203,8 +203,9 @@ impl Lookbook<'_> {
         caller: &Caller,
         look_id: &str,
         status: &'static str,
-        jobs: Vec<crate::storage::JobRow>,
+        mut jobs: Vec<crate::storage::JobRow>,
     ) -> Result<(Vec<crate::storage::JobRow>, bool)> {
+        self.0.brand().carry_clause(&mut jobs).await?;
         let guard = LookGuard { org_id: caller.org_id.clone(), look_id: look_id.to_string(), status };
         let outcome = self.0.storage.create_look_jobs(guard, jobs).await.map_err(crate::develops::enqueue_failed)?;
         let outcome = match outcome {

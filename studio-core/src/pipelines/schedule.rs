@@ -98,7 +98,14 @@ impl Studio {
             return Ok(());
         }
         let mut states = self.storage.pipeline_steps(run_id).await?;
-        let pass = self.plan_pass(&run, &states);
+        let mut pass = self.plan_pass(&run, &states);
+        if !pass.queue.is_empty() {
+            let mut jobs: Vec<JobRow> = pass.queue.iter().map(|(_, job)| job.clone()).collect();
+            self.brand().carry_clause(&mut jobs).await?;
+            for ((_, queued), carried) in pass.queue.iter_mut().zip(jobs) {
+                *queued = carried;
+            }
+        }
         if !pass.queue.is_empty() || !pass.end.is_empty() {
             let done = self.storage.advance_pipeline(org_id, run_id, pass, now()).await?;
             let queued: Vec<JobRow> = done.queued;
