@@ -11,6 +11,7 @@ use studio_client::api::{
 };
 use studio_client::{Client, DevelopSubmit, InputSource, UploadOptions};
 use studio_tests::images::{padded_png, png};
+use studio_tests::reader::{app_with_reader, completion};
 use studio_tests::{Backend, House, TestApp, backend_tests, spawn};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -44,30 +45,6 @@ fn refused(e: studio_client::Error) -> (Option<u16>, String) {
 async fn tokens(house: &House) -> (i64, i64) {
     let b = house.key.balance().await.expect("balance");
     (b.balance, b.held)
-}
-
-/// An app whose AI reader is `server`.
-async fn app_with_reader(
-    backend: Backend,
-    server: &MockServer,
-    tweak: impl FnOnce(&mut studio_server::ServerConfig),
-) -> Option<TestApp> {
-    let uri = server.uri();
-    spawn(backend, |c| {
-        c.ai_url = Some(format!("{uri}/v1"));
-        c.ai_key = Some("k".into());
-        c.ai_model = Some("m".into());
-        c.runner_concurrency = 0;
-        tweak(c);
-    })
-    .await
-}
-
-/// A chat completion whose message content is `content`.
-fn completion(content: &str) -> ResponseTemplate {
-    ResponseTemplate::new(200).set_body_json(json!({
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-    }))
 }
 
 const ANSWER: &str = r##"{"visionEn": "Quiet tailoring in  natural light", "vibe": ["calm", "Austere", "calm"],

@@ -407,7 +407,8 @@ async fn free_takes_and_the_admin_catalog(backend: Backend) {
     assert!(ids(&b.key.models().await.unwrap().models).contains(&excl.as_str()), "the face is free again");
 
     // Retiring hides an offering from explore; the house that holds it keeps it.
-    admin.session.admin_retire_offering(&free).await.expect("retire");
+    let retired = admin.session.admin_retire_offering(&free).await.expect("retire").offering;
+    assert_eq!((retired.holders, retired.retired_at.is_some()), (1, true), "A's holding is counted");
     assert!(b.key.explore().await.unwrap().offerings.iter().all(|o| o.id != free));
     assert!(a.key.models().await.unwrap().models.iter().any(|m| m.id == free && m.owned));
     let e = admin.session.admin_retire_offering("mdl_nope").await.expect_err("unknown");

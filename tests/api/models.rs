@@ -9,6 +9,7 @@ use studio_client::api::{
 use studio_client::{DevelopSubmit, InputSource, UploadOptions};
 use studio_core::{Caller, ErrorKind};
 use studio_tests::images::png;
+use studio_tests::reader::{app_with_reader, completion};
 use studio_tests::{Backend, House, TestApp, backend_tests, spawn};
 use wiremock::matchers::{header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -48,30 +49,6 @@ async fn assert_conserved(app: &TestApp, org_id: &str) {
     let audit = storage.audit(org_id).await.expect("audit");
     assert_eq!(totals.spendable() + totals.held + totals.settled, totals.credited, "tokens conserved");
     assert_eq!((audit.held, audit.settled, audit.credited), (totals.held, totals.settled, totals.credited));
-}
-
-/// An app whose AI reader is `server`, as bearer `k` and model `m`.
-async fn app_with_reader(
-    backend: Backend,
-    server: &MockServer,
-    tweak: impl FnOnce(&mut studio_server::ServerConfig),
-) -> Option<TestApp> {
-    let uri = server.uri();
-    spawn(backend, |c| {
-        c.ai_url = Some(format!("{uri}/v1"));
-        c.ai_key = Some("k".into());
-        c.ai_model = Some("m".into());
-        c.runner_concurrency = 0;
-        tweak(c);
-    })
-    .await
-}
-
-/// A chat completion whose message content is `content`.
-fn completion(content: &str) -> ResponseTemplate {
-    ResponseTemplate::new(200).set_body_json(json!({
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-    }))
 }
 
 fn read_model_of(ids: &[&String]) -> ReadModelRequest {

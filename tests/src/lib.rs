@@ -18,6 +18,7 @@ use tokio::sync::{OnceCell, oneshot};
 
 mod fixture;
 pub mod images;
+pub mod reader;
 pub mod smtp;
 
 pub use fixture::{House, PASSWORD, Person};

@@ -143,8 +143,7 @@ impl Admin<'_> {
             .retire_offering(id.trim(), now)
             .await?
             .ok_or_else(|| Error::not_found("OFFERING_NOT_FOUND", format!("No offering {id:?}.")))?;
-        let listed = self.0.storage.catalog(None, MAX_PAGE, now).await?;
-        let counted = listed.into_iter().find(|r| r.model.id == row.id);
+        let counted = self.0.storage.catalog_offering(&row.id, now).await?;
         let row = counted.unwrap_or(CatalogRow { model: row, holders: 0, open_claims: 0 });
         Ok(AdminOfferingResponse { offering: self.offering_view(row) })
     }

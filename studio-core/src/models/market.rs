@@ -190,30 +190,25 @@ impl Studio {
     /// then exclusive, newest first within each. Any role.
     pub async fn explore(&self, caller: &Caller) -> Result<OfferingList> {
         let board = self.list_models(caller).await?;
-        let mut offerings: Vec<((u8, std::cmp::Reverse<chrono::DateTime<chrono::Utc>>), Offering)> = Vec::new();
-        for m in board.models.into_iter().filter(|m| !m.mine) {
-            let rank = match m.tier.as_str() {
-                "free" => 0,
-                "sale" => 1,
-                _ => 2,
-            };
-            offerings.push((
-                (rank, std::cmp::Reverse(m.created_at)),
-                Offering {
-                    kind: KIND_MODEL.to_string(),
-                    exclusive: m.tier == "exclusive",
-                    preview_url: m.cover_url,
-                    id: m.id,
-                    name: m.name,
-                    note: m.note,
-                    price_cents: m.price_cents,
-                    currency: m.currency,
-                    owned: m.owned,
-                },
-            ));
-        }
-        offerings.sort_by_key(|(rank, _)| *rank);
-        Ok(OfferingList { offerings: offerings.into_iter().map(|(_, o)| o).collect() })
+        let mut models: Vec<_> = board.models.into_iter().filter(|m| !m.mine).collect();
+        let rank = |tier: &str| match tier {
+            "free" => 0,
+            "sale" => 1,
+            _ => 2,
+        };
+        models.sort_by_key(|m| (rank(&m.tier), std::cmp::Reverse(m.created_at)));
+        let offerings = models.into_iter().map(|m| Offering {
+            kind: KIND_MODEL.to_string(),
+            exclusive: m.tier == "exclusive",
+            preview_url: m.cover_url,
+            id: m.id,
+            name: m.name,
+            note: m.note,
+            price_cents: m.price_cents,
+            currency: m.currency,
+            owned: m.owned,
+        });
+        Ok(OfferingList { offerings: offerings.collect() })
     }
 
     /// `POST explore/{kind}/{id}/take`: a free offering is granted now (any role but viewer);

@@ -226,7 +226,6 @@ impl Studio {
             steps.push(step);
         }
         let asked = run.request_hash.clone();
-        let mut jobs = jobs;
         self.brand().carry_clause(&mut jobs).await?;
         let outcome = self.storage.create_pipeline_run(run, steps, jobs).await.map_err(enqueue_failed)?;
         match outcome {

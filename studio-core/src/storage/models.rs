@@ -228,6 +228,8 @@ pub trait ModelStore: Send + Sync {
         limit: i64,
         now: DateTime<Utc>,
     ) -> Result<Vec<CatalogRow>, StorageError>;
+    /// One catalog offering with its counts.
+    async fn catalog_offering(&self, id: &str, now: DateTime<Utc>) -> Result<Option<CatalogRow>, StorageError>;
     /// Retire a catalog offering; None when there is no such offering.
     async fn retire_offering(&self, id: &str, now: DateTime<Utc>) -> Result<Option<ModelRow>, StorageError>;
     /// Claim an offering for a house (see [`ClaimOutcome`]), under the offering's lock.

@@ -47,6 +47,17 @@ macro_rules! board_scope {
     };
 }
 
+/// A catalog row's counts at time `$1`: live holdings and live claims, as `holders` and
+/// `open_claims` (after the model's columns).
+macro_rules! catalog_counts {
+    () => {
+        ", (SELECT COUNT(*) FROM entitlements e WHERE e.kind = 'model' AND e.offering_id = m.id \
+           AND e.revoked_at IS NULL) AS holders, \
+          (SELECT COUNT(*) FROM offering_claims c WHERE c.kind = 'model' AND c.offering_id = m.id \
+           AND c.status = 'pending' AND c.expires_at > $1) AS open_claims"
+    };
+}
+
 /// Whether house `$1` holds the model (a live holding), as the column `owned`.
 macro_rules! owned_column {
     () => {
@@ -56,7 +67,7 @@ macro_rules! owned_column {
 }
 
 pub(in crate::storage) use {
-    board_scope, case_columns, claim_columns, entitlement_columns, model_m_columns, owned_column,
+    board_scope, case_columns, catalog_counts, claim_columns, entitlement_columns, model_m_columns, owned_column,
 };
 
 macro_rules! impl_model_store {
@@ -361,11 +372,8 @@ macro_rules! impl_model_store {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ",
                     $crate::storage::sql::models::model_m_columns!(),
-                    ", (SELECT COUNT(*) FROM entitlements e WHERE e.kind = 'model' AND e.offering_id = m.id \
-                        AND e.revoked_at IS NULL) AS holders, \
-                       (SELECT COUNT(*) FROM offering_claims c WHERE c.kind = 'model' AND c.offering_id = m.id \
-                        AND c.status = 'pending' AND c.expires_at > $1) AS open_claims \
-                     FROM models m WHERE m.tier <> 'yours' AND ($2 = '' OR (m.created_at, m.id) < \
+                    $crate::storage::sql::models::catalog_counts!(),
+                    " FROM models m WHERE m.tier <> 'yours' AND ($2 = '' OR (m.created_at, m.id) < \
                        (SELECT a.created_at, a.id FROM models a WHERE a.id = $2)) \
                      ORDER BY m.created_at DESC, m.id DESC LIMIT $3"
                 ))
@@ -373,6 +381,23 @@ macro_rules! impl_model_store {
                 .bind(after.unwrap_or(""))
                 .bind(limit)
                 .fetch_all(&self.pool)
+                .await?)
+            }
+
+            async fn catalog_offering(
+                &self,
+                id: &str,
+                now: DateTime<Utc>,
+            ) -> Result<Option<$crate::storage::CatalogRow>, StorageError> {
+                Ok(sqlx::query_as(concat!(
+                    "SELECT ",
+                    $crate::storage::sql::models::model_m_columns!(),
+                    $crate::storage::sql::models::catalog_counts!(),
+                    " FROM models m WHERE m.tier <> 'yours' AND m.id = $2"
+                ))
+                .bind(now)
+                .bind(id)
+                .fetch_optional(&self.pool)
                 .await?)
             }
 
