@@ -162,11 +162,20 @@ pub(crate) async fn run(ctx: &Context, args: Args) -> Result<()> {
                 bar.suspend(|| done(path, &answer, args.json));
                 uploaded.push(answer.asset);
             }
-            Err(e) if i == 0 && stops_the_run(&e) => {
-                bar.finish_and_clear();
-                return Err(e.into());
-            }
             Err(e) => {
+                // A server may refuse (401) before it reads the body and hang up mid-upload, which
+                // reaches us as a transport error: one cheap read says which refusal it was.
+                let e = match (i, e.status()) {
+                    (0, None) => match client.list_folders().await {
+                        Err(probe) if stops_the_run(&probe) => probe,
+                        _ => e,
+                    },
+                    _ => e,
+                };
+                if i == 0 && stops_the_run(&e) {
+                    bar.finish_and_clear();
+                    return Err(e.into());
+                }
                 let failure = Failure::upload(path, &e);
                 bar.suspend(|| eprintln!("{failure}"));
                 failed.push(failure);

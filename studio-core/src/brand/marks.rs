@@ -160,6 +160,16 @@ impl Brand<'_> {
             Some(a) if a.org_id == caller.org_id && a.deleted_at.is_none() => a,
             _ => return Err(Error::not_found("ASSET_NOT_FOUND", format!("No asset {asset_id:?} in this house."))),
         };
+        // A mark rides develops as an input, so it meets an input's size limit.
+        let max_mb = crate::images::MAX_IMAGE_MB;
+        if asset.bytes as u64 > max_mb * 1024 * 1024 {
+            return Err(Error::new(
+                crate::error::ErrorKind::TooLarge,
+                "IMAGE_TOO_LARGE",
+                format!("A mark rides develops as an input: at most {max_mb} MB."),
+            )
+            .with("maxMb", max_mb));
+        }
         let level = self.level(caller, req.collection_id.as_deref()).await?;
         let row = BrandMarkRow {
             id: crate::ids::new_id("mark"),

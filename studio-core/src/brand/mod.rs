@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use crate::api::{BrandPatch, BrandProfile, BrandResponse, SignatureKeyword};
 use crate::caller::Caller;
 use crate::error::{Error, Result};
-use crate::storage::{BrandFields, BrandProfileRow};
+use crate::storage::{BrandFields, BrandFieldsPatch, BrandProfileRow};
 use crate::studio::Studio;
 
 mod dna;
@@ -209,25 +209,24 @@ impl Brand<'_> {
         if caller.role == crate::api::SeatRole::Viewer {
             return Err(Error::forbidden("FORBIDDEN", "A viewer may read the brand profile but not change it."));
         }
-        let row = self.0.storage.brand_profile(&caller.org_id).await?;
-        let mut p = Profile::of(row.as_ref());
-        if let Some(v) = patch.vision_en {
-            p.vision_en = v;
-        }
-        if let Some(v) = patch.vibe {
-            p.vibe = v;
-        }
-        if let Some(v) = patch.palette {
-            p.palette = v;
-        }
-        if let Some(v) = patch.signature_keywords {
-            p.signature_keywords = v;
-        }
-        if let Some(v) = patch.inject_enabled {
-            p.inject_enabled = v;
-        }
-        let p = clamp(p);
-        let row = self.0.storage.save_brand_profile(&caller.org_id, &p.fields(), crate::ids::now()).await?;
+        // Each clamp reads only its own field, so the fields sent are clamped alone and written
+        // alone, in one statement: a concurrent patch of other fields (or a DNA read) stands.
+        let sent = clamp(Profile {
+            vision_en: patch.vision_en.clone().unwrap_or_default(),
+            vibe: patch.vibe.clone().unwrap_or_default(),
+            palette: patch.palette.clone().unwrap_or_default(),
+            signature_keywords: patch.signature_keywords.clone().unwrap_or_default(),
+            inject_enabled: patch.inject_enabled.unwrap_or(true),
+        })
+        .fields();
+        let fields = BrandFieldsPatch {
+            vision_en: patch.vision_en.map(|_| sent.vision_en),
+            vibe: patch.vibe.map(|_| sent.vibe),
+            palette: patch.palette.map(|_| sent.palette),
+            signature_keywords: patch.signature_keywords.map(|_| sent.signature_keywords),
+            inject_enabled: patch.inject_enabled,
+        };
+        let row = self.0.storage.save_brand_profile(&caller.org_id, &fields, crate::ids::now()).await?;
         Ok(BrandResponse { ok: true, profile: view(Some(&row)) })
     }
 

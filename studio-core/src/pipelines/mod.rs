@@ -39,7 +39,9 @@ const MAX_NAME_CHARS: usize = 200;
 /// Longest node id and item key.
 const MAX_ID_CHARS: usize = 40;
 /// Options the pipeline sets itself; a node may not.
-const RESERVED_PARAMS: [&str; 5] = ["runId", "pipelineStep", "lookId", "stage", "quality"];
+/// Options the line sets itself (the run and step, the house's brand clause) or that only a
+/// direct develop takes (`placeMarks`), never a node's.
+const RESERVED_PARAMS: [&str; 7] = ["runId", "pipelineStep", "lookId", "stage", "quality", "brandClause", "placeMarks"];
 
 /// Where a compiled step's input comes from.
 #[derive(Debug, Clone, PartialEq)]

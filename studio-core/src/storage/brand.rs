@@ -44,6 +44,22 @@ pub struct BrandFields {
     pub inject_enabled: bool,
 }
 
+/// The fields a patch sets; `None` keeps the stored value (so two patches of different fields
+/// never undo each other).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BrandFieldsPatch {
+    /// The vision in English.
+    pub vision_en: Option<String>,
+    /// JSON array of strings.
+    pub vibe: Option<String>,
+    /// JSON array of strings.
+    pub palette: Option<String>,
+    /// JSON array of `{category, phrase}`.
+    pub signature_keywords: Option<String>,
+    /// Whether develops carry the clause.
+    pub inject_enabled: Option<bool>,
+}
+
 /// A registered mark, with its asset's name.
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct BrandMarkRow {
@@ -76,11 +92,12 @@ pub struct BrandMarkRow {
 pub trait BrandStore {
     /// The house's profile, if it has one.
     async fn brand_profile(&self, org_id: &str) -> Result<Option<BrandProfileRow>, StorageError>;
-    /// Write the profile's fields (creating the row when missing); `dna_runs` is untouched.
+    /// Write the fields a patch sets in one statement (creating the row with the defaults when
+    /// missing); the others and `dna_runs` are untouched.
     async fn save_brand_profile(
         &self,
         org_id: &str,
-        fields: &BrandFields,
+        fields: &BrandFieldsPatch,
         now: DateTime<Utc>,
     ) -> Result<BrandProfileRow, StorageError>;
     /// A successful DNA read: write the fields (keeping `inject_enabled`), add one to

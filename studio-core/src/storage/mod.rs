@@ -38,7 +38,7 @@ pub use billing::{
     AutochargeOutcome, AutochargeSettings, BillingAccountRow, BillingStore, CheckoutRow, NewAutocharge, NewPayment,
     PaymentOutcome, RefillPack,
 };
-pub use brand::{BrandFields, BrandMarkRow, BrandProfileRow, BrandStore};
+pub use brand::{BrandFields, BrandFieldsPatch, BrandMarkRow, BrandProfileRow, BrandStore};
 pub use invitations::{
     AcceptOutcome, InvitationRow, InvitationStore, InviteCodeRow, InviteRequestRow, InviteeRow, IssueOutcome,
     RedeemOutcome,

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use chrono::{Duration, Utc};
-use studio_core::{BrandFields, Storage};
+use studio_core::{BrandFields, BrandFieldsPatch, Storage};
 
 use crate::{conformance, new_house};
 
@@ -18,6 +18,17 @@ fn fields(vision: &str, inject: bool) -> BrandFields {
         palette: "[]".into(),
         signature_keywords: "[]".into(),
         inject_enabled: inject,
+    }
+}
+
+fn patch(vision: &str, inject: bool) -> BrandFieldsPatch {
+    let f = fields(vision, inject);
+    BrandFieldsPatch {
+        vision_en: Some(f.vision_en),
+        vibe: Some(f.vibe),
+        palette: Some(f.palette),
+        signature_keywords: Some(f.signature_keywords),
+        inject_enabled: Some(f.inject_enabled),
     }
 }
 
@@ -54,7 +65,7 @@ async fn free_read_claims_are_exclusive(storage: Arc<dyn Storage>) {
 async fn profile_writes_keep_their_own_fields(storage: Arc<dyn Storage>) {
     let (_, org) = new_house(storage.as_ref(), 0).await;
     assert!(storage.brand_profile(&org).await.unwrap().is_none());
-    let row = storage.save_brand_profile(&org, &fields("One", false), Utc::now()).await.unwrap();
+    let row = storage.save_brand_profile(&org, &patch("One", false), Utc::now()).await.unwrap();
     assert_eq!((row.vision_en.as_str(), row.inject_enabled, row.dna_runs), ("One", false, 0));
     let row = storage.record_brand_read(&org, &fields("Two", true), Utc::now()).await.unwrap();
     assert_eq!(
@@ -62,8 +73,16 @@ async fn profile_writes_keep_their_own_fields(storage: Arc<dyn Storage>) {
         ("Two", false, 1),
         "a read keeps the switch"
     );
-    let row = storage.save_brand_profile(&org, &fields("Three", true), Utc::now()).await.unwrap();
+    let row = storage.save_brand_profile(&org, &patch("Three", true), Utc::now()).await.unwrap();
     assert_eq!((row.vision_en.as_str(), row.inject_enabled, row.dna_runs), ("Three", true, 1), "a patch keeps dnaRuns");
+    // A patch of one field leaves the others as they are (no stale write-back).
+    let only = BrandFieldsPatch { inject_enabled: Some(false), ..BrandFieldsPatch::default() };
+    let one = storage.save_brand_profile(&org, &only, Utc::now()).await.unwrap();
+    assert_eq!((one.vision_en.as_str(), one.vibe.as_str(), one.inject_enabled), ("Three", r#"["calm"]"#, false));
+    let fresh = new_house(storage.as_ref(), 0).await.1;
+    let new = storage.save_brand_profile(&fresh, &BrandFieldsPatch::default(), Utc::now()).await.unwrap();
+    assert_eq!((new.vision_en.as_str(), new.vibe.as_str(), new.inject_enabled), ("", "[]", true), "defaults");
+    let row = one;
     assert_eq!(storage.brand_profile(&org).await.unwrap(), Some(row));
     // Another house has nothing.
     let (_, other) = new_house(storage.as_ref(), 0).await;

@@ -42,16 +42,19 @@ macro_rules! impl_brand_store {
             async fn save_brand_profile(
                 &self,
                 org_id: &str,
-                fields: &$crate::storage::BrandFields,
+                fields: &$crate::storage::BrandFieldsPatch,
                 now: chrono::DateTime<chrono::Utc>,
             ) -> Result<$crate::storage::BrandProfileRow, $crate::storage::StorageError> {
                 let _w = self.write_lock().await;
                 Ok(sqlx::query_as(concat!(
                     "INSERT INTO brand_profiles (org_id, vision_en, vibe, palette, signature_keywords, \
-                     inject_enabled, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7) \
-                     ON CONFLICT (org_id) DO UPDATE SET vision_en = excluded.vision_en, vibe = excluded.vibe, \
-                     palette = excluded.palette, signature_keywords = excluded.signature_keywords, \
-                     inject_enabled = excluded.inject_enabled, updated_at = excluded.updated_at RETURNING ",
+                     inject_enabled, updated_at) VALUES ($1, COALESCE($2, ''), COALESCE($3, '[]'), \
+                     COALESCE($4, '[]'), COALESCE($5, '[]'), COALESCE($6, $8), $7) \
+                     ON CONFLICT (org_id) DO UPDATE SET vision_en = COALESCE($2, brand_profiles.vision_en), \
+                     vibe = COALESCE($3, brand_profiles.vibe), palette = COALESCE($4, brand_profiles.palette), \
+                     signature_keywords = COALESCE($5, brand_profiles.signature_keywords), \
+                     inject_enabled = COALESCE($6, brand_profiles.inject_enabled), \
+                     updated_at = excluded.updated_at RETURNING ",
                     $crate::storage::sql::brand::brand_profile_columns!()
                 ))
                 .bind(org_id)
@@ -61,6 +64,7 @@ macro_rules! impl_brand_store {
                 .bind(&fields.signature_keywords)
                 .bind(fields.inject_enabled)
                 .bind(now)
+                .bind(true)
                 .fetch_one(&self.pool)
                 .await?)
             }

@@ -110,7 +110,8 @@ async fn patch_profile(
     Auth(caller): Auth,
     body: Result<ApiJson<BrandPatch>, AppError>,
 ) -> Result<ApiJson<BrandResponse>, AppError> {
-    // The spec names this route's malformed body BAD_JSON.
+    // A viewer is refused before the body is read; the spec names a malformed body BAD_JSON.
+    caller.require_write_library()?;
     let ApiJson(patch) = body.map_err(|AppError(e)| AppError(Error { code: "BAD_JSON", ..e }))?;
     Ok(ApiJson(state.studio.brand().patch(&caller, patch).await?))
 }
