@@ -7,6 +7,8 @@ mod backgrounds;
 mod brand;
 mod check_email;
 mod develops;
+mod entitlements;
+mod explore;
 mod factory;
 mod folders;
 mod invite;
@@ -54,6 +56,8 @@ pub(super) fn router() -> ApiRouter<AppState> {
         .merge(presets::router())
         .merge(pipelines::router())
         .merge(models::router())
+        .merge(entitlements::router())
+        .merge(explore::router())
         .merge(brand::router())
         .merge(ai::router())
         .merge(admin::router())

@@ -1,14 +1,11 @@
-//! `/api/toolkit/models/...`, `/api/toolkit/explore/...` and `/api/toolkit/entitlements`: the
-//! casting board, buying from the catalog and what the house holds (§4.7).
+//! `/api/toolkit/models/...`: the casting board, a model's frames and its checkout (§4.7).
 
 use aide::axum::ApiRouter;
 use aide::axum::routing::{get_with, post_with};
 use axum::extract::State;
 use axum::http::{HeaderMap, header};
 use axum::response::Response;
-use studio_core::api::{
-    CastModelRequest, Entitlements, ModelCheckout, ModelList, ModelPatch, ModelResponse, OfferingList, TakeResponse,
-};
+use studio_core::api::{CastModelRequest, ModelCheckout, ModelList, ModelPatch, ModelResponse};
 
 use crate::auth::Auth;
 use crate::docs::{IMAGE_TYPES, bytes_response};
@@ -33,15 +30,6 @@ struct FramePath {
     id: String,
     /// The identity frame, from 0 (collage, sheets, originals).
     n: usize,
-}
-
-/// An offering.
-#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
-struct OfferingPath {
-    /// The offering's kind (`model`).
-    kind: String,
-    /// The offering's id.
-    id: String,
 }
 
 async fn list(State(state): State<AppState>, Auth(caller): Auth) -> Result<ApiJson<ModelList>, AppError> {
@@ -89,22 +77,6 @@ async fn preview(
 ) -> Result<Response, AppError> {
     let if_none_match = headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok());
     Ok(file_response(state.studio.model_preview(&caller, &id, n, if_none_match).await?))
-}
-
-async fn entitlements(State(state): State<AppState>, Auth(caller): Auth) -> Result<ApiJson<Entitlements>, AppError> {
-    Ok(ApiJson(state.studio.entitlements(&caller).await?))
-}
-
-async fn explore(State(state): State<AppState>, Auth(caller): Auth) -> Result<ApiJson<OfferingList>, AppError> {
-    Ok(ApiJson(state.studio.explore(&caller).await?))
-}
-
-async fn take(
-    State(state): State<AppState>,
-    Auth(caller): Auth,
-    ApiPath(OfferingPath { kind, id }): ApiPath<OfferingPath>,
-) -> Result<ApiJson<TakeResponse>, AppError> {
-    Ok(ApiJson(state.studio.take_offering(&caller, &kind, &id).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {
@@ -164,32 +136,6 @@ pub(super) fn router() -> ApiRouter<AppState> {
                     .description("Frame n (from 0) of a model on the house's board; 404 out of scope or no such frame.")
                     .tag("models");
                 bytes_response::<200>(op, "The frame's bytes", &IMAGE_TYPES)
-            }),
-        )
-        .api_route(
-            "/api/toolkit/entitlements",
-            get_with(entitlements, |op| {
-                op.summary("What the house holds and its open checkouts")
-                    .description("Holdings are granted only; open checkouts are pending and unexpired.")
-                    .tag("models")
-            }),
-        )
-        .api_route(
-            "/api/toolkit/explore",
-            get_with(explore, |op| {
-                op.summary("The catalog's offerings").description("Free, then sale, then exclusive.").tag("models")
-            }),
-        )
-        .api_route(
-            "/api/toolkit/explore/{kind}/{id}/take",
-            post_with(take, |op| {
-                op.summary("Take an offering")
-                    .description(
-                        "A free one is granted now (any role but viewer); a priced one opens the house's checkout \
-                         (owner's session) and answers pending true. 403; 404; 409 TAKEN or CHECKOUT_PENDING; 502 \
-                         CHECKOUT_FAILED; 503 NOT_FOR_SALE or BILLING_NOT_CONFIGURED.",
-                    )
-                    .tag("models")
             }),
         )
 }

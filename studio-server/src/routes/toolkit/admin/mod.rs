@@ -4,6 +4,7 @@
 
 mod access;
 mod emails;
+mod entitlements;
 mod invite;
 mod invite_codes;
 mod invite_requests;
@@ -41,6 +42,7 @@ pub(super) fn router() -> ApiRouter<AppState> {
         .merge(invite_codes::router())
         .merge(invite_requests::router())
         .merge(offerings::router())
+        .merge(entitlements::router())
         .api_route(
         "/api/toolkit/admin/grant-tokens",
         post_with(grant_tokens, |op| {
