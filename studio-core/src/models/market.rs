@@ -68,11 +68,11 @@ pub(crate) fn holding_view(e: EntitlementRow) -> Holding {
 impl Studio {
     /// `POST models/{id}/checkout`: open (or re-open) the house's checkout for a priced model.
     /// Owner's session only. Never grants. 400 `ALREADY_YOURS`, `FREE_MODEL`, `NOT_FOR_SALE`;
-    /// 403; 404 (out of scope, before the role is asked); 409 `TAKEN` or `CHECKOUT_PENDING`; 502
-    /// `CHECKOUT_FAILED`; 503 `BILLING_NOT_CONFIGURED`.
+    /// 403 (asked first, as on every money route, so a non-owner learns nothing of ids); 404; 409
+    /// `TAKEN` or `CHECKOUT_PENDING`; 502 `CHECKOUT_FAILED`; 503 `BILLING_NOT_CONFIGURED`.
     pub async fn checkout_model(&self, caller: &Caller, id: &str) -> Result<ModelCheckout> {
-        let row = self.board_row(caller, id).await?;
         caller.require_spend_money()?;
+        let row = self.board_row(caller, id).await?;
         let model = self.model_view(&caller.org_id, row.clone());
         if model.mine || model.owned {
             return Err(Error::invalid("ALREADY_YOURS", "This house already has this model."));
