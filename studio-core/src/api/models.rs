@@ -417,12 +417,9 @@ pub struct RevokedEntitlement {
 #[serde(rename_all = "camelCase")]
 pub struct AdminPageQuery {
     /// 1 to 200 (default 50).
-    #[serde(default)]
     pub limit: Option<i64>,
     /// The previous page's `nextCursor`.
-    #[serde(default)]
     pub cursor: Option<String>,
     /// Only this house (an organization id), where the list is of houses' things.
-    #[serde(default)]
     pub house: Option<String>,
 }

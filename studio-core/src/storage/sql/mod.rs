@@ -17,6 +17,7 @@ pub(super) mod ledger;
 pub(super) mod library;
 pub(super) mod lookbook;
 pub(super) mod mail;
+pub(super) mod market;
 pub(super) mod models;
 pub(super) mod pipelines;
 pub(super) mod profiles;
@@ -53,6 +54,7 @@ macro_rules! impl_storage {
             $one_statement,
             $lock_by_select
         );
+        $crate::storage::sql::market::impl_market_helpers!($lock);
         $crate::storage::sql::models::impl_model_store!(
             $ty,
             $backend,
