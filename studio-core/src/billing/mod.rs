@@ -112,6 +112,14 @@ impl Studio {
         }
     }
 
+    /// Who a checkout is for at the provider: the caller's email (for the receipt) and the
+    /// house's provider customer, once known.
+    pub(crate) async fn checkout_contact(&self, caller: &Caller) -> Result<(String, Option<String>)> {
+        let email = self.storage.user_by_id(&caller.user_id).await?.map(|u| u.email).unwrap_or_default();
+        let customer_id = self.storage.billing_account(&caller.org_id).await?.and_then(|a| a.customer_id);
+        Ok((email, customer_id))
+    }
+
     /// Record a checkout and ask the provider for its page.
     async fn open_checkout(
         &self,
@@ -147,8 +155,7 @@ impl Studio {
                 paid_at: None,
             })
             .await?;
-        let email = self.storage.user_by_id(&caller.user_id).await?.map(|u| u.email).unwrap_or_default();
-        let customer_id = self.storage.billing_account(&caller.org_id).await?.and_then(|a| a.customer_id);
+        let (email, customer_id) = self.checkout_contact(caller).await?;
         let request = CheckoutRequest {
             reference: reference.clone(),
             org_id: caller.org_id.clone(),

@@ -203,12 +203,19 @@ impl Brand<'_> {
         Ok(BrandResponse { ok: true, profile: view(row.as_ref()) })
     }
 
-    /// `PATCH /api/toolkit/brand`: given fields replace the stored ones, then the whole is
-    /// clamped; `dnaRuns` is never touched. 403 for a viewer.
-    pub async fn patch(&self, caller: &Caller, patch: BrandPatch) -> Result<BrandResponse> {
+    /// Who may change the profile: every role but viewer (403). A frontend asks it before it
+    /// reads the body, so a viewer is refused whatever it sends.
+    pub fn may_patch(caller: &Caller) -> Result<()> {
         if caller.role == crate::api::SeatRole::Viewer {
             return Err(Error::forbidden("FORBIDDEN", "A viewer may read the brand profile but not change it."));
         }
+        Ok(())
+    }
+
+    /// `PATCH /api/toolkit/brand`: given fields replace the stored ones, then the whole is
+    /// clamped; `dnaRuns` is never touched. 403 for a viewer.
+    pub async fn patch(&self, caller: &Caller, patch: BrandPatch) -> Result<BrandResponse> {
+        Self::may_patch(caller)?;
         // Each clamp reads only its own field, so the fields sent are clamped alone and written
         // alone, in one statement: a concurrent patch of other fields (or a DNA read) stands.
         let sent = clamp(Profile {

@@ -233,10 +233,7 @@ impl Studio {
             id: row.id.clone(),
             tool: row.tool.clone(),
             status: row.job_status(),
-            result_url: row
-                .result_asset_id
-                .as_ref()
-                .map(|id| format!("{}/api/toolkit/assets/{id}/file", self.config.public_url)),
+            result_url: row.result_asset_id.as_ref().map(|id| self.asset_file_url(id)),
             result_asset_id: row.result_asset_id.clone(),
             error: row.error.clone(),
             brand_id: row.brand_id.clone(),

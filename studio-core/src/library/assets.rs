@@ -166,9 +166,14 @@ pub(crate) fn parse_kind(raw: &str) -> Result<AssetKind> {
 }
 
 impl Studio {
+    /// The file route of asset `id`, as clients fetch it.
+    pub(crate) fn asset_file_url(&self, id: &str) -> String {
+        format!("{}/api/toolkit/assets/{id}/file", self.config.public_url)
+    }
+
     pub(crate) fn asset_view(&self, row: AssetRow) -> Asset {
         Asset {
-            url: format!("{}/api/toolkit/assets/{}/file", self.config.public_url, row.id),
+            url: self.asset_file_url(&row.id),
             kind: AssetKind::parse(&row.kind).unwrap_or(AssetKind::Clothes),
             id: row.id,
             name: row.name,

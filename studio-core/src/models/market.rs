@@ -94,8 +94,7 @@ impl Studio {
         let m = &row.model;
         // What the provider needs is read before the claim, so nothing but the provider's own
         // answer stands between a claim and its checkout.
-        let email = self.storage.user_by_id(&caller.user_id).await?.map(|u| u.email).unwrap_or_default();
-        let customer_id = self.storage.billing_account(&caller.org_id).await?.and_then(|a| a.customer_id);
+        let (email, customer_id) = self.checkout_contact(caller).await?;
         let now = crate::ids::now();
         let claim = ClaimRow {
             reference: new_id("clm"),
@@ -191,12 +190,7 @@ impl Studio {
     pub async fn explore(&self, caller: &Caller) -> Result<OfferingList> {
         let board = self.list_models(caller).await?;
         let mut models: Vec<_> = board.models.into_iter().filter(|m| !m.mine).collect();
-        let rank = |tier: &str| match tier {
-            "free" => 0,
-            "sale" => 1,
-            _ => 2,
-        };
-        models.sort_by_key(|m| (rank(&m.tier), std::cmp::Reverse(m.created_at)));
+        models.sort_by_key(|m| (super::tier_rank(&m.tier), std::cmp::Reverse(m.created_at)));
         let offerings = models.into_iter().map(|m| Offering {
             kind: KIND_MODEL.to_string(),
             exclusive: m.tier == "exclusive",

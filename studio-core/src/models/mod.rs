@@ -43,6 +43,13 @@ fn json_list(text: &str) -> Vec<String> {
     serde_json::from_str(text).unwrap_or_default()
 }
 
+impl BoardModelRow {
+    /// Whether house `org_id` may cast it: its own, held, or free.
+    pub(crate) fn usable_by(&self, org_id: &str) -> bool {
+        (self.model.tier == TIER_YOURS && self.model.org_id == org_id) || self.owned || self.model.tier == "free"
+    }
+}
+
 impl ModelRow {
     /// The original reference frames, in order.
     pub(crate) fn asset_id_list(&self) -> Vec<String> {
@@ -125,31 +132,32 @@ fn clean_traits(traits: Option<BTreeMap<String, TraitValue>>) -> Result<BTreeMap
     Ok(clean)
 }
 
-/// The board's groups: yours (cast or held), free, sale, exclusive.
-fn board_rank(model: &Model) -> u8 {
-    match model.tier.as_str() {
-        _ if model.mine || model.owned => 0,
-        "free" => 1,
-        "sale" => 2,
-        _ => 3,
+/// The catalog's order of tiers: free, sale, exclusive.
+pub(crate) fn tier_rank(tier: &str) -> u8 {
+    match tier {
+        "free" => 0,
+        "sale" => 1,
+        _ => 2,
     }
 }
 
-impl Studio {
-    fn asset_url(&self, id: &str) -> String {
-        format!("{}/api/toolkit/assets/{id}/file", self.config.public_url)
-    }
+/// The board's groups: yours (cast or held), then the catalog's tiers.
+fn board_rank(model: &Model) -> u8 {
+    if model.mine || model.owned { 0 } else { 1 + tier_rank(&model.tier) }
+}
 
+impl Studio {
     /// A model as the house `org_id` sees it.
     pub(crate) fn model_view(&self, org_id: &str, row: BoardModelRow) -> Model {
+        let usable = row.usable_by(org_id);
         let BoardModelRow { model: m, owned } = row;
         let mine = m.tier == TIER_YOURS && m.org_id == org_id;
         let identity = m.identity();
         // A face the house may not use yet shows its cover only: its other frames are what a
         // purchase buys.
-        let shown = if mine || owned || m.tier == "free" { identity.len() } else { identity.len().min(1) };
+        let shown = if usable { identity.len() } else { identity.len().min(1) };
         let preview_urls: Vec<String> = if mine {
-            identity.iter().map(|id| self.asset_url(id)).collect()
+            identity.iter().map(|id| self.asset_file_url(id)).collect()
         } else {
             (0..shown).map(|n| format!("{}/api/toolkit/models/{}/preview/{n}", self.config.public_url, m.id)).collect()
         };
@@ -160,7 +168,7 @@ impl Studio {
             preview_urls,
             owned,
             mine,
-            usable: mine || owned || m.tier == "free",
+            usable,
             exclusive_yours: owned && m.tier == "exclusive",
             asset_ids: own(m.asset_id_list()),
             sheet_asset_ids: own(json_list(&m.sheet_asset_ids)),
@@ -353,10 +361,7 @@ impl Studio {
     ) -> Result<crate::AssetFile> {
         let row = self.board_row(caller, id).await?;
         let missing = || Error::not_found("NOT_FOUND", format!("Model {id:?} has no frame {n} to show."));
-        let usable = (row.model.tier == TIER_YOURS && row.model.org_id == caller.org_id)
-            || row.owned
-            || row.model.tier == "free";
-        if !usable && n > 0 {
+        if !row.usable_by(&caller.org_id) && n > 0 {
             return Err(missing());
         }
         let frame = row.model.identity().into_iter().nth(n).ok_or_else(missing)?;
@@ -376,9 +381,7 @@ impl Studio {
         let Some(row) = self.storage.board_model(&caller.org_id, id, crate::ids::now()).await? else {
             return Ok(None);
         };
-        let usable = (row.model.tier == TIER_YOURS && row.model.org_id == caller.org_id)
-            || row.owned
-            || row.model.tier == "free";
+        let usable = row.usable_by(&caller.org_id);
         let Some(first) = row.model.identity().into_iter().next().filter(|_| usable) else {
             return Ok(None);
         };

@@ -111,7 +111,7 @@ async fn patch_profile(
     body: Result<ApiJson<BrandPatch>, AppError>,
 ) -> Result<ApiJson<BrandResponse>, AppError> {
     // A viewer is refused before the body is read; the spec names a malformed body BAD_JSON.
-    caller.require_write_library()?;
+    studio_core::Brand::may_patch(&caller)?;
     let ApiJson(patch) = body.map_err(|AppError(e)| AppError(Error { code: "BAD_JSON", ..e }))?;
     Ok(ApiJson(state.studio.brand().patch(&caller, patch).await?))
 }
