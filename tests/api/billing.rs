@@ -135,19 +135,7 @@ async fn pay(app: &TestApp, url: &str, query: &str) -> (u16, String) {
 
 /// A Standard Webhooks delivery of `body`, signed with `secret` at `timestamp`.
 async fn deliver(app: &TestApp, secret: &str, id: &str, timestamp: i64, body: &str) -> (u16, Value) {
-    let signature = studio_core::sign_webhook(secret, id, timestamp, body.as_bytes()).unwrap();
-    let res = reqwest::Client::new()
-        .post(format!("{}{WEBHOOK}", app.base))
-        .header("webhook-id", id)
-        .header("webhook-timestamp", timestamp.to_string())
-        .header("webhook-signature", signature)
-        .header("content-type", "application/json")
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
-    let status = res.status().as_u16();
-    (status, res.json().await.unwrap_or(Value::Null))
+    studio_tests::deliver_payment(app, secret, id, timestamp, body).await
 }
 
 fn succeeded(reference: &str, payment: &str) -> String {

@@ -415,22 +415,9 @@ async fn free_takes_and_the_admin_catalog(backend: Backend) {
     assert_eq!(err(&e), (Some(404), Some("OFFERING_NOT_FOUND")));
 }
 
-/// Deliver a signed webhook body to the payment route; (status, body).
+/// Deliver a signed webhook body to the payment route now; (status, body).
 async fn deliver(app: &TestApp, id: &str, body: &Value) -> (u16, Value) {
-    let body = body.to_string();
-    let now = chrono::Utc::now().timestamp();
-    let signature = studio_core::sign_webhook(SECRET, id, now, body.as_bytes()).unwrap();
-    let res = reqwest::Client::new()
-        .post(format!("{}/api/toolkit/ai/billing/webhook/provider", app.base))
-        .header("webhook-id", id)
-        .header("webhook-timestamp", now.to_string())
-        .header("webhook-signature", signature)
-        .header("content-type", "application/json")
-        .body(body)
-        .send()
-        .await
-        .expect("deliver");
-    (res.status().as_u16(), res.json().await.unwrap_or(Value::Null))
+    studio_tests::deliver_payment(app, SECRET, id, chrono::Utc::now().timestamp(), &body.to_string()).await
 }
 
 /// The Polar adapter against a local mock of Polar's API: an offering's checkout carries the

@@ -164,3 +164,27 @@ macro_rules! backend_tests {
         }
     };
 }
+
+/// POST `body` to the payment webhook signed with `secret` (Standard Webhooks) under webhook id
+/// `id` at `timestamp`: the status and the JSON answer (null when not JSON).
+pub async fn deliver_payment(
+    app: &TestApp,
+    secret: &str,
+    id: &str,
+    timestamp: i64,
+    body: &str,
+) -> (u16, serde_json::Value) {
+    let signature = studio_core::sign_webhook(secret, id, timestamp, body.as_bytes()).expect("sign");
+    let res = reqwest::Client::new()
+        .post(format!("{}/api/toolkit/ai/billing/webhook/provider", app.base))
+        .header("webhook-id", id)
+        .header("webhook-timestamp", timestamp.to_string())
+        .header("webhook-signature", signature)
+        .header("content-type", "application/json")
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("deliver");
+    let status = res.status().as_u16();
+    (status, res.json().await.unwrap_or(serde_json::Value::Null))
+}
