@@ -11,6 +11,7 @@ mod errors;
 mod factory;
 mod invitations;
 mod keys;
+mod lanes;
 mod library;
 mod lookbook;
 mod mail;
@@ -45,6 +46,7 @@ pub use invitations::{
     InviteRequestReceived, InviteRequestView, InviteTokenQuery, Invitee, InvitesMine, MintInviteCodeRequest,
     PreviewCard, PreviewRequest, PreviewResponse, RedeemRequest, RedeemResponse, RevokeInviteCodeRequest,
 };
+pub use lanes::*;
 pub use keys::{ApiKey, KeyList, MintKeyRequest, RevokedKey};
 pub use library::{
     Asset, AssetBatchPatch, AssetIds, AssetKind, AssetList, AssetPatch, AssetQuery, AssetResponse, Backgrounds,
