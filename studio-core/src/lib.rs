@@ -43,6 +43,8 @@ mod ledger;
 #[cfg(feature = "engine")]
 mod library;
 #[cfg(feature = "engine")]
+mod links;
+#[cfg(feature = "engine")]
 mod lookbook;
 #[cfg(feature = "engine")]
 mod mail;
@@ -69,6 +71,7 @@ pub use crate::{
         profile::{MAX_AVATAR_BYTES, ONBOARDING_STEPS, account_days},
     },
     admin::{Admin, Operator},
+    ai::lanes::LaneImage,
     api::MAX_ASSET_PAGE,
     billing::plan::PLAN_PERIOD_DAYS,
     billing::{AUTOCHARGE_DEBOUNCE_MINUTES, MAX_CAP_CENTS, MAX_CUSTOM_CENTS, MAX_THRESHOLD_TOKENS, TestCheckoutView},
@@ -113,10 +116,11 @@ pub use crate::{
     providers::{
         DevelopInput, DevelopOutput, DevelopRequest, Provider, ProviderError, Providers,
         ai::AiConfig,
-        fal::{FalConfig, FalProvider},
+        fal::{FalConfig, FalLanes, FalProvider},
         local::LocalProvider,
     },
     storage::{
+        LaneResultRow, LaneStore,
         AcceptOutcome, AcceptSeat, AccountStore, AdvanceOutcome, AssetChanges, AssetRow, AutochargeOutcome,
         AutochargeSettings, BalanceRow, BillingAccountRow, BillingStore, BoardModelRow, BrandFields, BrandFieldsPatch,
         BrandMarkRow, BrandProfileRow, BrandStore, Bucket, CancelOutcome, CatalogRow, CheckoutRow, ClaimOutcome,

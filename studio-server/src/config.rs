@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use studio_core::{
-    AiConfig, BillingConfig, BlobConfig, CoreConfig, FalConfig, FalProvider, LocalProvider, MailConfig, PackConfig,
+    AiConfig, BillingConfig, BlobConfig, CoreConfig, FalConfig, FalLanes, FalProvider, LocalProvider, MailConfig, PackConfig,
     PackLimits, PaymentsProvider, PeopleConfig, PolarConfig, PolarProvider, PreviewPolicy, Providers, RunnerConfig,
     S3Config, SmtpMailer, TestModeProvider, TierConfig,
 };
@@ -58,6 +58,10 @@ pub struct ServerConfig {
     pub fal_models: BTreeMap<String, String>,
     /// `STUDIO_FAL_TIMEOUT_SECS`: longest a hosted develop may take (default 600).
     pub fal_timeout_secs: u64,
+    /// `STUDIO_FAL_DEPTH_MODEL`: the fal model of the depth lane (default `fal-ai/imageutils/depth`).
+    pub fal_depth_model: Option<String>,
+    /// `STUDIO_FAL_SEGMENT_MODEL`: the fal model segment runs for a `label` (default `fal-ai/evf-sam`).
+    pub fal_segment_model: Option<String>,
     /// `STUDIO_AI_URL`: base URL of an OpenAI-compatible API for the AI reader (read_model,
     /// read_build), e.g. `https://api.openai.com/v1`. Set all three `ai_*` settings or none.
     pub ai_url: Option<String>,
@@ -138,6 +142,8 @@ impl std::fmt::Debug for ServerConfig {
             .field("fal_url", &self.fal_url)
             .field("fal_models", &self.fal_models)
             .field("fal_timeout_secs", &self.fal_timeout_secs)
+            .field("fal_depth_model", &self.fal_depth_model)
+            .field("fal_segment_model", &self.fal_segment_model)
             .field("ai_url", &self.ai_url)
             .field("ai_key", &redacted(&self.ai_key))
             .field("ai_model", &self.ai_model)
@@ -193,6 +199,8 @@ impl Default for ServerConfig {
             fal_url: None,
             fal_models: BTreeMap::new(),
             fal_timeout_secs: 600,
+            fal_depth_model: None,
+            fal_segment_model: None,
             ai_url: None,
             ai_key: None,
             ai_model: None,
@@ -240,6 +248,8 @@ struct FileConfig {
     fal_url: Option<String>,
     fal_models: Option<BTreeMap<String, String>>,
     fal_timeout_secs: Option<u64>,
+    fal_depth_model: Option<String>,
+    fal_segment_model: Option<String>,
     ai_url: Option<String>,
     ai_key: Option<String>,
     ai_model: Option<String>,
@@ -299,6 +309,8 @@ impl ServerConfig {
             c.fal_url = file.fal_url.or(c.fal_url);
             c.fal_models = file.fal_models.unwrap_or(c.fal_models);
             c.fal_timeout_secs = file.fal_timeout_secs.unwrap_or(c.fal_timeout_secs);
+            c.fal_depth_model = file.fal_depth_model.or(c.fal_depth_model);
+            c.fal_segment_model = file.fal_segment_model.or(c.fal_segment_model);
             c.ai_url = file.ai_url.or(c.ai_url);
             c.ai_key = file.ai_key.or(c.ai_key);
             c.ai_model = file.ai_model.or(c.ai_model);
@@ -371,6 +383,8 @@ impl ServerConfig {
         if let Some(v) = set("STUDIO_FAL_TIMEOUT_SECS") {
             c.fal_timeout_secs = number("STUDIO_FAL_TIMEOUT_SECS", &v)?;
         }
+        c.fal_depth_model = set("STUDIO_FAL_DEPTH_MODEL").or(c.fal_depth_model);
+        c.fal_segment_model = set("STUDIO_FAL_SEGMENT_MODEL").or(c.fal_segment_model);
         c.ai_url = set("STUDIO_AI_URL").or(c.ai_url);
         c.ai_key = set("STUDIO_AI_KEY").or(c.ai_key);
         c.ai_model = set("STUDIO_AI_MODEL").or(c.ai_model);
@@ -526,6 +540,7 @@ impl ServerConfig {
                 ..RunnerConfig::default()
             },
             ai: self.ai_config(),
+            fal_lanes: self.fal_lanes(),
             billing: self.billing_catalog.clone(),
             payments: self.payments(),
             mail: MailConfig {
@@ -597,19 +612,37 @@ impl ServerConfig {
         }
     }
 
+    /// The fal adapter's settings, when a key is set.
+    fn fal_config(&self) -> Option<FalConfig> {
+        let key = self.fal_key.as_ref().filter(|k| !k.trim().is_empty())?;
+        Some(FalConfig {
+            base_url: self.fal_url.clone().unwrap_or_else(|| FalConfig::DEFAULT_BASE_URL.to_string()),
+            key: key.clone(),
+            models: self.fal_models.clone(),
+            poll_interval: FalConfig::DEFAULT_POLL_INTERVAL,
+            timeout: Duration::from_secs(self.fal_timeout_secs),
+        })
+    }
+
     /// The local provider, then fal for the tools it has models for (when a key is set).
     pub fn providers(&self) -> Providers {
         let mut list: Vec<Arc<dyn studio_core::Provider>> = vec![Arc::new(LocalProvider)];
-        if let Some(key) = &self.fal_key {
-            list.push(Arc::new(FalProvider::new(FalConfig {
-                base_url: self.fal_url.clone().unwrap_or_else(|| "https://queue.fal.run".to_string()),
-                key: key.clone(),
-                models: self.fal_models.clone(),
-                poll_interval: Duration::from_millis(1500),
-                timeout: Duration::from_secs(self.fal_timeout_secs),
-            })));
+        if let Some(config) = self.fal_config() {
+            list.push(Arc::new(FalProvider::new(config)));
         }
         Providers::new(list)
+    }
+
+    /// fal for the depth and segment-by-label lanes, when a key is set.
+    pub fn fal_lanes(&self) -> Option<FalLanes> {
+        let pick = |set: &Option<String>, default: &str| {
+            set.as_deref().map(str::trim).filter(|m| !m.is_empty()).unwrap_or(default).to_string()
+        };
+        Some(FalLanes {
+            provider: FalProvider::new(self.fal_config()?),
+            depth_model: pick(&self.fal_depth_model, FalLanes::DEFAULT_DEPTH_MODEL),
+            segment_model: pick(&self.fal_segment_model, FalLanes::DEFAULT_SEGMENT_MODEL),
+        })
     }
 
     /// Where blobs live: `s3://bucket`, `file://PATH`, or `blobs/` under the data directory.

@@ -1,6 +1,6 @@
 //! The request extractors and the JSON answer every route shares: a JSON body, an optional
 //! JSON body and a path parameter whose rejections are the shared error envelope (code
-//! `BAD_BODY` or `BAD_PATH`), so a malformed request is answered like every other refusal.
+//! `BAD_BODY`, `BAD_JSON` for the AI lanes, or `BAD_PATH`), so a malformed request is answered like every other refusal.
 
 use aide::generate::GenContext;
 use aide::openapi::{Operation, Response as ApiResponse, StatusCode as ApiStatus};
@@ -20,6 +20,21 @@ use crate::error::AppError;
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct ApiJson<T>(pub(crate) T);
 
+/// Read a JSON object body into `T`, refusing with `code` (malformed JSON, wrong shape, wrong
+/// content type, not an object).
+async fn json_body<T: DeserializeOwned, S: Send + Sync>(req: Request, state: &S, code: &'static str) -> Result<T, AppError> {
+    let bad = |message: String| AppError(Error::invalid(code, message));
+    let value = match axum::Json::<serde_json::Value>::from_request(req, state).await {
+        Ok(axum::Json(value)) => value,
+        Err(rejection) => return Err(bad(rejection.body_text())),
+    };
+    // Every JSON body of the API is an object; serde would otherwise read `[]` as a struct.
+    if !value.is_object() {
+        return Err(bad("The body must be a JSON object.".to_string()));
+    }
+    serde_json::from_value(value).map_err(|e| bad(format!("The body does not fit this route: {e}")))
+}
+
 impl<T, S> FromRequest<S> for ApiJson<T>
 where
     T: DeserializeOwned,
@@ -28,16 +43,30 @@ where
     type Rejection = AppError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let bad = |message: String| AppError(Error::invalid("BAD_BODY", message));
-        let value = match axum::Json::<serde_json::Value>::from_request(req, state).await {
-            Ok(axum::Json(value)) => value,
-            Err(rejection) => return Err(bad(rejection.body_text())),
-        };
-        // Every JSON body of the API is an object; serde would otherwise read `[]` as a struct.
-        if !value.is_object() {
-            return Err(bad("The body must be a JSON object.".to_string()));
-        }
-        serde_json::from_value(value).map(ApiJson).map_err(|e| bad(format!("The body does not fit this route: {e}")))
+        json_body(req, state, "BAD_BODY").await.map(ApiJson)
+    }
+}
+
+/// A JSON body read as [`ApiJson`] reads it, refused with code `BAD_JSON` (the AI lanes' and
+/// text tools' code, `02-route-groups.md` §4.1–4.2).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct LaneJson<T>(pub(crate) T);
+
+impl<T, S> FromRequest<S> for LaneJson<T>
+where
+    T: DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = AppError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        json_body(req, state, "BAD_JSON").await.map(LaneJson)
+    }
+}
+
+impl<T: JsonSchema> OperationInput for LaneJson<T> {
+    fn operation_input(ctx: &mut GenContext, operation: &mut Operation) {
+        <axum::Json<T> as OperationInput>::operation_input(ctx, operation);
     }
 }
 

@@ -1,7 +1,12 @@
-//! Charged AI reads through the configured reader: read_model and read_build (reads.rs), and
-//! classification on upload (classify.rs).
-//! The coming utility lanes and text tools of `02-route-groups.md` §4.1–4.2 live here too,
-//! each holding its token through the ledger's hold helpers before the reader is asked.
+//! The AI reader's work and the AI utility lanes: charged reads of library assets (reads.rs:
+//! read_model, read_build), classification on upload (classify.rs), the lane pipeline and its
+//! signed results (lanes.rs), the lanes that look at an image (vision.rs), the lanes that
+//! answer pixels (pixels.rs) and the text tools (text.rs). Every paid one holds its token
+//! through the ledger's hold helpers before the work and releases it on any failure.
 
 pub(crate) mod classify;
+pub(crate) mod lanes;
+// pixels pending
 pub(crate) mod reads;
+pub(crate) mod text;
+pub(crate) mod vision;

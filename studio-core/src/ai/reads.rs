@@ -53,7 +53,7 @@ const BUILD_PROMPT: &str = "This is a full-length photograph of one person. Answ
     posture), \"hands\" (the hands as seen: size, nails, rings). Use short phrases, and an empty string for anything \
     you cannot see.";
 
-fn not_configured() -> Error {
+pub(crate) fn not_configured() -> Error {
     Error::new(
         ErrorKind::NotConfigured,
         "AI_NOT_CONFIGURED",
@@ -61,7 +61,7 @@ fn not_configured() -> Error {
     )
 }
 
-fn ai_failed(e: &AiError) -> Error {
+pub(crate) fn ai_failed(e: &AiError) -> Error {
     Error::new(ErrorKind::Upstream, "AI_FAILED", format!("The read failed and nothing was charged: {e}."))
 }
 
@@ -157,9 +157,9 @@ impl Studio {
         Ok(build_reading(&answer, tokens))
     }
 
-    /// A paid read of validated assets: 503 without a reader (nothing held), then hold the
-    /// utility charge, ask, and settle on an answer or release on any failure. Returns the
-    /// answer object and the tokens charged.
+    /// A paid read of validated assets: 503 without a reader (nothing held), then the lane
+    /// pipeline's charge ([`Studio::charged`]): hold, ask, settle on an answer or release on any
+    /// failure. Returns the answer object and the tokens charged.
     pub(crate) async fn ai_read(
         &self,
         caller: &Caller,
@@ -169,39 +169,8 @@ impl Studio {
     ) -> Result<(Map<String, Value>, i64)> {
         let config = self.config.ai.as_ref().ok_or_else(not_configured)?;
         let client = AiClient::new(config).map_err(|e| ai_failed(&e))?;
-        let (studio, caller) = (self.clone(), caller.clone());
-        // Its own task: once the hold exists, it is settled or released even if the request
-        // that asked is dropped.
-        tokio::spawn(async move { studio.charged_read(&caller, &client, &assets, system, prompt).await })
-            .await
-            .map_err(Error::internal)?
-    }
-
-    async fn charged_read(
-        &self,
-        caller: &Caller,
-        client: &AiClient,
-        assets: &[AssetRow],
-        system: &str,
-        prompt: &str,
-    ) -> Result<(Map<String, Value>, i64)> {
-        let price = self.config.prices.utility_charge;
-        if price <= 0 {
-            return Ok((self.ask(client, assets, system, prompt).await?, 0));
-        }
-        let hold = self.reserve_tokens(caller, price, None, None).await?.hold;
-        match self.ask(client, assets, system, prompt).await {
-            Ok(answer) => {
-                self.settle_hold(&caller.org_id, &hold.id).await?;
-                Ok((answer, price))
-            }
-            Err(e) => {
-                if let Err(release) = self.release_hold(&caller.org_id, &hold.id).await {
-                    tracing::error!(error = %release, hold = %hold.id, "a failed read's hold could not be released");
-                }
-                Err(e)
-            }
-        }
+        let studio = self.clone();
+        self.charged(caller, None, async move { studio.ask(&client, &assets, system, prompt).await }).await
     }
 
     async fn ask(

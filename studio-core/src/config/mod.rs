@@ -44,6 +44,8 @@ pub struct CoreConfig {
     pub runner: RunnerConfig,
     /// The AI reader (read_model, read_build, classify); None refuses them `AI_NOT_CONFIGURED`.
     pub ai: Option<crate::providers::ai::AiConfig>,
+    /// fal for the depth and segment-by-label lanes; None refuses them `FAL_NOT_CONFIGURED`.
+    pub fal_lanes: Option<crate::providers::fal::FalLanes>,
     /// What is on sale: subscription tiers and token packs.
     pub billing: BillingConfig,
     /// The payment provider; None turns the money routes into 503 `BILLING_NOT_CONFIGURED`.
@@ -72,6 +74,7 @@ impl Default for CoreConfig {
             providers: Providers::local(),
             runner: RunnerConfig::default(),
             ai: None,
+            fal_lanes: None,
             billing: BillingConfig::default(),
             payments: None,
             machines: MachineSecrets::default(),

@@ -321,7 +321,7 @@ impl Studio {
         }
     }
 
-    /// Build queued packs and sweep lapsed ones until `shutdown` resolves. Safe to run on every
+    /// Build queued packs and sweep lapsed ones (and expired lane results) until `shutdown` resolves. Safe to run on every
     /// replica: claims go through storage.
     pub async fn run_pack_worker(&self, shutdown: impl std::future::Future<Output = ()>) {
         tokio::pin!(shutdown);
@@ -332,6 +332,9 @@ impl Studio {
                 last_sweep = now;
                 if let Err(e) = self.sweep_packs().await {
                     tracing::warn!(error = %e, "pack sweep failed");
+                }
+                if let Err(e) = self.sweep_lane_results().await {
+                    tracing::warn!(error = %e, "lane result sweep failed");
                 }
             }
             let worked = match self.build_next_pack().await {

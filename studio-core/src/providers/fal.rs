@@ -104,6 +104,24 @@ impl fmt::Debug for FalConfig {
     }
 }
 
+/// fal for the AI utility lanes: the adapter and the model each lane runs.
+#[derive(Debug, Clone)]
+pub struct FalLanes {
+    /// The adapter (its key, base URL and timeout).
+    pub provider: FalProvider,
+    /// The depth lane's model (input `image_url`; answers a grayscale image).
+    pub depth_model: String,
+    /// The model segment runs for a `label` (input `image_url` and `prompt`; answers a mask).
+    pub segment_model: String,
+}
+
+impl FalLanes {
+    /// The default depth model.
+    pub const DEFAULT_DEPTH_MODEL: &'static str = "fal-ai/imageutils/depth";
+    /// The default text-prompted segmentation model.
+    pub const DEFAULT_SEGMENT_MODEL: &'static str = "fal-ai/evf-sam";
+}
+
 /// The fal queue adapter.
 #[derive(Debug, Clone)]
 pub struct FalProvider {
@@ -176,32 +194,57 @@ impl Provider for FalProvider {
         if let Some(role) = self.required_roles(&request.tool).iter().find(|r| request.input(r).is_none()) {
             return Err(ProviderError::Rejected(format!("{} needs a {role} image", request.tool)));
         }
-        let call = Call { client, base, key: self.config.key.trim(), model, poll_interval: self.config.poll_interval };
         let input = build_input(&request);
+        tracing::info!(job = %request.job_id, tool = %request.tool, model, "fal develop");
+        self.run(client, base, model, &input).await
+    }
+}
+
+impl FalProvider {
+    /// Run `model` on `input` outside a develop (an AI utility lane: depth, segment by label):
+    /// submit, wait, and download the result's first image, under the same timeout, cancel
+    /// and error mapping as a develop. [`ProviderError::Rejected`] when no key is set.
+    pub async fn run_model(&self, model: &str, input: &Value) -> Result<DevelopOutput, ProviderError> {
+        let (client, base) = self.http.as_ref().map_err(|e| ProviderError::Unavailable(e.clone()))?;
+        let model = model.trim().trim_matches('/');
+        if model.is_empty() || self.config.key.trim().is_empty() {
+            return Err(ProviderError::Rejected("fal is not configured".to_string()));
+        }
+        self.run(client, base, model, input).await
+    }
+
+    async fn run(
+        &self,
+        client: &reqwest::Client,
+        base: &Url,
+        model: &str,
+        input: &Value,
+    ) -> Result<DevelopOutput, ProviderError> {
+        let call = Call { client, base, key: self.config.key.trim(), model, poll_interval: self.config.poll_interval };
         let deadline = Instant::now() + self.config.timeout;
 
-        let queued = match tokio::time::timeout_at(deadline, call.submit(&input)).await {
+        let queued = match tokio::time::timeout_at(deadline, call.submit(input)).await {
             Ok(queued) => queued?,
             Err(_) => return Err(self.timed_out()),
         };
-        tracing::info!(job = %request.job_id, tool = %request.tool, model, request_id = %queued.request_id, "fal request queued");
+        tracing::info!(model, request_id = %queued.request_id, "fal request queued");
 
         match tokio::time::timeout_at(deadline, call.finish(&queued)).await {
             Ok(Ok(output)) => {
-                tracing::info!(job = %request.job_id, request_id = %queued.request_id, width = output.width, height = output.height, "fal request developed");
+                tracing::info!(request_id = %queued.request_id, width = output.width, height = output.height, "fal request developed");
                 Ok(output)
             }
             Ok(Err(ProviderError::Rejected(m))) => {
-                tracing::info!(job = %request.job_id, request_id = %queued.request_id, reason = %m, "fal request rejected");
+                tracing::info!(request_id = %queued.request_id, reason = %m, "fal request rejected");
                 Err(ProviderError::Rejected(m))
             }
             Ok(Err(ProviderError::Unavailable(m))) => {
-                tracing::warn!(job = %request.job_id, request_id = %queued.request_id, reason = %m, "fal request abandoned");
+                tracing::warn!(request_id = %queued.request_id, reason = %m, "fal request abandoned");
                 call.cancel(&queued).await;
                 Err(ProviderError::Unavailable(m))
             }
             Err(_) => {
-                tracing::warn!(job = %request.job_id, request_id = %queued.request_id, "fal request timed out; cancelling");
+                tracing::warn!(request_id = %queued.request_id, "fal request timed out; cancelling");
                 call.cancel(&queued).await;
                 Err(self.timed_out())
             }

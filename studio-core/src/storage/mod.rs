@@ -3,7 +3,7 @@
 //!
 //! One trait per domain (`AccountStore`, `LibraryStore`, `ModelStore`, `JobStore`,
 //! `LedgerStore`, `BillingStore`, `SeatStore`, `ProfileStore`, `MailStore`, `InvitationStore`, `LookbookStore`,
-//! `PipelineStore`, `BrandStore`), each
+//! `PipelineStore`, `BrandStore`, `LaneStore`), each
 //! beside its row types in the file of its name, and
 //! [`Storage`] as their union. Two real implementations share one body of SQL (`sql/`, one file
 //! per domain): SQLite (the embedded default) and PostgreSQL (scale-out). Only `sql/tx.rs`, the
@@ -18,6 +18,7 @@ mod brand;
 mod group_commit;
 mod invitations;
 mod jobs;
+mod lanes;
 mod ledger;
 mod library;
 mod lookbook;
@@ -44,6 +45,7 @@ pub use invitations::{
     RedeemOutcome,
 };
 pub use jobs::{CancelOutcome, CreateJobsOutcome, JobEnd, JobRow, JobStore, TakeRecord};
+pub use lanes::{LaneResultRow, LaneStore};
 pub use ledger::{
     BalanceRow, Bucket, HoldRow, HoldStatus, LedgerAudit, LedgerStore, NewCredit, NewHold, ReserveOutcome,
     ResolveOutcome,
@@ -108,6 +110,7 @@ pub trait Storage:
     + LookbookStore
     + PipelineStore
     + BrandStore
+    + LaneStore
     + Send
     + Sync
     + 'static

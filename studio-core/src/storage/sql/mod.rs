@@ -13,6 +13,7 @@ pub(super) mod billing;
 pub(super) mod brand;
 pub(super) mod invitations;
 pub(super) mod jobs;
+pub(super) mod lanes;
 pub(super) mod ledger;
 pub(super) mod library;
 pub(super) mod lookbook;
@@ -136,6 +137,14 @@ macro_rules! impl_storage {
             $lock_by_select
         );
         $crate::storage::sql::brand::impl_brand_store!(
+            $ty,
+            $backend,
+            $lock,
+            $skip_locked,
+            $one_statement,
+            $lock_by_select
+        );
+        $crate::storage::sql::lanes::impl_lane_store!(
             $ty,
             $backend,
             $lock,

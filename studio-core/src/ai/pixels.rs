@@ -1,0 +1,331 @@
+//! The lanes that answer pixels (`02-route-groups.md` §4.1): remove-background and segment by
+//! box or point run on the local provider (real segmentation, no network); depth and segment by
+//! label run on fal when `STUDIO_FAL_KEY` is set (503 `FAL_NOT_CONFIGURED` otherwise, nothing
+//! held). remove-background keeps its cutout in the library; depth and segment answer a
+//! short-lived signed URL (lanes.rs).
+//!
+//! segment's target: a `box` wins over a `point`, which wins over a `label`; box and point are
+//! in pixels of the EXIF-applied frame and are checked against its size before anything is held
+//! (400 `BAD_TARGET` with `width` and `height`).
+
+use std::io::Cursor;
+
+use image::{GrayImage, RgbaImage};
+use serde_json::json;
+
+use crate::api::{DepthResponse, RemoveBackgroundResponse, SegmentRequest, SegmentResponse};
+use crate::caller::Caller;
+use crate::error::{Error, ErrorKind, Result};
+use crate::ids::new_id;
+use crate::providers::ProviderError;
+use crate::providers::fal::FalLanes;
+use crate::providers::local::{Cutout, CutoutError, LocalProvider, SegmentTarget};
+use crate::storage::AssetRow;
+use crate::studio::Studio;
+
+use super::lanes::{LaneImage, MAX_LANE_IMAGE_BYTES, check_upload, decode_oriented, lane_failed, prepare_async};
+
+fn fal_not_configured() -> Error {
+    Error::new(
+        ErrorKind::NotConfigured,
+        "FAL_NOT_CONFIGURED",
+        "This lane runs on fal, which is not configured on this studio (STUDIO_FAL_KEY); nothing was charged.",
+    )
+}
+
+fn bad_target(message: impl Into<String>) -> Error {
+    Error::invalid("BAD_TARGET", message)
+}
+
+/// A cutout failure as the lane's answer: an undecodable image is 400 `BAD_FORM`, a target
+/// outside the frame 400 `BAD_TARGET`, nothing to cut 502 `code`.
+fn cutout_error(e: CutoutError, code: &'static str) -> Error {
+    match e {
+        CutoutError::Undecodable(m) => Error::invalid("BAD_FORM", format!("The image could not be decoded: {m}.")),
+        CutoutError::OutsideFrame { width, height } => {
+            bad_target(format!("The target lies outside the {width} × {height} frame."))
+                .with("width", width)
+                .with("height", height)
+        }
+        CutoutError::NothingFound(m) => lane_failed(code, m),
+    }
+}
+
+fn provider_failed(code: &'static str, e: &ProviderError) -> Error {
+    lane_failed(code, format!("fal could not answer: {e}"))
+}
+
+/// The target a segment request names, checked for shape (not yet against the frame).
+enum Target {
+    Local(SegmentTarget),
+    Label(String),
+}
+
+fn target(req: &SegmentRequest) -> Result<Target> {
+    let finite = |v: &[f64]| v.iter().all(|n| n.is_finite() && *n >= 0.0);
+    if let Some(b) = &req.bbox {
+        if b.len() != 4 || !finite(b) || b[2] <= b[0] || b[3] <= b[1] {
+            return Err(bad_target("box is [x0, y0, x1, y1] in pixels, with x1 > x0 and y1 > y0."));
+        }
+        return Ok(Target::Local(SegmentTarget::Box([b[0] as f32, b[1] as f32, b[2] as f32, b[3] as f32])));
+    }
+    if let Some(p) = &req.point {
+        if p.len() != 2 || !finite(p) {
+            return Err(bad_target("point is [x, y] in pixels."));
+        }
+        return Ok(Target::Local(SegmentTarget::Point([p[0] as f32, p[1] as f32])));
+    }
+    match req.label.as_deref().map(str::trim).filter(|l| !l.is_empty()) {
+        Some(label) if label.chars().count() <= 200 => Ok(Target::Label(label.to_string())),
+        Some(_) => Err(bad_target("label is at most 200 characters.")),
+        None => Err(Error::invalid("TARGET_REQUIRED", "Say what to cut: box, point or label.")),
+    }
+}
+
+/// 400 `BAD_TARGET` unless the box or point touches the `w` × `h` frame.
+fn within(t: &SegmentTarget, (w, h): (u32, u32)) -> Result<()> {
+    let (w, h) = (w as f32, h as f32);
+    let inside = match t {
+        SegmentTarget::Box(b) => b[0] < w && b[1] < h,
+        SegmentTarget::Point(p) => p[0] < w && p[1] < h,
+    };
+    if inside {
+        Ok(())
+    } else {
+        Err(bad_target(format!("The target lies outside the {w} × {h} frame.")).with("width", w).with("height", h))
+    }
+}
+
+/// Apply a mask (any size; bright is the object) to the displayed picture: an RGBA PNG of the
+/// frame and the object's bounds. None when the mask holds nothing.
+fn masked(source: &[u8], mask: &[u8]) -> Result<Option<(Vec<u8>, [u32; 4])>> {
+    let (img, _) = decode_oriented(source)?;
+    let mask = image::load_from_memory(mask).map_err(|e| lane_failed("SEGMENT_FAILED", format!("fal's mask: {e}")))?;
+    let (w, h) = (img.width(), img.height());
+    let mask: GrayImage = image::imageops::resize(&mask.to_luma8(), w, h, image::imageops::FilterType::Triangle);
+    let mut out: RgbaImage = img.into_rgba8();
+    let (mut x0, mut y0, mut x1, mut y1) = (w, h, 0, 0);
+    for (x, y, p) in out.enumerate_pixels_mut() {
+        let a = mask.get_pixel(x, y).0[0];
+        p.0[3] = ((u16::from(p.0[3]) * u16::from(a)) / 255) as u8;
+        if a >= 128 {
+            (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x + 1), y1.max(y + 1));
+        }
+    }
+    if x1 <= x0 || y1 <= y0 {
+        return Ok(None);
+    }
+    let mut png = Cursor::new(Vec::new());
+    out.write_to(&mut png, image::ImageFormat::Png).map_err(Error::internal)?;
+    Ok(Some((png.into_inner(), [x0, y0, x1, y1])))
+}
+
+/// A grayscale PNG of whatever image fal answered (its depth map).
+fn gray_png(bytes: &[u8]) -> Result<Vec<u8>> {
+    let img = image::load_from_memory(bytes).map_err(|e| lane_failed("DEPTH_FAILED", format!("fal's depth map: {e}")))?;
+    let mut png = Cursor::new(Vec::new());
+    img.to_luma8().write_to(&mut png, image::ImageFormat::Png).map_err(Error::internal)?;
+    Ok(png.into_inner())
+}
+
+async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Result<T> {
+    tokio::task::spawn_blocking(work).await.map_err(Error::internal)
+}
+
+impl Studio {
+    fn fal_lanes(&self) -> Result<FalLanes> {
+        self.config.fal_lanes.clone().ok_or_else(fal_not_configured)
+    }
+
+    /// `POST /api/toolkit/ai/remove-background`: the subject cut from its ground (the packshot
+    /// tool's segmentation) as an RGBA PNG, saved in the library. 400 `NO_IMAGE`,
+    /// `EMPTY_IMAGE`, `BAD_FORM`; 402; 403 viewer; 413; 502 `REMOVE_BG_FAILED` (nothing charged).
+    pub async fn remove_background(
+        &self,
+        caller: &Caller,
+        image: Option<LaneImage>,
+    ) -> Result<RemoveBackgroundResponse> {
+        caller.require_spend_tokens()?;
+        caller.require_write_library()?;
+        check_upload(image.as_ref(), "NO_IMAGE")?;
+        let image = image.unwrap_or_else(|| unreachable!("checked above"));
+        let (studio, who) = (self.clone(), caller.clone());
+        let (asset_id, spent) = self
+            .charged(caller, None, async move {
+                let bytes = image.bytes.clone();
+                let cut = blocking(move || LocalProvider.remove_background_blocking(&bytes))
+                    .await?
+                    .map_err(|e| cutout_error(e, "REMOVE_BG_FAILED"))?;
+                studio.keep_cutout(&who, image.file_name.as_deref(), cut).await
+            })
+            .await?;
+        Ok(RemoveBackgroundResponse { url: self.asset_file_url(&asset_id), spent, asset_id })
+    }
+
+    /// File a cutout as a new asset of the house (kind clothes, tool `remove-background`).
+    async fn keep_cutout(&self, caller: &Caller, file_name: Option<&str>, cut: Cutout) -> Result<String> {
+        let id = new_id("ast");
+        let key = format!("orgs/{}/assets/{id}", caller.org_id);
+        let body = futures_util::stream::iter([Ok::<bytes::Bytes, std::convert::Infallible>(cut.png.into())]);
+        let blob = self
+            .blobs
+            .put_stream(&key, body, (MAX_LANE_IMAGE_BYTES * 8) as u64, |mime| mime == "image/png")
+            .await
+            .map_err(Error::internal)?;
+        let stem = file_name.map(crate::images::display_name).filter(|n| !n.is_empty());
+        let name = format!("{} · cutout", stem.as_deref().unwrap_or("Upload"));
+        let row = AssetRow {
+            id: id.clone(),
+            org_id: caller.org_id.clone(),
+            created_by: Some(caller.user_id.clone()),
+            name: name.chars().take(200).collect(),
+            sku: None,
+            kind: crate::api::AssetKind::Clothes.as_str().to_string(),
+            folder_id: None,
+            group_id: None,
+            fit: None,
+            wearer: None,
+            fit_guessed: false,
+            wearer_guessed: false,
+            carries_mark: false,
+            mark_guessed: false,
+            mime: blob.mime,
+            tool: Some("remove-background".to_string()),
+            blob_key: blob.key,
+            sha256: blob.sha256,
+            bytes: blob.bytes as i64,
+            width: Some(i64::from(cut.width)),
+            height: Some(i64::from(cut.height)),
+            approved_by: None,
+            approved_at: None,
+            created_at: crate::ids::now(),
+            deleted_at: None,
+        };
+        if let Err(e) = self.storage.insert_asset(row).await {
+            let _ = self.blobs.delete(&key).await;
+            return Err(e.into());
+        }
+        Ok(id)
+    }
+
+    /// `POST /api/toolkit/ai/segment`: one object cut out of an image of this house, as an RGBA
+    /// PNG behind a short-lived signed URL, with its bounds. 400 `BAD_JSON`, `IMAGE_REQUIRED`,
+    /// `BAD_IMAGE_URL`, `TARGET_REQUIRED`, `BAD_TARGET`; 402; 403; 404 `ASSET_NOT_FOUND`; 502
+    /// `SEGMENT_FAILED`; 503 `FAL_NOT_CONFIGURED` (label only).
+    pub async fn segment(&self, caller: &Caller, req: SegmentRequest) -> Result<SegmentResponse> {
+        caller.require_spend_tokens()?;
+        if req.image_url.trim().is_empty() {
+            return Err(Error::invalid("IMAGE_REQUIRED", "Name the image in imageUrl."));
+        }
+        let target = target(&req)?;
+        let source = self.lane_source(caller, &req.image_url).await?;
+        let (studio, org) = (self.clone(), caller.org_id.clone());
+        let ((url, bbox), spent) = match target {
+            Target::Local(t) => {
+                let dims = crate::images::header_dimensions(&source.bytes)?
+                    .ok_or_else(|| Error::invalid("BAD_FORM", "The image's size cannot be read."))?;
+                within(&t, dims)?;
+                self.charged(caller, None, async move {
+                    let bytes = source.bytes.clone();
+                    let cut = blocking(move || LocalProvider.segment_blocking(&bytes, t))
+                        .await?
+                        .map_err(|e| cutout_error(e, "SEGMENT_FAILED"))?;
+                    let url = studio.keep_lane_result(&org, "segment", cut.png).await?;
+                    Ok((url, cut.bbox))
+                })
+                .await?
+            }
+            Target::Label(label) => {
+                let fal = self.fal_lanes()?;
+                let prepared = prepare_async(source.bytes.clone()).await?;
+                self.charged(caller, None, async move {
+                    let uri = crate::outbound::data_uri(&prepared.image.mime, &prepared.image.bytes);
+                    let input = json!({"image_url": uri, "prompt": label, "mask_only": true});
+                    let mask = fal
+                        .provider
+                        .run_model(&fal.segment_model, &input)
+                        .await
+                        .map_err(|e| provider_failed("SEGMENT_FAILED", &e))?;
+                    let bytes = source.bytes.clone();
+                    let (png, bbox) = blocking(move || masked(&bytes, &mask.bytes))
+                        .await??
+                        .ok_or_else(|| lane_failed("SEGMENT_FAILED", "fal found nothing matching the label"))?;
+                    let url = studio.keep_lane_result(&org, "segment", png).await?;
+                    Ok((url, bbox))
+                })
+                .await?
+            }
+        };
+        Ok(SegmentResponse { url, bbox, spent })
+    }
+
+    /// `POST /api/toolkit/ai/depth`: a grayscale depth map from fal behind a short-lived signed
+    /// URL. 400 `IMAGE_REQUIRED`, `EMPTY_IMAGE`, `BAD_FORM`; 402; 403; 413; 502 `DEPTH_FAILED`;
+    /// 503 `FAL_NOT_CONFIGURED`.
+    pub async fn depth(&self, caller: &Caller, image: Option<LaneImage>) -> Result<DepthResponse> {
+        caller.require_spend_tokens()?;
+        check_upload(image.as_ref(), "IMAGE_REQUIRED")?;
+        let fal = self.fal_lanes()?;
+        let prepared = prepare_async(image.map(|i| i.bytes).unwrap_or_default()).await?;
+        let (studio, org) = (self.clone(), caller.org_id.clone());
+        let (url, spent) = self
+            .charged(caller, None, async move {
+                let uri = crate::outbound::data_uri(&prepared.image.mime, &prepared.image.bytes);
+                let map = fal
+                    .provider
+                    .run_model(&fal.depth_model, &json!({"image_url": uri}))
+                    .await
+                    .map_err(|e| provider_failed("DEPTH_FAILED", &e))?;
+                let png = blocking(move || gray_png(&map.bytes)).await??;
+                studio.keep_lane_result(&org, "depth", png).await
+            })
+            .await?;
+        Ok(DepthResponse { url, spent })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(bbox: Option<Vec<f64>>, point: Option<Vec<f64>>, label: Option<&str>) -> SegmentRequest {
+        SegmentRequest { image_url: "ast_1".into(), label: label.map(str::to_string), bbox, point }
+    }
+
+    #[test]
+    fn targets_are_checked_before_anything_is_held() {
+        let code = |r: SegmentRequest| target(&r).err().map(|e| e.code);
+        assert_eq!(code(req(None, None, None)), Some("TARGET_REQUIRED"));
+        assert_eq!(code(req(None, None, Some("  "))), Some("TARGET_REQUIRED"));
+        assert_eq!(code(req(Some(vec![10.0, 10.0, 5.0, 20.0]), None, None)), Some("BAD_TARGET"));
+        assert_eq!(code(req(Some(vec![1.0, 2.0]), None, None)), Some("BAD_TARGET"));
+        assert_eq!(code(req(None, Some(vec![-1.0, 2.0]), None)), Some("BAD_TARGET"));
+        assert!(matches!(target(&req(Some(vec![0.0, 0.0, 5.0, 5.0]), Some(vec![1.0, 1.0]), Some("coat"))), Ok(Target::Local(SegmentTarget::Box(_)))));
+        assert!(matches!(target(&req(None, None, Some("coat"))), Ok(Target::Label(_))));
+        assert!(within(&SegmentTarget::Point([99.0, 10.0]), (100, 50)).is_ok());
+        assert_eq!(within(&SegmentTarget::Box([100.0, 0.0, 120.0, 10.0]), (100, 50)).unwrap_err().code, "BAD_TARGET");
+    }
+
+    #[test]
+    fn a_mask_becomes_a_cutout_with_its_bounds() {
+        let src = image::RgbImage::from_pixel(40, 20, image::Rgb([200, 10, 10]));
+        let mut mask = GrayImage::new(40, 20);
+        for y in 5..15 {
+            for x in 10..30 {
+                mask.put_pixel(x, y, image::Luma([255]));
+            }
+        }
+        let encode = |img: image::DynamicImage| {
+            let mut out = Cursor::new(Vec::new());
+            img.write_to(&mut out, image::ImageFormat::Png).unwrap();
+            out.into_inner()
+        };
+        let (png, bbox) = masked(&encode(src.into()), &encode(mask.into())).unwrap().expect("an object");
+        assert_eq!(bbox, [10, 5, 30, 15]);
+        let cut = image::load_from_memory(&png).unwrap().to_rgba8();
+        assert_eq!((cut.get_pixel(0, 0).0[3], cut.get_pixel(20, 10).0[3]), (0, 255));
+        let empty = encode(GrayImage::new(4, 4).into());
+        let src = encode(image::RgbImage::new(8, 8).into());
+        assert!(masked(&src, &empty).unwrap().is_none());
+    }
+}
