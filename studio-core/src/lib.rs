@@ -114,7 +114,7 @@ pub use crate::{
         DevelopInput, DevelopOutput, DevelopRequest, Provider, ProviderError, Providers,
         ai::AiConfig,
         fal::{FalConfig, FalProvider},
-        local::LocalProvider,
+        local::{Cutout, CutoutError, LocalProvider, SegmentTarget},
     },
     storage::{
         AcceptOutcome, AcceptSeat, AccountStore, AdvanceOutcome, AssetChanges, AssetRow, AutochargeOutcome,
