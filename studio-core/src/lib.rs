@@ -117,7 +117,7 @@ pub use crate::{
         DevelopInput, DevelopOutput, DevelopRequest, Provider, ProviderError, Providers,
         ai::AiConfig,
         fal::{FalConfig, FalLanes, FalProvider},
-        local::LocalProvider,
+        local::{Cutout, CutoutError, LocalProvider, SegmentTarget},
     },
     storage::{
         LaneResultRow, LaneStore,

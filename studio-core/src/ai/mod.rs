@@ -6,7 +6,7 @@
 
 pub(crate) mod classify;
 pub(crate) mod lanes;
-// pixels pending
+pub(crate) mod pixels;
 pub(crate) mod reads;
 pub(crate) mod text;
 pub(crate) mod vision;

@@ -46,8 +46,8 @@ pub use invitations::{
     InviteRequestReceived, InviteRequestView, InviteTokenQuery, Invitee, InvitesMine, MintInviteCodeRequest,
     PreviewCard, PreviewRequest, PreviewResponse, RedeemRequest, RedeemResponse, RevokeInviteCodeRequest,
 };
-pub use lanes::*;
 pub use keys::{ApiKey, KeyList, MintKeyRequest, RevokedKey};
+pub use lanes::*;
 pub use library::{
     Asset, AssetBatchPatch, AssetIds, AssetKind, AssetList, AssetPatch, AssetQuery, AssetResponse, Backgrounds,
     BackgroundsQuery, ClassifyResult, CreateFolderRequest, Deleted, Folder, FolderList, FolderResponse, Ground,

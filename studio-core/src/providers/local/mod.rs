@@ -13,6 +13,7 @@
 //! provider configured with a model for `lookbook` takes the tool whatever the routing order.
 
 mod compose;
+mod cutout;
 mod frame;
 mod jpeg;
 mod lens;
@@ -29,6 +30,8 @@ use image::{DynamicImage, GrayImage, ImageDecoder, ImageReader, RgbImage};
 
 use super::{DevelopOutput, DevelopRequest, Provider, ProviderError};
 use ops::rejected;
+
+pub use cutout::{Cutout, CutoutError, SegmentTarget};
 
 /// The tools the local provider performs.
 pub(crate) const TOOLS: [&str; 9] =

@@ -54,7 +54,7 @@ fn basis(u: f32, v: f32) -> [f32; 6] {
 
 /// Distance between a pixel and the ground: chroma counts more than lightness, and darkening
 /// (shadows on the ground) counts less than lightening.
-fn distance(p: Lab, g: [f32; 3]) -> f32 {
+pub(crate) fn distance(p: Lab, g: [f32; 3]) -> f32 {
     let dl = p.l - g[0];
     let wl = if dl < 0.0 { 0.6 } else { 1.0 };
     let (da, db) = (p.a - g[1], p.b - g[2]);
@@ -98,7 +98,7 @@ fn median(values: &mut [f32]) -> f32 {
 /// Fit the ground model to border samples `(u, v, lab)`, dropping outliers (a subject that
 /// touches the frame) over three rounds. Returns the coefficients and the inliers' median
 /// distance.
-fn fit_ground(samples: &[(f32, f32, Lab)]) -> ([[f32; 6]; 3], f32) {
+pub(crate) fn fit_ground(samples: &[(f32, f32, Lab)]) -> ([[f32; 6]; 3], f32) {
     let mut keep = vec![true; samples.len()];
     let mut coef = [[0.0f32; 6]; 3];
     let mut noise = 0.0;
@@ -149,7 +149,8 @@ fn fit_ground(samples: &[(f32, f32, Lab)]) -> ([[f32; 6]; 3], f32) {
     (coef, noise)
 }
 
-fn eval(coef: &[[f32; 6]; 3], u: f32, v: f32) -> [f32; 3] {
+/// The ground model's colour (Oklab array) at normalised coordinates.
+pub(crate) fn eval(coef: &[[f32; 6]; 3], u: f32, v: f32) -> [f32; 3] {
     let b = basis(u.clamp(0.0, 1.0), v.clamp(0.0, 1.0));
     let dot = |c: &[f32; 6]| c.iter().zip(b).map(|(c, b)| c * b).sum::<f32>();
     [dot(&coef[0]), dot(&coef[1]), dot(&coef[2])]
@@ -173,14 +174,9 @@ impl Subject {
     /// Analyse `img`. With `exact` (an alpha channel or a supplied mask, any resolution) the
     /// subject is that mask; otherwise it is segmented from the ground.
     pub(crate) fn find(img: &RgbImage, exact: Option<&GrayImage>) -> Result<Subject> {
-        let small = ops::working_copy(img, WORK_EDGE)?;
-        let (w, h) = (small.width() as usize, small.height() as usize);
-        let work: Vec<Lab> = small.pixels().map(|p| ops::rgb_to_lab(p.0)).collect();
-
-        // Lightly smoothed channels for the distance map (suppresses sensor noise).
-        let channel = |k: usize| Plane { w, h, data: work.iter().map(|c| c.to_array()[k]).collect() };
-        let smooth: Vec<Plane> = (0..3).map(|k| channel(k).box_blur(1).box_blur(1)).collect();
-        let at = |i: usize| Lab { l: smooth[0].data[i], a: smooth[1].data[i], b: smooth[2].data[i] };
+        let (work, w, h) = working_lab(img)?;
+        let smooth = smoothed(&work, w, h);
+        let at = |i: usize| smooth[i];
 
         let band = ((w.min(h) as f32 * 0.03).round() as usize).max(2).min(w.min(h) / 2).max(1);
         let mut samples = Vec::with_capacity(2 * band * (w + h));
@@ -218,6 +214,23 @@ impl Subject {
             }
         };
 
+        let (bbox, focus) = Self::placed(&coarse, &dist, threshold);
+        Ok(Subject { ground, threshold, noise, coarse, exact: exact.cloned(), bbox, focus, work })
+    }
+
+    /// A subject whose mask was found elsewhere (a segmentation seeded by a box or a point):
+    /// `ground` and `noise` from [`fit_ground`], `coarse` the soft mask at the size of `work`
+    /// (the working copy in Oklab, see [`working_lab`]).
+    pub(crate) fn with_mask(ground: [[f32; 6]; 3], noise: f32, coarse: Plane, work: Vec<Lab>) -> Subject {
+        let threshold = (3.0 * noise).max(0.04);
+        let dist = Plane::new(coarse.w, coarse.h, 0.0);
+        let (bbox, focus) = Self::placed(&coarse, &dist, threshold);
+        Subject { ground, threshold, noise, coarse, exact: None, bbox, focus, work }
+    }
+
+    /// The subject's normalised bounds (None when its coverage is implausible) and the focus.
+    fn placed(coarse: &Plane, dist: &Plane, threshold: f32) -> (Option<[f32; 4]>, (f32, f32)) {
+        let (w, h) = (coarse.w, coarse.h);
         let n = (w * h) as f32;
         let coverage = coarse.data.iter().sum::<f32>() / n;
         let solid = Mask { w, h, data: coarse.data.iter().map(|a| u8::from(*a >= 0.5)).collect() };
@@ -231,7 +244,7 @@ impl Subject {
             Some(b) => (0.5 * (b[0] + b[2]), 0.5 * (b[1] + b[3])),
             None => saliency_centroid(&dist, threshold),
         };
-        Ok(Subject { ground, threshold, noise, coarse, exact: exact.cloned(), bbox, focus, work })
+        (bbox, focus)
     }
 
     /// Whether a subject stands apart from the ground.
@@ -348,6 +361,21 @@ impl Subject {
         ls.sort_by(f32::total_cmp);
         p.map(|q| ls[((ls.len() - 1) as f32 * q.clamp(0.0, 1.0)).round() as usize])
     }
+}
+
+/// The working copy of `img` (long edge [`WORK_EDGE`]) in Oklab, with its size.
+pub(crate) fn working_lab(img: &RgbImage) -> Result<(Vec<Lab>, usize, usize)> {
+    let small = ops::working_copy(img, WORK_EDGE)?;
+    let (w, h) = (small.width() as usize, small.height() as usize);
+    Ok((small.pixels().map(|p| ops::rgb_to_lab(p.0)).collect(), w, h))
+}
+
+/// `work` (row-major `w × h`) lightly smoothed per channel, which suppresses sensor noise in
+/// colour distances.
+pub(crate) fn smoothed(work: &[Lab], w: usize, h: usize) -> Vec<Lab> {
+    let channel = |k: usize| Plane { w, h, data: work.iter().map(|c| c.to_array()[k]).collect() };
+    let smooth: Vec<Plane> = (0..3).map(|k| channel(k).box_blur(1).box_blur(1)).collect();
+    (0..w * h).map(|i| Lab { l: smooth[0].data[i], a: smooth[1].data[i], b: smooth[2].data[i] }).collect()
 }
 
 /// The subject's own colour at a soft-edge pixel: the mean of solid subject pixels (alpha at
