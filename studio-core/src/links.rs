@@ -64,7 +64,11 @@ impl Studio {
         let key = self.link_key().await?;
         mac(&key, scope, object, expires).verify_slice(&tag).map_err(|_| refused())?;
         if expires < now {
-            return Err(Error::new(ErrorKind::Gone, "LINK_EXPIRED", "This link has expired; ask for the result again."));
+            return Err(Error::new(
+                ErrorKind::Gone,
+                "LINK_EXPIRED",
+                "This link has expired; ask for the result again.",
+            ));
         }
         Ok(())
     }

@@ -22,7 +22,11 @@ pub(crate) struct ApiJson<T>(pub(crate) T);
 
 /// Read a JSON object body into `T`, refusing with `code` (malformed JSON, wrong shape, wrong
 /// content type, not an object).
-async fn json_body<T: DeserializeOwned, S: Send + Sync>(req: Request, state: &S, code: &'static str) -> Result<T, AppError> {
+async fn json_body<T: DeserializeOwned, S: Send + Sync>(
+    req: Request,
+    state: &S,
+    code: &'static str,
+) -> Result<T, AppError> {
     let bad = |message: String| AppError(Error::invalid(code, message));
     let value = match axum::Json::<serde_json::Value>::from_request(req, state).await {
         Ok(axum::Json(value)) => value,

@@ -134,7 +134,12 @@ impl Studio {
     /// `spendable`, its code `code_402` when given), run, settle on `Ok` and release on `Err`.
     /// Returns the work's value and the tokens charged. The whole of it runs in a task of its
     /// own, so the hold is settled or released even when the caller goes away.
-    pub(crate) async fn charged<T, F>(&self, caller: &Caller, code_402: Option<&'static str>, work: F) -> Result<(T, i64)>
+    pub(crate) async fn charged<T, F>(
+        &self,
+        caller: &Caller,
+        code_402: Option<&'static str>,
+        work: F,
+    ) -> Result<(T, i64)>
     where
         T: Send + 'static,
         F: Future<Output = Result<T>> + Send + 'static,

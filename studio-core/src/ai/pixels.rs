@@ -122,7 +122,8 @@ fn masked(source: &[u8], mask: &[u8]) -> Result<Option<(Vec<u8>, [u32; 4])>> {
 
 /// A grayscale PNG of whatever image fal answered (its depth map).
 fn gray_png(bytes: &[u8]) -> Result<Vec<u8>> {
-    let img = image::load_from_memory(bytes).map_err(|e| lane_failed("DEPTH_FAILED", format!("fal's depth map: {e}")))?;
+    let img =
+        image::load_from_memory(bytes).map_err(|e| lane_failed("DEPTH_FAILED", format!("fal's depth map: {e}")))?;
     let mut png = Cursor::new(Vec::new());
     img.to_luma8().write_to(&mut png, image::ImageFormat::Png).map_err(Error::internal)?;
     Ok(png.into_inner())
@@ -300,7 +301,10 @@ mod tests {
         assert_eq!(code(req(Some(vec![10.0, 10.0, 5.0, 20.0]), None, None)), Some("BAD_TARGET"));
         assert_eq!(code(req(Some(vec![1.0, 2.0]), None, None)), Some("BAD_TARGET"));
         assert_eq!(code(req(None, Some(vec![-1.0, 2.0]), None)), Some("BAD_TARGET"));
-        assert!(matches!(target(&req(Some(vec![0.0, 0.0, 5.0, 5.0]), Some(vec![1.0, 1.0]), Some("coat"))), Ok(Target::Local(SegmentTarget::Box(_)))));
+        assert!(matches!(
+            target(&req(Some(vec![0.0, 0.0, 5.0, 5.0]), Some(vec![1.0, 1.0]), Some("coat"))),
+            Ok(Target::Local(SegmentTarget::Box(_)))
+        ));
         assert!(matches!(target(&req(None, None, Some("coat"))), Ok(Target::Label(_))));
         assert!(within(&SegmentTarget::Point([99.0, 10.0]), (100, 50)).is_ok());
         assert_eq!(within(&SegmentTarget::Box([100.0, 0.0, 120.0, 10.0]), (100, 50)).unwrap_err().code, "BAD_TARGET");

@@ -80,7 +80,8 @@ fn categories(answer: Value) -> Result<Vec<KeywordCategory>> {
     };
     let mut out = Vec::new();
     for group in groups {
-        let category = group.get("category").and_then(Value::as_str).ok_or_else(|| bad_output("a category has no name"))?;
+        let category =
+            group.get("category").and_then(Value::as_str).ok_or_else(|| bad_output("a category has no name"))?;
         let keywords = strings(group.get("keywords"), "keywords", MAX_GROUP_KEYWORDS, 40)?;
         let category = tidy(category, 40);
         if !category.is_empty() && !keywords.is_empty() {
@@ -154,8 +155,7 @@ impl Studio {
              [{{\"category\": a group such as palette, texture, light, styling, setting, props, \"keywords\": \
              [short English keywords]}}]}} with 3 to {MAX_GROUPS} groups of 4 to {MAX_GROUP_KEYWORDS} keywords."
         );
-        let (categories, spent) =
-            self.charged_ask(caller, Some("AI_NEEDS_BILLING"), prompt, None, categories).await?;
+        let (categories, spent) = self.charged_ask(caller, Some("AI_NEEDS_BILLING"), prompt, None, categories).await?;
         Ok(InspirationResponse { ok: true, categories, spent })
     }
 
@@ -202,11 +202,7 @@ impl Studio {
     }
 
     /// `POST /api/toolkit/ai/prompt-enhancer`: a better prompt and what changed.
-    pub async fn prompt_enhancer(
-        &self,
-        caller: &Caller,
-        req: PromptEnhancerRequest,
-    ) -> Result<PromptEnhancerResponse> {
+    pub async fn prompt_enhancer(&self, caller: &Caller, req: PromptEnhancerRequest) -> Result<PromptEnhancerResponse> {
         caller.require_spend_tokens()?;
         let original = required(&req.prompt, "PROMPT_REQUIRED", "prompt", MAX_PROMPT)?;
         let intent = optional(req.intent.as_deref(), "intent", MAX_SHORT)?;
@@ -242,7 +238,10 @@ mod tests {
             {"category": "empty", "keywords": []},
         ]}))
         .unwrap();
-        assert_eq!(groups, vec![KeywordCategory { category: "light".into(), keywords: vec!["soft".into(), "golden hour".into()] }]);
+        assert_eq!(
+            groups,
+            vec![KeywordCategory { category: "light".into(), keywords: vec!["soft".into(), "golden hour".into()] }]
+        );
         assert_eq!(categories(json!({"categories": []})).unwrap_err().code, "AI_BAD_OUTPUT");
         assert_eq!(categories(json!({"categories": [{"keywords": ["a"]}]})).unwrap_err().code, "AI_BAD_OUTPUT");
 
@@ -254,7 +253,10 @@ mod tests {
 
         assert_eq!(built(json!({"prompt": "  a  coat "})).unwrap(), "a coat");
         assert_eq!(built(json!({"text": "x"})).unwrap_err().code, "AI_BAD_OUTPUT");
-        assert_eq!(enhanced(json!({"improved": "better", "notes": ["sharper light"]})).unwrap().1, vec!["sharper light".to_string()]);
+        assert_eq!(
+            enhanced(json!({"improved": "better", "notes": ["sharper light"]})).unwrap().1,
+            vec!["sharper light".to_string()]
+        );
         assert_eq!(enhanced(json!({"improved": "better", "notes": "one"})).unwrap_err().code, "AI_BAD_OUTPUT");
     }
 }

@@ -170,7 +170,8 @@ fn detect(answer: Value, orientation: Orientation) -> Result<Vec<DetectedItem>> 
 fn build(answer: Value) -> Result<(bool, BuildFields)> {
     let answer = object(answer)?;
     let seen = flag(&answer, "figureDetected")?;
-    let [height, build, presence, posture, hands] = fields(&answer, ["height", "build", "presence", "posture", "hands"])?;
+    let [height, build, presence, posture, hands] =
+        fields(&answer, ["height", "build", "presence", "posture", "hands"])?;
     if !seen {
         return Ok((false, BuildFields::default()));
     }
@@ -241,11 +242,7 @@ impl Studio {
 
     /// The first steps of every image lane read by the reader: a viewer is 403, the upload is
     /// checked, the reader must be configured, and the picture is prepared.
-    async fn vision_input(
-        &self,
-        caller: &Caller,
-        image: Option<LaneImage>,
-    ) -> Result<super::lanes::Prepared> {
+    async fn vision_input(&self, caller: &Caller, image: Option<LaneImage>) -> Result<super::lanes::Prepared> {
         caller.require_spend_tokens()?;
         check_upload(image.as_ref(), "IMAGE_REQUIRED")?;
         self.ai_client()?;
@@ -335,7 +332,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(items, vec![DetectedItem { label: "coat".into(), bbox: [500, 0, 1000, 500], approximate: true }]);
-        assert_eq!(detect(json!({"items": [{"label": "x", "box": [1, 2]}]}), Orientation::NoTransforms).unwrap_err().code, "AI_BAD_OUTPUT");
+        assert_eq!(
+            detect(json!({"items": [{"label": "x", "box": [1, 2]}]}), Orientation::NoTransforms).unwrap_err().code,
+            "AI_BAD_OUTPUT"
+        );
     }
 
     #[test]
@@ -344,9 +344,14 @@ mod tests {
             build(json!({"figureDetected": false, "fields": {"height": "tall", "build": "slim"}})).unwrap();
         assert!(!seen);
         assert_eq!(fields, BuildFields::default());
-        let (seen, fields) = character(json!({"faceDetected": true, "fields": {"age": "30s", "extras": ["freckles", "glasses"]}})).unwrap();
+        let (seen, fields) =
+            character(json!({"faceDetected": true, "fields": {"age": "30s", "extras": ["freckles", "glasses"]}}))
+                .unwrap();
         assert!(seen);
-        assert_eq!((fields.age.as_str(), fields.extras.as_str(), fields.hair.as_str()), ("30s", "freckles, glasses", ""));
+        assert_eq!(
+            (fields.age.as_str(), fields.extras.as_str(), fields.hair.as_str()),
+            ("30s", "freckles, glasses", "")
+        );
         assert_eq!(character(json!({"fields": {}})).unwrap_err().code, "AI_BAD_OUTPUT");
         assert_eq!(build(json!({"figureDetected": true, "fields": {"height": 3}})).unwrap_err().code, "AI_BAD_OUTPUT");
     }

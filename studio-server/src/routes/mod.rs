@@ -150,6 +150,7 @@ mod tests {
         "GET /api/toolkit/ai/billing/test-portal/{id}",
         "POST /api/toolkit/ai/billing/test-portal/{id}",
         "GET /api/toolkit/backgrounds/{id}/preview",
+        "GET /api/toolkit/ai/results/{id}",
         "GET /api/toolkit/invite/accept",
         "POST /api/toolkit/invite/preview",
         "POST /api/toolkit/invite/redeem",

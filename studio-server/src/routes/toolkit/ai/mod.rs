@@ -49,7 +49,9 @@ async fn read_lane_form(multipart: &mut Multipart) -> Result<Option<LaneImage>, 
         let name = field.name().unwrap_or_default().to_string();
         if name != "image" {
             if field.file_name().is_some() {
-                return Err(Error::invalid("BAD_FORM", format!("{name:?} is not a field; the image goes in `image`.")).into());
+                return Err(
+                    Error::invalid("BAD_FORM", format!("{name:?} is not a field; the image goes in `image`.")).into()
+                );
             }
             super::text_field(field, &name, MAX_FIELD_BYTES).await?;
             continue;
