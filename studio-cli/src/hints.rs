@@ -158,6 +158,9 @@ pub(crate) const CODES: &[&str] = &[
     "SEGMENT_FAILED",
     "REMOVE_BG_FAILED",
     "FAL_NOT_CONFIGURED",
+    "BAD_IMAGE_URL",
+    "LINK_EXPIRED",
+    "TOO_LONG",
     // Mail: the email links, the letter archive and the delivery webhook.
     "INVALID_TOKEN",
     "TOKEN_USED",
@@ -346,6 +349,9 @@ fn for_code(err: &studio_client::Error, code: &str) -> Option<String> {
             "auto top-up needs a threshold in whole tokens and a monthly cap of at least one refill".into()
         }
         "AMBIGUOUS_PACK_PRICE" => "two packs have the same price: name the pack to refill with".into(),
+        "BAD_SIGNATURE" if err.status() == Some(403) => {
+            "the result link was altered or cut short: use the URL exactly as the lane answered it".into()
+        }
         "UNPARSEABLE" | "BAD_SIGNATURE" | "APPLY_FAILED" => {
             "a payment provider's delivery was refused; the provider retries it by itself".into()
         }
@@ -512,10 +518,18 @@ fn for_code(err: &studio_client::Error, code: &str) -> Option<String> {
                 _ => String::new(),
             };
             format!(
-                "{left}nothing was charged: the AI tools need tokens the house paid for. The owner tops up from a \
-                 signed-in session in the studio (`studio billing`); see `studio balance`"
+                "{left}nothing was charged, and the house has no billing account to refill it: the owner buys \
+                 tokens once (`studio billing topup PACK` signs in for the call); see `studio balance`"
             )
         }
+        "BAD_IMAGE_URL" => "name the image by an asset id of this house (`ast_…`, from `studio assets ls`) or a \
+                            local file to upload first; other addresses are never fetched"
+            .into(),
+        "LINK_EXPIRED" => "a lane's result link lives 15 minutes: run the command again for a fresh one".into(),
+        "TOO_LONG" => match max("max") {
+            Some(max) => format!("that text is at most {max} characters: shorten it"),
+            None => "that text is too long: shorten it".into(),
+        },
         "DEPTH_FAILED" => "the depth model failed upstream and nothing was charged: try again in a while, or with \
                            another image"
             .into(),
@@ -634,10 +648,17 @@ mod tests {
     #[test]
     fn the_ai_lanes_say_which_command_and_flag() {
         let err = api(402, "AI_NEEDS_BILLING", serde_json::json!({"need": 1, "spendable": 0}));
-        assert!(hint(&err).starts_with("it needs 1 token and 0 are spendable; nothing was charged"), "{}", hint(&err));
+        assert!(
+            hint(&err).starts_with("it needs 1 token and 0 are spendable; nothing was charged, and the house"),
+            "{}",
+            hint(&err)
+        );
         assert!(hint(&api(400, "TARGET_REQUIRED", serde_json::json!({}))).contains("--box x0,y0,x1,y1"));
         assert_eq!(hint(&api(400, "BAD_COUNT", serde_json::json!({"max": 12}))), "--count is 1 to 12 shots");
         assert!(hint(&api(503, "FAL_NOT_CONFIGURED", serde_json::json!({}))).contains("STUDIO_FAL_KEY"));
+        // A result link's bad signature (403) is not a payment delivery's (401).
+        assert!(hint(&api(403, "BAD_SIGNATURE", serde_json::json!({}))).starts_with("the result link"));
+        assert!(hint(&api(401, "BAD_SIGNATURE", serde_json::json!({}))).starts_with("a payment provider's"));
     }
 
     #[test]
