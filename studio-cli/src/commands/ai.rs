@@ -94,10 +94,10 @@ struct Segment {
     file: String,
     /// The box around the thing to cut, in pixels of the upright (EXIF-applied) frame.
     #[arg(long = "box", value_name = "x0,y0,x1,y1", value_parser = parse_box, allow_negative_numbers = true)]
-    bbox: Option<Vec<f64>>,
+    bbox: Option<Coords>,
     /// A point on the thing to cut, in pixels of the upright (EXIF-applied) frame.
     #[arg(long, value_name = "x,y", value_parser = parse_point)]
-    point: Option<Vec<f64>>,
+    point: Option<Coords>,
     /// What to cut, in words (needs fal on the server).
     #[arg(long, value_name = "TEXT", value_parser = NonEmptyStringValueParser::new())]
     label: Option<String>,
@@ -181,6 +181,10 @@ enum PromptCommand {
     },
 }
 
+/// The numbers of one `--box` or `--point` (a newtype: clap reads a bare `Vec` as repeated values).
+#[derive(Debug, Clone, PartialEq)]
+struct Coords(Vec<f64>);
+
 /// `x0,y0,x1,y1` (or a `,`-separated list of `n` numbers in general).
 fn numbers(raw: &str, n: usize, shape: &str) -> Result<Vec<f64>, String> {
     let values: Vec<f64> = raw
@@ -193,16 +197,16 @@ fn numbers(raw: &str, n: usize, shape: &str) -> Result<Vec<f64>, String> {
     Ok(values)
 }
 
-fn parse_box(raw: &str) -> Result<Vec<f64>, String> {
+fn parse_box(raw: &str) -> Result<Coords, String> {
     let b = numbers(raw, 4, "x0,y0,x1,y1")?;
     if b[2] <= b[0] || b[3] <= b[1] {
         return Err(format!("x1 must exceed x0 and y1 exceed y0, not `{raw}`"));
     }
-    Ok(b)
+    Ok(Coords(b))
 }
 
-fn parse_point(raw: &str) -> Result<Vec<f64>, String> {
-    numbers(raw, 2, "x,y")
+fn parse_point(raw: &str) -> Result<Coords, String> {
+    numbers(raw, 2, "x,y").map(Coords)
 }
 
 /// Print the server's answer: as JSON with `--json`, else as `text` renders it.
@@ -294,7 +298,8 @@ pub(crate) async fn run(ctx: &Context, args: Args) -> Result<()> {
         }
         Command::Segment(s) => {
             let image_url = image_url(&client, &s.file, AssetKind::Clothes).await?;
-            let req = SegmentRequest { image_url, label: s.label, bbox: s.bbox, point: s.point };
+            let req =
+                SegmentRequest { image_url, label: s.label, bbox: s.bbox.map(|c| c.0), point: s.point.map(|c| c.0) };
             let answer = client.segment(&req).await?;
             let png = client.fetch_lane_result(&answer.url).await?;
             write(&s.output, &png)?;
@@ -409,11 +414,11 @@ mod tests {
 
     #[test]
     fn boxes_and_points_parse() {
-        assert_eq!(parse_box("1, 2,30,40.5").unwrap(), vec![1.0, 2.0, 30.0, 40.5]);
+        assert_eq!(parse_box("1, 2,30,40.5").unwrap(), Coords(vec![1.0, 2.0, 30.0, 40.5]));
         assert!(parse_box("1,2,3").is_err());
         assert!(parse_box("10,2,3,40").is_err(), "x1 before x0");
         assert!(parse_box("a,b,c,d").is_err());
-        assert_eq!(parse_point("5,6").unwrap(), vec![5.0, 6.0]);
+        assert_eq!(parse_point("5,6").unwrap(), Coords(vec![5.0, 6.0]));
         assert!(parse_point("5").is_err());
         assert!(parse_point("inf,1").is_err());
     }
