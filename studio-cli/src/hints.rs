@@ -145,6 +145,22 @@ pub(crate) const CODES: &[&str] = &[
     "ALREADY_REGISTERED",
     "COLLECTION_NOT_FOUND",
     "role_cannot_edit_marks",
+    // AI lanes and text tools (`studio ai`).
+    "TARGET_REQUIRED",
+    "BAD_TARGET",
+    "VIBE_REQUIRED",
+    "DESCRIPTION_REQUIRED",
+    "SUBJECT_REQUIRED",
+    "PROMPT_REQUIRED",
+    "BAD_COUNT",
+    "AI_NEEDS_BILLING",
+    "DEPTH_FAILED",
+    "SEGMENT_FAILED",
+    "REMOVE_BG_FAILED",
+    "FAL_NOT_CONFIGURED",
+    "BAD_IMAGE_URL",
+    "LINK_EXPIRED",
+    "TOO_LONG",
     // Mail: the email links, the letter archive and the delivery webhook.
     "INVALID_TOKEN",
     "TOKEN_USED",
@@ -229,7 +245,9 @@ fn for_code(err: &studio_client::Error, code: &str) -> Option<String> {
         }
         "INSUFFICIENT_TOKENS" => insufficient(err),
         "UNKNOWN_TOOL" => "run `studio prices` for the tools this deployment runs".into(),
-        "NO_IMAGE" => "give the image with --image PATH|ASSET_ID, or by role with --input ROLE=PATH|ASSET_ID".into(),
+        "NO_IMAGE" => "give the image: to `studio develop` with --image PATH|ASSET_ID (or --input \
+                       ROLE=PATH|ASSET_ID), to `studio ai remove-bg` as FILE"
+            .into(),
         "EMPTY_IMAGE" => "the image is empty (0 bytes): check the file and give it again".into(),
         "NO_INPUTS" => "the job's inputs are gone from the library: develop it afresh with `studio develop`".into(),
         "NOT_DEVELOPED" => {
@@ -290,12 +308,14 @@ fn for_code(err: &studio_client::Error, code: &str) -> Option<String> {
         "PACK_TOO_LARGE" => "a pack holds at most 700 frames and 4 GiB: split the selection over several \
                              `studio pack` runs"
             .into(),
-        "AI_NOT_CONFIGURED" => "this deployment has no AI reader and nothing was charged: upload without --classify, \
-                                or ask the operator to configure one"
+        "AI_NOT_CONFIGURED" => "this deployment has no AI reader and nothing was charged: upload without --classify \
+                                (the `studio ai` reads and prompt tools need one), or ask the operator to configure one"
             .into(),
         "AI_FAILED" => "the AI read failed upstream and nothing was charged: try again in a while".into(),
         "ASSET_NOT_FOUND" => "an input asset is not in this house's library: pick ids from `studio assets ls`".into(),
-        "IMAGE_REQUIRED" => "name the photograph to read by its asset id".into(),
+        "IMAGE_REQUIRED" => "name the image: a file, or an asset id (`studio assets ls`); `studio ai segment` and \
+                             `face` take an asset id or a local file they upload first"
+            .into(),
         "IMAGES_REQUIRED" => "send at least one image to check".into(),
         "TOO_MANY_IMAGES" => "a pre-flight checks at most 6 images: split them into several checks".into(),
         "BAD_LENS" => "the lens is `casting look` or `build sheet`, or none for the garment questions".into(),
@@ -329,6 +349,9 @@ fn for_code(err: &studio_client::Error, code: &str) -> Option<String> {
             "auto top-up needs a threshold in whole tokens and a monthly cap of at least one refill".into()
         }
         "AMBIGUOUS_PACK_PRICE" => "two packs have the same price: name the pack to refill with".into(),
+        "BAD_SIGNATURE" if err.status() == Some(403) => {
+            "the result link was altered or cut short: use the URL exactly as the lane answered it".into()
+        }
         "UNPARSEABLE" | "BAD_SIGNATURE" | "APPLY_FAILED" => {
             "a payment provider's delivery was refused; the provider retries it by itself".into()
         }
@@ -379,14 +402,16 @@ fn for_code(err: &studio_client::Error, code: &str) -> Option<String> {
         "PIPELINE_CANCELLED" => "the run was cancelled and its undeveloped frames released; frames that landed \
                                  stay (`studio pipeline show RUN_ID`)"
             .into(),
-        "BAD_JSON" => "the body is not the JSON this route takes: see `studio brand set --help`".into(),
+        "BAD_JSON" => "the body is not the JSON this route takes: check the arguments (`studio brand set --help`, \
+                       `studio ai --help`), and update the CLI if it is older than the server"
+            .into(),
         "NO_IMAGES" => "give 1 to 10 images (files or asset ids) to read the brand from".into(),
         "SET_TOO_LARGE" => match max("maxMb") {
             Some(mb) => format!("a read's images are at most {mb} MB together: send fewer or smaller ones"),
             None => "send fewer or smaller images".into(),
         },
-        "AI_BAD_OUTPUT" => "the AI reader answered something that is not a brand profile; nothing was charged: try \
-                            again, perhaps with other images"
+        "AI_BAD_OUTPUT" => "the AI reader answered something the studio could not use (a brand profile, a read, \
+                            a prompt); nothing was charged: try again, perhaps with another image or wording"
             .into(),
         "BAD_MATERIAL" => "give --material (1 to 60 characters, e.g. \"woven label\"); it cannot be cleared".into(),
         "BAD_PLACEMENT" => "a placement is at most 120 characters".into(),
@@ -467,6 +492,56 @@ fn for_code(err: &studio_client::Error, code: &str) -> Option<String> {
         "NO_ACTIVE_PLAN" => "this house has no plan that renews: `studio account` shows it".into(),
         "CANCEL_FAILED" => "the payment provider did not confirm the cancellation and the plan is unchanged: \
                             try again later, or use the billing portal"
+            .into(),
+        "TARGET_REQUIRED" => "say what to cut: `studio ai segment FILE --box x0,y0,x1,y1`, `--point x,y` or \
+                              `--label TEXT`"
+            .into(),
+        "BAD_TARGET" => "--box is x0,y0,x1,y1 and --point x,y, in pixels of the upright image and inside it \
+                         (x1 above x0, y1 above y0); --label is a few words"
+            .into(),
+        "VIBE_REQUIRED" => "give the mood: `studio ai prompt keywords VIBE` (at most 500 characters)".into(),
+        "DESCRIPTION_REQUIRED" => {
+            "say what is being shot: `studio ai prompt shots DESCRIPTION` (at most 2,000 characters)".into()
+        }
+        "SUBJECT_REQUIRED" => "say what the picture shows: `studio ai prompt build SUBJECT` (at most 2,000 characters)".into(),
+        "PROMPT_REQUIRED" => "give the prompt to improve: `studio ai prompt enhance PROMPT` (at most 4,000 characters)".into(),
+        "BAD_COUNT" => match max("max") {
+            Some(max) => format!("--count is 1 to {max} shots"),
+            None => "--count is 1 to 12 shots".into(),
+        },
+        "AI_NEEDS_BILLING" => {
+            let left = match (max("need"), max("spendable")) {
+                (Some(need), Some(spendable)) => {
+                    let noun = if need == 1 { "token" } else { "tokens" };
+                    format!("it needs {need} {noun} and {spendable} are spendable; ")
+                }
+                _ => String::new(),
+            };
+            format!(
+                "{left}nothing was charged, and the house has no billing account to refill it: the owner buys \
+                 tokens once (`studio billing topup PACK` signs in for the call); see `studio balance`"
+            )
+        }
+        "BAD_IMAGE_URL" => "name the image by an asset id of this house (`ast_…`, from `studio assets ls`) or a \
+                            local file to upload first; other addresses are never fetched"
+            .into(),
+        "LINK_EXPIRED" => "a lane's result link lives 15 minutes: run the command again for a fresh one".into(),
+        "TOO_LONG" => match max("max") {
+            Some(max) => format!("that text is at most {max} characters: shorten it"),
+            None => "that text is too long: shorten it".into(),
+        },
+        "DEPTH_FAILED" => "the depth model failed upstream and nothing was charged: try again in a while, or with \
+                           another image"
+            .into(),
+        "SEGMENT_FAILED" => "the cut failed upstream and nothing was charged: try again, or with another --box, \
+                             --point or --label"
+            .into(),
+        "REMOVE_BG_FAILED" => "removing the background failed and nothing was charged: try again in a while, or \
+                               with another image"
+            .into(),
+        "FAL_NOT_CONFIGURED" => "this deployment runs no fal models (STUDIO_FAL_KEY is unset), so depth and cutting \
+                                 by --label are off and nothing was charged: segment by --box or --point, or ask \
+                                 the operator to configure fal"
             .into(),
         "INVALID_TOKEN" => "copy the whole link from the letter: this token is not one the server issued".into(),
         "TOKEN_USED" => "this link worked once already; ask for a new letter if you still need one".into(),
@@ -568,6 +643,22 @@ mod tests {
         assert!(hint(&err).starts_with("item 1 of the items (from 0): an input asset"), "{}", hint(&err));
         let err = api(422, "LINE_TOO_WIDE", serde_json::json!({"frames": 900, "max": 700}));
         assert_eq!(hint(&err), "this line holds 900 frames and one run holds at most 700: split the items over runs");
+    }
+
+    #[test]
+    fn the_ai_lanes_say_which_command_and_flag() {
+        let err = api(402, "AI_NEEDS_BILLING", serde_json::json!({"need": 1, "spendable": 0}));
+        assert!(
+            hint(&err).starts_with("it needs 1 token and 0 are spendable; nothing was charged, and the house"),
+            "{}",
+            hint(&err)
+        );
+        assert!(hint(&api(400, "TARGET_REQUIRED", serde_json::json!({}))).contains("--box x0,y0,x1,y1"));
+        assert_eq!(hint(&api(400, "BAD_COUNT", serde_json::json!({"max": 12}))), "--count is 1 to 12 shots");
+        assert!(hint(&api(503, "FAL_NOT_CONFIGURED", serde_json::json!({}))).contains("STUDIO_FAL_KEY"));
+        // A result link's bad signature (403) is not a payment delivery's (401).
+        assert!(hint(&api(403, "BAD_SIGNATURE", serde_json::json!({}))).starts_with("the result link"));
+        assert!(hint(&api(401, "BAD_SIGNATURE", serde_json::json!({}))).starts_with("a payment provider's"));
     }
 
     #[test]

@@ -12,9 +12,9 @@ use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::commands::{
-    Context, Interrupted, NotSignedIn, Source, Usage, account, assets, balance, billing, brand, completions, develop,
-    factory, folders, house, jobs, keys, login, logout, looks, mcp, memory, models, pack, pipeline, prices, runs,
-    seats, signup, takes, upload, whoami,
+    Context, Interrupted, NotSignedIn, Source, Usage, account, ai, assets, balance, billing, brand, completions,
+    develop, factory, folders, house, jobs, keys, login, logout, looks, mcp, memory, models, pack, pipeline, prices,
+    runs, seats, signup, takes, upload, whoami,
 };
 
 /// Printed after `studio --help`.
@@ -114,6 +114,10 @@ enum Cmd {
     /// The house's brand: show and change the profile and the clause develops carry, read it from
     /// images (dna), and keep the renditions of the house's mark (marks ls|add|set|rm).
     Brand(brand::Args),
+    /// AI lanes and text tools, 1 token each (a failure costs nothing): remove-bg, segment,
+    /// depth (save a PNG with -o), detect, describe, build, character, face, and prompt
+    /// build|enhance|shots|keywords.
+    Ai(ai::Args),
     /// Serve MCP on stdio for a desktop agent, bridged to the deployment's agent endpoint.
     ///
     /// Each JSON-RPC line on stdin is POSTed to {url}/api/mcp with the configured key; each answer
@@ -166,6 +170,7 @@ async fn main() -> ExitCode {
         Cmd::Models(args) => models::run(&ctx, args).await,
         Cmd::Pipeline(args) => pipeline::run(&ctx, args).await,
         Cmd::Brand(args) => brand::run(&ctx, args).await,
+        Cmd::Ai(args) => ai::run(&ctx, args).await,
         Cmd::Mcp(args) => mcp::run(&ctx, args).await,
         Cmd::Completions(args) => completions::run(Cli::command(), &args),
     };

@@ -223,8 +223,13 @@ impl Client {
         Client { retry: policy, ..self.clone() }
     }
 
-    /// A request to `path` carrying this client's credential.
+    /// A request to `path` (under the base URL) carrying this client's credential. A whole
+    /// `http(s)://` URL (a lane's signed result URL) is sent as is and carries no credential:
+    /// its signature is the permission, and a key never leaves for another host.
     pub(crate) fn request(&self, method: Method, path: &str) -> Result<RequestBuilder, Error> {
+        if path.starts_with("http://") || path.starts_with("https://") {
+            return Ok(self.http.request(method, path));
+        }
         let mut headers = HeaderMap::new();
         match &self.credential {
             Credential::None => {}

@@ -116,6 +116,14 @@
 //! ([`Client::brand_marks`], [`Client::create_mark`], [`Client::update_mark`],
 //! [`Client::delete_mark`]).
 //!
+//! **AI lanes and text tools** (1 token each, sent once): the image lanes
+//! ([`Client::remove_background`], [`Client::segment`], [`Client::depth`],
+//! [`Client::detect_items`], [`Client::describe_item`], [`Client::extract_build`],
+//! [`Client::extract_character`], [`Client::face_features`]), the text tools
+//! ([`Client::prompt_builder`], [`Client::prompt_enhancer`], [`Client::imagemodel_prompts`],
+//! [`Client::inspiration_keywords`]) and the download of a lane's signed result URL
+//! ([`Client::fetch_lane_result`]).
+//!
 //! **The agent endpoint** is available raw ([`Client::mcp`]).
 //!
 //! # Retries and timeouts
@@ -139,6 +147,7 @@ mod error;
 mod events;
 mod factory;
 mod invitations;
+mod lanes;
 mod lookbook;
 mod mcp;
 mod models;

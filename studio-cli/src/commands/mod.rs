@@ -2,6 +2,7 @@
 //! the failures `main` turns into exit codes.
 
 pub(crate) mod account;
+pub(crate) mod ai;
 pub(crate) mod assets;
 pub(crate) mod balance;
 pub(crate) mod billing;
