@@ -69,6 +69,8 @@ pub struct ServerConfig {
     pub ai_key: Option<String>,
     /// `STUDIO_AI_MODEL`: the AI reader's vision model.
     pub ai_model: Option<String>,
+    /// `STUDIO_AI_TIMEOUT_SECS`: longest one read of the AI reader may take (default 120).
+    pub ai_timeout_secs: u64,
     /// `STUDIO_BILLING`: `off` (the default: checkout, portal and auto top-up answer 503
     /// `BILLING_NOT_CONFIGURED`; the catalog still answers), `test` (the embedded test-mode
     /// provider, whose checkout pages live on this server: loopback deployments only unless
@@ -147,6 +149,7 @@ impl std::fmt::Debug for ServerConfig {
             .field("ai_url", &self.ai_url)
             .field("ai_key", &redacted(&self.ai_key))
             .field("ai_model", &self.ai_model)
+            .field("ai_timeout_secs", &self.ai_timeout_secs)
             .field("billing", &self.billing)
             .field("payments_webhook_secret", &redacted(&self.payments_webhook_secret))
             .field("polar_token", &redacted(&self.polar_token))
@@ -204,6 +207,7 @@ impl Default for ServerConfig {
             ai_url: None,
             ai_key: None,
             ai_model: None,
+            ai_timeout_secs: 120,
             billing: "off".to_string(),
             billing_test_anywhere: false,
             payments_webhook_secret: None,
@@ -253,6 +257,7 @@ struct FileConfig {
     ai_url: Option<String>,
     ai_key: Option<String>,
     ai_model: Option<String>,
+    ai_timeout_secs: Option<u64>,
     billing: Option<String>,
     payments_webhook_secret: Option<String>,
     polar_token: Option<String>,
@@ -314,6 +319,7 @@ impl ServerConfig {
             c.ai_url = file.ai_url.or(c.ai_url);
             c.ai_key = file.ai_key.or(c.ai_key);
             c.ai_model = file.ai_model.or(c.ai_model);
+            c.ai_timeout_secs = file.ai_timeout_secs.unwrap_or(c.ai_timeout_secs);
             c.billing = file.billing.unwrap_or(c.billing);
             c.payments_webhook_secret = file.payments_webhook_secret.or(c.payments_webhook_secret);
             c.polar_token = file.polar_token.or(c.polar_token);
@@ -388,6 +394,9 @@ impl ServerConfig {
         c.ai_url = set("STUDIO_AI_URL").or(c.ai_url);
         c.ai_key = set("STUDIO_AI_KEY").or(c.ai_key);
         c.ai_model = set("STUDIO_AI_MODEL").or(c.ai_model);
+        if let Some(v) = set("STUDIO_AI_TIMEOUT_SECS") {
+            c.ai_timeout_secs = number("STUDIO_AI_TIMEOUT_SECS", &v)?;
+        }
         match (&c.ai_url, &c.ai_key, &c.ai_model) {
             (None, None, None) => {}
             (Some(url), Some(_), Some(model)) => {
@@ -607,6 +616,7 @@ impl ServerConfig {
                 base_url: base_url.trim().trim_end_matches('/').to_string(),
                 key: key.trim().to_string(),
                 model: model.trim().to_string(),
+                timeout: Duration::from_secs(self.ai_timeout_secs.max(1)),
             }),
             _ => None,
         }

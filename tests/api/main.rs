@@ -15,6 +15,7 @@ mod folders;
 mod invitations;
 mod isolation;
 mod keys;
+mod lanes;
 mod library;
 mod lookbook;
 mod looks_develop;

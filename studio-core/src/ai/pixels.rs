@@ -84,10 +84,10 @@ fn target(req: &SegmentRequest) -> Result<Target> {
 
 /// 400 `BAD_TARGET` unless the box or point touches the `w` × `h` frame.
 fn within(t: &SegmentTarget, (w, h): (u32, u32)) -> Result<()> {
-    let (w, h) = (w as f32, h as f32);
+    let (fw, fh) = (w as f32, h as f32);
     let inside = match t {
-        SegmentTarget::Box(b) => b[0] < w && b[1] < h,
-        SegmentTarget::Point(p) => p[0] < w && p[1] < h,
+        SegmentTarget::Box(b) => b[0] < fw && b[1] < fh,
+        SegmentTarget::Point(p) => p[0] < fw && p[1] < fh,
     };
     if inside {
         Ok(())

@@ -233,7 +233,10 @@ impl Studio {
             let images: Vec<AiImage> = image.into_iter().collect();
             let answer = client.read_json(SYSTEM, &prompt, &images).await.map_err(|e: AiError| {
                 tracing::warn!(error = %e, "an AI lane's read failed");
-                ai_failed(&e)
+                match e {
+                    AiError::Malformed(m) => bad_output(&m),
+                    e => ai_failed(&e),
+                }
             })?;
             shape(answer)
         })

@@ -7,9 +7,10 @@
 //! object and `temperature` is 0. The answer is `choices[0].message.content`, parsed as JSON
 //! (a fenced ```` ```json ```` block is tolerated).
 //!
-//! Failures: no connection, a timeout, 429, 5xx and a malformed answer are
-//! [`AiError::Unavailable`]; any other 4xx is [`AiError::Rejected`] with the upstream message.
-//! The caller turns both into 502 `AI_FAILED` and releases what it held. The key is never part
+//! Failures: no connection, a timeout, 429, 5xx and a malformed body are
+//! [`AiError::Unavailable`]; any other 4xx is [`AiError::Rejected`] with the upstream message; a
+//! message that holds no JSON is [`AiError::Malformed`]. The reads turn each into 502
+//! `AI_FAILED` (the lanes a malformed answer into `AI_BAD_OUTPUT`) and release what they held. The key is never part
 //! of a log line, an error or a `Debug` rendering.
 
 use std::time::Duration;
@@ -18,8 +19,6 @@ use bytes::Bytes;
 use reqwest::{StatusCode, Url};
 use serde_json::{Value, json};
 
-/// Longest a whole read may take (request, thinking and answer).
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
 /// The largest answer read.
 const MAX_ANSWER_BYTES: usize = 4 * 1024 * 1024;
 /// How much of an error body is read to find the upstream message.
@@ -34,11 +33,22 @@ pub struct AiConfig {
     pub key: String,
     /// Model name.
     pub model: String,
+    /// Longest a whole read may take (request, thinking and answer); [`AiConfig::DEFAULT_TIMEOUT`].
+    pub timeout: Duration,
+}
+
+impl AiConfig {
+    /// The default time limit of one read (120 s).
+    pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 }
 
 impl std::fmt::Debug for AiConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AiConfig").field("base_url", &self.base_url).field("model", &self.model).finish_non_exhaustive()
+        f.debug_struct("AiConfig")
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
     }
 }
 
@@ -61,6 +71,9 @@ pub(crate) enum AiError {
     /// The reader refused the request (a 4xx other than 429), with its message.
     #[error("{0}")]
     Rejected(String),
+    /// The reader answered, but its message holds no JSON (prose, or a cut-off object).
+    #[error("{0}")]
+    Malformed(String),
 }
 
 /// A client of one configured reader.
@@ -76,7 +89,7 @@ impl AiClient {
     /// not an http(s) URL.
     pub(crate) fn new(config: &AiConfig) -> Result<Self, AiError> {
         let (http, base) =
-            crate::outbound::client("AI", &config.base_url, REQUEST_TIMEOUT).map_err(AiError::Unavailable)?;
+            crate::outbound::client("AI", &config.base_url, config.timeout).map_err(AiError::Unavailable)?;
         let endpoint = Url::parse(&format!("{}/chat/completions", base.as_str().trim_end_matches('/')))
             .map_err(|e| AiError::Unavailable(format!("the AI endpoint cannot be formed: {e}")))?;
         Ok(AiClient { config: config.clone(), endpoint, http })
@@ -124,7 +137,7 @@ impl AiClient {
             }
             return Err(AiError::Unavailable("the AI reader's answer has no content".to_string()));
         }
-        parse_answer(&text).ok_or_else(|| AiError::Unavailable("the AI reader's answer is not JSON".to_string()))
+        parse_answer(&text).ok_or_else(|| AiError::Malformed("the AI reader's answer is not JSON".to_string()))
     }
 
     /// Map a non-2xx answer: 429 and 5xx (and anything unexpected) are unavailable; other 4xx
@@ -213,7 +226,12 @@ mod tests {
     use wiremock::{Mock, MockServer, ResponseTemplate};
 
     fn config(server: &MockServer, key: &str) -> AiConfig {
-        AiConfig { base_url: format!("{}/v1/", server.uri()), key: key.into(), model: "vision-1".into() }
+        AiConfig {
+            base_url: format!("{}/v1/", server.uri()),
+            key: key.into(),
+            model: "vision-1".into(),
+            timeout: AiConfig::DEFAULT_TIMEOUT,
+        }
     }
 
     fn answer(content: &str) -> ResponseTemplate {
@@ -233,7 +251,12 @@ mod tests {
 
     #[test]
     fn debug_hides_the_key() {
-        let c = AiConfig { base_url: "https://ai.example/v1".into(), key: "sk-secret-value".into(), model: "m".into() };
+        let c = AiConfig {
+            base_url: "https://ai.example/v1".into(),
+            key: "sk-secret-value".into(),
+            model: "m".into(),
+            timeout: AiConfig::DEFAULT_TIMEOUT,
+        };
         assert!(!format!("{c:?}").contains("secret-value"));
         let client = AiClient::new(&c).expect("client");
         assert!(!format!("{client:?}").contains("secret-value"));
@@ -294,7 +317,7 @@ mod tests {
     async fn prose_is_not_an_answer() {
         let server = MockServer::start().await;
         Mock::given(method("POST")).respond_with(answer("I cannot tell from these pictures.")).mount(&server).await;
-        assert!(matches!(read(&server, "k").await, Err(AiError::Unavailable(_))));
+        assert!(matches!(read(&server, "k").await, Err(AiError::Malformed(_))));
     }
 
     #[tokio::test]
@@ -339,7 +362,12 @@ mod tests {
     async fn no_server_is_unavailable() {
         // A port nobody listens on (wiremock pools its servers, so a dropped one still answers).
         let port = std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port();
-        let c = AiConfig { base_url: format!("http://127.0.0.1:{port}/v1"), key: "k".into(), model: "m".into() };
+        let c = AiConfig {
+            base_url: format!("http://127.0.0.1:{port}/v1"),
+            key: "k".into(),
+            model: "m".into(),
+            timeout: AiConfig::DEFAULT_TIMEOUT,
+        };
         let err = AiClient::new(&c).expect("client").read_json("s", "p", &[]).await.expect_err("fails");
         assert!(matches!(&err, AiError::Unavailable(m) if m.contains("could not be reached")), "{err:?}");
     }
