@@ -2237,3 +2237,153 @@ async fn brand_profile_and_marks_from_the_terminal() {
     let list: serde_json::Value = parsed(&cli.run(&["brand", "marks", "ls", "--json"]).await);
     assert_eq!(list["house"], serde_json::json!([]));
 }
+
+// ---------------------------------------------------------------------------------------------
+// `studio ai`: the AI utility lanes and text tools.
+
+use studio_core::api::{DescribeItemResponse, RemoveBackgroundResponse, SegmentResponse};
+use wiremock::matchers::{method as http_method, path as http_path};
+use wiremock::{Mock, MockServer};
+
+/// A 96x64 PNG of a red rectangle (x 24..72, y 16..48) on a light grey ground.
+fn write_garment_png(path: &Path) {
+    let img = image::RgbImage::from_fn(96, 64, |x, y| {
+        if (24..72).contains(&x) && (16..48).contains(&y) {
+            image::Rgb([200, 30, 40])
+        } else {
+            image::Rgb([235, 235, 232])
+        }
+    });
+    img.save_with_format(path, image::ImageFormat::Png).expect("write png");
+}
+
+/// The PNG at `path`, decoded as RGBA.
+fn rgba(path: &Path) -> image::RgbaImage {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert!(bytes.starts_with(b"\x89PNG"), "{} is not a PNG", path.display());
+    image::load_from_memory(&bytes).expect("decode png").to_rgba8()
+}
+
+/// A signed-in CLI and the garment PNG, in a temporary directory kept with it.
+async fn ai_setup(app: &TestApp, tag: &str) -> (Cli, tempfile::TempDir, PathBuf) {
+    let cli = Cli::new();
+    cli.signup(app, &unique_email(tag)).await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let input = dir.path().join("coat.png");
+    write_garment_png(&input);
+    (cli, dir, input)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ai_remove_bg_saves_a_cutout_with_transparent_corners() {
+    let app = app().await;
+    let (cli, dir, input) = ai_setup(&app, "cli-ai-rmbg").await;
+    let out = dir.path().join("cutout.png");
+    let run = cli.run(&["ai", "remove-bg", utf8(&input), "-o", utf8(&out)]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let id = run
+        .stdout
+        .split_whitespace()
+        .find(|w| w.starts_with("ast_"))
+        .expect("an asset id")
+        .trim_end_matches(['.', ',']);
+    assert!(run.stdout.contains("1 token"), "{run:?}");
+    let cut = rgba(&out);
+    assert_eq!(cut.dimensions(), (96, 64));
+    for (x, y) in [(0, 0), (95, 0), (0, 63), (95, 63)] {
+        assert_eq!(cut.get_pixel(x, y)[3], 0, "corner {x},{y} is transparent");
+    }
+    assert!(cut.get_pixel(48, 32)[3] > 0, "the piece stays");
+    // The cutout is a new asset of the library.
+    let shown: serde_json::Value = parsed(&cli.run(&["assets", "show", id, "--json"]).await);
+    assert_eq!(shown["asset"]["id"], id, "{shown}");
+    assert_eq!(shown["asset"]["mime"], "image/png", "{shown}");
+
+    // --json prints the server's answer, and the file is still written.
+    let out2 = dir.path().join("cutout2.png");
+    let answer: RemoveBackgroundResponse =
+        parsed(&cli.run(&["ai", "remove-bg", utf8(&input), "-o", utf8(&out2), "--json"]).await);
+    assert!(answer.asset_id.starts_with("ast_") && answer.spent == 1, "{answer:?}");
+    assert_eq!(rgba(&out2).get_pixel(0, 0)[3], 0);
+
+    // -o is required.
+    let run = cli.run(&["ai", "remove-bg", utf8(&input)]).await;
+    assert_eq!(run.code, 2, "{run:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ai_segment_by_box_uploads_the_file_and_writes_the_cutout() {
+    let app = app().await;
+    let (cli, dir, input) = ai_setup(&app, "cli-ai-seg").await;
+    let out = dir.path().join("seg.png");
+    let run = cli.run(&["ai", "segment", utf8(&input), "--box", "20,12,76,52", "-o", utf8(&out)]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stderr.contains("uploads are free"), "{run:?}");
+    assert!(run.stdout.starts_with("Saved the cutout to"), "{run:?}");
+    let cut = rgba(&out);
+    assert_eq!(cut.dimensions(), (96, 64));
+    assert_eq!(cut.get_pixel(0, 0)[3], 0, "outside the box is transparent");
+
+    // An asset id is sent as is (nothing uploaded), and --json prints the answer.
+    let uploaded = listed(&cli, None).await.assets[0].id.clone();
+    let answer: SegmentResponse =
+        parsed(&cli.run(&["ai", "segment", &uploaded, "--point", "48,32", "-o", utf8(&out), "--json"]).await);
+    assert_eq!(answer.spent, 1, "{answer:?}");
+    assert_eq!(listed(&cli, None).await.assets.len(), 1, "no second upload");
+
+    // A target is required, and a box is four numbers.
+    let run = cli.run(&["ai", "segment", utf8(&input), "-o", utf8(&out)]).await;
+    assert_eq!(run.code, 2, "{run:?}");
+    let run = cli.run(&["ai", "segment", utf8(&input), "--box", "1,2,3", "-o", utf8(&out)]).await;
+    assert_eq!(run.code, 2, "{run:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ai_describe_reads_through_the_reader_and_refusals_carry_hints() {
+    let server = MockServer::start().await;
+    Mock::given(http_method("POST"))
+        .and(http_path("/v1/chat/completions"))
+        .respond_with(studio_tests::reader::completion(r#"{"nameEn": "Red wool coat", "kind": "clothes"}"#))
+        .mount(&server)
+        .await;
+    let app = studio_tests::reader::app_with_reader(Backend::Sqlite, &server, |_| {}).await.expect("app");
+    let (cli, _dir, input) = ai_setup(&app, "cli-ai-describe").await;
+    let run = cli.run(&["ai", "describe", utf8(&input)]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.stdout, "Red wool coat (clothes)\n");
+    let answer: DescribeItemResponse = parsed(&cli.run(&["ai", "describe", utf8(&input), "--json"]).await);
+    assert_eq!((answer.name_en.as_str(), answer.spent), ("Red wool coat", 1));
+
+    // A text tool: `prompt shots` prints one numbered line per shot.
+    server.reset().await;
+    let shots =
+        r#"{"shots": [{"label": "Front", "prompt": "coat, front, dawn"}, {"label": "Back", "prompt": "coat, back"}]}"#;
+    Mock::given(http_method("POST"))
+        .and(http_path("/v1/chat/completions"))
+        .respond_with(studio_tests::reader::completion(shots))
+        .mount(&server)
+        .await;
+    let run = cli.run(&["ai", "prompt", "shots", "a red wool coat", "--count", "2"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.stdout, "1. Front: coat, front, dawn\n2. Back: coat, back\n");
+    let run = cli.run(&["ai", "prompt", "shots", "a red wool coat", "--count", "13"]).await;
+    assert_eq!(run.code, 2, "--count is 1 to 12: {run:?}");
+
+    // No fal on this server: depth is refused with its code and what to do, exit 1.
+    let run = cli.run(&["ai", "depth", utf8(&input), "-o", "/dev/null"]).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("error: FAL_NOT_CONFIGURED"), "{run:?}");
+    assert!(run.stderr.contains("hint: this deployment runs no fal models"), "{run:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ai_without_a_reader_says_so() {
+    let app = app().await;
+    let (cli, _dir, input) = ai_setup(&app, "cli-ai-noreader").await;
+    let run = cli.run(&["ai", "describe", utf8(&input)]).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("error: AI_NOT_CONFIGURED"), "{run:?}");
+    assert!(run.stderr.contains("hint: this deployment has no AI reader"), "{run:?}");
+    let run = cli.run(&["ai", "prompt", "build", "a camel coat"]).await;
+    assert!(run.stderr.contains("error: AI_NOT_CONFIGURED"), "{run:?}");
+}
