@@ -7,7 +7,8 @@
 //! included. For information, the decode and resize alone (`upscale_rgb`, one thread) against
 //! vips writing its raw `.v` format, and the literal `vips resize in.png out.png` (which pays for
 //! a zlib encode of the large frame). The five take turns, run after run, and each figure is a
-//! median. Then every local tool's time at 2k on a 1200 × 1600 product shot. Inputs are
+//! median. Then every local tool's time at 2k on a 1200 × 1600 product shot, and the AI lane's
+//! local remove-background (a full-size RGBA cutout) beside packshot on a 2,000 × 2,500 one. Inputs are
 //! deterministic. When `vips` is not installed the baselines are skipped with a row that says how
 //! to install it.
 
@@ -158,6 +159,31 @@ fn measure(opts: &Options) -> anyhow::Result<Vec<Row>> {
             "no target",
         ));
     }
+
+    // remove-background (the AI lane's local cutout: subject mask, soft edges, RGBA PNG) beside
+    // the packshot tool, which finds the same subject mask, on the same large product shot.
+    let (bw, bh) = opts.size((2000, 2500), (200, 250));
+    let shot = png(&product_shot(bw, bh))?;
+    let packshot = request("packshot", tier, one(&shot), &[]);
+    let mut cut_box = [0u32; 4];
+    let [cut, pack] = timed(
+        tool_runs,
+        [
+            &mut || {
+                let out = provider.remove_background_blocking(&shot)?;
+                anyhow::ensure!((out.width, out.height) == (bw, bh), "cut at {} × {}", out.width, out.height);
+                cut_box = out.bbox;
+                Ok(())
+            },
+            &mut || provider.develop_blocking(&packshot).map(drop).map_err(Into::into),
+        ],
+    )?;
+    rows.push(Row::info(
+        format!("5. local remove-background, {bw} × {bh} PNG in → full-size RGBA PNG out (median of {tool_runs})"),
+        format!("{} (bbox {cut_box:?})", secs(cut)),
+        format!("{} (packshot at {tier_name} on the same image)", secs(pack)),
+        format!("{} / no target", ratio(cut.as_secs_f64(), pack.as_secs_f64())),
+    ));
     std::fs::remove_dir_all(&dir)?;
     Ok(rows)
 }

@@ -445,17 +445,10 @@ fn grown_box(work: &Work, (sx, sy): (usize, usize)) -> Result<Rect, CutoutError>
     if count as f32 > 0.9 * (w * h) as f32 {
         return Err(nothing("the point lies on the ground: nothing there stands apart"));
     }
-    let region = Mask {
-        w,
-        h,
-        data: {
-            let mut d = vec![0u8; w * h];
-            for (i, _) in &order[..count] {
-                d[*i] = 1;
-            }
-            d
-        },
-    };
+    let mut region = Mask { w, h, data: vec![0u8; w * h] };
+    for (i, _) in &order[..count] {
+        region.data[*i] = 1;
+    }
     let Some((x0, y0, x1, y1)) = region.bbox() else {
         return Err(nothing("nothing at the point stands out from what surrounds it"));
     };
@@ -511,8 +504,7 @@ mod tests {
         f64::from(both) / f64::from(either.max(1))
     }
 
-    /// How many pixels of `shape` grown by `r` px... none of them: pixels farther than `r` from
-    /// the shape whose alpha is not zero.
+    /// How many pixels farther than `r` px from `shape` are not fully transparent.
     fn ground_kept(img: &RgbaImage, shape: &Shape, r: usize) -> usize {
         let (w, h) = (img.width() as usize, img.height() as usize);
         let data = (0..w * h).map(|i| u8::from(shape((i % w) as f32 + 0.5, (i / w) as f32 + 0.5))).collect();
@@ -655,19 +647,9 @@ mod tests {
     /// `jpeg` with an APP1 Exif segment right after its start marker whose one IFD entry says
     /// Orientation (0x0112) = 6: rotate 90° clockwise to display.
     fn with_orientation_6(jpeg: &[u8]) -> Vec<u8> {
-        let tiff: Vec<u8> = [
-            b"MM\0\x2a".as_slice(),
-            &8u32.to_be_bytes(),
-            &1u16.to_be_bytes(),
-            &0x0112u16.to_be_bytes(),
-            &3u16.to_be_bytes(),
-            &1u32.to_be_bytes(),
-            &6u16.to_be_bytes(),
-            &[0, 0],
-            &0u32.to_be_bytes(),
-        ]
-        .concat();
-        let payload: Vec<u8> = [b"Exif\0\0".as_slice(), &tiff].concat();
+        // Big-endian TIFF header, one IFD entry (tag 0x0112, type SHORT, count 1, value 6).
+        let tiff = b"MM\0\x2a\0\0\0\x08\0\x01\x01\x12\0\x03\0\0\0\x01\0\x06\0\0\0\0\0\0";
+        let payload: Vec<u8> = [b"Exif\0\0".as_slice(), tiff].concat();
         let mut out = vec![0xFF, 0xD8, 0xFF, 0xE1];
         out.extend_from_slice(&((payload.len() + 2) as u16).to_be_bytes());
         out.extend_from_slice(&payload);

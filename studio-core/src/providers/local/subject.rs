@@ -242,7 +242,7 @@ impl Subject {
         };
         let focus = match bbox {
             Some(b) => (0.5 * (b[0] + b[2]), 0.5 * (b[1] + b[3])),
-            None => saliency_centroid(&dist, threshold),
+            None => saliency_centroid(dist, threshold),
         };
         (bbox, focus)
     }
