@@ -75,8 +75,8 @@ enum Body {
     Preflight,
     /// Multipart avatar: one small square PNG.
     Avatar,
-    /// Multipart brand DNA read: one small PNG.
-    Dna,
+    /// One small PNG as the multipart part `image` (the brand DNA read, the AI lanes).
+    Image,
 }
 
 /// One route of the matrix.
@@ -360,6 +360,11 @@ async fn world(app: &TestApp, a_email: String) -> World {
 }
 
 /// The matrix: every mounted route, its access class, its body and the answers it owes.
+/// What remove-background and segment answer on the matrix's small image (a smooth gradient:
+/// nothing stands out to cut, so an allowed caller reaches the work and is charged nothing).
+const LANE_CUT: Want = Want::Code(502, "REMOVE_BG_FAILED");
+const LANE_SEGMENT: Want = Want::Code(502, "SEGMENT_FAILED");
+
 fn rows(w: &World) -> Vec<Row> {
     use Access::*;
     use Want::*;
@@ -468,6 +473,35 @@ fn rows(w: &World) -> Vec<Row> {
         row("POST /api/toolkit/ai/billing/test-checkout/{id}", Public(Status(200)), Status(200)).id(&w.checkout),
         row("GET /api/toolkit/ai/billing/test-portal/{id}", Public(Status(200)), Status(200)).id("cus_matrix"),
         row("POST /api/toolkit/ai/preflight", AnyRole, Status(200)).body(Body::Preflight),
+        // The AI lanes (§4.1, §4.2): this deployment has neither an AI reader nor fal, so those
+        // lanes end 503 for everyone allowed to ask; the local lanes cut real pixels. An image
+        // named in the body is A's asset, unknown to B.
+        row("POST /api/toolkit/ai/depth", NotViewer("FORBIDDEN"), Code(503, "FAL_NOT_CONFIGURED")).body(Body::Image),
+        row("POST /api/toolkit/ai/describe-item", NotViewer("FORBIDDEN"), Code(503, "AI_NOT_CONFIGURED"))
+            .body(Body::Image),
+        row("POST /api/toolkit/ai/detect-items", NotViewer("FORBIDDEN"), Code(503, "AI_NOT_CONFIGURED"))
+            .body(Body::Image),
+        row("POST /api/toolkit/ai/extract-build", NotViewer("FORBIDDEN"), Code(503, "AI_NOT_CONFIGURED"))
+            .body(Body::Image),
+        row("POST /api/toolkit/ai/extract-character", NotViewer("FORBIDDEN"), Code(503, "AI_NOT_CONFIGURED"))
+            .body(Body::Image),
+        row("POST /api/toolkit/ai/remove-background", NotViewer("FORBIDDEN"), LANE_CUT).body(Body::Image),
+        row("POST /api/toolkit/ai/segment", NotViewer("FORBIDDEN"), LANE_SEGMENT)
+            .json(json!({ "imageUrl": w.asset, "box": [0, 0, 20, 20] }))
+            .foreign(Code(404, "ASSET_NOT_FOUND")),
+        row("POST /api/toolkit/ai/face-features", NotViewer("FORBIDDEN"), Code(503, "AI_NOT_CONFIGURED"))
+            .json(json!({ "imageUrl": w.asset }))
+            .foreign(Code(404, "ASSET_NOT_FOUND")),
+        row("POST /api/toolkit/ai/inspiration-keywords", NotViewer("FORBIDDEN"), Code(503, "AI_NOT_CONFIGURED"))
+            .json(json!({ "vibe": "calm" })),
+        row("POST /api/toolkit/ai/imagemodel-prompts", NotViewer("FORBIDDEN"), Code(503, "AI_NOT_CONFIGURED"))
+            .json(json!({ "description": "a coat" })),
+        row("POST /api/toolkit/ai/prompt-builder", NotViewer("FORBIDDEN"), Code(503, "AI_NOT_CONFIGURED"))
+            .json(json!({ "subject": "a coat" })),
+        row("POST /api/toolkit/ai/prompt-enhancer", NotViewer("FORBIDDEN"), Code(503, "AI_NOT_CONFIGURED"))
+            .json(json!({ "prompt": "a coat" })),
+        // A lane's result: the signed link is the authority; without one, nobody gets anything.
+        row("GET /api/toolkit/ai/results/{id}", Public(Code(400, "BAD_QUERY")), Code(400, "BAD_QUERY")).id("lres_x"),
         row("POST /api/toolkit/jobs/submit", NotViewer("FORBIDDEN"), Status(202))
             .body(Body::Submit { asset_id: w.asset.clone() })
             .foreign(Code(404, "NOT_FOUND")),
@@ -631,7 +665,7 @@ fn rows(w: &World) -> Vec<Row> {
         // asset and mark are unknown to B.
         row("GET /api/toolkit/brand", AnyRole, Status(200)),
         row("PATCH /api/toolkit/brand", NotViewer("FORBIDDEN"), Status(200)).json(json!({ "vibe": ["calm"] })),
-        row("POST /api/toolkit/brand/dna", NotViewer("FORBIDDEN"), Code(503, "AI_NOT_CONFIGURED")).body(Body::Dna),
+        row("POST /api/toolkit/brand/dna", NotViewer("FORBIDDEN"), Code(503, "AI_NOT_CONFIGURED")).body(Body::Image),
         row("GET /api/toolkit/brand/marks", AnyRole, Status(200)),
         row("POST /api/toolkit/brand/marks", NotViewer("role_cannot_edit_marks"), Status(201))
             .json(json!({ "assetId": w.asset, "material": "gold foil" }))
@@ -693,7 +727,7 @@ fn multipart(body: &Body) -> Option<Form> {
         }
         Body::Preflight => Form::new().part("images", image("p.png")),
         Body::Avatar => Form::new().part("file", image("me.png")),
-        Body::Dna => Form::new().part("image", image("d.png")),
+        Body::Image => Form::new().part("image", image("d.png")),
         Body::None | Body::Json(_) => return None,
     })
 }
