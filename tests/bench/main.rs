@@ -31,7 +31,7 @@ const GROUPS: &[&str] =
     &["assets", "submit", "packs", "uploads", "local", "mcp", "sockets", "idle", "growth", "lookbook", "pipelines"];
 
 /// Row groups that call studio-core in this process and start no server.
-const IN_PROCESS: &[&str] = &["lookbook", "pipelines"];
+const IN_PROCESS: &[&str] = &["local", "lookbook", "pipelines"];
 
 async fn run_group(name: &str, opts: &Options) -> anyhow::Result<Vec<Row>> {
     match name {

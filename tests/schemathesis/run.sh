@@ -40,17 +40,26 @@ fi
 
 WORK="$(mktemp -d)"
 SERVER_PID=""
+READER_PID=""
 cleanup() {
-    if [ -n "$SERVER_PID" ]; then
-        kill "$SERVER_PID" 2>/dev/null || true
-        wait "$SERVER_PID" 2>/dev/null || true
-    fi
+    for pid in "$SERVER_PID" "$READER_PID"; do
+        if [ -n "$pid" ]; then
+            kill "$pid" 2>/dev/null || true
+            wait "$pid" 2>/dev/null || true
+        fi
+    done
     rm -rf "$WORK"
 }
 trap cleanup EXIT
 
 PORT="$("$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 URL="http://127.0.0.1:$PORT"
+
+# A stand-in AI reader (reader.py), so the AI lanes and text tools answer rather than 503 "not
+# configured", which would read as a fault.
+READER_PORT="$("$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+"$PYTHON" tests/schemathesis/reader.py "$READER_PORT" >"$WORK/reader.log" 2>&1 &
+READER_PID=$!
 
 # A clean environment for the server: no STUDIO_* setting of the caller's leaks in.
 (
@@ -62,6 +71,7 @@ URL="http://127.0.0.1:$PORT"
     # A mail webhook secret, so the delivery webhook answers (401 for an unsigned call) rather
     # than 503 "not configured", which would read as a fault.
     export STUDIO_MAIL_WEBHOOK_SECRET=whsec_c2NoZW1hdGhlc2lzLW1haWwtd2ViaG9vaw==
+    export STUDIO_AI_URL="http://127.0.0.1:$READER_PORT/v1" STUDIO_AI_KEY=schemathesis STUDIO_AI_MODEL=stand-in
     exec "$SERVER_BIN"
 ) >"$WORK/server.log" 2>&1 &
 SERVER_PID=$!

@@ -30,14 +30,14 @@ use crate::state::AppState;
 use super::bad_form;
 
 /// The largest image a lane takes, in bytes (spec §8).
-const MAX_IMAGE_BYTES: usize = (MAX_IMAGE_MB * 1024 * 1024) as usize;
+pub(super) const MAX_IMAGE_BYTES: usize = (MAX_IMAGE_MB * 1024 * 1024) as usize;
 /// A lane's body: one image plus slack for the form, so an oversized image is read to its end
 /// and refused with 413 rather than cut off.
 const LANE_BODY_LIMIT: usize = 2 * MAX_IMAGE_BYTES;
 /// The largest text field a lane form may carry (they are ignored).
 const MAX_FIELD_BYTES: usize = 4 * 1024;
 
-fn too_large() -> AppError {
+pub(super) fn too_large() -> AppError {
     Error::new(studio_core::ErrorKind::TooLarge, "IMAGE_TOO_LARGE", format!("An image is at most {MAX_IMAGE_MB} MB."))
         .with("maxMb", MAX_IMAGE_MB)
         .into()

@@ -6,8 +6,8 @@ use aide::axum::routing::post_with;
 use axum::body::Bytes;
 use axum::extract::multipart::Field;
 use axum::extract::{DefaultBodyLimit, Multipart, State};
+use studio_core::Error;
 use studio_core::api::{MAX_PREFLIGHT_IMAGES, PreflightResult};
-use studio_core::{Error, ErrorKind, MAX_IMAGE_MB};
 
 use crate::auth::Auth;
 use crate::error::AppError;
@@ -15,9 +15,8 @@ use crate::extract::ApiJson;
 use crate::state::AppState;
 
 use super::super::{bad_form, text_field};
+use super::{MAX_IMAGE_BYTES, too_large};
 
-/// The largest image, in bytes (spec §8).
-const MAX_IMAGE_BYTES: usize = (MAX_IMAGE_MB * 1024 * 1024) as usize;
 /// The most a pre-flight request may send: six images at 12 MB each plus slack, so an oversized
 /// image is read to its end and refused with 413 rather than cut off.
 const PREFLIGHT_BODY_LIMIT: usize = (MAX_PREFLIGHT_IMAGES + 2) * MAX_IMAGE_BYTES;
@@ -34,17 +33,12 @@ struct PreflightForm {
     clearing: Vec<String>,
 }
 
-fn too_large() -> Error {
-    Error::new(ErrorKind::TooLarge, "IMAGE_TOO_LARGE", format!("Each image is at most {MAX_IMAGE_MB} MB."))
-        .with("maxMb", MAX_IMAGE_MB)
-}
-
 /// Read one image part whole, refusing it (413) as soon as it passes the size limit.
 async fn read_image(mut field: Field<'_>, index: usize) -> Result<Bytes, AppError> {
     let mut buf: Vec<u8> = Vec::new();
     while let Some(chunk) = field.chunk().await.map_err(bad_form)? {
         if buf.len() + chunk.len() > MAX_IMAGE_BYTES {
-            return Err(too_large().into());
+            return Err(too_large());
         }
         buf.extend_from_slice(&chunk);
     }
