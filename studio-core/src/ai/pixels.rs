@@ -175,33 +175,12 @@ impl Studio {
             .map_err(Error::internal)?;
         let stem = file_name.map(crate::images::display_name).filter(|n| !n.is_empty());
         let name = format!("{} · cutout", stem.as_deref().unwrap_or("Upload"));
-        let row = AssetRow {
-            id: id.clone(),
-            org_id: caller.org_id.clone(),
-            created_by: Some(caller.user_id.clone()),
-            name: name.chars().take(200).collect(),
-            sku: None,
-            kind: crate::api::AssetKind::Clothes.as_str().to_string(),
-            folder_id: None,
-            group_id: None,
-            fit: None,
-            wearer: None,
-            fit_guessed: false,
-            wearer_guessed: false,
-            carries_mark: false,
-            mark_guessed: false,
-            mime: blob.mime,
-            tool: Some("remove-background".to_string()),
-            blob_key: blob.key,
-            sha256: blob.sha256,
-            bytes: blob.bytes as i64,
-            width: Some(i64::from(cut.width)),
-            height: Some(i64::from(cut.height)),
-            approved_by: None,
-            approved_at: None,
-            created_at: crate::ids::now(),
-            deleted_at: None,
-        };
+        let kind = crate::api::AssetKind::Clothes.as_str();
+        let dims = Some((cut.width, cut.height));
+        let name: String = name.chars().take(200).collect();
+        let filed =
+            AssetRow::over_blob(id.clone(), &caller.org_id, Some(caller.user_id.clone()), name, kind, &blob, dims);
+        let row = AssetRow { tool: Some("remove-background".to_string()), ..filed };
         if let Err(e) = self.storage.insert_asset(row).await {
             let _ = self.blobs.delete(&key).await;
             return Err(e.into());

@@ -209,32 +209,18 @@ impl Studio {
             Some(s) => format!("{} · {}", s.name, job.tool),
             None => format!("{} {}", job.tool, job.quality),
         };
-        Ok(AssetRow {
+        let kind = source.as_ref().map_or(AssetKind::Clothes.as_str(), |s| s.kind.as_str());
+        let dims = Some((output.width, output.height));
+        let row = AssetRow::over_blob(
             id,
-            org_id: job.org_id.clone(),
-            created_by: job.user_id.clone(),
-            name: name.chars().take(200).collect(),
-            sku: source.as_ref().and_then(|s| s.sku.clone()),
-            kind: source.as_ref().map_or(AssetKind::Clothes.as_str().to_string(), |s| s.kind.clone()),
-            folder_id,
-            group_id: None,
-            fit: None,
-            wearer: None,
-            fit_guessed: false,
-            wearer_guessed: false,
-            carries_mark: false,
-            mark_guessed: false,
-            mime: blob.mime,
-            tool: Some(job.tool.clone()),
-            blob_key: blob.key,
-            sha256: blob.sha256,
-            bytes: blob.bytes as i64,
-            width: Some(i64::from(output.width)),
-            height: Some(i64::from(output.height)),
-            approved_by: None,
-            approved_at: None,
-            created_at: crate::ids::now(),
-            deleted_at: None,
-        })
+            &job.org_id,
+            job.user_id.clone(),
+            name.chars().take(200).collect(),
+            kind,
+            &blob,
+            dims,
+        );
+        let sku = source.as_ref().and_then(|s| s.sku.clone());
+        Ok(AssetRow { sku, folder_id, tool: Some(job.tool.clone()), ..row })
     }
 }

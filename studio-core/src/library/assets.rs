@@ -339,33 +339,16 @@ impl Studio {
             return Err(Error::invalid("BAD_FORM", format!("A name is at most {MAX_NAME_CHARS} characters.")));
         }
         let dims = images::header_dimensions(&pending.blob.head)?;
-        let row = AssetRow {
-            id: pending.asset_id.clone(),
-            org_id: caller.org_id.clone(),
-            created_by: Some(caller.user_id.clone()),
+        let filed = AssetRow::over_blob(
+            pending.asset_id.clone(),
+            &caller.org_id,
+            Some(caller.user_id.clone()),
             name,
-            sku,
-            kind: kind.as_str().to_string(),
-            folder_id,
-            group_id: None,
-            fit: None,
-            wearer: None,
-            fit_guessed: false,
-            wearer_guessed: false,
-            carries_mark: false,
-            mark_guessed: false,
-            mime: pending.blob.mime.clone(),
-            tool: None,
-            blob_key: pending.blob.key.clone(),
-            sha256: pending.blob.sha256.clone(),
-            bytes: pending.blob.bytes as i64,
-            width: dims.map(|d| i64::from(d.0)),
-            height: dims.map(|d| i64::from(d.1)),
-            approved_by: None,
-            approved_at: None,
-            created_at: crate::ids::now(),
-            deleted_at: None,
-        };
+            kind.as_str(),
+            &pending.blob,
+            dims,
+        );
+        let row = AssetRow { sku, folder_id, ..filed };
         self.storage.insert_asset(row.clone()).await?;
         if !classify {
             return Ok(UploadResponse { asset: self.asset_view(row), classify: None });

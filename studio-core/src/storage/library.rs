@@ -74,6 +74,49 @@ pub struct AssetRow {
     pub deleted_at: Option<DateTime<Utc>>,
 }
 
+impl AssetRow {
+    /// A new live asset of `org_id` over a stored blob, named `name`, of `kind`: an upload (no
+    /// tool), with no sku, collection, group, fit, wearer, mark or approval, created now. Callers
+    /// set what differs (a tool's result names its `tool`) with struct update syntax.
+    pub fn over_blob(
+        id: String,
+        org_id: &str,
+        created_by: Option<String>,
+        name: String,
+        kind: &str,
+        blob: &crate::blobs::StoredBlob,
+        dims: Option<(u32, u32)>,
+    ) -> AssetRow {
+        AssetRow {
+            id,
+            org_id: org_id.to_string(),
+            created_by,
+            name,
+            sku: None,
+            kind: kind.to_string(),
+            folder_id: None,
+            group_id: None,
+            fit: None,
+            wearer: None,
+            fit_guessed: false,
+            wearer_guessed: false,
+            carries_mark: false,
+            mark_guessed: false,
+            mime: blob.mime.clone(),
+            tool: None,
+            blob_key: blob.key.clone(),
+            sha256: blob.sha256.clone(),
+            bytes: blob.bytes as i64,
+            width: dims.map(|d| i64::from(d.0)),
+            height: dims.map(|d| i64::from(d.1)),
+            approved_by: None,
+            approved_at: None,
+            created_at: crate::ids::now(),
+            deleted_at: None,
+        }
+    }
+}
+
 /// Changes to apply to assets; each `Some` sets that column, `None` leaves it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct AssetChanges {
