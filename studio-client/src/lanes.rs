@@ -10,6 +10,7 @@
 //! 502 `AI_FAILED`, `AI_BAD_OUTPUT`; 503 `AI_NOT_CONFIGURED`.
 
 use reqwest::{Method, RequestBuilder};
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 use studio_core::api::{
     DepthResponse, DescribeItemResponse, DetectItemsResponse, ExtractBuildResponse, ExtractCharacterResponse,
@@ -44,6 +45,14 @@ impl Client {
             let form = reqwest::multipart::Form::new().part("image", part.part().await?);
             Ok(request.multipart(form).timeout(IMAGE_UPLOAD))
         };
+        Ok(self.call(Method::POST, &format!("{LANES}/{lane}"), false, build).await?.0)
+    }
+
+    /// POST a JSON body to the lane at `{LANES}/{lane}` (sent once), waiting as long as an image
+    /// lane does: the server may wait minutes on its upstream (fal up to its time limit), and a
+    /// client that gave up first would lose an answer it is charged for.
+    async fn json_lane<B: Serialize + Sync, T: DeserializeOwned>(&self, lane: &str, body: &B) -> Result<T, Error> {
+        let build = |request: RequestBuilder| std::future::ready(Ok(request.json(body).timeout(IMAGE_UPLOAD)));
         Ok(self.call(Method::POST, &format!("{LANES}/{lane}"), false, build).await?.0)
     }
 
@@ -110,7 +119,7 @@ impl Client {
     ///
     /// Refusals: 400 `NO_IMAGE`, `EMPTY_IMAGE`, `BAD_FORM`; 402 (extras `need`, `spendable`);
     /// 403 `FORBIDDEN` (a viewer); 413 `IMAGE_TOO_LARGE` (extra `maxMb`); 502 `REMOVE_BG_FAILED`
-    /// (nothing charged); 503 `FAL_NOT_CONFIGURED` or `AI_NOT_CONFIGURED`.
+    /// (nothing charged). It runs on the server's own pixels: never 503.
     pub async fn remove_background(&self, image: &InputSource) -> Result<RemoveBackgroundResponse, Error> {
         self.image_lane("remove-background", image).await
     }
@@ -139,7 +148,7 @@ impl Client {
     /// # Ok(()) }
     /// ```
     pub async fn segment(&self, req: &SegmentRequest) -> Result<SegmentResponse, Error> {
-        self.post(&format!("{LANES}/segment"), req).await
+        self.json_lane("segment", req).await
     }
 
     /// `POST /api/toolkit/ai/face-features` (JSON `{imageUrl}`, as for [`Client::segment`]):
@@ -148,7 +157,7 @@ impl Client {
     /// Refusals: 400 `BAD_JSON`, `IMAGE_REQUIRED`; 402 `INSUFFICIENT_TOKENS` or
     /// `AI_NEEDS_BILLING`; 403; 502 `AI_BAD_OUTPUT` or `AI_FAILED`; 503 `AI_NOT_CONFIGURED`.
     pub async fn face_features(&self, req: &FaceFeaturesRequest) -> Result<FaceFeaturesResponse, Error> {
-        self.post(&format!("{LANES}/face-features"), req).await
+        self.json_lane("face-features", req).await
     }
 
     /// `POST /api/toolkit/ai/inspiration-keywords` (JSON `{vibe}`): 1 to 8 groups of keywords
@@ -157,7 +166,7 @@ impl Client {
     /// Refusals: 400 `BAD_JSON`, `VIBE_REQUIRED`; 402 `INSUFFICIENT_TOKENS` or
     /// `AI_NEEDS_BILLING`; 403; 502 `AI_BAD_OUTPUT` or `AI_FAILED`; 503 `AI_NOT_CONFIGURED`.
     pub async fn inspiration_keywords(&self, req: &InspirationRequest) -> Result<InspirationResponse, Error> {
-        self.post(&format!("{LANES}/inspiration-keywords"), req).await
+        self.json_lane("inspiration-keywords", req).await
     }
 
     /// `POST /api/toolkit/ai/imagemodel-prompts` (JSON `{description, direction?, count?}`):
@@ -166,7 +175,7 @@ impl Client {
     /// Refusals: 400 `BAD_JSON`, `DESCRIPTION_REQUIRED`, `BAD_COUNT`; 402 `INSUFFICIENT_TOKENS`
     /// or `AI_NEEDS_BILLING`; 403; 502 `AI_BAD_OUTPUT` or `AI_FAILED`; 503 `AI_NOT_CONFIGURED`.
     pub async fn imagemodel_prompts(&self, req: &ShotPromptsRequest) -> Result<ShotPromptsResponse, Error> {
-        self.post(&format!("{LANES}/imagemodel-prompts"), req).await
+        self.json_lane("imagemodel-prompts", req).await
     }
 
     /// `POST /api/toolkit/ai/prompt-builder` (JSON `{subject, vibe?}`): one image prompt. 1
@@ -175,7 +184,7 @@ impl Client {
     /// Refusals: 400 `BAD_JSON`, `SUBJECT_REQUIRED`; 402 `INSUFFICIENT_TOKENS` or
     /// `AI_NEEDS_BILLING`; 403; 502 `AI_BAD_OUTPUT` or `AI_FAILED`; 503 `AI_NOT_CONFIGURED`.
     pub async fn prompt_builder(&self, req: &PromptBuilderRequest) -> Result<PromptBuilderResponse, Error> {
-        self.post(&format!("{LANES}/prompt-builder"), req).await
+        self.json_lane("prompt-builder", req).await
     }
 
     /// `POST /api/toolkit/ai/prompt-enhancer` (JSON `{prompt, intent?}`): the improved prompt
@@ -184,15 +193,15 @@ impl Client {
     /// Refusals: 400 `BAD_JSON`, `PROMPT_REQUIRED`; 402 `INSUFFICIENT_TOKENS` or
     /// `AI_NEEDS_BILLING`; 403; 502 `AI_BAD_OUTPUT` or `AI_FAILED`; 503 `AI_NOT_CONFIGURED`.
     pub async fn prompt_enhancer(&self, req: &PromptEnhancerRequest) -> Result<PromptEnhancerResponse, Error> {
-        self.post(&format!("{LANES}/prompt-enhancer"), req).await
+        self.json_lane("prompt-enhancer", req).await
     }
 
     /// GET the PNG behind a lane's result URL (`{public base}/api/toolkit/ai/results/{id}?e=&s=`,
     /// as depth and segment answer), read whole. A relative URL (starting with `/`, answered by
     /// a server with no public URL) is resolved against this client's base URL. The signature is
     /// the permission: no credential is sent, so a key never leaves for another host. Retried
-    /// per the policy (a GET). An expired or forged URL is refused (403 or 404 with the
-    /// server's code).
+    /// per the policy (a GET). A forged URL is refused 403 `BAD_SIGNATURE`, an expired one 410
+    /// `LINK_EXPIRED`, a swept result 404.
     pub async fn fetch_lane_result(&self, url: &str) -> Result<bytes::Bytes, Error> {
         let url = url.trim();
         let absolute = if url.starts_with("http://") || url.starts_with("https://") {

@@ -30,6 +30,17 @@ fn refused() -> Error {
     Error::new(ErrorKind::Forbidden, "BAD_SIGNATURE", "This link's signature does not match.")
 }
 
+/// Check `signature` over `object` in `scope` until `expires` with `key` (constant time), then
+/// the expiry against `now` (Unix seconds): 403 `BAD_SIGNATURE`; 410 `LINK_EXPIRED`.
+fn verify(key: &[u8], scope: &str, object: &str, expires: i64, signature: &str, now: i64) -> Result<()> {
+    let tag = URL_SAFE_NO_PAD.decode(signature.trim()).map_err(|_| refused())?;
+    mac(key, scope, object, expires).verify_slice(&tag).map_err(|_| refused())?;
+    if expires < now {
+        return Err(Error::new(ErrorKind::Gone, "LINK_EXPIRED", "This link has expired; ask for the result again."));
+    }
+    Ok(())
+}
+
 impl Studio {
     async fn link_key(&self) -> Result<std::sync::Arc<[u8]>> {
         let key = self
@@ -60,17 +71,7 @@ impl Studio {
         signature: &str,
         now: i64,
     ) -> Result<()> {
-        let tag = URL_SAFE_NO_PAD.decode(signature.trim()).map_err(|_| refused())?;
-        let key = self.link_key().await?;
-        mac(&key, scope, object, expires).verify_slice(&tag).map_err(|_| refused())?;
-        if expires < now {
-            return Err(Error::new(
-                ErrorKind::Gone,
-                "LINK_EXPIRED",
-                "This link has expired; ask for the result again.",
-            ));
-        }
-        Ok(())
+        verify(&self.link_key().await?, scope, object, expires, signature, now)
     }
 }
 
@@ -87,5 +88,24 @@ mod tests {
             assert!(mac(&key, scope, object, expires).verify_slice(&tag).is_err(), "{scope} {object} {expires}");
         }
         assert!(mac(&[8u8; 32], "lane", "lres_1", 100).verify_slice(&tag).is_err());
+    }
+
+    #[test]
+    fn links_are_refused_when_forged_altered_or_expired() {
+        let key = [7u8; 32];
+        let sign = |object: &str, expires: i64| {
+            URL_SAFE_NO_PAD.encode(mac(&key, "lane", object, expires).finalize().into_bytes())
+        };
+        let good = sign("lres_1", 1_000);
+        let code = |object: &str, expires: i64, signature: &str, now: i64| {
+            verify(&key, "lane", object, expires, signature, now).err().map(|e| e.code)
+        };
+        assert_eq!(code("lres_1", 1_000, &good, 999), None, "a right link within its time");
+        assert_eq!(code("lres_1", 1_000, &good, 1_001), Some("LINK_EXPIRED"));
+        assert_eq!(code("lres_1", 9_999, &good, 999), Some("BAD_SIGNATURE"), "a moved expiry");
+        assert_eq!(code("lres_2", 1_000, &good, 999), Some("BAD_SIGNATURE"), "another object");
+        assert_eq!(code("lres_1", 1_000, "AAAA", 999), Some("BAD_SIGNATURE"), "forged");
+        assert_eq!(code("lres_1", 1_000, "not base64!", 999), Some("BAD_SIGNATURE"));
+        assert_eq!(code("lres_1", 1_000, &good[..good.len() - 4], 999), Some("BAD_SIGNATURE"), "truncated");
     }
 }

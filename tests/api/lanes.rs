@@ -192,6 +192,10 @@ async fn reader_failures_release_the_hold(backend: Backend) {
     let asset = key.upload_bytes("f.png", garment_shot(40, 40), &UploadOptions::default()).await.expect("upload");
     let e = key.face_features(&FaceFeaturesRequest { image_url: asset.asset.id.clone() }).await.unwrap_err();
     assert_eq!(refused(e), (Some(502), "AI_BAD_OUTPUT".into()));
+    // A small file that decodes to too many pixels is 413 before anything is held.
+    let e = key.describe_item(&bytes("bomb.png", studio_tests::images::png_bomb(12_000))).await.unwrap_err();
+    assert_eq!((e.status(), e.code()), (Some(413), Some("IMAGE_TOO_LARGE")), "{e:?}");
+    assert_eq!(e.extra_i64("maxMb"), Some(12));
     assert_eq!(tokens(&house).await, before);
 }
 

@@ -15,6 +15,8 @@
 //! [`LANE_RESULT_SECS`]; the pack worker's sweep deletes expired rows and blobs.
 
 use std::future::Future;
+
+use futures_util::FutureExt;
 use std::io::Cursor;
 
 use bytes::Bytes;
@@ -68,8 +70,18 @@ pub(crate) fn lane_failed(code: &'static str, detail: impl std::fmt::Display) ->
     Error::new(ErrorKind::Upstream, code, format!("{detail}; nothing was charged."))
 }
 
+/// A result that could not be stored: past the blob cap it is the lane's 502 `code` (the
+/// frame was too large to answer), anything else our own fault.
+pub(crate) fn stored_failed(e: crate::blobs::BlobError, code: &'static str) -> Error {
+    match e {
+        crate::blobs::BlobError::TooLarge { .. } => lane_failed(code, "the result is larger than this studio keeps"),
+        e => Error::internal(e),
+    }
+}
+
 /// Check an upload: present (400 `missing`), not empty (`EMPTY_IMAGE`), at most 12 MB (413),
-/// a JPEG, PNG, WebP or GIF (`BAD_FORM`) and whole (`BAD_FORM`).
+/// a JPEG, PNG, WebP or GIF (`BAD_FORM`), whole (`BAD_FORM`) and within the decode limits
+/// (413).
 pub(crate) fn check_upload(image: Option<&LaneImage>, missing: &'static str) -> Result<()> {
     let Some(image) = image else {
         return Err(Error::invalid(missing, "Send the image as a file part named `image`."));
@@ -88,18 +100,30 @@ pub(crate) fn check_upload(image: Option<&LaneImage>, missing: &'static str) -> 
     if !images::Whole::of(bytes).is_whole() {
         return Err(images::cut_short("The image"));
     }
+    // More pixels than the service decodes is 413 now, before anything is held.
+    images::header_dimensions(bytes)?;
     Ok(())
 }
 
 /// Decode `bytes` under the service's limits with EXIF orientation applied; the orientation
-/// is returned beside the picture. 400 `BAD_FORM` when it does not decode.
+/// is returned beside the picture. 400 `BAD_FORM` when it does not decode; 413
+/// `IMAGE_TOO_LARGE` past the decode limits.
 pub(crate) fn decode_oriented(bytes: &[u8]) -> Result<(DynamicImage, Orientation)> {
-    let bad = |e: &dyn std::fmt::Display| Error::invalid("BAD_FORM", format!("The image could not be decoded: {e}."));
-    let mut reader = ImageReader::new(Cursor::new(bytes)).with_guessed_format().map_err(|e| bad(&e))?;
+    let bad = |e: image::ImageError| match e {
+        image::ImageError::Limits(_) => images::too_many_pixels(),
+        e => Error::invalid("BAD_FORM", format!("The image could not be decoded: {e}.")),
+    };
+    let mut reader = ImageReader::new(Cursor::new(bytes))
+        .with_guessed_format()
+        .map_err(|e| Error::invalid("BAD_FORM", format!("The image could not be read: {e}.")))?;
     reader.limits(images::limits());
-    let mut decoder = reader.into_decoder().map_err(|e| bad(&e))?;
+    let mut decoder = reader.into_decoder().map_err(bad)?;
+    let (w, h) = decoder.dimensions();
+    if w > images::MAX_SIDE || h > images::MAX_SIDE || u64::from(w) * u64::from(h) > images::MAX_PIXELS {
+        return Err(images::too_many_pixels());
+    }
     let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
-    let mut img = DynamicImage::from_decoder(decoder).map_err(|e| bad(&e))?;
+    let mut img = DynamicImage::from_decoder(decoder).map_err(bad)?;
     img.apply_orientation(orientation);
     if img.width() == 0 || img.height() == 0 {
         return Err(Error::invalid("BAD_FORM", "The image has no pixels."));
@@ -160,21 +184,45 @@ impl Studio {
                     return Err(e);
                 }
             };
-            match work.await {
-                Ok(value) => {
-                    studio.settle_hold(&caller.org_id, &hold.id).await?;
-                    Ok((value, price))
-                }
-                Err(e) => {
-                    if let Err(release) = studio.release_hold(&caller.org_id, &hold.id).await {
-                        tracing::error!(error = %release, hold = %hold.id, "a failed lane's hold could not be released");
-                    }
-                    Err(e)
+            // A panic in the work is a failure like any other: the hold is released.
+            let outcome = match std::panic::AssertUnwindSafe(work).catch_unwind().await {
+                Ok(outcome) => outcome,
+                Err(_) => Err(Error::internal("a lane's work panicked")),
+            };
+            let settle = outcome.is_ok();
+            if let Err(e) = studio.resolve_with_retries(&caller.org_id, &hold.id, settle).await {
+                tracing::error!(error = %e, hold = %hold.id, settle, "a lane's hold could not be resolved");
+                if settle {
+                    // The work is done but the charge is not recorded: answer the failure
+                    // rather than hand out what was not paid for.
+                    return Err(e);
                 }
             }
+            outcome.map(|value| (value, price))
         })
         .await
         .map_err(Error::internal)?
+    }
+
+    /// Settle (or release) a hold, trying again after 100 ms, 400 ms and 1.6 s on a storage
+    /// failure: both are idempotent by hold id, so a retry after a lost answer is safe.
+    async fn resolve_with_retries(&self, org_id: &str, hold_id: &str, settle: bool) -> Result<()> {
+        let mut wait = std::time::Duration::from_millis(100);
+        for attempt in 0..4 {
+            let done = if settle {
+                self.settle_hold(org_id, hold_id).await.map(drop)
+            } else {
+                self.release_hold(org_id, hold_id).await.map(drop)
+            };
+            match done {
+                Ok(()) => return Ok(()),
+                Err(e) if attempt == 3 => return Err(e),
+                Err(e) => tracing::warn!(error = %e, hold = %hold_id, "resolving a lane's hold failed; trying again"),
+            }
+            tokio::time::sleep(wait).await;
+            wait *= 4;
+        }
+        Ok(())
     }
 
     /// The 402 code describe-item answers: `AI_NEEDS_BILLING` when nothing refills the house (it
@@ -184,8 +232,15 @@ impl Studio {
         Ok(if account.is_some() { "INSUFFICIENT_TOKENS" } else { "AI_NEEDS_BILLING" })
     }
 
-    /// Keep a lane's unkept result (a PNG) and answer its signed URL.
-    pub(crate) async fn keep_lane_result(&self, org_id: &str, lane: &str, png: Vec<u8>) -> Result<String> {
+    /// Keep a lane's unkept result (a PNG) and answer its signed URL; a result past the blob
+    /// cap is the lane's 502 `code`.
+    pub(crate) async fn keep_lane_result(
+        &self,
+        org_id: &str,
+        lane: &str,
+        code: &'static str,
+        png: Vec<u8>,
+    ) -> Result<String> {
         let id = new_id("lres");
         let key = format!("orgs/{org_id}/lanes/{id}.png");
         let size = png.len() as i64;
@@ -194,7 +249,7 @@ impl Studio {
             .blobs
             .put_stream(&key, body, (MAX_LANE_IMAGE_BYTES * 8) as u64, |mime| mime == "image/png")
             .await
-            .map_err(Error::internal)?;
+            .map_err(|e| stored_failed(e, code))?;
         let now = crate::ids::now();
         let expires_at = now + Duration::seconds(LANE_RESULT_SECS);
         let row = LaneResultRow {
@@ -291,7 +346,10 @@ impl Studio {
         };
         if let Some(id) = asset_id {
             let asset = self.house_asset(caller, &id).await?;
-            let bytes = self.blobs.get_bytes(&asset.blob_key).await.map_err(Error::internal)?;
+            let bytes = self.blobs.get_bytes(&asset.blob_key).await.map_err(|e| {
+                tracing::warn!(error = %e, asset = %asset.id, "an asset's bytes are missing");
+                Error::not_found("ASSET_NOT_FOUND", "This image's file is no longer stored.")
+            })?;
             return Ok(LaneImage { bytes, file_name: Some(asset.name) });
         }
         let Some(id) = path.strip_prefix("/api/toolkit/ai/results/").filter(|id| !id.contains('/')) else {

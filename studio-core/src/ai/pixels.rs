@@ -23,7 +23,9 @@ use crate::providers::local::{Cutout, CutoutError, LocalProvider, SegmentTarget}
 use crate::storage::AssetRow;
 use crate::studio::Studio;
 
-use super::lanes::{LaneImage, MAX_LANE_IMAGE_BYTES, check_upload, decode_oriented, lane_failed, prepare_async};
+use super::lanes::{
+    LaneImage, MAX_LANE_IMAGE_BYTES, check_upload, decode_oriented, lane_failed, prepare_async, stored_failed,
+};
 
 fn fal_not_configured() -> Error {
     Error::new(
@@ -172,7 +174,7 @@ impl Studio {
             .blobs
             .put_stream(&key, body, (MAX_LANE_IMAGE_BYTES * 8) as u64, |mime| mime == "image/png")
             .await
-            .map_err(Error::internal)?;
+            .map_err(|e| stored_failed(e, "REMOVE_BG_FAILED"))?;
         let stem = file_name.map(crate::images::display_name).filter(|n| !n.is_empty());
         let name = format!("{} · cutout", stem.as_deref().unwrap_or("Upload"));
         let kind = crate::api::AssetKind::Clothes.as_str();
@@ -210,7 +212,7 @@ impl Studio {
                     let cut = blocking(move || LocalProvider.segment_blocking(&bytes, t))
                         .await?
                         .map_err(|e| cutout_error(e, "SEGMENT_FAILED"))?;
-                    let url = studio.keep_lane_result(&org, "segment", cut.png).await?;
+                    let url = studio.keep_lane_result(&org, "segment", "SEGMENT_FAILED", cut.png).await?;
                     Ok((url, cut.bbox))
                 })
                 .await?
@@ -230,7 +232,7 @@ impl Studio {
                     let (png, bbox) = blocking(move || masked(&bytes, &mask.bytes))
                         .await??
                         .ok_or_else(|| lane_failed("SEGMENT_FAILED", "fal found nothing matching the label"))?;
-                    let url = studio.keep_lane_result(&org, "segment", png).await?;
+                    let url = studio.keep_lane_result(&org, "segment", "SEGMENT_FAILED", png).await?;
                     Ok((url, bbox))
                 })
                 .await?
@@ -257,7 +259,7 @@ impl Studio {
                     .await
                     .map_err(|e| provider_failed("DEPTH_FAILED", &e))?;
                 let png = blocking(move || gray_png(&map.bytes)).await??;
-                studio.keep_lane_result(&org, "depth", png).await
+                studio.keep_lane_result(&org, "depth", "DEPTH_FAILED", png).await
             })
             .await?;
         Ok(DepthResponse { url, spent })

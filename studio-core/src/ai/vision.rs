@@ -65,7 +65,8 @@ pub(crate) fn bad_output(detail: &str) -> Error {
 
 /// Whitespace collapsed, at most `max` characters.
 pub(crate) fn tidy(text: &str, max: usize) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(max).collect()
+    let cut: String = text.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(max).collect();
+    cut.trim_end().to_string()
 }
 
 fn object(answer: Value) -> Result<Map<String, Value>> {

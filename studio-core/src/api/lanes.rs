@@ -6,8 +6,6 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// The flat price of every paid lane, in tokens (§4.1: "each flat 1 token").
-pub const LANE_PRICE: i64 = 1;
 /// Longest `nameEn` describe-item answers (§4.1).
 pub const MAX_ITEM_NAME_CHARS: usize = 40;
 /// Keywords face-features answers when a face is seen (§4.2: twenty or none).
@@ -165,7 +163,7 @@ pub struct RemoveBackgroundResponse {
     pub url: String,
     /// Tokens charged (1).
     pub spent: i64,
-    /// The new asset (kind of the source when known, else `clothes`).
+    /// The new asset (kind `clothes`, tool `remove-background`, named after the upload).
     pub asset_id: String,
 }
 

@@ -57,7 +57,7 @@ pub(crate) fn cut_short(what: &str) -> Error {
     Error::invalid("BAD_FORM", format!("{what} is cut short or damaged: the file ends before its image data does."))
 }
 
-fn too_many_pixels() -> Error {
+pub(crate) fn too_many_pixels() -> Error {
     Error::new(
         ErrorKind::TooLarge,
         "IMAGE_TOO_LARGE",
