@@ -153,6 +153,7 @@ mod mcp;
 mod models;
 mod people;
 mod pipelines;
+mod posts;
 mod preflight;
 mod retry;
 

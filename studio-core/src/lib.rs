@@ -57,6 +57,8 @@ mod payments;
 #[cfg(feature = "engine")]
 mod pipelines;
 #[cfg(feature = "engine")]
+mod posts;
+#[cfg(feature = "engine")]
 mod providers;
 #[cfg(feature = "engine")]
 mod storage;
@@ -129,8 +131,8 @@ pub use crate::{
         LetterFilter, LetterOutcome, LetterRow, LibraryStore, LockChange, LockOutcome, LookGuard, LookJobsOutcome,
         LookRow, LookbookStore, MailEventOutcome, MailStore, MembershipRow, MemoryRow, MemoryWrite, ModelRow,
         ModelStore, NewAccount, NewAutocharge, NewClaim, NewCredit, NewHold, NewPayment, OrgRow, PackRow,
-        PaymentOutcome, PipelinePresetRow, PipelineRunRow, PipelineStepRow, PipelineStore, PlanRow, PresetRow,
-        ProfileRow, ProfileStore, RedeemOutcome, RefillPack, ReserveOutcome, ResolveOutcome, RunCancelled,
+        PaymentOutcome, PipelinePresetRow, PipelineRunRow, PipelineStepRow, PipelineStore, PlanRow, PostRow, PostStore,
+        PresetRow, ProfileRow, ProfileStore, RedeemOutcome, RefillPack, ReserveOutcome, ResolveOutcome, RunCancelled,
         RunCreateOutcome, SeatInvitationRow, SeatRow, SeatStore, SessionRow, SessionSeat, StepAdvance, StepEnd,
         StepState, Storage, StorageError, TakeRecord, TemplateRow, TemplateShotRow, TokenUse, ToolGrantRow,
         ToolItemRow, UserListRow, UserRow, WorkflowUsageRow, open_storage,

@@ -173,6 +173,8 @@ struct World {
     retire_offering: String,
     /// A mark of A, registered for A's collection.
     mark: String,
+    /// A post on A's board, by the person behind A's keys.
+    post: String,
 }
 
 async fn world(app: &TestApp, a_email: String) -> World {
@@ -298,6 +300,8 @@ async fn world(app: &TestApp, a_email: String) -> World {
         ..Default::default()
     };
     let mark = key.create_mark(&mark_request).await.expect("mark").mark.id;
+    let new_post = studio_client::api::NewPost { title: "matrix".into(), body: "a note".into() };
+    let post = key.create_post(&new_post).await.expect("post").id;
     let url = a_owner.checkout_topup("pack_250").await.expect("test-mode checkout").url;
     let checkout = url.rsplit('/').next().expect("checkout id").to_string();
 
@@ -322,6 +326,7 @@ async fn world(app: &TestApp, a_email: String) -> World {
         pipeline_run.clone(),
         model.clone(),
         mark.clone(),
+        post.clone(),
     ];
     World {
         a_email,
@@ -356,6 +361,7 @@ async fn world(app: &TestApp, a_email: String) -> World {
         holding,
         retire_offering: offerings[3].clone(),
         mark,
+        post,
     }
 }
 
@@ -500,6 +506,13 @@ fn rows(w: &World) -> Vec<Row> {
             .json(json!({ "subject": "a coat" })),
         row("POST /api/toolkit/ai/prompt-enhancer", NotViewer("FORBIDDEN"), Code(503, "AI_NOT_CONFIGURED"))
             .json(json!({ "prompt": "a coat" })),
+        // Posts (§4.14): the board is the caller's own house's; A's post is unknown to B, and
+        // only its author (the person behind A's keys) changes or deletes it.
+        row("GET /posts", AnyRole, Status(200)),
+        row("POST /posts", NotViewer("FORBIDDEN"), Status(201)).json(json!({ "title": "t", "body": "b" })),
+        row("GET /posts/{id}", AnyRole, Status(200)).id(&w.post),
+        row("PATCH /posts/{id}", NotViewer("FORBIDDEN"), Status(200)).id(&w.post).json(json!({ "body": "edited" })),
+        row("DELETE /posts/{id}", NotViewer("FORBIDDEN"), Status(204)).id(&w.post),
         // A lane's result: the signed link is the authority; without one, nobody gets anything.
         row("GET /api/toolkit/ai/results/{id}", Public(Code(400, "BAD_QUERY")), Code(400, "BAD_QUERY")).id("lres_x"),
         row("POST /api/toolkit/jobs/submit", NotViewer("FORBIDDEN"), Status(202))

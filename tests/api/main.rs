@@ -25,6 +25,7 @@ mod mcp;
 mod models;
 mod packs;
 mod pipelines;
+mod posts;
 mod preflight;
 mod ratelimit;
 mod seats;

@@ -3,7 +3,7 @@
 //!
 //! One trait per domain (`AccountStore`, `LibraryStore`, `ModelStore`, `JobStore`,
 //! `LedgerStore`, `BillingStore`, `SeatStore`, `ProfileStore`, `MailStore`, `InvitationStore`, `LookbookStore`,
-//! `PipelineStore`, `BrandStore`, `LaneStore`), each
+//! `PipelineStore`, `BrandStore`, `LaneStore`, `PostStore`), each
 //! beside its row types in the file of its name, and
 //! [`Storage`] as their union. Two real implementations share one body of SQL (`sql/`, one file
 //! per domain): SQLite (the embedded default) and PostgreSQL (scale-out). Only `sql/tx.rs`, the
@@ -25,6 +25,7 @@ mod lookbook;
 mod mail;
 mod models;
 mod pipelines;
+mod posts;
 mod profiles;
 mod seats;
 mod sql;
@@ -68,6 +69,7 @@ pub use pipelines::{
 };
 #[cfg(feature = "postgres")]
 pub use postgres::PgStorage;
+pub use posts::{PostRow, PostStore};
 pub use profiles::{
     MemoryRow, MemoryWrite, PlanRow, ProfileRow, ProfileStore, ToolGrantRow, ToolItemRow, UserListRow, WorkflowUsageRow,
 };
@@ -111,6 +113,7 @@ pub trait Storage:
     + PipelineStore
     + BrandStore
     + LaneStore
+    + PostStore
     + Send
     + Sync
     + 'static

@@ -11,6 +11,7 @@ mod keys;
 mod mcp;
 mod me;
 mod onboarding;
+mod posts;
 mod toolkit;
 
 use std::sync::Arc;
@@ -38,6 +39,7 @@ fn api_routes() -> ApiRouter<AppState> {
         .merge(email::router())
         .merge(keys::router())
         .merge(mcp::router())
+        .merge(posts::router())
         .merge(toolkit::router())
         .merge(docs::router())
 }

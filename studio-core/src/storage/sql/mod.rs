@@ -21,6 +21,7 @@ pub(super) mod mail;
 pub(super) mod market;
 pub(super) mod models;
 pub(super) mod pipelines;
+pub(super) mod posts;
 pub(super) mod profiles;
 pub(super) mod seats;
 pub(super) mod tx;
@@ -145,6 +146,14 @@ macro_rules! impl_storage {
             $lock_by_select
         );
         $crate::storage::sql::lanes::impl_lane_store!(
+            $ty,
+            $backend,
+            $lock,
+            $skip_locked,
+            $one_statement,
+            $lock_by_select
+        );
+        $crate::storage::sql::posts::impl_post_store!(
             $ty,
             $backend,
             $lock,
