@@ -518,7 +518,7 @@ fn for_code(err: &studio_client::Error, code: &str) -> Option<String> {
                 _ => String::new(),
             };
             format!(
-                "{left}nothing was charged, and the house has no billing account to refill it: the owner buys \
+                "{left}nothing was charged, and the house has never paid, so nothing refills it: the owner buys \
                  tokens once (`studio billing topup PACK` signs in for the call); see `studio balance`"
             )
         }

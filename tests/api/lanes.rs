@@ -243,7 +243,7 @@ async fn viewers_and_empty_wallets_are_refused(backend: Backend) {
     assert_eq!((e.extra_i64("need"), e.extra_i64("spendable")), (Some(1), Some(0)));
     assert_eq!(refused(e), (Some(402), "AI_NEEDS_BILLING".into()));
     let e = key.describe_item(&shot()).await.unwrap_err();
-    assert_eq!(refused(e), (Some(402), "AI_NEEDS_BILLING".into()), "no billing account: nothing refills the house");
+    assert_eq!(refused(e), (Some(402), "AI_NEEDS_BILLING".into()), "the house never paid: nothing refills it");
     assert!(server.received_requests().await.expect("recorded").is_empty(), "the reader was never asked");
     assert_eq!(tokens(&house).await, (0, 0));
     let assets = key.list_assets(None).await.expect("list");

@@ -226,10 +226,12 @@ impl Studio {
     }
 
     /// The 402 code describe-item answers: `AI_NEEDS_BILLING` when nothing refills the house (it
-    /// has no billing account with the payment provider), else `INSUFFICIENT_TOKENS`.
+    /// has never paid the payment provider, so it has no customer there), else
+    /// `INSUFFICIENT_TOKENS` (a top-up will do).
     pub(crate) async fn needs_billing_code(&self, org_id: &str) -> Result<&'static str> {
         let account = self.storage.billing_account(org_id).await?;
-        Ok(if account.is_some() { "INSUFFICIENT_TOKENS" } else { "AI_NEEDS_BILLING" })
+        let customer = account.and_then(|a| a.customer_id).is_some_and(|c| !c.trim().is_empty());
+        Ok(if customer { "INSUFFICIENT_TOKENS" } else { "AI_NEEDS_BILLING" })
     }
 
     /// Keep a lane's unkept result (a PNG) and answer its signed URL; a result past the blob

@@ -254,7 +254,7 @@ impl Studio {
     }
 
     /// `POST /api/toolkit/ai/describe-item`: the piece's English name and kind. 402
-    /// `INSUFFICIENT_TOKENS` or `AI_NEEDS_BILLING` (no billing account: nothing refills the house).
+    /// `INSUFFICIENT_TOKENS` or `AI_NEEDS_BILLING` (the house never paid: nothing refills it).
     pub async fn describe_item(&self, caller: &Caller, image: Option<LaneImage>) -> Result<DescribeItemResponse> {
         let prepared = self.vision_input(caller, image).await?;
         let code = self.needs_billing_code(&caller.org_id).await?;
