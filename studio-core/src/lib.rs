@@ -90,7 +90,7 @@ pub use crate::{
     },
     error::{Error, ErrorKind, Result},
     events::{EventBus, HouseEvent, RESYNC},
-    images::MAX_IMAGE_MB,
+    images::{MAX_IMAGE_MB, image_too_large},
     invitations::{
         BASE_MAX_USES, BONUS_USES_PER_SUBSCRIBER, FRAMES_PER_LOOK, GRANT_DAYS, GUEST_BONUS_TOKENS, HOLD_DAYS,
         HOST_TOKENS, Invitations, Letter, MAX_CODE_DAYS, MAX_CODE_GRANT, MAX_CODE_USES, MAX_OWN_CODE_USES,

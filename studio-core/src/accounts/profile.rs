@@ -168,8 +168,7 @@ impl Studio {
                 .with("height", h));
         }
         let key = format!("avatars/{}/{}", caller.user_id, new_id("av"));
-        let body = futures_util::stream::iter([Ok::<Bytes, std::convert::Infallible>(bytes)]);
-        self.blobs.put_stream(&key, body, MAX_AVATAR_BYTES as u64, |_| true).await.map_err(Error::internal)?;
+        self.blobs.put_bytes(&key, bytes, MAX_AVATAR_BYTES as u64, |_| true).await.map_err(Error::internal)?;
         if let Some(old) = self.storage.set_avatar(&caller.user_id, Some(&key)).await? {
             self.forget_blob(&old).await;
         }

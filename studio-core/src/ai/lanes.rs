@@ -29,7 +29,6 @@ use crate::caller::Caller;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ids::new_id;
 use crate::images::{self, MAX_IMAGE_MB};
-use crate::library::assets::accepted_image;
 use crate::providers::ai::AiImage;
 use crate::storage::{AssetRow, LaneResultRow};
 use crate::studio::Studio;
@@ -59,12 +58,6 @@ pub(crate) struct Prepared {
     pub(crate) orientation: Orientation,
 }
 
-/// 413 `IMAGE_TOO_LARGE` with `maxMb`.
-pub(crate) fn image_too_large() -> Error {
-    Error::new(ErrorKind::TooLarge, "IMAGE_TOO_LARGE", format!("An image is at most {MAX_IMAGE_MB} MB."))
-        .with("maxMb", MAX_IMAGE_MB)
-}
-
 /// A 502 for a lane whose work failed; nothing was charged.
 pub(crate) fn lane_failed(code: &'static str, detail: impl std::fmt::Display) -> Error {
     Error::new(ErrorKind::Upstream, code, format!("{detail}; nothing was charged."))
@@ -86,22 +79,9 @@ pub(crate) fn check_upload(image: Option<&LaneImage>, missing: &'static str) -> 
     let Some(image) = image else {
         return Err(Error::invalid(missing, "Send the image as a file part named `image`."));
     };
-    let bytes = &image.bytes;
-    if bytes.is_empty() {
-        return Err(Error::invalid("EMPTY_IMAGE", "The image is empty."));
-    }
-    if bytes.len() > MAX_LANE_IMAGE_BYTES {
-        return Err(image_too_large());
-    }
-    let mime = infer::get(bytes).map(|t| t.mime_type()).unwrap_or("application/octet-stream");
-    if !accepted_image(mime) {
-        return Err(Error::invalid("BAD_FORM", format!("Images are JPEG, PNG, WebP or GIF; this one is {mime}.")));
-    }
-    if !images::Whole::of(bytes).is_whole() {
-        return Err(images::cut_short("The image"));
-    }
+    images::check_sent(&image.bytes, "The image")?;
     // More pixels than the service decodes is 413 now, before anything is held.
-    images::header_dimensions(bytes)?;
+    images::header_dimensions(&image.bytes)?;
     Ok(())
 }
 
@@ -208,21 +188,23 @@ impl Studio {
     /// failure: both are idempotent by hold id, so a retry after a lost answer is safe.
     async fn resolve_with_retries(&self, org_id: &str, hold_id: &str, settle: bool) -> Result<()> {
         let mut wait = std::time::Duration::from_millis(100);
-        for attempt in 0..4 {
+        let mut attempt = 1;
+        loop {
             let done = if settle {
                 self.settle_hold(org_id, hold_id).await.map(drop)
             } else {
                 self.release_hold(org_id, hold_id).await.map(drop)
             };
             match done {
-                Ok(()) => return Ok(()),
-                Err(e) if attempt == 3 => return Err(e),
-                Err(e) => tracing::warn!(error = %e, hold = %hold_id, "resolving a lane's hold failed; trying again"),
+                Err(e) if attempt < 4 => {
+                    tracing::warn!(error = %e, hold = %hold_id, attempt, "resolving a lane's hold failed; trying again");
+                }
+                done => return done,
             }
             tokio::time::sleep(wait).await;
             wait *= 4;
+            attempt += 1;
         }
-        Ok(())
     }
 
     /// The 402 code describe-item answers: `AI_NEEDS_BILLING` when nothing refills the house (it
@@ -246,10 +228,9 @@ impl Studio {
         let id = new_id("lres");
         let key = format!("orgs/{org_id}/lanes/{id}.png");
         let size = png.len() as i64;
-        let body = futures_util::stream::iter([Ok::<Bytes, std::convert::Infallible>(Bytes::from(png))]);
         let blob = self
             .blobs
-            .put_stream(&key, body, (MAX_LANE_IMAGE_BYTES * 8) as u64, |mime| mime == "image/png")
+            .put_bytes(&key, png, (MAX_LANE_IMAGE_BYTES * 8) as u64, |mime| mime == "image/png")
             .await
             .map_err(|e| stored_failed(e, code))?;
         let now = crate::ids::now();

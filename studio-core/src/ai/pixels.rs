@@ -169,10 +169,9 @@ impl Studio {
     async fn keep_cutout(&self, caller: &Caller, file_name: Option<&str>, cut: Cutout) -> Result<String> {
         let id = new_id("ast");
         let key = format!("orgs/{}/assets/{id}", caller.org_id);
-        let body = futures_util::stream::iter([Ok::<bytes::Bytes, std::convert::Infallible>(cut.png.into())]);
         let blob = self
             .blobs
-            .put_stream(&key, body, (MAX_LANE_IMAGE_BYTES * 8) as u64, |mime| mime == "image/png")
+            .put_bytes(&key, cut.png, (MAX_LANE_IMAGE_BYTES * 8) as u64, |mime| mime == "image/png")
             .await
             .map_err(|e| stored_failed(e, "REMOVE_BG_FAILED"))?;
         let stem = file_name.map(crate::images::display_name).filter(|n| !n.is_empty());

@@ -21,6 +21,8 @@ use crate::providers::ai::{AiClient, AiError, AiImage};
 use crate::storage::AssetRow;
 use crate::studio::Studio;
 
+use super::vision::tidy;
+
 /// Most reference frames one read_model looks at.
 pub(crate) const MAX_READ_FRAMES: usize = 6;
 /// An image at most this large (bytes) ...
@@ -70,10 +72,6 @@ fn field<'a>(answer: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
     answer.get(key).or_else(|| answer.iter().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| v))
 }
 
-fn bounded(text: &str, max: usize) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(max).collect()
-}
-
 /// A text field: a string as given; a number or boolean written out; a list of strings joined
 /// with commas; anything else (or nothing) is empty.
 fn text(answer: &Map<String, Value>, key: &str) -> String {
@@ -89,7 +87,7 @@ fn text(answer: &Map<String, Value>, key: &str) -> String {
             .join(", "),
         _ => String::new(),
     };
-    bounded(&raw, MAX_FIELD_CHARS)
+    tidy(&raw, MAX_FIELD_CHARS)
 }
 
 /// A list field: the non-empty strings of a list, or a lone string as a list of one.
@@ -106,7 +104,7 @@ fn list(answer: &Map<String, Value>, key: &str) -> Vec<String> {
         Some(Value::String(s)) => vec![s.clone()],
         _ => Vec::new(),
     };
-    items.iter().map(|s| bounded(s, MAX_EXTRA_CHARS)).filter(|s| !s.is_empty()).take(MAX_EXTRAS).collect()
+    items.iter().map(|s| tidy(s, MAX_EXTRA_CHARS)).filter(|s| !s.is_empty()).take(MAX_EXTRAS).collect()
 }
 
 fn model_reading(answer: &Map<String, Value>, tokens: i64) -> ModelReading {
@@ -167,8 +165,7 @@ impl Studio {
         system: &'static str,
         prompt: &'static str,
     ) -> Result<(Map<String, Value>, i64)> {
-        let config = self.config.ai.as_ref().ok_or_else(not_configured)?;
-        let client = AiClient::new(config).map_err(|e| ai_failed(&e))?;
+        let client = self.ai_client()?;
         let studio = self.clone();
         self.charged(caller, None, async move { studio.ask(&client, &assets, system, prompt).await }).await
     }
@@ -255,7 +252,7 @@ mod tests {
     }
 
     #[test]
-    fn build_fields_are_bounded() {
+    fn build_fields_are_tidy() {
         let long = "x".repeat(MAX_FIELD_CHARS + 50);
         let reading = build_reading(&object(json!({"height": long, "hands": null, "build": {"a": 1}})), 1);
         assert_eq!(reading.height.chars().count(), MAX_FIELD_CHARS);

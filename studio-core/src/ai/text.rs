@@ -9,7 +9,7 @@
 //! clause (the text develops carry, empty when the house turned it off) so prompts stay in the
 //! house's look; the house's memories are never sent (docs/lanes.md says why).
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::api::{
     DEFAULT_PROMPT_SHOTS, InspirationRequest, InspirationResponse, KeywordCategory, MAX_PROMPT_SHOTS,
@@ -20,7 +20,7 @@ use crate::caller::Caller;
 use crate::error::{Error, Result};
 use crate::studio::Studio;
 
-use super::vision::{bad_output, tidy};
+use super::vision::{bad_output, object, tidy};
 
 /// Longest `vibe`, `direction`, `intent`.
 const MAX_SHORT: usize = 500;
@@ -49,13 +49,6 @@ fn optional(value: Option<&str>, name: &str, max: usize) -> Result<Option<String
         return Err(Error::invalid("TOO_LONG", format!("{name} is at most {max} characters.")).with("max", max));
     }
     Ok(Some(value.to_string()))
-}
-
-fn object(answer: Value) -> Result<Map<String, Value>> {
-    match answer {
-        Value::Object(map) => Ok(map),
-        _ => Err(bad_output("not a JSON object")),
-    }
 }
 
 /// A list of strings, tidied, blanks and repeats dropped, at most `max`.

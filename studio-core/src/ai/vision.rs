@@ -69,7 +69,8 @@ pub(crate) fn tidy(text: &str, max: usize) -> String {
     cut.trim_end().to_string()
 }
 
-fn object(answer: Value) -> Result<Map<String, Value>> {
+/// The answer as an object, or `AI_BAD_OUTPUT`.
+pub(crate) fn object(answer: Value) -> Result<Map<String, Value>> {
     match answer {
         Value::Object(map) => Ok(map),
         _ => Err(bad_output("not a JSON object")),
@@ -249,7 +250,7 @@ impl Studio {
     async fn vision_input(&self, caller: &Caller, image: Option<LaneImage>) -> Result<super::lanes::Prepared> {
         caller.require_spend_tokens()?;
         check_upload(image.as_ref(), "IMAGE_REQUIRED")?;
-        self.ai_client()?;
+        self.config.ai.as_ref().ok_or_else(not_configured)?;
         prepare_async(image.map(|i| i.bytes).unwrap_or_default()).await
     }
 
@@ -299,7 +300,7 @@ impl Studio {
     pub async fn face_features(&self, caller: &Caller, req: FaceFeaturesRequest) -> Result<FaceFeaturesResponse> {
         caller.require_spend_tokens()?;
         let source = self.lane_source(caller, &req.image_url).await?;
-        self.ai_client()?;
+        self.config.ai.as_ref().ok_or_else(not_configured)?;
         let prepared = prepare_async(source.bytes).await?;
         let ((face_detected, keywords), spent) =
             self.charged_ask(caller, Some("AI_NEEDS_BILLING"), FACE.to_string(), Some(prepared.image), face).await?;

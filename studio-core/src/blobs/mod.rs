@@ -162,6 +162,18 @@ impl Blobs {
         Err(BlobError::Config(format!("s3://{} needs the `s3` feature of studio-core", config.bucket)))
     }
 
+    /// [`Blobs::put_stream`] of bytes already in memory (a develop's frame, a cutout, an avatar).
+    pub async fn put_bytes(
+        &self,
+        key: &str,
+        bytes: impl Into<Bytes>,
+        max_bytes: u64,
+        accept: impl Fn(&str) -> bool,
+    ) -> Result<StoredBlob, BlobError> {
+        let body = futures_util::stream::iter([Ok::<Bytes, std::convert::Infallible>(bytes.into())]);
+        self.put_stream(key, body, max_bytes, accept).await
+    }
+
     /// Stream `body` into `key`, keeping nothing unless it is complete, non-empty, at most
     /// `max_bytes` long and of a type `accept` admits (given the sniffed MIME type).
     pub async fn put_stream<S, E>(

@@ -121,7 +121,7 @@ fn check_form(form: &DnaForm) -> Result<(Vec<String>, String)> {
     let per_file = crate::images::MAX_IMAGE_MB * 1024 * 1024;
     for image in &form.images {
         if image.len() as u64 > per_file {
-            return Err(image_too_large());
+            return Err(crate::images::image_too_large());
         }
         if image.is_empty() {
             return Err(Error::invalid("BAD_FORM", "An image field is empty."));
@@ -141,16 +141,6 @@ fn check_form(form: &DnaForm) -> Result<(Vec<String>, String)> {
     };
     let products: String = form.products.as_deref().unwrap_or("").split_whitespace().collect::<Vec<_>>().join(" ");
     Ok((vibe, products.chars().take(MAX_PRODUCTS_CHARS).collect()))
-}
-
-/// 413 `IMAGE_TOO_LARGE` with `maxMb`.
-pub(crate) fn image_too_large() -> Error {
-    Error::new(
-        ErrorKind::TooLarge,
-        "IMAGE_TOO_LARGE",
-        format!("Each image is at most {} MB.", crate::images::MAX_IMAGE_MB),
-    )
-    .with("maxMb", crate::images::MAX_IMAGE_MB)
 }
 
 /// 413 `SET_TOO_LARGE` with `maxMb`.

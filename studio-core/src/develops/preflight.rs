@@ -20,10 +20,9 @@ use crate::api::{
     FINDING_CODES, Finding, FixBy, MAX_PREFLIGHT_IMAGES, PREFLIGHT_LENSES, PreflightRequest, PreflightResult,
 };
 use crate::caller::Caller;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 use crate::images;
 use crate::images::MAX_IMAGE_MB;
-use crate::library::assets::accepted_image;
 use crate::providers::local;
 use crate::providers::local::ops::{self, Lab, Mask};
 use crate::providers::local::subject::{Subject, WORK_EDGE};
@@ -773,12 +772,6 @@ fn count_check(n: usize) -> Result<()> {
     Ok(())
 }
 
-/// 413 for one image over the size limit.
-pub(crate) fn image_too_large() -> Error {
-    Error::new(ErrorKind::TooLarge, "IMAGE_TOO_LARGE", format!("Each image is at most {MAX_IMAGE_MB} MB."))
-        .with("maxMb", MAX_IMAGE_MB)
-}
-
 impl Studio {
     /// The agent tool `preflight`: check up to six library images of the caller's house before
     /// a develop. Free: nothing is held or charged. 400 `IMAGES_REQUIRED`, `TOO_MANY_IMAGES`
@@ -793,7 +786,7 @@ impl Studio {
             match self.storage.asset_by_id(id).await? {
                 Some(a) if a.org_id == caller.org_id && a.deleted_at.is_none() => {
                     if a.bytes as u64 > MAX_IMAGE_BYTES as u64 {
-                        return Err(image_too_large());
+                        return Err(images::image_too_large());
                     }
                     blobs.push(a.blob_key);
                 }
@@ -822,22 +815,7 @@ impl Studio {
         count_check(images.len())?;
         let asked = asked(lens.as_deref(), "BAD_FORM")?;
         for (i, bytes) in images.iter().enumerate() {
-            if bytes.is_empty() {
-                return Err(Error::invalid("EMPTY_IMAGE", format!("Image number {} is empty.", i + 1)));
-            }
-            if bytes.len() > MAX_IMAGE_BYTES {
-                return Err(image_too_large());
-            }
-            let mime = infer::get(bytes).map(|t| t.mime_type()).unwrap_or("application/octet-stream");
-            if !accepted_image(mime) {
-                return Err(Error::invalid(
-                    "BAD_FORM",
-                    format!("Images are JPEG, PNG, WebP or GIF; image number {} is {mime}.", i + 1),
-                ));
-            }
-            if !images::Whole::of(bytes).is_whole() {
-                return Err(images::cut_short(&format!("Image number {}", i + 1)));
-            }
+            images::check_sent(bytes, &format!("Image number {}", i + 1))?;
         }
         self.run_checks(caller, images, asked, clearing, "BAD_FORM").await
     }

@@ -6,7 +6,6 @@
 
 use std::sync::Arc;
 
-use bytes::Bytes;
 use chrono::Duration;
 use tokio::sync::Semaphore;
 
@@ -192,9 +191,11 @@ impl Studio {
     async fn file_result(&self, job: &JobRow, inputs: &[JobInput], output: DevelopOutput) -> Result<AssetRow> {
         let id = new_id("ast");
         let key = format!("orgs/{}/assets/{id}", job.org_id);
-        let body = futures_util::stream::iter([Ok::<Bytes, std::convert::Infallible>(Bytes::from(output.bytes))]);
-        let blob =
-            self.blobs.put_stream(&key, body, MAX_RESULT_BYTES, accepted_image).await.map_err(Error::internal)?;
+        let blob = self
+            .blobs
+            .put_bytes(&key, output.bytes, MAX_RESULT_BYTES, accepted_image)
+            .await
+            .map_err(Error::internal)?;
         let source = match inputs.iter().find(|i| i.role == "image").or(inputs.first()).and_then(|i| i.asset_id.clone())
         {
             Some(asset_id) => self.storage.asset_by_id(&asset_id).await?.filter(|a| a.org_id == job.org_id),

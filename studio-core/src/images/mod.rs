@@ -51,6 +51,38 @@ pub(crate) fn header_dimensions(head: &[u8]) -> Result<Option<(u32, u32)>> {
     Ok(Some(if turned.unwrap_or(false) { (h, w) } else { (w, h) }))
 }
 
+/// The content types the service takes (sniffed from the bytes).
+pub(crate) fn accepted_image(mime: &str) -> bool {
+    matches!(mime, "image/jpeg" | "image/png" | "image/webp" | "image/gif")
+}
+
+/// 413 `IMAGE_TOO_LARGE` (with `maxMb`) for one image over [`MAX_IMAGE_MB`]: the one refusal
+/// every route that takes an image answers, in the core and in the server's form readers.
+pub fn image_too_large() -> Error {
+    Error::new(ErrorKind::TooLarge, "IMAGE_TOO_LARGE", format!("Each image is at most {MAX_IMAGE_MB} MB."))
+        .with("maxMb", MAX_IMAGE_MB)
+}
+
+/// Check one sent image before any work: not empty (400 `EMPTY_IMAGE`), at most
+/// [`MAX_IMAGE_MB`] (413), a JPEG, PNG, WebP or GIF by its bytes (400 `BAD_FORM`) and whole (400
+/// `BAD_FORM`, [`cut_short`]). `what` names it in the messages ("The image", "Image number 2").
+pub(crate) fn check_sent(bytes: &[u8], what: &str) -> Result<()> {
+    if bytes.is_empty() {
+        return Err(Error::invalid("EMPTY_IMAGE", format!("{what} is empty.")));
+    }
+    if bytes.len() as u64 > MAX_IMAGE_MB * 1024 * 1024 {
+        return Err(image_too_large());
+    }
+    let mime = infer::get(bytes).map(|t| t.mime_type()).unwrap_or("application/octet-stream");
+    if !accepted_image(mime) {
+        return Err(Error::invalid("BAD_FORM", format!("Images are JPEG, PNG, WebP or GIF; {what} is {mime}.")));
+    }
+    if !Whole::of(bytes).is_whole() {
+        return Err(cut_short(what));
+    }
+    Ok(())
+}
+
 /// 400 `BAD_FORM` for an image file that ends before its own structure does (cut short in
 /// transfer or on disk, see [`Whole`]); `what` names it ("The image", "Image number 2").
 pub(crate) fn cut_short(what: &str) -> Error {

@@ -13,7 +13,7 @@ use crate::api::{
 };
 use crate::blobs::{BlobError, BlobReader, StoredBlob};
 use crate::caller::Caller;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 use crate::ids::new_id;
 use crate::images;
 use crate::library::asset_lists::ListKey;
@@ -31,10 +31,7 @@ const MAX_SKU_CHARS: usize = 64;
 /// Most ids one batch call takes.
 const MAX_BATCH: usize = 1000;
 
-/// The content types the library takes (sniffed from the bytes).
-pub(crate) fn accepted_image(mime: &str) -> bool {
-    matches!(mime, "image/jpeg" | "image/png" | "image/webp" | "image/gif")
-}
+pub(crate) use crate::images::accepted_image;
 
 /// The text fields of an upload form, as sent (validated by [`Studio::finish_upload`]).
 #[derive(Debug, Clone, Default)]
@@ -79,14 +76,9 @@ pub enum AssetFile {
     },
 }
 
-fn too_large() -> Error {
-    Error::new(ErrorKind::TooLarge, "IMAGE_TOO_LARGE", format!("An image may be at most {MAX_IMAGE_MB} MB."))
-        .with("maxMb", MAX_IMAGE_MB)
-}
-
 fn blob_error(e: BlobError) -> Error {
     match e {
-        BlobError::TooLarge { .. } => too_large(),
+        BlobError::TooLarge { .. } => images::image_too_large(),
         BlobError::Empty => Error::invalid("EMPTY_FILE", "The file is empty."),
         BlobError::Unsupported(mime) => Error::invalid(
             "UNSUPPORTED_TYPE",

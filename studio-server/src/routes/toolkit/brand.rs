@@ -47,12 +47,6 @@ fn set_too_large() -> AppError {
     .into()
 }
 
-fn image_too_large() -> AppError {
-    Error::new(ErrorKind::TooLarge, "IMAGE_TOO_LARGE", format!("Each image is at most {MAX_IMAGE_MB} MB."))
-        .with("maxMb", MAX_IMAGE_MB)
-        .into()
-}
-
 /// A multipart read failure: the body limit is the set's limit, anything else is `BAD_FORM`.
 fn form_error(e: axum::extract::multipart::MultipartError) -> AppError {
     if e.status() == StatusCode::PAYLOAD_TOO_LARGE { set_too_large() } else { bad_form(e) }
@@ -62,7 +56,7 @@ async fn read_image(mut field: Field<'_>, set_bytes: &mut usize) -> Result<Bytes
     let mut buf: Vec<u8> = Vec::new();
     while let Some(chunk) = field.chunk().await.map_err(form_error)? {
         if buf.len() + chunk.len() > MAX_IMAGE_BYTES {
-            return Err(image_too_large());
+            return Err(studio_core::image_too_large().into());
         }
         *set_bytes += chunk.len();
         if *set_bytes > MAX_SET_BYTES {

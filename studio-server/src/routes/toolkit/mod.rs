@@ -45,6 +45,20 @@ async fn text_field(field: Field<'_>, name: &str, max: usize) -> Result<String, 
     Ok(value)
 }
 
+/// One image part read whole, refused with 413 `IMAGE_TOO_LARGE` as soon as it passes
+/// [`studio_core::MAX_IMAGE_MB`]; the core checks what the bytes are.
+async fn image_part(mut field: Field<'_>) -> Result<axum::body::Bytes, AppError> {
+    let max = (studio_core::MAX_IMAGE_MB * 1024 * 1024) as usize;
+    let mut buf: Vec<u8> = Vec::new();
+    while let Some(chunk) = field.chunk().await.map_err(bad_form)? {
+        if buf.len() + chunk.len() > max {
+            return Err(studio_core::image_too_large().into());
+        }
+        buf.extend_from_slice(&chunk);
+    }
+    Ok(buf.into())
+}
+
 pub(super) fn router() -> ApiRouter<AppState> {
     ApiRouter::new()
         .merge(check_email::router())

@@ -27,25 +27,19 @@ use studio_core::{Error, LaneImage, MAX_IMAGE_MB};
 use crate::error::AppError;
 use crate::state::AppState;
 
-use super::bad_form;
+use super::{bad_form, image_part};
 
 /// The largest image a lane takes, in bytes (spec §8).
-pub(super) const MAX_IMAGE_BYTES: usize = (MAX_IMAGE_MB * 1024 * 1024) as usize;
+const MAX_IMAGE_BYTES: usize = (MAX_IMAGE_MB * 1024 * 1024) as usize;
 /// A lane's body: one image plus slack for the form, so an oversized image is read to its end
 /// and refused with 413 rather than cut off.
 const LANE_BODY_LIMIT: usize = 2 * MAX_IMAGE_BYTES;
 /// The largest text field a lane form may carry (they are ignored).
 const MAX_FIELD_BYTES: usize = 4 * 1024;
 
-pub(super) fn too_large() -> AppError {
-    Error::new(studio_core::ErrorKind::TooLarge, "IMAGE_TOO_LARGE", format!("An image is at most {MAX_IMAGE_MB} MB."))
-        .with("maxMb", MAX_IMAGE_MB)
-        .into()
-}
-
-async fn read_lane_form(multipart: &mut Multipart) -> Result<Option<LaneImage>, AppError> {
+pub(super) async fn read_lane_form(multipart: &mut Multipart) -> Result<Option<LaneImage>, AppError> {
     let mut image = None;
-    while let Some(mut field) = multipart.next_field().await.map_err(bad_form)? {
+    while let Some(field) = multipart.next_field().await.map_err(bad_form)? {
         let name = field.name().unwrap_or_default().to_string();
         if name != "image" {
             if field.file_name().is_some() {
@@ -60,14 +54,7 @@ async fn read_lane_form(multipart: &mut Multipart) -> Result<Option<LaneImage>, 
             return Err(Error::invalid("BAD_FORM", "A lane takes one image.").into());
         }
         let file_name = field.file_name().map(str::to_string);
-        let mut buf: Vec<u8> = Vec::new();
-        while let Some(chunk) = field.chunk().await.map_err(bad_form)? {
-            if buf.len() + chunk.len() > MAX_IMAGE_BYTES {
-                return Err(too_large());
-            }
-            buf.extend_from_slice(&chunk);
-        }
-        image = Some(LaneImage { bytes: buf.into(), file_name });
+        image = Some(LaneImage { bytes: image_part(field).await?, file_name });
     }
     Ok(image)
 }

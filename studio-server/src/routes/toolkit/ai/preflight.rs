@@ -4,7 +4,6 @@
 use aide::axum::ApiRouter;
 use aide::axum::routing::post_with;
 use axum::body::Bytes;
-use axum::extract::multipart::Field;
 use axum::extract::{DefaultBodyLimit, Multipart, State};
 use studio_core::Error;
 use studio_core::api::{MAX_PREFLIGHT_IMAGES, PreflightResult};
@@ -14,8 +13,8 @@ use crate::error::AppError;
 use crate::extract::ApiJson;
 use crate::state::AppState;
 
-use super::super::{bad_form, text_field};
-use super::{MAX_IMAGE_BYTES, too_large};
+use super::super::{bad_form, image_part, text_field};
+use super::MAX_IMAGE_BYTES;
 
 /// The most a pre-flight request may send: six images at 12 MB each plus slack, so an oversized
 /// image is read to its end and refused with 413 rather than cut off.
@@ -31,21 +30,6 @@ struct PreflightForm {
     images: Vec<Bytes>,
     lens: Vec<String>,
     clearing: Vec<String>,
-}
-
-/// Read one image part whole, refusing it (413) as soon as it passes the size limit.
-async fn read_image(mut field: Field<'_>, index: usize) -> Result<Bytes, AppError> {
-    let mut buf: Vec<u8> = Vec::new();
-    while let Some(chunk) = field.chunk().await.map_err(bad_form)? {
-        if buf.len() + chunk.len() > MAX_IMAGE_BYTES {
-            return Err(too_large());
-        }
-        buf.extend_from_slice(&chunk);
-    }
-    if buf.is_empty() {
-        return Err(Error::invalid("EMPTY_IMAGE", format!("Image number {index} is empty.")).into());
-    }
-    Ok(Bytes::from(buf))
 }
 
 /// Split a repeatable, comma-separated text field into its values.
@@ -70,8 +54,7 @@ async fn read_form(multipart: &mut Multipart, form: &mut PreflightForm) -> Resul
                 .with("max", MAX_PREFLIGHT_IMAGES)
                 .into());
             }
-            let index = form.images.len() + 1;
-            form.images.push(read_image(field, index).await?);
+            form.images.push(image_part(field).await?);
             continue;
         }
         let value = text_field(field, &name, MAX_FIELD_BYTES).await?;
