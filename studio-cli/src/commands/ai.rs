@@ -12,7 +12,6 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result};
 use clap::builder::NonEmptyStringValueParser;
-use serde::Serialize;
 use studio_client::api::{
     AssetKind, DetectItemsResponse, FaceFeaturesRequest, InspirationRequest, PromptBuilderRequest,
     PromptEnhancerRequest, SegmentRequest, ShotPromptsRequest,
@@ -20,7 +19,7 @@ use studio_client::api::{
 use studio_client::{Client, UploadOptions};
 
 use super::develop::source;
-use super::{Context, Usage, columns};
+use super::{Context, Usage, columns, print};
 
 /// The AI utility lanes and text tools (1 token each; a failure costs nothing).
 #[derive(clap::Args)]
@@ -207,16 +206,6 @@ fn parse_box(raw: &str) -> Result<Coords, String> {
 
 fn parse_point(raw: &str) -> Result<Coords, String> {
     numbers(raw, 2, "x,y").map(Coords)
-}
-
-/// Print the server's answer: as JSON with `--json`, else as `text` renders it.
-fn print<T: Serialize>(json: bool, answer: &T, text: impl FnOnce(&T) -> String) -> Result<()> {
-    if json {
-        println!("{}", serde_json::to_string(answer)?);
-    } else {
-        print!("{}", text(answer));
-    }
-    Ok(())
 }
 
 /// `1 token` / `N tokens`.

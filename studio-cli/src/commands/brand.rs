@@ -10,7 +10,7 @@ use studio_client::api::{
 };
 
 use super::develop::source;
-use super::{Context, Usage, columns};
+use super::{Context, Usage, columns, print};
 
 /// The house's brand profile, its DNA read and its marks.
 #[derive(clap::Args)]
@@ -178,16 +178,6 @@ fn keyword(raw: &str) -> SignatureKeyword {
         Some((category, phrase)) => SignatureKeyword { category: category.trim().into(), phrase: phrase.trim().into() },
         None => SignatureKeyword { category: String::new(), phrase: raw.trim().into() },
     }
-}
-
-/// Print the server's answer: as JSON with `--json`, else as `text` renders it.
-fn print<T: serde::Serialize>(json: bool, answer: &T, text: impl FnOnce(&T) -> String) -> Result<()> {
-    if json {
-        println!("{}", serde_json::to_string(answer)?);
-    } else {
-        print!("{}", text(answer));
-    }
-    Ok(())
 }
 
 /// The profile as lines of `field: value`.

@@ -308,3 +308,13 @@ where
     }
     Ok(answer?)
 }
+
+/// Print the server's answer: as JSON with `--json`, else as `text` renders it.
+pub(crate) fn print<T: Serialize>(json: bool, answer: &T, text: impl FnOnce(&T) -> String) -> Result<()> {
+    if json {
+        println!("{}", serde_json::to_string(answer)?);
+    } else {
+        print!("{}", text(answer));
+    }
+    Ok(())
+}

@@ -21,7 +21,7 @@ use studio_client::api::{
 };
 
 use super::billing::absolute;
-use super::{Context, SignIn, Usage, columns, count};
+use super::{Context, SignIn, Usage, columns, count, print};
 
 /// Why `buy` and a priced `take` sign in.
 const WHY_SESSION: &str = "a key never spends money; only the owner's session does";
@@ -245,16 +245,6 @@ pub(crate) async fn run(ctx: &Context, args: Args) -> Result<()> {
             print(a.json, &held, render_entitlements)?;
         }
         Command::Preview(a) => preview(&ctx.keyed_client()?, a).await?,
-    }
-    Ok(())
-}
-
-/// Print the server's answer: as JSON with `--json`, else as `text` renders it.
-fn print<T: Serialize>(json: bool, answer: &T, text: impl FnOnce(&T) -> String) -> Result<()> {
-    if json {
-        println!("{}", serde_json::to_string(answer)?);
-    } else {
-        print!("{}", text(answer));
     }
     Ok(())
 }

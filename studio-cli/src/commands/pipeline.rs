@@ -17,7 +17,7 @@ use studio_client::api::{
 
 use super::develop::{POLL_RETRIES, WAIT_AT_MOST};
 use super::upload::progress;
-use super::{Context, Interrupted, Usage, columns, count};
+use super::{Context, Interrupted, Usage, columns, count, print};
 
 /// The pause between polls of a run under `--wait`.
 const POLL_EVERY: Duration = Duration::from_secs(1);
@@ -250,16 +250,6 @@ fn render_presets(presets: &[PipelinePreset]) -> String {
         })
         .collect();
     columns(&["ID", "NAME", "NODES", "UPDATED"], &rows)
-}
-
-/// Print the server's answer: as JSON with `--json`, else as `text` renders it.
-fn print<T: serde::Serialize>(json: bool, answer: &T, text: impl FnOnce(&T) -> String) -> Result<()> {
-    if json {
-        println!("{}", serde_json::to_string(answer)?);
-    } else {
-        print!("{}", text(answer));
-    }
-    Ok(())
 }
 
 /// Start the run and say so at once; with `--wait`, follow it to its end.
