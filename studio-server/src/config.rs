@@ -10,7 +10,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use studio_core::{
-    AiConfig, BillingConfig, BlobConfig, CoreConfig, FalConfig, FalLanes, FalProvider, LocalProvider, MailConfig,
+    AiConfig, BillingConfig, BlobConfig, CoreConfig, FalConfig, FalLanes, FalProvider, LocalProvider, MachineKind,
+    MachineSecrets, MailConfig,
     PackConfig, PackLimits, PaymentsProvider, PeopleConfig, PolarConfig, PolarProvider, PreviewPolicy, Providers,
     RunnerConfig, S3Config, SmtpMailer, TestModeProvider, TierConfig,
 };
@@ -112,6 +113,16 @@ pub struct ServerConfig {
     /// `STUDIO_MAIL_WEBHOOK_SECRET`: the Standard Webhooks secret the mail provider signs
     /// delivery reports with; unset answers the mail webhook 503.
     pub mail_webhook_secret: Option<String>,
+    /// `STUDIO_SUPPORT_BRIDGE_SECRET`: the header secret of the support bridge
+    /// (`x-support-bridge-secret`); unset answers escalations 503.
+    pub support_bridge_secret: Option<String>,
+    /// `STUDIO_ANALYST_TOKEN`: the bearer token of the internal analyst reads; unset answers
+    /// them 401 for everyone.
+    pub analyst_token: Option<String>,
+    /// `STUDIO_ACTION_TOKEN`: the bearer token of the internal analyst actions; unset: 401.
+    pub action_token: Option<String>,
+    /// `STUDIO_RENDERER_TOKEN`: the bearer credential of the replay renderers; unset: 401.
+    pub renderer_token: Option<String>,
     /// The outbox's leases, retries and token lifetimes: the defaults, not read from file or
     /// environment (tests shorten them). Its link base and webhook secret come from the settings
     /// above.
@@ -162,6 +173,10 @@ impl std::fmt::Debug for ServerConfig {
             .field("smtp_url", &self.smtp_url.as_deref().map(|u| u.split('@').next_back().unwrap_or(u)))
             .field("mail_from", &self.mail_from)
             .field("mail_webhook_secret", &redacted(&self.mail_webhook_secret))
+            .field("support_bridge_secret", &redacted(&self.support_bridge_secret))
+            .field("analyst_token", &redacted(&self.analyst_token))
+            .field("action_token", &redacted(&self.action_token))
+            .field("renderer_token", &redacted(&self.renderer_token))
             .finish_non_exhaustive()
     }
 }
@@ -221,6 +236,10 @@ impl Default for ServerConfig {
             smtp_url: None,
             mail_from: None,
             mail_webhook_secret: None,
+            support_bridge_secret: None,
+            analyst_token: None,
+            action_token: None,
+            renderer_token: None,
             mail: MailConfig::default(),
             link_preview: PreviewPolicy::default(),
         }
@@ -272,6 +291,10 @@ struct FileConfig {
     smtp_url: Option<String>,
     mail_from: Option<String>,
     mail_webhook_secret: Option<String>,
+    support_bridge_secret: Option<String>,
+    analyst_token: Option<String>,
+    action_token: Option<String>,
+    renderer_token: Option<String>,
 }
 
 fn emails(list: impl IntoIterator<Item = String>) -> Vec<String> {
@@ -340,6 +363,10 @@ impl ServerConfig {
             c.smtp_url = file.smtp_url.or(c.smtp_url);
             c.mail_from = file.mail_from.or(c.mail_from);
             c.mail_webhook_secret = file.mail_webhook_secret.or(c.mail_webhook_secret);
+            c.support_bridge_secret = file.support_bridge_secret.or(c.support_bridge_secret);
+            c.analyst_token = file.analyst_token.or(c.analyst_token);
+            c.action_token = file.action_token.or(c.action_token);
+            c.renderer_token = file.renderer_token.or(c.renderer_token);
         }
         let set = |name: &str| env(name).filter(|v| !v.trim().is_empty());
         if let Some(v) = set("STUDIO_LISTEN") {
@@ -508,6 +535,14 @@ impl ServerConfig {
         c.mail_from = set("STUDIO_MAIL_FROM").or(c.mail_from).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
         c.mail_webhook_secret =
             set("STUDIO_MAIL_WEBHOOK_SECRET").or(c.mail_webhook_secret).filter(|v| !v.trim().is_empty());
+        for (name, field) in [
+            ("STUDIO_SUPPORT_BRIDGE_SECRET", &mut c.support_bridge_secret),
+            ("STUDIO_ANALYST_TOKEN", &mut c.analyst_token),
+            ("STUDIO_ACTION_TOKEN", &mut c.action_token),
+            ("STUDIO_RENDERER_TOKEN", &mut c.renderer_token),
+        ] {
+            *field = set(name).or(field.take()).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
+        }
         if c.smtp_url.is_some() {
             c.mailer()?;
         }
@@ -558,8 +593,25 @@ impl ServerConfig {
                 ..self.mail.clone()
             },
             link_preview: self.link_preview.clone(),
+            machines: self.machines(),
             ..CoreConfig::default()
         }
+    }
+
+    /// The machine credentials configured (an unset kind opens nothing).
+    pub fn machines(&self) -> MachineSecrets {
+        let mut secrets = MachineSecrets::default();
+        for (kind, secret) in [
+            (MachineKind::SupportBridge, &self.support_bridge_secret),
+            (MachineKind::Analyst, &self.analyst_token),
+            (MachineKind::Action, &self.action_token),
+            (MachineKind::Renderer, &self.renderer_token),
+        ] {
+            if let Some(secret) = secret {
+                secrets = secrets.with(kind, secret);
+            }
+        }
+        secrets
     }
 
     /// True when the server's public URL, or without one its listen address, is a loopback

@@ -41,6 +41,10 @@ enum Access {
     SessionOnly,
     /// A platform admin's session (marked by the operator).
     Admin,
+    /// A machine credential of this kind only (spec §5.6): the support bridge's header secret
+    /// (`bridge`) or the bearer token of the `analyst`, `action` or `renderer`. Every person's
+    /// credential is refused 401; the control sends the kind's own secret.
+    Machine(&'static str),
 }
 
 /// An expected answer.
@@ -692,6 +696,10 @@ fn rows(w: &World) -> Vec<Row> {
     ]
 }
 
+/// The machine secrets the matrix's server is configured with, by kind.
+const MACHINE_SECRETS: [(&str, &str); 4] =
+    [("bridge", "iso-bridge-secret"), ("analyst", "iso-analyst"), ("action", "iso-action"), ("renderer", "iso-renderer")];
+
 /// What `who` must get on `row`.
 fn expected(row: &Row, who: Who) -> Want {
     use Access::*;
@@ -702,6 +710,7 @@ fn expected(row: &Row, who: Who) -> Want {
         (_, Who::Nobody | Who::Revoked) if row.route == "POST /api/mcp" => Want::Status(401),
         (_, Who::Nobody | Who::Revoked) => Want::Code(401, "UNAUTHORIZED"),
         (_, Who::Control) => row.ok,
+        (Machine(_), _) => Want::Code(401, "UNAUTHORIZED"),
         (Money, _) => Want::Code(403, "role_cannot_spend_money"),
         (Admin, _) => Want::Code(403, "FORBIDDEN"),
         (SessionOnly, Who::Viewer) => Want::Code(403, "SESSION_REQUIRED"),
@@ -727,7 +736,14 @@ fn credential(w: &World, row: &Row, who: Who) -> Option<(&'static str, String)> 
         Who::Foreign if matches!(row.access, Access::SessionOnly) => session(&w.b_session),
         Who::Foreign => bearer(&w.b_member),
         Who::Control if owner_only => session(&w.a_session),
-        Who::Control => bearer(&w.a_member),
+        Who::Control => match row.access {
+            Access::Machine("bridge") => Some(("x-support-bridge-secret", MACHINE_SECRETS[0].1.to_string())),
+            Access::Machine(kind) => {
+                let (_, secret) = MACHINE_SECRETS.iter().find(|(k, _)| *k == kind).expect("a machine kind");
+                bearer(secret)
+            }
+            _ => bearer(&w.a_member),
+        },
     }
 }
 
@@ -814,6 +830,10 @@ async fn every_route_answers_as_the_spec_says(backend: Backend) {
         c.billing = "test".into();
         c.runner_concurrency = 0;
         c.mail_webhook_secret = Some("whsec_aXNvbGF0aW9u".into());
+        c.support_bridge_secret = Some(MACHINE_SECRETS[0].1.into());
+        c.analyst_token = Some(MACHINE_SECRETS[1].1.into());
+        c.action_token = Some(MACHINE_SECRETS[2].1.into());
+        c.renderer_token = Some(MACHINE_SECRETS[3].1.into());
     })
     .await
     .expect("app");
