@@ -137,6 +137,7 @@ pub use crate::{
         StepState, Storage, StorageError, TakeRecord, TemplateRow, TemplateShotRow, TokenUse, ToolGrantRow,
         ToolItemRow, UserListRow, UserRow, WorkflowUsageRow, open_storage,
     },
+    storage::{AnalystSettingsRow, AnalystStore, DigestRow, FindingRow, ObservationRow, PeriodCounts, ReviewRow},
     studio::{OpenError, Studio},
 };
 

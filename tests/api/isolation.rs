@@ -551,6 +551,20 @@ fn rows(w: &World) -> Vec<Row> {
         row("PATCH /api/account/billing-email", Money, Status(200)).json(json!({ "email": "books@maison.example" })),
         row("POST /api/account/plan/cancel", Money, Code(404, "NO_ACTIVE_PLAN")),
         row("GET /api/account/memory", AnyRole, Status(200)),
+        // The memory desk runs before A's own retire below, while A's memory is active.
+        row("POST /api/toolkit/admin/memory/observations", Admin, Status(201))
+            .json(json!({ "memoryId": w.memory, "supports": true, "note": "seen on set" })),
+        row("GET /api/toolkit/admin/memory/review", Admin, Status(200)),
+        row("POST /api/toolkit/admin/memory/review", Admin, Status(200))
+            .json(json!({ "memoryId": w.memory, "decision": "keep" })),
+        row("GET /api/toolkit/admin/analyst", Admin, Status(200)),
+        row("PATCH /api/toolkit/admin/analyst/cadence", Admin, Status(200)).json(json!({ "hours": 24 })),
+        row("POST /api/toolkit/admin/analyst/run", Admin, Status(200)),
+        row("GET /api/toolkit/admin/reflection/findings", Admin, Status(200)),
+        // No finding exists in this world: the control's answer is the unknown finding's.
+        row("POST /api/toolkit/admin/reflection/findings/{id}/decision", Admin, Code(404, "FINDING_NOT_FOUND"))
+            .id("fnd_0000")
+            .json(json!({ "decision": "accept" })),
         row("POST /api/account/memory", NotViewer("FORBIDDEN"), Status(201))
             .json(json!({ "statement": "Ivory grounds", "scope": "house", "memoryClass": "preference" })),
         row("DELETE /api/account/memory/{id}", NotViewer("FORBIDDEN"), Status(200))

@@ -2,6 +2,7 @@
 //! and (when configured) PostgreSQL.
 
 mod account;
+mod analyst;
 mod assets;
 mod auth;
 mod bad_images;

@@ -2,12 +2,15 @@
 //! [`Admin`] (`studio.admin()`) and takes a [`PlatformAdmin`] proof, which only
 //! [`Caller::as_admin`](crate::Caller::as_admin) makes: an admin operation cannot be reached
 //! without the check: token grants into a person's house here, the people pages (access, users,
-//! onboarding, tool items) in `people.rs`. The rest of §4.12 grows beside them.
+//! onboarding, tool items) in `people.rs`, the analyst and its reflection findings in
+//! `analyst.rs`, the memory desk in `memories.rs`. The rest of §4.12 grows beside them.
 //!
 //! [`Operator`] (`studio.operator()`) is what the server binary's `admin add|list|remove`
 //! commands call: whoever can run the binary against the database is the authority there, so
 //! it takes no proof. It is how the first platform admin is made; signing up never makes one.
 
+mod analyst;
+mod memories;
 mod offerings;
 mod people;
 
@@ -24,6 +27,23 @@ use crate::studio::Studio;
 const MAX_ADMIN_GRANT: i64 = 1_000_000;
 /// The longest admin grant expiry, in days.
 const MAX_EXPIRY_DAYS: i64 = 3650;
+
+/// Longest admin page.
+const MAX_PAGE: i64 = 200;
+
+/// (limit, cursor) of an admin page query (limit 1 to 200, default 50); 400 `BAD_LIMIT` (with
+/// max), `BAD_CURSOR` (not an id of `prefix`, the kind of thing the list pages through).
+pub(crate) fn page(limit: Option<i64>, cursor: Option<&str>, prefix: &str) -> Result<(i64, Option<String>)> {
+    let limit = limit.unwrap_or(50);
+    if !(1..=MAX_PAGE).contains(&limit) {
+        return Err(Error::invalid("BAD_LIMIT", format!("limit is 1 to {MAX_PAGE}.")).with("max", MAX_PAGE));
+    }
+    let cursor = cursor.map(str::trim).filter(|c| !c.is_empty()).map(str::to_string);
+    if cursor.as_deref().is_some_and(|c| !c.starts_with(prefix)) {
+        return Err(Error::invalid("BAD_CURSOR", "That cursor is not one we gave."));
+    }
+    Ok((limit, cursor))
+}
 
 /// The admin console's operations: `studio.admin()`.
 #[derive(Debug, Clone, Copy)]

@@ -16,8 +16,6 @@ use crate::error::{Error, Result};
 use crate::models::{KIND_MODEL, holding_view};
 use crate::storage::{CatalogRow, EntitlementRow};
 
-/// Longest admin page.
-const MAX_PAGE: i64 = 200;
 /// Cheapest priced offering, in cents.
 const MIN_PRICE_CENTS: i64 = 50;
 /// Dearest offering, in cents.
@@ -26,19 +24,6 @@ const MAX_PRICE_CENTS: i64 = 1_000_000;
 const MAX_NOTE_CHARS: usize = 500;
 /// Payment cases shown beside the holdings.
 const CASES_SHOWN: i64 = 100;
-
-/// (limit, cursor) of a page query; 400 `BAD_LIMIT`, `BAD_CURSOR` (not an id of `prefix`).
-fn page(q: &AdminPageQuery, prefix: &str) -> Result<(i64, Option<String>)> {
-    let limit = q.limit.unwrap_or(50);
-    if !(1..=MAX_PAGE).contains(&limit) {
-        return Err(Error::invalid("BAD_LIMIT", format!("limit is 1 to {MAX_PAGE}.")).with("max", MAX_PAGE));
-    }
-    let cursor = q.cursor.as_deref().map(str::trim).filter(|c| !c.is_empty()).map(str::to_string);
-    if cursor.as_deref().is_some_and(|c| !c.starts_with(prefix)) {
-        return Err(Error::invalid("BAD_CURSOR", "That cursor is not one we gave."));
-    }
-    Ok((limit, cursor))
-}
 
 fn admin_holding(e: EntitlementRow) -> AdminHolding {
     AdminHolding {
@@ -74,7 +59,7 @@ impl Admin<'_> {
 
     /// Every offering, retired included, newest first, a page at a time.
     pub async fn offerings(&self, _admin: &PlatformAdmin, q: AdminPageQuery) -> Result<AdminOfferingList> {
-        let (limit, cursor) = page(&q, "mdl_")?;
+        let (limit, cursor) = super::page(q.limit, q.cursor.as_deref(), "mdl_")?;
         let mut rows = self.0.storage.catalog(cursor.as_deref(), limit + 1, crate::ids::now()).await?;
         let next_cursor = (rows.len() as i64 > limit).then(|| rows[limit as usize - 1].model.id.clone());
         rows.truncate(limit as usize);
@@ -151,7 +136,7 @@ impl Admin<'_> {
     /// Every holding, revoked included, newest first, a page at a time (optionally of one
     /// house), with the latest payment cases.
     pub async fn entitlements(&self, _admin: &PlatformAdmin, q: AdminPageQuery) -> Result<AdminEntitlements> {
-        let (limit, cursor) = page(&q, "ent_")?;
+        let (limit, cursor) = super::page(q.limit, q.cursor.as_deref(), "ent_")?;
         let house = q.house.as_deref().map(str::trim).filter(|h| !h.is_empty());
         let mut rows = self.0.storage.all_entitlements(house, cursor.as_deref(), limit + 1).await?;
         let next_cursor = (rows.len() as i64 > limit).then(|| rows[limit as usize - 1].id.clone());

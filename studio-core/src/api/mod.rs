@@ -4,6 +4,7 @@
 //! (studio-core with `default-features = false`).
 
 mod accounts;
+mod analyst;
 mod billing;
 mod brand;
 mod develops;
@@ -23,6 +24,7 @@ mod quality;
 mod roles;
 pub mod vocabulary;
 
+pub use analyst::*;
 pub use accounts::{
     CheckEmailRequest, CheckEmailResponse, Organization, SessionInfo, SignInRequest, SignUpRequest, SignUpResponse,
     SignedOut, User,

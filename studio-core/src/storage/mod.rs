@@ -3,7 +3,7 @@
 //!
 //! One trait per domain (`AccountStore`, `LibraryStore`, `ModelStore`, `JobStore`,
 //! `LedgerStore`, `BillingStore`, `SeatStore`, `ProfileStore`, `MailStore`, `InvitationStore`, `LookbookStore`,
-//! `PipelineStore`, `BrandStore`, `LaneStore`, `PostStore`), each
+//! `PipelineStore`, `BrandStore`, `LaneStore`, `PostStore`, `AnalystStore`), each
 //! beside its row types in the file of its name, and
 //! [`Storage`] as their union. Two real implementations share one body of SQL (`sql/`, one file
 //! per domain): SQLite (the embedded default) and PostgreSQL (scale-out). Only `sql/tx.rs`, the
@@ -12,6 +12,7 @@
 use std::sync::Arc;
 
 mod accounts;
+mod analyst;
 mod billing;
 mod brand;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
@@ -35,6 +36,9 @@ mod postgres;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 
+pub use analyst::{
+    AnalystSettingsRow, AnalystStore, DigestRow, FindingRow, ObservationRow, PeriodCounts, ReviewRow,
+};
 pub use accounts::{AccountStore, KeyRow, MembershipRow, NewAccount, OrgRow, SessionRow, SessionSeat, UserRow};
 pub use billing::{
     AutochargeOutcome, AutochargeSettings, BillingAccountRow, BillingStore, CheckoutRow, NewAutocharge, NewPayment,
@@ -114,6 +118,7 @@ pub trait Storage:
     + BrandStore
     + LaneStore
     + PostStore
+    + AnalystStore
     + Send
     + Sync
     + 'static

@@ -9,6 +9,7 @@
 //! transactions start with the write (see `lock_balance` in tx.rs).
 
 pub(super) mod accounts;
+pub(super) mod analyst;
 pub(super) mod billing;
 pub(super) mod brand;
 pub(super) mod invitations;
@@ -154,6 +155,14 @@ macro_rules! impl_storage {
             $lock_by_select
         );
         $crate::storage::sql::posts::impl_post_store!(
+            $ty,
+            $backend,
+            $lock,
+            $skip_locked,
+            $one_statement,
+            $lock_by_select
+        );
+        $crate::storage::sql::analyst::impl_analyst_store!(
             $ty,
             $backend,
             $lock,

@@ -3,13 +3,16 @@
 //! own files, merged here.
 
 mod access;
+mod analyst;
 mod emails;
 mod entitlements;
 mod invite;
 mod invite_codes;
 mod invite_requests;
+mod memory;
 mod offerings;
 mod onboarding;
+mod reflection;
 mod tool_items;
 mod users;
 
@@ -34,6 +37,9 @@ async fn grant_tokens(
 pub(super) fn router() -> ApiRouter<AppState> {
     ApiRouter::new()
         .merge(access::router())
+        .merge(analyst::router())
+        .merge(reflection::router())
+        .merge(memory::router())
         .merge(onboarding::router())
         .merge(tool_items::router())
         .merge(users::router())
