@@ -6,6 +6,7 @@
 mod accounts;
 mod billing;
 mod brand;
+mod console;
 mod develops;
 mod errors;
 mod factory;
@@ -34,6 +35,7 @@ pub use billing::{
     Price, PriceBook, SubscriptionCheckoutRequest, Tier, TokenPack, ToolPrice, TopupCheckoutRequest, WebhookAck,
 };
 pub use brand::*;
+pub use console::*;
 pub use develops::{
     CancelReason, CancelResponse, DevelopRun, DevelopStatus, DuplicateRequest, DuplicateResponse, Job, JobList,
     JobStatus, JobsQuery, OfferEvidence, RetakeOffer, RunCancelResponse, RunCounts, RunList, RunsQuery, SocketMessage,

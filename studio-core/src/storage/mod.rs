@@ -3,7 +3,7 @@
 //!
 //! One trait per domain (`AccountStore`, `LibraryStore`, `ModelStore`, `JobStore`,
 //! `LedgerStore`, `BillingStore`, `SeatStore`, `ProfileStore`, `MailStore`, `InvitationStore`, `LookbookStore`,
-//! `PipelineStore`, `BrandStore`, `LaneStore`, `PostStore`), each
+//! `PipelineStore`, `BrandStore`, `LaneStore`, `PostStore`, `ConsoleStore`), each
 //! beside its row types in the file of its name, and
 //! [`Storage`] as their union. Two real implementations share one body of SQL (`sql/`, one file
 //! per domain): SQLite (the embedded default) and PostgreSQL (scale-out). Only `sql/tx.rs`, the
@@ -14,6 +14,7 @@ use std::sync::Arc;
 mod accounts;
 mod billing;
 mod brand;
+mod console;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod group_commit;
 mod invitations;
@@ -41,6 +42,10 @@ pub use billing::{
     PaymentOutcome, RefillPack,
 };
 pub use brand::{BrandFields, BrandFieldsPatch, BrandMarkRow, BrandProfileRow, BrandStore};
+pub use console::{
+    ConsoleStore, CostRecordRow, FlowRow, FrameFilter, JobFilter, KeptRow, NamedCount, PlatformCounts, SettledHoldRow,
+    VerdictFilter, VerdictRow,
+};
 pub use invitations::{
     AcceptOutcome, InvitationRow, InvitationStore, InviteCodeRow, InviteRequestRow, InviteeRow, IssueOutcome,
     RedeemOutcome,
@@ -114,6 +119,7 @@ pub trait Storage:
     + BrandStore
     + LaneStore
     + PostStore
+    + ConsoleStore
     + Send
     + Sync
     + 'static
