@@ -139,6 +139,7 @@
 //! timeout (default 60 s); uploads, submits, pre-flights, packs and downloads have longer ones.
 
 mod account_mail;
+mod admin;
 mod billing;
 mod brand;
 mod client;
