@@ -131,22 +131,40 @@ pub(crate) async fn run(ctx: &Context, args: Args) -> Result<()> {
                 cursor: d.cursor,
             };
             let page =
-                with_session(ctx, d.common.sign_in, "admin develops", WHY, |s| async move { s.admin_develops(&q).await })
-                    .await?;
+                with_session(
+                    ctx,
+                    d.common.sign_in,
+                    "admin develops",
+                    WHY,
+                    |s| async move { s.admin_develops(&q).await },
+                )
+                .await?;
             print(d.common.json, &page, develops)
         }
         Command::Failures(w) => {
             let q = FailuresQuery { since: w.since, ..FailuresQuery::default() };
             let page =
-                with_session(ctx, w.common.sign_in, "admin failures", WHY, |s| async move { s.admin_failures(&q).await })
-                    .await?;
+                with_session(
+                    ctx,
+                    w.common.sign_in,
+                    "admin failures",
+                    WHY,
+                    |s| async move { s.admin_failures(&q).await },
+                )
+                .await?;
             print(w.common.json, &page, failures)
         }
         Command::AiCosts(w) => {
             let q = SinceQuery { since: w.since };
             let costs =
-                with_session(ctx, w.common.sign_in, "admin ai-costs", WHY, |s| async move { s.admin_ai_costs(&q).await })
-                    .await?;
+                with_session(
+                    ctx,
+                    w.common.sign_in,
+                    "admin ai-costs",
+                    WHY,
+                    |s| async move { s.admin_ai_costs(&q).await },
+                )
+                .await?;
             print(w.common.json, &costs, ai_costs)
         }
         Command::Tokenomics(t) => {
@@ -160,8 +178,14 @@ pub(crate) async fn run(ctx: &Context, args: Args) -> Result<()> {
         Command::Payments(p) => {
             let q = PaymentsQuery { house: p.house, status: p.status, limit: p.limit, cursor: p.cursor };
             let page =
-                with_session(ctx, p.common.sign_in, "admin payments", WHY, |s| async move { s.admin_payments(&q).await })
-                    .await?;
+                with_session(
+                    ctx,
+                    p.common.sign_in,
+                    "admin payments",
+                    WHY,
+                    |s| async move { s.admin_payments(&q).await },
+                )
+                .await?;
             print(p.common.json, &page, payments)
         }
     }
