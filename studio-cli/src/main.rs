@@ -12,7 +12,7 @@ use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::commands::{
-    Context, Interrupted, NotSignedIn, Source, Usage, account, ai, assets, balance, billing, brand, completions,
+    Context, Interrupted, NotSignedIn, Source, Usage, account, admin, ai, assets, balance, billing, brand, completions,
     develop, factory, folders, house, jobs, keys, login, logout, looks, mcp, memory, models, pack, pipeline, prices,
     runs, seats, signup, takes, upload, whoami,
 };
@@ -70,6 +70,9 @@ enum Cmd {
     Keys(keys::Args),
     /// The house's token balance and open holds.
     Balance(balance::Args),
+    /// The admin console's reads: overview, develops, failures, ai-costs, tokenomics, payments
+    /// (an allowlisted admin; each signs in for the call).
+    Admin(admin::Args),
     /// Plans and token packs: the catalog, checkouts (prints the URL to pay), the billing
     /// portal and auto top-up (buying signs in as the owner for the call).
     Billing(billing::Args),
@@ -150,6 +153,7 @@ async fn main() -> ExitCode {
         Cmd::Logout(args) => logout::run(&ctx, args).await,
         Cmd::Keys(args) => keys::run(&ctx, args).await,
         Cmd::Balance(args) => balance::run(&ctx, args).await,
+        Cmd::Admin(args) => admin::run(&ctx, args).await,
         Cmd::Billing(args) => billing::run(&ctx, args).await,
         Cmd::Whoami(args) => whoami::run(&ctx, args).await,
         Cmd::Account(args) => account::run(&ctx, args).await,

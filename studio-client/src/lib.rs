@@ -140,6 +140,7 @@
 
 mod account_mail;
 mod analyst;
+mod admin;
 mod billing;
 mod brand;
 mod client;

@@ -11,9 +11,8 @@ use std::time::Duration;
 
 use studio_core::{
     AiConfig, BillingConfig, BlobConfig, CoreConfig, FalConfig, FalLanes, FalProvider, LocalProvider, MachineKind,
-    MachineSecrets, MailConfig,
-    PackConfig, PackLimits, PaymentsProvider, PeopleConfig, PolarConfig, PolarProvider, PreviewPolicy, Providers,
-    RunnerConfig, S3Config, SmtpMailer, TestModeProvider, TierConfig,
+    MachineSecrets, MailConfig, PackConfig, PackLimits, PaymentsProvider, PeopleConfig, PolarConfig, PolarProvider,
+    PreviewPolicy, Providers, RunnerConfig, S3Config, SmtpMailer, TestModeProvider, TierConfig,
 };
 
 /// Everything the binary needs to start. Its `Debug` output redacts the secrets.

@@ -414,6 +414,22 @@ fn rows(w: &World) -> Vec<Row> {
         row("POST /api/toolkit/admin/invite-codes", Admin, Status(200)).json(json!({ "maxUses": 3 })),
         row("POST /api/toolkit/admin/invite-codes/revoke", Admin, Status(200)).json(json!({ "id": w.invite_code })),
         row("GET /api/toolkit/admin/invite-requests", Admin, Status(200)),
+        // The admin console (§4.12, docs/admin.md). A's job is queued (no runner): a retry is
+        // refused 409 and it has no verdict to judge, so the controls change nothing.
+        row("GET /api/toolkit/admin/ai-costs", Admin, Status(200)),
+        row("GET /api/toolkit/admin/develops", Admin, Status(200)),
+        row("POST /api/toolkit/admin/develops/action", Admin, Code(409, "JOB_NOT_RETRYABLE"))
+            .json(json!({ "jobId": w.job, "action": "retry" })),
+        row("GET /api/toolkit/admin/failures", Admin, Status(200)),
+        row("GET /api/toolkit/admin/frames", Admin, Status(200)),
+        row("GET /api/toolkit/admin/frames/{id}/file", Admin, Status(200)).id(&w.asset),
+        row("GET /api/toolkit/admin/judge/rollup", Admin, Status(200)),
+        row("GET /api/toolkit/admin/judge/verdicts", Admin, Status(200)),
+        row("GET /api/toolkit/admin/judge/verdicts/{jobId}", Admin, Code(409, "NOT_LANDED")).id(&w.job),
+        row("GET /api/toolkit/admin/kept-cost", Admin, Status(200)),
+        row("GET /api/toolkit/admin/overview", Admin, Status(200)),
+        row("GET /api/toolkit/admin/payments", Admin, Status(200)),
+        row("GET /api/toolkit/admin/tokenomics", Admin, Status(200)),
         // The platform gate's public doors answer everyone alike: the lookup without a token,
         // a code that exists nowhere, a request, and a preview of a refused address.
         row("GET /api/toolkit/invite/accept", Public(Code(400, "TOKEN_REQUIRED")), Status(400)),
@@ -711,8 +727,12 @@ fn rows(w: &World) -> Vec<Row> {
 }
 
 /// The machine secrets the matrix's server is configured with, by kind.
-const MACHINE_SECRETS: [(&str, &str); 4] =
-    [("bridge", "iso-bridge-secret"), ("analyst", "iso-analyst"), ("action", "iso-action"), ("renderer", "iso-renderer")];
+const MACHINE_SECRETS: [(&str, &str); 4] = [
+    ("bridge", "iso-bridge-secret"),
+    ("analyst", "iso-analyst"),
+    ("action", "iso-action"),
+    ("renderer", "iso-renderer"),
+];
 
 /// What `who` must get on `row`.
 fn expected(row: &Row, who: Who) -> Want {

@@ -9,6 +9,7 @@ mod bad_images;
 mod billing;
 mod brand;
 mod client;
+mod console;
 mod develops;
 mod docs;
 mod factory;

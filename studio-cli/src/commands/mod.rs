@@ -2,6 +2,7 @@
 //! the failures `main` turns into exit codes.
 
 pub(crate) mod account;
+pub(crate) mod admin;
 pub(crate) mod ai;
 pub(crate) mod assets;
 pub(crate) mod balance;

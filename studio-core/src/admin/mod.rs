@@ -2,17 +2,28 @@
 //! [`Admin`] (`studio.admin()`) and takes a [`PlatformAdmin`] proof, which only
 //! [`Caller::as_admin`](crate::Caller::as_admin) makes: an admin operation cannot be reached
 //! without the check: token grants into a person's house here, the people pages (access, users,
-//! onboarding, tool items) in `people.rs`, the analyst and its reflection findings in
-//! `analyst.rs`, the memory desk in `memories.rs`. The rest of §4.12 grows beside them.
+//! onboarding, tool items) in `people.rs`; the console's figures in `costs.rs` (AI costs, kept
+//! cost), `develops.rs` (develops, the retry/cancel action, failures), `frames.rs`, `judge.rs`
+//! (kept verdicts and their rollup) and `figures.rs` (overview, payments, tokenomics), their
+//! shared windows, pages and buckets in `window.rs`; the analyst and its reflection
+//! findings in `analyst.rs`, the memory desk in `memories.rs`.
 //!
 //! [`Operator`] (`studio.operator()`) is what the server binary's `admin add|list|remove`
 //! commands call: whoever can run the binary against the database is the authority there, so
 //! it takes no proof. It is how the first platform admin is made; signing up never makes one.
 
 mod analyst;
+mod costs;
+mod develops;
+mod figures;
+mod frames;
+mod judge;
 mod memories;
 mod offerings;
 mod people;
+mod window;
+
+pub(crate) use costs::{AI_READER, FAL, LOCAL};
 
 use chrono::Duration;
 

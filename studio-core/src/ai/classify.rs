@@ -64,10 +64,11 @@ impl Studio {
             error: Some(code.to_string()),
             tokens: 0,
         };
-        let (answer, tokens) = match self.ai_read(caller, vec![row.clone()], CLASSIFY_SYSTEM, CLASSIFY_PROMPT).await {
-            Ok(read) => read,
-            Err(e) => return Ok((row, refused(e.code))),
-        };
+        let (answer, tokens) =
+            match self.ai_read(caller, "classify", vec![row.clone()], CLASSIFY_SYSTEM, CLASSIFY_PROMPT).await {
+                Ok(read) => read,
+                Err(e) => return Ok((row, refused(e.code))),
+            };
         let (kind, name_en) = (kind_of(&answer), name_of(&answer));
         let changes = AssetChanges {
             name: name_en.clone().filter(|_| !supplied.name),

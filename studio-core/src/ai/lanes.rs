@@ -136,11 +136,13 @@ pub(crate) async fn prepare_async(bytes: Bytes) -> Result<Prepared> {
 impl Studio {
     /// Run `work` under the utility charge: hold it for the caller (402 with `need` and
     /// `spendable`, its code `code_402` when given), run, settle on `Ok` and release on `Err`.
-    /// Returns the work's value and the tokens charged. The whole of it runs in a task of its
+    /// Returns the work's value and the tokens charged. `lane` is `(tool, provider)`, what the
+    /// settled charge's cost record names (`admin/costs.rs`). The whole of it runs in a task of its
     /// own, so the hold is settled or released even when the caller goes away.
     pub(crate) async fn charged<T, F>(
         &self,
         caller: &Caller,
+        lane: (&'static str, &'static str),
         code_402: Option<&'static str>,
         work: F,
     ) -> Result<(T, i64)>
@@ -177,6 +179,10 @@ impl Studio {
                     // rather than hand out what was not paid for.
                     return Err(e);
                 }
+            } else if settle {
+                // Settled: what the provider's call cost, recorded after the ledger moved.
+                let (tool, provider) = lane;
+                studio.record_cost(&caller.org_id, &hold.id, None, tool, provider, price).await;
             }
             outcome.map(|value| (value, price))
         })

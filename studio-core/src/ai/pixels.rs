@@ -13,6 +13,7 @@ use std::io::Cursor;
 use image::{GrayImage, RgbaImage};
 use serde_json::json;
 
+use crate::admin::{FAL, LOCAL};
 use crate::api::{DepthResponse, RemoveBackgroundResponse, SegmentRequest, SegmentResponse};
 use crate::caller::Caller;
 use crate::error::{Error, ErrorKind, Result};
@@ -154,7 +155,7 @@ impl Studio {
         let image = image.unwrap_or_else(|| unreachable!("checked above"));
         let (studio, who) = (self.clone(), caller.clone());
         let (asset_id, spent) = self
-            .charged(caller, None, async move {
+            .charged(caller, ("remove-background", LOCAL), None, async move {
                 let bytes = image.bytes.clone();
                 let cut = blocking(move || LocalProvider.remove_background_blocking(&bytes))
                     .await?
@@ -206,7 +207,7 @@ impl Studio {
                 let dims = crate::images::header_dimensions(&source.bytes)?
                     .ok_or_else(|| Error::invalid("BAD_FORM", "The image's size cannot be read."))?;
                 within(&t, dims)?;
-                self.charged(caller, None, async move {
+                self.charged(caller, ("segment", LOCAL), None, async move {
                     let bytes = source.bytes.clone();
                     let cut = blocking(move || LocalProvider.segment_blocking(&bytes, t))
                         .await?
@@ -219,7 +220,7 @@ impl Studio {
             Target::Label(label) => {
                 let fal = self.fal_lanes()?;
                 let prepared = prepare_async(source.bytes.clone()).await?;
-                self.charged(caller, None, async move {
+                self.charged(caller, ("segment", FAL), None, async move {
                     let uri = crate::outbound::data_uri(&prepared.image.mime, &prepared.image.bytes);
                     let input = json!({"image_url": uri, "prompt": label, "mask_only": true});
                     let mask = fal
@@ -250,7 +251,7 @@ impl Studio {
         let prepared = prepare_async(image.map(|i| i.bytes).unwrap_or_default()).await?;
         let (studio, org) = (self.clone(), caller.org_id.clone());
         let (url, spent) = self
-            .charged(caller, None, async move {
+            .charged(caller, ("depth", FAL), None, async move {
                 let uri = crate::outbound::data_uri(&prepared.image.mime, &prepared.image.bytes);
                 let map = fal
                     .provider

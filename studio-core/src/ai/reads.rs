@@ -14,6 +14,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::admin::AI_READER;
 use crate::api::{BuildReading, ModelReading, ReadBuildRequest, ReadModelRequest};
 use crate::caller::Caller;
 use crate::error::{Error, ErrorKind, Result};
@@ -137,7 +138,7 @@ impl Studio {
         caller.require_spend_tokens()?;
         let ids = crate::models::clean_asset_ids(&req.asset_ids, MAX_READ_FRAMES)?;
         let assets = self.live_assets(caller, &ids, "ASSET_NOT_FOUND").await?;
-        let (answer, tokens) = self.ai_read(caller, assets, MODEL_SYSTEM, MODEL_PROMPT).await?;
+        let (answer, tokens) = self.ai_read(caller, "read-model", assets, MODEL_SYSTEM, MODEL_PROMPT).await?;
         Ok(model_reading(&answer, tokens))
     }
 
@@ -151,7 +152,7 @@ impl Studio {
             return Err(Error::invalid("IMAGE_REQUIRED", "Name the full-length photograph in assetId."));
         }
         let assets = self.live_assets(caller, &[id.to_string()], "ASSET_NOT_FOUND").await?;
-        let (answer, tokens) = self.ai_read(caller, assets, BUILD_SYSTEM, BUILD_PROMPT).await?;
+        let (answer, tokens) = self.ai_read(caller, "read-build", assets, BUILD_SYSTEM, BUILD_PROMPT).await?;
         Ok(build_reading(&answer, tokens))
     }
 
@@ -161,13 +162,15 @@ impl Studio {
     pub(crate) async fn ai_read(
         &self,
         caller: &Caller,
+        tool: &'static str,
         assets: Vec<AssetRow>,
         system: &'static str,
         prompt: &'static str,
     ) -> Result<(Map<String, Value>, i64)> {
         let client = self.ai_client()?;
         let studio = self.clone();
-        self.charged(caller, None, async move { studio.ask(&client, &assets, system, prompt).await }).await
+        self.charged(caller, (tool, AI_READER), None, async move { studio.ask(&client, &assets, system, prompt).await })
+            .await
     }
 
     async fn ask(

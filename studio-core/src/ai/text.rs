@@ -148,7 +148,9 @@ impl Studio {
              [{{\"category\": a group such as palette, texture, light, styling, setting, props, \"keywords\": \
              [short English keywords]}}]}} with 3 to {MAX_GROUPS} groups of 4 to {MAX_GROUP_KEYWORDS} keywords."
         );
-        let (categories, spent) = self.charged_ask(caller, Some("AI_NEEDS_BILLING"), prompt, None, categories).await?;
+        let (categories, spent) = self
+            .charged_ask(caller, "inspiration-keywords", Some("AI_NEEDS_BILLING"), prompt, None, categories)
+            .await?;
         Ok(InspirationResponse { ok: true, categories, spent })
     }
 
@@ -173,8 +175,9 @@ impl Studio {
             direction.map(|d| format!(" Art direction: {d:?}.")).unwrap_or_default(),
             house_line(&clause),
         );
-        let (shots, spent) =
-            self.charged_ask(caller, Some("AI_NEEDS_BILLING"), prompt, None, move |a| shots(a, count)).await?;
+        let (shots, spent) = self
+            .charged_ask(caller, "imagemodel-prompts", Some("AI_NEEDS_BILLING"), prompt, None, move |a| shots(a, count))
+            .await?;
         Ok(ShotPromptsResponse { ok: true, shots, spent })
     }
 
@@ -190,7 +193,8 @@ impl Studio {
             vibe.map(|v| format!(" Mood: {v:?}.")).unwrap_or_default(),
             house_line(&clause),
         );
-        let (prompt, spent) = self.charged_ask(caller, Some("AI_NEEDS_BILLING"), prompt, None, built).await?;
+        let (prompt, spent) =
+            self.charged_ask(caller, "prompt-builder", Some("AI_NEEDS_BILLING"), prompt, None, built).await?;
         Ok(PromptBuilderResponse { ok: true, prompt, spent })
     }
 
@@ -207,7 +211,7 @@ impl Studio {
             house_line(&clause),
         );
         let ((improved, notes), spent) =
-            self.charged_ask(caller, Some("AI_NEEDS_BILLING"), prompt, None, enhanced).await?;
+            self.charged_ask(caller, "prompt-enhancer", Some("AI_NEEDS_BILLING"), prompt, None, enhanced).await?;
         Ok(PromptEnhancerResponse { ok: true, improved, notes, spent })
     }
 }

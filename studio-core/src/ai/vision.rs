@@ -13,6 +13,7 @@
 use image::metadata::Orientation;
 use serde_json::{Map, Value};
 
+use crate::admin::AI_READER;
 use crate::api::{
     AssetKind, BuildFields, CharacterFields, DescribeItemResponse, DetectItemsResponse, DetectedItem,
     ExtractBuildResponse, ExtractCharacterResponse, FACE_KEYWORDS, FaceFeaturesRequest, FaceFeaturesResponse,
@@ -221,6 +222,7 @@ impl Studio {
     pub(crate) async fn charged_ask<T, S>(
         &self,
         caller: &Caller,
+        tool: &'static str,
         code_402: Option<&'static str>,
         prompt: String,
         image: Option<AiImage>,
@@ -231,7 +233,7 @@ impl Studio {
         S: FnOnce(Value) -> Result<T> + Send + 'static,
     {
         let client = self.ai_client()?;
-        self.charged(caller, code_402, async move {
+        self.charged(caller, (tool, AI_READER), code_402, async move {
             let images: Vec<AiImage> = image.into_iter().collect();
             let answer = client.read_json(SYSTEM, &prompt, &images).await.map_err(|e: AiError| {
                 tracing::warn!(error = %e, "an AI lane's read failed");
@@ -259,8 +261,9 @@ impl Studio {
     pub async fn describe_item(&self, caller: &Caller, image: Option<LaneImage>) -> Result<DescribeItemResponse> {
         let prepared = self.vision_input(caller, image).await?;
         let code = self.needs_billing_code(&caller.org_id).await?;
-        let ((name_en, kind), spent) =
-            self.charged_ask(caller, Some(code), DESCRIBE.to_string(), Some(prepared.image), describe).await?;
+        let ((name_en, kind), spent) = self
+            .charged_ask(caller, "describe-item", Some(code), DESCRIBE.to_string(), Some(prepared.image), describe)
+            .await?;
         Ok(DescribeItemResponse { ok: true, name_en, kind, spent })
     }
 
@@ -270,7 +273,9 @@ impl Studio {
         let prepared = self.vision_input(caller, image).await?;
         let orientation = prepared.orientation;
         let (items, spent) = self
-            .charged_ask(caller, None, DETECT.to_string(), Some(prepared.image), move |a| detect(a, orientation))
+            .charged_ask(caller, "detect-items", None, DETECT.to_string(), Some(prepared.image), move |a| {
+                detect(a, orientation)
+            })
             .await?;
         Ok(DetectItemsResponse { ok: true, items, spent })
     }
@@ -279,7 +284,7 @@ impl Studio {
     pub async fn extract_build(&self, caller: &Caller, image: Option<LaneImage>) -> Result<ExtractBuildResponse> {
         let prepared = self.vision_input(caller, image).await?;
         let ((figure_detected, fields), spent) =
-            self.charged_ask(caller, None, BUILD.to_string(), Some(prepared.image), build).await?;
+            self.charged_ask(caller, "extract-build", None, BUILD.to_string(), Some(prepared.image), build).await?;
         Ok(ExtractBuildResponse { ok: true, figure_detected, fields, spent })
     }
 
@@ -290,8 +295,9 @@ impl Studio {
         image: Option<LaneImage>,
     ) -> Result<ExtractCharacterResponse> {
         let prepared = self.vision_input(caller, image).await?;
-        let ((face_detected, fields), spent) =
-            self.charged_ask(caller, None, CHARACTER.to_string(), Some(prepared.image), character).await?;
+        let ((face_detected, fields), spent) = self
+            .charged_ask(caller, "extract-character", None, CHARACTER.to_string(), Some(prepared.image), character)
+            .await?;
         Ok(ExtractCharacterResponse { ok: true, face_detected, fields, spent })
     }
 
@@ -302,8 +308,16 @@ impl Studio {
         let source = self.lane_source(caller, &req.image_url).await?;
         self.config.ai.as_ref().ok_or_else(not_configured)?;
         let prepared = prepare_async(source.bytes).await?;
-        let ((face_detected, keywords), spent) =
-            self.charged_ask(caller, Some("AI_NEEDS_BILLING"), FACE.to_string(), Some(prepared.image), face).await?;
+        let ((face_detected, keywords), spent) = self
+            .charged_ask(
+                caller,
+                "face-features",
+                Some("AI_NEEDS_BILLING"),
+                FACE.to_string(),
+                Some(prepared.image),
+                face,
+            )
+            .await?;
         Ok(FaceFeaturesResponse { ok: true, face_detected, keywords, spent })
     }
 }

@@ -7,6 +7,7 @@ mod accounts;
 mod analyst;
 mod billing;
 mod brand;
+mod console;
 mod develops;
 mod errors;
 mod factory;
@@ -36,6 +37,7 @@ pub use billing::{
     Price, PriceBook, SubscriptionCheckoutRequest, Tier, TokenPack, ToolPrice, TopupCheckoutRequest, WebhookAck,
 };
 pub use brand::*;
+pub use console::*;
 pub use develops::{
     CancelReason, CancelResponse, DevelopRun, DevelopStatus, DuplicateRequest, DuplicateResponse, Job, JobList,
     JobStatus, JobsQuery, OfferEvidence, RetakeOffer, RunCancelResponse, RunCounts, RunList, RunsQuery, SocketMessage,

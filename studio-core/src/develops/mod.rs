@@ -564,19 +564,15 @@ impl Studio {
     /// rendering one finishes and costs; an ended one is unchanged.
     pub async fn cancel_job(&self, caller: &Caller, id: &str) -> Result<CancelResponse> {
         caller.require_spend_tokens()?;
-        match self.storage.cancel_job(&caller.org_id, id, crate::ids::now()).await? {
+        match self.cancel_in(&caller.org_id, id).await? {
             CancelOutcome::NotFound => Err(job_not_found()),
-            CancelOutcome::Cancelled(row) => {
-                self.publish_job(&row).await;
-                self.after_job_end(&row).await;
-                Ok(CancelResponse {
-                    id: row.id,
-                    cancelled: true,
-                    state: JobStatus::Cancelled,
-                    tokens_released: row.tokens,
-                    reason: None,
-                })
-            }
+            CancelOutcome::Cancelled(row) => Ok(CancelResponse {
+                id: row.id,
+                cancelled: true,
+                state: JobStatus::Cancelled,
+                tokens_released: row.tokens,
+                reason: None,
+            }),
             CancelOutcome::Unchanged(row) => {
                 let state = row.job_status();
                 let reason = if state == JobStatus::Running {
@@ -587,6 +583,39 @@ impl Studio {
                 Ok(CancelResponse { id: row.id, cancelled: false, state, tokens_released: 0, reason: Some(reason) })
             }
         }
+    }
+
+    /// Cancel a house's queued job (its hold released in the same transaction, once), announce
+    /// it and let its pipeline know: the one cancel path of the house's own route and the admin
+    /// console's action.
+    pub(crate) async fn cancel_in(&self, org_id: &str, id: &str) -> Result<CancelOutcome> {
+        let outcome = self.storage.cancel_job(org_id, id, crate::ids::now()).await?;
+        if let CancelOutcome::Cancelled(row) = &outcome {
+            self.publish_job(row).await;
+            self.after_job_end(row).await;
+        }
+        Ok(outcome)
+    }
+
+    /// A new develop of a stored job's request for the same house and person, held and queued
+    /// through the same path as a duplicate (today's price, one new hold; 402 when the house
+    /// cannot pay), linked by `sourceJobId`.
+    pub(crate) async fn develop_again(&self, source: &JobRow) -> Result<JobRow> {
+        let inputs = self.rerunnable(source)?;
+        let spec = JobSpec {
+            tool: source.tool.clone(),
+            quality: source.quality_tier(),
+            params: source.rerun_params(),
+            inputs,
+            idempotency_key: None,
+            brand_id: source.brand_id.clone(),
+            source_job_id: Some(source.id.clone()),
+            retry_of_job_id: None,
+        };
+        let job = self.new_job_for(&source.org_id, source.user_id.clone(), spec);
+        let mut rows = self.queue(vec![job], None).await?;
+        let (row, _) = rows.pop().ok_or_else(|| Error::internal("no job came back from create_jobs"))?;
+        Ok(row)
     }
 
     /// Check that a stored job can run again today: its tool is runnable and its inputs exist.

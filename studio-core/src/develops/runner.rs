@@ -142,6 +142,13 @@ impl Studio {
     async fn end_job(&self, job: &JobRow, end: JobEnd) -> bool {
         match self.storage.finish_job(&job.org_id, &job.id, end, crate::ids::now()).await {
             Ok(Some(row)) => {
+                if row.status == "done" {
+                    // The settle point: what the provider's work cost, recorded after the
+                    // ledger moved, never beside it.
+                    let provider = self.config.providers.get(&row.tool).map_or("unknown", |p| p.name());
+                    let tokens = row.tokens_settled.unwrap_or(row.tokens);
+                    self.record_cost(&row.org_id, &row.hold_id, Some(&row.id), &row.tool, provider, tokens).await;
+                }
                 self.publish_job(&row).await;
                 self.after_job_end(&row).await;
                 true

@@ -17,8 +17,16 @@ use crate::api::{
 use crate::caller::Caller;
 use crate::develops::preflight::{Exposure, Facts, decode_small, exposure_issues, measure};
 use crate::error::{Error, ErrorKind, Result};
-use crate::storage::JobRow;
+use crate::storage::{JobRow, VerdictRow};
 use crate::studio::Studio;
+
+/// The judge that computes verdicts: this file's pixel measurements.
+pub(crate) const JUDGE_MODEL: &str = "pixel-judge";
+/// The version of the scoring rules above; raise it when the marks or penalties change, so
+/// stored verdicts of different rules are never rolled up as one.
+pub(crate) const VERDICT_RUBRIC: i64 = 1;
+/// A readable verdict at or above this score passes.
+pub(crate) const PASS_SCORE: i64 = 70;
 
 /// Long edge at which sharpness is judged, whatever the tier.
 const JUDGE_EDGE: u32 = 1024;
@@ -249,6 +257,36 @@ impl Studio {
     /// saying why. 404 `NOT_FOUND` for an unknown or foreign job.
     pub async fn verdict(&self, caller: &Caller, req: VerdictRequest) -> Result<Verdict> {
         let job = self.own_job(caller, req.job_id.trim()).await?;
+        let verdict = self.judge(&job).await?;
+        if job.job_status() == JobStatus::Done {
+            self.keep_verdict(&job, &verdict).await?;
+        }
+        Ok(verdict)
+    }
+
+    /// Keep a verdict on a landed frame (once per job and rubric: a verdict is a pure function
+    /// of the frame and its input, so the first one kept stands).
+    pub(crate) async fn keep_verdict(&self, job: &JobRow, verdict: &Verdict) -> Result<VerdictRow> {
+        let score = i64::from(verdict.score);
+        let row = VerdictRow {
+            id: crate::ids::new_id("vrd"),
+            job_id: job.id.clone(),
+            frame_id: job.result_asset_id.clone(),
+            org_id: job.org_id.clone(),
+            tool: job.tool.clone(),
+            model: JUDGE_MODEL.to_string(),
+            rubric: VERDICT_RUBRIC,
+            score,
+            readable: verdict.readable,
+            passed: verdict.readable && score >= PASS_SCORE,
+            marks: serde_json::to_string(&verdict.marks).map_err(Error::internal)?,
+            created_at: crate::ids::now(),
+        };
+        Ok(self.storage.keep_verdict(&row).await?)
+    }
+
+    /// The verdict on a job of any house (computed; kept by the caller when it landed).
+    pub(crate) async fn judge(&self, job: &JobRow) -> Result<Verdict> {
         let id = job.id.as_str();
         match job.job_status() {
             status @ (JobStatus::Queued | JobStatus::Running) => Ok(unreadable(
@@ -276,7 +314,7 @@ impl Studio {
                 // Only a refusal of the inputs ends a job before its last attempt; an outage
                 // ends it on the last one.
                 let mut futile = job.attempts < self.config.runner.max_attempts;
-                if let Input::Unreadable(reason) = self.main_input(&job).await {
+                if let Input::Unreadable(reason) = self.main_input(job).await {
                     futile = true;
                     marks.push(mark(
                         "input-unreadable",
@@ -299,7 +337,7 @@ impl Studio {
                     let says = "The frame landed but its file cannot be found.";
                     return Ok(unreadable(id, vec![mark("result-unreadable", MarkSeverity::High, says)], false));
                 };
-                let input = self.main_input(&job).await;
+                let input = self.main_input(job).await;
                 let frame =
                     tokio::task::spawn_blocking(move || measure_frame(&bytes)).await.map_err(Error::internal)?;
                 match frame {

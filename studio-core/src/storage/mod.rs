@@ -3,7 +3,7 @@
 //!
 //! One trait per domain (`AccountStore`, `LibraryStore`, `ModelStore`, `JobStore`,
 //! `LedgerStore`, `BillingStore`, `SeatStore`, `ProfileStore`, `MailStore`, `InvitationStore`, `LookbookStore`,
-//! `PipelineStore`, `BrandStore`, `LaneStore`, `PostStore`, `AnalystStore`), each
+//! `PipelineStore`, `BrandStore`, `LaneStore`, `PostStore`, `AnalystStore`, `ConsoleStore`), each
 //! beside its row types in the file of its name, and
 //! [`Storage`] as their union. Two real implementations share one body of SQL (`sql/`, one file
 //! per domain): SQLite (the embedded default) and PostgreSQL (scale-out). Only `sql/tx.rs`, the
@@ -15,6 +15,7 @@ mod accounts;
 mod analyst;
 mod billing;
 mod brand;
+mod console;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod group_commit;
 mod invitations;
@@ -45,6 +46,10 @@ pub use billing::{
     PaymentOutcome, RefillPack,
 };
 pub use brand::{BrandFields, BrandFieldsPatch, BrandMarkRow, BrandProfileRow, BrandStore};
+pub use console::{
+    ConsoleStore, CostRecordRow, FlowRow, FrameFilter, JobFilter, KeptRow, NamedCount, PlatformCounts, SettledHoldRow,
+    VerdictFilter, VerdictRow,
+};
 pub use invitations::{
     AcceptOutcome, InvitationRow, InvitationStore, InviteCodeRow, InviteRequestRow, InviteeRow, IssueOutcome,
     RedeemOutcome,
@@ -119,6 +124,7 @@ pub trait Storage:
     + LaneStore
     + PostStore
     + AnalystStore
+    + ConsoleStore
     + Send
     + Sync
     + 'static

@@ -12,6 +12,7 @@ pub(super) mod accounts;
 pub(super) mod analyst;
 pub(super) mod billing;
 pub(super) mod brand;
+pub(super) mod console;
 pub(super) mod invitations;
 pub(super) mod jobs;
 pub(super) mod lanes;
@@ -163,6 +164,14 @@ macro_rules! impl_storage {
             $lock_by_select
         );
         $crate::storage::sql::analyst::impl_analyst_store!(
+            $ty,
+            $backend,
+            $lock,
+            $skip_locked,
+            $one_statement,
+            $lock_by_select
+        );
+        $crate::storage::sql::console::impl_console_store!(
             $ty,
             $backend,
             $lock,

@@ -3,16 +3,25 @@
 //! own files, merged here.
 
 mod access;
+mod ai_costs;
 mod analyst;
+mod develops;
 mod emails;
 mod entitlements;
+mod failures;
+mod frames;
 mod invite;
 mod invite_codes;
 mod invite_requests;
+mod judge;
+mod kept_cost;
 mod memory;
 mod offerings;
 mod onboarding;
+mod overview;
+mod payments;
 mod reflection;
+mod tokenomics;
 mod tool_items;
 mod users;
 
@@ -49,6 +58,15 @@ pub(super) fn router() -> ApiRouter<AppState> {
         .merge(invite_requests::router())
         .merge(offerings::router())
         .merge(entitlements::router())
+        .merge(ai_costs::router())
+        .merge(develops::router())
+        .merge(failures::router())
+        .merge(frames::router())
+        .merge(judge::router())
+        .merge(kept_cost::router())
+        .merge(overview::router())
+        .merge(payments::router())
+        .merge(tokenomics::router())
         .api_route(
         "/api/toolkit/admin/grant-tokens",
         post_with(grant_tokens, |op| {
