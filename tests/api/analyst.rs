@@ -74,7 +74,7 @@ async fn runs_write_plain_figures_below_the_floor_and_findings_are_decided_once(
     house.key.submit_develop(&upscale()).await.expect("submit");
 
     let run = admin.run_analyst().await.expect("run");
-    assert!(!run.reused && !run.model_called, "no frame landed: below the floor, no model call");
+    assert!(!run.reused && !run.model_called, "no verdict: below the floor, no model call");
     let digest = run.digest;
     assert_eq!((digest.writer, digest.trigger), (DigestWriter::Figures, DigestTrigger::Admin));
     assert_eq!(digest.period_end - digest.period_start, chrono::Duration::hours(2));
@@ -139,15 +139,20 @@ async fn the_reader_writes_the_digest_above_the_floor(backend: Backend) {
     let Some(app) = app_with_reader(backend, &reader, |_| {}).await else { return };
     let admin = admin(&app).await;
     let house = House::new(&app, "analyst-floor").await;
+    let mut jobs = Vec::new();
     for _ in 0..5 {
-        house.key.submit_develop(&upscale()).await.expect("submit");
+        jobs.push(house.key.submit_develop(&upscale()).await.expect("submit").job_id);
         assert!(app.studio.run_next_job().await.expect("run"), "a job ran");
+    }
+    // The floor counts readable verdicts, not landed frames: the admin judges all five.
+    for job in &jobs {
+        assert!(admin.admin_verdict(job).await.expect("judged").readable);
     }
     let run = admin.run_analyst().await.expect("run");
     assert!(run.model_called && !run.reused);
     assert_eq!(run.digest.writer, DigestWriter::Reader);
     assert_eq!(run.digest.summary, "Five upscales landed; nothing failed.");
-    assert_eq!(run.digest.figures.readable_frames, 5);
+    assert_eq!((run.digest.figures.readable_frames, run.digest.figures.readable_verdicts), (5, 5));
     assert_eq!(run.digest.figures.tokens.settled, 45, "five upscales at 9 tokens");
     assert!(run.findings.is_empty(), "nothing failed, nothing is held: {:?}", run.findings);
 }

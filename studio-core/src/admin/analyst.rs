@@ -1,8 +1,8 @@
 //! The analyst (§4.12 `analyst`, `analyst/cadence`, `analyst/run`) and reflection findings
 //! (docs/analyst.md). A digest covers the cadence window before it (`hours`): the platform's
 //! figures over that period, read in one place by storage, and a summary in words. Below the
-//! readable floor (too few landed frames to say anything a model could add to) or without an AI
-//! reader, the words are the plain figures and no model is called; above it the reader writes
+//! readable-verdict floor (too few frames judged readable for a model to add anything) or
+//! without an AI reader, the words are the plain figures and no model is called; above it the reader writes
 //! them, and a reader failure falls back to the plain figures. A run inside the window returns
 //! the digest already written; the cadence's own runs happen in the minute sweep, one per
 //! window on any number of replicas (a unique slot). Each new digest raises findings by fixed
@@ -24,7 +24,8 @@ use crate::studio::Studio;
 
 use super::Admin;
 
-/// Fewer landed frames than this in the period: the digest is the plain figures, no model call.
+/// Fewer readable verdicts than this in the period: the digest is the plain figures, no model
+/// call.
 pub(crate) const READABLE_FLOOR: i64 = 5;
 /// A tool with at least this many develops in the period is judged for its failure rate.
 const FAILURE_MIN_DEVELOPS: i64 = 5;
@@ -83,6 +84,7 @@ fn figures(c: &PeriodCounts) -> DigestFigures {
         develops: by_tool.iter().map(|t| t.total).sum(),
         by_tool,
         readable_frames: c.readable_frames,
+        readable_verdicts: c.readable_verdicts,
         tokens,
         stale_holds: c.stale_holds,
     }
@@ -96,13 +98,15 @@ fn plain_summary(f: &DigestFigures, hours: i64) -> String {
     let busiest = f.by_tool.iter().max_by_key(|t| t.total).map(|t| format!(" The busiest tool was {} ({}).", t.tool, t.total));
     format!(
         "Over the last {hours} hours: {} houses opened, {} people signed up, {} images uploaded. {} develops were \
-         queued ({done} landed, {failed} failed, {cancelled} cancelled) and {} frames landed.{} Tokens: {} granted, \
+         queued ({done} landed, {failed} failed, {cancelled} cancelled) and {} frames landed; {} verdicts read \
+         their frame.{} Tokens: {} granted, \
          {} bought, {} spent; {} holds released. {} holds have been open for more than an hour.",
         f.houses,
         f.people,
         f.uploads,
         f.develops,
         f.readable_frames,
+        f.readable_verdicts,
         busiest.unwrap_or_default(),
         f.tokens.granted,
         f.tokens.topped_up,
@@ -229,7 +233,7 @@ impl Studio {
         let mut summary = plain_summary(&figures, cadence.hours);
         let mut writer = DigestWriter::Figures;
         let mut model_called = false;
-        if figures.readable_frames >= READABLE_FLOOR
+        if figures.readable_verdicts >= READABLE_FLOOR
             && let Ok(client) = self.ai_client()
         {
             model_called = true;
@@ -420,6 +424,7 @@ mod tests {
                 ("packshot".into(), "queued".into(), 1),
             ],
             readable_frames: 11,
+            readable_verdicts: 3,
             ledger: vec![("grant".into(), 2, 200), ("released".into(), 4, 36), ("settled".into(), 11, 99)],
             stale_holds: 0,
         }

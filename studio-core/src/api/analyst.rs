@@ -117,8 +117,11 @@ pub struct DigestFigures {
     pub develops: i64,
     /// Per tool.
     pub by_tool: Vec<ToolFigures>,
-    /// Develops that landed a frame in the period (what a verdict can read).
+    /// Develops that landed a frame in the period.
     pub readable_frames: i64,
+    /// Verdicts judged in the period that could read their frame: the reader writes the digest
+    /// only when there are at least 5.
+    pub readable_verdicts: i64,
     /// Tokens.
     pub tokens: TokenFigures,
     /// Holds open for more than an hour at the period's end.

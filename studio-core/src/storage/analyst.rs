@@ -120,8 +120,10 @@ pub struct PeriodCounts {
     pub uploads: i64,
     /// Develops queued in the period by `(tool, status now)`.
     pub develops: Vec<(String, String, i64)>,
-    /// Develops that landed a frame in the period: what a verdict can read.
+    /// Develops that landed a frame in the period.
     pub readable_frames: i64,
+    /// Verdicts judged in the period that could read their frame.
+    pub readable_verdicts: i64,
     /// Ledger movements in the period by kind: `(kind, entries, tokens)`, tokens being the
     /// credited amount of grants and top-ups and the settled amount of settlements.
     pub ledger: Vec<(String, i64, i64)>,

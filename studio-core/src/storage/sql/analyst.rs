@@ -76,6 +76,11 @@ macro_rules! impl_analyst_store {
                 )
                 .fetch_one(&self.pool)
                 .await?;
+                let readable_verdicts = count(
+                    "SELECT COUNT(*) FROM verdicts WHERE readable AND created_at >= $1 AND created_at < $2",
+                )
+                .fetch_one(&self.pool)
+                .await?;
                 let develops: Vec<(String, String, i64)> = sqlx::query_as(
                     "SELECT tool, status, COUNT(*) FROM jobs WHERE created_at >= $1 AND created_at < $2 \
                      GROUP BY tool, status ORDER BY tool, status",
@@ -105,6 +110,7 @@ macro_rules! impl_analyst_store {
                     uploads,
                     develops,
                     readable_frames,
+                    readable_verdicts,
                     ledger,
                     stale_holds,
                 })
