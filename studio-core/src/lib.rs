@@ -37,6 +37,8 @@ mod ids;
 #[cfg(feature = "engine")]
 mod images;
 #[cfg(feature = "engine")]
+mod internal;
+#[cfg(feature = "engine")]
 mod invitations;
 #[cfg(feature = "engine")]
 mod ledger;
@@ -91,6 +93,11 @@ pub use crate::{
     error::{Error, ErrorKind, Result},
     events::{EventBus, HouseEvent, RESYNC},
     images::{MAX_IMAGE_MB, image_too_large},
+    internal::{
+        Internal,
+        replay::{MAX_RENDER_BYTES, PREVIEW_EDGE, RENDER_FORMATS, render_too_large},
+        settings::{AUTONOMY_LEVELS, EXPERIMENT_STATUSES, LONGHORIZON_HOURS},
+    },
     invitations::{
         BASE_MAX_USES, BONUS_USES_PER_SUBSCRIBER, FRAMES_PER_LOOK, GRANT_DAYS, GUEST_BONUS_TOKENS, HOLD_DAYS,
         HOST_TOKENS, Invitations, Letter, MAX_CODE_DAYS, MAX_CODE_GRANT, MAX_CODE_USES, MAX_OWN_CODE_USES,
@@ -122,7 +129,8 @@ pub use crate::{
         local::{Cutout, CutoutError, LocalProvider, SegmentTarget},
     },
     storage::{
-        AcceptOutcome, AcceptSeat, AccountStore, AdvanceOutcome, AssetChanges, AssetRow, AutochargeOutcome,
+        AcceptOutcome, AiCallRow, AutonomyRow, CountRow, EvidenceRow, ExperimentRow, FlagRow, FunnelRow, InternalStore,
+        PlatformTotals, RenderRow, ResearchRow, StampRow, AcceptSeat, AccountStore, AdvanceOutcome, AssetChanges, AssetRow, AutochargeOutcome,
         AutochargeSettings, BalanceRow, BillingAccountRow, BillingStore, BoardModelRow, BrandFields, BrandFieldsPatch,
         BrandMarkRow, BrandProfileRow, BrandStore, Bucket, CancelOutcome, CatalogRow, CheckoutRow, ClaimOutcome,
         ClaimRow, CreateJobsOutcome, DripCandidate, EmailTokenRow, EntitlementCaseRow, EntitlementRow, EraseOutcome,

@@ -9,6 +9,7 @@ mod brand;
 mod develops;
 mod errors;
 mod factory;
+mod internal;
 mod invitations;
 mod keys;
 mod lanes;
@@ -34,6 +35,7 @@ pub use billing::{
     Price, PriceBook, SubscriptionCheckoutRequest, Tier, TokenPack, ToolPrice, TopupCheckoutRequest, WebhookAck,
 };
 pub use brand::*;
+pub use internal::*;
 pub use develops::{
     CancelReason, CancelResponse, DevelopRun, DevelopStatus, DuplicateRequest, DuplicateResponse, Job, JobList,
     JobStatus, JobsQuery, OfferEvidence, RetakeOffer, RunCancelResponse, RunCounts, RunList, RunsQuery, SocketMessage,

@@ -249,6 +249,11 @@ impl Studio {
     /// saying why. 404 `NOT_FOUND` for an unknown or foreign job.
     pub async fn verdict(&self, caller: &Caller, req: VerdictRequest) -> Result<Verdict> {
         let job = self.own_job(caller, req.job_id.trim()).await?;
+        self.verdict_of(&job).await
+    }
+
+    /// The verdict of a job already looked up (the replay evidence judges any house's job).
+    pub(crate) async fn verdict_of(&self, job: &JobRow) -> Result<Verdict> {
         let id = job.id.as_str();
         match job.job_status() {
             status @ (JobStatus::Queued | JobStatus::Running) => Ok(unreadable(
@@ -276,7 +281,7 @@ impl Studio {
                 // Only a refusal of the inputs ends a job before its last attempt; an outage
                 // ends it on the last one.
                 let mut futile = job.attempts < self.config.runner.max_attempts;
-                if let Input::Unreadable(reason) = self.main_input(&job).await {
+                if let Input::Unreadable(reason) = self.main_input(job).await {
                     futile = true;
                     marks.push(mark(
                         "input-unreadable",
@@ -299,7 +304,7 @@ impl Studio {
                     let says = "The frame landed but its file cannot be found.";
                     return Ok(unreadable(id, vec![mark("result-unreadable", MarkSeverity::High, says)], false));
                 };
-                let input = self.main_input(&job).await;
+                let input = self.main_input(job).await;
                 let frame =
                     tokio::task::spawn_blocking(move || measure_frame(&bytes)).await.map_err(Error::internal)?;
                 match frame {

@@ -16,6 +16,7 @@ mod billing;
 mod brand;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod group_commit;
+mod internal;
 mod invitations;
 mod jobs;
 mod lanes;
@@ -44,6 +45,10 @@ pub use brand::{BrandFields, BrandFieldsPatch, BrandMarkRow, BrandProfileRow, Br
 pub use invitations::{
     AcceptOutcome, InvitationRow, InvitationStore, InviteCodeRow, InviteRequestRow, InviteeRow, IssueOutcome,
     RedeemOutcome,
+};
+pub use internal::{
+    AiCallRow, AutonomyRow, CountRow, EvidenceRow, ExperimentRow, FlagRow, FunnelRow, InternalStore, PlatformTotals,
+    RenderRow, ResearchRow, StampRow,
 };
 pub use jobs::{CancelOutcome, CreateJobsOutcome, JobEnd, JobRow, JobStore, TakeRecord};
 pub use lanes::{LaneResultRow, LaneStore};
@@ -114,6 +119,7 @@ pub trait Storage:
     + BrandStore
     + LaneStore
     + PostStore
+    + InternalStore
     + Send
     + Sync
     + 'static

@@ -11,6 +11,7 @@
 pub(super) mod accounts;
 pub(super) mod billing;
 pub(super) mod brand;
+pub(super) mod internal;
 pub(super) mod invitations;
 pub(super) mod jobs;
 pub(super) mod lanes;
@@ -154,6 +155,14 @@ macro_rules! impl_storage {
             $lock_by_select
         );
         $crate::storage::sql::posts::impl_post_store!(
+            $ty,
+            $backend,
+            $lock,
+            $skip_locked,
+            $one_statement,
+            $lock_by_select
+        );
+        $crate::storage::sql::internal::impl_internal_store!(
             $ty,
             $backend,
             $lock,
