@@ -14,10 +14,10 @@
 
 use serde_json::{Map, Value};
 
-use crate::internal::quality::ReaderOutcome;
 use crate::api::{BuildReading, ModelReading, ReadBuildRequest, ReadModelRequest};
 use crate::caller::Caller;
 use crate::error::{Error, ErrorKind, Result};
+use crate::internal::quality::ReaderOutcome;
 use crate::providers::ai::{AiClient, AiError, AiImage};
 use crate::storage::AssetRow;
 use crate::studio::Studio;
@@ -190,8 +190,13 @@ impl Studio {
             Err(e) => ReaderOutcome::of(e),
         };
         let org = assets.first().map(|a| a.org_id.as_str());
-        self.record_reader_call(org, if system == MODEL_SYSTEM { "read_model" } else { "read_build" }, outcome, started)
-            .await;
+        self.record_reader_call(
+            org,
+            if system == MODEL_SYSTEM { "read_model" } else { "read_build" },
+            outcome,
+            started,
+        )
+        .await;
         match answer {
             Ok(Value::Object(answer)) => Ok(answer),
             Ok(_) => Err(ai_failed(&AiError::Unavailable("the AI reader's answer is not a JSON object".into()))),

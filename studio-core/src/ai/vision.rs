@@ -13,7 +13,6 @@
 use image::metadata::Orientation;
 use serde_json::{Map, Value};
 
-use crate::internal::quality::ReaderOutcome;
 use crate::api::{
     AssetKind, BuildFields, CharacterFields, DescribeItemResponse, DetectItemsResponse, DetectedItem,
     ExtractBuildResponse, ExtractCharacterResponse, FACE_KEYWORDS, FaceFeaturesRequest, FaceFeaturesResponse,
@@ -21,6 +20,7 @@ use crate::api::{
 };
 use crate::caller::Caller;
 use crate::error::{Error, ErrorKind, Result};
+use crate::internal::quality::ReaderOutcome;
 use crate::providers::ai::{AiClient, AiError, AiImage};
 use crate::studio::Studio;
 
@@ -246,10 +246,13 @@ impl Studio {
                 Err(e) => {
                     tracing::warn!(error = %e, "an AI lane's read failed");
                     let outcome = ReaderOutcome::of(&e);
-                    (outcome, Err(match e {
-                        AiError::Malformed(m) => bad_output(&m),
-                        e => ai_failed(&e),
-                    }))
+                    (
+                        outcome,
+                        Err(match e {
+                            AiError::Malformed(m) => bad_output(&m),
+                            e => ai_failed(&e),
+                        }),
+                    )
                 }
             };
             studio.record_reader_call(Some(&org), "lane", outcome, started).await;

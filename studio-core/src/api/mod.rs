@@ -35,7 +35,6 @@ pub use billing::{
     Price, PriceBook, SubscriptionCheckoutRequest, Tier, TokenPack, ToolPrice, TopupCheckoutRequest, WebhookAck,
 };
 pub use brand::*;
-pub use internal::*;
 pub use develops::{
     CancelReason, CancelResponse, DevelopRun, DevelopStatus, DuplicateRequest, DuplicateResponse, Job, JobList,
     JobStatus, JobsQuery, OfferEvidence, RetakeOffer, RunCancelResponse, RunCounts, RunList, RunsQuery, SocketMessage,
@@ -43,6 +42,7 @@ pub use develops::{
 };
 pub use errors::ErrorBody;
 pub use factory::*;
+pub use internal::*;
 pub use invitations::{
     AcceptInvitationRequest, AcceptInvitationResponse, AdminInviteRequest, AdminInviteResponse, IntakeAnswer,
     IntakeAnswers, InvitationLookup, InviteCode, InviteCodeList, InviteRequestBody, InviteRequestList,

@@ -5,7 +5,7 @@
 
 use crate::accounts::Email;
 use crate::api::{
-    AnalystInviteRequest, AnalystInvitations, AnalystInvitationsQuery, ApproveRequest, Approved, DEFAULT_WINDOW_HOURS,
+    AnalystInvitations, AnalystInvitationsQuery, AnalystInviteRequest, ApproveRequest, Approved, DEFAULT_WINDOW_HOURS,
     RequestCounts, Research, ResearchFindings, SummarizeRequest, Summarized,
 };
 use crate::caller::{Machine, MachineKind};

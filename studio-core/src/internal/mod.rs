@@ -16,8 +16,8 @@ use chrono::{DateTime, Duration, NaiveDate, Utc};
 
 use crate::api::{
     AnalystFailures, AnalystFunnel, AnalystQuery, AnalystSnapshot, DEFAULT_INTERNAL_LIMIT, DEFAULT_WINDOW_HOURS,
-    Deliverability, FailureGroup, KeyCount, Learnings, LearningClass, MAX_INTERNAL_LIMIT, MAX_WINDOW_HOURS,
-    MailCounts, MailDay, MailKind, PlatformTokens, ProductUsage, Rejections, UsageDay, Window,
+    Deliverability, FailureGroup, KeyCount, LearningClass, Learnings, MAX_INTERNAL_LIMIT, MAX_WINDOW_HOURS, MailCounts,
+    MailDay, MailKind, PlatformTokens, ProductUsage, Rejections, UsageDay, Window,
 };
 use crate::caller::{Machine, MachineKind};
 use crate::error::{Error, Result};

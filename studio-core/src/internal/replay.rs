@@ -8,9 +8,9 @@ use bytes::Bytes;
 use chrono::Duration;
 
 use crate::api::{
-    DEFAULT_WINDOW_HOURS, Evidence, EvidenceItem, EvidenceList, EvidenceOpen, EvidenceOpened, EvidenceQuery, InternalOk,
-    KeyCount, Recording, RecordingAnalysis, Recordings, Render, RenderClaim, RenderFail, RenderJob, RenderRequest,
-    ReplayHold, ReplayInput, ReplayJob, ReplayMoment, ReplayOutput, ReplaySnapshot,
+    DEFAULT_WINDOW_HOURS, Evidence, EvidenceItem, EvidenceList, EvidenceOpen, EvidenceOpened, EvidenceQuery,
+    InternalOk, KeyCount, Recording, RecordingAnalysis, Recordings, Render, RenderClaim, RenderFail, RenderJob,
+    RenderRequest, ReplayHold, ReplayInput, ReplayJob, ReplayMoment, ReplayOutput, ReplaySnapshot,
 };
 use crate::caller::{Machine, MachineKind, PlatformAdmin};
 use crate::error::{Error, Result};

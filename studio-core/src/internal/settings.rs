@@ -119,7 +119,10 @@ impl Internal<'_> {
         };
         if let Some(id) = q.experiment_id.as_deref().map(str::trim).filter(|i| !i.is_empty()) {
             let one = self.0.storage.experiment(id).await?.filter(|e| status.is_none_or(|s| e.status == s));
-            return Ok(ExperimentList { experiments: one.into_iter().map(experiment_view).collect(), next_cursor: None });
+            return Ok(ExperimentList {
+                experiments: one.into_iter().map(experiment_view).collect(),
+                next_cursor: None,
+            });
         }
         let before = match q.before.as_deref().map(str::trim).filter(|b| !b.is_empty()) {
             None => None,
@@ -171,9 +174,14 @@ impl Internal<'_> {
         let mut distinct = variants.clone();
         distinct.sort();
         distinct.dedup();
-        if !(2..=10).contains(&variants.len()) || distinct.len() != variants.len() || !variants.iter().all(|v| good_key(v))
+        if !(2..=10).contains(&variants.len())
+            || distinct.len() != variants.len()
+            || !variants.iter().all(|v| good_key(v))
         {
-            return Err(Error::invalid("BAD_VARIANTS", "variants are 2 to 10 distinct keys of a-z, 0-9, '_', '-', '.'."));
+            return Err(Error::invalid(
+                "BAD_VARIANTS",
+                "variants are 2 to 10 distinct keys of a-z, 0-9, '_', '-', '.'.",
+            ));
         }
         let now = crate::ids::now();
         let row = ExperimentRow {
@@ -303,7 +311,10 @@ impl Internal<'_> {
             return Err(Error::invalid("TOO_LONG", "note is at most 1000 characters."));
         }
         let expected = req.expected_revision.ok_or_else(|| {
-            Error::invalid("EXPECTED_REVISION_REQUIRED", "Send the revision you read as expectedRevision (0 when none).")
+            Error::invalid(
+                "EXPECTED_REVISION_REQUIRED",
+                "Send the revision you read as expectedRevision (0 when none).",
+            )
         })?;
         let current = self.house_autonomy(org_id).await?;
         let row = AutonomyRow {
@@ -357,6 +368,11 @@ impl Internal<'_> {
                 entry.uploads += 1;
             }
         }
-        Ok(LongHorizon { organization_id: org_id.to_string(), window: w, autonomy, weeks: weeks.into_values().collect() })
+        Ok(LongHorizon {
+            organization_id: org_id.to_string(),
+            window: w,
+            autonomy,
+            weeks: weeks.into_values().collect(),
+        })
     }
 }

@@ -233,8 +233,13 @@ pub trait InternalStore {
         before: Option<(DateTime<Utc>, &str)>,
     ) -> Result<Vec<EvidenceRow>, StorageError>;
     /// Store a summary on an evidence.
-    async fn summarize_evidence(&self, id: &str, focus: &str, summary: &str, now: DateTime<Utc>)
-    -> Result<bool, StorageError>;
+    async fn summarize_evidence(
+        &self,
+        id: &str,
+        focus: &str,
+        summary: &str,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StorageError>;
     /// Queue a render.
     async fn insert_render(&self, row: &RenderRow) -> Result<(), StorageError>;
     /// One render.
@@ -242,11 +247,20 @@ pub trait InternalStore {
     /// The renders of an evidence, oldest first.
     async fn renders_of(&self, evidence_id: &str) -> Result<Vec<RenderRow>, StorageError>;
     /// Claim the oldest queued render, or one whose claim was taken before `stale_before`.
-    async fn claim_render(&self, now: DateTime<Utc>, stale_before: DateTime<Utc>)
-    -> Result<Option<RenderRow>, StorageError>;
+    async fn claim_render(
+        &self,
+        now: DateTime<Utc>,
+        stale_before: DateTime<Utc>,
+    ) -> Result<Option<RenderRow>, StorageError>;
     /// Complete a claimed render; false unless it is rendering.
-    async fn complete_render(&self, id: &str, blob_key: &str, mime: &str, bytes: i64, now: DateTime<Utc>)
-    -> Result<bool, StorageError>;
+    async fn complete_render(
+        &self,
+        id: &str,
+        blob_key: &str,
+        mime: &str,
+        bytes: i64,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StorageError>;
     /// Fail a claimed render; false unless it is rendering.
     async fn fail_render(&self, id: &str, code: &str, now: DateTime<Utc>) -> Result<bool, StorageError>;
     /// Create an experiment (`Conflict` on a taken key).
@@ -261,8 +275,13 @@ pub trait InternalStore {
         before: Option<(DateTime<Utc>, &str)>,
     ) -> Result<Vec<ExperimentRow>, StorageError>;
     /// Move an experiment from `from` to `to`; None when it is no longer in `from`.
-    async fn move_experiment(&self, id: &str, from: &str, to: &str, now: DateTime<Utc>)
-    -> Result<Option<ExperimentRow>, StorageError>;
+    async fn move_experiment(
+        &self,
+        id: &str,
+        from: &str,
+        to: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Option<ExperimentRow>, StorageError>;
     /// Create or replace a flag (its creation time kept).
     async fn put_flag(&self, row: &FlagRow) -> Result<FlagRow, StorageError>;
     /// Flags by key, after `after`, `active` when given.

@@ -42,13 +42,13 @@ pub use billing::{
     PaymentOutcome, RefillPack,
 };
 pub use brand::{BrandFields, BrandFieldsPatch, BrandMarkRow, BrandProfileRow, BrandStore};
-pub use invitations::{
-    AcceptOutcome, InvitationRow, InvitationStore, InviteCodeRow, InviteRequestRow, InviteeRow, IssueOutcome,
-    RedeemOutcome,
-};
 pub use internal::{
     AiCallRow, AutonomyRow, CountRow, EvidenceRow, ExperimentRow, FlagRow, FunnelRow, InternalStore, PlatformTotals,
     RenderRow, ResearchRow, StampRow,
+};
+pub use invitations::{
+    AcceptOutcome, InvitationRow, InvitationStore, InviteCodeRow, InviteRequestRow, InviteeRow, IssueOutcome,
+    RedeemOutcome,
 };
 pub use jobs::{CancelOutcome, CreateJobsOutcome, JobEnd, JobRow, JobStore, TakeRecord};
 pub use lanes::{LaneResultRow, LaneStore};

@@ -5,11 +5,15 @@
 mod access;
 mod emails;
 mod entitlements;
+mod experiments;
+mod feature_flags;
 mod invite;
 mod invite_codes;
 mod invite_requests;
+mod longhorizon;
 mod offerings;
 mod onboarding;
+mod replay;
 mod tool_items;
 mod users;
 
@@ -43,6 +47,10 @@ pub(super) fn router() -> ApiRouter<AppState> {
         .merge(invite_requests::router())
         .merge(offerings::router())
         .merge(entitlements::router())
+        .merge(experiments::router())
+        .merge(feature_flags::router())
+        .merge(longhorizon::router())
+        .merge(replay::router())
         .api_route(
         "/api/toolkit/admin/grant-tokens",
         post_with(grant_tokens, |op| {
