@@ -191,7 +191,7 @@ impl Internal<'_> {
         let n = limit(q.limit);
         let after = cursor(self, q.before.as_deref()).await?;
         let before = after.as_ref().map(|r| (r.created_at, r.id.as_str()));
-        let since = chrono::DateTime::<chrono::Utc>::MIN_UTC;
+        let since = chrono::DateTime::<chrono::Utc>::UNIX_EPOCH;
         let rows = self.0.storage.evidence_page(since, n + 1, before).await?;
         let more = rows.len() as i64 > n;
         let evidence: Vec<EvidenceItem> = rows
