@@ -3,8 +3,8 @@
 //! observations and the review queue.
 
 use studio_core::api::{
-    AnalystCadence, AnalystRun, AnalystView, CadenceRequest, DecideFindingRequest, ReflectionFinding, ReflectionFindingList,
-    FindingsQuery, ObserveMemoryRequest, ObservedMemory, ReviewMemoryRequest, ReviewQueue, ReviewQueueQuery,
+    AnalystCadence, AnalystRun, AnalystView, CadenceRequest, DecideFindingRequest, FindingsQuery, ObserveMemoryRequest,
+    ObservedMemory, ReflectionFinding, ReflectionFindingList, ReviewMemoryRequest, ReviewQueue, ReviewQueueQuery,
     ReviewedMemory,
 };
 
@@ -59,8 +59,7 @@ impl Client {
 
     /// `GET /api/toolkit/admin/memory/review`: doubtful memories, least confident first.
     pub async fn memory_review_queue(&self, q: &ReviewQueueQuery) -> Result<ReviewQueue, Error> {
-        self.get(&format!("/api/toolkit/admin/memory/review{}", page_query(q.limit, q.cursor.as_deref(), vec![])))
-            .await
+        self.get(&format!("/api/toolkit/admin/memory/review{}", page_query(q.limit, q.cursor.as_deref(), vec![]))).await
     }
 
     /// `POST /api/toolkit/admin/memory/review`: keep or retire. 409 `MEMORY_NOT_ACTIVE`.

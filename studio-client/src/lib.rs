@@ -139,8 +139,8 @@
 //! timeout (default 60 s); uploads, submits, pre-flights, packs and downloads have longer ones.
 
 mod account_mail;
-mod analyst;
 mod admin;
+mod analyst;
 mod billing;
 mod brand;
 mod client;

@@ -37,6 +37,8 @@ mod ids;
 #[cfg(feature = "engine")]
 mod images;
 #[cfg(feature = "engine")]
+mod internal;
+#[cfg(feature = "engine")]
 mod invitations;
 #[cfg(feature = "engine")]
 mod ledger;
@@ -91,6 +93,11 @@ pub use crate::{
     error::{Error, ErrorKind, Result},
     events::{EventBus, HouseEvent, RESYNC},
     images::{MAX_IMAGE_MB, image_too_large},
+    internal::{
+        Internal,
+        replay::{MAX_RENDER_BYTES, PREVIEW_EDGE, RENDER_FORMATS, render_too_large},
+        settings::{AUTONOMY_LEVELS, EXPERIMENT_STATUSES, LONGHORIZON_HOURS},
+    },
     invitations::{
         BASE_MAX_USES, BONUS_USES_PER_SUBSCRIBER, FRAMES_PER_LOOK, GRANT_DAYS, GUEST_BONUS_TOKENS, HOLD_DAYS,
         HOST_TOKENS, Invitations, Letter, MAX_CODE_DAYS, MAX_CODE_GRANT, MAX_CODE_USES, MAX_OWN_CODE_USES,
@@ -122,22 +129,23 @@ pub use crate::{
         local::{Cutout, CutoutError, LocalProvider, SegmentTarget},
     },
     storage::{
-        AcceptOutcome, AcceptSeat, AccountStore, AdvanceOutcome, AssetChanges, AssetRow, AutochargeOutcome,
-        AutochargeSettings, BalanceRow, BillingAccountRow, BillingStore, BoardModelRow, BrandFields, BrandFieldsPatch,
-        BrandMarkRow, BrandProfileRow, BrandStore, Bucket, CancelOutcome, CatalogRow, CheckoutRow, ClaimOutcome,
-        ClaimRow, ConsoleStore, CostRecordRow, CreateJobsOutcome, DripCandidate, EmailTokenRow, EntitlementCaseRow,
-        EntitlementRow, EraseOutcome, FlowRow, FolderRow, FrameFilter, GrantOutcome, HoldRow, HoldStatus,
-        InvitationRow, InvitationStore, InviteCodeRow, InviteRequestRow, InviteeRow, IssueOutcome, JobEnd, JobFilter,
-        JobRow, JobStore, KeptRow, KeyRow, LaneResultRow, LaneStore, LedgerAudit, LedgerStore, LetterFilter,
-        LetterOutcome, LetterRow, LibraryStore, LockChange, LockOutcome, LookGuard, LookJobsOutcome, LookRow,
-        LookbookStore, MailEventOutcome, MailStore, MembershipRow, MemoryRow, MemoryWrite, ModelRow, ModelStore,
-        NamedCount, NewAccount, NewAutocharge, NewClaim, NewCredit, NewHold, NewPayment, OrgRow, PackRow,
-        PaymentOutcome, PipelinePresetRow, PipelineRunRow, PipelineStepRow, PipelineStore, PlanRow, PlatformCounts,
-        PostRow, PostStore, PresetRow, ProfileRow, ProfileStore, RedeemOutcome, RefillPack, ReserveOutcome,
-        ResolveOutcome, RunCancelled, RunCreateOutcome, SeatInvitationRow, SeatRow, SeatStore, SessionRow, SessionSeat,
-        SettledHoldRow, StepAdvance, StepEnd, StepState, Storage, StorageError, TakeRecord, TemplateRow,
-        TemplateShotRow, TokenUse, ToolGrantRow, ToolItemRow, UserListRow, UserRow, VerdictFilter, VerdictRow,
-        WorkflowUsageRow, open_storage,
+        AcceptOutcome, AcceptSeat, AccountStore, AdvanceOutcome, AiCallRow, AssetChanges, AssetRow, AutochargeOutcome,
+        AutochargeSettings, AutonomyRow, BalanceRow, BillingAccountRow, BillingStore, BoardModelRow, BrandFields,
+        BrandFieldsPatch, BrandMarkRow, BrandProfileRow, BrandStore, Bucket, CancelOutcome, CatalogRow, CheckoutRow,
+        ClaimOutcome, ClaimRow, ConsoleStore, CostRecordRow, CountRow, CreateJobsOutcome, DripCandidate, EmailTokenRow,
+        EntitlementCaseRow, EntitlementRow, EraseOutcome, EvidenceRow, ExperimentRow, FlagRow, FlowRow, FolderRow,
+        FrameFilter, FunnelRow, GrantOutcome, HoldRow, HoldStatus, InternalStore, InvitationRow, InvitationStore,
+        InviteCodeRow, InviteRequestRow, InviteeRow, IssueOutcome, JobEnd, JobFilter, JobRow, JobStore, KeptRow,
+        KeyRow, LaneResultRow, LaneStore, LedgerAudit, LedgerStore, LetterFilter, LetterOutcome, LetterRow,
+        LibraryStore, LockChange, LockOutcome, LookGuard, LookJobsOutcome, LookRow, LookbookStore, MailEventOutcome,
+        MailStore, MembershipRow, MemoryRow, MemoryWrite, ModelRow, ModelStore, NamedCount, NewAccount, NewAutocharge,
+        NewClaim, NewCredit, NewHold, NewPayment, OrgRow, PackRow, PaymentOutcome, PipelinePresetRow, PipelineRunRow,
+        PipelineStepRow, PipelineStore, PlanRow, PlatformCounts, PlatformTotals, PostRow, PostStore, PresetRow,
+        ProfileRow, ProfileStore, RedeemOutcome, RefillPack, RenderRow, ResearchRow, ReserveOutcome, ResolveOutcome,
+        RunCancelled, RunCreateOutcome, SeatInvitationRow, SeatRow, SeatStore, SessionRow, SessionSeat, SettledHoldRow,
+        StampRow, StepAdvance, StepEnd, StepState, Storage, StorageError, TakeRecord, TemplateRow, TemplateShotRow,
+        TokenUse, ToolGrantRow, ToolItemRow, UserListRow, UserRow, VerdictFilter, VerdictRow, WorkflowUsageRow,
+        open_storage,
     },
     storage::{AnalystSettingsRow, AnalystStore, DigestRow, FindingRow, ObservationRow, PeriodCounts, ReviewRow},
     studio::{OpenError, Studio},

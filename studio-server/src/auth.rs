@@ -117,18 +117,37 @@ impl FromRequestParts<AppState> for AdminAuth {
 }
 
 /// Which machine credential a route takes (a marker type per kind).
-#[expect(dead_code, reason = "the machine routes of 02-route-groups §4.11 and §4.13 mount it")]
 pub(crate) trait MachineRoute: Send + Sync + 'static {
     /// The kind the core verifies.
     const KIND: MachineKind;
+}
+
+/// The analyst's bearer token (`STUDIO_ANALYST_TOKEN`): the internal reads.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Analyst;
+impl MachineRoute for Analyst {
+    const KIND: MachineKind = MachineKind::Analyst;
+}
+
+/// The action token (`STUDIO_ACTION_TOKEN`): the analyst's actions.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Action;
+impl MachineRoute for Action {
+    const KIND: MachineKind = MachineKind::Action;
+}
+
+/// The renderer credential (`STUDIO_RENDERER_TOKEN`): the replay render queue.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Renderer;
+impl MachineRoute for Renderer {
+    const KIND: MachineKind = MachineKind::Renderer;
 }
 
 /// A verified machine caller of kind `K`: the support bridge's secret header, or the bearer
 /// token of the analyst, action or renderer. 401 for anything else, including another kind's
 /// token and a kind with no configured secret.
 #[derive(Debug, Clone)]
-#[expect(dead_code, reason = "the machine routes of 02-route-groups §4.11 and §4.13 mount it")]
-pub(crate) struct MachineAuth<K>(pub(crate) Machine, std::marker::PhantomData<K>);
+pub(crate) struct MachineAuth<K>(pub(crate) Machine, pub(crate) std::marker::PhantomData<K>);
 
 impl<K: MachineRoute> OperationInput for MachineAuth<K> {
     fn operation_input(_: &mut GenContext, operation: &mut Operation) {

@@ -122,6 +122,9 @@ pub struct ServerConfig {
     pub action_token: Option<String>,
     /// `STUDIO_RENDERER_TOKEN`: the bearer credential of the replay renderers; unset: 401.
     pub renderer_token: Option<String>,
+    /// How long a replay render's claim lasts before another renderer may take it over, in
+    /// seconds (300; not read from file or environment: tests shorten it).
+    pub replay_render_lease_secs: i64,
     /// The outbox's leases, retries and token lifetimes: the defaults, not read from file or
     /// environment (tests shorten them). Its link base and webhook secret come from the settings
     /// above.
@@ -239,6 +242,7 @@ impl Default for ServerConfig {
             analyst_token: None,
             action_token: None,
             renderer_token: None,
+            replay_render_lease_secs: 300,
             mail: MailConfig::default(),
             link_preview: PreviewPolicy::default(),
         }
@@ -593,6 +597,7 @@ impl ServerConfig {
             },
             link_preview: self.link_preview.clone(),
             machines: self.machines(),
+            replay_render_lease_secs: self.replay_render_lease_secs,
             ..CoreConfig::default()
         }
     }

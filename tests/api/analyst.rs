@@ -48,7 +48,11 @@ fn upscale() -> DevelopSubmit {
 
 async fn runs_write_plain_figures_below_the_floor_and_findings_are_decided_once(backend: Backend) {
     let reader = MockServer::start().await;
-    Mock::given(method("POST")).respond_with(completion("{\"summary\": \"never asked\"}")).expect(0).mount(&reader).await;
+    Mock::given(method("POST"))
+        .respond_with(completion("{\"summary\": \"never asked\"}"))
+        .expect(0)
+        .mount(&reader)
+        .await;
     let Some(app) = app_with_reader(backend, &reader, |_| {}).await else { return };
     let admin = admin(&app).await;
     let house = House::new(&app, "analyst").await;

@@ -179,6 +179,13 @@ struct World {
     mark: String,
     /// A post on A's board, by the person behind A's keys.
     post: String,
+    /// Replay evidence of A's job, two renders of it (the first claimed before the matrix),
+    /// a request to be let in, an experiment.
+    evidence: String,
+    render_claimed: String,
+    render_queued: String,
+    invite_request: String,
+    experiment: String,
 }
 
 async fn world(app: &TestApp, a_email: String) -> World {
@@ -306,6 +313,61 @@ async fn world(app: &TestApp, a_email: String) -> World {
     let mark = key.create_mark(&mark_request).await.expect("mark").mark.id;
     let new_post = studio_client::api::NewPost { title: "matrix".into(), body: "a note".into() };
     let post = key.create_post(&new_post).await.expect("post").id;
+    let admin = |method: Method, path: &str, body: Value| {
+        http.request(method, format!("{}{path}", app.base))
+            .header("cookie", format!("studio_session={}", a.session))
+            .json(&body)
+            .send()
+    };
+    let opened: Value = admin(Method::POST, "/api/toolkit/admin/replay/evidence", json!({ "jobId": job }))
+        .await
+        .expect("evidence")
+        .json()
+        .await
+        .expect("evidence body");
+    let evidence = opened["evidence"]["id"].as_str().expect("evidence id").to_string();
+    let mut renders = Vec::new();
+    for _ in 0..2 {
+        let r: Value = admin(
+            Method::POST,
+            "/api/toolkit/admin/replay/renders",
+            json!({ "evidenceId": evidence, "format": "timeline" }),
+        )
+        .await
+        .expect("render")
+        .json()
+        .await
+        .expect("render body");
+        renders.push(r["id"].as_str().expect("render id").to_string());
+    }
+    let claimed: Value = http
+        .post(format!("{}/api/internal/replay-renders/claim", app.base))
+        .bearer_auth(MACHINE_SECRETS[3].1)
+        .send()
+        .await
+        .expect("claim")
+        .json()
+        .await
+        .expect("claim body");
+    assert_eq!(claimed["job"]["id"].as_str(), Some(renders[0].as_str()), "the oldest render is claimed first");
+    let applicant = json!({ "email": unique_email("iso-applicant"), "name": "Applicant" });
+    let asked = http.post(format!("{}/api/toolkit/invite/request", app.base)).json(&applicant).send().await;
+    assert_eq!(asked.expect("request").status(), 200);
+    let rows: Value = admin(Method::GET, "/api/toolkit/admin/invite-requests", Value::Null)
+        .await
+        .expect("requests")
+        .json()
+        .await
+        .expect("requests body");
+    let invite_request = rows["requests"][0]["id"].as_str().expect("request id").to_string();
+    let exp: Value =
+        admin(Method::POST, "/api/toolkit/admin/experiments", json!({ "key": "matrix-exp", "name": "Matrix" }))
+            .await
+            .expect("experiment")
+            .json()
+            .await
+            .expect("experiment body");
+    let experiment = exp["id"].as_str().expect("experiment id").to_string();
     let url = a_owner.checkout_topup("pack_250").await.expect("test-mode checkout").url;
     let checkout = url.rsplit('/').next().expect("checkout id").to_string();
 
@@ -366,6 +428,11 @@ async fn world(app: &TestApp, a_email: String) -> World {
         retire_offering: offerings[3].clone(),
         mark,
         post,
+        evidence,
+        render_claimed: renders[0].clone(),
+        render_queued: renders[1].clone(),
+        invite_request,
+        experiment,
     }
 }
 
@@ -721,6 +788,56 @@ fn rows(w: &World) -> Vec<Row> {
             .id(&w.mark)
             .json(json!({ "sortOrder": 2 })),
         row("DELETE /api/toolkit/brand/marks/{id}", NotViewer("role_cannot_edit_marks"), Status(200)).id(&w.mark),
+        // Internal machine routes (§4.13): each kind's own token only; admin twins (§4.12).
+        row("GET /api/internal/analyst/snapshot", Machine("analyst"), Status(200)),
+        row("GET /api/internal/analyst/funnel", Machine("analyst"), Status(200)),
+        row("GET /api/internal/analyst/product-usage", Machine("analyst"), Status(200)),
+        row("GET /api/internal/analyst/failures", Machine("analyst"), Status(200)),
+        row("GET /api/internal/analyst/deliverability", Machine("analyst"), Status(200)),
+        row("GET /api/internal/analyst/chat-quality", Machine("analyst"), Status(200)),
+        row("GET /api/internal/analyst/learnings", Machine("analyst"), Status(200)),
+        row("GET /api/internal/analyst/rejections", Machine("analyst"), Status(200)),
+        row("GET /api/internal/analyst/longhorizon", Machine("analyst"), Code(400, "ORGANIZATION_REQUIRED")),
+        row("GET /api/internal/analyst/invitations", Machine("analyst"), Status(200)),
+        row("GET /api/internal/analyst/experiments", Machine("analyst"), Status(200)),
+        row("GET /api/internal/analyst/feature-flags", Machine("analyst"), Status(200)),
+        row("GET /api/internal/analyst/recordings", Machine("analyst"), Status(200)),
+        row("GET /api/internal/analyst/recordings/{id}/analysis", Machine("analyst"), Status(200)).id(&w.evidence),
+        row("GET /api/internal/analyst/assets/{id}/preview", Machine("analyst"), Status(200)).id(&w.asset),
+        row("POST /api/internal/analyst/actions/invitations/{id}/research", Machine("action"), Status(200))
+            .id(&w.invite_request),
+        row("POST /api/internal/analyst/actions/invitations/{id}/approve", Machine("action"), Status(200))
+            .id(&w.invite_request)
+            .json(json!({ "reason": "matrix" })),
+        row("POST /api/internal/analyst/actions/recordings/{id}/summarize", Machine("action"), Code(503, "AI_NOT_CONFIGURED"))
+            .id(&w.evidence)
+            .json(json!({ "focusArea": "cost" })),
+        row("POST /api/internal/replay-renders/claim", Machine("renderer"), Status(200)),
+        row("POST /api/internal/replay-renders/{id}/complete", Machine("renderer"), Status(200))
+            .id(&w.render_queued)
+            .json(json!({ "frames": 1 })),
+        row("POST /api/internal/replay-renders/{id}/fail", Machine("renderer"), Status(200))
+            .id(&w.render_claimed)
+            .json(json!({ "code": "RENDERER_CRASHED" })),
+        row("GET /api/toolkit/admin/experiments", Admin, Status(200)),
+        row("POST /api/toolkit/admin/experiments", Admin, Status(201)).json(json!({ "key": "matrix-two", "name": "Two" })),
+        row("PATCH /api/toolkit/admin/experiments/{id}", Admin, Status(200))
+            .id(&w.experiment)
+            .json(json!({ "status": "running" })),
+        row("GET /api/toolkit/admin/feature-flags", Admin, Status(200)),
+        row("PUT /api/toolkit/admin/feature-flags/{key}", Admin, Status(200))
+            .id("matrix-flag")
+            .json(json!({ "active": true })),
+        row("GET /api/toolkit/admin/longhorizon", Admin, Code(400, "ORGANIZATION_REQUIRED")),
+        row("POST /api/toolkit/admin/longhorizon/revise", Admin, Status(200))
+            .json(json!({ "organizationId": w.a_org, "level": "suggest", "note": "matrix", "expectedRevision": 0 })),
+        row("POST /api/toolkit/admin/replay/evidence", Admin, Status(200)).json(json!({ "jobId": w.job })),
+        row("GET /api/toolkit/admin/replay/evidence", Admin, Status(200)),
+        row("GET /api/toolkit/admin/replay/evidence/{id}", Admin, Status(200)).id(&w.evidence),
+        row("POST /api/toolkit/admin/replay/renders", Admin, Status(201))
+            .json(json!({ "evidenceId": w.evidence, "format": "contact-sheet" })),
+        row("GET /api/toolkit/admin/replay/renders/{id}", Admin, Status(200)).id(&w.render_queued),
+        row("GET /api/toolkit/admin/replay/renders/{id}/file", Admin, Status(200)).id(&w.render_queued),
         row("GET /api/mcp", NotAllowed, Status(405)),
         row("DELETE /api/mcp", NotAllowed, Status(405)),
     ]

@@ -14,6 +14,7 @@ mod develops;
 mod docs;
 mod factory;
 mod folders;
+mod internal;
 mod invitations;
 mod isolation;
 mod keys;

@@ -12,9 +12,10 @@ use chrono::{DateTime, Duration, Utc};
 use serde_json::json;
 
 use crate::api::{
-    AnalystCadence, AnalystQuery, AnalystRun, AnalystView, CadenceRequest, DEFAULT_CADENCE_HOURS, DecideFindingRequest,
-    Digest, DigestFigures, DigestTrigger, DigestWriter, ReflectionFinding, FindingDecision, ReflectionFindingList, FindingStatus,
-    FindingsQuery, MAX_CADENCE_HOURS, MAX_DIGEST_HISTORY, MIN_CADENCE_HOURS, TokenFigures, ToolFigures,
+    AnalystCadence, AnalystRun, AnalystView, CadenceRequest, DEFAULT_CADENCE_HOURS, DecideFindingRequest, Digest,
+    DigestFigures, DigestQuery, DigestTrigger, DigestWriter, FindingDecision, FindingStatus, FindingsQuery,
+    MAX_CADENCE_HOURS, MAX_DIGEST_HISTORY, MIN_CADENCE_HOURS, ReflectionFinding, ReflectionFindingList, TokenFigures,
+    ToolFigures,
 };
 use crate::caller::PlatformAdmin;
 use crate::error::{Error, Result};
@@ -95,7 +96,8 @@ fn plain_summary(f: &DigestFigures, hours: i64) -> String {
     let done: i64 = f.by_tool.iter().map(|t| t.done).sum();
     let failed: i64 = f.by_tool.iter().map(|t| t.failed).sum();
     let cancelled: i64 = f.by_tool.iter().map(|t| t.cancelled).sum();
-    let busiest = f.by_tool.iter().max_by_key(|t| t.total).map(|t| format!(" The busiest tool was {} ({}).", t.tool, t.total));
+    let busiest =
+        f.by_tool.iter().max_by_key(|t| t.total).map(|t| format!(" The busiest tool was {} ({}).", t.tool, t.total));
     format!(
         "Over the last {hours} hours: {} houses opened, {} people signed up, {} images uploaded. {} develops were \
          queued ({done} landed, {failed} failed, {cancelled} cancelled) and {} frames landed; {} verdicts read \
@@ -147,7 +149,8 @@ fn reflect(f: &DigestFigures, previous: Option<&DigestFigures>) -> Vec<(String, 
             json!({ "staleHolds": f.stale_holds }),
         ));
     }
-    if let Some(p) = previous.filter(|p| p.tokens.settled >= SPEND_DROP_MIN && f.tokens.settled * 2 <= p.tokens.settled) {
+    if let Some(p) = previous.filter(|p| p.tokens.settled >= SPEND_DROP_MIN && f.tokens.settled * 2 <= p.tokens.settled)
+    {
         found.push((
             "spend_drop".to_string(),
             "platform".to_string(),
@@ -287,9 +290,13 @@ impl Studio {
         };
         if !self.storage.insert_digest(&row, &findings).await? {
             // Another replica (or a simultaneous run) filled the slot first: that digest stands.
-            let latest = self.storage.digests(1).await?.into_iter().next().ok_or_else(|| {
-                Error::internal("a digest slot is taken yet no digest is stored")
-            })?;
+            let latest = self
+                .storage
+                .digests(1)
+                .await?
+                .into_iter()
+                .next()
+                .ok_or_else(|| Error::internal("a digest slot is taken yet no digest is stored"))?;
             return Ok(AnalystRun { digest: digest_view(&latest)?, reused: true, model_called, findings: vec![] });
         }
         Ok(AnalystRun {
@@ -318,7 +325,7 @@ impl Studio {
 impl Admin<'_> {
     /// `GET /api/toolkit/admin/analyst`: the latest digest, `history` earlier ones, the cadence
     /// and how many findings wait for a decision.
-    pub async fn analyst(&self, _admin: &PlatformAdmin, q: AnalystQuery) -> Result<AnalystView> {
+    pub async fn analyst(&self, _admin: &PlatformAdmin, q: DigestQuery) -> Result<AnalystView> {
         let history = i64::from(q.history.unwrap_or(0).min(MAX_DIGEST_HISTORY));
         let rows = self.0.storage.digests(1 + history).await?;
         let mut digests = rows.iter().map(digest_view).collect::<Result<Vec<_>>>()?.into_iter();
@@ -379,14 +386,20 @@ impl Admin<'_> {
             .findings(status.as_deref(), limit + 1, before.as_ref().map(|(at, id)| (*at, id.as_str())))
             .await?;
         let more = rows.len() as i64 > limit;
-        let findings: Vec<ReflectionFinding> = rows.iter().take(limit as usize).map(finding_view).collect::<Result<_>>()?;
+        let findings: Vec<ReflectionFinding> =
+            rows.iter().take(limit as usize).map(finding_view).collect::<Result<_>>()?;
         let next_cursor = if more { findings.last().map(|f| f.id.clone()) } else { None };
         Ok(ReflectionFindingList { findings, next_cursor })
     }
 
     /// `POST /api/toolkit/admin/reflection/findings/{id}/decision`: once; 404
     /// `FINDING_NOT_FOUND`, 409 `FINDING_DECIDED` (with its status), 400 `DECISION_REQUIRED`.
-    pub async fn decide_finding(&self, admin: &PlatformAdmin, id: &str, req: DecideFindingRequest) -> Result<ReflectionFinding> {
+    pub async fn decide_finding(
+        &self,
+        admin: &PlatformAdmin,
+        id: &str,
+        req: DecideFindingRequest,
+    ) -> Result<ReflectionFinding> {
         let Some(decision) = req.decision else {
             return Err(Error::invalid("DECISION_REQUIRED", "Give decision: accept or dismiss."));
         };
@@ -395,15 +408,16 @@ impl Admin<'_> {
             FindingDecision::Accept => FindingStatus::Accepted,
             FindingDecision::Dismiss => FindingStatus::Dismissed,
         };
-        let decided =
-            self.0.storage.decide_finding(id, &wire(&status), &note, admin.user_id(), now()).await?;
+        let decided = self.0.storage.decide_finding(id, &wire(&status), &note, admin.user_id(), now()).await?;
         match decided {
             Some(f) => finding_view(&f),
-            None => match self.0.storage.finding(id).await? {
-                Some(f) => Err(Error::conflict("FINDING_DECIDED", "That finding was already decided.")
-                    .with("status", f.status)),
-                None => Err(Error::not_found("FINDING_NOT_FOUND", "No finding has that id.")),
-            },
+            None => {
+                match self.0.storage.finding(id).await? {
+                    Some(f) => Err(Error::conflict("FINDING_DECIDED", "That finding was already decided.")
+                        .with("status", f.status)),
+                    None => Err(Error::not_found("FINDING_NOT_FOUND", "No finding has that id.")),
+                }
+            }
         }
     }
 }
@@ -453,8 +467,7 @@ mod tests {
         quiet.develops = vec![("upscale".into(), "done".into(), 5), ("upscale".into(), "failed".into(), 1)];
         quiet.stale_holds = 2;
         let previous = DigestFigures { tokens: TokenFigures { settled: 300, ..TokenFigures::default() }, ..f.clone() };
-        let rules: Vec<_> =
-            reflect(&figures(&quiet), Some(&previous)).into_iter().map(|(rule, ..)| rule).collect();
+        let rules: Vec<_> = reflect(&figures(&quiet), Some(&previous)).into_iter().map(|(rule, ..)| rule).collect();
         assert_eq!(rules, vec!["stale_holds", "spend_drop"], "1 in 6 is under the line; 99 is under half of 300");
 
         let mut dark = counts();

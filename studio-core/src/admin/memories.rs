@@ -142,7 +142,9 @@ impl Admin<'_> {
             created_at: now(),
         };
         match self.0.storage.review_memory(&review).await? {
-            Some(memory) => Ok(ReviewedMemory { memory: memory_view(&memory)?, decision, reviewed_at: review.created_at }),
+            Some(memory) => {
+                Ok(ReviewedMemory { memory: memory_view(&memory)?, decision, reviewed_at: review.created_at })
+            }
             None => match self.0.storage.memory_by_id(&id).await? {
                 Some(m) => Err(not_active(&m.status)),
                 None => Err(not_found()),

@@ -18,6 +18,7 @@ use crate::admin::AI_READER;
 use crate::api::{BuildReading, ModelReading, ReadBuildRequest, ReadModelRequest};
 use crate::caller::Caller;
 use crate::error::{Error, ErrorKind, Result};
+use crate::internal::quality::ReaderOutcome;
 use crate::providers::ai::{AiClient, AiError, AiImage};
 use crate::storage::AssetRow;
 use crate::studio::Studio;
@@ -184,7 +185,22 @@ impl Studio {
         for asset in assets {
             images.push(self.ai_image(asset).await?);
         }
-        match client.read_json(system, prompt, &images).await {
+        let started = std::time::Instant::now();
+        let answer = client.read_json(system, prompt, &images).await;
+        let outcome = match &answer {
+            Ok(Value::Object(_)) => ReaderOutcome::Answered,
+            Ok(_) => ReaderOutcome::Unusable,
+            Err(e) => ReaderOutcome::of(e),
+        };
+        let org = assets.first().map(|a| a.org_id.as_str());
+        self.record_reader_call(
+            org,
+            if system == MODEL_SYSTEM { "read_model" } else { "read_build" },
+            outcome,
+            started,
+        )
+        .await;
+        match answer {
             Ok(Value::Object(answer)) => Ok(answer),
             Ok(_) => Err(ai_failed(&AiError::Unavailable("the AI reader's answer is not a JSON object".into()))),
             Err(e) => {

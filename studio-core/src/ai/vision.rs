@@ -21,6 +21,7 @@ use crate::api::{
 };
 use crate::caller::Caller;
 use crate::error::{Error, ErrorKind, Result};
+use crate::internal::quality::ReaderOutcome;
 use crate::providers::ai::{AiClient, AiError, AiImage};
 use crate::studio::Studio;
 
@@ -233,16 +234,31 @@ impl Studio {
         S: FnOnce(Value) -> Result<T> + Send + 'static,
     {
         let client = self.ai_client()?;
+        let studio = self.clone();
+        let org = caller.org_id.clone();
         self.charged(caller, (tool, AI_READER), code_402, async move {
             let images: Vec<AiImage> = image.into_iter().collect();
-            let answer = client.read_json(SYSTEM, &prompt, &images).await.map_err(|e: AiError| {
-                tracing::warn!(error = %e, "an AI lane's read failed");
-                match e {
-                    AiError::Malformed(m) => bad_output(&m),
-                    e => ai_failed(&e),
+            let started = std::time::Instant::now();
+            let answer = client.read_json(SYSTEM, &prompt, &images).await;
+            let (outcome, shaped) = match answer {
+                Ok(v) => match shape(v) {
+                    Ok(t) => (ReaderOutcome::Answered, Ok(t)),
+                    Err(e) => (ReaderOutcome::Unusable, Err(e)),
+                },
+                Err(e) => {
+                    tracing::warn!(error = %e, "an AI lane's read failed");
+                    let outcome = ReaderOutcome::of(&e);
+                    (
+                        outcome,
+                        Err(match e {
+                            AiError::Malformed(m) => bad_output(&m),
+                            e => ai_failed(&e),
+                        }),
+                    )
                 }
-            })?;
-            shape(answer)
+            };
+            studio.record_reader_call(Some(&org), "lane", outcome, started).await;
+            shaped
         })
         .await
     }

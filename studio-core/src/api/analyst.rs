@@ -45,7 +45,7 @@ pub struct CadenceRequest {
 
 /// `GET /api/toolkit/admin/analyst` query.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct AnalystQuery {
+pub struct DigestQuery {
     /// Also list up to this many earlier digests, newest first (at most 50).
     #[serde(default)]
     pub history: Option<u32>,

@@ -11,6 +11,7 @@ mod console;
 mod develops;
 mod errors;
 mod factory;
+mod internal;
 mod invitations;
 mod keys;
 mod lanes;
@@ -25,11 +26,11 @@ mod quality;
 mod roles;
 pub mod vocabulary;
 
-pub use analyst::*;
 pub use accounts::{
     CheckEmailRequest, CheckEmailResponse, Organization, SessionInfo, SignInRequest, SignUpRequest, SignUpResponse,
     SignedOut, User,
 };
+pub use analyst::*;
 pub use billing::{
     AutochargeCharge, AutochargeLimits, AutochargeMonth, AutochargePack, AutochargeRun, AutochargeSaved,
     AutochargeSettingsView, AutochargeUpdate, AutochargeView, Balance, BillingCatalog, CheckoutResponse,
@@ -45,6 +46,7 @@ pub use develops::{
 };
 pub use errors::ErrorBody;
 pub use factory::*;
+pub use internal::*;
 pub use invitations::{
     AcceptInvitationRequest, AcceptInvitationResponse, AdminInviteRequest, AdminInviteResponse, IntakeAnswer,
     IntakeAnswers, InvitationLookup, InviteCode, InviteCodeList, InviteRequestBody, InviteRequestList,

@@ -60,6 +60,9 @@ pub struct CoreConfig {
     /// How link previews reach the network (docs/invitations.md); the default is the only
     /// production policy.
     pub link_preview: PreviewPolicy,
+    /// A replay render claimed this many seconds ago and neither completed nor failed is
+    /// taken over by the next claim (docs/internal.md).
+    pub replay_render_lease_secs: i64,
 }
 
 impl Default for CoreConfig {
@@ -81,6 +84,7 @@ impl Default for CoreConfig {
             people: PeopleConfig::default(),
             mail: MailConfig::default(),
             link_preview: PreviewPolicy::default(),
+            replay_render_lease_secs: 300,
         }
     }
 }

@@ -559,13 +559,23 @@ impl Invitations<'_> {
         req: AdminInviteRequest,
     ) -> Result<WithLetter<AdminInviteResponse>> {
         let email = email(req.email.as_deref())?;
+        self.invite_address(email, Some(admin.user_id().to_string())).await
+    }
+
+    /// Invite an address (the admin's path, and the analyst's approval of a request): a new
+    /// invitation, a new token for a pending one, or nothing once the address accepted.
+    pub(crate) async fn invite_address(
+        &self,
+        email: Email,
+        invited_by: Option<String>,
+    ) -> Result<WithLetter<AdminInviteResponse>> {
         let token = new_token();
         let row = InvitationRow {
             id: new_id("inv"),
             email: email.as_str().to_string(),
             token_hash: sha256_hex(&token),
             code_id: None,
-            invited_by: Some(admin.user_id().to_string()),
+            invited_by,
             grant_tokens: 0,
             created_at: crate::ids::now(),
             accepted_at: None,
@@ -662,26 +672,25 @@ impl Invitations<'_> {
     /// Admin: every request to be let in, newest first.
     pub async fn admin_requests(&self, _admin: &PlatformAdmin) -> Result<InviteRequestList> {
         let rows = self.0.storage.invite_requests().await?;
-        let requests = rows
-            .into_iter()
-            .map(|r| {
-                let intake: IntakeAnswers = serde_json::from_str(&r.intake).unwrap_or_default();
-                InviteRequestView {
-                    id: r.id,
-                    name: r.name,
-                    house: r.house,
-                    email: r.email,
-                    collection: r.collection,
-                    status: r.status,
-                    created_at: r.created_at,
-                    answers: answers(&intake),
-                    links: serde_json::from_str(&r.links).unwrap_or_default(),
-                    logo_url: r.logo_url,
-                    website: r.website,
-                }
-            })
-            .collect();
-        Ok(InviteRequestList { requests })
+        Ok(InviteRequestList { requests: rows.into_iter().map(request_view).collect() })
+    }
+}
+
+/// A request as the admin and the analyst see it.
+pub(crate) fn request_view(r: InviteRequestRow) -> InviteRequestView {
+    let intake: IntakeAnswers = serde_json::from_str(&r.intake).unwrap_or_default();
+    InviteRequestView {
+        id: r.id,
+        name: r.name,
+        house: r.house,
+        email: r.email,
+        collection: r.collection,
+        status: r.status,
+        created_at: r.created_at,
+        answers: answers(&intake),
+        links: serde_json::from_str(&r.links).unwrap_or_default(),
+        logo_url: r.logo_url,
+        website: r.website,
     }
 }
 

@@ -18,6 +18,7 @@ mod brand;
 mod console;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod group_commit;
+mod internal;
 mod invitations;
 mod jobs;
 mod lanes;
@@ -37,10 +38,8 @@ mod postgres;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 
-pub use analyst::{
-    AnalystSettingsRow, AnalystStore, DigestRow, FindingRow, ObservationRow, PeriodCounts, ReviewRow,
-};
 pub use accounts::{AccountStore, KeyRow, MembershipRow, NewAccount, OrgRow, SessionRow, SessionSeat, UserRow};
+pub use analyst::{AnalystSettingsRow, AnalystStore, DigestRow, FindingRow, ObservationRow, PeriodCounts, ReviewRow};
 pub use billing::{
     AutochargeOutcome, AutochargeSettings, BillingAccountRow, BillingStore, CheckoutRow, NewAutocharge, NewPayment,
     PaymentOutcome, RefillPack,
@@ -49,6 +48,10 @@ pub use brand::{BrandFields, BrandFieldsPatch, BrandMarkRow, BrandProfileRow, Br
 pub use console::{
     ConsoleStore, CostRecordRow, FlowRow, FrameFilter, JobFilter, KeptRow, NamedCount, PlatformCounts, SettledHoldRow,
     VerdictFilter, VerdictRow,
+};
+pub use internal::{
+    AiCallRow, AutonomyRow, CountRow, EvidenceRow, ExperimentRow, FlagRow, FunnelRow, InternalStore, PlatformTotals,
+    RenderRow, ResearchRow, StampRow,
 };
 pub use invitations::{
     AcceptOutcome, InvitationRow, InvitationStore, InviteCodeRow, InviteRequestRow, InviteeRow, IssueOutcome,
@@ -125,6 +128,7 @@ pub trait Storage:
     + PostStore
     + AnalystStore
     + ConsoleStore
+    + InternalStore
     + Send
     + Sync
     + 'static

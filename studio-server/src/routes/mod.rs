@@ -7,6 +7,7 @@ mod auth;
 mod email;
 mod health;
 mod intake;
+mod internal;
 mod keys;
 mod mcp;
 mod me;
@@ -40,6 +41,7 @@ fn api_routes() -> ApiRouter<AppState> {
         .merge(keys::router())
         .merge(mcp::router())
         .merge(posts::router())
+        .merge(internal::router())
         .merge(toolkit::router())
         .merge(docs::router())
 }

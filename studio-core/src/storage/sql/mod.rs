@@ -13,6 +13,7 @@ pub(super) mod analyst;
 pub(super) mod billing;
 pub(super) mod brand;
 pub(super) mod console;
+pub(super) mod internal;
 pub(super) mod invitations;
 pub(super) mod jobs;
 pub(super) mod lanes;
@@ -172,6 +173,14 @@ macro_rules! impl_storage {
             $lock_by_select
         );
         $crate::storage::sql::console::impl_console_store!(
+            $ty,
+            $backend,
+            $lock,
+            $skip_locked,
+            $one_statement,
+            $lock_by_select
+        );
+        $crate::storage::sql::internal::impl_internal_store!(
             $ty,
             $backend,
             $lock,

@@ -4,7 +4,7 @@
 use aide::axum::ApiRouter;
 use aide::axum::routing::{get_with, patch_with, post_with};
 use axum::extract::State;
-use studio_core::api::{AnalystCadence, AnalystQuery, AnalystRun, AnalystView, CadenceRequest};
+use studio_core::api::{AnalystCadence, AnalystRun, AnalystView, CadenceRequest, DigestQuery};
 
 use crate::auth::AdminAuth;
 use crate::error::AppError;
@@ -14,7 +14,7 @@ use crate::state::AppState;
 async fn read(
     State(state): State<AppState>,
     AdminAuth(admin): AdminAuth,
-    ApiQuery(query): ApiQuery<AnalystQuery>,
+    ApiQuery(query): ApiQuery<DigestQuery>,
 ) -> Result<ApiJson<AnalystView>, AppError> {
     Ok(ApiJson(state.studio.admin().analyst(&admin, query).await?))
 }

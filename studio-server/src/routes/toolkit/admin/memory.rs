@@ -4,7 +4,9 @@
 use aide::axum::ApiRouter;
 use aide::axum::routing::{get_with, post_with};
 use axum::extract::State;
-use studio_core::api::{ObserveMemoryRequest, ObservedMemory, ReviewMemoryRequest, ReviewQueue, ReviewQueueQuery, ReviewedMemory};
+use studio_core::api::{
+    ObserveMemoryRequest, ObservedMemory, ReviewMemoryRequest, ReviewQueue, ReviewQueueQuery, ReviewedMemory,
+};
 
 use crate::auth::AdminAuth;
 use crate::error::AppError;

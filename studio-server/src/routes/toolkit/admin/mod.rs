@@ -8,19 +8,23 @@ mod analyst;
 mod develops;
 mod emails;
 mod entitlements;
+mod experiments;
 mod failures;
+mod feature_flags;
 mod frames;
 mod invite;
 mod invite_codes;
 mod invite_requests;
 mod judge;
 mod kept_cost;
+mod longhorizon;
 mod memory;
 mod offerings;
 mod onboarding;
 mod overview;
 mod payments;
 mod reflection;
+mod replay;
 mod tokenomics;
 mod tool_items;
 mod users;
@@ -67,6 +71,10 @@ pub(super) fn router() -> ApiRouter<AppState> {
         .merge(overview::router())
         .merge(payments::router())
         .merge(tokenomics::router())
+        .merge(experiments::router())
+        .merge(feature_flags::router())
+        .merge(longhorizon::router())
+        .merge(replay::router())
         .api_route(
         "/api/toolkit/admin/grant-tokens",
         post_with(grant_tokens, |op| {

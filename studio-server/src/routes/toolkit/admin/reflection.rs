@@ -4,7 +4,7 @@
 use aide::axum::ApiRouter;
 use aide::axum::routing::{get_with, post_with};
 use axum::extract::State;
-use studio_core::api::{DecideFindingRequest, ReflectionFinding, ReflectionFindingList, FindingsQuery};
+use studio_core::api::{DecideFindingRequest, FindingsQuery, ReflectionFinding, ReflectionFindingList};
 
 use crate::auth::AdminAuth;
 use crate::error::AppError;
