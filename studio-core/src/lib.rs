@@ -63,6 +63,8 @@ mod providers;
 #[cfg(feature = "engine")]
 mod storage;
 #[cfg(feature = "engine")]
+mod support;
+#[cfg(feature = "engine")]
 mod studio;
 
 #[cfg(feature = "engine")]
@@ -81,8 +83,9 @@ pub use crate::{
     brand::{Brand, DNA_PRICE, DnaForm, MAX_DNA_IMAGES, MAX_DNA_SET_MB},
     caller::{Caller, Machine, MachineKind, MachineSecrets, PlatformAdmin, Via},
     config::{
-        BillingConfig, CoreConfig, HostResolver, MailConfig, PackConfig, PackLimits, PeopleConfig, PreviewPolicy,
-        PriceBookConfig, QualityPrices, RunnerConfig, SystemResolver, TierConfig,
+        BillingConfig, CoreConfig, HostResolver, MIN_SIGNING_KEY_BYTES, MailConfig, PackConfig, PackLimits,
+        PeopleConfig, PreviewPolicy, PriceBookConfig, QualityPrices, RunnerConfig, SigningKey, SystemResolver,
+        TierConfig,
     },
     develops::{
         BACKFILL_PAGE, INPUT_ROLES, MAX_DEVELOPS, MAX_INPUTS, MAX_TAKES, StagedInput, SubmitForm, check_input_role,
@@ -132,12 +135,15 @@ pub use crate::{
         LookRow, LookbookStore, MailEventOutcome, MailStore, MembershipRow, MemoryRow, MemoryWrite, ModelRow,
         ModelStore, NewAccount, NewAutocharge, NewClaim, NewCredit, NewHold, NewPayment, OrgRow, PackRow,
         PaymentOutcome, PipelinePresetRow, PipelineRunRow, PipelineStepRow, PipelineStore, PlanRow, PostRow, PostStore,
+        MessageEffect, ScreenshotRow, SupportReportRow, SupportStore, ThreadMessageRow, TicketFilter, TicketLineRow,
+        TicketMessageRow, TicketRow,
         PresetRow, ProfileRow, ProfileStore, RedeemOutcome, RefillPack, ReserveOutcome, ResolveOutcome, RunCancelled,
         RunCreateOutcome, SeatInvitationRow, SeatRow, SeatStore, SessionRow, SessionSeat, StepAdvance, StepEnd,
         StepState, Storage, StorageError, TakeRecord, TemplateRow, TemplateShotRow, TokenUse, ToolGrantRow,
         ToolItemRow, UserListRow, UserRow, WorkflowUsageRow, open_storage,
     },
     studio::{OpenError, Studio},
+    support::{Escalator, Support},
 };
 
 #[cfg(feature = "sqlite")]

@@ -21,6 +21,7 @@ mod pipelines;
 mod posts;
 mod quality;
 mod roles;
+mod support;
 pub mod vocabulary;
 
 pub use accounts::{
@@ -63,3 +64,4 @@ pub use pipelines::*;
 pub use posts::*;
 pub use quality::*;
 pub use roles::{KeyRole, ParseRoleError, Quality, SeatRole};
+pub use support::*;

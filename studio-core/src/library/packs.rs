@@ -321,7 +321,7 @@ impl Studio {
         }
     }
 
-    /// Build queued packs and sweep lapsed ones (and expired lane results) until `shutdown` resolves. Safe to run on every
+    /// Build queued packs and sweep lapsed ones (and expired lane results and support screenshots) until `shutdown` resolves. Safe to run on every
     /// replica: claims go through storage.
     pub async fn run_pack_worker(&self, shutdown: impl std::future::Future<Output = ()>) {
         tokio::pin!(shutdown);
@@ -335,6 +335,9 @@ impl Studio {
                 }
                 if let Err(e) = self.sweep_lane_results().await {
                     tracing::warn!(error = %e, "lane result sweep failed");
+                }
+                if let Err(e) = self.support().sweep_screenshots(now).await {
+                    tracing::warn!(error = %e, "support screenshot sweep failed");
                 }
             }
             let worked = match self.build_next_pack().await {

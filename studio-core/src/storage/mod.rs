@@ -3,7 +3,7 @@
 //!
 //! One trait per domain (`AccountStore`, `LibraryStore`, `ModelStore`, `JobStore`,
 //! `LedgerStore`, `BillingStore`, `SeatStore`, `ProfileStore`, `MailStore`, `InvitationStore`, `LookbookStore`,
-//! `PipelineStore`, `BrandStore`, `LaneStore`, `PostStore`), each
+//! `PipelineStore`, `BrandStore`, `LaneStore`, `PostStore`, `SupportStore`), each
 //! beside its row types in the file of its name, and
 //! [`Storage`] as their union. Two real implementations share one body of SQL (`sql/`, one file
 //! per domain): SQLite (the embedded default) and PostgreSQL (scale-out). Only `sql/tx.rs`, the
@@ -26,6 +26,7 @@ mod mail;
 mod models;
 mod pipelines;
 mod posts;
+mod support;
 mod profiles;
 mod seats;
 mod sql;
@@ -70,6 +71,10 @@ pub use pipelines::{
 #[cfg(feature = "postgres")]
 pub use postgres::PgStorage;
 pub use posts::{PostRow, PostStore};
+pub use support::{
+    MessageEffect, ScreenshotRow, SupportReportRow, SupportStore, ThreadMessageRow, TicketFilter, TicketLineRow,
+    TicketMessageRow, TicketRow,
+};
 pub use profiles::{
     MemoryRow, MemoryWrite, PlanRow, ProfileRow, ProfileStore, ToolGrantRow, ToolItemRow, UserListRow, WorkflowUsageRow,
 };
@@ -114,6 +119,7 @@ pub trait Storage:
     + BrandStore
     + LaneStore
     + PostStore
+    + SupportStore
     + Send
     + Sync
     + 'static

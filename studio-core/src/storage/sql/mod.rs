@@ -22,6 +22,7 @@ pub(super) mod market;
 pub(super) mod models;
 pub(super) mod pipelines;
 pub(super) mod posts;
+pub(super) mod support;
 pub(super) mod profiles;
 pub(super) mod seats;
 pub(super) mod tx;
@@ -154,6 +155,14 @@ macro_rules! impl_storage {
             $lock_by_select
         );
         $crate::storage::sql::posts::impl_post_store!(
+            $ty,
+            $backend,
+            $lock,
+            $skip_locked,
+            $one_statement,
+            $lock_by_select
+        );
+        $crate::storage::sql::support::impl_support_store!(
             $ty,
             $backend,
             $lock,
