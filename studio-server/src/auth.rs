@@ -117,17 +117,31 @@ impl FromRequestParts<AppState> for AdminAuth {
 }
 
 /// Which machine credential a route takes (a marker type per kind).
-#[expect(dead_code, reason = "the machine routes of 02-route-groups §4.11 and §4.13 mount it")]
 pub(crate) trait MachineRoute: Send + Sync + 'static {
     /// The kind the core verifies.
     const KIND: MachineKind;
+}
+
+/// The support bridge's routes (`x-support-bridge-secret`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SupportBridgeRoute;
+
+impl MachineRoute for SupportBridgeRoute {
+    const KIND: MachineKind = MachineKind::SupportBridge;
+}
+
+/// The analyst's read routes (`Authorization: Bearer` analyst token).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct AnalystRoute;
+
+impl MachineRoute for AnalystRoute {
+    const KIND: MachineKind = MachineKind::Analyst;
 }
 
 /// A verified machine caller of kind `K`: the support bridge's secret header, or the bearer
 /// token of the analyst, action or renderer. 401 for anything else, including another kind's
 /// token and a kind with no configured secret.
 #[derive(Debug, Clone)]
-#[expect(dead_code, reason = "the machine routes of 02-route-groups §4.11 and §4.13 mount it")]
 pub(crate) struct MachineAuth<K>(pub(crate) Machine, std::marker::PhantomData<K>);
 
 impl<K: MachineRoute> OperationInput for MachineAuth<K> {

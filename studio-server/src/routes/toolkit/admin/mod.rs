@@ -10,6 +10,7 @@ mod invite_codes;
 mod invite_requests;
 mod offerings;
 mod onboarding;
+mod support;
 mod tool_items;
 mod users;
 
@@ -43,6 +44,7 @@ pub(super) fn router() -> ApiRouter<AppState> {
         .merge(invite_requests::router())
         .merge(offerings::router())
         .merge(entitlements::router())
+        .merge(support::router())
         .api_route(
         "/api/toolkit/admin/grant-tokens",
         post_with(grant_tokens, |op| {
