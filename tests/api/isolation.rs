@@ -179,6 +179,8 @@ struct World {
     mark: String,
     /// A post on A's board, by the person behind A's keys.
     post: String,
+    /// A support ticket raised with A's member key (the thread of the person behind A's keys).
+    ticket: String,
 }
 
 async fn world(app: &TestApp, a_email: String) -> World {
@@ -306,6 +308,11 @@ async fn world(app: &TestApp, a_email: String) -> World {
     let mark = key.create_mark(&mark_request).await.expect("mark").mark.id;
     let new_post = studio_client::api::NewPost { title: "matrix".into(), body: "a note".into() };
     let post = key.create_post(&new_post).await.expect("post").id;
+    let raised = studio_client::api::NewTicket { body: "The matrix needs a hand here.".into(), ..Default::default() };
+    let ticket = match key.raise_ticket(&raised).await.expect("ticket") {
+        studio_client::api::TicketCreated::Ticket(t) => t.id,
+        studio_client::api::TicketCreated::Noted(n) => panic!("a ticket, not {n:?}"),
+    };
     let url = a_owner.checkout_topup("pack_250").await.expect("test-mode checkout").url;
     let checkout = url.rsplit('/').next().expect("checkout id").to_string();
 
@@ -331,6 +338,7 @@ async fn world(app: &TestApp, a_email: String) -> World {
         model.clone(),
         mark.clone(),
         post.clone(),
+        ticket.clone(),
     ];
     World {
         a_email,
@@ -366,6 +374,7 @@ async fn world(app: &TestApp, a_email: String) -> World {
         retire_offering: offerings[3].clone(),
         mark,
         post,
+        ticket,
     }
 }
 
@@ -691,6 +700,30 @@ fn rows(w: &World) -> Vec<Row> {
             .id(&w.mark)
             .json(json!({ "sortOrder": 2 })),
         row("DELETE /api/toolkit/brand/marks/{id}", NotViewer("role_cannot_edit_marks"), Status(200)).id(&w.mark),
+        // Support (§4.11): any role raises and reads their own threads; another house's thread is
+        // 503 as the spec says (an unknown id alike, tests/api/support.rs); a screenshot's signed
+        // link is the only authority, so a call without o, e, s is 400 for everyone.
+        row("GET /api/toolkit/support/tickets", AnyRole, Status(200)),
+        row("POST /api/toolkit/support/tickets", AnyRole, Status(201))
+            .json(json!({ "body": "The grid will not load this morning." })),
+        row("GET /api/toolkit/support/tickets/{id}", AnyRole, Status(200))
+            .id(&w.ticket)
+            .foreign(Code(503, "THREAD_UNAVAILABLE")),
+        row("POST /api/toolkit/support/screenshots", AnyRole, Status(201)).body(Body::Avatar),
+        row("GET /api/toolkit/support/screenshots/{id}", Public(Code(400, "BAD_QUERY")), Code(400, "BAD_QUERY"))
+            .id("shot_x"),
+        row("POST /api/support/escalations", Machine("bridge"), Status(201))
+            .json(json!({ "reason": "handoff", "sessionId": "chat_matrix" })),
+        row("GET /api/internal/analyst/support", Machine("analyst"), Status(200)),
+        row("GET /api/toolkit/admin/support", Admin, Status(200)),
+        row("GET /api/toolkit/admin/support/{id}", Admin, Status(200)).id(&w.ticket),
+        row("PATCH /api/toolkit/admin/support/{id}", Admin, Status(200)).id(&w.ticket).json(json!({ "status": "open" })),
+        row("POST /api/toolkit/admin/support/{id}/reply", Admin, Status(200))
+            .id(&w.ticket)
+            .json(json!({ "content": "We are looking." })),
+        row("POST /api/toolkit/admin/support/{id}/notes", Admin, Status(200))
+            .id(&w.ticket)
+            .json(json!({ "content": "internal" })),
         row("GET /api/mcp", NotAllowed, Status(405)),
         row("DELETE /api/mcp", NotAllowed, Status(405)),
     ]

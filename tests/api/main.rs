@@ -30,4 +30,5 @@ mod preflight;
 mod ratelimit;
 mod seats;
 mod sockets;
+mod support;
 mod tokens;
