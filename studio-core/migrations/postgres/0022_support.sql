@@ -16,7 +16,7 @@ CREATE TABLE support_tickets (
     contact_email   TEXT,
     current_url     TEXT,
     screen          TEXT,
-    rating          INTEGER,
+    rating          BIGINT,
     screenshots     TEXT NOT NULL,
     context         TEXT NOT NULL,
     reason          TEXT,
@@ -51,7 +51,7 @@ CREATE TABLE support_reports (
     contact_email TEXT,
     current_url   TEXT,
     screen        TEXT,
-    rating        INTEGER,
+    rating        BIGINT,
     screenshots   TEXT NOT NULL,
     context       TEXT NOT NULL,
     created_at    TIMESTAMPTZ NOT NULL
@@ -65,7 +65,7 @@ CREATE TABLE support_screenshots (
     object     TEXT NOT NULL,
     blob_key   TEXT NOT NULL,
     mime       TEXT NOT NULL,
-    bytes      INTEGER NOT NULL,
+    bytes      BIGINT NOT NULL,
     created_at TIMESTAMPTZ NOT NULL,
     expires_at TIMESTAMPTZ NOT NULL
 );
