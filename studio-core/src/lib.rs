@@ -63,9 +63,9 @@ mod providers;
 #[cfg(feature = "engine")]
 mod storage;
 #[cfg(feature = "engine")]
-mod support;
-#[cfg(feature = "engine")]
 mod studio;
+#[cfg(feature = "engine")]
+mod support;
 
 #[cfg(feature = "engine")]
 pub use crate::{
@@ -132,15 +132,14 @@ pub use crate::{
         FolderRow, GrantOutcome, HoldRow, HoldStatus, InvitationRow, InvitationStore, InviteCodeRow, InviteRequestRow,
         InviteeRow, IssueOutcome, JobEnd, JobRow, JobStore, KeyRow, LaneResultRow, LaneStore, LedgerAudit, LedgerStore,
         LetterFilter, LetterOutcome, LetterRow, LibraryStore, LockChange, LockOutcome, LookGuard, LookJobsOutcome,
-        LookRow, LookbookStore, MailEventOutcome, MailStore, MembershipRow, MemoryRow, MemoryWrite, ModelRow,
-        ModelStore, NewAccount, NewAutocharge, NewClaim, NewCredit, NewHold, NewPayment, OrgRow, PackRow,
+        LookRow, LookbookStore, MailEventOutcome, MailStore, MembershipRow, MemoryRow, MemoryWrite, MessageEffect,
+        ModelRow, ModelStore, NewAccount, NewAutocharge, NewClaim, NewCredit, NewHold, NewPayment, OrgRow, PackRow,
         PaymentOutcome, PipelinePresetRow, PipelineRunRow, PipelineStepRow, PipelineStore, PlanRow, PostRow, PostStore,
-        MessageEffect, ScreenshotRow, SupportReportRow, SupportStore, ThreadMessageRow, TicketFilter, TicketLineRow,
-        TicketMessageRow, TicketRow,
         PresetRow, ProfileRow, ProfileStore, RedeemOutcome, RefillPack, ReserveOutcome, ResolveOutcome, RunCancelled,
-        RunCreateOutcome, SeatInvitationRow, SeatRow, SeatStore, SessionRow, SessionSeat, StepAdvance, StepEnd,
-        StepState, Storage, StorageError, TakeRecord, TemplateRow, TemplateShotRow, TokenUse, ToolGrantRow,
-        ToolItemRow, UserListRow, UserRow, WorkflowUsageRow, open_storage,
+        RunCreateOutcome, ScreenshotRow, SeatInvitationRow, SeatRow, SeatStore, SessionRow, SessionSeat, StepAdvance,
+        StepEnd, StepState, Storage, StorageError, SupportReportRow, SupportStore, TakeRecord, TemplateRow,
+        TemplateShotRow, ThreadMessageRow, TicketFilter, TicketLineRow, TicketMessageRow, TicketRow, TokenUse,
+        ToolGrantRow, ToolItemRow, UserListRow, UserRow, WorkflowUsageRow, open_storage,
     },
     studio::{OpenError, Studio},
     support::{Escalator, Support},

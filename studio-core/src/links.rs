@@ -47,14 +47,7 @@ impl LinkRefusal {
 
 /// Check `signature` over `object` in `scope` until `expires` with `key` (constant time), then
 /// the expiry against `now` (Unix seconds).
-fn verify(
-    key: &[u8],
-    scope: &str,
-    object: &str,
-    expires: i64,
-    signature: &str,
-    now: i64,
-) -> Result<(), LinkRefusal> {
+fn verify(key: &[u8], scope: &str, object: &str, expires: i64, signature: &str, now: i64) -> Result<(), LinkRefusal> {
     let tag = URL_SAFE_NO_PAD.decode(signature.trim()).map_err(|_| LinkRefusal::BadSignature)?;
     mac(key, scope, object, expires).verify_slice(&tag).map_err(|_| LinkRefusal::BadSignature)?;
     if expires < now {

@@ -11,9 +11,8 @@ use std::time::Duration;
 
 use studio_core::{
     AiConfig, BillingConfig, BlobConfig, CoreConfig, FalConfig, FalLanes, FalProvider, LocalProvider, MachineKind,
-    MachineSecrets, MailConfig,
-    PackConfig, PackLimits, PaymentsProvider, PeopleConfig, PolarConfig, PolarProvider, PreviewPolicy, Providers,
-    RunnerConfig, S3Config, SigningKey, SmtpMailer, TestModeProvider, TierConfig,
+    MachineSecrets, MailConfig, PackConfig, PackLimits, PaymentsProvider, PeopleConfig, PolarConfig, PolarProvider,
+    PreviewPolicy, Providers, RunnerConfig, S3Config, SigningKey, SmtpMailer, TestModeProvider, TierConfig,
 };
 
 /// Everything the binary needs to start. Its `Debug` output redacts the secrets.
@@ -590,8 +589,9 @@ impl ServerConfig {
         let path = self.data_dir.join("signing.key");
         let io = |e| ConfigError::KeyFile(path.clone(), e);
         match std::fs::read_to_string(&path) {
-            Ok(kept) => SigningKey::from_secret(&kept)
-                .map_err(|e| ConfigError::KeyFile(path.clone(), std::io::Error::other(e))),
+            Ok(kept) => {
+                SigningKey::from_secret(&kept).map_err(|e| ConfigError::KeyFile(path.clone(), std::io::Error::other(e)))
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 std::fs::create_dir_all(&self.data_dir).map_err(io)?;
                 let secret = SigningKey::generate();
@@ -603,7 +603,8 @@ impl ServerConfig {
                     Ok(mut file) => {
                         std::io::Write::write_all(&mut file, format!("{secret}\n").as_bytes()).map_err(io)?;
                         tracing::info!(path = %path.display(), "generated the link-signing key");
-                        SigningKey::from_secret(&secret).map_err(|e| ConfigError::KeyFile(path.clone(), std::io::Error::other(e)))
+                        SigningKey::from_secret(&secret)
+                            .map_err(|e| ConfigError::KeyFile(path.clone(), std::io::Error::other(e)))
                     }
                     // Another process of this data directory wrote it first: use theirs.
                     Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {

@@ -730,8 +730,12 @@ fn rows(w: &World) -> Vec<Row> {
 }
 
 /// The machine secrets the matrix's server is configured with, by kind.
-const MACHINE_SECRETS: [(&str, &str); 4] =
-    [("bridge", "iso-bridge-secret"), ("analyst", "iso-analyst"), ("action", "iso-action"), ("renderer", "iso-renderer")];
+const MACHINE_SECRETS: [(&str, &str); 4] = [
+    ("bridge", "iso-bridge-secret"),
+    ("analyst", "iso-analyst"),
+    ("action", "iso-action"),
+    ("renderer", "iso-renderer"),
+];
 
 /// What `who` must get on `row`.
 fn expected(row: &Row, who: Who) -> Want {

@@ -9,9 +9,7 @@
 use chrono::{Duration, Utc};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use studio_client::api::{
-    AdminTicketsQuery, NewTicket, SeatRole, Ticket, TicketCreated, TicketsQuery,
-};
+use studio_client::api::{AdminTicketsQuery, NewTicket, SeatRole, Ticket, TicketCreated, TicketsQuery};
 use studio_client::{DevelopSubmit, InputSource};
 use studio_core::Escalator;
 use studio_tests::images::png;
@@ -211,9 +209,8 @@ async fn screenshots_live_behind_signed_links(backend: Backend) {
     assert_eq!(app.client.fetch_screenshot(&link.url).await.expect("200 with no session").to_vec(), image);
 
     let (path, query) = link.url.split_once('?').expect("a query");
-    let param = |name: &str| {
-        query.split('&').find_map(|kv| kv.strip_prefix(&format!("{name}="))).expect("param").to_string()
-    };
+    let param =
+        |name: &str| query.split('&').find_map(|kv| kv.strip_prefix(&format!("{name}="))).expect("param").to_string();
     let (o, e, s) = (param("o"), param("e"), param("s"));
     let forbidden = |code: &str| (Some(403), code.to_string());
     let fetch = |url: String| {
@@ -334,11 +331,8 @@ async fn escalations_and_the_analyst_read(backend: Backend) {
 
     // The chat assistant's own path (issue 23): the caller's thread in their house.
     let caller = house.caller(&app).await;
-    let req = studio_core::api::Escalation {
-        reason: "requested".into(),
-        session_id: "chat_7".into(),
-        ..Default::default()
-    };
+    let req =
+        studio_core::api::Escalation { reason: "requested".into(), session_id: "chat_7".into(), ..Default::default() };
     let own = app.studio.support().escalate(Escalator::Chat(&caller), req).await.expect("escalated");
     let listed = house.key.support_tickets(&TicketsQuery::default()).await.expect("list");
     assert_eq!(listed.tickets.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), [own.id.as_str()]);

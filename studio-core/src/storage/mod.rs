@@ -26,10 +26,10 @@ mod mail;
 mod models;
 mod pipelines;
 mod posts;
-mod support;
 mod profiles;
 mod seats;
 mod sql;
+mod support;
 
 #[cfg(feature = "postgres")]
 mod postgres;
@@ -71,16 +71,16 @@ pub use pipelines::{
 #[cfg(feature = "postgres")]
 pub use postgres::PgStorage;
 pub use posts::{PostRow, PostStore};
-pub use support::{
-    MessageEffect, ScreenshotRow, SupportReportRow, SupportStore, ThreadMessageRow, TicketFilter, TicketLineRow,
-    TicketMessageRow, TicketRow,
-};
 pub use profiles::{
     MemoryRow, MemoryWrite, PlanRow, ProfileRow, ProfileStore, ToolGrantRow, ToolItemRow, UserListRow, WorkflowUsageRow,
 };
 pub use seats::{AcceptSeat, EraseOutcome, SeatInvitationRow, SeatRow, SeatStore};
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStorage;
+pub use support::{
+    MessageEffect, ScreenshotRow, SupportReportRow, SupportStore, ThreadMessageRow, TicketFilter, TicketLineRow,
+    TicketMessageRow, TicketRow,
+};
 
 /// A storage failure. `Conflict` is a uniqueness rule the caller may turn into a 409.
 #[derive(Debug, thiserror::Error)]

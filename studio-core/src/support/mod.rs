@@ -15,8 +15,8 @@ use serde_json::{Value, json};
 use crate::accounts::Email;
 use crate::api::{
     DEFAULT_TICKETS_PAGE, MAX_SUPPORT_BODY_CHARS, MAX_TICKET_SCREENSHOTS, MAX_TICKETS_PAGE, MIN_SUPPORT_BODY_CHARS,
-    NewTicket, NotedReport, SUPPORT_TOPICS, TICKET_STATUSES, Ticket, TicketCreated, TicketList, TicketThread,
-    TicketsQuery, ThreadMessage,
+    NewTicket, NotedReport, SUPPORT_TOPICS, TICKET_STATUSES, ThreadMessage, Ticket, TicketCreated, TicketList,
+    TicketThread, TicketsQuery,
 };
 use crate::caller::Caller;
 use crate::error::{Error, ErrorKind, Result};

@@ -6,8 +6,8 @@ use chrono::{Duration, Utc};
 use serde_json::Value;
 
 use crate::api::{
-    AdminScreenshot, AdminThread, AdminThreadMessage, AdminTicket, AdminTicketList, AdminTicketsQuery,
-    AnalystSupport, AnalystSupportQuery, SupportCount, SupportWords, TicketStatusChange,
+    AdminScreenshot, AdminThread, AdminThreadMessage, AdminTicket, AdminTicketList, AdminTicketsQuery, AnalystSupport,
+    AnalystSupportQuery, SupportCount, SupportWords, TicketStatusChange,
 };
 use crate::caller::{Machine, MachineKind, PlatformAdmin};
 use crate::error::{Error, Result};
@@ -68,7 +68,14 @@ impl Support<'_> {
     pub async fn queue(&self, _admin: &PlatformAdmin, query: AdminTicketsQuery) -> Result<AdminTicketList> {
         let limit = page_limit(query.limit)?;
         let filter = TicketFilter {
-            status: query.status.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(status).transpose()?.map(String::from),
+            status: query
+                .status
+                .as_deref()
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(status)
+                .transpose()?
+                .map(String::from),
             org_id: query.house.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(String::from),
             topic: topic(query.topic.as_deref())?,
             ticket_id: None,
@@ -85,8 +92,7 @@ impl Support<'_> {
             }
             None => None,
         };
-        let rows =
-            storage.queue_tickets(&filter, limit, before.as_ref().map(|(at, id)| (*at, id.as_str()))).await?;
+        let rows = storage.queue_tickets(&filter, limit, before.as_ref().map(|(at, id)| (*at, id.as_str()))).await?;
         let next_cursor = (rows.len() as i64 == limit).then(|| rows.last().map(|r| r.ticket.id.clone())).flatten();
         Ok(AdminTicketList { tickets: rows.iter().map(admin_ticket).collect(), next_cursor })
     }
@@ -181,12 +187,7 @@ impl Support<'_> {
 
     /// `PATCH /api/toolkit/admin/support/{id}`: set the status. 400 `BAD_STATUS`; 404
     /// `TICKET_NOT_FOUND`.
-    pub async fn set_status(
-        &self,
-        admin: &PlatformAdmin,
-        id: &str,
-        change: TicketStatusChange,
-    ) -> Result<AdminThread> {
+    pub async fn set_status(&self, admin: &PlatformAdmin, id: &str, change: TicketStatusChange) -> Result<AdminThread> {
         let status = status(&change.status)?;
         if !self.0.storage.set_ticket_status(id.trim(), status).await? {
             return Err(not_found());
@@ -212,7 +213,14 @@ impl Support<'_> {
         }
         let since = Utc::now() - Duration::hours(hours);
         let filter = TicketFilter {
-            status: query.status.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(status).transpose()?.map(String::from),
+            status: query
+                .status
+                .as_deref()
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(status)
+                .transpose()?
+                .map(String::from),
             org_id: None,
             topic: None,
             ticket_id: query.ticket_id.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(String::from),

@@ -22,9 +22,9 @@ pub(super) mod market;
 pub(super) mod models;
 pub(super) mod pipelines;
 pub(super) mod posts;
-pub(super) mod support;
 pub(super) mod profiles;
 pub(super) mod seats;
+pub(super) mod support;
 pub(super) mod tx;
 
 /// Implement [`Storage`](super::Storage) and every per-domain store for a backend type.
