@@ -158,6 +158,7 @@ mod pipelines;
 mod posts;
 mod preflight;
 mod retry;
+mod support;
 
 pub use crate::client::{Client, ClientBuilder, Credential, SignedIn, UploadOptions};
 pub use crate::develops::{DevelopSubmit, InputSource};

@@ -66,6 +66,8 @@ mod providers;
 mod storage;
 #[cfg(feature = "engine")]
 mod studio;
+#[cfg(feature = "engine")]
+mod support;
 
 #[cfg(feature = "engine")]
 pub use crate::{
@@ -83,8 +85,9 @@ pub use crate::{
     brand::{Brand, DNA_PRICE, DnaForm, MAX_DNA_IMAGES, MAX_DNA_SET_MB},
     caller::{Caller, Machine, MachineKind, MachineSecrets, PlatformAdmin, Via},
     config::{
-        BillingConfig, CoreConfig, HostResolver, MailConfig, PackConfig, PackLimits, PeopleConfig, PreviewPolicy,
-        PriceBookConfig, QualityPrices, RunnerConfig, SystemResolver, TierConfig,
+        BillingConfig, CoreConfig, HostResolver, MIN_SIGNING_KEY_BYTES, MailConfig, PackConfig, PackLimits,
+        PeopleConfig, PreviewPolicy, PriceBookConfig, QualityPrices, RunnerConfig, SigningKey, SystemResolver,
+        TierConfig,
     },
     develops::{
         BACKFILL_PAGE, INPUT_ROLES, MAX_DEVELOPS, MAX_INPUTS, MAX_TAKES, StagedInput, SubmitForm, check_input_role,
@@ -138,17 +141,19 @@ pub use crate::{
         InviteCodeRow, InviteRequestRow, InviteeRow, IssueOutcome, JobEnd, JobFilter, JobRow, JobStore, KeptRow,
         KeyRow, LaneResultRow, LaneStore, LedgerAudit, LedgerStore, LetterFilter, LetterOutcome, LetterRow,
         LibraryStore, LockChange, LockOutcome, LookGuard, LookJobsOutcome, LookRow, LookbookStore, MailEventOutcome,
-        MailStore, MembershipRow, MemoryRow, MemoryWrite, ModelRow, ModelStore, NamedCount, NewAccount, NewAutocharge,
-        NewClaim, NewCredit, NewHold, NewPayment, OrgRow, PackRow, PaymentOutcome, PipelinePresetRow, PipelineRunRow,
-        PipelineStepRow, PipelineStore, PlanRow, PlatformCounts, PlatformTotals, PostRow, PostStore, PresetRow,
-        ProfileRow, ProfileStore, RedeemOutcome, RefillPack, RenderRow, ResearchRow, ReserveOutcome, ResolveOutcome,
-        RunCancelled, RunCreateOutcome, SeatInvitationRow, SeatRow, SeatStore, SessionRow, SessionSeat, SettledHoldRow,
-        StampRow, StepAdvance, StepEnd, StepState, Storage, StorageError, TakeRecord, TemplateRow, TemplateShotRow,
-        TokenUse, ToolGrantRow, ToolItemRow, UserListRow, UserRow, VerdictFilter, VerdictRow, WorkflowUsageRow,
-        open_storage,
+        MailStore, MembershipRow, MemoryRow, MemoryWrite, MessageEffect, ModelRow, ModelStore, NamedCount, NewAccount,
+        NewAutocharge, NewClaim, NewCredit, NewHold, NewPayment, OrgRow, PackRow, PaymentOutcome, PipelinePresetRow,
+        PipelineRunRow, PipelineStepRow, PipelineStore, PlanRow, PlatformCounts, PlatformTotals, PostRow, PostStore,
+        PresetRow, ProfileRow, ProfileStore, RedeemOutcome, RefillPack, RenderRow, ResearchRow, ReserveOutcome,
+        ResolveOutcome, RunCancelled, RunCreateOutcome, ScreenshotRow, SeatInvitationRow, SeatRow, SeatStore,
+        SessionRow, SessionSeat, SettledHoldRow, StampRow, StepAdvance, StepEnd, StepState, Storage, StorageError,
+        SupportReportRow, SupportStore, TakeRecord, TemplateRow, TemplateShotRow, ThreadMessageRow, TicketFilter,
+        TicketLineRow, TicketMessageRow, TicketRow, TokenUse, ToolGrantRow, ToolItemRow, UserListRow, UserRow,
+        VerdictFilter, VerdictRow, WorkflowUsageRow, open_storage,
     },
     storage::{AnalystSettingsRow, AnalystStore, DigestRow, FindingRow, ObservationRow, PeriodCounts, ReviewRow},
     studio::{OpenError, Studio},
+    support::{Escalator, Support},
 };
 
 #[cfg(feature = "sqlite")]

@@ -1,23 +1,21 @@
 //! Signed links: URLs whose authority is a signature scoped to one object and an expiry, not a
-//! session (a lane's unkept result today; any object a later route serves the same way).
+//! session (a lane's unkept result, a support screenshot).
 //!
 //! The signature is HMAC-SHA256 over `scope \n object \n expiry` (expiry in Unix seconds) with
-//! the deployment's link key, written unpadded base64url. The key is 32 random bytes stored in
-//! `signing_keys` by the first replica that needs it (an insert that keeps the first row), so
-//! every replica signs and checks alike with no setting; it is read once per process. A check
-//! compares in constant time (`Mac::verify_slice`) and refuses a link past its expiry even when
-//! the signature is right.
+//! the deployment's signing key, written unpadded base64url. The key comes from the
+//! configuration (`CoreConfig::signing_key`: the server reads `STUDIO_SIGNING_KEY`, else the key
+//! it generated once in its data directory), so every replica given the same key signs and
+//! checks alike. A check compares in constant time (`Mac::verify_slice`) and refuses a link
+//! past its expiry even when the signature is right; each route chooses the status of an
+//! expired link (410 for a lane's result, 403 for a screenshot, as the spec says).
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind};
 use crate::studio::Studio;
-
-/// The `signing_keys` row of the link key.
-const KEY_NAME: &str = "links";
 
 fn mac(key: &[u8], scope: &str, object: &str, expires: i64) -> Hmac<Sha256> {
     let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(key).expect("HMAC takes any key length");
@@ -25,53 +23,59 @@ fn mac(key: &[u8], scope: &str, object: &str, expires: i64) -> Hmac<Sha256> {
     mac
 }
 
-/// Why a link is refused: a wrong or missing signature is 403; a right one past its expiry 410.
-fn refused() -> Error {
-    Error::new(ErrorKind::Forbidden, "BAD_SIGNATURE", "This link's signature does not match.")
+/// Why a link is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LinkRefusal {
+    /// A wrong, missing or malformed signature (a forged or altered link).
+    BadSignature,
+    /// A right signature past its expiry.
+    Expired,
+}
+
+impl LinkRefusal {
+    /// The refusal as an error: 403 `BAD_SIGNATURE`; `LINK_EXPIRED` with the status `expired`
+    /// maps to (410 Gone for a lane's result, 403 Forbidden for a screenshot).
+    pub(crate) fn into_error(self, expired: ErrorKind) -> Error {
+        match self {
+            LinkRefusal::BadSignature => {
+                Error::new(ErrorKind::Forbidden, "BAD_SIGNATURE", "This link's signature does not match.")
+            }
+            LinkRefusal::Expired => Error::new(expired, "LINK_EXPIRED", "This link has expired; ask for a fresh one."),
+        }
+    }
 }
 
 /// Check `signature` over `object` in `scope` until `expires` with `key` (constant time), then
-/// the expiry against `now` (Unix seconds): 403 `BAD_SIGNATURE`; 410 `LINK_EXPIRED`.
-fn verify(key: &[u8], scope: &str, object: &str, expires: i64, signature: &str, now: i64) -> Result<()> {
-    let tag = URL_SAFE_NO_PAD.decode(signature.trim()).map_err(|_| refused())?;
-    mac(key, scope, object, expires).verify_slice(&tag).map_err(|_| refused())?;
+/// the expiry against `now` (Unix seconds).
+fn verify(key: &[u8], scope: &str, object: &str, expires: i64, signature: &str, now: i64) -> Result<(), LinkRefusal> {
+    let tag = URL_SAFE_NO_PAD.decode(signature.trim()).map_err(|_| LinkRefusal::BadSignature)?;
+    mac(key, scope, object, expires).verify_slice(&tag).map_err(|_| LinkRefusal::BadSignature)?;
     if expires < now {
-        return Err(Error::new(ErrorKind::Gone, "LINK_EXPIRED", "This link has expired; ask for the result again."));
+        return Err(LinkRefusal::Expired);
     }
     Ok(())
 }
 
+fn sign(key: &[u8], scope: &str, object: &str, expires: i64) -> String {
+    URL_SAFE_NO_PAD.encode(mac(key, scope, object, expires).finalize().into_bytes())
+}
+
 impl Studio {
-    async fn link_key(&self) -> Result<std::sync::Arc<[u8]>> {
-        let key = self
-            .link_key
-            .get_or_try_init(|| async {
-                let candidate = crate::ids::random_secret();
-                let stored = self.storage.signing_key(KEY_NAME, &candidate, crate::ids::now()).await?;
-                let bytes = hex::decode(stored.trim()).map_err(Error::internal)?;
-                Ok::<_, Error>(std::sync::Arc::<[u8]>::from(bytes))
-            })
-            .await?;
-        Ok(key.clone())
-    }
-
     /// The signature of `object` in `scope` until `expires` (Unix seconds).
-    pub(crate) async fn sign_link(&self, scope: &str, object: &str, expires: i64) -> Result<String> {
-        let key = self.link_key().await?;
-        Ok(URL_SAFE_NO_PAD.encode(mac(&key, scope, object, expires).finalize().into_bytes()))
+    pub(crate) fn sign_link(&self, scope: &str, object: &str, expires: i64) -> String {
+        sign(self.config.signing_key.bytes(), scope, object, expires)
     }
 
-    /// Check a link's signature (constant time), then its expiry against `now` (Unix seconds):
-    /// 403 `BAD_SIGNATURE`; 410 `LINK_EXPIRED`.
-    pub(crate) async fn check_link(
+    /// Check a link's signature (constant time), then its expiry against `now` (Unix seconds).
+    pub(crate) fn check_link(
         &self,
         scope: &str,
         object: &str,
         expires: i64,
         signature: &str,
         now: i64,
-    ) -> Result<()> {
-        verify(&self.link_key().await?, scope, object, expires, signature, now)
+    ) -> Result<(), LinkRefusal> {
+        verify(self.config.signing_key.bytes(), scope, object, expires, signature, now)
     }
 }
 
@@ -93,19 +97,31 @@ mod tests {
     #[test]
     fn links_are_refused_when_forged_altered_or_expired() {
         let key = [7u8; 32];
-        let sign = |object: &str, expires: i64| {
-            URL_SAFE_NO_PAD.encode(mac(&key, "lane", object, expires).finalize().into_bytes())
+        let good = sign(&key, "lane", "lres_1", 1_000);
+        let check = |object: &str, expires: i64, signature: &str, now: i64| {
+            verify(&key, "lane", object, expires, signature, now).err()
         };
-        let good = sign("lres_1", 1_000);
-        let code = |object: &str, expires: i64, signature: &str, now: i64| {
-            verify(&key, "lane", object, expires, signature, now).err().map(|e| e.code)
-        };
-        assert_eq!(code("lres_1", 1_000, &good, 999), None, "a right link within its time");
-        assert_eq!(code("lres_1", 1_000, &good, 1_001), Some("LINK_EXPIRED"));
-        assert_eq!(code("lres_1", 9_999, &good, 999), Some("BAD_SIGNATURE"), "a moved expiry");
-        assert_eq!(code("lres_2", 1_000, &good, 999), Some("BAD_SIGNATURE"), "another object");
-        assert_eq!(code("lres_1", 1_000, "AAAA", 999), Some("BAD_SIGNATURE"), "forged");
-        assert_eq!(code("lres_1", 1_000, "not base64!", 999), Some("BAD_SIGNATURE"));
-        assert_eq!(code("lres_1", 1_000, &good[..good.len() - 4], 999), Some("BAD_SIGNATURE"), "truncated");
+        use LinkRefusal::*;
+        assert_eq!(check("lres_1", 1_000, &good, 999), None, "a right link within its time");
+        assert_eq!(check("lres_1", 1_000, &good, 1_000), None, "the last second still counts");
+        assert_eq!(check("lres_1", 1_000, &good, 1_001), Some(Expired));
+        assert_eq!(check("lres_1", 9_999, &good, 999), Some(BadSignature), "a moved expiry");
+        assert_eq!(check("lres_2", 1_000, &good, 999), Some(BadSignature), "another object");
+        assert_eq!(check("lres_1", 1_000, "AAAA", 999), Some(BadSignature), "forged");
+        assert_eq!(check("lres_1", 1_000, "not base64!", 999), Some(BadSignature));
+        assert_eq!(check("lres_1", 1_000, "", 999), Some(BadSignature), "missing");
+        assert_eq!(check("lres_1", 1_000, &good[..good.len() - 4], 999), Some(BadSignature), "truncated");
+        assert_eq!(verify(&[8u8; 32], "lane", "lres_1", 1_000, &good, 999), Err(BadSignature), "another key");
+        assert_eq!(check("lres_1", 1_000, &good, 5_000), Some(Expired), "an expired right link is expired, not forged");
+    }
+
+    #[test]
+    fn each_route_chooses_the_status_of_an_expired_link() {
+        let lane = LinkRefusal::Expired.into_error(ErrorKind::Gone);
+        assert_eq!((lane.kind, lane.code), (ErrorKind::Gone, "LINK_EXPIRED"));
+        let shot = LinkRefusal::Expired.into_error(ErrorKind::Forbidden);
+        assert_eq!((shot.kind, shot.code), (ErrorKind::Forbidden, "LINK_EXPIRED"));
+        let forged = LinkRefusal::BadSignature.into_error(ErrorKind::Gone);
+        assert_eq!((forged.kind, forged.code), (ErrorKind::Forbidden, "BAD_SIGNATURE"));
     }
 }

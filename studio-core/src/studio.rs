@@ -28,8 +28,6 @@ pub struct Studio {
     pub(crate) relaying: Arc<std::sync::atomic::AtomicBool>,
     /// Asset list answers, each with the library version it was read at.
     pub(crate) asset_lists: Arc<crate::library::asset_lists::AssetLists>,
-    /// The deployment's link-signing key, read from storage once (see links.rs).
-    pub(crate) link_key: Arc<tokio::sync::OnceCell<Arc<[u8]>>>,
 }
 
 /// Opening a Studio failed.
@@ -62,7 +60,6 @@ impl Studio {
             mail_wakeup: Arc::new(tokio::sync::Notify::new()),
             relaying: Arc::new(std::sync::atomic::AtomicBool::new(false)),
             asset_lists: Arc::default(),
-            link_key: Arc::default(),
         }
     }
 

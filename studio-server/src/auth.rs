@@ -143,6 +143,14 @@ impl MachineRoute for Renderer {
     const KIND: MachineKind = MachineKind::Renderer;
 }
 
+/// The support bridge's routes (`x-support-bridge-secret`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SupportBridgeRoute;
+
+impl MachineRoute for SupportBridgeRoute {
+    const KIND: MachineKind = MachineKind::SupportBridge;
+}
+
 /// A verified machine caller of kind `K`: the support bridge's secret header, or the bearer
 /// token of the analyst, action or renderer. 401 for anything else, including another kind's
 /// token and a kind with no configured secret.

@@ -12,7 +12,7 @@ use std::time::Duration;
 use studio_core::{
     AiConfig, BillingConfig, BlobConfig, CoreConfig, FalConfig, FalLanes, FalProvider, LocalProvider, MachineKind,
     MachineSecrets, MailConfig, PackConfig, PackLimits, PaymentsProvider, PeopleConfig, PolarConfig, PolarProvider,
-    PreviewPolicy, Providers, RunnerConfig, S3Config, SmtpMailer, TestModeProvider, TierConfig,
+    PreviewPolicy, Providers, RunnerConfig, S3Config, SigningKey, SmtpMailer, TestModeProvider, TierConfig,
 };
 
 /// Everything the binary needs to start. Its `Debug` output redacts the secrets.
@@ -125,6 +125,10 @@ pub struct ServerConfig {
     /// How long a replay render's claim lasts before another renderer may take it over, in
     /// seconds (300; not read from file or environment: tests shorten it).
     pub replay_render_lease_secs: i64,
+    /// `STUDIO_SIGNING_KEY`: the key signed links are signed with (lane results, support
+    /// screenshots), at least 32 characters. Unset: generated once and kept in
+    /// `<data_dir>/signing.key` (mode 0600). Replicas must share one: set it on every replica.
+    pub signing_key: Option<String>,
     /// The outbox's leases, retries and token lifetimes: the defaults, not read from file or
     /// environment (tests shorten them). Its link base and webhook secret come from the settings
     /// above.
@@ -179,6 +183,7 @@ impl std::fmt::Debug for ServerConfig {
             .field("analyst_token", &redacted(&self.analyst_token))
             .field("action_token", &redacted(&self.action_token))
             .field("renderer_token", &redacted(&self.renderer_token))
+            .field("signing_key", &redacted(&self.signing_key))
             .finish_non_exhaustive()
     }
 }
@@ -195,6 +200,9 @@ pub enum ConfigError {
     /// An environment variable holds a bad value.
     #[error("{0}: {1}")]
     Env(&'static str, String),
+    /// The signing key file could not be read or written.
+    #[error("signing key file {0}: {1}")]
+    KeyFile(PathBuf, std::io::Error),
 }
 
 impl Default for ServerConfig {
@@ -243,6 +251,7 @@ impl Default for ServerConfig {
             action_token: None,
             renderer_token: None,
             replay_render_lease_secs: 300,
+            signing_key: None,
             mail: MailConfig::default(),
             link_preview: PreviewPolicy::default(),
         }
@@ -298,6 +307,7 @@ struct FileConfig {
     analyst_token: Option<String>,
     action_token: Option<String>,
     renderer_token: Option<String>,
+    signing_key: Option<String>,
 }
 
 fn emails(list: impl IntoIterator<Item = String>) -> Vec<String> {
@@ -370,6 +380,7 @@ impl ServerConfig {
             c.analyst_token = file.analyst_token.or(c.analyst_token);
             c.action_token = file.action_token.or(c.action_token);
             c.renderer_token = file.renderer_token.or(c.renderer_token);
+            c.signing_key = file.signing_key.or(c.signing_key);
         }
         let set = |name: &str| env(name).filter(|v| !v.trim().is_empty());
         if let Some(v) = set("STUDIO_LISTEN") {
@@ -543,6 +554,7 @@ impl ServerConfig {
             ("STUDIO_ANALYST_TOKEN", &mut c.analyst_token),
             ("STUDIO_ACTION_TOKEN", &mut c.action_token),
             ("STUDIO_RENDERER_TOKEN", &mut c.renderer_token),
+            ("STUDIO_SIGNING_KEY", &mut c.signing_key),
         ] {
             *field = set(name).or(field.take()).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
         }
@@ -568,6 +580,46 @@ impl ServerConfig {
         match &self.database_url {
             Some(url) => url.clone(),
             None => format!("sqlite://{}", self.data_dir.join("studio.db").display()),
+        }
+    }
+
+    /// The link-signing key: `STUDIO_SIGNING_KEY` when set, else the key kept in
+    /// `<data_dir>/signing.key`, generated there (mode 0600) the first time. A replica with its
+    /// own data directory would generate its own, so replicas set `STUDIO_SIGNING_KEY`.
+    pub fn signing_key(&self) -> Result<SigningKey, ConfigError> {
+        if let Some(secret) = &self.signing_key {
+            return SigningKey::from_secret(secret).map_err(|e| ConfigError::Env("STUDIO_SIGNING_KEY", e));
+        }
+        let path = self.data_dir.join("signing.key");
+        let io = |e| ConfigError::KeyFile(path.clone(), e);
+        match std::fs::read_to_string(&path) {
+            Ok(kept) => {
+                SigningKey::from_secret(&kept).map_err(|e| ConfigError::KeyFile(path.clone(), std::io::Error::other(e)))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                std::fs::create_dir_all(&self.data_dir).map_err(io)?;
+                let secret = SigningKey::generate();
+                let mut options = std::fs::OpenOptions::new();
+                options.write(true).create_new(true);
+                #[cfg(unix)]
+                std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+                match options.open(&path) {
+                    Ok(mut file) => {
+                        std::io::Write::write_all(&mut file, format!("{secret}\n").as_bytes()).map_err(io)?;
+                        tracing::info!(path = %path.display(), "generated the link-signing key");
+                        SigningKey::from_secret(&secret)
+                            .map_err(|e| ConfigError::KeyFile(path.clone(), std::io::Error::other(e)))
+                    }
+                    // Another process of this data directory wrote it first: use theirs.
+                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                        let kept = std::fs::read_to_string(&path).map_err(io)?;
+                        SigningKey::from_secret(&kept)
+                            .map_err(|e| ConfigError::KeyFile(path.clone(), std::io::Error::other(e)))
+                    }
+                    Err(e) => Err(io(e)),
+                }
+            }
+            Err(e) => Err(io(e)),
         }
     }
 
@@ -986,5 +1038,25 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("studio-config-{}", uuid::Uuid::new_v4()));
         std::fs::create_dir_all(&dir).unwrap();
         dir
+    }
+
+    #[test]
+    fn the_signing_key_is_configured_or_generated_once_in_the_data_dir() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = ServerConfig { data_dir: dir.path().join("data"), ..ServerConfig::default() };
+        let first = c.signing_key().expect("generated");
+        let path = c.data_dir.join("signing.key");
+        let kept = std::fs::read_to_string(&path).expect("kept in the data dir");
+        assert_eq!(kept.trim().len(), 64, "32 random bytes as hex");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        }
+        assert_eq!(c.signing_key().expect("read again"), first, "generated once, then reused");
+        let set = ServerConfig { signing_key: Some("k".repeat(40)), ..c.clone() };
+        assert_ne!(set.signing_key().expect("configured"), first, "STUDIO_SIGNING_KEY wins over the file");
+        let short = ServerConfig { signing_key: Some("short".into()), ..c };
+        assert!(matches!(short.signing_key(), Err(ConfigError::Env("STUDIO_SIGNING_KEY", _))));
     }
 }

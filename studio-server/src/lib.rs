@@ -30,7 +30,8 @@ use tokio::net::TcpListener;
 /// with no background work: what the operator commands use.
 pub async fn open_studio(config: &ServerConfig) -> anyhow::Result<Studio> {
     std::fs::create_dir_all(&config.data_dir)?;
-    Ok(Studio::open(&config.database_url(), &config.blob_config()?, config.core_config()).await?)
+    let core = studio_core::CoreConfig { signing_key: config.signing_key()?, ..config.core_config() };
+    Ok(Studio::open(&config.database_url(), &config.blob_config()?, core).await?)
 }
 
 /// Open the configured storage (creating the data directory and migrating) and build the app.

@@ -186,6 +186,8 @@ struct World {
     render_queued: String,
     invite_request: String,
     experiment: String,
+    /// A support ticket raised with A's member key (the thread of the person behind A's keys).
+    ticket: String,
 }
 
 async fn world(app: &TestApp, a_email: String) -> World {
@@ -368,6 +370,11 @@ async fn world(app: &TestApp, a_email: String) -> World {
             .await
             .expect("experiment body");
     let experiment = exp["id"].as_str().expect("experiment id").to_string();
+    let raised = studio_client::api::NewTicket { body: "The matrix needs a hand here.".into(), ..Default::default() };
+    let ticket = match key.raise_ticket(&raised).await.expect("ticket") {
+        studio_client::api::TicketCreated::Ticket(t) => t.id,
+        studio_client::api::TicketCreated::Noted(n) => panic!("a ticket, not {n:?}"),
+    };
     let url = a_owner.checkout_topup("pack_250").await.expect("test-mode checkout").url;
     let checkout = url.rsplit('/').next().expect("checkout id").to_string();
 
@@ -393,6 +400,7 @@ async fn world(app: &TestApp, a_email: String) -> World {
         model.clone(),
         mark.clone(),
         post.clone(),
+        ticket.clone(),
     ];
     World {
         a_email,
@@ -433,6 +441,7 @@ async fn world(app: &TestApp, a_email: String) -> World {
         render_queued: renders[1].clone(),
         invite_request,
         experiment,
+        ticket,
     }
 }
 
@@ -838,6 +847,30 @@ fn rows(w: &World) -> Vec<Row> {
             .json(json!({ "evidenceId": w.evidence, "format": "contact-sheet" })),
         row("GET /api/toolkit/admin/replay/renders/{id}", Admin, Status(200)).id(&w.render_queued),
         row("GET /api/toolkit/admin/replay/renders/{id}/file", Admin, Status(200)).id(&w.render_queued),
+        // Support (§4.11): any role raises and reads their own threads; another house's thread is
+        // 503 as the spec says (an unknown id alike, tests/api/support.rs); a screenshot's signed
+        // link is the only authority, so a call without o, e, s is 400 for everyone.
+        row("GET /api/toolkit/support/tickets", AnyRole, Status(200)),
+        row("POST /api/toolkit/support/tickets", AnyRole, Status(201))
+            .json(json!({ "body": "The grid will not load this morning." })),
+        row("GET /api/toolkit/support/tickets/{id}", AnyRole, Status(200))
+            .id(&w.ticket)
+            .foreign(Code(503, "THREAD_UNAVAILABLE")),
+        row("POST /api/toolkit/support/screenshots", AnyRole, Status(201)).body(Body::Avatar),
+        row("GET /api/toolkit/support/screenshots/{id}", Public(Code(400, "BAD_QUERY")), Code(400, "BAD_QUERY"))
+            .id("shot_x"),
+        row("POST /api/support/escalations", Machine("bridge"), Status(201))
+            .json(json!({ "reason": "handoff", "sessionId": "chat_matrix" })),
+        row("GET /api/internal/analyst/support", Machine("analyst"), Status(200)),
+        row("GET /api/toolkit/admin/support", Admin, Status(200)),
+        row("GET /api/toolkit/admin/support/{id}", Admin, Status(200)).id(&w.ticket),
+        row("PATCH /api/toolkit/admin/support/{id}", Admin, Status(200)).id(&w.ticket).json(json!({ "status": "open" })),
+        row("POST /api/toolkit/admin/support/{id}/reply", Admin, Status(200))
+            .id(&w.ticket)
+            .json(json!({ "content": "We are looking." })),
+        row("POST /api/toolkit/admin/support/{id}/notes", Admin, Status(200))
+            .id(&w.ticket)
+            .json(json!({ "content": "internal" })),
         row("GET /api/mcp", NotAllowed, Status(405)),
         row("DELETE /api/mcp", NotAllowed, Status(405)),
     ]

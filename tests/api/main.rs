@@ -33,4 +33,5 @@ mod preflight;
 mod ratelimit;
 mod seats;
 mod sockets;
+mod support;
 mod tokens;

@@ -195,12 +195,21 @@ impl Studio {
     }
 
     /// A machine caller: the presented secret checked against the configured secret of `kind`
-    /// (constant time). 401 when it does not match, is another kind's, or `kind` has none.
+    /// (constant time). 401 when it does not match, is another kind's, or `kind` has none;
+    /// except the support bridge, whose routes answer 503 `SUPPORT_BRIDGE_NOT_CONFIGURED` to
+    /// everyone while `STUDIO_SUPPORT_BRIDGE_SECRET` is unset (§4.11).
     pub fn authenticate_machine(
         &self,
         kind: crate::caller::MachineKind,
         presented: &str,
     ) -> Result<crate::caller::Machine> {
+        if kind == crate::caller::MachineKind::SupportBridge && !self.config.machines.is_configured(kind) {
+            return Err(Error::new(
+                crate::error::ErrorKind::NotConfigured,
+                "SUPPORT_BRIDGE_NOT_CONFIGURED",
+                "Escalations are not configured on this server (STUDIO_SUPPORT_BRIDGE_SECRET).",
+            ));
+        }
         self.config.machines.verify(kind, presented)
     }
 

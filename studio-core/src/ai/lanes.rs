@@ -252,12 +252,12 @@ impl Studio {
             created_at: now,
         };
         self.storage.insert_lane_result(&row).await?;
-        self.lane_result_url(&id, expires_at.timestamp()).await
+        Ok(self.lane_result_url(&id, expires_at.timestamp()))
     }
 
-    async fn lane_result_url(&self, id: &str, expires: i64) -> Result<String> {
-        let signature = self.sign_link(RESULT_SCOPE, id, expires).await?;
-        Ok(format!("{}/api/toolkit/ai/results/{id}?e={expires}&s={signature}", self.config.public_url))
+    fn lane_result_url(&self, id: &str, expires: i64) -> String {
+        let signature = self.sign_link(RESULT_SCOPE, id, expires);
+        format!("{}/api/toolkit/ai/results/{id}?e={expires}&s={signature}", self.config.public_url)
     }
 
     /// A lane result a signed link names: 403 `BAD_SIGNATURE`, 410 `LINK_EXPIRED`, 404
@@ -268,7 +268,8 @@ impl Studio {
         expires: i64,
         signature: &str,
     ) -> Result<(LaneResultRow, Bytes)> {
-        self.check_link(RESULT_SCOPE, id, expires, signature, Utc::now().timestamp()).await?;
+        self.check_link(RESULT_SCOPE, id, expires, signature, Utc::now().timestamp())
+            .map_err(|refused| refused.into_error(crate::error::ErrorKind::Gone))?;
         let gone = || Error::not_found("NOT_FOUND", "This result is no longer kept; ask for it again.");
         let row = self.storage.lane_result(id).await?.ok_or_else(gone)?;
         let bytes = self.blobs.get_bytes(&row.blob_key).await.map_err(|_| gone())?;

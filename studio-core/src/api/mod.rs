@@ -24,6 +24,7 @@ mod pipelines;
 mod posts;
 mod quality;
 mod roles;
+mod support;
 pub mod vocabulary;
 
 pub use accounts::{
@@ -69,3 +70,4 @@ pub use pipelines::*;
 pub use posts::*;
 pub use quality::*;
 pub use roles::{KeyRole, ParseRoleError, Quality, SeatRole};
+pub use support::*;

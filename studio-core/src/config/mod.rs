@@ -63,6 +63,57 @@ pub struct CoreConfig {
     /// A replay render claimed this many seconds ago and neither completed nor failed is
     /// taken over by the next claim (docs/internal.md).
     pub replay_render_lease_secs: i64,
+    /// The key every signed link is signed with (lane results, support screenshots). Replicas
+    /// must share one; the default is a random key of this process only (docs/support.md).
+    pub signing_key: SigningKey,
+}
+
+/// The fewest bytes a signing key has.
+pub const MIN_SIGNING_KEY_BYTES: usize = 32;
+
+/// The deployment's link-signing key (HMAC-SHA256). Its `Debug` never shows it.
+#[derive(Clone)]
+pub struct SigningKey(Arc<[u8]>);
+
+impl SigningKey {
+    /// A key from a configured secret (its bytes as given); at least
+    /// [`MIN_SIGNING_KEY_BYTES`] bytes.
+    pub fn from_secret(secret: &str) -> std::result::Result<Self, String> {
+        let secret = secret.trim();
+        if secret.len() < MIN_SIGNING_KEY_BYTES {
+            return Err(format!("a signing key is at least {MIN_SIGNING_KEY_BYTES} characters"));
+        }
+        Ok(SigningKey(Arc::from(secret.as_bytes())))
+    }
+
+    /// A new random key: 64 hex characters (32 random bytes), as the server writes into
+    /// `signing.key` when none is configured.
+    pub fn generate() -> String {
+        crate::ids::random_secret()
+    }
+
+    /// The key's bytes.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl Default for SigningKey {
+    fn default() -> Self {
+        SigningKey(Arc::from(crate::ids::random_secret().as_bytes()))
+    }
+}
+
+impl std::fmt::Debug for SigningKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SigningKey(<redacted>)")
+    }
+}
+
+impl PartialEq for SigningKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
 }
 
 impl Default for CoreConfig {
@@ -85,6 +136,7 @@ impl Default for CoreConfig {
             mail: MailConfig::default(),
             link_preview: PreviewPolicy::default(),
             replay_render_lease_secs: 300,
+            signing_key: SigningKey::default(),
         }
     }
 }

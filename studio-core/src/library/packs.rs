@@ -322,7 +322,7 @@ impl Studio {
     }
 
     /// Build queued packs and sweep lapsed ones (and expired lane results, and the analyst's
-    /// cadence) until `shutdown` resolves. Safe to run on every
+    /// cadence, and support screenshots) until `shutdown` resolves. Safe to run on every
     /// replica: claims go through storage.
     pub async fn run_pack_worker(&self, shutdown: impl std::future::Future<Output = ()>) {
         tokio::pin!(shutdown);
@@ -339,6 +339,9 @@ impl Studio {
                 }
                 if let Err(e) = self.analyst_tick(now).await {
                     tracing::warn!(error = %e, "the analyst's cadence run failed");
+                }
+                if let Err(e) = self.support().sweep_screenshots(now).await {
+                    tracing::warn!(error = %e, "support screenshot sweep failed");
                 }
             }
             let worked = match self.build_next_pack().await {

@@ -1,5 +1,5 @@
 //! Lanes: the unkept results of the AI utility lanes (a depth map, a segment cutout) as stored
-//! until they expire, and the deployment's link-signing keys, with the `LaneStore` trait.
+//! until they expire, with the `LaneStore` trait.
 
 use chrono::{DateTime, Utc};
 
@@ -26,12 +26,9 @@ pub struct LaneResultRow {
     pub created_at: DateTime<Utc>,
 }
 
-/// Lane results and signing keys.
+/// Lane results.
 #[async_trait::async_trait]
 pub trait LaneStore {
-    /// The signing key named `name`: `candidate` when none existed (it is stored), else the one
-    /// stored first. One conditional insert, so concurrent replicas agree on one key.
-    async fn signing_key(&self, name: &str, candidate: &str, now: DateTime<Utc>) -> Result<String, StorageError>;
     /// Record a result whose blob is written.
     async fn insert_lane_result(&self, row: &LaneResultRow) -> Result<(), StorageError>;
     /// One result, expired or not.

@@ -3,7 +3,7 @@
 //!
 //! One trait per domain (`AccountStore`, `LibraryStore`, `ModelStore`, `JobStore`,
 //! `LedgerStore`, `BillingStore`, `SeatStore`, `ProfileStore`, `MailStore`, `InvitationStore`, `LookbookStore`,
-//! `PipelineStore`, `BrandStore`, `LaneStore`, `PostStore`, `AnalystStore`, `ConsoleStore`), each
+//! `PipelineStore`, `BrandStore`, `LaneStore`, `PostStore`, `AnalystStore`, `ConsoleStore`, `InternalStore`, `SupportStore`), each
 //! beside its row types in the file of its name, and
 //! [`Storage`] as their union. Two real implementations share one body of SQL (`sql/`, one file
 //! per domain): SQLite (the embedded default) and PostgreSQL (scale-out). Only `sql/tx.rs`, the
@@ -32,6 +32,7 @@ mod posts;
 mod profiles;
 mod seats;
 mod sql;
+mod support;
 
 #[cfg(feature = "postgres")]
 mod postgres;
@@ -88,6 +89,10 @@ pub use profiles::{
 pub use seats::{AcceptSeat, EraseOutcome, SeatInvitationRow, SeatRow, SeatStore};
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStorage;
+pub use support::{
+    MessageEffect, ScreenshotRow, SupportReportRow, SupportStore, ThreadMessageRow, TicketFilter, TicketLineRow,
+    TicketMessageRow, TicketRow,
+};
 
 /// A storage failure. `Conflict` is a uniqueness rule the caller may turn into a 409.
 #[derive(Debug, thiserror::Error)]
@@ -129,6 +134,7 @@ pub trait Storage:
     + AnalystStore
     + ConsoleStore
     + InternalStore
+    + SupportStore
     + Send
     + Sync
     + 'static

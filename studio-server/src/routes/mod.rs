@@ -13,6 +13,7 @@ mod mcp;
 mod me;
 mod onboarding;
 mod posts;
+mod support;
 mod toolkit;
 
 use std::sync::Arc;
@@ -41,6 +42,7 @@ fn api_routes() -> ApiRouter<AppState> {
         .merge(keys::router())
         .merge(mcp::router())
         .merge(posts::router())
+        .merge(support::router())
         .merge(internal::router())
         .merge(toolkit::router())
         .merge(docs::router())
@@ -155,6 +157,7 @@ mod tests {
         "POST /api/toolkit/ai/billing/test-portal/{id}",
         "GET /api/toolkit/backgrounds/{id}/preview",
         "GET /api/toolkit/ai/results/{id}",
+        "GET /api/toolkit/support/screenshots/{id}",
         "GET /api/toolkit/invite/accept",
         "POST /api/toolkit/invite/preview",
         "POST /api/toolkit/invite/redeem",

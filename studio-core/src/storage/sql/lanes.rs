@@ -1,5 +1,5 @@
-//! The SQL of lane results and signing keys ([`LaneStore`](crate::storage::LaneStore)). Each
-//! method is one statement; the signing key is an insert that keeps the first row, then a read.
+//! The SQL of lane results ([`LaneStore`](crate::storage::LaneStore)). Each method is one
+//! statement.
 
 /// The columns of `lane_results` in [`LaneResultRow`](crate::storage::LaneResultRow) order.
 macro_rules! lane_result_columns {
@@ -14,30 +14,6 @@ macro_rules! impl_lane_store {
     ($ty:ty, $backend:literal, $lock:literal, $skip_locked:literal, $one_statement:literal, $lock_by_select:literal) => {
         #[async_trait::async_trait]
         impl $crate::storage::LaneStore for $ty {
-            async fn signing_key(
-                &self,
-                name: &str,
-                candidate: &str,
-                now: chrono::DateTime<chrono::Utc>,
-            ) -> Result<String, $crate::storage::StorageError> {
-                {
-                    let _w = self.write_lock().await;
-                    sqlx::query(
-                        "INSERT INTO signing_keys (name, secret, created_at) VALUES ($1, $2, $3) \
-                         ON CONFLICT (name) DO NOTHING",
-                    )
-                    .bind(name)
-                    .bind(candidate)
-                    .bind(now)
-                    .execute(&self.pool)
-                    .await?;
-                }
-                Ok(sqlx::query_scalar("SELECT secret FROM signing_keys WHERE name = $1")
-                    .bind(name)
-                    .fetch_one(&self.pool)
-                    .await?)
-            }
-
             async fn insert_lane_result(
                 &self,
                 row: &$crate::storage::LaneResultRow,

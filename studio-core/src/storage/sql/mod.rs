@@ -27,6 +27,7 @@ pub(super) mod pipelines;
 pub(super) mod posts;
 pub(super) mod profiles;
 pub(super) mod seats;
+pub(super) mod support;
 pub(super) mod tx;
 
 /// Implement [`Storage`](super::Storage) and every per-domain store for a backend type.
@@ -181,6 +182,14 @@ macro_rules! impl_storage {
             $lock_by_select
         );
         $crate::storage::sql::internal::impl_internal_store!(
+            $ty,
+            $backend,
+            $lock,
+            $skip_locked,
+            $one_statement,
+            $lock_by_select
+        );
+        $crate::storage::sql::support::impl_support_store!(
             $ty,
             $backend,
             $lock,

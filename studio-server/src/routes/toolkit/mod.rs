@@ -21,6 +21,7 @@ mod org;
 mod packs;
 mod pipelines;
 mod presets;
+mod support;
 mod takes;
 mod tools;
 
@@ -82,6 +83,7 @@ pub(super) fn router() -> ApiRouter<AppState> {
         .merge(jobs::router())
         .merge(develops::router())
         .merge(takes::router())
+        .merge(support::router())
         .merge(invite::router())
         .merge(invites::router())
 }

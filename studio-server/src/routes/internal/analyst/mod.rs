@@ -1,10 +1,11 @@
 //! `/api/internal/analyst/...`: the analyst's aggregate reads (analyst token), each answering
-//! figures from what the service stores (docs/internal.md); actions, recordings and asset
-//! previews in their own files.
+//! figures from what the service stores (docs/internal.md); actions, recordings, asset
+//! previews and the support read (docs/support.md) in their own files.
 
 mod actions;
 mod assets;
 mod recordings;
+mod support;
 
 use aide::axum::ApiRouter;
 use aide::axum::routing::get_with;
@@ -132,6 +133,7 @@ pub(super) fn router() -> ApiRouter<AppState> {
         .merge(actions::router())
         .merge(assets::router())
         .merge(recordings::router())
+        .merge(support::router())
         .api_route(
             "/api/internal/analyst/snapshot",
             get_with(snapshot, |op| doc(op, "The platform now: houses, people, keys, assets, jobs, tokens", WINDOW)),

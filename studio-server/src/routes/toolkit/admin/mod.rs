@@ -25,6 +25,7 @@ mod overview;
 mod payments;
 mod reflection;
 mod replay;
+mod support;
 mod tokenomics;
 mod tool_items;
 mod users;
@@ -75,6 +76,7 @@ pub(super) fn router() -> ApiRouter<AppState> {
         .merge(feature_flags::router())
         .merge(longhorizon::router())
         .merge(replay::router())
+        .merge(support::router())
         .api_route(
         "/api/toolkit/admin/grant-tokens",
         post_with(grant_tokens, |op| {
