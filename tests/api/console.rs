@@ -24,6 +24,9 @@ fn upscale(bytes: Vec<u8>) -> DevelopSubmit {
 }
 
 /// An admin's session client (made by the operator, as `studio-server admin add` does).
+/// One caller of the refusal sweep: who, the credential header, the status and code owed.
+type Case<'a> = (&'a str, Option<(&'a str, String)>, u16, Option<&'a str>);
+
 async fn admin(app: &TestApp) -> studio_client::Client {
     let email = unique_email("console-admin");
     let signed = app.client.sign_up(&email, PASSWORD, None).await.expect("sign up");
@@ -66,7 +69,7 @@ async fn every_admin_route_refuses_a_non_admin(backend: Backend) {
             rest = &rest[close..];
         }
         path.push_str(rest);
-        let cases: [(&str, Option<(&str, String)>, u16, Option<&str>); 3] = [
+        let cases: [Case; 3] = [
             ("owner session", Some(("cookie", format!("studio_session={session}"))), 403, Some("FORBIDDEN")),
             ("admin's key", Some(("authorization", format!("Bearer {boss_key}"))), 403, None),
             ("nothing", None, 401, Some("UNAUTHORIZED")),
