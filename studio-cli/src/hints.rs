@@ -189,6 +189,14 @@ pub(crate) const CODES: &[&str] = &[
     "BAD_CONFIDENCE",
     "NO_ACTIVE_PLAN",
     "CANCEL_FAILED",
+    // Support.
+    "TOO_LITTLE_SAID",
+    "BAD_TOPIC",
+    "BAD_RATING",
+    "BAD_SCREENSHOTS",
+    "THREAD_UNAVAILABLE",
+    "SCREENSHOT_GONE",
+    "UNSUPPORTED_MEDIA_TYPE",
     // The server's own failure.
     "INTERNAL",
 ];
@@ -525,6 +533,9 @@ fn for_code(err: &studio_client::Error, code: &str) -> Option<String> {
         "BAD_IMAGE_URL" => "name the image by an asset id of this house (`ast_…`, from `studio assets ls`) or a \
                             local file to upload first; other addresses are never fetched"
             .into(),
+        "LINK_EXPIRED" if err.status() == Some(403) => {
+            "a screenshot link lives 7 days: open the thread again (or ask support) for a fresh one".into()
+        }
         "LINK_EXPIRED" => "a lane's result link lives 15 minutes: run the command again for a fresh one".into(),
         "TOO_LONG" => match max("max") {
             Some(max) => format!("that text is at most {max} characters: shorten it"),
@@ -552,6 +563,19 @@ fn for_code(err: &studio_client::Error, code: &str) -> Option<String> {
         "MAIL_WEBHOOK_NOT_CONFIGURED" => "the deployment sets no STUDIO_MAIL_WEBHOOK_SECRET, so it takes no \
                                           delivery reports"
             .into(),
+        "TOO_LITTLE_SAID" => format!(
+            "say what happened in at least {} characters: what you did, what you saw, what you expected",
+            max("minChars").unwrap_or(10)
+        ),
+        "BAD_TOPIC" => "--topic is one of develop, billing, identity, quality, access, api, other".into(),
+        "BAD_RATING" => "a rating is a whole number from 1 to 5".into(),
+        "BAD_SCREENSHOTS" => "attach at most 6 screenshots (`--screenshot FILE`), each a link under 2,048 characters"
+            .into(),
+        "THREAD_UNAVAILABLE" => "that thread is not one of yours: `studio support ls` lists yours (a key reads the \
+                                 threads of the person who minted it)"
+            .into(),
+        "SCREENSHOT_GONE" => "screenshots are kept 30 days and this one is gone: attach it again".into(),
+        "UNSUPPORTED_MEDIA_TYPE" => "send an image (PNG, JPEG, WebP or GIF)".into(),
         "INTERNAL" => "the server failed and logged it: try again, and if it persists tell the deployment's \
                        operator the time"
             .into(),

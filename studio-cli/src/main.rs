@@ -14,7 +14,7 @@ use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 use crate::commands::{
     Context, Interrupted, NotSignedIn, Source, Usage, account, admin, ai, assets, balance, billing, brand, completions,
     develop, factory, folders, house, jobs, keys, login, logout, looks, mcp, memory, models, pack, pipeline, prices,
-    runs, seats, signup, takes, upload, whoami,
+    runs, seats, signup, support, takes, upload, whoami,
 };
 
 /// Printed after `studio --help`.
@@ -86,6 +86,8 @@ enum Cmd {
     House(house::Args),
     /// What the studio remembers about the house and about you.
     Memory(memory::Args),
+    /// Ask support for help: raise a ticket, reply, list and read your threads.
+    Support(support::Args),
     /// Upload images (files, or directories walked recursively) to the library.
     Upload(upload::Args),
     /// List, show, move and delete the library's assets.
@@ -160,6 +162,7 @@ async fn main() -> ExitCode {
         Cmd::Seats(args) => seats::run(&ctx, args).await,
         Cmd::House(args) => house::run(&ctx, args).await,
         Cmd::Memory(args) => memory::run(&ctx, args).await,
+        Cmd::Support(args) => support::run(&ctx, args).await,
         Cmd::Upload(args) => upload::run(&ctx, args).await,
         Cmd::Assets(args) => assets::run(&ctx, args).await,
         Cmd::Folders(args) => folders::run(&ctx, args).await,

@@ -2387,3 +2387,63 @@ async fn ai_without_a_reader_says_so() {
     let run = cli.run(&["ai", "prompt", "build", "a camel coat"]).await;
     assert!(run.stderr.contains("error: AI_NOT_CONFIGURED"), "{run:?}");
 }
+
+/// `studio support new|ls|show` against a real server with the stored key: a ticket with a
+/// screenshot file, too little said (exit 1 with the hint), a reply on the thread, a noted
+/// report, the list and the thread oldest first; another house's thread is not one's own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn support_commands_raise_list_and_read_threads() {
+    let app = app().await;
+    let cli = Cli::new();
+    cli.signup(&app, &unique_email("cli-support")).await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let shot = dir.path().join("grid.png");
+    write_png(&shot, 24, 16);
+
+    let run = cli.run(&["support", "new", "too short"]).await;
+    assert!(run.code == 1 && run.stderr.contains("at least 10 characters"), "{run:?}");
+    let shot_arg = shot.to_str().expect("utf-8 path");
+    let run = cli.run(&["support", "new", "The grid stops loading after the upload.", "--topic", "develop"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let run = cli
+        .run(&[
+            "support",
+            "new",
+            "The pack button does nothing on Safari.",
+            "--subject",
+            "Pack button",
+            "--screenshot",
+            shot_arg,
+            "--json",
+        ])
+        .await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let created: serde_json::Value = serde_json::from_str(run.stdout.trim()).expect("ticket JSON");
+    let id = created["id"].as_str().expect("a ticket id").to_string();
+    assert_eq!(created["messageCount"], 1);
+    let run = cli.run(&["support", "new", "Also on Firefox.", "--ticket", &id]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let run = cli.run(&["support", "new", "Love the new grid view.", "--no-reply"]).await;
+    assert!(run.code == 0 && run.stdout.contains("no reply will come"), "{run:?}");
+
+    let run = cli.run(&["support", "ls", "--json"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let list: serde_json::Value = serde_json::from_str(run.stdout.trim()).expect("list JSON");
+    let tickets = list["tickets"].as_array().expect("tickets");
+    assert_eq!(tickets.len(), 2, "the noted report is not a thread: {list}");
+    assert_eq!(tickets[0]["id"].as_str(), Some(id.as_str()), "the replied thread is newest");
+    let run = cli.run(&["support", "ls"]).await;
+    assert!(run.code == 0 && run.stdout.contains("Pack button"), "{run:?}");
+
+    let run = cli.run(&["support", "show", &id, "--json"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let thread: serde_json::Value = serde_json::from_str(run.stdout.trim()).expect("thread JSON");
+    let words: Vec<&str> =
+        thread["messages"].as_array().unwrap().iter().map(|m| m["content"].as_str().unwrap()).collect();
+    assert_eq!(words, vec!["The pack button does nothing on Safari.", "Also on Firefox."]);
+
+    let other = Cli::new();
+    other.signup(&app, &unique_email("cli-support-other")).await;
+    let run = other.run(&["support", "show", &id]).await;
+    assert!(run.code == 1 && run.stderr.contains("not one of yours"), "{run:?}");
+}

@@ -27,6 +27,7 @@ pub(crate) mod prices;
 pub(crate) mod runs;
 pub(crate) mod seats;
 pub(crate) mod signup;
+pub(crate) mod support;
 pub(crate) mod takes;
 pub(crate) mod upload;
 pub(crate) mod whoami;
