@@ -72,6 +72,10 @@ READER_PID=$!
     # than 503 "not configured", which would read as a fault.
     export STUDIO_MAIL_WEBHOOK_SECRET=whsec_c2NoZW1hdGhlc2lzLW1haWwtd2ViaG9vaw==
     export STUDIO_AI_URL="http://127.0.0.1:$READER_PORT/v1" STUDIO_AI_KEY=schemathesis STUDIO_AI_MODEL=stand-in
+    # The machine credentials, so the internal routes and the support bridge answer past their
+    # gate in the passes below that send them (and 401 to the member key of the first pass).
+    export STUDIO_SUPPORT_BRIDGE_SECRET=schemathesis-bridge STUDIO_ANALYST_TOKEN=schemathesis-analyst
+    export STUDIO_ACTION_TOKEN=schemathesis-action STUDIO_RENDERER_TOKEN=schemathesis-renderer
     exec "$SERVER_BIN"
 ) >"$WORK/server.log" 2>&1 &
 SERVER_PID=$!
@@ -134,19 +138,41 @@ TOML
 echo "studio-server on $URL, key ${KEY:0:16}..., $MAX_EXAMPLES examples per operation"
 echo "ids: asset $ASSET (and $SPARE), folder $FOLDER, job $JOB, pack $PACK"
 
-# Run from the temporary directory, where Hypothesis and Schemathesis leave their caches.
+# Run from the temporary directory, where Hypothesis and Schemathesis leave their caches. The
+# first pass covers every operation with the member key; the next ones send each machine
+# credential to its own routes and a platform admin's session (with its Origin) to the admin
+# console, so those handlers are fuzzed past their gates too.
+CHECKS=not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance
+pass() {
+    (cd "$WORK" && "$SCHEMATHESIS" --config-file "$WORK/schemathesis.toml" run "$URL/openapi.json" --url "$URL" \
+        --checks "$CHECKS" \
+        --phases examples,coverage,fuzzing \
+        --max-examples "$MAX_EXAMPLES" \
+        --exclude-path /api/toolkit/jobs/ws \
+        --exclude-path-regex '^/api/toolkit/ai/billing/test-(checkout|portal)/' \
+        --request-timeout 60 \
+        --seed "${SCHEMATHESIS_SEED:-1}" \
+        --generation-database none \
+        --no-color "$@")
+}
 status=0
-(cd "$WORK" && "$SCHEMATHESIS" --config-file "$WORK/schemathesis.toml" run "$URL/openapi.json" --url "$URL" \
-    --header "Authorization: Bearer $KEY" \
-    --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
-    --phases examples,coverage,fuzzing \
-    --max-examples "$MAX_EXAMPLES" \
-    --exclude-path /api/toolkit/jobs/ws \
-    --exclude-path-regex '^/api/toolkit/ai/billing/test-(checkout|portal)/' \
-    --request-timeout 60 \
-    --seed "${SCHEMATHESIS_SEED:-1}" \
-    --generation-database none \
-    --no-color) || status=$?
+pass --header "Authorization: Bearer $KEY" || status=$?
+ADMIN_EMAIL="schemathesis-admin-$$@example.com"
+curl -fsS -D "$WORK/admin.headers" -o /dev/null -X POST "$URL/api/auth/sign-up" -H 'Content-Type: application/json' \
+    -d "{\"email\": \"$ADMIN_EMAIL\", \"password\": \"schemathesis password 1\"}"
+ADMIN_SESSION="$(sed -n 's/^[Ss]et-[Cc]ookie: studio_session=\([^;]*\).*/\1/p' "$WORK/admin.headers" | tr -d '\r' | head -n 1)"
+(for var in $(env | sed -n 's/^\(STUDIO_[A-Z0-9_]*\)=.*/\1/p'); do unset "$var"; done
+    STUDIO_DATA_DIR="$WORK/data" "$SERVER_BIN" admin add "$ADMIN_EMAIL" >/dev/null)
+pass --include-path-regex '^/api/toolkit/admin/' --header "Cookie: studio_session=$ADMIN_SESSION" \
+    --header "Origin: $URL" || status=$?
+pass --include-path-regex '^/api/internal/analyst/(?!actions/)' \
+    --header "Authorization: Bearer schemathesis-analyst" || status=$?
+pass --include-path-regex '^/api/internal/analyst/actions/' --header "Authorization: Bearer schemathesis-action" \
+    || status=$?
+pass --include-path-regex '^/api/internal/replay-renders/' --header "Authorization: Bearer schemathesis-renderer" \
+    || status=$?
+pass --include-path-regex '^/api/support/escalations' --header "x-support-bridge-secret: schemathesis-bridge" \
+    || status=$?
 if [ "$status" -ne 0 ]; then
     echo "--- studio-server log (last 60 lines) ---" >&2
     tail -n 60 "$WORK/server.log" >&2
