@@ -142,10 +142,16 @@ echo "ids: asset $ASSET (and $SPARE), folder $FOLDER, job $JOB, pack $PACK"
 # first pass covers every operation with the member key; the next ones send each machine
 # credential to its own routes and a platform admin's session (with its Origin) to the admin
 # console, so those handlers are fuzzed past their gates too.
+#
+# The specification answers 503 (not 404) for a support thread that is not the caller's
+# (02-route-groups.md §4.11), and every generated id is someone else's or nobody's, so that
+# operation runs in a pass of its own without not_a_server_error; status, content type and
+# schema conformance still check it.
+THREAD=/api/toolkit/support/tickets/{id}
 CHECKS=not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance
 pass() {
     (cd "$WORK" && "$SCHEMATHESIS" --config-file "$WORK/schemathesis.toml" run "$URL/openapi.json" --url "$URL" \
-        --checks "$CHECKS" \
+        --checks "${PASS_CHECKS:-$CHECKS}" \
         --phases examples,coverage,fuzzing \
         --max-examples "$MAX_EXAMPLES" \
         --exclude-path /api/toolkit/jobs/ws \
@@ -156,7 +162,9 @@ pass() {
         --no-color "$@")
 }
 status=0
-pass --header "Authorization: Bearer $KEY" || status=$?
+pass --header "Authorization: Bearer $KEY" --exclude-path "$THREAD" || status=$?
+PASS_CHECKS="${CHECKS#not_a_server_error,}" pass --header "Authorization: Bearer $KEY" --include-path "$THREAD" \
+    || status=$?
 ADMIN_EMAIL="schemathesis-admin-$$@example.com"
 curl -fsS -D "$WORK/admin.headers" -o /dev/null -X POST "$URL/api/auth/sign-up" -H 'Content-Type: application/json' \
     -d "{\"email\": \"$ADMIN_EMAIL\", \"password\": \"schemathesis password 1\"}"

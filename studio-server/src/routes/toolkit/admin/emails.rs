@@ -2,18 +2,18 @@
 
 use aide::axum::ApiRouter;
 use aide::axum::routing::get_with;
-use axum::extract::{Query, State};
+use axum::extract::State;
 use studio_core::api::{AdminEmails, AdminEmailsQuery};
 
 use crate::auth::AdminAuth;
 use crate::error::AppError;
-use crate::extract::ApiJson;
+use crate::extract::{ApiJson, ApiQuery};
 use crate::state::AppState;
 
 async fn emails(
     State(state): State<AppState>,
     AdminAuth(admin): AdminAuth,
-    Query(query): Query<AdminEmailsQuery>,
+    ApiQuery(query): ApiQuery<AdminEmailsQuery>,
 ) -> Result<ApiJson<AdminEmails>, AppError> {
     Ok(ApiJson(state.studio.mail().emails(&admin, query).await?))
 }
