@@ -90,7 +90,7 @@ impl Client {
     /// `PATCH /api/toolkit/admin/support/{id}`: set the status (new, open, pending, on_hold,
     /// resolved). 400 `BAD_STATUS`.
     pub async fn admin_support_status(&self, id: &str, status: &str) -> Result<AdminThread, Error> {
-        let change = TicketStatusChange { status: status.into() };
+        let change = TicketStatusChange { status: Some(status.into()) };
         self.patch(&format!("/api/toolkit/admin/support/{}", encode(id)), &change).await
     }
 }

@@ -331,8 +331,11 @@ async fn escalations_and_the_analyst_read(backend: Backend) {
 
     // The chat assistant's own path (issue 23): the caller's thread in their house.
     let caller = house.caller(&app).await;
-    let req =
-        studio_core::api::Escalation { reason: "requested".into(), session_id: "chat_7".into(), ..Default::default() };
+    let req = studio_core::api::Escalation {
+        reason: Some("requested".into()),
+        session_id: "chat_7".into(),
+        ..Default::default()
+    };
     let own = app.studio.support().escalate(Escalator::Chat(&caller), req).await.expect("escalated");
     let listed = house.key.support_tickets(&TicketsQuery::default()).await.expect("list");
     assert_eq!(listed.tickets.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), [own.id.as_str()]);

@@ -47,7 +47,6 @@ pub struct CadenceRequest {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct DigestQuery {
     /// Also list up to this many earlier digests, newest first (at most 50).
-    #[serde(default)]
     pub history: Option<u32>,
 }
 
@@ -224,13 +223,10 @@ pub struct ReflectionFinding {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct FindingsQuery {
     /// Only findings in this state.
-    #[serde(default)]
     pub status: Option<FindingStatus>,
     /// Page size (default 50, at most 200).
-    #[serde(default)]
     pub limit: Option<i64>,
     /// The `nextCursor` of the previous page.
-    #[serde(default)]
     pub cursor: Option<String>,
 }
 
@@ -317,10 +313,8 @@ pub struct ObservedMemory {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ReviewQueueQuery {
     /// Page size (default 50, at most 200).
-    #[serde(default)]
     pub limit: Option<i64>,
     /// The `nextCursor` of the previous page.
-    #[serde(default)]
     pub cursor: Option<String>,
 }
 

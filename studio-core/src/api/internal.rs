@@ -31,7 +31,7 @@ macro_rules! query {
         $(#[$m])*
         #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
         #[serde(rename_all = "camelCase")]
-        pub struct $name { $($(#[$fm])* #[serde(default)] pub $field: $ty),* }
+        pub struct $name { $($(#[$fm])* pub $field: $ty),* }
     };
 }
 

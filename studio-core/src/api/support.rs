@@ -240,8 +240,8 @@ pub struct ScreenshotQuery {
 pub struct Escalation {
     /// handoff, turn_limit, ai_down, leak_guard or requested (400 `BAD_REASON` otherwise).
     #[serde(default)]
-    #[schemars(with = "EscalationReason")]
-    pub reason: String,
+    #[schemars(with = "Option<EscalationReason>")]
+    pub reason: Option<String>,
     /// The chat session escalated (required, at most 200 characters).
     #[serde(default)]
     pub session_id: String,
@@ -377,8 +377,8 @@ pub struct SupportWords {
 pub struct TicketStatusChange {
     /// new, open, pending, on_hold or resolved (400 `BAD_STATUS` otherwise).
     #[serde(default)]
-    #[schemars(with = "TicketStatus")]
-    pub status: String,
+    #[schemars(with = "Option<TicketStatus>")]
+    pub status: Option<String>,
 }
 
 /// `GET /api/internal/analyst/support`.

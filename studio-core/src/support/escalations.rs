@@ -38,7 +38,7 @@ impl Support<'_> {
         {
             return Err(Error::unauthenticated("No valid machine credential"));
         }
-        let reason = req.reason.trim();
+        let reason = req.reason.as_deref().unwrap_or_default().trim();
         if !ESCALATION_REASONS.contains(&reason) {
             return Err(Error::invalid("BAD_REASON", format!("reason is one of {}.", ESCALATION_REASONS.join(", "))));
         }

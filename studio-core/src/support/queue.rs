@@ -188,7 +188,7 @@ impl Support<'_> {
     /// `PATCH /api/toolkit/admin/support/{id}`: set the status. 400 `BAD_STATUS`; 404
     /// `TICKET_NOT_FOUND`.
     pub async fn set_status(&self, admin: &PlatformAdmin, id: &str, change: TicketStatusChange) -> Result<AdminThread> {
-        let status = status(&change.status)?;
+        let status = status(change.status.as_deref().unwrap_or_default())?;
         if !self.0.storage.set_ticket_status(id.trim(), status).await? {
             return Err(not_found());
         }
