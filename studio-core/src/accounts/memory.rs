@@ -17,11 +17,13 @@ use crate::studio::Studio;
 /// The longest statement kept, in characters.
 pub const MAX_STATEMENT_CHARS: usize = 2000;
 
-fn enum_of<T: serde::de::DeserializeOwned>(s: &str) -> Result<T> {
+/// A stored word read back as its wire enum (a stored value the enum lacks is a fault of ours).
+pub(crate) fn enum_of<T: serde::de::DeserializeOwned>(s: &str) -> Result<T> {
     serde_json::from_value(serde_json::Value::String(s.to_string())).map_err(Error::internal)
 }
 
-fn wire<T: serde::Serialize>(v: &T) -> String {
+/// A wire enum as the word it is stored as.
+pub(crate) fn wire<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_value(v).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
 }
 

@@ -11,6 +11,7 @@
 use chrono::{DateTime, Duration, Utc};
 use serde_json::json;
 
+use crate::accounts::memory::{enum_of, wire};
 use crate::api::{
     AnalystCadence, AnalystRun, AnalystView, CadenceRequest, DEFAULT_CADENCE_HOURS, DecideFindingRequest, Digest,
     DigestFigures, DigestQuery, DigestTrigger, DigestWriter, FindingDecision, FindingStatus, FindingsQuery,
@@ -159,14 +160,6 @@ fn reflect(f: &DigestFigures, previous: Option<&DigestFigures>) -> Vec<(String, 
         ));
     }
     found
-}
-
-fn wire<T: serde::Serialize>(v: &T) -> String {
-    serde_json::to_value(v).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
-}
-
-fn enum_of<T: serde::de::DeserializeOwned>(s: &str) -> Result<T> {
-    serde_json::from_value(serde_json::Value::String(s.to_string())).map_err(Error::internal)
 }
 
 fn digest_view(d: &DigestRow) -> Result<Digest> {
@@ -371,14 +364,8 @@ impl Admin<'_> {
 
     /// `GET /api/toolkit/admin/reflection/findings`: newest first, paged.
     pub async fn findings(&self, _admin: &PlatformAdmin, q: FindingsQuery) -> Result<ReflectionFindingList> {
-        let (limit, cursor) = super::page(q.limit, q.cursor.as_deref(), "fnd_")?;
-        let before = match cursor {
-            Some(c) => match self.0.storage.finding(&c).await? {
-                Some(f) => Some((f.created_at, c)),
-                None => return Err(Error::invalid("BAD_CURSOR", "That cursor is not one we gave.")),
-            },
-            None => None,
-        };
+        let limit = super::window::page_limit(q.limit)?;
+        let before = super::window::cursor(q.cursor.as_deref())?;
         let status = q.status.map(|s| wire(&s));
         let rows = self
             .0
@@ -388,7 +375,8 @@ impl Admin<'_> {
         let more = rows.len() as i64 > limit;
         let findings: Vec<ReflectionFinding> =
             rows.iter().take(limit as usize).map(finding_view).collect::<Result<_>>()?;
-        let next_cursor = if more { findings.last().map(|f| f.id.clone()) } else { None };
+        let next_cursor =
+            if more { findings.last().map(|f| super::window::next_cursor(f.created_at, &f.id)) } else { None };
         Ok(ReflectionFindingList { findings, next_cursor })
     }
 

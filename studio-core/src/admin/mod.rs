@@ -21,7 +21,7 @@ mod judge;
 mod memories;
 mod offerings;
 mod people;
-mod window;
+pub(crate) mod window;
 
 pub(crate) use costs::{AI_READER, FAL, LOCAL};
 
@@ -39,16 +39,10 @@ const MAX_ADMIN_GRANT: i64 = 1_000_000;
 /// The longest admin grant expiry, in days.
 const MAX_EXPIRY_DAYS: i64 = 3650;
 
-/// Longest admin page.
-const MAX_PAGE: i64 = 200;
-
-/// (limit, cursor) of an admin page query (limit 1 to 200, default 50); 400 `BAD_LIMIT` (with
-/// max), `BAD_CURSOR` (not an id of `prefix`, the kind of thing the list pages through).
+/// (limit, cursor) of an admin page query paged by id (limit as [`window::page_limit`]); 400
+/// `BAD_CURSOR` when the cursor is not an id of `prefix`, the kind of thing the list pages through.
 pub(crate) fn page(limit: Option<i64>, cursor: Option<&str>, prefix: &str) -> Result<(i64, Option<String>)> {
-    let limit = limit.unwrap_or(50);
-    if !(1..=MAX_PAGE).contains(&limit) {
-        return Err(Error::invalid("BAD_LIMIT", format!("limit is 1 to {MAX_PAGE}.")).with("max", MAX_PAGE));
-    }
+    let limit = window::page_limit(limit)?;
     let cursor = cursor.map(str::trim).filter(|c| !c.is_empty()).map(str::to_string);
     if cursor.as_deref().is_some_and(|c| !c.starts_with(prefix)) {
         return Err(Error::invalid("BAD_CURSOR", "That cursor is not one we gave."));

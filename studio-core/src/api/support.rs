@@ -223,15 +223,16 @@ pub struct ScreenshotLink {
     pub expires_at: DateTime<Utc>,
 }
 
-/// `GET /api/toolkit/support/screenshots/{id}`: the signed link's query.
+/// `GET /api/toolkit/support/screenshots/{id}`: the signed link's query, every part required
+/// (400 `BAD_QUERY` when one is missing).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ScreenshotQuery {
     /// The object.
-    pub o: Option<String>,
+    pub o: String,
     /// Expiry, Unix seconds.
-    pub e: Option<i64>,
+    pub e: i64,
     /// The signature.
-    pub s: Option<String>,
+    pub s: String,
 }
 
 /// `POST /api/support/escalations` (the support bridge).

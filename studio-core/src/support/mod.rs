@@ -13,6 +13,7 @@ use chrono::Utc;
 use serde_json::{Value, json};
 
 use crate::accounts::Email;
+use crate::admin::window::{cursor, next_cursor};
 use crate::api::{
     DEFAULT_TICKETS_PAGE, MAX_SUPPORT_BODY_CHARS, MAX_TICKET_SCREENSHOTS, MAX_TICKETS_PAGE, MIN_SUPPORT_BODY_CHARS,
     NewTicket, NotedReport, SUPPORT_TOPICS, TICKET_STATUSES, ThreadMessage, Ticket, TicketCreated, TicketList,
@@ -334,21 +335,15 @@ impl Support<'_> {
     /// first, paged. 400 `BAD_LIMIT`, `BAD_CURSOR`.
     pub async fn tickets(&self, caller: &Caller, query: TicketsQuery) -> Result<TicketList> {
         let limit = page_limit(query.limit)?;
-        let before = match query.cursor.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
-            Some(id) => {
-                let row = self.own(caller, id).await.map_err(|_| {
-                    Error::invalid("BAD_CURSOR", "cursor names none of your tickets (use nextCursor as given).")
-                })?;
-                Some((row.ticket.last_message_at, row.ticket.id))
-            }
-            None => None,
-        };
+        let before = cursor(query.cursor.as_deref())?;
         let rows = self
             .0
             .storage
             .person_tickets(&caller.org_id, &caller.user_id, limit, before.as_ref().map(|(at, id)| (*at, id.as_str())))
             .await?;
-        let next_cursor = (rows.len() as i64 == limit).then(|| rows.last().map(|r| r.ticket.id.clone())).flatten();
+        let next_cursor = (rows.len() as i64 == limit)
+            .then(|| rows.last().map(|r| next_cursor(r.ticket.last_message_at, &r.ticket.id)))
+            .flatten();
         Ok(TicketList { tickets: rows.iter().map(ticket_view).collect(), next_cursor })
     }
 
@@ -357,7 +352,9 @@ impl Support<'_> {
     pub async fn thread(&self, caller: &Caller, id: &str) -> Result<TicketThread> {
         let row = self.own(caller, id).await?;
         let storage = &self.0.storage;
-        storage.mark_support_read(&row.ticket.id, crate::ids::now()).await?;
+        if row.unread_count > 0 {
+            storage.mark_support_read(&row.ticket.id, crate::ids::now()).await?;
+        }
         let messages = storage.ticket_messages(&row.ticket.id, false).await?;
         Ok(TicketThread { status: row.ticket.status, messages: messages.iter().map(message_view).collect() })
     }

@@ -5,6 +5,7 @@
 use chrono::{Duration, Utc};
 use serde_json::Value;
 
+use crate::admin::window::{cursor, next_cursor};
 use crate::api::{
     AdminScreenshot, AdminThread, AdminThreadMessage, AdminTicket, AdminTicketList, AdminTicketsQuery, AnalystSupport,
     AnalystSupportQuery, SupportCount, SupportWords, TicketStatusChange,
@@ -82,18 +83,11 @@ impl Support<'_> {
             since: None,
         };
         let storage = &self.0.storage;
-        let before = match query.cursor.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
-            Some(id) => {
-                let row = storage
-                    .ticket_line(id)
-                    .await?
-                    .ok_or_else(|| Error::invalid("BAD_CURSOR", "cursor names no ticket (use nextCursor as given)."))?;
-                Some((row.ticket.last_message_at, row.ticket.id))
-            }
-            None => None,
-        };
+        let before = cursor(query.cursor.as_deref())?;
         let rows = storage.queue_tickets(&filter, limit, before.as_ref().map(|(at, id)| (*at, id.as_str()))).await?;
-        let next_cursor = (rows.len() as i64 == limit).then(|| rows.last().map(|r| r.ticket.id.clone())).flatten();
+        let next_cursor = (rows.len() as i64 == limit)
+            .then(|| rows.last().map(|r| next_cursor(r.ticket.last_message_at, &r.ticket.id)))
+            .flatten();
         Ok(AdminTicketList { tickets: rows.iter().map(admin_ticket).collect(), next_cursor })
     }
 
