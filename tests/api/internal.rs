@@ -232,7 +232,7 @@ async fn analyst_reads_count_what_was_made(backend: Backend) {
     assert_eq!((&stored["summary"], &stored["summaryFocus"]), (&v["summary"], &json!("why it waited")));
     let quality = h.analyst("/api/internal/analyst/chat-quality").await;
     assert_eq!((&quality["totals"]["calls"], &quality["totals"]["answered"]), (&json!(1), &json!(1)));
-    assert_eq!(quality["byPurpose"][0]["purpose"], "replay_summary");
+    assert_eq!(quality["byPurpose"][0]["purpose"], "replay-summary");
 
     // Long horizon: the house's weeks and its autonomy, revised with the revision read.
     let org = &house.org_id;

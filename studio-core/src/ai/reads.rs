@@ -170,13 +170,19 @@ impl Studio {
     ) -> Result<(Map<String, Value>, i64)> {
         let client = self.ai_client()?;
         let studio = self.clone();
-        self.charged(caller, (tool, AI_READER), None, async move { studio.ask(&client, &assets, system, prompt).await })
-            .await
+        let org = caller.org_id.clone();
+        self.charged(caller, (tool, AI_READER), None, async move {
+            studio.ask(&client, &org, tool, &assets, system, prompt).await
+        })
+        .await
     }
 
+    /// Ask the reader about `assets` for the house `org`, recording the call under `tool`.
     async fn ask(
         &self,
         client: &AiClient,
+        org: &str,
+        tool: &str,
         assets: &[AssetRow],
         system: &str,
         prompt: &str,
@@ -192,14 +198,7 @@ impl Studio {
             Ok(_) => ReaderOutcome::Unusable,
             Err(e) => ReaderOutcome::of(e),
         };
-        let org = assets.first().map(|a| a.org_id.as_str());
-        self.record_reader_call(
-            org,
-            if system == MODEL_SYSTEM { "read_model" } else { "read_build" },
-            outcome,
-            started,
-        )
-        .await;
+        self.record_reader_call(Some(org), tool, outcome, started).await;
         match answer {
             Ok(Value::Object(answer)) => Ok(answer),
             Ok(_) => Err(ai_failed(&AiError::Unavailable("the AI reader's answer is not a JSON object".into()))),

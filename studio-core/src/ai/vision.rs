@@ -257,7 +257,7 @@ impl Studio {
                     )
                 }
             };
-            studio.record_reader_call(Some(&org), "lane", outcome, started).await;
+            studio.record_reader_call(Some(&org), tool, outcome, started).await;
             shaped
         })
         .await

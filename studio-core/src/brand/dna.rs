@@ -18,6 +18,7 @@ use super::{Brand, Profile, clamp, view};
 use crate::api::{BrandDnaResponse, SignatureKeyword};
 use crate::caller::Caller;
 use crate::error::{Error, ErrorKind, Result};
+use crate::internal::quality::ReaderOutcome;
 use crate::providers::ai::{AiClient, AiError, AiImage};
 use crate::studio::Studio;
 
@@ -230,12 +231,24 @@ impl Studio {
         for bytes in &read.images {
             images.push(scaled(bytes.clone()).await);
         }
-        let answer = read.client.read_json(SYSTEM, &read.prompt, &images).await.map_err(|e| {
+        let started = std::time::Instant::now();
+        let answer = read.client.read_json(SYSTEM, &read.prompt, &images).await;
+        let outcome = match &answer {
+            Ok(_) => ReaderOutcome::Answered,
+            Err(e) => ReaderOutcome::of(e),
+        };
+        let answer = answer.map_err(|e| {
             tracing::warn!(error = %e, "a brand DNA read failed");
             ai_failed(&e)
-        })?;
+        });
         let inject = self.storage.brand_profile(org).await?.is_none_or(|r| r.inject_enabled);
-        profile_of(answer, &read.vibe, inject)
+        let profile = answer.and_then(|a| profile_of(a, &read.vibe, inject));
+        let outcome = match (&profile, outcome) {
+            (Err(_), ReaderOutcome::Answered) => ReaderOutcome::Unusable,
+            (_, outcome) => outcome,
+        };
+        self.record_reader_call(Some(org), "brand-dna", outcome, started).await;
+        profile
     }
 }
 

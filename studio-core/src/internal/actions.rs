@@ -150,7 +150,7 @@ impl Internal<'_> {
             (Ok(_), None) => ReaderOutcome::Unusable,
             (Err(e), _) => ReaderOutcome::of(e),
         };
-        self.0.record_reader_call(Some(&evidence.org_id), "replay_summary", outcome, started).await;
+        self.0.record_reader_call(Some(&evidence.org_id), "replay-summary", outcome, started).await;
         let summary = match (answer, summary) {
             (_, Some(s)) => s.chars().take(4000).collect::<String>(),
             (Err(e), _) => return Err(crate::ai::reads::ai_failed(&e)),
