@@ -103,6 +103,8 @@ async fn runs_write_plain_figures_below_the_floor_and_findings_are_decided_once(
     let view = admin.analyst(Some(5)).await.expect("read");
     let latest = view.digest.expect("latest");
     assert_eq!((latest.trigger, latest.figures.stale_holds), (DigestTrigger::Cadence, 1));
+    assert_eq!(latest.period_end.timestamp() % 7200, 0, "cadence windows are aligned: every replica picks the same");
+    assert!(latest.period_end <= later && latest.period_end - latest.period_start == chrono::Duration::hours(2));
     assert_eq!(view.history.iter().map(|d| d.id.as_str()).collect::<Vec<_>>(), vec![digest.id.as_str()]);
     assert_eq!(view.open_findings, 1);
 

@@ -208,33 +208,28 @@ impl Studio {
         Ok(cadence_of(self.storage.analyst_settings().await?.as_ref()))
     }
 
-    /// Write a digest of the window before `at` unless one of the same trigger already fills
-    /// its slot, or (for an admin run) one was written inside the window. The digest, whether it
-    /// was already there, whether the reader was asked, and the new findings.
+    /// Write the digest of `[start, end)` filling `slot` for `trigger` (`previous` is the digest
+    /// before it, for the findings that compare). When another replica or a simultaneous run
+    /// filled the slot first, that digest stands and is returned as reused.
     async fn write_digest(
         &self,
         trigger: DigestTrigger,
         requested_by: Option<&str>,
-        at: DateTime<Utc>,
+        (start, end): (DateTime<Utc>, DateTime<Utc>),
+        slot: String,
+        previous: Option<&DigestRow>,
     ) -> Result<AnalystRun> {
-        let cadence = self.analyst_cadence().await?;
-        let window = Duration::hours(cadence.hours);
-        let latest = self.storage.digests(1).await?.into_iter().next();
-        let inside = |d: &DigestRow| d.created_at > at - window;
-        if let Some(d) = latest.as_ref().filter(|d| trigger == DigestTrigger::Admin && inside(d)) {
-            return Ok(AnalystRun { digest: digest_view(d)?, reused: true, model_called: false, findings: vec![] });
-        }
-        let counts = self.storage.period_counts(at - window, at).await?;
-        let figures = figures(&counts);
-        let mut summary = plain_summary(&figures, cadence.hours);
+        let hours = (end - start).num_hours();
+        let figures = figures(&self.storage.period_counts(start, end).await?);
+        let mut summary = plain_summary(&figures, hours);
         let mut writer = DigestWriter::Figures;
         let mut model_called = false;
         if figures.readable_verdicts >= READABLE_FLOOR
             && let Ok(client) = self.ai_client()
         {
             model_called = true;
-            let prompt = serde_json::to_string(&json!({ "hours": cadence.hours, "figures": figures }))
-                .map_err(Error::internal)?;
+            let prompt =
+                serde_json::to_string(&json!({ "hours": hours, "figures": figures })).map_err(Error::internal)?;
             match client.read_json(SYSTEM, &prompt, &[]).await {
                 Ok(answer) => match answer.get("summary").and_then(|s| s.as_str()).map(str::trim) {
                     Some(words) if !words.is_empty() => {
@@ -246,7 +241,7 @@ impl Studio {
                 Err(e) => tracing::warn!(error = %e, "the analyst's reader failed; plain figures kept"),
             }
         }
-        let previous = match latest.as_ref() {
+        let previous = match previous {
             Some(d) => Some(digest_view(d)?.figures),
             None => None,
         };
@@ -268,29 +263,26 @@ impl Studio {
                 created_at,
             })
             .collect();
-        let slot_len = cadence.hours * 3600;
+        let trigger_kind = wire(&trigger);
         let row = DigestRow {
             id,
-            period_start: at - window,
-            period_end: at,
+            period_start: start,
+            period_end: end,
             figures: serde_json::to_string(&figures).map_err(Error::internal)?,
             summary,
             writer: wire(&writer),
-            trigger_kind: wire(&trigger),
-            slot: format!("{}h:{}", cadence.hours, at.timestamp().div_euclid(slot_len)),
+            trigger_kind: trigger_kind.clone(),
+            slot,
             requested_by: requested_by.map(str::to_string),
             created_at,
         };
         if !self.storage.insert_digest(&row, &findings).await? {
-            // Another replica (or a simultaneous run) filled the slot first: that digest stands.
-            let latest = self
+            let stands = self
                 .storage
-                .digests(1)
+                .digest_in_slot(&trigger_kind, &row.slot)
                 .await?
-                .into_iter()
-                .next()
-                .ok_or_else(|| Error::internal("a digest slot is taken yet no digest is stored"))?;
-            return Ok(AnalystRun { digest: digest_view(&latest)?, reused: true, model_called, findings: vec![] });
+                .ok_or_else(|| Error::internal("a digest slot is taken yet no digest fills it"))?;
+            return Ok(AnalystRun { digest: digest_view(&stands)?, reused: true, model_called, findings: vec![] });
         }
         Ok(AnalystRun {
             digest: digest_view(&row)?,
@@ -300,19 +292,31 @@ impl Studio {
         })
     }
 
-    /// The cadence's own run, from the minute sweep (`at` is its clock): a digest of the window
-    /// before `at` when the analyst is on and none was written inside it. True when one was.
+    /// The cadence's own run, from the minute sweep (`at` is its clock): when the analyst is on,
+    /// the digest of the last whole cadence window before `at` (windows are aligned to the Unix
+    /// epoch, so every replica computes the same one), unless it is written already. True when
+    /// this call wrote it.
     pub async fn analyst_tick(&self, at: DateTime<Utc>) -> Result<bool> {
         let cadence = self.analyst_cadence().await?;
         if !cadence.enabled {
             return Ok(false);
         }
-        let latest = self.storage.digests(1).await?.into_iter().next();
-        if latest.is_some_and(|d| d.created_at > at - Duration::hours(cadence.hours)) {
+        let len = cadence.hours * 3600;
+        let index = at.timestamp().div_euclid(len);
+        let end = DateTime::from_timestamp(index * len, 0).ok_or_else(|| Error::internal("a window end out of range"))?;
+        let slot = slot_of(cadence.hours, index);
+        if self.storage.digest_in_slot(&wire(&DigestTrigger::Cadence), &slot).await?.is_some() {
             return Ok(false);
         }
-        Ok(!self.write_digest(DigestTrigger::Cadence, None, at).await?.reused)
+        let previous = self.storage.digests(1).await?.into_iter().next();
+        let window = (end - Duration::hours(cadence.hours), end);
+        Ok(!self.write_digest(DigestTrigger::Cadence, None, window, slot, previous.as_ref()).await?.reused)
     }
+}
+
+/// The slot of cadence window `index` at `hours` a window.
+fn slot_of(hours: i64, index: i64) -> String {
+    format!("{hours}h:{index}")
 }
 
 impl Admin<'_> {
@@ -359,7 +363,17 @@ impl Admin<'_> {
     /// `POST /api/toolkit/admin/analyst/run`: the digest inside the window if there is one,
     /// else a new one.
     pub async fn run_analyst(&self, admin: &PlatformAdmin) -> Result<AnalystRun> {
-        self.0.write_digest(DigestTrigger::Admin, Some(admin.user_id()), now()).await
+        let studio = self.0;
+        let cadence = studio.analyst_cadence().await?;
+        let at = now();
+        let window = Duration::hours(cadence.hours);
+        let latest = studio.storage.digests(1).await?.into_iter().next();
+        if let Some(d) = latest.as_ref().filter(|d| d.created_at > at - window) {
+            return Ok(AnalystRun { digest: digest_view(d)?, reused: true, model_called: false, findings: vec![] });
+        }
+        // Runs in the same cadence window share a slot, so two simultaneous runs write one digest.
+        let slot = slot_of(cadence.hours, at.timestamp().div_euclid(cadence.hours * 3600));
+        studio.write_digest(DigestTrigger::Admin, Some(admin.user_id()), (at - window, at), slot, latest.as_ref()).await
     }
 
     /// `GET /api/toolkit/admin/reflection/findings`: newest first, paged.

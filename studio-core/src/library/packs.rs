@@ -327,6 +327,8 @@ impl Studio {
     pub async fn run_pack_worker(&self, shutdown: impl std::future::Future<Output = ()>) {
         tokio::pin!(shutdown);
         let mut last_sweep = DateTime::<Utc>::MIN_UTC;
+        // The analyst's run may wait on the AI reader: it runs beside the packs, one at a time.
+        let mut analyst: Option<tokio::task::JoinHandle<()>> = None;
         loop {
             let now = crate::ids::now();
             if now - last_sweep > Duration::minutes(1) {
@@ -337,8 +339,13 @@ impl Studio {
                 if let Err(e) = self.sweep_lane_results().await {
                     tracing::warn!(error = %e, "lane result sweep failed");
                 }
-                if let Err(e) = self.analyst_tick(now).await {
-                    tracing::warn!(error = %e, "the analyst's cadence run failed");
+                if analyst.as_ref().is_none_or(|run| run.is_finished()) {
+                    let studio = self.clone();
+                    analyst = Some(tokio::spawn(async move {
+                        if let Err(e) = studio.analyst_tick(now).await {
+                            tracing::warn!(error = %e, "the analyst's cadence run failed");
+                        }
+                    }));
                 }
                 if let Err(e) = self.support().sweep_screenshots(now).await {
                     tracing::warn!(error = %e, "support screenshot sweep failed");

@@ -143,6 +143,8 @@ pub trait AnalystStore {
     /// Write a digest and its findings in one transaction; false (nothing written) when a digest
     /// of the same trigger already fills the slot.
     async fn insert_digest(&self, digest: &DigestRow, findings: &[FindingRow]) -> Result<bool, StorageError>;
+    /// The digest of `trigger` filling `slot`, if any.
+    async fn digest_in_slot(&self, trigger: &str, slot: &str) -> Result<Option<DigestRow>, StorageError>;
     /// Up to `limit` digests, newest first.
     async fn digests(&self, limit: i64) -> Result<Vec<DigestRow>, StorageError>;
     /// Up to `limit` findings, newest first, with `status` when given, raised before `before`

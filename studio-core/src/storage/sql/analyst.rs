@@ -168,6 +168,22 @@ macro_rules! impl_analyst_store {
                 Ok(true)
             }
 
+            async fn digest_in_slot(
+                &self,
+                trigger: &str,
+                slot: &str,
+            ) -> Result<Option<$crate::storage::DigestRow>, $crate::storage::StorageError> {
+                Ok(sqlx::query_as(concat!(
+                    "SELECT ",
+                    $crate::storage::sql::analyst::digest_columns!(),
+                    " FROM analyst_digests WHERE trigger_kind = $1 AND slot = $2"
+                ))
+                .bind(trigger)
+                .bind(slot)
+                .fetch_optional(&self.pool)
+                .await?)
+            }
+
             async fn digests(
                 &self,
                 limit: i64,
