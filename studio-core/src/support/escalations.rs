@@ -33,10 +33,8 @@ impl Support<'_> {
     /// `SESSION_REQUIRED`, `TOO_LONG`, `BAD_EMAIL`, `TRANSCRIPT_TOO_LARGE`; 401 (a machine
     /// credential of another kind); 404 `HOUSE_NOT_FOUND`.
     pub async fn escalate(&self, by: Escalator<'_>, req: Escalation) -> Result<Ticket> {
-        if let Escalator::Bridge(machine) = by
-            && machine.kind() != MachineKind::SupportBridge
-        {
-            return Err(Error::unauthenticated("No valid machine credential"));
+        if let Escalator::Bridge(machine) = by {
+            crate::internal::require(machine, MachineKind::SupportBridge)?;
         }
         let reason = req.reason.as_deref().unwrap_or_default().trim();
         if !ESCALATION_REASONS.contains(&reason) {

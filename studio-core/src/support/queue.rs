@@ -2,13 +2,14 @@
 //! whole thread with notes, context and fresh screenshot links, reply, internal note, status)
 //! and the analyst's support aggregates (`GET /api/internal/analyst/support`).
 
-use chrono::{Duration, Utc};
+use chrono::Duration;
 use serde_json::Value;
 
 use crate::admin::window::{cursor, next_cursor};
 use crate::api::{
     AdminScreenshot, AdminThread, AdminThreadMessage, AdminTicket, AdminTicketList, AdminTicketsQuery, AnalystSupport,
-    AnalystSupportQuery, SupportCount, SupportWords, TicketStatusChange,
+    AnalystSupportQuery, DEFAULT_INTERNAL_LIMIT, DEFAULT_WINDOW_HOURS, MAX_INTERNAL_LIMIT, MAX_WINDOW_HOURS,
+    SupportCount, SupportWords, TicketStatusChange,
 };
 use crate::caller::{Machine, MachineKind, PlatformAdmin};
 use crate::error::{Error, Result};
@@ -16,13 +17,6 @@ use crate::ids::new_id;
 use crate::storage::{MessageEffect, TicketFilter, TicketLineRow, TicketMessageRow};
 
 use super::{Support, message_view, page_limit, status, ticket_view, topic, words};
-
-/// The analyst's window: default and widest, in hours.
-const DEFAULT_HOURS: i64 = 168;
-const MAX_HOURS: i64 = 2160;
-/// Tickets the analyst's answer lists: default and most.
-const DEFAULT_ANALYST_LIMIT: i64 = 50;
-const MAX_ANALYST_LIMIT: i64 = 200;
 
 fn not_found() -> Error {
     Error::not_found("TICKET_NOT_FOUND", "No such support ticket.")
@@ -44,7 +38,10 @@ fn admin_ticket(row: &TicketLineRow) -> AdminTicket {
 }
 
 /// Counts of `key` over `rows`, most first, then by name.
-fn counts(rows: &[TicketLineRow], key: impl Fn(&TicketLineRow) -> Option<String>) -> Vec<SupportCount> {
+fn counts<'a>(
+    rows: impl Iterator<Item = &'a TicketLineRow>,
+    key: impl Fn(&TicketLineRow) -> Option<String>,
+) -> Vec<SupportCount> {
     let mut map = std::collections::BTreeMap::<String, i64>::new();
     for row in rows {
         *map.entry(key(row).unwrap_or_else(|| "none".to_string())).or_default() += 1;
@@ -194,18 +191,19 @@ impl Support<'_> {
     /// many support answered and the median time to its first reply, the noted reports, and
     /// the tickets themselves. 400 `BAD_HOURS`, `BAD_LIMIT`, `BAD_STATUS`; 401 another kind.
     pub async fn analyst(&self, machine: &Machine, query: AnalystSupportQuery) -> Result<AnalystSupport> {
-        if machine.kind() != MachineKind::Analyst {
-            return Err(Error::unauthenticated("No valid machine credential"));
+        crate::internal::require(machine, MachineKind::Analyst)?;
+        // The other analyst reads clamp these; support refuses what is out of range, with the
+        // same bounds.
+        let hours = query.hours.unwrap_or(DEFAULT_WINDOW_HOURS);
+        if !(1..=MAX_WINDOW_HOURS).contains(&hours) {
+            return Err(Error::invalid("BAD_HOURS", format!("hours is 1 to {MAX_WINDOW_HOURS}."))
+                .with("max", MAX_WINDOW_HOURS));
         }
-        let hours = query.hours.unwrap_or(DEFAULT_HOURS);
-        if !(1..=MAX_HOURS).contains(&hours) {
-            return Err(Error::invalid("BAD_HOURS", format!("hours is 1 to {MAX_HOURS}.")).with("max", MAX_HOURS));
+        let limit = query.limit.unwrap_or(DEFAULT_INTERNAL_LIMIT);
+        if !(1..=MAX_INTERNAL_LIMIT).contains(&limit) {
+            return Err(Error::invalid("BAD_LIMIT", format!("limit is 1 to {MAX_INTERNAL_LIMIT}.")));
         }
-        let limit = query.limit.unwrap_or(DEFAULT_ANALYST_LIMIT);
-        if !(1..=MAX_ANALYST_LIMIT).contains(&limit) {
-            return Err(Error::invalid("BAD_LIMIT", format!("limit is 1 to {MAX_ANALYST_LIMIT}.")));
-        }
-        let since = Utc::now() - Duration::hours(hours);
+        let since = crate::ids::now() - Duration::hours(hours);
         let filter = TicketFilter {
             status: query
                 .status
@@ -230,12 +228,9 @@ impl Support<'_> {
             since,
             tickets_raised: rows.len() as i64,
             reports_noted: self.0.storage.support_reports_since(since).await?,
-            by_status: counts(&rows, |r| Some(r.ticket.status.clone())),
-            by_topic: counts(&rows, |r| r.ticket.topic.clone()),
-            by_reason: counts(
-                &rows.iter().filter(|r| r.ticket.source == "escalation").cloned().collect::<Vec<_>>(),
-                |r| r.ticket.reason.clone(),
-            ),
+            by_status: counts(rows.iter(), |r| Some(r.ticket.status.clone())),
+            by_topic: counts(rows.iter(), |r| r.ticket.topic.clone()),
+            by_reason: counts(rows.iter().filter(|r| r.ticket.source == "escalation"), |r| r.ticket.reason.clone()),
             answered: waits.len() as i64,
             median_first_reply_secs: median(waits),
             tickets: rows.iter().take(limit as usize).map(admin_ticket).collect(),
