@@ -133,7 +133,8 @@ CREATE TRIGGER search_memories
     AFTER INSERT OR UPDATE OF org_id, scope, user_id, memory_class, kind, statement, status OR DELETE
     ON memories FOR EACH ROW EXECUTE FUNCTION search_index_memory();
 
--- Support tickets: a person's, in a house; owned by that person.
+-- Support tickets: a person's, in a house; owned by that person. Found by the summary lists
+-- show (the subject, else the start of the first message) and the topic.
 CREATE FUNCTION search_index_ticket() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     IF TG_OP = 'DELETE' OR NEW.org_id IS NULL OR NEW.user_id IS NULL THEN
@@ -141,14 +142,14 @@ BEGIN
             DELETE FROM search_docs WHERE kind = 'ticket' AND ref_id = OLD.id;
         END IF;
     ELSE
-        PERFORM search_put(NEW.org_id, 'ticket', NEW.id, NEW.user_id, coalesce(NEW.subject, ''),
-            trim(NEW.summary || ' ' || coalesce(NEW.topic, '')), NULL, NULL, NULL, NEW.status, NEW.created_at);
+        PERFORM search_put(NEW.org_id, 'ticket', NEW.id, NEW.user_id, NEW.summary,
+            coalesce(NEW.topic, ''), NULL, NULL, NULL, NEW.status, NEW.created_at);
     END IF;
     RETURN NULL;
 END
 $$;
 
-CREATE TRIGGER search_tickets AFTER INSERT OR UPDATE OF org_id, user_id, status, topic, subject, summary OR DELETE
+CREATE TRIGGER search_tickets AFTER INSERT OR UPDATE OF org_id, user_id, status, topic, summary OR DELETE
     ON support_tickets FOR EACH ROW EXECUTE FUNCTION search_index_ticket();
 
 -- Pipeline presets.
@@ -180,7 +181,7 @@ INSERT INTO search_docs (org_id, kind, ref_id, owner_id, title, body, tag, creat
 SELECT org_id, 'memory', id, user_id, statement, kind || ' ' || memory_class, scope, created_at
 FROM memories WHERE status = 'active';
 INSERT INTO search_docs (org_id, kind, ref_id, owner_id, title, body, tag, created_at)
-SELECT org_id, 'ticket', id, user_id, coalesce(subject, ''), trim(summary || ' ' || coalesce(topic, '')), status,
+SELECT org_id, 'ticket', id, user_id, summary, coalesce(topic, ''), status,
        created_at
 FROM support_tickets WHERE org_id IS NOT NULL AND user_id IS NOT NULL;
 INSERT INTO search_docs (org_id, kind, ref_id, title, body, created_at)

@@ -132,20 +132,21 @@ CREATE TRIGGER search_memories_delete AFTER DELETE ON memories BEGIN
     DELETE FROM search_docs WHERE kind = 'memory' AND ref_id = OLD.id;
 END;
 
--- Support tickets: a person's, in a house; owned by that person.
+-- Support tickets: a person's, in a house; owned by that person. Found by the summary lists
+-- show (the subject, else the start of the first message) and the topic.
 CREATE TRIGGER search_tickets_insert AFTER INSERT ON support_tickets
 WHEN NEW.org_id IS NOT NULL AND NEW.user_id IS NOT NULL BEGIN
     INSERT INTO search_docs (org_id, kind, ref_id, owner_id, title, body, tag, created_at)
-    VALUES (NEW.org_id, 'ticket', NEW.id, NEW.user_id, coalesce(NEW.subject, ''),
-            trim(NEW.summary || ' ' || coalesce(NEW.topic, '')), NEW.status, NEW.created_at);
+    VALUES (NEW.org_id, 'ticket', NEW.id, NEW.user_id, NEW.summary,
+            coalesce(NEW.topic, ''), NEW.status, NEW.created_at);
 END;
 
 CREATE TRIGGER search_tickets_update
-AFTER UPDATE OF org_id, user_id, status, topic, subject, summary ON support_tickets BEGIN
+AFTER UPDATE OF org_id, user_id, status, topic, summary ON support_tickets BEGIN
     DELETE FROM search_docs WHERE kind = 'ticket' AND ref_id = OLD.id;
     INSERT INTO search_docs (org_id, kind, ref_id, owner_id, title, body, tag, created_at)
-    SELECT NEW.org_id, 'ticket', NEW.id, NEW.user_id, coalesce(NEW.subject, ''),
-           trim(NEW.summary || ' ' || coalesce(NEW.topic, '')), NEW.status, NEW.created_at
+    SELECT NEW.org_id, 'ticket', NEW.id, NEW.user_id, NEW.summary,
+           coalesce(NEW.topic, ''), NEW.status, NEW.created_at
     WHERE NEW.org_id IS NOT NULL AND NEW.user_id IS NOT NULL;
 END;
 
@@ -183,7 +184,7 @@ INSERT INTO search_docs (org_id, kind, ref_id, owner_id, title, body, tag, creat
 SELECT org_id, 'memory', id, user_id, statement, kind || ' ' || memory_class, scope, created_at
 FROM memories WHERE status = 'active';
 INSERT INTO search_docs (org_id, kind, ref_id, owner_id, title, body, tag, created_at)
-SELECT org_id, 'ticket', id, user_id, coalesce(subject, ''), trim(summary || ' ' || coalesce(topic, '')), status,
+SELECT org_id, 'ticket', id, user_id, summary, coalesce(topic, ''), status,
        created_at
 FROM support_tickets WHERE org_id IS NOT NULL AND user_id IS NOT NULL;
 INSERT INTO search_docs (org_id, kind, ref_id, title, body, created_at)

@@ -29,7 +29,7 @@ pub(crate) fn wire<T: serde::Serialize>(v: &T) -> String {
 
 /// Whose personal memories the caller sees: the person of a session; nobody's for a key (no
 /// user id matches the empty string).
-fn person_of(caller: &Caller) -> &str {
+pub(crate) fn person_of(caller: &Caller) -> &str {
     if caller.is_session() { &caller.user_id } else { "" }
 }
 
