@@ -303,7 +303,8 @@ impl Studio {
         }
         let len = cadence.hours * 3600;
         let index = at.timestamp().div_euclid(len);
-        let end = DateTime::from_timestamp(index * len, 0).ok_or_else(|| Error::internal("a window end out of range"))?;
+        let end =
+            DateTime::from_timestamp(index * len, 0).ok_or_else(|| Error::internal("a window end out of range"))?;
         let slot = slot_of(cadence.hours, index);
         if self.storage.digest_in_slot(&wire(&DigestTrigger::Cadence), &slot).await?.is_some() {
             return Ok(false);

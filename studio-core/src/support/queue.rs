@@ -196,8 +196,9 @@ impl Support<'_> {
         // same bounds.
         let hours = query.hours.unwrap_or(DEFAULT_WINDOW_HOURS);
         if !(1..=MAX_WINDOW_HOURS).contains(&hours) {
-            return Err(Error::invalid("BAD_HOURS", format!("hours is 1 to {MAX_WINDOW_HOURS}."))
-                .with("max", MAX_WINDOW_HOURS));
+            return Err(
+                Error::invalid("BAD_HOURS", format!("hours is 1 to {MAX_WINDOW_HOURS}.")).with("max", MAX_WINDOW_HOURS)
+            );
         }
         let limit = query.limit.unwrap_or(DEFAULT_INTERNAL_LIMIT);
         if !(1..=MAX_INTERNAL_LIMIT).contains(&limit) {
