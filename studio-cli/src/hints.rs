@@ -197,6 +197,15 @@ pub(crate) const CODES: &[&str] = &[
     "THREAD_UNAVAILABLE",
     "SCREENSHOT_GONE",
     "UNSUPPORTED_MEDIA_TYPE",
+    // The assistant.
+    "CHAT_SESSION_NOT_FOUND",
+    "SESSION_ESCALATED",
+    "ACTION_NOT_FOUND",
+    "ACTION_IN_PROGRESS",
+    "MESSAGE_REQUIRED",
+    // Search.
+    "QUERY_REQUIRED",
+    "BAD_KINDS",
     // The server's own failure.
     "INTERNAL",
 ];
@@ -317,7 +326,7 @@ fn for_code(err: &studio_client::Error, code: &str) -> Option<String> {
                              `studio pack` runs"
             .into(),
         "AI_NOT_CONFIGURED" => "this deployment has no AI reader and nothing was charged: upload without --classify \
-                                (the `studio ai` reads and prompt tools need one), or ask the operator to configure one"
+                                (the `studio ai` reads, prompt tools and `studio chat` need one), or ask the operator to configure one"
             .into(),
         "AI_FAILED" => "the AI read failed upstream and nothing was charged: try again in a while".into(),
         "ASSET_NOT_FOUND" => "an input asset is not in this house's library: pick ids from `studio assets ls`".into(),
@@ -560,6 +569,10 @@ fn for_code(err: &studio_client::Error, code: &str) -> Option<String> {
         "TOKEN_EXPIRED" => "the link has expired: ask for a new letter (verification 48 hours, reset 1 hour)".into(),
         "TOKEN_STALE" => "the account's address changed since this letter: ask for a new one".into(),
         "BAD_CURSOR" => "pass the nextCursor of the previous page unchanged, or leave the cursor out".into(),
+        "QUERY_REQUIRED" => "say what to look for with letters or digits, e.g. `studio search silk dress`".into(),
+        "BAD_KINDS" => "--kinds is a comma list of asset, look, model, memory, ticket, preset (or leave it out to \
+                        search them all)"
+            .into(),
         "MAIL_WEBHOOK_NOT_CONFIGURED" => "the deployment sets no STUDIO_MAIL_WEBHOOK_SECRET, so it takes no \
                                           delivery reports"
             .into(),
@@ -576,6 +589,18 @@ fn for_code(err: &studio_client::Error, code: &str) -> Option<String> {
             .into(),
         "SCREENSHOT_GONE" => "screenshots are kept 30 days and this one is gone: attach it again".into(),
         "UNSUPPORTED_MEDIA_TYPE" => "send an image (PNG, JPEG, WebP or GIF)".into(),
+        "CHAT_SESSION_NOT_FOUND" => "that session is not one of yours: `studio chat ls` lists yours (a key chats as \
+                                     the person who minted it)"
+            .into(),
+        "SESSION_ESCALATED" => "this session was handed to support: follow it with `studio support ls`, or start a \
+                                new one with `studio chat`"
+            .into(),
+        "ACTION_NOT_FOUND" => "that session proposed no such action: `studio chat show SESSION_ID` lists its actions"
+            .into(),
+        "ACTION_IN_PROGRESS" => "another apply of this action is still running: wait a moment and ask again; it \
+                                 runs once either way"
+            .into(),
+        "MESSAGE_REQUIRED" => "say something: the message is empty".into(),
         "INTERNAL" => "the server failed and logged it: try again, and if it persists tell the deployment's \
                        operator the time"
             .into(),

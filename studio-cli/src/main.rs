@@ -12,9 +12,9 @@ use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::commands::{
-    Context, Interrupted, NotSignedIn, Source, Usage, account, admin, ai, assets, balance, billing, brand, completions,
-    develop, factory, folders, house, jobs, keys, login, logout, looks, mcp, memory, models, pack, pipeline, prices,
-    runs, seats, signup, support, takes, upload, whoami,
+    Context, Interrupted, NotSignedIn, Source, Usage, account, admin, ai, assets, balance, billing, brand, chat,
+    completions, develop, factory, folders, house, jobs, keys, login, logout, looks, mcp, memory, models, pack,
+    pipeline, prices, runs, search, seats, signup, support, takes, upload, whoami,
 };
 
 /// Printed after `studio --help`.
@@ -94,6 +94,11 @@ enum Cmd {
     Assets(assets::Args),
     /// List, create and rename collections (folders).
     Folders(folders::Args),
+    /// Search the house: assets, looks, models, memories, your tickets and pipeline presets.
+    Search(search::Args),
+    /// Chat with the studio assistant: it answers and proposes actions with their price, and
+    /// applies one only when you say yes (new, ls, show, say and apply for scripts).
+    Chat(chat::Args),
     /// Pack assets (ids, or a whole collection) into a zip, download it and check it.
     Pack(pack::Args),
     /// Develop an image with a tool (upload or library inputs); --wait follows it, -o saves it.
@@ -166,6 +171,8 @@ async fn main() -> ExitCode {
         Cmd::Upload(args) => upload::run(&ctx, args).await,
         Cmd::Assets(args) => assets::run(&ctx, args).await,
         Cmd::Folders(args) => folders::run(&ctx, args).await,
+        Cmd::Search(args) => search::run(&ctx, args).await,
+        Cmd::Chat(args) => chat::run(&ctx, args).await,
         Cmd::Pack(args) => pack::run(&ctx, args).await,
         Cmd::Develop(args) => develop::run(&ctx, args).await,
         Cmd::Jobs(args) => jobs::run(&ctx, args).await,

@@ -2447,3 +2447,54 @@ async fn support_commands_raise_list_and_read_threads() {
     let run = other.run(&["support", "show", &id]).await;
     assert!(run.code == 1 && run.stderr.contains("not one of yours"), "{run:?}");
 }
+
+/// `studio chat` on a stand-in reader: the interactive chat prints the answer and the proposed
+/// develop with its price, applies it only after a `y` (a `n` leaves the second proposal alone),
+/// and says how to continue; `say`, `apply` (twice: once run) and `show` serve scripts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chat_asks_before_applying_and_scripts_apply_once() {
+    let server = MockServer::start().await;
+    let app = studio_tests::reader::app_with_reader(Backend::Sqlite, &server, |_| {}).await.expect("app");
+    let (cli, _dir, input) = ai_setup(&app, "cli-chat").await;
+    let run = cli.run(&["upload", utf8(&input), "--json"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let asset = run.stdout.split('"').skip_while(|s| !s.starts_with("ast_")).next().expect("asset id").to_string();
+    let develop = serde_json::json!({"tool": "upscale", "quality": "1k", "inputs": {"image": asset}});
+    let answer = serde_json::json!({"reply": "Two ways to go.", "actions": [
+        {"kind": "develop", "summary": "Upscale the coat", "request": develop},
+        {"kind": "develop", "summary": "Upscale it again", "request": develop}]});
+    Mock::given(http_method("POST"))
+        .and(http_path("/v1/chat/completions"))
+        .respond_with(studio_tests::reader::completion(&answer.to_string()))
+        .mount(&server)
+        .await;
+
+    let run = cli.run_with(&["chat"], &[], Some("Upscale my coat\ny\nn\n/quit\n")).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.contains("assistant: Two ways to go."), "{run:?}");
+    assert!(run.stdout.contains("[1] develop: Upscale the coat, 9 tokens"), "{run:?}");
+    assert!(run.stderr.contains("Apply [1] develop: Upscale the coat, 9 tokens? [y/N]"), "{run:?}");
+    assert!(run.stdout.contains("applied: develop job_"), "{run:?}");
+    let session = run.stdout.rsplit("--session ").next().and_then(|s| s.split('`').next()).expect("session id");
+    let balance = cli.run(&["balance", "--json"]).await;
+    let held: serde_json::Value = serde_json::from_str(&balance.stdout).expect("balance json");
+    assert_eq!(held["held"], 9, "only the answered yes was applied: {balance:?}");
+
+    let shown = cli.run(&["chat", "show", session, "--json"]).await;
+    let list: studio_core::api::ChatTurnList = parsed(&shown);
+    let second = list.turns[1].actions[1].id.clone();
+    assert_eq!(list.turns[1].actions[1].status, "proposed");
+    for n in 0..2 {
+        let run = cli.run(&["chat", "apply", session, &second, "--json"]).await;
+        let applied: studio_core::api::ChatApplied = parsed(&run);
+        assert_eq!(applied.replayed, n == 1, "the second apply only reads the first");
+    }
+    let balance = cli.run(&["balance", "--json"]).await;
+    let held: serde_json::Value = serde_json::from_str(&balance.stdout).expect("balance json");
+    assert_eq!(held["held"], 18, "{balance:?}");
+
+    let run = cli.run(&["chat", "apply", session, "act_nope"]).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("error: ACTION_NOT_FOUND"), "{run:?}");
+    assert!(run.stderr.contains("hint: that session proposed no such action"), "{run:?}");
+}

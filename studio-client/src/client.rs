@@ -764,7 +764,14 @@ fn session_from(headers: &HeaderMap) -> Option<String> {
         .map(|(_, value)| value.to_string())
 }
 
-/// Percent-encode a path segment (ids are opaque strings).
+/// A query string (`?k=v&…`, empty when none) from the pairs that have a value.
+pub(crate) fn query(pairs: &[(&str, Option<String>)]) -> String {
+    let parts: Vec<String> =
+        pairs.iter().filter_map(|(k, v)| v.as_ref().map(|v| format!("{k}={}", encode(v)))).collect();
+    if parts.is_empty() { String::new() } else { format!("?{}", parts.join("&")) }
+}
+
+/// Percent-encode a path segment or a query value (ids are opaque strings).
 pub(crate) fn encode(segment: &str) -> String {
     segment
         .bytes()

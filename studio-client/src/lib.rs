@@ -143,6 +143,7 @@ mod admin;
 mod analyst;
 mod billing;
 mod brand;
+mod chat;
 mod client;
 mod develops;
 mod error;
@@ -158,6 +159,7 @@ mod pipelines;
 mod posts;
 mod preflight;
 mod retry;
+mod search;
 mod support;
 
 pub use crate::client::{Client, ClientBuilder, Credential, SignedIn, UploadOptions};

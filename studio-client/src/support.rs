@@ -9,15 +9,8 @@ use studio_core::api::{
     TicketList, TicketStatusChange, TicketThread, TicketsQuery,
 };
 
-use crate::client::{Client, encode};
+use crate::client::{Client, encode, query};
 use crate::error::Error;
-
-/// A query string from optional pairs.
-fn query(pairs: &[(&str, Option<String>)]) -> String {
-    let parts: Vec<String> =
-        pairs.iter().filter_map(|(k, v)| v.as_ref().map(|v| format!("{k}={}", encode(v)))).collect();
-    if parts.is_empty() { String::new() } else { format!("?{}", parts.join("&")) }
-}
 
 impl Client {
     /// `POST /api/toolkit/support/tickets`: a new ticket, a reply on the caller's thread

@@ -25,6 +25,8 @@ mod brand;
 #[cfg(feature = "engine")]
 mod caller;
 #[cfg(feature = "engine")]
+mod chat;
+#[cfg(feature = "engine")]
 mod config;
 #[cfg(feature = "engine")]
 mod develops;
@@ -63,6 +65,8 @@ mod posts;
 #[cfg(feature = "engine")]
 mod providers;
 #[cfg(feature = "engine")]
+mod search;
+#[cfg(feature = "engine")]
 mod storage;
 #[cfg(feature = "engine")]
 mod studio;
@@ -84,8 +88,9 @@ pub use crate::{
     blobs::{BlobConfig, BlobError, BlobReader, Blobs, S3Config, StoredBlob},
     brand::{Brand, DNA_PRICE, DnaForm, MAX_DNA_IMAGES, MAX_DNA_SET_MB},
     caller::{Caller, Machine, MachineKind, MachineSecrets, PlatformAdmin, Via},
+    chat::Chat,
     config::{
-        BillingConfig, CoreConfig, HostResolver, MIN_SIGNING_KEY_BYTES, MailConfig, PackConfig, PackLimits,
+        BillingConfig, ChatConfig, CoreConfig, HostResolver, MIN_SIGNING_KEY_BYTES, MailConfig, PackConfig, PackLimits,
         PeopleConfig, PreviewPolicy, PriceBookConfig, QualityPrices, RunnerConfig, SigningKey, SystemResolver,
         TierConfig,
     },
@@ -131,6 +136,7 @@ pub use crate::{
         fal::{FalConfig, FalLanes, FalProvider},
         local::{Cutout, CutoutError, LocalProvider, SegmentTarget},
     },
+    search::Search,
     storage::{
         AcceptOutcome, AcceptSeat, AccountStore, AdvanceOutcome, AiCallRow, AssetChanges, AssetRow, AutochargeOutcome,
         AutochargeSettings, AutonomyRow, BalanceRow, BillingAccountRow, BillingStore, BoardModelRow, BrandFields,
@@ -152,6 +158,8 @@ pub use crate::{
         VerdictFilter, VerdictRow, WorkflowUsageRow, open_storage,
     },
     storage::{AnalystSettingsRow, AnalystStore, DigestRow, FindingRow, ObservationRow, PeriodCounts, ReviewRow},
+    storage::{ChatActionRow, ChatSessionRow, ChatStore, ChatTurnRow, SessionChange},
+    storage::{SearchHitRow, SearchScope, SearchStore},
     studio::{OpenError, Studio},
     support::{Escalator, Support},
 };

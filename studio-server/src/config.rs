@@ -10,9 +10,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use studio_core::{
-    AiConfig, BillingConfig, BlobConfig, CoreConfig, FalConfig, FalLanes, FalProvider, LocalProvider, MachineKind,
-    MachineSecrets, MailConfig, PackConfig, PackLimits, PaymentsProvider, PeopleConfig, PolarConfig, PolarProvider,
-    PreviewPolicy, Providers, RunnerConfig, S3Config, SigningKey, SmtpMailer, TestModeProvider, TierConfig,
+    AiConfig, BillingConfig, BlobConfig, ChatConfig, CoreConfig, FalConfig, FalLanes, FalProvider, LocalProvider,
+    MachineKind, MachineSecrets, MailConfig, PackConfig, PackLimits, PaymentsProvider, PeopleConfig, PolarConfig,
+    PolarProvider, PreviewPolicy, Providers, RunnerConfig, S3Config, SigningKey, SmtpMailer, TestModeProvider,
+    TierConfig,
 };
 
 /// Everything the binary needs to start. Its `Debug` output redacts the secrets.
@@ -48,6 +49,11 @@ pub struct ServerConfig {
     /// `STUDIO_RUNNER_CONCURRENCY`: develops run at once by this process (default 2; 0 runs
     /// none here, for replicas that only serve requests).
     pub runner_concurrency: usize,
+    /// `STUDIO_CHAT_TURN_LIMIT`: person turns a chat session takes before it is handed to
+    /// support (default 40; docs/assistant.md).
+    pub chat_turn_limit: i64,
+    /// `STUDIO_CHAT_TURN_PRICE`: tokens one answered chat turn costs (default 0: free).
+    pub chat_turn_price: i64,
     /// `STUDIO_RUNNER_LEASE_SECS`: a running job not renewed for this long is taken over (default 30).
     pub runner_lease_secs: i64,
     /// `STUDIO_FAL_KEY`: enables the fal adapter for the tools in `fal_models`.
@@ -222,6 +228,8 @@ impl Default for ServerConfig {
             packs: PackLimits::default(),
             people: PeopleConfig::default(),
             runner_concurrency: 2,
+            chat_turn_limit: 40,
+            chat_turn_price: 0,
             runner_lease_secs: 30,
             fal_key: None,
             fal_url: None,
@@ -278,6 +286,8 @@ struct FileConfig {
     s3_access_key_id: Option<String>,
     s3_secret_access_key: Option<String>,
     runner_concurrency: Option<usize>,
+    chat_turn_limit: Option<i64>,
+    chat_turn_price: Option<i64>,
     runner_lease_secs: Option<i64>,
     fal_key: Option<String>,
     fal_url: Option<String>,
@@ -345,6 +355,8 @@ impl ServerConfig {
             c.s3_access_key_id = file.s3_access_key_id.or(c.s3_access_key_id);
             c.s3_secret_access_key = file.s3_secret_access_key.or(c.s3_secret_access_key);
             c.runner_concurrency = file.runner_concurrency.unwrap_or(c.runner_concurrency);
+            c.chat_turn_limit = file.chat_turn_limit.unwrap_or(c.chat_turn_limit);
+            c.chat_turn_price = file.chat_turn_price.unwrap_or(c.chat_turn_price);
             c.runner_lease_secs = file.runner_lease_secs.unwrap_or(c.runner_lease_secs);
             c.fal_key = file.fal_key.or(c.fal_key);
             c.fal_url = file.fal_url.or(c.fal_url);
@@ -411,6 +423,12 @@ impl ServerConfig {
         c.s3_secret_access_key = set("STUDIO_S3_SECRET_ACCESS_KEY").or(c.s3_secret_access_key);
         if let Some(v) = set("STUDIO_RUNNER_CONCURRENCY") {
             c.runner_concurrency = number("STUDIO_RUNNER_CONCURRENCY", &v)?;
+        }
+        if let Some(v) = set("STUDIO_CHAT_TURN_LIMIT") {
+            c.chat_turn_limit = number("STUDIO_CHAT_TURN_LIMIT", &v)?;
+        }
+        if let Some(v) = set("STUDIO_CHAT_TURN_PRICE") {
+            c.chat_turn_price = number("STUDIO_CHAT_TURN_PRICE", &v)?;
         }
         if let Some(v) = set("STUDIO_CLAIM_SECS") {
             let secs: i64 = number("STUDIO_CLAIM_SECS", &v)?;
@@ -572,6 +590,12 @@ impl ServerConfig {
                     .into(),
             ));
         }
+        if !(1..=1_000).contains(&c.chat_turn_limit) {
+            return Err(ConfigError::Env("STUDIO_CHAT_TURN_LIMIT", "from 1 to 1000 turns".into()));
+        }
+        if !(0..=1_000).contains(&c.chat_turn_price) {
+            return Err(ConfigError::Env("STUDIO_CHAT_TURN_PRICE", "from 0 to 1000 tokens".into()));
+        }
         Ok(c)
     }
 
@@ -650,6 +674,7 @@ impl ServerConfig {
             link_preview: self.link_preview.clone(),
             machines: self.machines(),
             replay_render_lease_secs: self.replay_render_lease_secs,
+            chat: ChatConfig { turn_limit: self.chat_turn_limit, turn_price: self.chat_turn_price },
             ..CoreConfig::default()
         }
     }

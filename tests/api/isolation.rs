@@ -188,6 +188,8 @@ struct World {
     experiment: String,
     /// A support ticket raised with A's member key (the thread of the person behind A's keys).
     ticket: String,
+    /// A chat session of the person behind A's keys.
+    chat: String,
 }
 
 async fn world(app: &TestApp, a_email: String) -> World {
@@ -375,6 +377,7 @@ async fn world(app: &TestApp, a_email: String) -> World {
         studio_client::api::TicketCreated::Ticket(t) => t.id,
         studio_client::api::TicketCreated::Noted(n) => panic!("a ticket, not {n:?}"),
     };
+    let chat = key.chat_start(Some("matrix")).await.expect("chat session").id;
     let url = a_owner.checkout_topup("pack_250").await.expect("test-mode checkout").url;
     let checkout = url.rsplit('/').next().expect("checkout id").to_string();
 
@@ -401,6 +404,7 @@ async fn world(app: &TestApp, a_email: String) -> World {
         mark.clone(),
         post.clone(),
         ticket.clone(),
+        chat.clone(),
     ];
     World {
         a_email,
@@ -442,6 +446,7 @@ async fn world(app: &TestApp, a_email: String) -> World {
         invite_request,
         experiment,
         ticket,
+        chat,
     }
 }
 
@@ -847,6 +852,9 @@ fn rows(w: &World) -> Vec<Row> {
             .json(json!({ "evidenceId": w.evidence, "format": "contact-sheet" })),
         row("GET /api/toolkit/admin/replay/renders/{id}", Admin, Status(200)).id(&w.render_queued),
         row("GET /api/toolkit/admin/replay/renders/{id}/file", Admin, Status(200)).id(&w.render_queued),
+        // Search (issue 23): any role searches its own house; with no q every caller that gets
+        // past authentication is 400 (house B alike: it searches its own house, never A's).
+        row("GET /api/toolkit/search", AnyRole, Code(400, "QUERY_REQUIRED")),
         // Support (§4.11): any role raises and reads their own threads; another house's thread is
         // 503 as the spec says (an unknown id alike, tests/api/support.rs); a screenshot's signed
         // link is the only authority, so a call without o, e, s is 400 for everyone.
@@ -857,6 +865,25 @@ fn rows(w: &World) -> Vec<Row> {
             .id(&w.ticket)
             .foreign(Code(503, "THREAD_UNAVAILABLE")),
         row("POST /api/toolkit/support/screenshots", AnyRole, Status(201)).body(Body::Avatar),
+        // The assistant (§4.15): a session is its person's, so another house's id is 404 whether
+        // it rides in the path or the body. This world has no AI reader, so a turn is 503 with
+        // nothing stored, and the control's apply of an unknown action is 404 ACTION_NOT_FOUND
+        // (the session itself was found).
+        row("GET /api/toolkit/chat/sessions", AnyRole, Status(200)),
+        row("POST /api/toolkit/chat/sessions", AnyRole, Status(201)).json(json!({ "title": "matrix" })),
+        row("GET /api/toolkit/chat/sessions/{id}/turns", AnyRole, Status(200))
+            .id(&w.chat)
+            .foreign(Code(404, "CHAT_SESSION_NOT_FOUND")),
+        row("POST /api/toolkit/chat/sessions/{id}/turns", AnyRole, Code(503, "AI_NOT_CONFIGURED"))
+            .id(&w.chat)
+            .json(json!({ "message": "hello" }))
+            .foreign(Code(404, "CHAT_SESSION_NOT_FOUND")),
+        row("POST /api/toolkit/chat/apply", AnyRole, Code(404, "ACTION_NOT_FOUND"))
+            .json(json!({ "sessionId": w.chat, "actionId": "act_matrix" }))
+            .foreign(Code(404, "CHAT_SESSION_NOT_FOUND")),
+        row("POST /api/toolkit/chat/context/warm", AnyRole, Status(200))
+            .json(json!({ "sessionId": w.chat }))
+            .foreign(Code(404, "CHAT_SESSION_NOT_FOUND")),
         row("GET /api/toolkit/support/screenshots/{id}", Public(Code(400, "BAD_QUERY")), Code(400, "BAD_QUERY"))
             .id("shot_x"),
         row("POST /api/support/escalations", Machine("bridge"), Status(201))

@@ -18,6 +18,7 @@ mod lookbook;
 mod mcp;
 mod packs;
 mod pipelines;
+mod search;
 mod sockets;
 mod submit;
 mod uploads;
@@ -27,8 +28,20 @@ use std::path::PathBuf;
 use common::{Options, Row, print_table};
 
 /// Every row group, in the order of the table.
-const GROUPS: &[&str] =
-    &["assets", "submit", "packs", "uploads", "local", "mcp", "sockets", "idle", "growth", "lookbook", "pipelines"];
+const GROUPS: &[&str] = &[
+    "assets",
+    "submit",
+    "packs",
+    "uploads",
+    "local",
+    "mcp",
+    "sockets",
+    "idle",
+    "growth",
+    "lookbook",
+    "pipelines",
+    "search",
+];
 
 /// Row groups that call studio-core in this process and start no server.
 const IN_PROCESS: &[&str] = &["local", "lookbook", "pipelines"];
@@ -46,6 +59,7 @@ async fn run_group(name: &str, opts: &Options) -> anyhow::Result<Vec<Row>> {
         "growth" => growth::run(opts).await,
         "lookbook" => lookbook::run(opts).await,
         "pipelines" => pipelines::run(opts).await,
+        "search" => search::run(opts).await,
         other => anyhow::bail!("unknown row group {other}"),
     }
 }

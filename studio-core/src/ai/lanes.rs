@@ -150,8 +150,23 @@ impl Studio {
         T: Send + 'static,
         F: Future<Output = Result<T>> + Send + 'static,
     {
+        self.charged_at(caller, lane, self.config.prices.utility_charge, code_402, work).await
+    }
+
+    /// [`Studio::charged`] at `price` tokens rather than the utility charge (a priced chat turn).
+    pub(crate) async fn charged_at<T, F>(
+        &self,
+        caller: &Caller,
+        lane: (&'static str, &'static str),
+        price: i64,
+        code_402: Option<&'static str>,
+        work: F,
+    ) -> Result<(T, i64)>
+    where
+        T: Send + 'static,
+        F: Future<Output = Result<T>> + Send + 'static,
+    {
         caller.require_spend_tokens()?;
-        let price = self.config.prices.utility_charge;
         let (studio, caller) = (self.clone(), caller.clone());
         tokio::spawn(async move {
             if price <= 0 {

@@ -7,6 +7,7 @@ mod accounts;
 mod analyst;
 mod billing;
 mod brand;
+mod chat;
 mod console;
 mod develops;
 mod errors;
@@ -24,6 +25,7 @@ mod pipelines;
 mod posts;
 mod quality;
 mod roles;
+mod search;
 mod support;
 pub mod vocabulary;
 
@@ -39,6 +41,7 @@ pub use billing::{
     Price, PriceBook, SubscriptionCheckoutRequest, Tier, TokenPack, ToolPrice, TopupCheckoutRequest, WebhookAck,
 };
 pub use brand::*;
+pub use chat::*;
 pub use console::*;
 pub use develops::{
     CancelReason, CancelResponse, DevelopRun, DevelopStatus, DuplicateRequest, DuplicateResponse, Job, JobList,
@@ -70,4 +73,5 @@ pub use pipelines::*;
 pub use posts::*;
 pub use quality::*;
 pub use roles::{KeyRole, ParseRoleError, Quality, SeatRole};
+pub use search::*;
 pub use support::*;

@@ -66,6 +66,23 @@ pub struct CoreConfig {
     /// The key every signed link is signed with (lane results, support screenshots). Replicas
     /// must share one; the default is a random key of this process only (docs/support.md).
     pub signing_key: SigningKey,
+    /// The studio assistant: its turn limit and what a turn costs.
+    pub chat: ChatConfig,
+}
+
+/// The studio assistant's settings (docs/assistant.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChatConfig {
+    /// Person turns a session takes before it is handed to support (reason `turn_limit`).
+    pub turn_limit: i64,
+    /// Tokens one answered turn costs; 0 (the default) makes turns free.
+    pub turn_price: i64,
+}
+
+impl Default for ChatConfig {
+    fn default() -> Self {
+        ChatConfig { turn_limit: 40, turn_price: 0 }
+    }
 }
 
 /// The fewest bytes a signing key has.
@@ -137,6 +154,7 @@ impl Default for CoreConfig {
             link_preview: PreviewPolicy::default(),
             replay_render_lease_secs: 300,
             signing_key: SigningKey::default(),
+            chat: ChatConfig::default(),
         }
     }
 }

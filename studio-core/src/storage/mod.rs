@@ -3,7 +3,7 @@
 //!
 //! One trait per domain (`AccountStore`, `LibraryStore`, `ModelStore`, `JobStore`,
 //! `LedgerStore`, `BillingStore`, `SeatStore`, `ProfileStore`, `MailStore`, `InvitationStore`, `LookbookStore`,
-//! `PipelineStore`, `BrandStore`, `LaneStore`, `PostStore`, `AnalystStore`, `ConsoleStore`, `InternalStore`, `SupportStore`), each
+//! `PipelineStore`, `BrandStore`, `LaneStore`, `PostStore`, `AnalystStore`, `ConsoleStore`, `InternalStore`, `SupportStore`, `ChatStore`, `SearchStore`), each
 //! beside its row types in the file of its name, and
 //! [`Storage`] as their union. Two real implementations share one body of SQL (`sql/`, one file
 //! per domain): SQLite (the embedded default) and PostgreSQL (scale-out). Only `sql/tx.rs`, the
@@ -15,6 +15,7 @@ mod accounts;
 mod analyst;
 mod billing;
 mod brand;
+mod chat;
 mod console;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod group_commit;
@@ -30,6 +31,7 @@ mod models;
 mod pipelines;
 mod posts;
 mod profiles;
+mod search;
 mod seats;
 mod sql;
 mod support;
@@ -46,6 +48,7 @@ pub use billing::{
     PaymentOutcome, RefillPack,
 };
 pub use brand::{BrandFields, BrandFieldsPatch, BrandMarkRow, BrandProfileRow, BrandStore};
+pub use chat::{ChatActionRow, ChatSessionRow, ChatStore, ChatTurnRow, SessionChange};
 pub use console::{
     ConsoleStore, CostRecordRow, FlowRow, FrameFilter, JobFilter, KeptRow, NamedCount, PlatformCounts, SettledHoldRow,
     VerdictFilter, VerdictRow,
@@ -86,6 +89,7 @@ pub use posts::{PostRow, PostStore};
 pub use profiles::{
     MemoryRow, MemoryWrite, PlanRow, ProfileRow, ProfileStore, ToolGrantRow, ToolItemRow, UserListRow, WorkflowUsageRow,
 };
+pub use search::{SearchHitRow, SearchScope, SearchStore};
 pub use seats::{AcceptSeat, EraseOutcome, SeatInvitationRow, SeatRow, SeatStore};
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStorage;
@@ -135,6 +139,8 @@ pub trait Storage:
     + ConsoleStore
     + InternalStore
     + SupportStore
+    + SearchStore
+    + ChatStore
     + Send
     + Sync
     + 'static

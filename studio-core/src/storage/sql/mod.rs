@@ -12,6 +12,7 @@ pub(super) mod accounts;
 pub(super) mod analyst;
 pub(super) mod billing;
 pub(super) mod brand;
+pub(super) mod chat;
 pub(super) mod console;
 pub(super) mod internal;
 pub(super) mod invitations;
@@ -26,6 +27,7 @@ pub(super) mod models;
 pub(super) mod pipelines;
 pub(super) mod posts;
 pub(super) mod profiles;
+pub(super) mod search;
 pub(super) mod seats;
 pub(super) mod support;
 pub(super) mod tx;
@@ -190,6 +192,22 @@ macro_rules! impl_storage {
             $lock_by_select
         );
         $crate::storage::sql::support::impl_support_store!(
+            $ty,
+            $backend,
+            $lock,
+            $skip_locked,
+            $one_statement,
+            $lock_by_select
+        );
+        $crate::storage::sql::chat::impl_chat_store!(
+            $ty,
+            $backend,
+            $lock,
+            $skip_locked,
+            $one_statement,
+            $lock_by_select
+        );
+        $crate::storage::sql::search::impl_search_store!(
             $ty,
             $backend,
             $lock,

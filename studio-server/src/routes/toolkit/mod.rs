@@ -5,6 +5,7 @@ mod ai;
 mod assets;
 mod backgrounds;
 mod brand;
+mod chat;
 mod check_email;
 mod develops;
 mod entitlements;
@@ -21,6 +22,7 @@ mod org;
 mod packs;
 mod pipelines;
 mod presets;
+mod search;
 mod support;
 mod takes;
 mod tools;
@@ -84,6 +86,8 @@ pub(super) fn router() -> ApiRouter<AppState> {
         .merge(develops::router())
         .merge(takes::router())
         .merge(support::router())
+        .merge(search::router())
+        .merge(chat::router())
         .merge(invite::router())
         .merge(invites::router())
 }

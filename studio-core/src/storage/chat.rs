@@ -1,0 +1,159 @@
+//! The studio assistant as stored: chat sessions, their turns and proposed actions, and the
+//! `ChatStore` trait (docs/assistant.md).
+
+use chrono::{DateTime, Utc};
+
+use super::StorageError;
+
+/// A chat session as stored.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct ChatSessionRow {
+    /// Id (`chat_…`).
+    pub id: String,
+    /// The house.
+    pub org_id: String,
+    /// The person whose session it is.
+    pub user_id: String,
+    /// Its title.
+    pub title: String,
+    /// True once the title was given or taken from the first message.
+    pub titled: bool,
+    /// `open` or `escalated`.
+    pub status: String,
+    /// Person turns taken (the turn limit counts these).
+    pub turns: i64,
+    /// The last turn's sequence number.
+    pub last_seq: i64,
+    /// The support ticket an escalation made.
+    pub ticket_id: Option<String>,
+    /// Why it was escalated.
+    pub reason: Option<String>,
+    /// The cached context (JSON), when warmed or used.
+    pub context: Option<String>,
+    /// When the cached context was built.
+    pub context_built_at: Option<DateTime<Utc>>,
+    /// Created.
+    pub created_at: DateTime<Utc>,
+    /// Last turn or change.
+    pub updated_at: DateTime<Utc>,
+}
+
+/// One turn as stored.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct ChatTurnRow {
+    /// Id (`turn_…`).
+    pub id: String,
+    /// The session.
+    pub session_id: String,
+    /// Its place in the session, from 1 (assigned when stored).
+    pub seq: i64,
+    /// `person`, `assistant`, `action` or `notice`.
+    pub role: String,
+    /// What was said.
+    pub content: String,
+    /// Extra facts as JSON (an escalation, an applied action's result).
+    pub data: String,
+    /// Tokens the turn cost.
+    pub tokens: i64,
+    /// When.
+    pub created_at: DateTime<Utc>,
+}
+
+/// A proposed action as stored.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct ChatActionRow {
+    /// Id (`act_…`).
+    pub id: String,
+    /// The session.
+    pub session_id: String,
+    /// The assistant turn that proposed it.
+    pub turn_id: String,
+    /// `develop`, `pack` or `look`.
+    pub kind: String,
+    /// One line saying what it does.
+    pub summary: String,
+    /// The core request it runs (JSON).
+    pub request: String,
+    /// Its price from the price book when proposed.
+    pub price: i64,
+    /// `proposed`, `applying` or `applied`.
+    pub status: String,
+    /// When an apply claimed it.
+    pub claimed_at: Option<DateTime<Utc>>,
+    /// What applying it answered (JSON).
+    pub result: Option<String>,
+    /// When it was applied.
+    pub applied_at: Option<DateTime<Utc>>,
+    /// When it was proposed.
+    pub created_at: DateTime<Utc>,
+}
+
+/// What appending turns changes on the session besides its sequence.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SessionChange<'a> {
+    /// A title taken from the first message (only when the session has none yet).
+    pub title: Option<&'a str>,
+    /// An escalation: the ticket and the reason (only when the session is still open).
+    pub escalation: Option<(&'a str, &'a str)>,
+}
+
+/// Chat sessions, turns and actions.
+#[async_trait::async_trait]
+pub trait ChatStore {
+    /// Write a new session.
+    async fn insert_chat_session(&self, row: &ChatSessionRow) -> Result<(), StorageError>;
+    /// The person's session in the house, if it is theirs.
+    async fn chat_session(&self, org_id: &str, user_id: &str, id: &str)
+    -> Result<Option<ChatSessionRow>, StorageError>;
+    /// Up to `limit` of the person's sessions, latest change first, before `before`
+    /// (`(updated_at, id)`) when given.
+    async fn chat_sessions(
+        &self,
+        org_id: &str,
+        user_id: &str,
+        limit: i64,
+        before: Option<(DateTime<Utc>, &str)>,
+    ) -> Result<Vec<ChatSessionRow>, StorageError>;
+    /// Take one person turn on an open session below `limit` turns: the count moves and the
+    /// new count is answered; None when the session is escalated or at its limit.
+    async fn take_chat_turn(&self, session_id: &str, limit: i64) -> Result<Option<i64>, StorageError>;
+    /// Give back a turn [`ChatStore::take_chat_turn`] took for a turn that was refused.
+    async fn return_chat_turn(&self, session_id: &str) -> Result<(), StorageError>;
+    /// Append `turns` (their `seq` assigned in order after the last) and `actions` in one
+    /// transaction with `change`; answers the turns as stored.
+    async fn append_chat_turns(
+        &self,
+        session_id: &str,
+        turns: Vec<ChatTurnRow>,
+        actions: &[ChatActionRow],
+        change: SessionChange<'_>,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<ChatTurnRow>, StorageError>;
+    /// Up to `limit` turns after `after_seq`, in order.
+    async fn chat_turns(&self, session_id: &str, after_seq: i64, limit: i64) -> Result<Vec<ChatTurnRow>, StorageError>;
+    /// The actions proposed in the session, oldest first.
+    async fn chat_actions(&self, session_id: &str) -> Result<Vec<ChatActionRow>, StorageError>;
+    /// Keep the context built for a session.
+    async fn cache_chat_context(&self, session_id: &str, context: &str, at: DateTime<Utc>) -> Result<(), StorageError>;
+    /// One action of the session.
+    async fn chat_action(&self, session_id: &str, id: &str) -> Result<Option<ChatActionRow>, StorageError>;
+    /// Claim an action to apply it: a proposed one, or one whose claim is older than
+    /// `stale_before` (an apply that died). False when another apply holds it or it is applied.
+    async fn claim_chat_action(
+        &self,
+        id: &str,
+        now: DateTime<Utc>,
+        stale_before: DateTime<Utc>,
+    ) -> Result<bool, StorageError>;
+    /// Hand a claimed action back (the apply was refused): it is proposed again.
+    async fn unclaim_chat_action(&self, id: &str) -> Result<(), StorageError>;
+    /// Record a claimed action as applied with `result`, and append `turn` to its session, in
+    /// one transaction. None when the action was not claimed (nothing written).
+    async fn finish_chat_action(
+        &self,
+        id: &str,
+        result: &str,
+        turn: ChatTurnRow,
+        now: DateTime<Utc>,
+    ) -> Result<Option<ChatTurnRow>, StorageError>;
+}
