@@ -25,6 +25,7 @@ backend_tests!(
     escalations_and_the_leak_guard,
     sessions_are_their_persons_alone,
     warm_keeps_the_context_and_priced_turns_charge_once,
+    concurrent_priced_turns_cannot_overspend,
 );
 
 /// (status, code) of a refusal.
@@ -357,4 +358,45 @@ async fn warm_keeps_the_context_and_priced_turns_charge_once(backend: Backend) {
     house.key.chat_say(&chat.id, "Hi again").await.expect("escalated");
     let last = house.key.balance().await.expect("balance");
     assert_eq!((last.balance, last.held), (after.balance, after.held), "a failed read is released");
+}
+
+async fn concurrent_priced_turns_cannot_overspend(backend: Backend) {
+    let server = MockServer::start().await;
+    let Some(app) = app_with_reader(backend, &server, |c| {
+        c.chat_turn_price = 2;
+        c.signup_grant_tokens = 5;
+    })
+    .await
+    else {
+        return;
+    };
+    let house = House::new(&app, "chat-spend").await;
+    answer(&server, json!({"reply": "Yes."})).await;
+    let mut sessions = Vec::new();
+    for _ in 0..8 {
+        sessions.push(house.key.chat_start(None).await.expect("start").id);
+    }
+    let turns = sessions.into_iter().map(|id| {
+        let client = house.key.clone();
+        tokio::spawn(async move { (client.chat_say(&id, "Hello").await, id) })
+    });
+    let (mut answered, mut short) = (0, 0);
+    for handle in turns {
+        let (outcome, id) = handle.await.expect("task");
+        match outcome {
+            Ok(said) => {
+                assert_eq!(said.turns[1].tokens, 2);
+                answered += 1;
+            }
+            Err(e) => {
+                assert_eq!(refused(e), (Some(402), "INSUFFICIENT_TOKENS".into()));
+                let page = house.key.chat_turns(&id, &ChatTurnsQuery::default()).await.expect("turns");
+                assert!(page.turns.is_empty() && page.session.turns == 0, "a refused turn stores and counts nothing");
+                short += 1;
+            }
+        }
+    }
+    assert_eq!((answered, short), (2, 6), "5 tokens pay for two 2-token turns");
+    let after = house.key.balance().await.expect("balance");
+    assert_eq!((after.balance, after.held), (1, 0), "charged exactly twice, nothing left held");
 }

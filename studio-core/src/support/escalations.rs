@@ -1,4 +1,4 @@
-//! Escalations: a chat the support bridge (or, later, the chat assistant itself) hands to a
+//! Escalations: a chat the support bridge (or the studio assistant, `chat/`) hands to a
 //! human becomes a ticket carrying the chat's transcript. One path for both callers: the
 //! bridge's `POST /api/support/escalations` and [`Support::escalate`] with
 //! [`Escalator::Chat`].
