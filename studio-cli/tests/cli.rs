@@ -2458,7 +2458,7 @@ async fn chat_asks_before_applying_and_scripts_apply_once() {
     let (cli, _dir, input) = ai_setup(&app, "cli-chat").await;
     let run = cli.run(&["upload", utf8(&input), "--json"]).await;
     assert_eq!(run.code, 0, "{run:?}");
-    let asset = run.stdout.split('"').skip_while(|s| !s.starts_with("ast_")).next().expect("asset id").to_string();
+    let asset = run.stdout.split('"').find(|s| s.starts_with("ast_")).expect("asset id").to_string();
     let develop = serde_json::json!({"tool": "upscale", "quality": "1k", "inputs": {"image": asset}});
     let answer = serde_json::json!({"reply": "Two ways to go.", "actions": [
         {"kind": "develop", "summary": "Upscale the coat", "request": develop},

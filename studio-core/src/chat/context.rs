@@ -90,10 +90,10 @@ impl Chat<'_> {
         session: &ChatSessionRow,
     ) -> Result<(Value, chrono::DateTime<chrono::Utc>, bool)> {
         let fresh = session.context_built_at.filter(|at| now() - *at < super::context_ttl());
-        if let (Some(at), Some(kept)) = (fresh, session.context.as_deref()) {
-            if let Ok(value) = serde_json::from_str::<Value>(kept) {
-                return Ok((value, at, true));
-            }
+        if let (Some(at), Some(kept)) = (fresh, session.context.as_deref())
+            && let Ok(value) = serde_json::from_str::<Value>(kept)
+        {
+            return Ok((value, at, true));
         }
         let at = now();
         let built = self.build(caller).await?;
