@@ -2498,3 +2498,34 @@ async fn chat_asks_before_applying_and_scripts_apply_once() {
     assert!(run.stderr.contains("error: ACTION_NOT_FOUND"), "{run:?}");
     assert!(run.stderr.contains("hint: that session proposed no such action"), "{run:?}");
 }
+
+/// `studio search` against a real server: uploads found by a name prefix and by their sku, the
+/// match shown in brackets, `--kinds` narrowing, `--json` the server's answer, and a query with
+/// nothing to search for refused with its hint (exit 1).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn search_finds_uploads_by_prefix_and_sku() {
+    let app = app().await;
+    let cli = Cli::new();
+    cli.signup(&app, &unique_email("cli-search")).await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let gown = dir.path().join("ivory-silk-gown.png");
+    write_png(&gown, 24, 24);
+    let run = cli.run(&["upload", utf8(&gown), "--sku", "SS27-0042"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+
+    let run = cli.run(&["search", "ivo", "sil"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.contains("asset"), "{run:?}");
+    assert!(run.stdout.contains("[ivo]ry-[sil]k-gown"), "each matched prefix in brackets: {run:?}");
+    let found: studio_core::api::SearchResults = parsed(&cli.run(&["search", "ss27", "0042", "--json"]).await);
+    assert_eq!(found.results.len(), 1, "{found:?}");
+    assert_eq!(found.results[0].sku.as_deref(), Some("SS27-0042"));
+    let none: studio_core::api::SearchResults =
+        parsed(&cli.run(&["search", "ivory", "--kinds", "look,preset", "--json"]).await);
+    assert!(none.results.is_empty(), "--kinds narrows: {none:?}");
+
+    let run = cli.run(&["search", "--", "!!"]).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("error: QUERY_REQUIRED"), "{run:?}");
+    assert!(run.stderr.contains("hint: say what to look for"), "{run:?}");
+}
