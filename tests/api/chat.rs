@@ -20,6 +20,7 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 backend_tests!(
     the_context_holds_this_house_and_active_memories_only,
     an_action_applies_once_under_ten_concurrent_applies,
+    a_free_action_is_created_once_under_ten_concurrent_applies,
     a_viewer_cannot_apply_a_develop_and_a_shortfall_creates_nothing,
     the_turn_limit_hands_the_session_to_support,
     escalations_and_the_leak_guard,
@@ -90,6 +91,11 @@ async fn the_context_holds_this_house_and_active_memories_only(backend: Backend)
     s.remember(&memory("I crop at the knee", MemoryScope::Person, None)).await.expect("own");
     colleague.session.remember(&memory("Colleague keeps a private list", MemoryScope::Person, None)).await.unwrap();
     other.session.remember(&memory("House B loves cobalt", MemoryScope::House, None)).await.expect("other house");
+    let theirs = other.key.upload_bytes("c.png", garment_shot(64, 64), &UploadOptions::default()).await.unwrap();
+    let their_develop = studio_client::DevelopSubmit::new("upscale")
+        .input("image", studio_client::InputSource::Asset(theirs.asset.id.clone()))
+        .quality(studio_client::api::Quality::K1);
+    let their_job = other.key.submit_develop(&their_develop).await.expect("the other house develops").job_id;
 
     answer(&server, json!({"reply": "Noted."})).await;
     let chat = s.chat_start(None).await.expect("start");
@@ -120,6 +126,8 @@ async fn the_context_holds_this_house_and_active_memories_only(backend: Backend)
         "Colleague keeps a private list",
         other.org_id.as_str(),
         other.email.as_str(),
+        their_job.as_str(),
+        theirs.asset.id.as_str(),
         house.secret.as_str(),
     ] {
         assert!(!body.contains(absent), "the context never holds {absent:?}");
@@ -290,6 +298,15 @@ async fn escalations_and_the_leak_guard(backend: Backend) {
     let said = s.chat_say(&chat.id, "Where do you write?").await.expect("own email");
     assert_eq!(said.turns[1].text, own, "the caller's own address may be said");
 
+    answer(
+        &server,
+        json!({"reply": "Here is a pack.", "actions": [{"kind": "pack", "summary": "Send to ana@another-house.example",
+            "request": {"assetIds": [], "name": "x"}}]}),
+    )
+    .await;
+    let chat = s.chat_start(None).await.expect("start");
+    assert_eq!(reason_of(&s.chat_say(&chat.id, "Pack it").await.expect("summary")), "leak_guard");
+
     answer(&server, json!({"reply": "", "handoff": true})).await;
     let chat = s.chat_start(None).await.expect("start");
     assert_eq!(reason_of(&s.chat_say(&chat.id, "My invoice is wrong").await.expect("handoff")), "handoff");
@@ -312,7 +329,9 @@ async fn sessions_are_their_persons_alone(backend: Backend) {
     let turns = house.session.chat_turns(&chat.id, &ChatTurnsQuery::default()).await.expect("turns");
     assert!(turns.turns.is_empty() && turns.session.turns == 0, "nothing stored without a reader");
 
-    for stranger in [&colleague.session, &other.session, &other.key] {
+    // The owner's own key (minted by the same person) does not read the browser session's
+    // chats, which may carry the person's own memories.
+    for stranger in [&colleague.session, &other.session, &other.key, &house.key] {
         let e = stranger.chat_turns(&chat.id, &ChatTurnsQuery::default()).await.expect_err("not theirs");
         assert_eq!(refused(e), (Some(404), "CHAT_SESSION_NOT_FOUND".into()));
         let e = stranger.chat_warm(&chat.id).await.expect_err("not theirs");
@@ -350,6 +369,14 @@ async fn warm_keeps_the_context_and_priced_turns_charge_once(backend: Backend) {
     assert_eq!(said.turns[1].tokens, 2);
     let after = house.key.balance().await.expect("balance");
     assert_eq!((after.balance, after.held), (before.balance - 2, before.held), "settled once");
+
+    // An answer the leak guard withholds charges nothing.
+    answer(&server, json!({"reply": "The key is studio_sk_live_0123."})).await;
+    let chat = house.key.chat_start(None).await.expect("start");
+    let said = house.key.chat_say(&chat.id, "Key?").await.expect("withheld");
+    assert_eq!(said.turns.last().and_then(|t| t.escalation.as_ref()).map(|e| e.reason.as_str()), Some("leak_guard"));
+    let withheld = house.key.balance().await.expect("balance");
+    assert_eq!((withheld.balance, withheld.held), (after.balance, after.held), "a withheld answer is released");
 
     // A reader that fails charges nothing.
     server.reset().await;
@@ -399,4 +426,40 @@ async fn concurrent_priced_turns_cannot_overspend(backend: Backend) {
     assert_eq!((answered, short), (2, 6), "5 tokens pay for two 2-token turns");
     let after = house.key.balance().await.expect("balance");
     assert_eq!((after.balance, after.held), (1, 0), "charged exactly twice, nothing left held");
+}
+
+async fn a_free_action_is_created_once_under_ten_concurrent_applies(backend: Backend) {
+    // No idempotency key stands behind a look: only the claim keeps ten applies to one.
+    let server = MockServer::start().await;
+    let Some(app) = app_with_reader(backend, &server, |_| {}).await else { return };
+    let house = House::new(&app, "chat-look").await;
+    let upload = |name: &'static str| {
+        let key = house.key.clone();
+        async move { key.upload_bytes(name, garment_shot(64, 64), &UploadOptions::default()).await.unwrap().asset.id }
+    };
+    let (model, dress) = (upload("model.png").await, upload("dress.png").await);
+    let look = json!({"name": "Ivory evening", "modelAssetId": model, "itemAssetIds": [{"assetId": dress, "role": "dress"}],
+        "background": {"kind": "preset", "value": "white"}, "aesthetic": "minimal"});
+    answer(
+        &server,
+        json!({"reply": "A look?", "actions": [{"kind": "look", "summary": "Draft the look", "request": look}]}),
+    )
+    .await;
+    let chat = house.key.chat_start(None).await.expect("start");
+    let said = house.key.chat_say(&chat.id, "Make a look").await.expect("turn");
+    let action = said.turns[1].actions.first().expect("a look proposed").clone();
+    assert_eq!((action.kind.as_str(), action.price), ("look", 0));
+
+    let applies = (0..10).map(|_| {
+        let (client, chat, id) = (house.key.clone(), chat.id.clone(), action.id.clone());
+        tokio::spawn(async move { client.chat_apply(&chat, &id).await })
+    });
+    let mut ran = 0;
+    for handle in applies {
+        let applied = handle.await.expect("task").expect("apply");
+        ran += usize::from(!applied.replayed);
+    }
+    assert_eq!(ran, 1, "one apply ran");
+    let looks = house.key.looks().await.expect("looks");
+    assert_eq!(looks.looks.len(), 1, "one look was created, not {}", looks.looks.len());
 }

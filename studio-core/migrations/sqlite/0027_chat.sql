@@ -1,12 +1,14 @@
 -- The studio assistant (02-route-groups.md §4.15, docs/assistant.md): a person's chat sessions
 -- in a house, their turns in order, and the actions an answer proposes, each applied at most
--- once. A session caches the context the core built for it (context warm); memories and the
+-- once. A session is its person's through one kind of credential (a browser session, or the
+-- keys they minted), so a key never reads a chat that carried the person's own memories. A session caches the context the core built for it (context warm); memories and the
 -- balance are always read fresh at a turn, so a retired memory never rides a cached context.
 
 CREATE TABLE chat_sessions (
     id               TEXT PRIMARY KEY,
     org_id           TEXT NOT NULL REFERENCES organizations (id),
     user_id          TEXT NOT NULL REFERENCES users (id),
+    via              TEXT NOT NULL CHECK (via IN ('session', 'key')),
     title            TEXT NOT NULL,
     titled           BOOLEAN NOT NULL,
     status           TEXT NOT NULL CHECK (status IN ('open', 'escalated')),
@@ -19,7 +21,7 @@ CREATE TABLE chat_sessions (
     created_at       TEXT NOT NULL,
     updated_at       TEXT NOT NULL
 );
-CREATE INDEX chat_sessions_person ON chat_sessions (org_id, user_id, updated_at DESC, id DESC);
+CREATE INDEX chat_sessions_person ON chat_sessions (org_id, user_id, via, updated_at DESC, id DESC);
 
 CREATE TABLE chat_turns (
     id         TEXT PRIMARY KEY,

@@ -108,6 +108,12 @@ impl Chat<'_> {
     /// 409 `ACTION_IN_PROGRESS` (another apply still runs it after 20 s); and whatever the
     /// action's own route answers (403 for a viewer's develop, 402, 404 `ASSET_NOT_FOUND`, ...).
     pub async fn apply(&self, caller: &Caller, req: ChatApplyRequest) -> Result<ChatApplied> {
+        // In a task of its own: a caller who hangs up never strands a claim mid-apply.
+        let (studio, caller) = (self.0.clone(), caller.clone());
+        tokio::spawn(async move { studio.chat().apply_once(&caller, req).await }).await.map_err(Error::internal)?
+    }
+
+    async fn apply_once(&self, caller: &Caller, req: ChatApplyRequest) -> Result<ChatApplied> {
         let (session_id, action_id) = (req.session_id.trim(), req.action_id.trim());
         if session_id.is_empty() {
             return Err(Error::invalid("SESSION_REQUIRED", "sessionId names the chat session."));
@@ -124,10 +130,10 @@ impl Chat<'_> {
             caller.require_spend_tokens()?;
         }
         let deadline = Instant::now() + WAIT_FOR_CLAIMANT;
-        loop {
+        let claimed = loop {
             let at = now();
             if self.0.storage.claim_chat_action(&action.id, at, at - Duration::seconds(STALE_CLAIM_SECS)).await? {
-                break;
+                break at;
             }
             let current = self.0.storage.chat_action(&session.id, &action.id).await?.ok_or_else(action_not_found)?;
             if current.status == "applied" {
@@ -137,19 +143,27 @@ impl Chat<'_> {
                 return Err(Error::conflict("ACTION_IN_PROGRESS", "Another apply of this action is still running."));
             }
             tokio::time::sleep(StdDuration::from_millis(50)).await;
-        }
+        };
         let result = match self.run(caller, &action).await {
             Ok(result) => result,
             Err(e) => {
-                self.0.storage.unclaim_chat_action(&action.id).await?;
+                self.0.storage.unclaim_chat_action(&action.id, claimed).await?;
                 return Err(e);
             }
         };
         let data = json!({ "actionId": action.id });
         let turn = turn_row(&session.id, "action", &format!("Applied: {}", action.summary), data, 0);
-        let finished = self.0.storage.finish_chat_action(&action.id, &result.to_string(), turn, now()).await?;
-        // None: a takeover of a claim this apply held too long finished it first.
-        self.applied(&session, &action.id, finished.is_none()).await
+        let finished = self.0.storage.finish_chat_action(&action.id, claimed, &result.to_string(), turn, now()).await?;
+        if finished.is_some() {
+            return self.applied(&session, &action.id, false).await;
+        }
+        // This apply held its claim past STALE_CLAIM_SECS and another took it over: the
+        // action's result is the one that apply records.
+        let current = self.0.storage.chat_action(&session.id, &action.id).await?.ok_or_else(action_not_found)?;
+        if current.status == "applied" {
+            return self.applied(&session, &action.id, true).await;
+        }
+        Err(Error::conflict("ACTION_IN_PROGRESS", "Another apply of this action is still running."))
     }
 
     /// Run an action through its route's own core call.

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use crate::admin::AI_READER;
 use crate::api::{ChatWarm, ChatWarmRequest, MemoryScope};
 use crate::caller::Caller;
-use crate::error::Result;
+use crate::error::{Error, ErrorKind, Result};
 use crate::ids::now;
 use crate::internal::quality::ReaderOutcome;
 use crate::providers::ai::AiClient;
@@ -28,6 +28,11 @@ const RECENT_DEVELOPS: i64 = 10;
 const RECENT_ASSETS: i64 = 30;
 /// Longest reply kept.
 const MAX_REPLY_CHARS: usize = 4_000;
+/// The code of an answer the leak guard withheld, and of one that asked for a person: both
+/// fail the charged work (so a priced turn is released, never charged for what is not shown)
+/// and become an escalation; neither reaches a client.
+pub(super) const WITHHELD: &str = "ANSWER_WITHHELD";
+pub(super) const HANDOFF: &str = "HANDOFF_ASKED";
 
 const SYSTEM: &str = "You are the studio assistant of a fashion house's image studio. You help one person of the \
     house with their library, develops (paid image jobs), packs (zip downloads) and looks. Use only the context \
@@ -38,13 +43,15 @@ const SYSTEM: &str = "You are the studio assistant of a fashion house's image st
     {\"tool\": a tool of the price book, \"quality\": \"1k\"|\"2k\"|\"4k\", \"inputs\": {role: asset id}, \"params\": \
     {}}} or {\"kind\": \"pack\", \"summary\", \"request\": {\"assetIds\": [asset ids], \"name\": text}} or \
     {\"kind\": \"look\", \"summary\", \"request\": {\"name\": text, \"modelAssetId\": asset id, \"itemAssetIds\": \
-    [asset ids]}}. At most five actions.";
+    [{\"assetId\": asset id, \"role\": \"dress\"|\"bottom\"|\"top\"|\"outerwear\"|\"shoes\"|\"bag\"|\"accessory\"|\
+    \"jewelry\"}], \"background\": {\"kind\": \"preset\", \"value\": \"white\"|\"bone\"|\"dove\"|\
+    \"charcoal\"|\"black\"}, \"aesthetic\": \"editorial\"|\"minimal\"|\"classic\"|\"street\"|\"romantic\"|\
+    \"noir\"}}. At most five actions.";
 
 /// What the reader answered, checked.
 pub(super) struct Answer {
     pub(super) reply: String,
     pub(super) actions: Vec<Proposal>,
-    pub(super) handoff: bool,
 }
 
 impl Chat<'_> {
@@ -77,6 +84,7 @@ impl Chat<'_> {
             if m.scope == MemoryScope::Person { yours.push(item) } else { house.push(item) }
         }
         if let Value::Object(map) = &mut context {
+            map.insert("role".into(), json!(caller.role));
             map.insert("balance".into(), json!({ "spendable": balance.spendable(), "held": balance.held }));
             map.insert("memories".into(), json!({ "house": house, "yours": yours }));
         }
@@ -136,7 +144,6 @@ impl Chat<'_> {
             .collect();
         Ok(json!({
             "house": house,
-            "role": caller.role,
             "brandClause": clause,
             "priceBook": prices,
             "utilityCharge": studio.config.prices.utility_charge,
@@ -160,7 +167,7 @@ impl Chat<'_> {
             prompt.push_str(&format!("{role}: {text}\n"));
         }
         prompt.push_str(&format!("\nThe person says: {message}"));
-        let (studio, org) = (self.0.clone(), caller.org_id.clone());
+        let (studio, asker) = (self.0.clone(), caller.clone());
         let work = async move {
             let started = std::time::Instant::now();
             let answer = client.read_json(SYSTEM, &prompt, &[]).await;
@@ -169,27 +176,45 @@ impl Chat<'_> {
                 Ok(_) => ReaderOutcome::Unusable,
                 Err(e) => ReaderOutcome::of(e),
             };
-            studio.record_reader_call(Some(&org), "chat", outcome, started).await;
+            studio.record_reader_call(Some(&asker.org_id), "chat", outcome, started).await;
             match answer {
-                Ok(Value::Object(map)) => Ok(map),
+                Ok(Value::Object(map)) => checked(&studio, &asker, &map).await,
                 Ok(_) => Err(crate::ai::vision::bad_output("not a JSON object")),
                 Err(e) => Err(crate::ai::reads::ai_failed(&e)),
             }
         };
         let price = self.0.config.chat.turn_price;
-        let (map, tokens) = if price > 0 {
-            self.0.charged_at(caller, ("chat", AI_READER), price, None, work).await?
+        if price > 0 {
+            self.0.charged_at(caller, ("chat", AI_READER), price, None, work).await
         } else {
-            (work.await?, 0)
-        };
-        let reply = map.get("reply").and_then(Value::as_str).map(|r| crate::ai::vision::tidy(r, MAX_REPLY_CHARS));
-        let handoff = map.get("handoff").and_then(Value::as_bool).unwrap_or(false);
-        let reply = match reply.filter(|r| !r.is_empty()) {
-            Some(reply) => reply,
-            None if handoff => "A person from support will take this over.".to_string(),
-            None => return Err(crate::ai::vision::bad_output("reply is missing or empty")),
-        };
-        let actions = proposals(self.0, map.get("actions"));
-        Ok((Answer { reply, actions, handoff }, tokens))
+            Ok((work.await?, 0))
+        }
     }
+}
+
+/// The reader's answer checked before anything is charged: a reply (unless it asks for a
+/// person: [`HANDOFF`]), the proposals that read, and nothing the leak guard withholds
+/// ([`WITHHELD`]) in the reply, a summary or a request.
+async fn checked(
+    studio: &crate::studio::Studio,
+    caller: &Caller,
+    map: &serde_json::Map<String, Value>,
+) -> Result<Answer> {
+    let flow = |code: &'static str, message: &str| Error::new(ErrorKind::Upstream, code, message.to_string());
+    if map.get("handoff").and_then(Value::as_bool).unwrap_or(false) {
+        return Err(flow(HANDOFF, "The assistant asked for a person."));
+    }
+    let reply = map.get("reply").and_then(Value::as_str).map(|r| crate::ai::vision::tidy(r, MAX_REPLY_CHARS));
+    let reply =
+        reply.filter(|r| !r.is_empty()).ok_or_else(|| crate::ai::vision::bad_output("reply is missing or empty"))?;
+    let actions = proposals(studio, map.get("actions"));
+    let said = std::iter::once(reply.clone())
+        .chain(actions.iter().flat_map(|a| [a.summary.clone(), a.request.to_string()]))
+        .collect::<Vec<_>>()
+        .join("\n");
+    if let Some(found) = super::guard::leak(studio, caller, &said).await? {
+        tracing::warn!(found, "the leak guard withheld an answer");
+        return Err(flow(WITHHELD, "The answer was withheld."));
+    }
+    Ok(Answer { reply, actions })
 }

@@ -52,6 +52,12 @@ impl Studio {
     }
 }
 
+/// Which of the person's credentials a session is kept under: the browser session's chats may
+/// carry the person's own memories, which a key (the house's) never reads.
+fn via(caller: &Caller) -> &'static str {
+    if caller.is_session() { "session" } else { "key" }
+}
+
 fn session_not_found() -> Error {
     Error::not_found("CHAT_SESSION_NOT_FOUND", "No chat session of yours has that id.")
 }
@@ -87,7 +93,8 @@ impl Chat<'_> {
 
     /// The caller's own session, else 404.
     pub(crate) async fn own(&self, caller: &Caller, id: &str) -> Result<ChatSessionRow> {
-        self.0.storage.chat_session(&caller.org_id, &caller.user_id, id.trim()).await?.ok_or_else(session_not_found)
+        let found = self.0.storage.chat_session(&caller.org_id, &caller.user_id, via(caller), id.trim()).await?;
+        found.ok_or_else(session_not_found)
     }
 
     /// `POST /api/toolkit/chat/sessions`: a new session of the caller's. Any role. 400
@@ -103,6 +110,7 @@ impl Chat<'_> {
             id: new_id("chat"),
             org_id: caller.org_id.clone(),
             user_id: caller.user_id.clone(),
+            via: via(caller).to_string(),
             titled: title.is_some(),
             title: title.unwrap_or_else(|| UNTITLED.to_string()),
             status: "open".into(),
@@ -127,7 +135,13 @@ impl Chat<'_> {
         let mut rows = self
             .0
             .storage
-            .chat_sessions(&caller.org_id, &caller.user_id, limit + 1, after.as_ref().map(|(t, id)| (*t, id.as_str())))
+            .chat_sessions(
+                &caller.org_id,
+                &caller.user_id,
+                via(caller),
+                limit + 1,
+                after.as_ref().map(|(t, id)| (*t, id.as_str())),
+            )
             .await?;
         let more = rows.len() as i64 > limit;
         rows.truncate(limit as usize);
@@ -161,6 +175,12 @@ impl Chat<'_> {
     /// (with `ticketId`); 503 `AI_NOT_CONFIGURED`; 402 and 403 only when the deployment prices
     /// turns.
     pub async fn turn(&self, caller: &Caller, id: &str, req: ChatTurnRequest) -> Result<ChatTurnResponse> {
+        // In a task of its own: a caller who hangs up never leaves a counted turn unstored.
+        let (studio, caller, id) = (self.0.clone(), caller.clone(), id.to_string());
+        tokio::spawn(async move { studio.chat().take_turn(&caller, &id, req).await }).await.map_err(Error::internal)?
+    }
+
+    async fn take_turn(&self, caller: &Caller, id: &str, req: ChatTurnRequest) -> Result<ChatTurnResponse> {
         let message = req.message.trim();
         if message.is_empty() {
             return Err(Error::invalid("MESSAGE_REQUIRED", "Say something: message is required."));
@@ -176,40 +196,38 @@ impl Chat<'_> {
         }
         let person = turn_row(&session.id, "person", message, Value::Null, 0);
         if req.to_person {
-            return self.escalate(caller, &session, person, "requested", "You asked for a person.").await;
+            return self
+                .escalate(caller, &session, person, Handover::new("requested", "You asked for a person."))
+                .await;
         }
         let limit = self.0.config.chat.turn_limit;
         if self.0.storage.take_chat_turn(&session.id, limit).await?.is_none() {
-            // At the limit (or escalated by a turn running beside this one).
-            let fresh = self.own(caller, id).await?;
-            if fresh.status != "open" {
-                return Err(escalated(&fresh));
-            }
+            // At the limit (or escalated by a turn running beside this one: the claim says).
             let note = format!("This conversation reached its limit of {limit} turns.");
-            return self.escalate(caller, &fresh, person, "turn_limit", &note).await;
+            return self.escalate(caller, &session, person, Handover::new("turn_limit", &note)).await;
         }
         let (answer, tokens) = match self.answered(caller, &session, client, message).await {
             Ok(answered) => answered,
-            Err(e) if e.kind == ErrorKind::Upstream => {
-                let note = "The assistant could not answer just now.";
-                return self.escalate(caller, &session, person, "ai_down", note).await;
-            }
             Err(e) => {
-                // Refused (a priced turn's 402 or 403) or failed before the reader: the turn
-                // is given back and nothing is stored.
-                self.0.storage.return_chat_turn(&session.id).await?;
-                return Err(e);
+                let handover = match (e.code, e.kind) {
+                    (context::WITHHELD, _) => Handover::new(
+                        "leak_guard",
+                        "The assistant's answer was withheld because it quoted something private.",
+                    ),
+                    (context::HANDOFF, _) => {
+                        Handover::new("handoff", "The assistant asked a person from support to take over.")
+                    }
+                    (_, ErrorKind::Upstream) => Handover::new("ai_down", "The assistant could not answer just now."),
+                    _ => {
+                        // Refused (a priced turn's 402 or 403) or failed before the reader: the
+                        // turn is given back and nothing is stored.
+                        self.0.storage.return_chat_turn(&session.id).await?;
+                        return Err(e);
+                    }
+                };
+                return self.escalate(caller, &session, person, Handover { counted: true, ..handover }).await;
             }
         };
-        if let Some(found) = guard::leak(self.0, caller, &answer.reply).await? {
-            tracing::warn!(session = %session.id, found, "the leak guard withheld an answer");
-            let note = "The assistant's answer was withheld because it quoted something private.";
-            return self.escalate(caller, &session, person, "leak_guard", note).await;
-        }
-        if answer.handoff {
-            let note = "The assistant asked a person from support to take over.";
-            return self.escalate(caller, &session, person, "handoff", note).await;
-        }
         let reply = turn_row(&session.id, "assistant", &answer.reply, Value::Null, tokens);
         let proposed: Vec<ChatActionRow> = answer
             .actions
@@ -250,35 +268,43 @@ impl Chat<'_> {
         self.ask(caller, client, context, transcript, message.to_string()).await
     }
 
-    /// Hand the session to support with `reason`: a ticket carrying the transcript, then the
-    /// person's turn and a `notice` turn naming the ticket, in one write.
+    /// Hand the session to support: claim the escalation (so two never make two tickets),
+    /// make a ticket carrying the newest turns that fit, then store the person's turn and a
+    /// `notice` turn naming the ticket in one write. A ticket that cannot be written opens the
+    /// session again and gives back a counted turn.
     async fn escalate(
         &self,
         caller: &Caller,
         session: &ChatSessionRow,
         person: ChatTurnRow,
-        reason: &str,
-        note: &str,
+        handover: Handover<'_>,
     ) -> Result<ChatTurnResponse> {
-        let mut transcript: Vec<serde_json::Map<String, Value>> = self
-            .0
-            .storage
-            .chat_turns(&session.id, 0, crate::api::MAX_CHAT_PAGE.into())
-            .await?
-            .iter()
-            .map(|t| transcript_item(&t.role, &t.content, t.created_at))
-            .collect();
-        transcript.push(transcript_item("person", &person.content, person.created_at));
-        let keep = transcript.len().saturating_sub(150);
+        let reason = handover.reason;
+        if !self.0.storage.claim_escalation(&session.id, reason).await? {
+            if handover.counted {
+                self.0.storage.return_chat_turn(&session.id).await?;
+            }
+            return Err(escalated(&self.own(caller, &session.id).await?));
+        }
+        let turns = self.0.storage.chat_turns(&session.id, 0, i64::MAX).await?;
         let escalation = Escalation {
             reason: Some(reason.to_string()),
             session_id: session.id.clone(),
             organization_id: None,
             contact_email: None,
-            transcript: Some(transcript.split_off(keep)),
+            transcript: Some(transcript_for_support(&turns, &person)),
         };
-        let ticket = self.0.support().escalate(Escalator::Chat(caller), escalation).await?;
-        let text = format!("{note} A person from support will answer on ticket {}.", ticket.id);
+        let ticket = match self.0.support().escalate(Escalator::Chat(caller), escalation).await {
+            Ok(ticket) => ticket,
+            Err(e) => {
+                self.0.storage.drop_escalation(&session.id).await?;
+                if handover.counted {
+                    self.0.storage.return_chat_turn(&session.id).await?;
+                }
+                return Err(e);
+            }
+        };
+        let text = format!("{} A person from support will answer on ticket {}.", handover.note, ticket.id);
         let data = json!({ "escalation": { "reason": reason, "ticketId": ticket.id } });
         let notice = turn_row(&session.id, "notice", &text, data, 0);
         let title = (!session.titled).then(|| line(&person.content, 60));
@@ -307,6 +333,39 @@ impl Chat<'_> {
         let skip = session_turns.len().saturating_sub(TRANSCRIPT_TURNS as usize);
         Ok(session_turns.into_iter().skip(skip).map(|t| (t.role, t.content)).collect())
     }
+}
+
+/// Why and how a session is handed to support.
+struct Handover<'a> {
+    reason: &'static str,
+    note: &'a str,
+    /// Whether the turn was counted against the limit (given back if no ticket is made).
+    counted: bool,
+}
+
+impl<'a> Handover<'a> {
+    fn new(reason: &'static str, note: &'a str) -> Self {
+        Handover { reason, note, counted: false }
+    }
+}
+
+/// The newest turns (and the person's message) that fit a ticket's transcript: at most 150
+/// items and 200 KB (support takes 200 and 256 KB), oldest first.
+fn transcript_for_support(turns: &[ChatTurnRow], person: &ChatTurnRow) -> Vec<serde_json::Map<String, Value>> {
+    const ITEMS: usize = 150;
+    const BYTES: usize = 200 * 1024;
+    let mut kept = Vec::new();
+    let mut bytes = 0;
+    for t in std::iter::once(person).chain(turns.iter().rev()) {
+        let item = transcript_item(&t.role, &t.content, t.created_at);
+        bytes += Value::Object(item.clone()).to_string().len() + 1;
+        if kept.len() == ITEMS || bytes > BYTES {
+            break;
+        }
+        kept.push(item);
+    }
+    kept.reverse();
+    kept
 }
 
 /// 409 `SESSION_ESCALATED` with the ticket.

@@ -14,6 +14,9 @@ pub struct ChatSessionRow {
     pub org_id: String,
     /// The person whose session it is.
     pub user_id: String,
+    /// Through which credential: `session` (the person's browser session) or `key` (the keys
+    /// the person minted).
+    pub via: String,
     /// Its title.
     pub title: String,
     /// True once the title was given or taken from the first message.
@@ -93,7 +96,7 @@ pub struct ChatActionRow {
 pub struct SessionChange<'a> {
     /// A title taken from the first message (only when the session has none yet).
     pub title: Option<&'a str>,
-    /// An escalation: the ticket and the reason (only when the session is still open).
+    /// An escalation: its ticket and reason (the ticket kept only when the session has none).
     pub escalation: Option<(&'a str, &'a str)>,
 }
 
@@ -102,21 +105,32 @@ pub struct SessionChange<'a> {
 pub trait ChatStore {
     /// Write a new session.
     async fn insert_chat_session(&self, row: &ChatSessionRow) -> Result<(), StorageError>;
-    /// The person's session in the house, if it is theirs.
-    async fn chat_session(&self, org_id: &str, user_id: &str, id: &str)
-    -> Result<Option<ChatSessionRow>, StorageError>;
-    /// Up to `limit` of the person's sessions, latest change first, before `before`
-    /// (`(updated_at, id)`) when given.
+    /// The person's session in the house through `via`, if it is theirs.
+    async fn chat_session(
+        &self,
+        org_id: &str,
+        user_id: &str,
+        via: &str,
+        id: &str,
+    ) -> Result<Option<ChatSessionRow>, StorageError>;
+    /// Up to `limit` of the person's sessions through `via`, latest change first, before
+    /// `before` (`(updated_at, id)`) when given.
     async fn chat_sessions(
         &self,
         org_id: &str,
         user_id: &str,
+        via: &str,
         limit: i64,
         before: Option<(DateTime<Utc>, &str)>,
     ) -> Result<Vec<ChatSessionRow>, StorageError>;
     /// Take one person turn on an open session below `limit` turns: the count moves and the
     /// new count is answered; None when the session is escalated or at its limit.
     async fn take_chat_turn(&self, session_id: &str, limit: i64) -> Result<Option<i64>, StorageError>;
+    /// Mark an open session escalated for `reason` (before its ticket is made); false when it
+    /// is escalated already, so two escalations never make two tickets.
+    async fn claim_escalation(&self, session_id: &str, reason: &str) -> Result<bool, StorageError>;
+    /// Open again a session whose escalation made no ticket (the ticket could not be written).
+    async fn drop_escalation(&self, session_id: &str) -> Result<(), StorageError>;
     /// Give back a turn [`ChatStore::take_chat_turn`] took for a turn that was refused.
     async fn return_chat_turn(&self, session_id: &str) -> Result<(), StorageError>;
     /// Append `turns` (their `seq` assigned in order after the last) and `actions` in one
@@ -145,13 +159,15 @@ pub trait ChatStore {
         now: DateTime<Utc>,
         stale_before: DateTime<Utc>,
     ) -> Result<bool, StorageError>;
-    /// Hand a claimed action back (the apply was refused): it is proposed again.
-    async fn unclaim_chat_action(&self, id: &str) -> Result<(), StorageError>;
-    /// Record a claimed action as applied with `result`, and append `turn` to its session, in
-    /// one transaction. None when the action was not claimed (nothing written).
+    /// Hand back the claim taken at `claimed` (the apply was refused): the action is proposed
+    /// again, unless another apply has taken the claim over since.
+    async fn unclaim_chat_action(&self, id: &str, claimed: DateTime<Utc>) -> Result<(), StorageError>;
+    /// Record the action claimed at `claimed` as applied with `result`, and append `turn` to its
+    /// session, in one transaction. None when that claim is no longer held (nothing written).
     async fn finish_chat_action(
         &self,
         id: &str,
+        claimed: DateTime<Utc>,
         result: &str,
         turn: ChatTurnRow,
         now: DateTime<Utc>,

@@ -7,8 +7,8 @@
 /// The columns of `chat_sessions` in [`ChatSessionRow`](crate::storage::ChatSessionRow) order.
 macro_rules! session_columns {
     () => {
-        "id, org_id, user_id, title, titled, status, turns, last_seq, ticket_id, reason, context, context_built_at, \
-         created_at, updated_at"
+        "id, org_id, user_id, via, title, titled, status, turns, last_seq, ticket_id, reason, context, \
+         context_built_at, created_at, updated_at"
     };
 }
 
@@ -90,11 +90,12 @@ macro_rules! impl_chat_store {
                 sqlx::query(concat!(
                     "INSERT INTO chat_sessions (",
                     $crate::storage::sql::chat::session_columns!(),
-                    ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)"
+                    ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)"
                 ))
                 .bind(&r.id)
                 .bind(&r.org_id)
                 .bind(&r.user_id)
+                .bind(&r.via)
                 .bind(&r.title)
                 .bind(r.titled)
                 .bind(&r.status)
@@ -115,16 +116,18 @@ macro_rules! impl_chat_store {
                 &self,
                 org_id: &str,
                 user_id: &str,
+                via: &str,
                 id: &str,
             ) -> Result<Option<$crate::storage::ChatSessionRow>, $crate::storage::StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ",
                     $crate::storage::sql::chat::session_columns!(),
-                    " FROM chat_sessions WHERE id = $1 AND org_id = $2 AND user_id = $3"
+                    " FROM chat_sessions WHERE id = $1 AND org_id = $2 AND user_id = $3 AND via = $4"
                 ))
                 .bind(id)
                 .bind(org_id)
                 .bind(user_id)
+                .bind(via)
                 .fetch_optional(&self.pool)
                 .await?)
             }
@@ -133,6 +136,7 @@ macro_rules! impl_chat_store {
                 &self,
                 org_id: &str,
                 user_id: &str,
+                via: &str,
                 limit: i64,
                 before: Option<(chrono::DateTime<chrono::Utc>, &str)>,
             ) -> Result<Vec<$crate::storage::ChatSessionRow>, $crate::storage::StorageError> {
@@ -143,7 +147,7 @@ macro_rules! impl_chat_store {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ",
                     $crate::storage::sql::chat::session_columns!(),
-                    " FROM chat_sessions WHERE org_id = $1 AND user_id = $2 \
+                    " FROM chat_sessions WHERE org_id = $1 AND user_id = $2 AND via = $6 \
                      AND ($3 IS NULL OR updated_at < $3 OR (updated_at = $3 AND id < $4)) \
                      ORDER BY updated_at DESC, id DESC LIMIT $5"
                 ))
@@ -152,8 +156,36 @@ macro_rules! impl_chat_store {
                 .bind(at)
                 .bind(id)
                 .bind(limit)
+                .bind(via)
                 .fetch_all(&self.pool)
                 .await?)
+            }
+
+            async fn claim_escalation(
+                &self,
+                session_id: &str,
+                reason: &str,
+            ) -> Result<bool, $crate::storage::StorageError> {
+                let _w = self.write_lock().await;
+                let done = sqlx::query(
+                    "UPDATE chat_sessions SET status = 'escalated', reason = $2 WHERE id = $1 AND status = 'open'",
+                )
+                .bind(session_id)
+                .bind(reason)
+                .execute(&self.pool)
+                .await?;
+                Ok(done.rows_affected() == 1)
+            }
+
+            async fn drop_escalation(&self, session_id: &str) -> Result<(), $crate::storage::StorageError> {
+                let _w = self.write_lock().await;
+                sqlx::query(
+                    "UPDATE chat_sessions SET status = 'open', reason = NULL WHERE id = $1 AND ticket_id IS NULL",
+                )
+                .bind(session_id)
+                .execute(&self.pool)
+                .await?;
+                Ok(())
             }
 
             async fn take_chat_turn(
@@ -301,13 +333,18 @@ macro_rules! impl_chat_store {
                 Ok(done.rows_affected() == 1)
             }
 
-            async fn unclaim_chat_action(&self, id: &str) -> Result<(), $crate::storage::StorageError> {
+            async fn unclaim_chat_action(
+                &self,
+                id: &str,
+                claimed: chrono::DateTime<chrono::Utc>,
+            ) -> Result<(), $crate::storage::StorageError> {
                 let _w = self.write_lock().await;
                 sqlx::query(
                     "UPDATE chat_actions SET status = 'proposed', claimed_at = NULL \
-                     WHERE id = $1 AND status = 'applying'",
+                     WHERE id = $1 AND status = 'applying' AND claimed_at = $2",
                 )
                 .bind(id)
+                .bind(claimed)
                 .execute(&self.pool)
                 .await?;
                 Ok(())
@@ -316,6 +353,7 @@ macro_rules! impl_chat_store {
             async fn finish_chat_action(
                 &self,
                 id: &str,
+                claimed: chrono::DateTime<chrono::Utc>,
                 result: &str,
                 turn: $crate::storage::ChatTurnRow,
                 now: chrono::DateTime<chrono::Utc>,
@@ -324,11 +362,12 @@ macro_rules! impl_chat_store {
                 let mut tx = self.pool.begin().await?;
                 let done = sqlx::query(
                     "UPDATE chat_actions SET status = 'applied', result = $2, applied_at = $3 \
-                     WHERE id = $1 AND status = 'applying'",
+                     WHERE id = $1 AND status = 'applying' AND claimed_at = $4",
                 )
                 .bind(id)
                 .bind(result)
                 .bind(now)
+                .bind(claimed)
                 .execute(&mut *tx)
                 .await?;
                 if done.rows_affected() != 1 {
