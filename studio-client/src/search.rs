@@ -3,7 +3,7 @@
 
 use studio_core::api::{SearchQuery, SearchResults};
 
-use crate::client::{Client, encode};
+use crate::client::{Client, query};
 use crate::error::Error;
 
 impl Client {
@@ -11,17 +11,14 @@ impl Client {
     /// answer's `next_cursor` as `cursor` (with the same `q` and `kinds`) for the next. 400
     /// `QUERY_REQUIRED`, `TOO_LONG`, `BAD_KINDS`, `BAD_LIMIT`, `BAD_CURSOR`. Retried like every
     /// `GET`.
-    pub async fn search(&self, query: &SearchQuery) -> Result<SearchResults, Error> {
-        let params: Vec<String> =
-            [("q", &query.q), ("kinds", &query.kinds), ("limit", &query.limit), ("cursor", &query.cursor)]
-                .into_iter()
-                .filter_map(|(name, value)| value.as_ref().map(|v| format!("{name}={}", encode(v))))
-                .collect();
-        let path = if params.is_empty() {
-            "/api/toolkit/search".to_string()
-        } else {
-            format!("/api/toolkit/search?{}", params.join("&"))
-        };
+    pub async fn search(&self, search: &SearchQuery) -> Result<SearchResults, Error> {
+        let q = query(&[
+            ("q", search.q.clone()),
+            ("kinds", search.kinds.clone()),
+            ("limit", search.limit.clone()),
+            ("cursor", search.cursor.clone()),
+        ]);
+        let path = format!("/api/toolkit/search{q}");
         self.get(&path).await
     }
 }
