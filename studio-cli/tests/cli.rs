@@ -602,12 +602,14 @@ async fn assets_mv_between_collections() {
     assert!(listed(&cli, None).await.assets.iter().all(|a| a.folder_id.is_none()));
 }
 
-/// Python's `zipfile` on `path`: `testzip()` (every entry's CRC) must find nothing wrong; the
-/// entry names in archive order, each stored (not compressed).
+/// Python's `zipfile` on `path`: `testzip()` (every entry's CRC) must find nothing wrong, and
+/// unzip, 7z and bsdtar must accept it (`studio_tests::archives`); the entry names in archive
+/// order, each stored (not compressed).
 fn python_zip_names(path: &Path) -> Vec<String> {
     let script = "import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nbad = z.testzip()\nassert bad is None, bad\nfor i in z.infolist():\n    assert i.compress_type == zipfile.ZIP_STORED, i.filename\n    print(i.filename)\n";
     let out = Command::new("python3").arg("-c").arg(script).arg(path).output().expect("python3 runs");
     assert!(out.status.success(), "zipfile refused {}: {}", path.display(), String::from_utf8_lossy(&out.stderr));
+    studio_tests::archives::assert_tools_accept(path);
     String::from_utf8(out.stdout).expect("utf-8 names").lines().map(str::to_string).collect()
 }
 

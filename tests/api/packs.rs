@@ -1,4 +1,5 @@
-//! Packs: instant and queued archives checked by an independent zip reader (Python's zipfile),
+//! Packs: instant and queued archives checked by independent zip readers (Python's zipfile, and
+//! unzip, 7z and bsdtar through `studio_tests::archives`),
 //! safe and distinct entry names, renditions turned upright, byte ranges, limits and expiry.
 
 use std::process::Command;
@@ -22,6 +23,7 @@ fn python_zip_listing(path: &std::path::Path) -> Vec<(String, u64)> {
     let script = "import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nbad = z.testzip()\nassert bad is None, bad\nfor i in z.infolist():\n    assert i.compress_type == zipfile.ZIP_STORED, i.filename\n    print(f'{i.file_size}\\t{i.filename}')\n";
     let out = Command::new("python3").arg("-c").arg(script).arg(path).output().expect("python3 runs");
     assert!(out.status.success(), "zipfile refused the archive: {}", String::from_utf8_lossy(&out.stderr));
+    studio_tests::archives::assert_tools_accept(path);
     String::from_utf8(out.stdout)
         .unwrap()
         .lines()
@@ -232,6 +234,7 @@ async fn zip64_pack_over_4_gib() {
                   print(len(infos), sum(i.file_size for i in infos), max(i.header_offset for i in infos))\n";
     let out = Command::new("python3").arg("-c").arg(script).arg(&path).output().expect("python3 runs");
     assert!(out.status.success(), "zipfile refused the archive: {}", String::from_utf8_lossy(&out.stderr));
+    studio_tests::archives::assert_tools_accept(&path);
     let stdout = String::from_utf8(out.stdout).unwrap();
     eprintln!(
         "zip64: downloaded and checked in {:.0?}; entries, their bytes, last local header offset: {}",

@@ -16,6 +16,7 @@ use studio_client::Client;
 use studio_server::ServerConfig;
 use tokio::sync::{OnceCell, oneshot};
 
+pub mod archives;
 mod fixture;
 pub mod images;
 pub mod reader;
