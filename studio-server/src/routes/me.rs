@@ -59,7 +59,7 @@ pub(super) fn router() -> ApiRouter<AppState> {
                          houses' libraries.",
                     )
                     .tag("account")
-                    .response::<200, axum::Json<serde_json::Value>>()
+                    .response::<200, axum::Json<serde_json::Map<String, serde_json::Value>>>()
             }),
         )
 }

@@ -77,6 +77,7 @@ pub(crate) fn document() -> aide::openapi::OpenApi {
     let mut api = docs::base_document();
     let _ = api_routes().finish_api_with(&mut api, docs::finish);
     ratelimit::document(&mut api);
+    docs::lint_clean(&mut api);
     api
 }
 
