@@ -97,7 +97,7 @@ impl Chat<'_> {
         caller: &Caller,
         session: &ChatSessionRow,
     ) -> Result<(Value, chrono::DateTime<chrono::Utc>, bool)> {
-        let fresh = session.context_built_at.filter(|at| now() - *at < super::context_ttl());
+        let fresh = session.context_built_at.filter(|at| now() - *at < Duration::seconds(CONTEXT_TTL_SECS));
         if let (Some(at), Some(kept)) = (fresh, session.context.as_deref())
             && let Ok(value) = serde_json::from_str::<Value>(kept)
         {

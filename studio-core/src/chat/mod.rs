@@ -18,10 +18,10 @@ mod actions;
 mod context;
 mod guard;
 
-use chrono::Duration;
 use serde_json::{Value, json};
 
 use crate::admin::window::{cursor, next_cursor};
+use crate::ai::vision::tidy;
 use crate::api::{
     ChatEscalation, ChatSession, ChatSessionList, ChatSessionsQuery, ChatTurn, ChatTurnList, ChatTurnRequest,
     ChatTurnResponse, ChatTurnsQuery, DEFAULT_CHAT_PAGE, Escalation, MAX_CHAT_MESSAGE, MAX_CHAT_PAGE, MAX_CHAT_TITLE,
@@ -62,11 +62,6 @@ fn session_not_found() -> Error {
     Error::not_found("CHAT_SESSION_NOT_FOUND", "No chat session of yours has that id.")
 }
 
-/// Whitespace collapsed, at most `max` characters.
-fn line(text: &str, max: usize) -> String {
-    crate::ai::vision::tidy(text, max)
-}
-
 /// A page size: 1 to [`MAX_CHAT_PAGE`], default [`DEFAULT_CHAT_PAGE`].
 fn page(limit: Option<u32>) -> Result<i64> {
     let limit = limit.unwrap_or(DEFAULT_CHAT_PAGE);
@@ -100,7 +95,7 @@ impl Chat<'_> {
     /// `POST /api/toolkit/chat/sessions`: a new session of the caller's. Any role. 400
     /// `TOO_LONG` for a title past 120 characters.
     pub async fn create(&self, caller: &Caller, req: NewChatSession) -> Result<ChatSession> {
-        let title = req.title.as_deref().map(|t| line(t, usize::MAX)).filter(|t| !t.is_empty());
+        let title = req.title.as_deref().map(|t| tidy(t, usize::MAX)).filter(|t| !t.is_empty());
         if title.as_ref().is_some_and(|t| t.chars().count() > MAX_CHAT_TITLE) {
             return Err(Error::invalid("TOO_LONG", format!("A title is at most {MAX_CHAT_TITLE} characters."))
                 .with("max", MAX_CHAT_TITLE));
@@ -247,8 +242,8 @@ impl Chat<'_> {
                 created_at: reply.created_at,
             })
             .collect();
-        let title = (!session.titled).then(|| line(message, 60));
-        let change = SessionChange { title: title.as_deref(), escalation: None };
+        let title = (!session.titled).then(|| tidy(message, 60));
+        let change = SessionChange { title: title.as_deref(), ticket: None };
         let stored =
             self.0.storage.append_chat_turns(&session.id, vec![person, reply], &proposed, change, now()).await?;
         self.answer(caller, &session.id, stored, &proposed).await
@@ -307,8 +302,8 @@ impl Chat<'_> {
         let text = format!("{} A person from support will answer on ticket {}.", handover.note, ticket.id);
         let data = json!({ "escalation": { "reason": reason, "ticketId": ticket.id } });
         let notice = turn_row(&session.id, "notice", &text, data, 0);
-        let title = (!session.titled).then(|| line(&person.content, 60));
-        let change = SessionChange { title: title.as_deref(), escalation: Some((&ticket.id, reason)) };
+        let title = (!session.titled).then(|| tidy(&person.content, 60));
+        let change = SessionChange { title: title.as_deref(), ticket: Some(&ticket.id) };
         let stored = self.0.storage.append_chat_turns(&session.id, vec![person, notice], &[], change, now()).await?;
         self.answer(caller, &session.id, stored, &[]).await
     }
@@ -414,9 +409,4 @@ fn turn_view(t: &ChatTurnRow, actions: &[ChatActionRow]) -> Result<ChatTurn> {
         tokens: t.tokens,
         created_at: t.created_at,
     })
-}
-
-/// How long a kept context serves turns before it is rebuilt.
-pub(crate) fn context_ttl() -> Duration {
-    Duration::seconds(context::CONTEXT_TTL_SECS)
 }

@@ -96,8 +96,9 @@ pub struct ChatActionRow {
 pub struct SessionChange<'a> {
     /// A title taken from the first message (only when the session has none yet).
     pub title: Option<&'a str>,
-    /// An escalation: its ticket and reason (the ticket kept only when the session has none).
-    pub escalation: Option<(&'a str, &'a str)>,
+    /// The ticket an escalation made (kept only when the session has none); the session was
+    /// marked escalated, with its reason, by [`ChatStore::claim_escalation`].
+    pub ticket: Option<&'a str>,
 }
 
 /// Chat sessions, turns and actions.

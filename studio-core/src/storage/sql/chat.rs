@@ -39,23 +39,17 @@ macro_rules! impl_chat_store {
             change: &$crate::storage::SessionChange<'_>,
             now: chrono::DateTime<chrono::Utc>,
         ) -> Result<Vec<$crate::storage::ChatTurnRow>, $crate::storage::StorageError> {
-            let (ticket, reason) = match change.escalation {
-                Some((ticket, reason)) => (Some(ticket), Some(reason)),
-                None => (None, None),
-            };
             let (last,): (i64,) = sqlx::query_as(
                 "UPDATE chat_sessions SET last_seq = last_seq + $2, updated_at = $3, \
                  title = CASE WHEN titled OR $4 IS NULL THEN title ELSE $4 END, titled = titled OR $4 IS NOT NULL, \
-                 status = CASE WHEN $5 IS NULL THEN status ELSE 'escalated' END, \
-                 ticket_id = COALESCE(ticket_id, $5), reason = COALESCE(reason, $6) \
+                 ticket_id = COALESCE(ticket_id, $5) \
                  WHERE id = $1 RETURNING last_seq",
             )
             .bind(session_id)
             .bind(turns.len() as i64)
             .bind(now)
             .bind(change.title)
-            .bind(ticket)
-            .bind(reason)
+            .bind(change.ticket)
             .fetch_one(&mut **tx)
             .await?;
             let first = last - turns.len() as i64 + 1;
