@@ -7,6 +7,7 @@ mod brand;
 mod concurrency;
 mod invitations;
 mod ledger;
+mod library;
 mod mail;
 mod packs;
 

@@ -144,35 +144,12 @@ macro_rules! impl_search_store {
                          FROM generate_series(1::bigint, $1::bigint) AS i"
                     )
                 };
-                let mut tx = self.pool.begin().await?;
-                // PostgreSQL: the per-row library-version trigger upserts one row per asset, and a
-                // million updates of one row in one transaction walk an ever longer version chain
-                // (quadratic); the seed turns it off in its own transaction and moves the version
-                // once. The search index's trigger stays on. SQLite keeps one row version.
-                if $backend == "postgres" {
-                    sqlx::query("ALTER TABLE assets DISABLE TRIGGER assets_library_version")
-                        .execute(&mut *tx)
-                        .await?;
-                }
                 let done = sqlx::query(statement)
                     .bind(count)
                     .bind(org_id)
-                    .execute(&mut *tx)
+                    .execute(&self.pool)
                     .await
                     .map_err($crate::storage::sql::unique_as("asset id"))?;
-                if $backend == "postgres" {
-                    sqlx::query("ALTER TABLE assets ENABLE TRIGGER assets_library_version")
-                        .execute(&mut *tx)
-                        .await?;
-                    sqlx::query(
-                        "INSERT INTO library_versions (org_id, version) VALUES ($1, 1) \
-                         ON CONFLICT (org_id) DO UPDATE SET version = library_versions.version + 1",
-                    )
-                    .bind(org_id)
-                    .execute(&mut *tx)
-                    .await?;
-                }
-                tx.commit().await?;
                 Ok(done.rows_affected())
             }
         }
