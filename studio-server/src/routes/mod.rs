@@ -53,7 +53,7 @@ fn api_routes() -> ApiRouter<AppState> {
 pub(crate) fn app(state: AppState, limit: Option<Arc<RateLimit>>) -> Router {
     let mut api = docs::base_document();
     let mut router = api_routes().finish_api_with(&mut api, docs::finish);
-    ratelimit::document(&mut api);
+    complete(&mut api);
     if let Some(limit) = limit {
         router = router.layer(axum::middleware::from_fn_with_state(limit, ratelimit::limit));
     }
@@ -76,9 +76,15 @@ pub(crate) fn app(state: AppState, limit: Option<Arc<RateLimit>>) -> Router {
 pub(crate) fn document() -> aide::openapi::OpenApi {
     let mut api = docs::base_document();
     let _ = api_routes().finish_api_with(&mut api, docs::finish);
-    ratelimit::document(&mut api);
-    docs::lint_clean(&mut api);
+    complete(&mut api);
     api
+}
+
+/// What both the served and the produced document add after the routes: the rate limit's
+/// responses and the lint fixes (server, security requirements, schemas).
+fn complete(api: &mut aide::openapi::OpenApi) {
+    ratelimit::document(api);
+    docs::lint_clean(api);
 }
 
 #[cfg(test)]
