@@ -9,7 +9,7 @@ use aide::openapi::{Operation, Response as ApiResponse, SecurityRequirement, Sta
 use aide::{OperationInput, OperationOutput};
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, HeaderValue, Method, header};
+use axum::http::{HeaderMap, HeaderValue, Method, Uri, header};
 use axum::response::{IntoResponse, Response};
 use studio_core::{Caller, Error, Machine, MachineKind, PlatformAdmin, SessionToken};
 
@@ -325,6 +325,61 @@ pub(crate) fn origin_is_ours(headers: &HeaderMap, state: &AppState) -> bool {
     }
 }
 
+/// The agent endpoint's DNS-rebinding defence (MCP transports, security warning): on a server that
+/// listens on loopback, the request's Host (the URI's authority over HTTP/2) and the host of its
+/// Origin, when present, must each name a loopback host (`localhost`, 127.0.0.0/8, `[::1]`) or
+/// the public URL's host, on any port. A page on evil.example whose name was rebound to 127.0.0.1
+/// sends `Host: evil.example` (and a matching Origin, which `origin_is_ours` alone would accept)
+/// and is refused. A server listening elsewhere is not checked: without a public URL its names
+/// are not known.
+pub(crate) fn host_is_ours(headers: &HeaderMap, uri: &Uri, state: &AppState) -> bool {
+    if !state.check_host {
+        return true;
+    }
+    let public_host = state.public_host.as_deref();
+    let host = match headers.get(header::HOST) {
+        Some(value) => value.to_str().ok(),
+        None => uri.authority().map(|a| a.as_str()),
+    };
+    let host_ok = host.is_none_or(|h| authority_is_local(h, public_host));
+    let origin_ok = match headers.get(header::ORIGIN) {
+        None => true,
+        Some(value) => value
+            .to_str()
+            .ok()
+            .and_then(|origin| origin.split_once("://"))
+            .is_some_and(|(_, authority)| authority_is_local(authority, public_host)),
+    };
+    host_ok && origin_ok
+}
+
+/// `host[:port]` names a loopback host or `public_host`.
+fn authority_is_local(authority: &str, public_host: Option<&str>) -> bool {
+    let Some(host) = host_of_authority(authority) else {
+        return false;
+    };
+    host == "localhost"
+        || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+        || public_host.is_some_and(|p| p == host)
+}
+
+/// The host of `host[:port]`: lowercase, without brackets or a trailing dot; None when it is no
+/// authority (or carries user info).
+fn host_of_authority(authority: &str) -> Option<String> {
+    let parsed = authority.parse::<axum::http::uri::Authority>().ok()?;
+    if parsed.as_str().contains('@') || parsed.as_str() != authority {
+        return None;
+    }
+    let host = parsed.host().trim_start_matches('[').trim_end_matches(']').trim_end_matches('.');
+    (!host.is_empty()).then(|| host.to_ascii_lowercase())
+}
+
+/// The host of a URL (`scheme://host[:port]/...`), as `host_of_authority` gives it.
+pub(crate) fn host_of_url(url: &str) -> Option<String> {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    host_of_authority(rest.split(['/', '?', '#']).next().unwrap_or(rest))
+}
+
 /// The bearer secret of a request, if any.
 pub(crate) fn bearer_secret(headers: &HeaderMap) -> Option<&str> {
     bearer(headers)
@@ -371,5 +426,51 @@ impl<T: OperationOutput> OperationOutput for SetCookie<T> {
 
     fn inferred_responses(ctx: &mut GenContext, operation: &mut Operation) -> Vec<(Option<ApiStatus>, ApiResponse)> {
         T::inferred_responses(ctx, operation)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{authority_is_local, host_of_url};
+
+    #[test]
+    fn loopback_names_and_the_public_host_are_local() {
+        for authority in [
+            "localhost",
+            "localhost:8787",
+            "LocalHost:1",
+            "localhost.:80",
+            "127.0.0.1",
+            "127.0.0.1:9",
+            "127.8.0.1:80",
+            "[::1]",
+            "[::1]:8787",
+        ] {
+            assert!(authority_is_local(authority, None), "{authority}");
+        }
+        for authority in [
+            "evil.example.com",
+            "evil.example.com:8787",
+            "localhost.evil.example",
+            "10.0.0.5:8787",
+            "[2001:db8::1]:80",
+            "",
+            "user@localhost",
+            "localhost/x",
+            "null",
+        ] {
+            assert!(!authority_is_local(authority, None), "{authority}");
+        }
+        let public = Some("studio.example");
+        assert!(authority_is_local("studio.example", public) && authority_is_local("Studio.Example:443", public));
+        assert!(!authority_is_local("evil.example", public) && authority_is_local("localhost:8787", public));
+    }
+
+    #[test]
+    fn the_public_urls_host() {
+        assert_eq!(host_of_url("https://Studio.Example").as_deref(), Some("studio.example"));
+        assert_eq!(host_of_url("http://studio.example:8443/base/").as_deref(), Some("studio.example"));
+        assert_eq!(host_of_url("http://[::1]:8787").as_deref(), Some("::1"));
+        assert_eq!(host_of_url("http://"), None);
     }
 }

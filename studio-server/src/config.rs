@@ -710,6 +710,17 @@ impl ServerConfig {
         host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
     }
 
+    /// True when the listen address is a loopback address (127.0.0.0/8, ::1 or localhost): the
+    /// agent endpoint then checks the Host header against DNS rebinding (`auth::host_is_ours`).
+    pub fn listens_on_loopback(&self) -> bool {
+        if let Ok(addr) = self.listen.parse::<std::net::SocketAddr>() {
+            return addr.ip().is_loopback();
+        }
+        let host = self.listen.rsplit_once(':').map_or(self.listen.as_str(), |(host, _)| host);
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+    }
+
     /// The payment provider `billing` names; None when billing is off.
     pub fn payments(&self) -> Option<Arc<dyn PaymentsProvider>> {
         match self.billing.as_str() {
@@ -917,6 +928,18 @@ mod tests {
         assert_eq!(test.payments().map(|p| p.webhook_secret().to_string()).as_deref(), Some("whsec_c2VjcmV0"));
         assert!(!format!("{test:?}").contains("whsec_c2VjcmV0"));
         assert!(ServerConfig::load(None, |k| (k == "STUDIO_BILLING").then(|| "paypal".to_string())).is_err());
+    }
+
+    #[test]
+    fn the_listen_address_says_whether_host_is_checked() {
+        let listening = |listen: &str| ServerConfig { listen: listen.to_string(), ..ServerConfig::default() };
+        for listen in ["127.0.0.1:8787", "127.0.0.1:0", "127.9.9.9:80", "[::1]:8787", "localhost:8787", "LOCALHOST:1"] {
+            assert!(listening(listen).listens_on_loopback(), "{listen} is loopback");
+        }
+        for listen in ["0.0.0.0:8787", "[::]:8787", "10.0.0.5:8787", "studio.example:8787"] {
+            assert!(!listening(listen).listens_on_loopback(), "{listen} is not loopback");
+        }
+        assert!(ServerConfig::default().listens_on_loopback(), "the default listen address is loopback");
     }
 
     #[test]

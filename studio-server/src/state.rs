@@ -13,6 +13,10 @@ pub struct AppState {
     pub(crate) secure_cookies: bool,
     /// The origin cookie-authenticated writes must come from, when a public URL is set.
     pub(crate) public_origin: Option<String>,
+    /// The agent endpoint's DNS-rebinding defence checks Host: the server listens on loopback.
+    pub(crate) check_host: bool,
+    /// The public URL's host (lowercase, no port, no brackets), when a public URL is set.
+    pub(crate) public_host: Option<String>,
 }
 
 impl AppState {
@@ -23,6 +27,8 @@ impl AppState {
             studio,
             secure_cookies: config.public_url.as_deref().is_some_and(|u| u.starts_with("https://")),
             public_origin,
+            check_host: config.listens_on_loopback(),
+            public_host: config.public_url.as_deref().and_then(crate::auth::host_of_url),
         }
     }
 }

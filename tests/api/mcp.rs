@@ -192,6 +192,58 @@ async fn transport_rules(backend: Backend) {
     }
 }
 
+/// DNS-rebinding defence (guide/mcp.md; the npm conformance suite's `dns-rebinding-protection`
+/// scenario): on a loopback listener a Host or Origin naming neither a loopback host nor the public
+/// URL's host is refused with 403 before anything runs, initialize included and whatever the key;
+/// loopback names on any port and the public URL's host pass.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dns_rebinding_is_refused() {
+    let app = spawn(Backend::Sqlite, |_| {}).await.expect("app");
+    let key = House::new(&app, "rebinding").await.secret;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}).to_string();
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).to_string();
+    let port = app.addr.port();
+
+    // What a page on evil.example.com whose name now resolves to 127.0.0.1 sends: its own name as
+    // Host and as Origin (which agree, so an Origin-equals-Host check alone lets it through).
+    for (body, who) in [(&init, None), (&list, Some(key.as_str()))] {
+        for headers in [
+            vec![("host", "evil.example.com".to_string()), ("origin", "http://evil.example.com".to_string())],
+            vec![("host", format!("evil.example.com:{port}"))],
+            vec![("host", format!("localhost.evil.example:{port}"))],
+            vec![("host", format!("127.0.0.1:{port}")), ("origin", "http://evil.example.com".to_string())],
+            vec![("host", format!("localhost:{port}")), ("origin", format!("http://evil.example.com:{port}"))],
+        ] {
+            let extra: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            let (status, _, reply) = post(&app, who, body, &extra).await;
+            assert_eq!(status, 403, "{headers:?}");
+            let reply = reply.expect("a JSON-RPC error body");
+            assert_eq!((reply["error"]["code"].as_i64(), &reply["id"]), (Some(-32000), &Value::Null), "{headers:?}");
+        }
+    }
+    // Loopback names pass on any port, with or without a matching Origin.
+    for host in
+        [format!("localhost:{port}"), format!("127.0.0.1:{port}"), "localhost".to_string(), format!("[::1]:{port}")]
+    {
+        let origin = format!("http://{host}");
+        assert_eq!(post(&app, None, &init, &[("host", &host)]).await.0, 200, "{host}");
+        assert_eq!(post(&app, None, &init, &[("host", &host), ("origin", &origin)]).await.0, 200, "{host}");
+        assert_eq!(post(&app, Some(&key), &list, &[("host", &host), ("origin", &origin)]).await.0, 200, "{host}");
+    }
+    // The check is the agent endpoint's: the rest of the API is unchanged.
+    let res = reqwest::Client::new().get(format!("{}/health", app.base)).header("host", "evil.example.com").send();
+    assert_eq!(res.await.unwrap().status().as_u16(), 200);
+
+    // With a public URL its host passes too (a reverse proxy on the same machine forwarding Host).
+    let app = spawn(Backend::Sqlite, |c| c.public_url = Some("https://studio.example".into())).await.expect("app");
+    let public = [("host", "studio.example"), ("origin", "https://studio.example")];
+    assert_eq!(post(&app, None, &init, &public).await.0, 200);
+    assert_eq!(post(&app, None, &init, &[("host", "Studio.Example:443")]).await.0, 200);
+    assert_eq!(post(&app, None, &init, &[("host", "evil.example.com")]).await.0, 403);
+    let foreign = [("host", "studio.example"), ("origin", "https://evil.example.com")];
+    assert_eq!(post(&app, None, &init, &foreign).await.0, 403);
+}
+
 /// Spec §4.2.5: every tools/call is answered with a JSON-RPC result, never a JSON-RPC error: an
 /// unknown tool is the refusal `UNKNOWN_TOOL`, a missing name or arguments its input type cannot
 /// read `BAD_ARGUMENTS`. Malformed envelopes and unknown methods keep their errors.

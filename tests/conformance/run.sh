@@ -1,36 +1,66 @@
 #!/usr/bin/env bash
-# MCP conformance: the official Python SDK (PyPI package `mcp`) against a real studio-server.
+# MCP conformance against a real studio-server: the official Python SDK (PyPI package `mcp`) and
+# the official conformance suite (npm package @modelcontextprotocol/conformance, server mode).
 #
 # Starts target/debug/studio-server (built if missing) on a free loopback port with a temporary
 # data dir and STUDIO_RUNNER_CONCURRENCY=2, its AI reader pointed at a stub of the
 # OpenAI-compatible chat API (so read_model and read_build answer without the network), signs up
-# a house with curl, mints a key, uploads a small PNG, then runs tests/conformance/mcp_client.py
-# over Streamable HTTP and, through `target/debug/studio mcp`, over stdio. The server and the stub
-# are stopped on exit.
+# a house with curl, mints a key, uploads a small PNG, then
+#  - python: runs tests/conformance/mcp_client.py over Streamable HTTP and, through
+#    `target/debug/studio mcp`, over stdio;
+#  - npm: runs the conformance suite (pinned below, through `npx --yes`) against /api/mcp with
+#    tests/conformance/expected-failures.yml as its baseline. The suite cannot send a header, so
+#    it talks to tests/conformance/auth_proxy.py, a loopback proxy that adds the key's
+#    Authorization header and passes Host and Origin through as sent. server-initialize, ping,
+#    tools-list and dns-rebinding-protection must pass; any other failure must be in the
+#    baseline, and a baseline entry that passes fails the run too (the suite's own rule).
+# The server, the stub and the proxy are stopped on exit; the exit status is non-zero when either
+# part fails.
 #
-#   bash tests/conformance/run.sh
+#   bash tests/conformance/run.sh            # both
+#   bash tests/conformance/run.sh python     # or npm: one part only
 #
-# PYTHON names an interpreter with `mcp` installed (default: target/ci-venv/bin/python, the venv
-# .ci/run keeps; `target/ci-venv/bin/pip install mcp` if it lacks it).
+# PYTHON names an interpreter (default: target/ci-venv/bin/python, the venv .ci/run keeps) that
+# the python part needs with `mcp` installed (`target/ci-venv/bin/pip install mcp`); the npm part
+# needs Node 20 or later with npx.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+
+PARTS="${1:-python npm}"
+case "$PARTS" in
+    "python npm" | python | npm) ;;
+    *) echo "usage: $0 [python|npm]" >&2; exit 2 ;;
+esac
+has_part() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
 PYTHON="${PYTHON:-target/ci-venv/bin/python}"
 SERVER_BIN="target/debug/studio-server"
 STUDIO_BIN="target/debug/studio"
+# The suite's version: 0.1.13 is the newest that runs on Node 20 (0.1.14 and later import
+# fs.globSync, Node 22); 0.1.16 under Node 22 gave the same result for every scenario.
+CONFORMANCE_PACKAGE="@modelcontextprotocol/conformance@0.1.13"
+CONFORMANCE_BASELINE="$PWD/tests/conformance/expected-failures.yml"
+CONFORMANCE_REQUIRED="server-initialize ping tools-list dns-rebinding-protection"
 
-if ! "$PYTHON" -c 'import mcp' 2>/dev/null; then
+if has_part python && ! "$PYTHON" -c 'import mcp' 2>/dev/null; then
     echo "$PYTHON cannot import mcp: install it with \`$(dirname "$PYTHON")/pip install mcp\` or set PYTHON" >&2
     exit 1
 fi
+if has_part npm && ! command -v npx >/dev/null; then
+    echo "npx not found: the npm conformance suite needs Node 20 or later with npm" >&2
+    exit 1
+fi
 [ -x "$SERVER_BIN" ] || cargo build -p studio-server
-[ -x "$STUDIO_BIN" ] || cargo build -p studio-cli
+if has_part python; then
+    [ -x "$STUDIO_BIN" ] || cargo build -p studio-cli
+fi
 
 WORK="$(mktemp -d)"
 SERVER_PID=""
 AI_PID=""
+PROXY_PID=""
 cleanup() {
-    for pid in $SERVER_PID $AI_PID; do
+    for pid in $PROXY_PID $SERVER_PID $AI_PID; do
         kill "$pid" 2>/dev/null || true
         wait "$pid" 2>/dev/null || true
     done
@@ -152,7 +182,60 @@ ASSET_ID="$(curl -fsS -X POST "$URL/api/toolkit/assets/upload" -H "Authorization
 echo "house $EMAIL, key ${KEY:0:16}..., asset $ASSET_ID"
 
 status=0
-"$PYTHON" tests/conformance/mcp_client.py "$URL" "$KEY" "$ASSET_ID" --stdio "$STUDIO_BIN" || status=$?
+if has_part python; then
+    echo "--- python: the official Python SDK over Streamable HTTP and stdio ---"
+    "$PYTHON" tests/conformance/mcp_client.py "$URL" "$KEY" "$ASSET_ID" --stdio "$STUDIO_BIN" || status=$?
+fi
+
+# The npm suite, through the proxy that adds the key. Its URL names 127.0.0.1 (a loopback URL is
+# what dns-rebinding-protection needs; localhost may resolve to ::1, where the proxy is not).
+npm_suite() {
+    local proxy_port base out verdict=0 scenario
+    proxy_port="$(free_port)"
+    "$PYTHON" tests/conformance/auth_proxy.py "$proxy_port" "$URL" "$KEY" 2>"$WORK/proxy.log" &
+    PROXY_PID=$!
+    for _ in $(seq 1 50); do
+        curl -sS -o /dev/null "http://127.0.0.1:$proxy_port/health" 2>/dev/null && break
+        sleep 0.1
+    done
+    base="http://127.0.0.1:$proxy_port/api/mcp"
+    out="$WORK/npm-results"
+    echo "--- npm: $CONFORMANCE_PACKAGE server --url $base ---"
+    # From the temp dir, so npx never reads a package.json of ours; per-check JSON lands in $out.
+    (cd "$WORK" && npx --yes "$CONFORMANCE_PACKAGE" server --url "$base" \
+        --expected-failures "$CONFORMANCE_BASELINE" -o "$out") 2>&1 | tee "$WORK/npm.log" || verdict=$?
+    for scenario in $CONFORMANCE_REQUIRED; do
+        if grep -Eq "^[[:space:]]*-[[:space:]]*$scenario([[:space:]]|$)" "$CONFORMANCE_BASELINE"; then
+            echo "required scenario $scenario is listed in $CONFORMANCE_BASELINE" >&2
+            verdict=1
+        fi
+        if ! grep -Eq "^✓ $scenario: [1-9][0-9]* passed, 0 failed" "$WORK/npm.log"; then
+            echo "required scenario $scenario did not pass" >&2
+            verdict=1
+        fi
+    done
+    if [ "$verdict" -ne 0 ]; then
+        echo "--- npm suite: every check that failed or warned ---" >&2
+        "$PYTHON" - "$out" >&2 <<'PY' || true
+import glob, json, os, sys
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "*", "checks.json"))):
+    for check in json.load(open(path)):
+        if check.get("status") in ("FAILURE", "WARNING"):
+            detail = check.get("errorMessage") or json.dumps(check.get("details"))[:300]
+            print(f"{os.path.basename(os.path.dirname(path))}: {check['id']} {check['status']}: {detail}")
+PY
+        echo "--- auth proxy log (last 20 lines) ---" >&2
+        tail -n 20 "$WORK/proxy.log" >&2 || true
+        echo "npm conformance suite: FAILED (required: $CONFORMANCE_REQUIRED; baseline: tests/conformance/expected-failures.yml)" >&2
+    else
+        echo "npm conformance suite: passed (required scenarios passed: $CONFORMANCE_REQUIRED; every other failure is in the baseline)"
+    fi
+    return "$verdict"
+}
+if has_part npm; then
+    npm_suite || status=1
+fi
+
 if [ "$status" -ne 0 ]; then
     server_log
 fi

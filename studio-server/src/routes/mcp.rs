@@ -1,17 +1,18 @@
 //! `/api/mcp`: the agent endpoint. POST carries one JSON-RPC message to studio-mcp; GET and
 //! DELETE answer 405 with `Allow: POST` before any credential is looked at (there is no event
-//! stream and no session to delete). A present Origin must be this server's.
+//! stream and no session to delete). A present Origin must be this server's, and on a loopback
+//! listener the Host and Origin must name a loopback host or the public URL's (DNS rebinding).
 
 use aide::axum::ApiRouter;
 use aide::axum::routing::post_with;
 use axum::body::{Body, Bytes};
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 use studio_mcp::{Endpoint, Reply};
 
-use crate::auth::{bearer_secret, origin_is_ours};
+use crate::auth::{bearer_secret, host_is_ours, origin_is_ours};
 use crate::state::AppState;
 
 fn json_response(status: StatusCode, body: &serde_json::Value) -> Response {
@@ -52,7 +53,7 @@ impl aide::OperationOutput for McpReply {
                 "-32700 parse error or -32600 invalid request (batches, bad ids, unknown MCP-Protocol-Version)",
             ),
             described(401, "No valid key (WWW-Authenticate: Bearer); the body is a JSON-RPC error"),
-            described(403, "The Origin header names another site"),
+            described(403, "The Host or Origin header names another site (DNS-rebinding defence)"),
         ]
     }
 }
@@ -71,9 +72,14 @@ fn into_response(reply: Reply) -> Response {
 
 async fn post_mcp(
     State(state): State<AppState>,
+    uri: Uri,
     headers: HeaderMap,
     body: Result<Bytes, axum::extract::rejection::BytesRejection>,
 ) -> McpReply {
+    if !host_is_ours(&headers, &uri, &state) {
+        let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": "Forbidden: this Host or Origin may not call the agent endpoint (DNS-rebinding defence)"}});
+        return McpReply(json_response(StatusCode::FORBIDDEN, &body));
+    }
     if !origin_is_ours(&headers, &state) {
         let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": "Forbidden: this Origin may not call the agent endpoint"}});
         return McpReply(json_response(StatusCode::FORBIDDEN, &body));
