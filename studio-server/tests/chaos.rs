@@ -6,12 +6,18 @@
 //! entries, spendable never went negative, every hold was reserved once and resolved once the
 //! way its job ended, every job is terminal, and every credit is one the clients were granted.
 //!
+//! The money paths of the route groups (look variations, pipeline runs, AI lanes, priced chat
+//! turns and chat apply, exclusive model checkouts) have their own tests in `chaos/money.rs`,
+//! under the same audit.
+//!
 //! `STUDIO_CHAOS_OPS` sets the number of operations per backend (default 200) and
 //! `STUDIO_CHAOS_SEED` replays a run: the seed decides every client's sequence of operations
 //! (the interleaving is the machine's). Every failure names the seed.
 
 #[macro_use]
 mod common;
+#[path = "chaos/money.rs"]
+mod money;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -38,13 +44,18 @@ const THRESHOLD: i64 = 100;
 /// The tool routed to the fake fal queue; its `chaos` option says how the queue answers.
 const FAL_TOOL: &str = "fit-adjust";
 const FAL_MODEL: &str = "chaos/fit";
+/// What one AI lane holds (the price book's utility charge).
+const LANE_PRICE: i64 = 1;
+/// What one chat turn holds (`STUDIO_CHAT_TURN_PRICE` of the money paths' servers).
+const TURN_PRICE: i64 = 2;
 const HOUSES: usize = 3;
 const CLIENTS_PER_HOUSE: usize = 2;
 const DEFAULT_OPS: usize = 200;
 
 /// The fal queue's submit: `chaos=reject` is refused (422: the job fails), `chaos=down` is
 /// unavailable (503: retried, then failed), `chaos=flaky` is unavailable every other time, and
-/// anything else is queued.
+/// anything else is queued. A look's frame (no `chaos` option: the look names its own) answers
+/// by its variation key: `back` is refused, `detail` is flaky, `seated` is down.
 struct FalSubmit {
     calls: AtomicU64,
 }
@@ -54,7 +65,13 @@ impl Respond for FalSubmit {
         let n = self.calls.fetch_add(1, Ordering::SeqCst);
         let input: Value = serde_json::from_slice(&request.body).unwrap_or_default();
         let down = ResponseTemplate::new(503).set_body_json(json!({"detail": "chaos: the queue is down"}));
-        match input["chaos"].as_str() {
+        let by_variation = match input["variation"].as_str() {
+            Some("back") => Some("reject"),
+            Some("detail") => Some("flaky"),
+            Some("seated") => Some("down"),
+            _ => None,
+        };
+        match input["chaos"].as_str().or(by_variation) {
             Some("reject") => ResponseTemplate::new(422).set_body_json(json!({"detail": "chaos: refused"})),
             Some("down") => down,
             Some("flaky") if n.is_multiple_of(2) => down,
@@ -101,6 +118,22 @@ struct Book {
     credited: i64,
     /// How many grants those were.
     credits: i64,
+    /// Pipeline runs the clients started (their steps' jobs are the scheduler's).
+    runs: BTreeSet<String>,
+    /// AI lanes answered (settled) and failed upstream (released): one [`LANE_PRICE`] hold each.
+    lanes: Charges,
+    /// Priced chat turns answered (settled) and handed to support because the reader failed
+    /// (released): one [`TURN_PRICE`] hold each.
+    turns: Charges,
+    /// Cutouts remove-background filed in the library (assets with a tool but no job).
+    cutouts: usize,
+}
+
+/// Holds of one kind that pays for no job, as the clients saw them end.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Charges {
+    settled: i64,
+    released: i64,
 }
 
 /// One house under chaos.
@@ -232,18 +265,8 @@ impl Actor {
     /// An error the operation may meet: not enough tokens (then `need` exceeds `spendable`,
     /// which is never negative), or one of `also`. Anything else fails the run.
     fn allowed(&mut self, op: &str, e: &studio_client::Error, also: &[&'static str]) {
-        match e.code() {
-            Some("INSUFFICIENT_TOKENS") => {
-                let (need, spendable) = (e.extra_i64("need"), e.extra_i64("spendable"));
-                ensure!(
-                    matches!((need, spendable), (Some(n), Some(s)) if s >= 0 && n > s),
-                    "{op}: a shortfall of {need:?} over {spendable:?}"
-                );
-                self.saw("insufficient");
-            }
-            Some(code) if also.contains(&code) => self.saw("refused"),
-            _ => fail!("{op} failed unexpectedly: {e}"),
-        }
+        let short = shortfall(op, e, also);
+        self.saw(if short { "insufficient" } else { "refused" });
     }
 
     async fn run(mut self, ops: usize) -> BTreeMap<&'static str, u64> {
@@ -462,6 +485,24 @@ impl Actor {
     }
 }
 
+/// Check an error an operation may meet: true for a shortfall (402 with `need` over
+/// `spendable`, which is never negative), false for one of `also`; anything else fails the run.
+fn shortfall(op: &str, e: &studio_client::Error, also: &[&'static str]) -> bool {
+    match e.code() {
+        // A lane of a house that never paid names its shortfall AI_NEEDS_BILLING.
+        Some("INSUFFICIENT_TOKENS" | "AI_NEEDS_BILLING") => {
+            let (need, spendable) = (e.extra_i64("need"), e.extra_i64("spendable"));
+            ensure!(
+                e.status() == Some(402) && matches!((need, spendable), (Some(n), Some(s)) if s >= 0 && n > s),
+                "{op}: a shortfall of {need:?} over {spendable:?}"
+            );
+            true
+        }
+        Some(code) if also.contains(&code) => false,
+        _ => fail!("{op} failed unexpectedly: {e}"),
+    }
+}
+
 /// Sign up a house on the first process, give it library frames, buy a pack (which saves its
 /// card) and arm auto top-up.
 async fn open_house(shared: &Shared, servers: &[Server], buys: bool, declines: bool, rng: &mut Rng) -> Arc<HouseRun> {
@@ -486,36 +527,72 @@ async fn open_house(shared: &Shared, servers: &[Server], buys: bool, declines: b
     run
 }
 
-/// Wait until every job of every house has ended (the fal retries take a few seconds each).
+/// Wait until every job and every pipeline run of every house has ended (the fal retries take
+/// a few seconds each; a run's later steps are queued as its earlier ones land).
 async fn drain(storage: &dyn studio_core::Storage, houses: &[Arc<HouseRun>]) {
     let deadline = tokio::time::Instant::now() + 2 * WAIT;
     for h in houses {
         loop {
-            let open = storage.jobs_since(&h.org_id, 0, 1_000_000).await.unwrap();
-            let open: Vec<_> = open.iter().filter(|j| j.status == "queued" || j.status == "running").collect();
-            if open.is_empty() {
+            let jobs = storage.jobs_since(&h.org_id, 0, 1_000_000).await.unwrap();
+            let open: Vec<_> = jobs.iter().filter(|j| j.status == "queued" || j.status == "running").collect();
+            let runs = storage.pipeline_runs(&h.org_id, 1_000_000).await.unwrap();
+            let developing: Vec<_> = runs.iter().filter(|r| r.status == "developing").map(|r| &r.id).collect();
+            if open.is_empty() && developing.is_empty() {
                 break;
             }
-            ensure!(tokio::time::Instant::now() < deadline, "{} jobs never ended: {open:?}", open.len());
+            ensure!(
+                tokio::time::Instant::now() < deadline,
+                "{} jobs and runs {developing:?} never ended: {open:?}",
+                open.len()
+            );
             tokio::time::sleep(Duration::from_millis(250)).await;
         }
     }
 }
 
-/// The invariants of one house, read from its database.
+/// The invariants of one house, read from its database: its jobs and runs are the clients',
+/// every job ended and its hold ended the way the job did, every step of a run that never
+/// started released its hold, the holds that pay for no job (lanes, chat turns) ended as the
+/// clients saw, every hold was reserved once and resolved once, and the running totals balance
+/// and are the ledger's sums.
 async fn audit(storage: &dyn studio_core::Storage, h: &HouseRun) {
     let org = &h.org_id;
-    let book = h.book.lock().unwrap().jobs.clone();
-    let (credited, credits) = {
+    let (book, runs, credited, credits, lanes, turns, cutouts) = {
         let b = h.book.lock().unwrap();
-        (b.credited, b.credits)
+        (b.jobs.clone(), b.runs.clone(), b.credited, b.credits, b.lanes, b.turns, b.cutouts)
     };
+    // Every run the clients started, ended; each step either started (its job is the house's)
+    // or ended without a job.
+    let stored_runs: BTreeSet<String> =
+        storage.pipeline_runs(org, 1_000_000).await.unwrap().into_iter().map(|r| r.id).collect();
+    ensure_eq!(stored_runs, runs, "the house's pipeline runs are exactly those the clients started");
+    let mut expected = book;
+    let mut unstarted = BTreeSet::new();
+    for id in &runs {
+        let run = storage.pipeline_run(org, id).await.unwrap().unwrap_or_else(|| fail!("{id} is gone"));
+        ensure!(run.status != "developing", "{id} never ended: {run:?}");
+        let steps = storage.pipeline_steps(id).await.unwrap();
+        ensure_eq!(steps.iter().map(|s| s.step.tokens).sum::<i64>(), run.tokens_planned, "{id} held its line");
+        for s in &steps {
+            match (s.step.status.as_str(), &s.step.job_id) {
+                ("started", Some(job)) => expected.insert(job.clone()),
+                ("failed" | "cancelled", None) => unstarted.insert(s.step.hold_id.clone()),
+                other => fail!("step {} of {id} ended {other:?}", s.step.id),
+            };
+        }
+    }
     let jobs = storage.jobs_since(org, 0, 1_000_000).await.unwrap();
     let stored: BTreeSet<String> = jobs.iter().map(|j| j.id.clone()).collect();
-    ensure_eq!(stored, book, "the house's jobs are exactly those the clients were answered with");
+    ensure_eq!(
+        stored,
+        expected,
+        "the house's jobs are exactly those the clients were answered with (and their runs' steps)"
+    );
     let mut settled = 0;
     let mut done = BTreeSet::new();
+    let mut job_holds = BTreeSet::new();
     for job in &jobs {
+        ensure!(job_holds.insert(job.hold_id.clone()), "{} shares its hold with another job", job.id);
         let hold = storage.hold(org, &job.hold_id).await.unwrap();
         let hold = hold.unwrap_or_else(|| fail!("{} has no hold", job.id));
         let (want_hold, want_settled) = match job.status.as_str() {
@@ -530,6 +607,36 @@ async fn audit(storage: &dyn studio_core::Storage, h: &HouseRun) {
             done.insert(job.result_asset_id.clone().expect("a landed frame has its asset"));
         }
     }
+    // Every hold of the house: a job's, a step's that never started (released), or one that
+    // pays for no job, which ended as the clients were told.
+    let holds = storage.holds(org).await.unwrap();
+    let (mut seen_lanes, mut seen_turns) = (Charges::default(), Charges::default());
+    let mut settled_holds = 0;
+    for hold in &holds {
+        if hold.status == "settled" {
+            settled_holds += hold.amount;
+        }
+        if job_holds.contains(&hold.id) {
+            continue;
+        }
+        if unstarted.remove(&hold.id) {
+            ensure_eq!(hold.status.as_str(), "released", "the hold of a step that never started: {hold:?}");
+            continue;
+        }
+        let charges = match hold.amount {
+            LANE_PRICE => &mut seen_lanes,
+            TURN_PRICE => &mut seen_turns,
+            _ => fail!("a hold that pays for nothing the clients asked: {hold:?}"),
+        };
+        match hold.status.as_str() {
+            "settled" => charges.settled += 1,
+            "released" => charges.released += 1,
+            _ => fail!("a stranded hold: {hold:?}"),
+        }
+    }
+    ensure!(unstarted.is_empty(), "steps whose holds are gone: {unstarted:?}");
+    ensure_eq!((seen_lanes, seen_turns), (lanes, turns), "lanes and chat turns ended as the clients were answered");
+    settled += lanes.settled * LANE_PRICE + turns.settled * TURN_PRICE;
     let totals = storage.balance(org).await.unwrap();
     let ledger = storage.audit(org).await.unwrap();
     ensure_eq!(
@@ -544,18 +651,34 @@ async fn audit(storage: &dyn studio_core::Storage, h: &HouseRun) {
     );
     ensure!(totals.grant_tokens >= 0 && totals.topup_tokens >= 0, "no bucket below zero: {totals:?}");
     ensure_eq!((totals.held, storage.open_holds(org).await.unwrap().len()), (0, 0), "no stranded hold");
-    ensure_eq!(totals.settled, settled, "settled is what the landed frames cost");
+    ensure_eq!(
+        (totals.settled, settled_holds),
+        (settled, settled),
+        "settled is what the landed frames and charges cost"
+    );
     ensure_eq!(totals.credited, SIGNUP_GRANT + credited, "every credit is one a client was granted");
-    // One entry per credit, and per job one reserve and one resolve: no hold resolved twice.
-    ensure_eq!(ledger.entries, 1 + credits + 2 * jobs.len() as i64, "ledger entries");
-    // Each landed frame filed exactly one result, whichever runner (or retry) developed it.
-    let results: BTreeSet<String> =
-        storage.list_assets(org, None).await.unwrap().into_iter().filter(|a| a.tool.is_some()).map(|a| a.id).collect();
+    // One entry per credit, and per hold one reserve and one resolve: no hold resolved twice.
+    ensure_eq!(ledger.entries, 1 + credits + 2 * holds.len() as i64, "ledger entries");
+    // Each landed frame filed exactly one result, whichever runner (or retry) developed it, and
+    // each cutout remove-background charged for is in the library.
+    let (mut results, mut cut) = (BTreeSet::new(), 0);
+    for asset in storage.list_assets(org, None).await.unwrap() {
+        match asset.tool.as_deref() {
+            Some("remove-background") => cut += 1,
+            Some(_) => {
+                results.insert(asset.id);
+            }
+            None => {}
+        }
+    }
     ensure_eq!(results, done, "one result asset per landed frame");
+    ensure_eq!(cut, cutouts, "one cutout per remove-background answered");
     eprintln!(
-        "chaos: house {org}: {} jobs ({} landed), credited {}, settled {}, spendable {}",
+        "chaos: house {org}: {} jobs ({} landed), {} runs, {} holds, credited {}, settled {}, spendable {}",
         jobs.len(),
         done.len(),
+        runs.len(),
+        holds.len(),
         totals.credited,
         totals.settled,
         totals.spendable()

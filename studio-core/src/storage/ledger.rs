@@ -185,6 +185,9 @@ pub trait LedgerStore: Send + Sync {
     async fn hold(&self, org_id: &str, hold_id: &str) -> Result<Option<HoldRow>, StorageError>;
     /// Open holds of a house, oldest first.
     async fn open_holds(&self, org_id: &str) -> Result<Vec<HoldRow>, StorageError>;
+    /// Every hold of a house, resolved or not, oldest first (a history scan: for audits and
+    /// tests, never for reads).
+    async fn holds(&self, org_id: &str) -> Result<Vec<HoldRow>, StorageError>;
     /// Sums over the house's entries, for audits.
     async fn audit(&self, org_id: &str) -> Result<LedgerAudit, StorageError>;
     /// Expire the grants due by `now` (of one house, or of every house): each due grant entry

@@ -70,6 +70,15 @@ macro_rules! impl_ledger_store {
                 .await?)
             }
 
+            async fn holds(&self, org_id: &str) -> Result<Vec<HoldRow>, StorageError> {
+                Ok(sqlx::query_as(concat!(
+                    "SELECT ", hold_columns!(), " FROM holds WHERE org_id = $1 ORDER BY created_at, id"
+                ))
+                .bind(org_id)
+                .fetch_all(&self.pool)
+                .await?)
+            }
+
             async fn expire_grants(&self, org_id: Option<&str>, now: DateTime<Utc>) -> Result<i64, StorageError> {
                 let due: Vec<(String, String, i64)> = sqlx::query_as(
                     "SELECT e.entry_id, e.org_id, g.grant_delta FROM grant_expiries e \
