@@ -30,6 +30,10 @@ pub struct Caller {
     pub via: Via,
     /// True for a session whose email is on the admin allowlist.
     pub(crate) admin: bool,
+    /// The house's library version, when it was read while authenticating this request (a
+    /// key's epoch check reads both in one statement); the asset list then need not read it
+    /// again. A `Caller` lives for one request, so this is never older than the request.
+    pub(crate) library_version: Option<i64>,
 }
 
 impl Caller {
@@ -210,7 +214,7 @@ mod tests {
     use super::*;
 
     fn caller(role: SeatRole, via: Via) -> Caller {
-        Caller { org_id: "org".into(), user_id: "usr".into(), role, via, admin: false }
+        Caller { org_id: "org".into(), user_id: "usr".into(), role, via, admin: false, library_version: None }
     }
 
     #[test]

@@ -28,6 +28,8 @@ pub struct Studio {
     pub(crate) relaying: Arc<std::sync::atomic::AtomicBool>,
     /// Asset list answers, each with the library version it was read at.
     pub(crate) asset_lists: Arc<crate::library::asset_lists::AssetLists>,
+    /// Verified organization keys, each with its house's key epoch.
+    pub(crate) keys: Arc<crate::accounts::key_cache::KeyCache>,
 }
 
 /// Opening a Studio failed.
@@ -60,6 +62,7 @@ impl Studio {
             mail_wakeup: Arc::new(tokio::sync::Notify::new()),
             relaying: Arc::new(std::sync::atomic::AtomicBool::new(false)),
             asset_lists: Arc::default(),
+            keys: Arc::default(),
         }
     }
 

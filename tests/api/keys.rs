@@ -1,9 +1,51 @@
 //! Organization keys end to end: mint, list without secrets, use, revoke, roles.
 
 use studio_client::api::KeyRole;
-use studio_tests::{Backend, PASSWORD, backend_tests, spawn, unique_email};
+use studio_tests::{Backend, House, PASSWORD, backend_tests, spawn, unique_email};
 
-backend_tests!(key_lifecycle, keys_are_session_only_and_house_scoped, viewer_is_refused_where_it_must_be);
+backend_tests!(
+    key_lifecycle,
+    keys_are_session_only_and_house_scoped,
+    viewer_is_refused_where_it_must_be,
+    a_kept_key_is_refused_right_after_a_revocation_on_another_replica
+);
+
+/// The server keeps verified keys in memory (studio-core's key cache), checked against the
+/// house's key epoch on every request: a key revoked through a second core on the same database
+/// (another replica) is refused on the server's very next request; a colleague's key in the
+/// same house keeps working.
+async fn a_kept_key_is_refused_right_after_a_revocation_on_another_replica(backend: Backend) {
+    let app = spawn(backend, |_| {}).await.expect("app");
+    let house = House::new(&app, "kept").await;
+    let second = house.session.mint_key("second", None).await.expect("mint");
+    let second_key = app.client.with_api_key(second.key.clone().expect("secret"));
+    // Asked twice each, so the second answer comes through the kept key.
+    for _ in 0..2 {
+        house.key.list_assets(None).await.expect("the key works");
+        second_key.list_assets(None).await.expect("the second key works");
+    }
+
+    let replica = studio_core::Studio::open(
+        &app.database_url,
+        &studio_core::BlobConfig::Local(app.data_dir.join("blobs")),
+        studio_core::CoreConfig::default(),
+    )
+    .await
+    .expect("a second core on the same database");
+    let (_, token) = replica
+        .sign_in(studio_core::api::SignInRequest { email: house.email.clone(), password: PASSWORD.into() })
+        .await
+        .expect("sign in on the replica");
+    let owner = replica.authenticate_session(&token).await.expect("the replica's session");
+    let first_id = replica.authenticate_key(&house.secret).await.expect("the key on the replica");
+    let studio_core::Via::Key { key_id } = first_id.via.clone() else { panic!("a key caller") };
+    replica.revoke_key(&owner, &key_id).await.expect("revoked on the replica");
+
+    let refused = house.key.list_assets(None).await.expect_err("refused on the very next request");
+    assert_eq!(refused.status(), Some(401), "{refused:?}");
+    assert!(house.key.balance().await.is_err(), "and on every route after");
+    second_key.list_assets(None).await.expect("a colleague's key in the same house still works");
+}
 
 async fn key_lifecycle(backend: Backend) {
     let app = spawn(backend, |_| {}).await.expect("app");

@@ -13,6 +13,7 @@ mod assets;
 mod common;
 mod growth;
 mod idle;
+mod load;
 mod local;
 mod lookbook;
 mod mcp;

@@ -3,6 +3,7 @@
 
 use chrono::Duration;
 
+use crate::accounts::key_cache::VerifiedKey;
 use crate::api::{ApiKey, KeyList, KeyRole, MintKeyRequest, RevokedKey};
 use crate::caller::{Caller, Via};
 use crate::error::{Error, Result};
@@ -71,29 +72,63 @@ impl Studio {
         }
     }
 
-    /// The caller behind a bearer key. Revocation is read on every call.
+    /// The caller behind a bearer key. Revocation is honoured on every call: a verified key is
+    /// kept in memory only beside its house's key epoch, which every call reads (with the
+    /// library version, in one statement) and which any change to the house's keys moves, on
+    /// this replica or another (see key_cache.rs).
     pub async fn authenticate_key(&self, secret: &str) -> Result<Caller> {
         let refused = || Error::unauthenticated("No valid session: the key is unknown or revoked.");
         if !secret.starts_with(KEY_PREFIX) {
             return Err(refused());
         }
-        let row = self.storage.key_by_hash(&sha256_hex(secret)).await?.ok_or_else(refused)?;
-        if row.revoked_at.is_some() {
+        let hash = sha256_hex(secret);
+        if let Some(kept) = self.keys.get(&hash) {
+            let stamp = self.storage.house_stamp(&kept.org_id).await?;
+            if stamp.key_epoch == kept.epoch {
+                return self.key_caller(&hash, kept, stamp.library_version).await;
+            }
+            self.keys.forget(&hash);
+        }
+        // The row names the house; the house's epoch is read before the row is trusted.
+        let first = self.storage.key_by_hash(&hash).await?.ok_or_else(refused)?;
+        if first.revoked_at.is_some() {
             return Err(refused());
         }
+        let stamp = self.storage.house_stamp(&first.org_id).await?;
+        let row = self.storage.key_by_hash(&hash).await?.ok_or_else(refused)?;
+        if row.revoked_at.is_some() || row.org_id != first.org_id {
+            return Err(refused());
+        }
+        let kept = VerifiedKey {
+            key_id: row.id,
+            org_id: row.org_id,
+            created_by: row.created_by,
+            role: row.role,
+            epoch: stamp.key_epoch,
+            last_used_at: row.last_used_at,
+        };
+        self.keys.put(hash.clone(), kept.clone());
+        self.key_caller(&hash, kept, stamp.library_version).await
+    }
+
+    /// The caller of a verified key, recording its use when the last one recorded is stale.
+    async fn key_caller(&self, hash: &str, key: VerifiedKey, library_version: i64) -> Result<Caller> {
         let now = crate::ids::now();
         let stale_before = now - Duration::seconds(LAST_USED_RESOLUTION_SECS);
-        let stale = row.last_used_at.is_none_or(|t| t < stale_before);
-        if stale && let Err(e) = self.storage.touch_key(&row.id, now, stale_before).await {
-            tracing::warn!(error = %e, key = %row.id, "could not record key use");
+        if key.last_used_at.is_none_or(|t| t < stale_before) {
+            match self.storage.touch_key(&key.key_id, now, stale_before).await {
+                Ok(()) => self.keys.used(hash, now),
+                Err(e) => tracing::warn!(error = %e, key = %key.key_id, "could not record key use"),
+            }
         }
-        let role: KeyRole = row.role.parse().map_err(Error::internal)?;
+        let role: KeyRole = key.role.parse().map_err(Error::internal)?;
         Ok(Caller {
-            org_id: row.org_id,
-            user_id: row.created_by,
+            org_id: key.org_id,
+            user_id: key.created_by,
             role: role.as_seat(),
-            via: Via::Key { key_id: row.id },
+            via: Via::Key { key_id: key.key_id },
             admin: false,
+            library_version: Some(library_version),
         })
     }
 }

@@ -4,6 +4,7 @@
 
 pub(crate) mod access;
 mod email_links;
+pub(crate) mod key_cache;
 pub(crate) mod keys;
 pub(crate) mod memory;
 pub(crate) mod profile;
@@ -228,6 +229,7 @@ impl Studio {
             user_id: seat.user_id,
             role,
             via: Via::Session,
+            library_version: None,
         })
     }
 

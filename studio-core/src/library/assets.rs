@@ -2,6 +2,8 @@
 //! soft deletion. An asset of another house is never revealed (404), except on the legacy
 //! bytes route, which the spec has answer 403.
 
+use std::sync::Arc;
+
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
 use futures_util::{Stream, TryStreamExt};
@@ -16,7 +18,7 @@ use crate::caller::Caller;
 use crate::error::{Error, Result};
 use crate::ids::new_id;
 use crate::images;
-use crate::library::asset_lists::ListKey;
+use crate::library::asset_lists::{KeptList, ListKey};
 use crate::providers::DEVELOP_TOOLS;
 use crate::storage::{AssetChanges, AssetRow};
 use crate::studio::Studio;
@@ -202,6 +204,17 @@ impl Studio {
     /// At most `limit` (1 to [`MAX_ASSET_PAGE`], which is also the default) after `cursor`, and
     /// `nextCursor` when more remain.
     pub async fn list_assets(&self, caller: &Caller, query: AssetQuery) -> Result<AssetList> {
+        Ok(self.kept_asset_list(caller, query).await?.list.clone())
+    }
+
+    /// The same page as [`Studio::list_assets`], as its JSON document: serialized once per
+    /// kept answer and then the same bytes, for frontends that answer JSON.
+    pub async fn list_assets_json(&self, caller: &Caller, query: AssetQuery) -> Result<Bytes> {
+        Ok(self.kept_asset_list(caller, query).await?.json())
+    }
+
+    /// The page asked for, from the cache while the house's library version is unchanged.
+    async fn kept_asset_list(&self, caller: &Caller, query: AssetQuery) -> Result<Arc<KeptList>> {
         let folder = query.folder_id.as_deref();
         if let Some(folder) = folder {
             self.storage
@@ -211,8 +224,11 @@ impl Studio {
         }
         let limit = page_limit(query.limit.as_deref())?;
         let after = self.page_cursor(caller, query.cursor.as_deref()).await?;
-        // The version first, then the list (see asset_lists.rs).
-        let version = self.storage.library_version(&caller.org_id).await?;
+        // The version first, then the list (see asset_lists.rs); a key's check has just read it.
+        let version = match caller.library_version {
+            Some(version) => version,
+            None => self.storage.library_version(&caller.org_id).await?,
+        };
         let key = ListKey {
             org_id: caller.org_id.clone(),
             folder_id: folder.map(str::to_string),
@@ -220,12 +236,13 @@ impl Studio {
             cursor: after.as_ref().map(|(_, id)| id.clone()),
         };
         if let Some(kept) = self.asset_lists.get(&key, version) {
-            return Ok(AssetList::clone(&kept));
+            return Ok(kept);
         }
         let (rows, next_cursor) = self.asset_page(&caller.org_id, folder, None, limit, after).await?;
         let list = AssetList { assets: rows.into_iter().map(|r| self.asset_view(r)).collect(), next_cursor };
-        self.asset_lists.put(key, version, &list);
-        Ok(list)
+        let kept = Arc::new(KeptList::new(list));
+        self.asset_lists.put(key, version, kept.clone());
+        Ok(kept)
     }
 
     /// One page of live assets, newest first (of one collection or kind when given), and the

@@ -76,6 +76,17 @@ pub struct SessionSeat {
     pub email_verified: bool,
 }
 
+/// Two counters of a house that triggers move in the same transaction as the writes they
+/// watch: the key epoch (anything that changes what one of its keys may do) and the library
+/// version (any write of one of its assets).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, sqlx::FromRow)]
+pub struct HouseStamp {
+    /// Moves when a key of the house is revoked or changes role, owner, house or secret.
+    pub key_epoch: i64,
+    /// Moves when an asset of the house is written.
+    pub library_version: i64,
+}
+
 /// An organization key as stored: only the SHA-256 of the secret.
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct KeyRow {
@@ -147,6 +158,9 @@ pub trait AccountStore: Send + Sync {
     async fn list_keys(&self, org_id: &str) -> Result<Vec<KeyRow>, StorageError>;
     /// A key by secret hash (revoked or not).
     async fn key_by_hash(&self, secret_hash: &str) -> Result<Option<KeyRow>, StorageError>;
+    /// The house's key epoch and library version, read in one statement (each 0 before its
+    /// first move): what a verified key kept in memory is checked against on every request.
+    async fn house_stamp(&self, org_id: &str) -> Result<HouseStamp, StorageError>;
     /// Revoke a key of this house (keeps the first revocation time). None when not this house's.
     async fn revoke_key(&self, org_id: &str, key_id: &str, now: DateTime<Utc>) -> Result<Option<KeyRow>, StorageError>;
     /// Record a use of a key, unless one at or after `stale_before` is already recorded.

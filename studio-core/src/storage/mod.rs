@@ -41,7 +41,9 @@ mod postgres;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 
-pub use accounts::{AccountStore, KeyRow, MembershipRow, NewAccount, OrgRow, SessionRow, SessionSeat, UserRow};
+pub use accounts::{
+    AccountStore, HouseStamp, KeyRow, MembershipRow, NewAccount, OrgRow, SessionRow, SessionSeat, UserRow,
+};
 pub use analyst::{AnalystSettingsRow, AnalystStore, DigestRow, FindingRow, ObservationRow, PeriodCounts, ReviewRow};
 pub use billing::{
     AutochargeOutcome, AutochargeSettings, BillingAccountRow, BillingStore, CheckoutRow, NewAutocharge, NewPayment,

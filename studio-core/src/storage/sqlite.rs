@@ -22,12 +22,12 @@ use super::sql::{
 };
 use super::{
     AcceptSeat, AssetChanges, AssetRow, AutochargeOutcome, AutochargeSettings, BalanceRow, BillingAccountRow, Bucket,
-    CancelOutcome, CheckoutRow, CreateJobsOutcome, EraseOutcome, FolderRow, HoldRow, HoldStatus, JobEnd, JobRow,
-    KeyRow, LedgerAudit, LockChange, LockOutcome, LookGuard, LookJobsOutcome, LookRow, MembershipRow, MemoryRow,
-    MemoryWrite, ModelRow, NewAccount, NewAutocharge, NewCredit, NewHold, NewPayment, OrgRow, PackRow, PaymentOutcome,
-    PlanRow, PresetRow, ProfileRow, ReserveOutcome, ResolveOutcome, SeatInvitationRow, SeatRow, SessionRow,
-    SessionSeat, StorageError, TakeRecord, TemplateRow, TemplateShotRow, ToolGrantRow, ToolItemRow, UserListRow,
-    UserRow, WorkflowUsageRow,
+    CancelOutcome, CheckoutRow, CreateJobsOutcome, EraseOutcome, FolderRow, HoldRow, HoldStatus, HouseStamp, JobEnd,
+    JobRow, KeyRow, LedgerAudit, LockChange, LockOutcome, LookGuard, LookJobsOutcome, LookRow, MembershipRow,
+    MemoryRow, MemoryWrite, ModelRow, NewAccount, NewAutocharge, NewCredit, NewHold, NewPayment, OrgRow, PackRow,
+    PaymentOutcome, PlanRow, PresetRow, ProfileRow, ReserveOutcome, ResolveOutcome, SeatInvitationRow, SeatRow,
+    SessionRow, SessionSeat, StorageError, TakeRecord, TemplateRow, TemplateShotRow, ToolGrantRow, ToolItemRow,
+    UserListRow, UserRow, WorkflowUsageRow,
 };
 
 type Tx = sqlx::Transaction<'static, Sqlite>;

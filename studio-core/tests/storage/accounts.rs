@@ -11,8 +11,36 @@ conformance!(
     account_is_created_whole_and_email_is_unique,
     sessions_expire_and_can_be_deleted,
     keys_round_trip_and_role_is_constrained,
-    home_membership_prefers_owned_house
+    home_membership_prefers_owned_house,
+    the_key_epoch_moves_with_what_a_key_may_do
 );
+
+/// The house stamp a kept key is checked against: the key epoch moves when a key of the house
+/// is revoked (in the same transaction, on either backend) and not when its use is recorded or
+/// another house's key changes; the library version beside it is the library version.
+async fn the_key_epoch_moves_with_what_a_key_may_do(storage: Arc<dyn Storage>) {
+    let (user_id, org_id) = new_house(storage.as_ref(), 0).await;
+    let (other_user, other_org) = new_house(storage.as_ref(), 0).await;
+    let tag = &org_id[4..12];
+    let mine = key(&org_id, &user_id, &format!("key_epoch_{tag}"), "member", 0);
+    let theirs = key(&other_org, &other_user, &format!("key_epoch_other_{tag}"), "member", 0);
+    storage.insert_key(mine.clone()).await.unwrap();
+    storage.insert_key(theirs.clone()).await.unwrap();
+    let start = storage.house_stamp(&org_id).await.unwrap();
+    assert_eq!(start.library_version, storage.library_version(&org_id).await.unwrap());
+
+    let now = Utc::now();
+    storage.touch_key(&mine.id, now, now - Duration::minutes(1)).await.unwrap();
+    assert_eq!(storage.house_stamp(&org_id).await.unwrap(), start, "recording a use moves nothing");
+    storage.revoke_key(&other_org, &theirs.id, now).await.unwrap().expect("revoked");
+    assert_eq!(storage.house_stamp(&org_id).await.unwrap(), start, "another house's revocation moves nothing");
+
+    storage.revoke_key(&org_id, &mine.id, now).await.unwrap().expect("revoked");
+    let revoked = storage.house_stamp(&org_id).await.unwrap();
+    assert!(revoked.key_epoch > start.key_epoch, "a revocation moves the epoch");
+    assert_eq!(revoked.library_version, start.library_version, "and not the library");
+    assert!(storage.house_stamp(&other_org).await.unwrap().key_epoch > 0, "the other house's moved for its own");
+}
 
 async fn account_is_created_whole_and_email_is_unique(storage: Arc<dyn Storage>) {
     let (user_id, org_id) = new_house(storage.as_ref(), 25).await;

@@ -221,6 +221,16 @@ macro_rules! impl_account_store {
                     .await?)
             }
 
+            async fn house_stamp(&self, org_id: &str) -> Result<HouseStamp, StorageError> {
+                Ok(sqlx::query_as(
+                    "SELECT COALESCE((SELECT epoch FROM key_epochs WHERE org_id = $1), 0) AS key_epoch, \
+                     COALESCE((SELECT version FROM library_versions WHERE org_id = $1), 0) AS library_version",
+                )
+                .bind(org_id)
+                .fetch_one(&self.pool)
+                .await?)
+            }
+
             async fn revoke_key(&self, org_id: &str, key_id: &str, now: DateTime<Utc>) -> Result<Option<KeyRow>, StorageError> {
                 let _w = self.write_lock().await;
                 Ok(sqlx::query_as(concat!(

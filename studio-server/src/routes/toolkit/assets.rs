@@ -20,7 +20,7 @@ use crate::auth::Auth;
 use crate::docs::{IMAGE_TYPES, bytes_response};
 use crate::error::AppError;
 use crate::extract::{ApiJson, ApiPath};
-use crate::respond::Created;
+use crate::respond::{Created, JsonBytes};
 use crate::state::AppState;
 
 use super::{bad_form, text_field};
@@ -43,8 +43,8 @@ async fn list_assets(
     State(state): State<AppState>,
     Auth(caller): Auth,
     Query(query): Query<AssetQuery>,
-) -> Result<ApiJson<AssetList>, AppError> {
-    Ok(ApiJson(state.studio.list_assets(&caller, query).await?))
+) -> Result<JsonBytes<AssetList>, AppError> {
+    Ok(JsonBytes::new(state.studio.list_assets_json(&caller, query).await?))
 }
 
 /// Stream the `file` part into the blob store as it arrives; collect the text fields around it.
