@@ -29,6 +29,8 @@ use crate::common::{Options, Row, Server, Throughput, drive, median_rate, ms, ra
 const CONCURRENCY: usize = 8;
 /// Target: at least this share of the bare transactions per second.
 const TARGET: f64 = 0.5;
+/// Target on PostgreSQL (issue 24): at least this share of its bare transactions per second.
+const PG_TARGET: f64 = 0.6;
 /// Target on SQLite: at least this many submits per second.
 const FLOOR: f64 = 2_000.0;
 /// The writes of a lone submit's transaction: the balance row's lock-and-create upsert, the
@@ -109,8 +111,8 @@ async fn postgres_rows(server: &str, dir: &Path, rounds: usize, total: usize) ->
             ),
             rate(&ours),
             format!("{} (BEGIN; INSERT; COMMIT, {CONCURRENCY} writers)", rate(&one)),
-            format!("{} / ≥ {TARGET}×", ratio(ours.per_sec, one.per_sec)),
-            ours.per_sec / one.per_sec >= TARGET,
+            format!("{} / ≥ {PG_TARGET}×", ratio(ours.per_sec, one.per_sec)),
+            ours.per_sec / one.per_sec >= PG_TARGET,
         ),
         Row::info(
             format!("2. develop submit, PostgreSQL, against {SUBMIT_WRITES} inserts per transaction (information)"),
