@@ -15,13 +15,15 @@ use studio_core::Error;
 
 use crate::error::AppError;
 
+mod strict;
+
 /// A JSON body whose rejection (malformed JSON, wrong shape, wrong content type) is the shared
 /// envelope with code `BAD_BODY`.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct ApiJson<T>(pub(crate) T);
 
 /// Read a JSON object body into `T`, refusing with `code` (malformed JSON, wrong shape, wrong
-/// content type, not an object).
+/// content type, not an object, an array where the document says object: see [`strict`]).
 async fn json_body<T: DeserializeOwned, S: Send + Sync>(
     req: Request,
     state: &S,
@@ -36,7 +38,7 @@ async fn json_body<T: DeserializeOwned, S: Send + Sync>(
     if !value.is_object() {
         return Err(bad("The body must be a JSON object.".to_string()));
     }
-    serde_json::from_value(value).map_err(|e| bad(format!("The body does not fit this route: {e}")))
+    strict::from_value(value).map_err(|e| bad(format!("The body does not fit this route: {e}")))
 }
 
 impl<T, S> FromRequest<S> for ApiJson<T>
@@ -98,7 +100,7 @@ where
         if !value.is_object() {
             return Err(AppError(Error::invalid("BAD_BODY", "The body must be a JSON object.")));
         }
-        serde_json::from_value(value)
+        strict::from_value(value)
             .map(OptionalJson)
             .map_err(|e| AppError(Error::invalid("BAD_BODY", format!("The body does not fit this route: {e}"))))
     }

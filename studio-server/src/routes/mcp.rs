@@ -149,6 +149,12 @@ pub(super) fn router() -> ApiRouter<AppState> {
                 )
                 .tag("agent")
                 .security_requirement(crate::auth::BEARER_KEY)
+                // ...or none: initialize and ping need no key (docs/mcp.md), so a message without
+                // one is read (and may be refused 400 as malformed) before any 401.
+                .with(|mut op| {
+                    op.inner_mut().security.push(Default::default());
+                    op
+                })
         })
         .get_with(method_not_allowed, |op| op.summary("405: there is no event stream (Allow: POST)").tag("agent"))
         .delete_with(method_not_allowed, |op| op.summary("405: there is no session to end (Allow: POST)").tag("agent")),

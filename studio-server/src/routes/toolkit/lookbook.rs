@@ -88,8 +88,10 @@ async fn get_template(
     Ok(ApiJson(state.studio.lookbook().template(&caller, &id).await?))
 }
 
-async fn vocabulary(State(state): State<AppState>, Auth(_caller): Auth) -> ApiJson<Vocabulary> {
-    ApiJson(state.studio.lookbook().vocabulary())
+/// A `Result` although it cannot fail: the key or session is still refused (401, the envelope),
+/// and the document lists that refusal from the error type.
+async fn vocabulary(State(state): State<AppState>, Auth(_caller): Auth) -> Result<ApiJson<Vocabulary>, AppError> {
+    Ok(ApiJson(state.studio.lookbook().vocabulary()))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

@@ -23,8 +23,10 @@ async fn get_balance(State(state): State<AppState>, Auth(caller): Auth) -> Resul
     Ok(ApiJson(state.studio.balance(&caller).await?))
 }
 
-async fn get_prices(State(state): State<AppState>, Auth(_caller): Auth) -> ApiJson<PriceBook> {
-    ApiJson(state.studio.price_book(&state.studio.runnable_tools()))
+/// A `Result` although it cannot fail: the key or session is still refused (401, the envelope),
+/// and the document lists that refusal from the error type.
+async fn get_prices(State(state): State<AppState>, Auth(_caller): Auth) -> Result<ApiJson<PriceBook>, AppError> {
+    Ok(ApiJson(state.studio.price_book(&state.studio.runnable_tools())))
 }
 
 async fn get_catalog(State(state): State<AppState>) -> ApiJson<BillingCatalog> {
