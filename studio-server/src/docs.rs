@@ -1,5 +1,7 @@
 //! `GET /openapi.json` (OpenAPI 3.1, generated from the mounted routes) and `GET /docs`, a
 //! Swagger UI page whose scripts are compiled into the binary, so it works with no internet.
+//! The document's links (create → read, change, delete) and create examples come from one
+//! table here, [`LINKS`].
 
 use std::sync::Arc;
 
@@ -94,6 +96,259 @@ pub(crate) fn finish(api: TransformOpenApi<'_>) -> TransformOpenApi<'_> {
     .tag(Tag { name: "auth".into(), description: Some("People and sessions".into()), ..Tag::default() })
     .tag(Tag { name: "keys".into(), description: Some("Organization keys".into()), ..Tag::default() })
     .tag(Tag { name: "billing".into(), description: Some("Tokens and money".into()), ..Tag::default() })
+    .with(|mut api| {
+        link(api.inner_mut());
+        api
+    })
+}
+
+/// What a create operation's answer leads to: the new thing's id sits at `id` (a JSON pointer
+/// into the body of each of `statuses`), and every target operation takes it as its `{id}`.
+struct CreateLinks {
+    /// The create operation, `METHOD path`.
+    source: &'static str,
+    /// A JSON body that makes one (the request's `example`), or "" for none (a multipart form, or
+    /// a row whose operation has its own). Ids of the caller's things are written `ast_example`
+    /// (an image of the library) and `job_example` (a develop): a client puts its own there.
+    example: &'static str,
+    /// The answers that carry the id.
+    statuses: &'static [u16],
+    /// Where the id sits in the answer's body.
+    id: &'static str,
+    /// The operations that read, change or delete what was made, `METHOD path`.
+    targets: &'static [&'static str],
+}
+
+/// The document's links (OpenAPI `links`), one row per create operation, so a client (and
+/// Schemathesis's stateful phase) can follow create → read → update → delete.
+const LINKS: &[CreateLinks] = &[
+    CreateLinks {
+        source: "POST /api/toolkit/folders",
+        example: r#"{"name": "Spring coats"}"#,
+        statuses: &[201],
+        id: "/folder/id",
+        targets: &["PATCH /api/toolkit/folders/{id}"],
+    },
+    CreateLinks {
+        source: "POST /api/toolkit/assets/upload",
+        example: "",
+        statuses: &[201],
+        id: "/asset/id",
+        targets: &[
+            "GET /api/toolkit/assets/{id}",
+            "GET /api/toolkit/assets/{id}/file",
+            "PATCH /api/toolkit/assets/{id}",
+        ],
+    },
+    CreateLinks {
+        source: "POST /api/keys",
+        example: r#"{"name": "CI uploader", "role": "member"}"#,
+        statuses: &[200],
+        id: "/id",
+        targets: &["DELETE /api/keys/{id}"],
+    },
+    CreateLinks {
+        source: "POST /api/toolkit/lookbook/looks",
+        example: r#"{"name": "Coat, look 1", "modelAssetId": "ast_example", "itemAssetIds": [{"assetId": "ast_example", "role": "outerwear"}], "background": {"kind": "preset", "value": "white"}, "aesthetic": "editorial"}"#,
+        statuses: &[201],
+        id: "/look/id",
+        targets: &[
+            "GET /api/toolkit/lookbook/looks/{id}",
+            "POST /api/toolkit/lookbook/looks/{id}/lock",
+            "POST /api/toolkit/lookbook/looks/{id}/unlock",
+            "POST /api/toolkit/lookbook/looks/{id}/variations",
+            "POST /api/toolkit/lookbook/looks/{id}/develop-lock",
+        ],
+    },
+    CreateLinks {
+        source: "POST /api/toolkit/lookbook/looks/{id}/develop-lock",
+        example: "",
+        statuses: &[202],
+        id: "/jobId",
+        targets: &["GET /api/toolkit/jobs/{id}", "POST /api/toolkit/jobs/{id}/cancel"],
+    },
+    CreateLinks {
+        source: "POST /api/toolkit/brand/marks",
+        example: r#"{"assetId": "ast_example", "material": "woven label", "placement": "inside collar"}"#,
+        statuses: &[201],
+        id: "/mark/id",
+        targets: &["PATCH /api/toolkit/brand/marks/{id}", "DELETE /api/toolkit/brand/marks/{id}"],
+    },
+    CreateLinks {
+        source: "POST /api/toolkit/pipelines/presets",
+        example: r#"{"name": "Cut and enlarge", "nodes": [{"id": "cut", "tool": "packshot", "quality": "1k", "inputs": {"image": {"item": "image"}}}, {"id": "big", "tool": "upscale", "quality": "2k", "inputs": {"image": {"node": "cut"}}}]}"#,
+        statuses: &[201],
+        id: "/preset/id",
+        targets: &["PATCH /api/toolkit/pipelines/presets/{id}", "DELETE /api/toolkit/pipelines/presets/{id}"],
+    },
+    CreateLinks {
+        source: "POST /api/toolkit/pipelines/runs",
+        example: r#"{"plan": {"name": "Enlarge", "nodes": [{"id": "big", "tool": "upscale", "quality": "1k", "inputs": {"image": {"item": "image"}}}]}, "items": [{"image": "ast_example"}]}"#,
+        statuses: &[202],
+        id: "/runId",
+        targets: &["GET /api/toolkit/pipelines/runs/{id}", "POST /api/toolkit/pipelines/runs/{id}/cancel"],
+    },
+    CreateLinks {
+        source: "POST /api/toolkit/pipelines/runs",
+        example: "",
+        statuses: &[202],
+        id: "/developId",
+        targets: &["POST /api/toolkit/develops/{id}/cancel"],
+    },
+    CreateLinks {
+        source: "POST /api/toolkit/jobs/submit",
+        example: "",
+        statuses: &[202],
+        id: "/jobId",
+        targets: &[
+            "GET /api/toolkit/jobs/{id}",
+            "POST /api/toolkit/jobs/{id}/cancel",
+            "POST /api/toolkit/jobs/{id}/duplicate",
+        ],
+    },
+    CreateLinks {
+        source: "POST /api/toolkit/jobs/{id}/duplicate",
+        example: "",
+        statuses: &[202],
+        id: "/jobId",
+        targets: &["GET /api/toolkit/jobs/{id}", "POST /api/toolkit/jobs/{id}/cancel"],
+    },
+    CreateLinks {
+        source: "POST /api/toolkit/assets/pack",
+        example: r#"{"assetIds": ["ast_example"]}"#,
+        statuses: &[200, 202],
+        id: "/packId",
+        targets: &["GET /api/toolkit/packs/{id}", "GET /api/toolkit/packs/{id}/file"],
+    },
+    CreateLinks {
+        source: "POST /api/toolkit/models/own",
+        example: r#"{"name": "Ada", "assetIds": ["ast_example"]}"#,
+        statuses: &[201],
+        id: "/model/id",
+        targets: &[
+            "GET /api/toolkit/models/{id}",
+            "PATCH /api/toolkit/models/{id}",
+            "POST /api/toolkit/models/{id}/checkout",
+        ],
+    },
+    CreateLinks {
+        source: "POST /posts",
+        example: r#"{"title": "Spring shoot", "body": "Coats on Monday, knitwear on Tuesday."}"#,
+        statuses: &[201],
+        id: "/id",
+        targets: &["GET /posts/{id}", "PATCH /posts/{id}", "DELETE /posts/{id}"],
+    },
+    CreateLinks {
+        source: "POST /api/toolkit/chat/sessions",
+        example: r#"{"title": "Spring coats"}"#,
+        statuses: &[201],
+        id: "/id",
+        targets: &["GET /api/toolkit/chat/sessions/{id}/turns", "POST /api/toolkit/chat/sessions/{id}/turns"],
+    },
+    CreateLinks {
+        source: "POST /api/toolkit/support/tickets",
+        example: r#"{"subject": "A grey develop", "body": "The develop of my wool coat came back grey.", "topic": "develop", "needsReply": true}"#,
+        statuses: &[201],
+        id: "/id",
+        targets: &["GET /api/toolkit/support/tickets/{id}"],
+    },
+    CreateLinks {
+        source: "POST /api/toolkit/support/screenshots",
+        example: "",
+        statuses: &[201],
+        id: "/id",
+        targets: &["GET /api/toolkit/support/screenshots/{id}"],
+    },
+    CreateLinks {
+        source: "POST /api/account/memory",
+        example: r#"{"statement": "The house shoots coats on a warm grey ground.", "scope": "house", "memoryClass": "fact"}"#,
+        statuses: &[200, 201],
+        id: "/id",
+        targets: &["DELETE /api/account/memory/{id}"],
+    },
+    CreateLinks {
+        source: "POST /api/toolkit/admin/tool-items",
+        example: r#"{"tool_id": "lookbook", "category": "poses", "title_he": "Standing, three quarters"}"#,
+        statuses: &[201],
+        id: "/id",
+        targets: &["DELETE /api/toolkit/admin/tool-items/{id}"],
+    },
+    CreateLinks {
+        source: "POST /api/toolkit/admin/offerings",
+        example: r#"{"name": "Ada", "kind": "model", "assetIds": ["ast_example"]}"#,
+        statuses: &[201],
+        id: "/offering/offering/id",
+        targets: &["POST /api/toolkit/admin/offerings/{id}/retire"],
+    },
+    CreateLinks {
+        source: "POST /api/toolkit/admin/replay/evidence",
+        example: r#"{"jobId": "job_example"}"#,
+        statuses: &[200],
+        id: "/evidence/id",
+        targets: &["GET /api/toolkit/admin/replay/evidence/{id}"],
+    },
+];
+
+/// The operation `METHOD path` names in `api`, if it is documented.
+fn operation_mut<'a>(api: &'a mut OpenApi, route: &str) -> Option<&'a mut aide::openapi::Operation> {
+    let (method, path) = route.split_once(' ')?;
+    let aide::openapi::ReferenceOr::Item(item) = api.paths.as_mut()?.paths.get_mut(path)? else { return None };
+    match method {
+        "GET" => item.get.as_mut(),
+        "POST" => item.post.as_mut(),
+        "PUT" => item.put.as_mut(),
+        "PATCH" => item.patch.as_mut(),
+        "DELETE" => item.delete.as_mut(),
+        _ => None,
+    }
+}
+
+/// Add [`LINKS`] to the document: each create operation's request example, and on its answers
+/// one link per target,
+/// named `method.path` (`patch.api.toolkit.folders.id`), with an `operationRef`
+/// (`#/paths/~1api~1toolkit~1folders~1%7Bid%7D/patch`: operations have no `operationId`) and
+/// `parameters: {id: $response.body#<pointer>}`. A row whose operation is
+/// not documented adds nothing (tests/api/docs.rs checks every row took).
+fn link(api: &mut OpenApi) {
+    use aide::openapi::{Link, LinkOperation, ReferenceOr, StatusCode};
+    for row in LINKS {
+        let links: Vec<(String, Link)> = row
+            .targets
+            .iter()
+            .filter_map(|target| {
+                let (method, path) = target.split_once(' ')?;
+                let name = format!("{}{}", method.to_lowercase(), path.replace(['{', '}'], "").replace('/', "."));
+                // A JSON Pointer (`~1` for `/`) in a URI fragment (`%7B` and `%7D` for the braces).
+                let pointer = path.replace('~', "~0").replace('/', "~1").replace('{', "%7B").replace('}', "%7D");
+                let mut link = Link {
+                    description: Some(format!("`{target}` on what this answer made (its id at `{}`)", row.id)),
+                    operation: LinkOperation::OperationRef(format!("#/paths/{pointer}/{}", method.to_lowercase())),
+                    request_body: None,
+                    parameters: Default::default(),
+                    server: None,
+                    extensions: Default::default(),
+                };
+                link.parameters.insert("id".to_string(), format!("$response.body#{}", row.id).into());
+                Some((name, link))
+            })
+            .collect();
+        let Some(op) = operation_mut(api, row.source) else { continue };
+        if let (Ok(example), Some(ReferenceOr::Item(body))) =
+            (serde_json::from_str::<serde_json::Value>(row.example), op.request_body.as_mut())
+            && let Some(json) = body.content.get_mut("application/json")
+        {
+            json.example = Some(example);
+        }
+        let Some(responses) = op.responses.as_mut() else { continue };
+        for status in row.statuses {
+            let Some(ReferenceOr::Item(response)) = responses.responses.get_mut(&StatusCode::Code(*status)) else {
+                continue;
+            };
+            for (name, link) in &links {
+                response.links.insert(name.clone(), ReferenceOr::Item(link.clone()));
+            }
+        }
+    }
 }
 
 /// Document a `status` answer of raw bytes sent as one of `types` (aide alone documents bytes
