@@ -43,7 +43,7 @@ pub(crate) async fn run(opts: &Options) -> anyhow::Result<Vec<Row>> {
     anyhow::ensure!(list.assets.len() == ASSETS, "the house lists {} assets, not {ASSETS}", list.assets.len());
 
     let baseline = serve_from_memory(list.clone())?;
-    let plain = Client::builder(&format!("http://{baseline}")).build()?;
+    let plain = Client::builder(format!("http://{baseline}")).build()?;
     anyhow::ensure!(plain.list_assets(None).await? == list, "the baseline does not serve the same list");
 
     let ours_addr: std::net::SocketAddr = server.base.trim_start_matches("http://").parse()?;
