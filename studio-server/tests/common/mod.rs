@@ -48,7 +48,7 @@ impl Server {
             // The suites sign up several houses at once from one address.
             .env("STUDIO_RATE_LIMIT_PER_MIN", "0")
             .env("RUST_LOG", "error")
-            .stdout(Stdio::null())
+            .stdout(Stdio::inherit())
             .stderr(Stdio::inherit());
         match database_url {
             Some(url) => cmd.env("STUDIO_DATABASE_URL", url),

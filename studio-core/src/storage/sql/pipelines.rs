@@ -85,6 +85,7 @@ macro_rules! impl_pipeline_store {
                 sink_folder_id: Option<&str>,
                 now: DateTime<Utc>,
             ) -> Result<Option<$crate::storage::PipelinePresetRow>, StorageError> {
+                let _w = self.write_lock().await;
                 Ok(sqlx::query_as(concat!(
                     "UPDATE pipeline_presets SET name = $3, plan = $4, sink_folder_id = $5, updated_at = $6 \
                      WHERE org_id = $1 AND id = $2 RETURNING ",
