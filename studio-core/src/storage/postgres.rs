@@ -49,6 +49,11 @@ impl PgStorage {
     /// Row locks do the serialising on PostgreSQL; there is no process-wide writer lock.
     async fn write_lock(&self) {}
 
+    /// A transaction (row locks do the serialising; see SQLite's `begin_write` for why it differs).
+    async fn begin_write(&self) -> Result<Tx, sqlx::Error> {
+        self.pool.begin().await
+    }
+
     /// NOTIFY every process listening on this database (itself included).
     async fn announce_event(&self, org_id: &str, message: &str) -> Result<bool, StorageError> {
         sqlx::query("SELECT pg_notify($1, $2)")

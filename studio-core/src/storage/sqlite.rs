@@ -59,6 +59,17 @@ impl SqliteStorage {
         self.writer.lock().await
     }
 
+    /// A transaction that is SQLite's writer from its first statement (`BEGIN IMMEDIATE`), so
+    /// it waits out (busy timeout) a write still finishing on another connection. One can be: a
+    /// transaction dropped without commit is rolled back by sqlx after the function that began
+    /// it (and released the writer lock) returned, and it keeps SQLite's write lock until then.
+    /// A deferred transaction that read first and then met that lock failed at once with
+    /// "database is locked" (SQLite does not wait when a reader asks to become the writer); the
+    /// money chaos suite caught it as a 500 on a look's unlock.
+    async fn begin_write(&self) -> Result<Tx, sqlx::Error> {
+        self.pool.begin_with("BEGIN IMMEDIATE").await
+    }
+
     /// One process owns the file, so there is nobody else to tell: events stay in-process.
     async fn announce_event(&self, _org_id: &str, _message: &str) -> Result<bool, StorageError> {
         Ok(false)

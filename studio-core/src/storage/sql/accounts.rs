@@ -11,7 +11,7 @@ macro_rules! impl_account_store {
 
             async fn create_account(&self, a: NewAccount) -> Result<(), StorageError> {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let taken: Option<(String,)> = sqlx::query_as("SELECT id FROM users WHERE email = $1")
                     .bind(&a.user.email)
                     .fetch_optional(&mut *tx)

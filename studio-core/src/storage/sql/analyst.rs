@@ -122,7 +122,7 @@ macro_rules! impl_analyst_store {
                 findings: &[$crate::storage::FindingRow],
             ) -> Result<bool, $crate::storage::StorageError> {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let done = sqlx::query(concat!(
                     "INSERT INTO analyst_digests (",
                     $crate::storage::sql::analyst::digest_columns!(),
@@ -285,7 +285,7 @@ macro_rules! impl_analyst_store {
                 $crate::storage::StorageError,
             > {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let before: Option<f64> = sqlx::query_scalar(concat!(
                     "SELECT confidence FROM memories WHERE id = $1 AND status = 'active'",
                     $lock
@@ -374,7 +374,7 @@ macro_rules! impl_analyst_store {
                 r: &$crate::storage::ReviewRow,
             ) -> Result<Option<$crate::storage::MemoryRow>, $crate::storage::StorageError> {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let memory: Option<$crate::storage::MemoryRow> = if r.decision == "retire" {
                     sqlx::query_as(concat!(
                         "UPDATE memories SET status = 'retired', updated_at = $1 WHERE id = $2 \

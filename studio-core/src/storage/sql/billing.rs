@@ -7,7 +7,7 @@ macro_rules! impl_billing_store {
         impl $crate::storage::BillingStore for $ty {
             async fn insert_checkout(&self, c: CheckoutRow) -> Result<(), StorageError> {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 insert_checkout_in(&mut tx, &c).await?;
                 tx.commit().await?;
                 Ok(())
@@ -62,7 +62,7 @@ macro_rules! impl_billing_store {
 
             async fn reserve_autocharge(&self, r: NewAutocharge) -> Result<AutochargeOutcome, StorageError> {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 // The balance row lock serialises this against every ledger write and every
                 // other reservation of the house, on any replica.
                 let bal = lock_balance(&mut tx, &r.org_id).await?;
@@ -152,7 +152,7 @@ macro_rules! impl_billing_store {
             }
 
             async fn autocharge_spent(&self, org_id: &str, since: DateTime<Utc>) -> Result<i64, StorageError> {
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let spent = autocharge_spent_in(&mut tx, org_id, since).await?;
                 tx.commit().await?;
                 Ok(spent)
@@ -160,7 +160,7 @@ macro_rules! impl_billing_store {
 
             async fn apply_payment(&self, p: NewPayment) -> Result<PaymentOutcome, StorageError> {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let fresh = sqlx::query(
                     "INSERT INTO billing_webhooks (webhook_id, event_type, reference, received_at) VALUES ($1, $2, $3, $4) \
                      ON CONFLICT (webhook_id) DO NOTHING",

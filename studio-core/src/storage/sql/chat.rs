@@ -217,7 +217,7 @@ macro_rules! impl_chat_store {
                 now: chrono::DateTime<chrono::Utc>,
             ) -> Result<Vec<$crate::storage::ChatTurnRow>, $crate::storage::StorageError> {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let turns = append_turns_in(&mut tx, session_id, turns, &change, now).await?;
                 for a in actions {
                     sqlx::query(concat!(
@@ -353,7 +353,7 @@ macro_rules! impl_chat_store {
                 now: chrono::DateTime<chrono::Utc>,
             ) -> Result<Option<$crate::storage::ChatTurnRow>, $crate::storage::StorageError> {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let done = sqlx::query(
                     "UPDATE chat_actions SET status = 'applied', result = $2, applied_at = $3 \
                      WHERE id = $1 AND status = 'applying' AND claimed_at = $4",

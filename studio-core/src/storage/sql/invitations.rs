@@ -117,7 +117,7 @@ macro_rules! impl_invitation_store {
             ) -> Result<$crate::storage::RedeemOutcome, StorageError> {
                 use $crate::storage::RedeemOutcome;
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let existing: Option<$crate::storage::InvitationRow> = sqlx::query_as(concat!(
                     "SELECT ", $crate::storage::sql::invitations::invitation_columns!(), " FROM invitations WHERE email = $1"
                 ))
@@ -266,7 +266,7 @@ macro_rules! impl_invitation_store {
             ) -> Result<$crate::storage::AcceptOutcome, StorageError> {
                 use $crate::storage::AcceptOutcome;
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let accepted = sqlx::query(
                     "UPDATE invitations SET accepted_at = $2, accepted_by = $3 WHERE id = $1 AND accepted_at IS NULL",
                 )
@@ -306,7 +306,7 @@ macro_rules! impl_invitation_store {
 
             async fn reward_host(&self, id: &str, credit: NewCredit) -> Result<bool, StorageError> {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let marked =
                     sqlx::query("UPDATE invitations SET host_rewarded_at = $2 WHERE id = $1 AND host_rewarded_at IS NULL")
                         .bind(id)

@@ -62,7 +62,7 @@ macro_rules! impl_job_store {
 
             async fn claim_job(&self, now: DateTime<Utc>, stale_before: DateTime<Utc>) -> Result<Option<JobRow>, StorageError> {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let candidate: Option<JobRow> = sqlx::query_as(concat!(
                     "SELECT ", job_columns!(), " FROM jobs WHERE status = 'queued' OR (status = 'running' AND claimed_at < $1) ",
                     "ORDER BY created_at, id LIMIT 1", $skip_locked
@@ -106,7 +106,7 @@ macro_rules! impl_job_store {
 
             async fn finish_job(&self, org_id: &str, id: &str, end: JobEnd, now: DateTime<Utc>) -> Result<Option<JobRow>, StorageError> {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let job: Option<JobRow> = sqlx::query_as(concat!(
                     "SELECT ", job_columns!(), " FROM jobs WHERE id = $1 AND org_id = $2", $lock
                 ))
@@ -158,7 +158,7 @@ macro_rules! impl_job_store {
 
             async fn cancel_job(&self, org_id: &str, id: &str, now: DateTime<Utc>) -> Result<CancelOutcome, StorageError> {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let job: Option<JobRow> = sqlx::query_as(concat!(
                     "SELECT ", job_columns!(), " FROM jobs WHERE id = $1 AND org_id = $2", $lock
                 ))
@@ -233,7 +233,7 @@ macro_rules! impl_job_store {
             /// One call in its own transaction; written only when its jobs were created.
             async fn create_jobs_alone(&self, jobs: Vec<JobRow>, take: Option<TakeRecord>) -> Result<CreateJobsOutcome, StorageError> {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let mut bal = lock_balance(&mut tx, &jobs[0].org_id).await?;
                 let outcome = create_jobs_in(&mut tx, &mut bal, jobs, take).await?;
                 if matches!(outcome, CreateJobsOutcome::Created(_)) {
@@ -246,7 +246,7 @@ macro_rules! impl_job_store {
             /// once. A refused call writes nothing, so the others' outcomes stand.
             async fn create_jobs_together(&self, calls: Vec<(Vec<JobRow>, Option<TakeRecord>)>) -> Result<Vec<CreateJobsOutcome>, StorageError> {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let org_id = calls[0].0[0].org_id.clone();
                 let before = lock_balance(&mut tx, &org_id).await?;
                 let mut bal = before.clone();

@@ -7,7 +7,7 @@ macro_rules! impl_ledger_store {
         impl $crate::storage::LedgerStore for $ty {
             async fn credit(&self, credit: NewCredit) -> Result<BalanceRow, StorageError> {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let after = apply_credit(&mut tx, &credit).await?;
                 tx.commit().await?;
                 Ok(after)
@@ -15,7 +15,7 @@ macro_rules! impl_ledger_store {
 
             async fn reserve(&self, h: NewHold) -> Result<ReserveOutcome, StorageError> {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let bal = lock_balance(&mut tx, &h.org_id).await?;
                 let existing: Option<HoldRow> = sqlx::query_as(concat!("SELECT ", hold_columns!(), " FROM holds WHERE id = $1"))
                     .bind(&h.id)
@@ -93,7 +93,7 @@ macro_rules! impl_ledger_store {
                 let mut expired = 0;
                 for (entry_id, org_id, amount) in due {
                     let _w = self.write_lock().await;
-                    let mut tx = self.pool.begin().await?;
+                    let mut tx = self.begin_write().await?;
                     if let Some(taken) = apply_expiry(&mut tx, &org_id, &entry_id, amount, now).await? {
                         tx.commit().await?;
                         expired += taken;
@@ -123,7 +123,7 @@ macro_rules! impl_ledger_store {
             /// Settle (`charge`) or release a hold exactly once.
             async fn resolve(&self, org_id: &str, hold_id: &str, now: DateTime<Utc>, charge: bool) -> Result<ResolveOutcome, StorageError> {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 lock_balance(&mut tx, org_id).await?;
                 let (outcome, _) = resolve_in(&mut tx, org_id, hold_id, now, charge, 0).await?;
                 if matches!(outcome, ResolveOutcome::Resolved(_)) {

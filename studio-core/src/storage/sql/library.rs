@@ -48,7 +48,7 @@ macro_rules! impl_library_store {
 
             async fn insert_asset(&self, a: AssetRow) -> Result<(), StorageError> {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 insert_asset_in(&mut tx, &a).await?;
                 tx.commit().await?;
                 Ok(())
@@ -110,7 +110,7 @@ macro_rules! impl_library_store {
 
             async fn soft_delete_assets(&self, org_id: &str, ids: &[String], now: DateTime<Utc>) -> Result<i64, StorageError> {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let mut deleted = 0;
                 for id in ids {
                     let done = sqlx::query("UPDATE assets SET deleted_at = $1 WHERE id = $2 AND org_id = $3 AND deleted_at IS NULL")
@@ -127,7 +127,7 @@ macro_rules! impl_library_store {
 
             async fn update_assets(&self, org_id: &str, ids: &[String], c: &AssetChanges) -> Result<i64, StorageError> {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let approval = c.approval.clone().unwrap_or_default();
                 let mut matched = 0;
                 for id in ids {
@@ -172,7 +172,7 @@ macro_rules! impl_library_store {
 
             async fn set_asset_group(&self, org_id: &str, ids: &[String], group_id: &str) -> Result<bool, StorageError> {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 for id in ids {
                     let done = sqlx::query("UPDATE assets SET group_id = $1 WHERE id = $2 AND org_id = $3 AND deleted_at IS NULL")
                         .bind(group_id)

@@ -6,7 +6,7 @@ macro_rules! impl_lookbook_store {
         impl $crate::storage::LookbookStore for $ty {
             async fn insert_looks(&self, looks: Vec<LookRow>) -> Result<(), StorageError> {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 for l in &looks {
                     sqlx::query(concat!(
                         "INSERT INTO looks (",
@@ -64,7 +64,7 @@ macro_rules! impl_lookbook_store {
                     return Ok(LookJobsOutcome::Jobs(CreateJobsOutcome::Created(Vec::new())));
                 }
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let mut bal = lock_balance(&mut tx, &guard.org_id).await?;
                 if let Some(prior) = prior_look_jobs(&mut tx, &guard.look_id, &jobs).await? {
                     return Ok(LookJobsOutcome::Jobs(prior));
@@ -91,7 +91,7 @@ macro_rules! impl_lookbook_store {
 
             async fn set_look_lock(&self, org_id: &str, look_id: &str, change: LockChange, now: DateTime<Utc>) -> Result<LockOutcome, StorageError> {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let look: Option<LookRow> =
                     sqlx::query_as(concat!("SELECT ", look_columns!(), " FROM looks WHERE id = $1 AND org_id = $2", $lock))
                         .bind(look_id)

@@ -93,7 +93,7 @@ macro_rules! impl_mail_store {
         impl $crate::storage::MailStore for $ty {
             async fn insert_letter(&self, letter: $crate::storage::LetterRow) -> Result<(), StorageError> {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 insert_letter_in(&mut tx, &letter).await?;
                 tx.commit().await?;
                 Ok(())
@@ -188,7 +188,7 @@ macro_rules! impl_mail_store {
             ) -> Result<$crate::storage::MailEventOutcome, StorageError> {
                 use $crate::storage::MailEventOutcome;
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let recorded = sqlx::query(
                     "INSERT INTO mail_events (webhook_id, letter_id, event_type, received_at) VALUES ($1, $2, $3, $4) \
                      ON CONFLICT (webhook_id) DO NOTHING",
@@ -272,7 +272,7 @@ macro_rules! impl_mail_store {
                 letter: $crate::storage::LetterRow,
             ) -> Result<bool, StorageError> {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let recorded = sqlx::query(
                     "INSERT INTO mail_drips (user_id, step, letter_id, queued_at) VALUES ($1, $2, $3, $4) \
                      ON CONFLICT (user_id, step) DO NOTHING",
@@ -294,7 +294,7 @@ macro_rules! impl_mail_store {
 
             async fn issue_email_token(&self, t: $crate::storage::EmailTokenRow) -> Result<(), StorageError> {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 sqlx::query(
                     "UPDATE email_tokens SET replaced_at = $1 WHERE user_id = $2 AND purpose = $3 \
                      AND used_at IS NULL AND replaced_at IS NULL",
@@ -347,7 +347,7 @@ macro_rules! impl_mail_store {
             ) -> Result<$crate::storage::TokenUse, StorageError> {
                 use $crate::storage::TokenUse;
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let (user_id, email) = match spend_token(&mut tx, token_hash, "verify", now).await? {
                     Ok(found) => found,
                     Err(refused) => {
@@ -378,7 +378,7 @@ macro_rules! impl_mail_store {
             ) -> Result<$crate::storage::TokenUse, StorageError> {
                 use $crate::storage::TokenUse;
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let (user_id, email) = match spend_token(&mut tx, token_hash, "reset", now).await? {
                     Ok(found) => found,
                     Err(refused) => {

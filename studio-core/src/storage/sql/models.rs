@@ -151,7 +151,7 @@ macro_rules! impl_model_store {
                 now: DateTime<Utc>,
             ) -> Result<Option<ModelRow>, StorageError> {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let current: Option<ModelRow> = sqlx::query_as(concat!(
                     "SELECT ",
                     model_columns!(),
@@ -252,7 +252,7 @@ macro_rules! impl_model_store {
                 use $crate::storage::{ClaimOutcome, ClaimRow};
                 let c = request.claim;
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let model = lock_model(&mut tx, &c.offering_id).await?;
                 let for_sale = model.as_ref().is_some_and(|m| {
                     matches!(m.tier.as_str(), "sale" | "exclusive") && m.price_cents > 0 && m.retired_at.is_none()
@@ -378,7 +378,7 @@ macro_rules! impl_model_store {
             ) -> Result<$crate::storage::GrantOutcome, StorageError> {
                 use $crate::storage::GrantOutcome;
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 lock_model(&mut tx, &holding.offering_id).await?;
                 let outcome = if insert_holding_in(&mut tx, &holding).await? {
                     GrantOutcome::Granted(Box::new(holding))

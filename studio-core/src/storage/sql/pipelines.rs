@@ -119,7 +119,7 @@ macro_rules! impl_pipeline_store {
             ) -> Result<$crate::storage::RunCreateOutcome, StorageError> {
                 use $crate::storage::RunCreateOutcome;
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let mut bal = lock_balance(&mut tx, &run.org_id).await?;
                 if let (Some(user), Some(key)) = (&run.user_id, &run.idempotency_key) {
                     let prior: Option<$crate::storage::PipelineRunRow> = sqlx::query_as(concat!(
@@ -291,7 +291,7 @@ macro_rules! impl_pipeline_store {
                     return Ok(outcome);
                 }
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let flag: Option<(bool,)> = sqlx::query_as(concat!(
                     "SELECT cancel_requested FROM pipeline_runs WHERE id = $1 AND org_id = $2",
                     $lock
@@ -365,7 +365,7 @@ macro_rules! impl_pipeline_store {
 
             async fn cancel_pipeline(&self, org_id: &str, run_id: &str, now: DateTime<Utc>) -> Result<Option<$crate::storage::RunCancelled>, StorageError> {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let run: Option<$crate::storage::PipelineRunRow> = sqlx::query_as(concat!(
                     "SELECT ",
                     $crate::storage::sql::pipelines::pipeline_run_columns!(),

@@ -39,7 +39,7 @@ macro_rules! impl_profile_store {
 
             async fn set_avatar(&self, user_id: &str, key: Option<&str>) -> Result<Option<String>, StorageError> {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let old: Option<(Option<String>,)> =
                     sqlx::query_as(concat!("SELECT avatar_key FROM users WHERE id = $1", $lock))
                         .bind(user_id)
@@ -142,7 +142,7 @@ macro_rules! impl_profile_store {
 
             async fn write_memory(&self, m: MemoryRow, replaces: Option<&str>) -> Result<MemoryWrite, StorageError> {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 if let Some(prev) = replaces {
                     let done = sqlx::query(
                         "UPDATE memories SET status = 'corrected', updated_at = $1 WHERE id = $2 AND org_id = $3 \
@@ -298,7 +298,7 @@ macro_rules! impl_profile_store {
 
             async fn grant_tool_access(&self, g: ToolGrantRow) -> Result<bool, StorageError> {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let live: Option<(String,)> = sqlx::query_as(
                     "SELECT id FROM tool_grants WHERE revoked_at IS NULL \
                      AND COALESCE(user_id, '') = COALESCE($1, '') AND COALESCE(email, '') = COALESCE($2, '') \

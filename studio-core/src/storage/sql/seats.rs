@@ -50,7 +50,7 @@ macro_rules! impl_seat_store {
                 weekly_limit: i64,
             ) -> Result<bool, StorageError> {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 // Serialise invitations of one house so the weekly count cannot be overrun.
                 sqlx::query(concat!("SELECT id FROM organizations WHERE id = $1", $lock))
                     .bind(&inv.org_id)
@@ -136,7 +136,7 @@ macro_rules! impl_seat_store {
                 now: DateTime<Utc>,
             ) -> Result<AcceptSeat, StorageError> {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let inv: Option<SeatInvitationRow> = sqlx::query_as(concat!(
                     "UPDATE seat_invitations SET status = 'accepted', resolved_at = $1 \
                      WHERE id = $2 AND status = 'pending' AND expires_at > $1 RETURNING ",
@@ -229,7 +229,7 @@ macro_rules! impl_seat_store {
                 from: &[&str],
             ) -> Result<Option<SeatRow>, StorageError> {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let seat: Option<SeatRow> = sqlx::query_as(concat!(
                     "SELECT ", seat_columns!(), " FROM memberships m JOIN users u ON u.id = m.user_id \
                      JOIN organizations o ON o.id = m.org_id WHERE m.org_id = $1 AND m.user_id = $2",
@@ -269,7 +269,7 @@ macro_rules! impl_seat_store {
                     return Ok(false);
                 }
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let out = sqlx::query(
                     "UPDATE memberships SET role = 'admin' WHERE org_id = $1 AND user_id = $2 AND role = 'owner'",
                 )
@@ -315,7 +315,7 @@ macro_rules! impl_seat_store {
                 now: DateTime<Utc>,
             ) -> Result<EraseOutcome, StorageError> {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let seats: Vec<(String, String)> = sqlx::query_as(concat!(
                     "SELECT org_id, role FROM memberships WHERE user_id = $1 ORDER BY org_id",
                     $lock

@@ -57,7 +57,7 @@ macro_rules! impl_support_store {
                 first: Option<&$crate::storage::TicketMessageRow>,
             ) -> Result<(), $crate::storage::StorageError> {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 sqlx::query(concat!(
                     "INSERT INTO support_tickets (",
                     $crate::storage::sql::support::ticket_columns!(),
@@ -178,7 +178,7 @@ macro_rules! impl_support_store {
                 effect: $crate::storage::MessageEffect,
             ) -> Result<bool, $crate::storage::StorageError> {
                 let _w = self.write_lock().await;
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin_write().await?;
                 let found: Option<(String,)> =
                     sqlx::query_as(concat!("SELECT id FROM support_tickets WHERE id = $1", $lock))
                         .bind(&m.ticket_id)
