@@ -349,13 +349,7 @@ async fn lists_follow_changes_made_by_another_replica(backend: Backend) {
         assert_eq!(names(&member.list_assets_page(None, 2, None).await.unwrap()), ["boot", "scarf"]);
     }
 
-    let replica = studio_core::Studio::open(
-        &app.database_url,
-        &studio_core::BlobConfig::Local(app.data_dir.join("blobs")),
-        studio_core::CoreConfig::default(),
-    )
-    .await
-    .expect("a second core on the same database");
+    let replica = app.replica().await;
     let caller = replica.authenticate_key(&secret).await.expect("the key works on the replica");
     let boot = member.list_assets(None).await.unwrap().assets[0].id.clone();
     let patch = AssetPatch { name: Some(Some("ankle boot".into())), ..AssetPatch::default() };

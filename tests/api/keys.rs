@@ -25,13 +25,7 @@ async fn a_kept_key_is_refused_right_after_a_revocation_on_another_replica(backe
         second_key.list_assets(None).await.expect("the second key works");
     }
 
-    let replica = studio_core::Studio::open(
-        &app.database_url,
-        &studio_core::BlobConfig::Local(app.data_dir.join("blobs")),
-        studio_core::CoreConfig::default(),
-    )
-    .await
-    .expect("a second core on the same database");
+    let replica = app.replica().await;
     let (_, token) = replica
         .sign_in(studio_core::api::SignInRequest { email: house.email.clone(), password: PASSWORD.into() })
         .await

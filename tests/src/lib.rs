@@ -57,6 +57,20 @@ pub struct TestApp {
     _dir: tempfile::TempDir,
 }
 
+impl TestApp {
+    /// A second core on this server's database and blob directory: another replica, for tests
+    /// that change something behind the server's back and check its next answer.
+    pub async fn replica(&self) -> studio_core::Studio {
+        studio_core::Studio::open(
+            &self.database_url,
+            &studio_core::BlobConfig::Local(self.data_dir.join("blobs")),
+            studio_core::CoreConfig::default(),
+        )
+        .await
+        .expect("a second core on the same database")
+    }
+}
+
 impl Drop for TestApp {
     fn drop(&mut self) {
         if let Some(tx) = self.shutdown.take() {
