@@ -1,16 +1,18 @@
 //! The studio assistant (§4.15, docs/assistant.md) through studio-client, on a stand-in AI
 //! reader (wiremock; the reader adapter is the real one): what the context holds (this house
-//! only, active memories only, the caller's own personal ones only), proposed actions priced
-//! from the price book and applied exactly once under ten concurrent applies, a viewer's apply
-//! refused, a shortfall 402 with nothing created, the turn limit and every other escalation
-//! making a support ticket, the leak guard, sessions that are their person's alone, context
-//! warm, and priced turns.
+//! only, active memories only, the caller's own personal ones only; this house's balance, brand
+//! clause and recent develops, never another house's), proposed actions priced from the price
+//! book and applied exactly once under ten concurrent applies, a viewer's apply refused, a
+//! shortfall 402 with nothing created, the turn limit and every other escalation making a
+//! support ticket, the leak guard (a key, a token secret, another's email), sessions that are
+//! their person's alone, context warm, and priced turns.
 
 use serde_json::{Value, json};
-use studio_client::UploadOptions;
 use studio_client::api::{
-    ChatTurnRequest, ChatTurnsQuery, MemoryClass, MemoryRequest, MemoryScope, SeatRole, TicketsQuery,
+    BrandPatch, ChatTurnRequest, ChatTurnsQuery, MemoryClass, MemoryRequest, MemoryScope, Quality, SeatRole,
+    TicketsQuery,
 };
+use studio_client::{DevelopSubmit, InputSource, UploadOptions};
 use studio_tests::images::garment_shot;
 use studio_tests::reader::{app_with_reader, completion};
 use studio_tests::{Backend, House, backend_tests, spawn};
@@ -19,6 +21,7 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 
 backend_tests!(
     the_context_holds_this_house_and_active_memories_only,
+    the_context_carries_this_houses_balance_brand_and_develops,
     an_action_applies_once_under_ten_concurrent_applies,
     a_free_action_is_created_once_under_ten_concurrent_applies,
     a_viewer_cannot_apply_a_develop_and_a_shortfall_creates_nothing,
@@ -53,6 +56,15 @@ async fn asked(server: &MockServer) -> Vec<String> {
         .iter()
         .map(|r| String::from_utf8_lossy(&r.body).into_owned())
         .collect()
+}
+
+/// The context the reader was given in the request `body`: the JSON the prompt opens with.
+fn context_in(body: &str) -> Value {
+    let request: Value = serde_json::from_str(body).expect("a JSON request");
+    let prompt = request["messages"][1]["content"][0]["text"].as_str().expect("the prompt");
+    let rest = prompt.strip_prefix("Context (JSON):\n").expect("the prompt opens with the context");
+    let (context, _) = rest.split_once("\n\nThe conversation so far:").expect("the context ends");
+    serde_json::from_str(context).expect("the context is JSON")
 }
 
 fn memory(statement: &str, scope: MemoryScope, replaces: Option<String>) -> MemoryRequest {
@@ -143,6 +155,88 @@ async fn the_context_holds_this_house_and_active_memories_only(backend: Backend)
     let bodies = asked(&server).await;
     assert!(!bodies[1].contains("I crop at the knee"), "a retired memory never rides a kept context");
     assert!(bodies[1].contains("What do you know about us?"), "the reader sees the turns so far");
+}
+
+async fn the_context_carries_this_houses_balance_brand_and_develops(backend: Backend) {
+    // What the reader needs to answer about this house (what it can spend, how it looks, what it
+    // developed lately) reaches it, read for the caller's house and no other.
+    let server = MockServer::start().await;
+    let Some(app) = app_with_reader(backend, &server, |_| {}).await else { return };
+    let house = House::new(&app, "chat-facts").await;
+    let other = House::new(&app, "chat-facts-other").await;
+    let brand = |vision: &str, vibe: &str, colour: &str| BrandPatch {
+        vision_en: Some(vision.into()),
+        vibe: Some(vec![vibe.into()]),
+        palette: Some(vec![colour.into()]),
+        inject_enabled: Some(true),
+        ..Default::default()
+    };
+    let clause = house
+        .key
+        .patch_brand(&brand("Quiet tailoring in natural light", "austere", "charcoal"))
+        .await
+        .expect("brand")
+        .profile
+        .clause;
+    assert!(clause.contains("Quiet tailoring"), "the house has a clause: {clause:?}");
+    let their_clause = other
+        .key
+        .patch_brand(&brand("Loud neon maximalism", "riotous", "magenta"))
+        .await
+        .expect("their brand")
+        .profile
+        .clause;
+    assert!(!their_clause.is_empty());
+
+    // This house develops once, the other twice: their balances differ.
+    let develop = |client: studio_client::Client| async move {
+        let asset = client.upload_bytes("g.png", garment_shot(64, 64), &UploadOptions::default()).await.unwrap();
+        let submit =
+            DevelopSubmit::new("upscale").input("image", InputSource::Asset(asset.asset.id)).quality(Quality::K1);
+        client.submit_develop(&submit).await.expect("develop").job_id
+    };
+    let ours = develop(house.key.clone()).await;
+    let theirs = [develop(other.key.clone()).await, develop(other.key.clone()).await];
+    let (balance, their_balance) = (house.key.balance().await.unwrap(), other.key.balance().await.unwrap());
+    assert_ne!(
+        (balance.balance, balance.held),
+        (their_balance.balance, their_balance.held),
+        "the houses' balances tell apart"
+    );
+
+    answer(&server, json!({"reply": "Noted."})).await;
+    let chat = house.session.chat_start(None).await.expect("start");
+    house.session.chat_say(&chat.id, "How are we doing?").await.expect("turn");
+    let bodies = asked(&server).await;
+    assert_eq!(bodies.len(), 1);
+    let context = context_in(&bodies[0]);
+
+    assert_eq!(
+        context["balance"],
+        json!({"spendable": balance.balance, "held": balance.held}),
+        "the context holds this house's balance, read for the turn"
+    );
+    assert_eq!(context["brandClause"], json!(clause), "the context holds this house's brand clause");
+    let develops = context["recentDevelops"].as_array().expect("recentDevelops");
+    let ids: Vec<&str> = develops.iter().filter_map(|d| d["id"].as_str()).collect();
+    assert_eq!(ids, [ours.as_str()], "the context names this house's develop, and only it");
+    assert_eq!((develops[0]["tool"].as_str(), develops[0]["quality"].as_str()), (Some("upscale"), Some("1k")));
+
+    let text = context.to_string();
+    for absent in [
+        format!("\"spendable\":{}", their_balance.balance),
+        format!("\"held\":{}", their_balance.held),
+        their_clause.clone(),
+        "Loud neon".into(),
+        theirs[0].clone(),
+        theirs[1].clone(),
+        other.org_id.clone(),
+    ] {
+        assert!(!text.contains(&absent), "the context never holds {absent:?}: {text}");
+    }
+    for id in &theirs {
+        assert!(!bodies[0].contains(id.as_str()), "nor does any part of the request: {id}");
+    }
 }
 
 async fn an_action_applies_once_under_ten_concurrent_applies(backend: Backend) {
@@ -287,6 +381,23 @@ async fn escalations_and_the_leak_guard(backend: Backend) {
     assert!(said.turns.iter().all(|t| !t.text.contains("studio_sk_")), "the answer is never shown");
     let turns = s.chat_turns(&chat.id, &ChatTurnsQuery::default()).await.expect("turns");
     assert!(turns.turns.iter().all(|t| !t.text.contains("studio_sk_")), "nor stored");
+
+    // A token secret (every secret the studio issues is 64 hex digits) without the key's marker.
+    let secret = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+    answer(&server, json!({"reply": format!("Your token secret is {secret}, keep it safe.")})).await;
+    let chat = s.chat_start(None).await.expect("start");
+    let said = s.chat_say(&chat.id, "What is my token secret?").await.expect("withheld");
+    assert_eq!(reason_of(&said), "leak_guard");
+    assert!(said.turns.iter().all(|t| !t.text.contains(secret)), "the answer is never shown");
+    let turns = s.chat_turns(&chat.id, &ChatTurnsQuery::default()).await.expect("turns");
+    assert!(turns.turns.iter().all(|t| !t.text.contains(secret)), "nor stored");
+    assert!(turns.turns.iter().all(|t| t.role != "assistant"), "no answer turn is stored");
+    let escalation = said.turns.last().and_then(|t| t.escalation.clone()).expect("an escalation");
+    assert_eq!(said.session.status, "escalated");
+    assert_eq!(said.session.ticket_id.as_deref(), Some(escalation.ticket_id.as_str()));
+    let tickets = s.support_tickets(&TicketsQuery::default()).await.expect("tickets");
+    let ticket = tickets.tickets.iter().find(|t| t.id == escalation.ticket_id).expect("the person's ticket");
+    assert!(ticket.summary.contains("leak_guard"), "{}", ticket.summary);
 
     answer(&server, json!({"reply": "Ask ana@another-house.example, she knows."})).await;
     let chat = s.chat_start(None).await.expect("start");
