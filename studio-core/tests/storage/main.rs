@@ -10,6 +10,7 @@ mod ledger;
 mod library;
 mod mail;
 mod packs;
+mod submits;
 
 use std::sync::Arc;
 
