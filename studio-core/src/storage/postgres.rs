@@ -10,9 +10,9 @@ use sqlx::{PgPool, Postgres};
 
 use super::group_commit::{DrainGuard, JobQueue, PendingJobs};
 use super::sql::{
-    Entry, account_columns, asset_columns, balance_columns, checkout_columns, hold_columns, impl_storage, job_columns,
-    key_columns, look_columns, memory_columns, model_columns, pack_columns, preset_columns, seat_columns,
-    seat_invitation_columns, template_columns, unique_as,
+    Entry, account_columns, asset_columns, checkout_columns, hold_columns, impl_storage, job_columns, key_columns,
+    look_columns, memory_columns, model_columns, pack_columns, preset_columns, seat_columns, seat_invitation_columns,
+    template_columns, unique_as,
 };
 use super::{
     AcceptSeat, AssetChanges, AssetRow, AutochargeOutcome, AutochargeSettings, BalanceRow, BillingAccountRow, Bucket,
@@ -26,7 +26,6 @@ use super::{
 
 type Tx = sqlx::Transaction<'static, Postgres>;
 type Db = Postgres;
-type DbConn = <Postgres as sqlx::Database>::Connection;
 
 /// The NOTIFY channel house events travel on between replicas.
 const EVENT_CHANNEL: &str = "studio_events";

@@ -16,9 +16,9 @@ use tokio::sync::{Mutex, MutexGuard};
 
 use super::group_commit::{DrainGuard, JobQueue, PendingJobs};
 use super::sql::{
-    Entry, account_columns, asset_columns, balance_columns, checkout_columns, hold_columns, impl_storage, job_columns,
-    key_columns, look_columns, memory_columns, model_columns, pack_columns, preset_columns, seat_columns,
-    seat_invitation_columns, template_columns, unique_as,
+    Entry, account_columns, asset_columns, checkout_columns, hold_columns, impl_storage, job_columns, key_columns,
+    look_columns, memory_columns, model_columns, pack_columns, preset_columns, seat_columns, seat_invitation_columns,
+    template_columns, unique_as,
 };
 use super::{
     AcceptSeat, AssetChanges, AssetRow, AutochargeOutcome, AutochargeSettings, BalanceRow, BillingAccountRow, Bucket,
@@ -32,7 +32,6 @@ use super::{
 
 type Tx = sqlx::Transaction<'static, Sqlite>;
 type Db = Sqlite;
-type DbConn = <Sqlite as sqlx::Database>::Connection;
 
 /// Storage on one SQLite file.
 #[derive(Debug, Clone)]

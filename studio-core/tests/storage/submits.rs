@@ -1,10 +1,9 @@
 //! Develop submits under concurrency: many tasks submitting groups of jobs for one house through
-//! `create_jobs` (group-committed; on PostgreSQL written without a lock by a compare-and-swap
-//! on the house's totals, see `storage/sql/jobs.rs`), while others credit the house and cancel
-//! queued jobs, so the totals keep moving between a group's plan and its write. On PostgreSQL
-//! the tasks are split over two storages on one database, as two replicas are. Afterwards
-//! nothing is overspent, every idempotency key made one job, no two jobs took one event number,
-//! and Σcredits = spendable + held + settled, with the running totals equal to the entries.
+//! `create_jobs` (group-committed per house, see `storage/group_commit.rs`), while others credit
+//! the house and cancel queued jobs, so its totals keep moving between groups. On PostgreSQL the
+//! tasks are split over two storages on one database, as two replicas are. Afterwards nothing is
+//! overspent, every idempotency key made one job, no two jobs took one event number, and
+//! Σcredits = spendable + held + settled, with the running totals equal to the entries.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};

@@ -202,98 +202,31 @@ macro_rules! impl_job_store {
             /// Run a house's queued submits, as many per transaction as are waiting, until none are.
             async fn drain_job_queue(self, org_id: String) {
                 let mut guard = DrainGuard::new(&self.job_queue, &org_id);
-                // The house's totals as this drain last wrote them: where nobody else moved them
-                // since, the next group needs no read before it writes (PostgreSQL).
-                let mut known = None;
                 while let Some(group) = guard.next_group() {
                     let answered = group.len();
-                    self.run_group(group, &mut known).await;
+                    self.run_group(group).await;
                     guard.await_followers(answered).await;
                 }
             }
 
-            /// Run one group: together, or (when it is one call on SQLite, or the shared write
+            /// Run one group: together, or (when it is one call, or the shared transaction
             /// failed) call by call.
-            async fn run_group(&self, group: Vec<PendingJobs>, known: &mut Option<BalanceRow>) {
-                if group.len() > 1 || $one_statement {
+            async fn run_group(&self, group: Vec<PendingJobs>) {
+                if group.len() > 1 {
                     let calls: Vec<(Vec<JobRow>, Option<TakeRecord>)> =
                         group.iter().map(|p| (p.jobs.clone(), p.take.clone())).collect();
-                    if let Ok((outcomes, after)) = self.create_jobs_grouped(calls, known.take()).await {
-                        *known = after;
+                    if let Ok(outcomes) = self.create_jobs_together(calls).await {
                         for (p, outcome) in group.into_iter().zip(outcomes) {
                             let _ = p.reply.send(Ok(outcome));
                         }
                         return;
                     }
-                    // One call failed the shared write (nothing of it was written): run each
-                    // alone, so only that call sees its error.
+                    // One call failed the shared transaction (nothing of it was written): run
+                    // each alone, so only that call sees its error.
                 }
                 for p in group {
                     let outcome = self.create_jobs_alone(p.jobs, p.take).await;
                     let _ = p.reply.send(outcome);
-                }
-            }
-
-            /// A group's calls written together: on PostgreSQL first without a lock
-            /// ([`Self::create_jobs_swapped`]), else in a transaction that locks the house's
-            /// balance row. Also the house's totals after it, where known.
-            async fn create_jobs_grouped(
-                &self,
-                calls: Vec<(Vec<JobRow>, Option<TakeRecord>)>,
-                known: Option<BalanceRow>,
-            ) -> Result<(Vec<CreateJobsOutcome>, Option<BalanceRow>), StorageError> {
-                if $one_statement && let Some(done) = self.create_jobs_swapped(&calls, known).await? {
-                    return Ok(done);
-                }
-                self.create_jobs_together(calls).await
-            }
-
-            /// PostgreSQL: a group planned on the house's totals as `known` (as this drain last
-            /// wrote them) or, when those have moved, as read without a lock, and written in one
-            /// autocommitted statement that checks they are still those ([`GroupWrites::swap`]):
-            /// two round trips, or one, and no lock held across the network. None when this
-            /// cannot answer and the locked transaction must: the totals moved again before
-            /// the write, the house has no totals yet, or a call falls short (a shortfall is
-            /// only ever answered from locked totals).
-            async fn create_jobs_swapped(
-                &self,
-                calls: &[(Vec<JobRow>, Option<TakeRecord>)],
-                known: Option<BalanceRow>,
-            ) -> Result<Option<(Vec<CreateJobsOutcome>, Option<BalanceRow>)>, StorageError> {
-                let org_id = &calls[0].0[0].org_id;
-                let mut conn = self.pool.acquire().await?;
-                let mut priors = Vec::with_capacity(calls.len());
-                for (jobs, take) in calls {
-                    priors.push(prior_jobs(&mut conn, &jobs[0], take).await?);
-                }
-                let mut cached = known;
-                loop {
-                    let fresh = cached.is_none();
-                    let before = match cached.take() {
-                        Some(b) => b,
-                        None => match peek_balance(&mut conn, org_id).await? {
-                            Some(b) => b,
-                            None => return Ok(None),
-                        },
-                    };
-                    let mut bal = before.clone();
-                    let mut writes = GroupWrites::default();
-                    let mut outcomes = Vec::with_capacity(calls.len());
-                    let mut short = false;
-                    for ((jobs, take), prior) in calls.iter().zip(&priors) {
-                        let outcome = match prior {
-                            Some(prior) => prior.clone(),
-                            None => writes.plan(&mut bal, jobs.clone(), take.clone()),
-                        };
-                        short |= matches!(outcome, CreateJobsOutcome::Insufficient { .. });
-                        outcomes.push(outcome);
-                    }
-                    if !short && writes.swap(&mut conn, org_id, &before, &bal).await? {
-                        return Ok(Some((outcomes, Some(bal))));
-                    }
-                    if fresh {
-                        return Ok(None);
-                    }
                 }
             }
 
@@ -311,10 +244,7 @@ macro_rules! impl_job_store {
 
             /// Several calls of one house in one transaction, in order, its balance row locked
             /// once. A refused call writes nothing, so the others' outcomes stand.
-            async fn create_jobs_together(
-                &self,
-                calls: Vec<(Vec<JobRow>, Option<TakeRecord>)>,
-            ) -> Result<(Vec<CreateJobsOutcome>, Option<BalanceRow>), StorageError> {
+            async fn create_jobs_together(&self, calls: Vec<(Vec<JobRow>, Option<TakeRecord>)>) -> Result<Vec<CreateJobsOutcome>, StorageError> {
                 let _w = self.write_lock().await;
                 let mut tx = self.begin_write().await?;
                 let org_id = calls[0].0[0].org_id.clone();
@@ -330,20 +260,20 @@ macro_rules! impl_job_store {
                 }
                 writes.flush(&mut tx, &org_id, &before, &bal).await?;
                 tx.commit().await?;
-                Ok((outcomes, Some(bal)))
+                Ok(outcomes)
             }
         }
 
         /// An earlier call with the same idempotency key: its jobs, or `KeyReused` for a takes
         /// key reused for other frames. None when the call is new.
-        async fn prior_jobs(conn: &mut DbConn, first: &JobRow, take: &Option<TakeRecord>) -> Result<Option<CreateJobsOutcome>, StorageError> {
+        async fn prior_jobs(tx: &mut Tx, first: &JobRow, take: &Option<TakeRecord>) -> Result<Option<CreateJobsOutcome>, StorageError> {
             if let Some(take) = &take {
                 let prior: Option<(String, String)> = sqlx::query_as(
                     "SELECT source_ids, job_ids FROM take_requests WHERE user_id = $1 AND idempotency_key = $2",
                 )
                 .bind(&take.user_id)
                 .bind(&take.idempotency_key)
-                .fetch_optional(&mut *conn)
+                .fetch_optional(&mut **tx)
                 .await?;
                 if let Some((source_ids, job_ids)) = prior {
                     if source_ids != take.source_ids {
@@ -354,7 +284,7 @@ macro_rules! impl_job_store {
                     for id in ids {
                         let row: Option<JobRow> = sqlx::query_as(concat!("SELECT ", job_columns!(), " FROM jobs WHERE id = $1"))
                             .bind(&id)
-                            .fetch_optional(&mut *conn)
+                            .fetch_optional(&mut **tx)
                             .await?;
                         existing.extend(row);
                     }
@@ -366,7 +296,7 @@ macro_rules! impl_job_store {
                 ))
                 .bind(user_id)
                 .bind(key)
-                .fetch_optional(&mut *conn)
+                .fetch_optional(&mut **tx)
                 .await?;
                 if let Some(prior) = prior {
                     return Ok(Some(CreateJobsOutcome::Existing(vec![prior])));
@@ -380,7 +310,7 @@ macro_rules! impl_job_store {
         /// shortfall write nothing.
         async fn create_jobs_in(tx: &mut Tx, bal: &mut BalanceRow, jobs: Vec<JobRow>, take: Option<TakeRecord>) -> Result<CreateJobsOutcome, StorageError> {
             let org_id = jobs[0].org_id.clone();
-            if let Some(prior) = prior_jobs(&mut **tx, &jobs[0], &take).await? {
+            if let Some(prior) = prior_jobs(tx, &jobs[0], &take).await? {
                 return Ok(prior);
             }
             let need: i64 = jobs.iter().map(|j| j.tokens).sum();

@@ -260,13 +260,6 @@ macro_rules! job_columns {
     };
 }
 
-/// The running totals of `balances` in [`BalanceRow`](super::BalanceRow) order.
-macro_rules! balance_columns {
-    () => {
-        "grant_tokens, topup_tokens, held, settled, credited, job_event_seq"
-    };
-}
-
 /// The columns of `holds` in [`HoldRow`](super::HoldRow) order.
 macro_rules! hold_columns {
     () => {
@@ -336,9 +329,9 @@ macro_rules! preset_columns {
 }
 
 pub(super) use {
-    account_columns, asset_columns, balance_columns, checkout_columns, hold_columns, impl_storage, job_columns,
-    key_columns, look_columns, memory_columns, model_columns, pack_columns, preset_columns, seat_columns,
-    seat_invitation_columns, template_columns,
+    account_columns, asset_columns, checkout_columns, hold_columns, impl_storage, job_columns, key_columns,
+    look_columns, memory_columns, model_columns, pack_columns, preset_columns, seat_columns, seat_invitation_columns,
+    template_columns,
 };
 
 /// One ledger entry's deltas; the running totals move by exactly these.

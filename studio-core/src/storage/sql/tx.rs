@@ -151,9 +151,15 @@ macro_rules! impl_tx_helpers {
                 queued
             }
 
-            /// The group's one `reserve` movement of the totals: `before` to `after`.
-            fn entry<'a>(org_id: &'a str, before: &BalanceRow, after: &BalanceRow) -> Entry<'a> {
-                Entry {
+            /// Write what was planned, moving the house's totals from `before` (as locked) to
+            /// `after` (as planned). With `$one_statement` (PostgreSQL) every write is one
+            /// statement, the inserts in data-modifying CTEs beside the totals' UPDATE, so the
+            /// group holds the house's lock for one round trip instead of four.
+            async fn flush(self, tx: &mut Tx, org_id: &str, before: &BalanceRow, after: &BalanceRow) -> Result<(), StorageError> {
+                if self.holds.is_empty() && self.jobs.is_empty() {
+                    return Ok(());
+                }
+                let entry = Entry {
                     org_id,
                     kind: "reserve",
                     grant_delta: after.grant_tokens - before.grant_tokens,
@@ -168,47 +174,29 @@ macro_rules! impl_tx_helpers {
                     expires_entry_id: None,
                     now: Utc::now(),
                     seq_delta: after.job_event_seq - before.job_event_seq,
-                }
-            }
-
-            /// True when nothing was planned.
-            fn is_empty(&self) -> bool {
-                self.holds.is_empty() && self.jobs.is_empty()
-            }
-
-            /// Every planned insert as data-modifying CTEs (`h`, `l`, `j`, `t`), each after a
-            /// `", "` unless `first`; `guarded`, each inserts only when CTE `b` returned a row.
-            fn push_ctes<'a>(&'a self, q: &mut QueryBuilder<'a>, mut first: bool, guarded: bool) {
-                let mut cte = |q: &mut QueryBuilder<'a>, name: &str, push: &dyn Fn(&mut QueryBuilder<'a>, bool)| {
-                    q.push(if first { "" } else { ", " }).push(name).push(" AS (");
-                    push(q, guarded);
-                    q.push(")");
-                    first = false;
                 };
-                if !self.holds.is_empty() {
-                    cte(q, "h", &|q, g| self.push_holds(q, g));
-                    cte(q, "l", &|q, g| self.push_reserves(q, g));
-                }
-                if !self.jobs.is_empty() {
-                    cte(q, "j", &|q, g| self.push_jobs(q, g));
-                }
-                if !self.takes.is_empty() {
-                    cte(q, "t", &|q, g| self.push_takes(q, g));
-                }
-            }
-
-            /// Write what was planned, moving the house's totals from `before` (as locked) to
-            /// `after` (as planned). With `$one_statement` (PostgreSQL) every write is one
-            /// statement, the inserts in data-modifying CTEs beside the totals' UPDATE, so the
-            /// group holds the house's lock for one round trip instead of four.
-            async fn flush(self, tx: &mut Tx, org_id: &str, before: &BalanceRow, after: &BalanceRow) -> Result<(), StorageError> {
-                if self.is_empty() {
-                    return Ok(());
-                }
-                let entry = Self::entry(org_id, before, after);
                 if $one_statement {
                     let mut q = sqlx::QueryBuilder::new("WITH ");
-                    self.push_ctes(&mut q, true, false);
+                    let mut sep = "";
+                    if !self.holds.is_empty() {
+                        q.push("h AS (");
+                        self.push_holds(&mut q);
+                        q.push("), l AS (");
+                        self.push_reserves(&mut q);
+                        q.push(")");
+                        sep = ", ";
+                    }
+                    if !self.jobs.is_empty() {
+                        q.push(sep).push("j AS (");
+                        self.push_jobs(&mut q);
+                        q.push(")");
+                        sep = ", ";
+                    }
+                    if !self.takes.is_empty() {
+                        q.push(sep).push("t AS (");
+                        self.push_takes(&mut q);
+                        q.push(")");
+                    }
                     q.push(" ");
                     push_move_totals(&mut q, &entry);
                     let written: BalanceRow =
@@ -218,82 +206,30 @@ macro_rules! impl_tx_helpers {
                 }
                 if !self.holds.is_empty() {
                     let mut q = sqlx::QueryBuilder::new("");
-                    self.push_holds(&mut q, false);
+                    self.push_holds(&mut q);
                     q.build().execute(&mut **tx).await?;
                     let mut q = sqlx::QueryBuilder::new("");
-                    self.push_reserves(&mut q, false);
+                    self.push_reserves(&mut q);
                     q.build().execute(&mut **tx).await?;
                 }
                 let written = move_totals(tx, &entry).await?;
                 debug_assert_eq!(&written, after);
                 if !self.jobs.is_empty() {
                     let mut q = sqlx::QueryBuilder::new("");
-                    self.push_jobs(&mut q, false);
+                    self.push_jobs(&mut q);
                     q.build().execute(&mut **tx).await.map_err(unique_as("idempotency key"))?;
                 }
                 if !self.takes.is_empty() {
                     let mut q = sqlx::QueryBuilder::new("");
-                    self.push_takes(&mut q, false);
+                    self.push_takes(&mut q);
                     q.build().execute(&mut **tx).await.map_err(unique_as("take key"))?;
                 }
                 Ok(())
             }
 
-            /// PostgreSQL, without a transaction or a lock: write what was planned on `before`
-            /// (totals read without a lock, or as this process last wrote them) in one
-            /// autocommitted statement whose totals `UPDATE` is a compare-and-swap. It moves
-            /// the totals to `after` only where they still are exactly `before`, and every
-            /// insert hangs off its result, so all of it is written or (the totals moved in
-            /// the meantime) none of it. A plan depends on nothing but those totals (the
-            /// buckets' split, what is spendable, the event numbers), so where they are
-            /// unchanged the plan is the one a locked transaction would have made. True when
-            /// written; an error (a unique key) wrote nothing either.
-            async fn swap(self, conn: &mut DbConn, org_id: &str, before: &BalanceRow, after: &BalanceRow) -> Result<bool, StorageError> {
-                if self.is_empty() {
-                    return Ok(true);
-                }
-                let entry = Self::entry(org_id, before, after);
-                let mut q = sqlx::QueryBuilder::new("WITH b AS (");
-                push_totals_update(&mut q, &entry);
-                q.push(" AND grant_tokens = ")
-                    .push_bind(before.grant_tokens)
-                    .push(" AND topup_tokens = ")
-                    .push_bind(before.topup_tokens)
-                    .push(" AND held = ")
-                    .push_bind(before.held)
-                    .push(" AND settled = ")
-                    .push_bind(before.settled)
-                    .push(" AND credited = ")
-                    .push_bind(before.credited)
-                    .push(" AND job_event_seq = ")
-                    .push_bind(before.job_event_seq)
-                    .push(concat!(" RETURNING ", balance_columns!(), ")"));
-                self.push_ctes(&mut q, false, true);
-                q.push(concat!(" SELECT ", balance_columns!(), " FROM b"));
-                let written: Option<BalanceRow> =
-                    q.build_query_as().fetch_optional(&mut *conn).await.map_err(unique_as("idempotency or take key"))?;
-                debug_assert!(written.as_ref().is_none_or(|w| w == after));
-                Ok(written.is_some())
-            }
-
-            /// The head of a guarded insert's rows (see [`Self::push_ctes`]).
-            fn open_rows(q: &mut QueryBuilder<'_>, guarded: bool) {
-                if guarded {
-                    q.push("SELECT * FROM (");
-                }
-            }
-
-            /// The tail of a guarded insert's rows: only when the totals moved.
-            fn close_rows(q: &mut QueryBuilder<'_>, guarded: bool) {
-                if guarded {
-                    q.push(") AS v WHERE EXISTS (SELECT 1 FROM b)");
-                }
-            }
-
             /// `INSERT INTO holds` of every planned hold.
-            fn push_holds<'a>(&'a self, q: &mut QueryBuilder<'a>, guarded: bool) {
+            fn push_holds<'a>(&'a self, q: &mut QueryBuilder<'a>) {
                 q.push("INSERT INTO holds (id, org_id, amount, from_grant, from_topup, generation_id, status, created_at) ");
-                Self::open_rows(q, guarded);
                 q.push_values(&self.holds, |mut b, h| {
                     b.push_bind(&h.id)
                         .push_bind(&h.org_id)
@@ -304,11 +240,10 @@ macro_rules! impl_tx_helpers {
                         .push_bind("held")
                         .push_bind(h.created_at);
                 });
-                Self::close_rows(q, guarded);
             }
 
             /// `INSERT INTO ledger_entries` of every planned hold's `reserve` entry.
-            fn push_reserves<'a>(&'a self, q: &mut QueryBuilder<'a>, guarded: bool) {
+            fn push_reserves<'a>(&'a self, q: &mut QueryBuilder<'a>) {
                 let mut users: std::collections::HashMap<&str, Option<&str>> =
                     self.hold_users.iter().map(|(h, u)| (h.as_str(), u.as_deref())).collect();
                 users.extend(self.jobs.iter().map(|j| (j.hold_id.as_str(), j.user_id.as_deref())));
@@ -316,7 +251,6 @@ macro_rules! impl_tx_helpers {
                     "INSERT INTO ledger_entries (id, org_id, kind, grant_delta, topup_delta, held_delta, settled_delta, \
                      credited_delta, hold_id, user_id, reason, expires_at, created_at) ",
                 );
-                Self::open_rows(q, guarded);
                 q.push_values(&self.holds, |mut b, h| {
                     b.push_bind(crate::ids::new_id("led"))
                         .push_bind(&h.org_id)
@@ -332,13 +266,11 @@ macro_rules! impl_tx_helpers {
                         .push_bind(None::<DateTime<Utc>>)
                         .push_bind(h.created_at);
                 });
-                Self::close_rows(q, guarded);
             }
 
             /// `INSERT INTO jobs` of every planned job.
-            fn push_jobs<'a>(&'a self, q: &mut QueryBuilder<'a>, guarded: bool) {
+            fn push_jobs<'a>(&'a self, q: &mut QueryBuilder<'a>) {
                 q.push(concat!("INSERT INTO jobs (", job_columns!(), ") "));
-                Self::open_rows(q, guarded);
                 q.push_values(&self.jobs, |mut b, job| {
                     b.push_bind(&job.id)
                         .push_bind(&job.org_id)
@@ -367,13 +299,11 @@ macro_rules! impl_tx_helpers {
                         .push_bind(job.started_at)
                         .push_bind(job.finished_at);
                 });
-                Self::close_rows(q, guarded);
             }
 
             /// `INSERT INTO take_requests` of every planned takes record.
-            fn push_takes<'a>(&'a self, q: &mut QueryBuilder<'a>, guarded: bool) {
+            fn push_takes<'a>(&'a self, q: &mut QueryBuilder<'a>) {
                 q.push("INSERT INTO take_requests (user_id, idempotency_key, source_ids, job_ids, created_at) ");
-                Self::open_rows(q, guarded);
                 q.push_values(&self.takes, |mut b, (take, job_ids, at)| {
                     b.push_bind(&take.user_id)
                         .push_bind(&take.idempotency_key)
@@ -381,7 +311,6 @@ macro_rules! impl_tx_helpers {
                         .push_bind(job_ids)
                         .push_bind(*at);
                 });
-                Self::close_rows(q, guarded);
             }
         }
 
@@ -390,13 +319,6 @@ macro_rules! impl_tx_helpers {
 
         /// [`move_totals`] as the tail of a statement `q` is building.
         fn push_move_totals<'a>(q: &mut QueryBuilder<'a>, e: &Entry<'a>) {
-            push_totals_update(q, e);
-            q.push(concat!(" RETURNING ", balance_columns!()));
-        }
-
-        /// `UPDATE balances` by entry `e`'s deltas up to its `WHERE org_id = …`, for the caller
-        /// to add conditions and a `RETURNING`.
-        fn push_totals_update<'a>(q: &mut QueryBuilder<'a>, e: &Entry<'a>) {
             q.push("UPDATE balances SET grant_tokens = grant_tokens + ")
                 .push_bind(e.grant_delta)
                 .push(", topup_tokens = topup_tokens + ")
@@ -412,16 +334,8 @@ macro_rules! impl_tx_helpers {
                 .push(", job_event_seq = job_event_seq + ")
                 .push_bind(e.seq_delta)
                 .push(" WHERE org_id = ")
-                .push_bind(e.org_id);
-        }
-
-        /// A house's running totals read without a lock or a transaction (None when it has no
-        /// row yet): a plan's starting point that [`GroupWrites::swap`] checks when it writes.
-        async fn peek_balance(conn: &mut DbConn, org_id: &str) -> Result<Option<BalanceRow>, StorageError> {
-            Ok(sqlx::query_as(concat!("SELECT ", balance_columns!(), " FROM balances WHERE org_id = $1"))
-                .bind(org_id)
-                .fetch_optional(&mut *conn)
-                .await?)
+                .push_bind(e.org_id)
+                .push(" RETURNING grant_tokens, topup_tokens, held, settled, credited, job_event_seq");
         }
 
         /// How a hold of `amount` splits over the buckets: the grant bucket first, then top-up.
@@ -495,7 +409,7 @@ macro_rules! impl_tx_helpers {
             // waits out).
             if $lock_by_select {
                 let locked: Option<BalanceRow> = sqlx::query_as(concat!(
-                    "SELECT ", balance_columns!(), " FROM balances WHERE org_id = $1",
+                    "SELECT grant_tokens, topup_tokens, held, settled, credited, job_event_seq FROM balances WHERE org_id = $1",
                     $lock
                 ))
                 .bind(org_id)
