@@ -173,6 +173,22 @@ async fn develops_carry_the_clause_in_metadata(backend: Backend) {
     assert!(bytes.windows(needle.len()).any(|w| w == needle.as_bytes()), "the clause rides in the frame's metadata");
     assert!(!bytes.windows(6).any(|w| w == b"forged"));
 
+    // The agent endpoint's start_develop (library inputs, the clause read beside them) carries
+    // the clause as it stands now too, and a caller's own never survives.
+    let caller = house.caller(&app).await;
+    let asset = house.key.upload_bytes("s.png", png(24, 16), &Default::default()).await.expect("upload").asset.id;
+    let start = studio_core::api::StartDevelop {
+        tool: "upscale".into(),
+        inputs: [("image".to_string(), asset)].into(),
+        quality: "1k".into(),
+        params: [("brandClause".to_string(), "forged".to_string())].into(),
+        idempotency_key: None,
+    };
+    let started = app.studio.start_develop(&caller, start).await.expect("start_develop");
+    let row = storage.job(&house.org_id, &started.job_id).await.unwrap().unwrap();
+    let params: Value = serde_json::from_str(&row.params).unwrap();
+    assert_eq!(params["brandClause"], json!(clause), "start_develop carries the house's clause");
+
     // A pipeline's chained steps carry it too: the first when the run starts, the second when
     // the scheduler queues it.
     let item = house.key.upload_bytes("p.png", png(24, 16), &Default::default()).await.expect("upload").asset.id;
