@@ -171,21 +171,13 @@ async fn the_context_carries_this_houses_balance_brand_and_develops(backend: Bac
         inject_enabled: Some(true),
         ..Default::default()
     };
-    let clause = house
-        .key
-        .patch_brand(&brand("Quiet tailoring in natural light", "austere", "charcoal"))
-        .await
-        .expect("brand")
-        .profile
-        .clause;
+    let clause_of = |house: &House, patch: BrandPatch| {
+        let key = house.key.clone();
+        async move { key.patch_brand(&patch).await.expect("brand").profile.clause }
+    };
+    let clause = clause_of(&house, brand("Quiet tailoring in natural light", "austere", "charcoal")).await;
     assert!(clause.contains("Quiet tailoring"), "the house has a clause: {clause:?}");
-    let their_clause = other
-        .key
-        .patch_brand(&brand("Loud neon maximalism", "riotous", "magenta"))
-        .await
-        .expect("their brand")
-        .profile
-        .clause;
+    let their_clause = clause_of(&other, brand("Loud neon maximalism", "riotous", "magenta")).await;
     assert!(!their_clause.is_empty());
 
     // This house develops once, the other twice: their balances differ.

@@ -9,24 +9,9 @@ use std::sync::{Arc, Mutex};
 use chrono::Utc;
 use studio_core::{NewHold, ReserveOutcome, ResolveOutcome, Storage};
 
-use crate::{conformance, new_house};
+use crate::{Rng, conformance, new_house};
 
 conformance!(concurrent_reserve_settle_release_keeps_the_books);
-
-/// A small deterministic generator (xorshift64*), one seed per task.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 #[derive(Default)]
 struct Tally {

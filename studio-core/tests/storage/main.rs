@@ -65,6 +65,23 @@ pub(crate) async fn subject(backend: &str) -> Option<Subject> {
     }
 }
 
+/// A small deterministic generator (xorshift64*) for the concurrency tests, one seed per task.
+pub(crate) struct Rng(pub(crate) u64);
+
+impl Rng {
+    pub(crate) fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// A number below `n`.
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
 /// A new person with a house and `grant` tokens; returns (user id, org id).
 pub(crate) async fn new_house(storage: &dyn Storage, grant: i64) -> (String, String) {
     let tag = uuid::Uuid::new_v4().simple().to_string();

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use chrono::Utc;
 use studio_core::{Bucket, CancelOutcome, CreateJobsOutcome, JobRow, NewCredit, Storage};
 
-use crate::new_house;
+use crate::{Rng, new_house};
 
 mod sqlite {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -31,21 +31,6 @@ mod postgres {
         let url = crate::postgres_url().await.expect("configured");
         let replica = studio_core::PgStorage::connect(&url).await.expect("connect the second replica");
         super::group_submits_keep_the_books(s.storage.clone(), std::sync::Arc::new(replica)).await
-    }
-}
-
-/// A small deterministic generator (xorshift64*), one seed per task.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
     }
 }
 
