@@ -324,6 +324,25 @@ fn emails(list: impl IntoIterator<Item = String>) -> Vec<String> {
     list.into_iter().map(|e| e.trim().to_lowercase()).filter(|e| !e.is_empty()).collect()
 }
 
+/// Create `path` holding `bytes` (mode 0600), whole or not at all: written and synced under a
+/// temporary name in `dir`, then hard-linked to `path`, which fails with `AlreadyExists` when
+/// another process got there first. A reader never sees the file empty or half written, and a
+/// crash leaves at most a stray temporary file, never an empty key file that stops every start.
+fn publish_whole(dir: &std::path::Path, path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    let temp = dir.join(format!(".signing.key.{}", uuid::Uuid::new_v4().simple()));
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let written = options.open(&temp).and_then(|mut file| {
+        std::io::Write::write_all(&mut file, bytes)?;
+        file.sync_all()
+    });
+    let linked = written.and_then(|()| std::fs::hard_link(&temp, path));
+    let _ = std::fs::remove_file(&temp);
+    linked
+}
+
 impl ServerConfig {
     /// Defaults, then the file at `path` (if any), then the environment read through `env`.
     pub fn load(path: Option<&Path>, env: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
@@ -623,25 +642,18 @@ impl ServerConfig {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 std::fs::create_dir_all(&self.data_dir).map_err(io)?;
                 let secret = SigningKey::generate();
-                let mut options = std::fs::OpenOptions::new();
-                options.write(true).create_new(true);
-                #[cfg(unix)]
-                std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-                match options.open(&path) {
-                    Ok(mut file) => {
-                        std::io::Write::write_all(&mut file, format!("{secret}\n").as_bytes()).map_err(io)?;
+                let kept = match publish_whole(&self.data_dir, &path, format!("{secret}\n").as_bytes()) {
+                    Ok(()) => {
                         tracing::info!(path = %path.display(), "generated the link-signing key");
-                        SigningKey::from_secret(&secret)
-                            .map_err(|e| ConfigError::KeyFile(path.clone(), std::io::Error::other(e)))
+                        secret
                     }
-                    // Another process of this data directory wrote it first: use theirs.
+                    // Another process of this data directory published one first: use theirs.
                     Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                        let kept = std::fs::read_to_string(&path).map_err(io)?;
-                        SigningKey::from_secret(&kept)
-                            .map_err(|e| ConfigError::KeyFile(path.clone(), std::io::Error::other(e)))
+                        std::fs::read_to_string(&path).map_err(io)?
                     }
-                    Err(e) => Err(io(e)),
-                }
+                    Err(e) => return Err(io(e)),
+                };
+                SigningKey::from_secret(&kept).map_err(|e| ConfigError::KeyFile(path.clone(), std::io::Error::other(e)))
             }
             Err(e) => Err(io(e)),
         }
@@ -1106,5 +1118,20 @@ mod tests {
         assert_ne!(set.signing_key().expect("configured"), first, "STUDIO_SIGNING_KEY wins over the file");
         let short = ServerConfig { signing_key: Some("short".into()), ..c };
         assert!(matches!(short.signing_key(), Err(ConfigError::Env("STUDIO_SIGNING_KEY", _))));
+    }
+
+    #[test]
+    fn processes_starting_together_share_one_whole_signing_key() {
+        for _ in 0..20 {
+            let dir = tempfile::tempdir().unwrap();
+            let c = ServerConfig { data_dir: dir.path().join("data"), ..ServerConfig::default() };
+            let keys: Vec<SigningKey> = std::thread::scope(|s| {
+                let starts: Vec<_> = (0..8).map(|_| s.spawn(|| c.signing_key().expect("whole key"))).collect();
+                starts.into_iter().map(|t| t.join().unwrap()).collect()
+            });
+            assert!(keys.windows(2).all(|w| w[0] == w[1]), "every start uses the one key published");
+            let names: Vec<_> = std::fs::read_dir(&c.data_dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+            assert_eq!(names, vec![std::ffi::OsString::from("signing.key")], "no temporary file is left");
+        }
     }
 }
