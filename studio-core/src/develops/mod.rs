@@ -601,21 +601,26 @@ impl Studio {
     /// through the same path as a duplicate (today's price, one new hold; 402 when the house
     /// cannot pay), linked by `sourceJobId`.
     pub(crate) async fn develop_again(&self, source: &JobRow) -> Result<JobRow> {
-        let inputs = self.rerunnable(source)?;
-        let spec = JobSpec {
-            tool: source.tool.clone(),
-            quality: source.quality_tier(),
-            params: source.rerun_params(),
-            inputs,
-            idempotency_key: None,
-            brand_id: source.brand_id.clone(),
-            source_job_id: Some(source.id.clone()),
-            retry_of_job_id: None,
-        };
+        let spec = self.again_spec(source, None)?;
         let job = self.new_job_for(&source.org_id, source.user_id.clone(), spec);
         let mut rows = self.queue(vec![job], None).await?;
         let (row, _) = rows.pop().ok_or_else(|| Error::internal("no job came back from create_jobs"))?;
         Ok(row)
+    }
+
+    /// A stored job's request as a new develop linked by `sourceJobId` (its params as they
+    /// were, its brand, `key` as the idempotency key), when it can run again today.
+    fn again_spec(&self, source: &JobRow, key: Option<String>) -> Result<JobSpec> {
+        Ok(JobSpec {
+            tool: source.tool.clone(),
+            quality: source.quality_tier(),
+            params: source.rerun_params(),
+            inputs: self.rerunnable(source)?,
+            idempotency_key: key,
+            brand_id: source.brand_id.clone(),
+            source_job_id: Some(source.id.clone()),
+            retry_of_job_id: None,
+        })
     }
 
     /// Check that a stored job can run again today: its tool is runnable and its inputs exist.
@@ -641,18 +646,8 @@ impl Studio {
     pub async fn duplicate_job(&self, caller: &Caller, id: &str, req: DuplicateRequest) -> Result<DuplicateResponse> {
         caller.require_spend_tokens()?;
         let source = self.own_job(caller, id).await?;
-        let inputs = self.rerunnable(&source)?;
         let key = clean(req.idempotency_key, "idempotencyKey")?.map(|k| format!("duplicate:{}:{k}", source.id));
-        let spec = JobSpec {
-            tool: source.tool.clone(),
-            quality: source.quality_tier(),
-            params: source.rerun_params(),
-            inputs,
-            idempotency_key: key,
-            brand_id: source.brand_id.clone(),
-            source_job_id: Some(source.id.clone()),
-            retry_of_job_id: None,
-        };
+        let spec = self.again_spec(&source, key)?;
         let (row, replayed) = self.queue_one(caller, spec).await?;
         Ok(DuplicateResponse {
             job_id: row.id.clone(),
