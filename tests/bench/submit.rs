@@ -64,10 +64,13 @@ pub(crate) async fn run(opts: &Options) -> anyhow::Result<Vec<Row>> {
         format!("{} (BEGIN; {SUBMIT_WRITES} × INSERT; COMMIT)", rate(&many)),
         format!("{} / no target", ratio(ours.per_sec, many.per_sec)),
     ));
-    rows.push(http_row(opts, total).await?);
+    rows.push(http_row(opts, total, None).await?);
 
     match &opts.postgres {
-        Some(server) => rows.extend(postgres_rows(server, &dir, rounds, total).await?),
+        Some(server) => {
+            rows.extend(postgres_rows(server, &dir, rounds, total).await?);
+            rows.push(http_postgres_row(opts, server, total).await?);
+        }
         None => rows.push(Row::info(
             "2. develop submit, PostgreSQL",
             "skipped",
@@ -123,11 +126,31 @@ async fn postgres_rows(server: &str, dir: &Path, rounds: usize, total: usize) ->
     ])
 }
 
-/// Submits through the spawned server (SQLite, no runner, so the jobs stay queued): HTTP, key
-/// authentication and JSON included; for information, against the in-process figure's baseline.
-async fn http_row(opts: &Options, total: usize) -> anyhow::Result<Row> {
+/// Submits over HTTP to a spawned server on a fresh PostgreSQL database, dropped afterwards: as
+/// the SQLite row, plus what only a PostgreSQL server does, such as announcing every job event to
+/// the other replicas (NOTIFY).
+async fn http_postgres_row(opts: &Options, server: &str, total: usize) -> anyhow::Result<Row> {
+    let mut admin = sqlx::PgConnection::connect(&format!("{server}/postgres")).await?;
+    let name = format!("studio_bench_{}", uuid::Uuid::new_v4().simple());
+    sqlx::query(&format!("CREATE DATABASE {name}")).execute(&mut admin).await?;
+    let row = http_row(opts, total, Some(format!("{server}/{name}"))).await;
+    let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).execute(&mut admin).await;
+    row
+}
+
+/// Submits through the spawned server (SQLite, or the PostgreSQL `database`; no runner, so the
+/// jobs stay queued): HTTP, key authentication and JSON included; for information.
+async fn http_row(opts: &Options, total: usize, database: Option<String>) -> anyhow::Result<Row> {
     let data = opts.work.join("submit-http");
-    let server = Server::start(opts, &data, &[("STUDIO_RUNNER_CONCURRENCY", "0".into())]).await?;
+    let mut env = vec![("STUDIO_RUNNER_CONCURRENCY", "0".to_string())];
+    let backend = match database {
+        Some(url) => {
+            env.push(("STUDIO_DATABASE_URL", url));
+            "PostgreSQL"
+        }
+        None => "SQLite",
+    };
+    let server = Server::start(opts, &data, &env).await?;
     let (client, _) = server.house("submit").await?;
     let asset = client
         .upload_bytes("look.png", studio_tests::images::padded_png(0, 4096), &UploadOptions::default())
@@ -147,10 +170,10 @@ async fn http_row(opts: &Options, total: usize) -> anyhow::Result<Row> {
     std::fs::remove_dir_all(&data)?;
     Ok(Row::info(
         format!(
-            "2. develop submit over HTTP (POST /api/toolkit/jobs/submit), SQLite, {CONCURRENCY} in flight (information)"
+            "2. develop submit over HTTP (POST /api/toolkit/jobs/submit), {backend}, {CONCURRENCY} in flight (information)"
         ),
         rate(&submitted),
-        "— (compare with the in-process SQLite row)",
+        format!("— (compare with the in-process {backend} row)"),
         "no target",
     ))
 }

@@ -5,6 +5,7 @@
 mod accounts;
 mod brand;
 mod concurrency;
+mod events;
 mod invitations;
 mod ledger;
 mod library;
