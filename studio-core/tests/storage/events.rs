@@ -3,19 +3,11 @@
 //! announced them; an event too long for NOTIFY is refused, and only it.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::time::Duration;
-
-use studio_core::Storage;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn events_announced_together_arrive_whole_once_and_in_order() {
-    let Some(s) = crate::subject("postgres").await else {
-        eprintln!("skipped: {} not set", crate::POSTGRES_ENV);
-        return;
-    };
-    let url = crate::postgres_url().await.expect("configured");
-    let replica: Arc<dyn Storage> = Arc::new(studio_core::PgStorage::connect(&url).await.expect("second replica"));
+    let Some((s, replica)) = crate::two_replicas().await else { return };
     let mut heard = s.storage.listen().await.expect("listen").expect("PostgreSQL has a shared channel");
 
     // 16 tasks on each replica, 25 events each, announced one after another per task.

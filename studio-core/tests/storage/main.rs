@@ -66,6 +66,18 @@ pub(crate) async fn subject(backend: &str) -> Option<Subject> {
     }
 }
 
+/// PostgreSQL's subject and a second storage on its database, as two replicas are; None (and
+/// a skip message) when PostgreSQL is not configured.
+pub(crate) async fn two_replicas() -> Option<(Subject, Arc<dyn Storage>)> {
+    let Some(s) = subject("postgres").await else {
+        eprintln!("skipped: {POSTGRES_ENV} not set");
+        return None;
+    };
+    let url = postgres_url().await.expect("configured");
+    let replica = studio_core::PgStorage::connect(&url).await.expect("connect the second replica");
+    Some((s, Arc::new(replica)))
+}
+
 /// A small deterministic generator (xorshift64*) for the concurrency tests, one seed per task.
 pub(crate) struct Rng(pub(crate) u64);
 

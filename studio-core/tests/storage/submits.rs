@@ -24,13 +24,8 @@ mod sqlite {
 mod postgres {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn group_submits_on_two_replicas_keep_the_books() {
-        let Some(s) = crate::subject("postgres").await else {
-            eprintln!("skipped: {} not set", crate::POSTGRES_ENV);
-            return;
-        };
-        let url = crate::postgres_url().await.expect("configured");
-        let replica = studio_core::PgStorage::connect(&url).await.expect("connect the second replica");
-        super::group_submits_keep_the_books(s.storage.clone(), std::sync::Arc::new(replica)).await
+        let Some((s, replica)) = crate::two_replicas().await else { return };
+        super::group_submits_keep_the_books(s.storage.clone(), replica).await
     }
 }
 
