@@ -325,11 +325,12 @@ fn emails(list: impl IntoIterator<Item = String>) -> Vec<String> {
 }
 
 /// Create `path` holding `bytes` (mode 0600), whole or not at all: written and synced under a
-/// temporary name in `dir`, then hard-linked to `path`, which fails with `AlreadyExists` when
+/// temporary name beside it, then hard-linked to `path`, which fails with `AlreadyExists` when
 /// another process got there first. A reader never sees the file empty or half written, and a
-/// crash leaves at most a stray temporary file, never an empty key file that stops every start.
-fn publish_whole(dir: &std::path::Path, path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
-    let temp = dir.join(format!(".signing.key.{}", uuid::Uuid::new_v4().simple()));
+/// crash leaves at most a stray temporary file, never an empty file that stops every start.
+fn publish_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let temp = path.with_file_name(format!(".{name}.{}", uuid::Uuid::new_v4().simple()));
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create_new(true);
     #[cfg(unix)]
@@ -642,7 +643,7 @@ impl ServerConfig {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 std::fs::create_dir_all(&self.data_dir).map_err(io)?;
                 let secret = SigningKey::generate();
-                let kept = match publish_whole(&self.data_dir, &path, format!("{secret}\n").as_bytes()) {
+                let kept = match publish_whole(&path, format!("{secret}\n").as_bytes()) {
                     Ok(()) => {
                         tracing::info!(path = %path.display(), "generated the link-signing key");
                         secret
