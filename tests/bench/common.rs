@@ -29,6 +29,32 @@ impl Options {
     }
 }
 
+/// A new PostgreSQL database on `server` for one measurement; [`FreshDatabase::drop`] removes it
+/// (whatever the measurement's outcome, so call it before propagating that).
+pub(crate) struct FreshDatabase {
+    admin: sqlx::PgConnection,
+    name: String,
+    /// Its connection address.
+    pub(crate) url: String,
+}
+
+impl FreshDatabase {
+    /// Create one with a unique name.
+    pub(crate) async fn create(server: &str) -> anyhow::Result<Self> {
+        use sqlx::Connection;
+        let mut admin = sqlx::PgConnection::connect(&format!("{server}/postgres")).await?;
+        let name = format!("studio_bench_{}", uuid::Uuid::new_v4().simple());
+        sqlx::query(&format!("CREATE DATABASE {name}")).execute(&mut admin).await?;
+        Ok(FreshDatabase { admin, url: format!("{server}/{name}"), name })
+    }
+
+    /// Drop it, with every connection still open to it.
+    pub(crate) async fn drop(mut self) {
+        let _ =
+            sqlx::query(&format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name)).execute(&mut self.admin).await;
+    }
+}
+
 /// One line of the table.
 #[derive(Debug, Clone)]
 pub(crate) struct Row {

@@ -23,13 +23,12 @@ use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use serde_json::json;
-use sqlx::Connection;
 use studio_core::api::{
     CreateLookRequest, DevelopLockRequest, LockRequest, SignUpRequest, StartDevelop, VariationsRequest,
 };
 use studio_core::{BlobConfig, Caller, CoreConfig, Studio, UploadForm};
 
-use crate::common::{Options, Row, median, ms, ratio};
+use crate::common::{FreshDatabase, Options, Row, median, ms, ratio};
 
 /// Frames of one fan-out, and single submits it is compared with.
 const FRAMES: usize = 24;
@@ -65,15 +64,13 @@ pub(crate) async fn run(opts: &Options) -> anyhow::Result<Vec<Row>> {
 
 /// The same rounds on a fresh PostgreSQL database of `server`, dropped afterwards.
 async fn postgres_row(server: &str, dir: &Path, rounds: usize) -> anyhow::Result<Row> {
-    let mut admin = sqlx::PgConnection::connect(&format!("{server}/postgres")).await?;
-    let name = format!("studio_bench_{}", uuid::Uuid::new_v4().simple());
-    sqlx::query(&format!("CREATE DATABASE {name}")).execute(&mut admin).await?;
+    let db = FreshDatabase::create(server).await?;
     let measured = async {
-        let bench = Bench::prepared(&format!("{server}/{name}"), &dir.join("pg")).await?;
+        let bench = Bench::prepared(&db.url, &dir.join("pg")).await?;
         take_turns(&bench, rounds).await
     }
     .await;
-    let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).execute(&mut admin).await;
+    db.drop().await;
     Ok(measured?.row("PostgreSQL", rounds))
 }
 

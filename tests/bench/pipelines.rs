@@ -28,11 +28,10 @@ use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use serde_json::json;
-use sqlx::Connection;
 use studio_core::api::{PipelinePreviewRequest, PipelineRunRequest, SignUpRequest, StartDevelop};
 use studio_core::{BlobConfig, Caller, CoreConfig, MAX_LINE, Studio, UploadForm};
 
-use crate::common::{Options, Row, median, ms, ratio};
+use crate::common::{FreshDatabase, Options, Row, median, ms, ratio};
 
 /// The chain's nodes, upstream first: (node id and tool).
 const CHAIN: [&str; 2] = ["iron", "upscale"];
@@ -77,15 +76,13 @@ pub(crate) async fn run(opts: &Options) -> anyhow::Result<Vec<Row>> {
 
 /// The same rounds on a fresh PostgreSQL database of `server`, dropped afterwards.
 async fn postgres_row(server: &str, dir: &Path, rounds: usize, warm_up: bool) -> anyhow::Result<Row> {
-    let mut admin = sqlx::PgConnection::connect(&format!("{server}/postgres")).await?;
-    let name = format!("studio_bench_{}", uuid::Uuid::new_v4().simple());
-    sqlx::query(&format!("CREATE DATABASE {name}")).execute(&mut admin).await?;
+    let db = FreshDatabase::create(server).await?;
     let measured = async {
-        let bench = Bench::prepared(&format!("{server}/{name}"), &dir.join("pg")).await?;
+        let bench = Bench::prepared(&db.url, &dir.join("pg")).await?;
         take_turns(&bench, rounds, warm_up).await
     }
     .await;
-    let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).execute(&mut admin).await;
+    db.drop().await;
     Ok(measured?.row("PostgreSQL", rounds))
 }
 

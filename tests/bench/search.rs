@@ -14,11 +14,10 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use sqlx::Connection;
 use studio_client::Client;
 use studio_client::api::SearchQuery;
 
-use crate::common::{Options, Row, Server, ms, percentile};
+use crate::common::{FreshDatabase, Options, Row, Server, ms, percentile};
 
 /// The queries: (what it shows, q).
 const QUERIES: [(&str, &str); 3] =
@@ -40,14 +39,17 @@ pub(crate) async fn run(opts: &Options) -> anyhow::Result<Vec<Row>> {
     .await?;
     match &opts.postgres {
         Some(server) => {
-            let mut admin = sqlx::PgConnection::connect(&format!("{server}/postgres")).await?;
-            let name = format!("studio_bench_{}", uuid::Uuid::new_v4().simple());
-            sqlx::query(&format!("CREATE DATABASE {name}")).execute(&mut admin).await?;
-            let url = format!("{server}/{name}");
-            let measured =
-                measure(opts, "PostgreSQL", &dir.join("pg"), &[("STUDIO_DATABASE_URL", url.clone())], &url, count)
-                    .await;
-            let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).execute(&mut admin).await;
+            let db = FreshDatabase::create(server).await?;
+            let measured = measure(
+                opts,
+                "PostgreSQL",
+                &dir.join("pg"),
+                &[("STUDIO_DATABASE_URL", db.url.clone())],
+                &db.url,
+                count,
+            )
+            .await;
+            db.drop().await;
             rows.extend(measured?);
         }
         None => rows.push(Row::info(

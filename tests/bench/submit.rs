@@ -17,13 +17,12 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use futures_util::StreamExt;
-use sqlx::Connection;
 use studio_client::api::Quality;
 use studio_client::{DevelopSubmit, InputSource, UploadOptions};
 use studio_core::api::{SignUpRequest, StartDevelop};
 use studio_core::{BlobConfig, Caller, CoreConfig, Studio, UploadForm};
 
-use crate::common::{Options, Row, Server, Throughput, drive, median_rate, ms, ratio};
+use crate::common::{FreshDatabase, Options, Row, Server, Throughput, drive, median_rate, ms, ratio};
 
 /// Submitters at once.
 const CONCURRENCY: usize = 8;
@@ -84,17 +83,11 @@ pub(crate) async fn run(opts: &Options) -> anyhow::Result<Vec<Row>> {
 
 /// Submits and bare transactions on fresh PostgreSQL databases, dropped afterwards.
 async fn postgres_rows(server: &str, dir: &Path, rounds: usize, total: usize) -> anyhow::Result<Vec<Row>> {
-    let mut admin = sqlx::PgConnection::connect(&format!("{server}/postgres")).await?;
-    let names = [0, 1].map(|_| format!("studio_bench_{}", uuid::Uuid::new_v4().simple()));
-    for name in &names {
-        sqlx::query(&format!("CREATE DATABASE {name}")).execute(&mut admin).await?;
-    }
+    let (studio_db, bare_db) = (FreshDatabase::create(server).await?, FreshDatabase::create(server).await?);
     let measured = async {
-        let submits = prepared(&format!("{server}/{}", names[0]), &dir.join("pg"), total).await?;
-        let pool = sqlx::postgres::PgPoolOptions::new()
-            .max_connections(CONCURRENCY as u32)
-            .connect(&format!("{server}/{}", names[1]))
-            .await?;
+        let submits = prepared(&studio_db.url, &dir.join("pg"), total).await?;
+        let pool =
+            sqlx::postgres::PgPoolOptions::new().max_connections(CONCURRENCY as u32).connect(&bare_db.url).await?;
         create_bare_table(&pool, "TEXT", "BIGINT").await?;
         let measured = take_turns(rounds, total, &submits, &pool, CONCURRENCY).await;
         drop(submits);
@@ -102,9 +95,8 @@ async fn postgres_rows(server: &str, dir: &Path, rounds: usize, total: usize) ->
         measured
     }
     .await;
-    for name in &names {
-        let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).execute(&mut admin).await;
-    }
+    studio_db.drop().await;
+    bare_db.drop().await;
     let [ours, one, many] = measured?;
     Ok(vec![
         Row::new(
@@ -130,11 +122,9 @@ async fn postgres_rows(server: &str, dir: &Path, rounds: usize, total: usize) ->
 /// the SQLite row, plus what only a PostgreSQL server does, such as announcing every job event to
 /// the other replicas (NOTIFY).
 async fn http_postgres_row(opts: &Options, server: &str, total: usize) -> anyhow::Result<Row> {
-    let mut admin = sqlx::PgConnection::connect(&format!("{server}/postgres")).await?;
-    let name = format!("studio_bench_{}", uuid::Uuid::new_v4().simple());
-    sqlx::query(&format!("CREATE DATABASE {name}")).execute(&mut admin).await?;
-    let row = http_row(opts, total, Some(format!("{server}/{name}"))).await;
-    let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).execute(&mut admin).await;
+    let db = FreshDatabase::create(server).await?;
+    let row = http_row(opts, total, Some(db.url.clone())).await;
+    db.drop().await;
     row
 }
 
