@@ -9,8 +9,8 @@
 //! `commit_delay` idea): callers that submit again as soon as they are answered would otherwise
 //! miss the next transaction, which starts at once with only those who were already waiting,
 //! and split into two cohorts that alternate at half the group size. It waits until as many as
-//! it just answered have joined those waiting, or [`FOLLOWER_PATIENCE`], whichever is first; a
-//! lone submit never waits.
+//! it just answered (counted before they are answered) have joined those waiting, or
+//! [`FOLLOWER_PATIENCE`], whichever is first; a lone submit never waits.
 //!
 //! The queue holds no SQL: the storage backends drain it (see `sql.rs`). The drain runs on its
 //! own task, so a caller that goes away (a dropped request) never cancels a transaction that
@@ -123,13 +123,16 @@ impl<'a> DrainGuard<'a> {
 }
 
 impl DrainGuard<'_> {
-    /// After a group of `answered` calls: when it was several, wait until that many more than
-    /// are waiting now have queued, or [`FOLLOWER_PATIENCE`] has passed.
-    pub(crate) async fn await_followers(&self, answered: usize) {
-        if answered < 2 {
-            return;
-        }
-        let expected = (self.queue.waiting(self.org_id) + answered).min(MAX_GROUP);
+    /// How many calls to wait for after answering a group of `answered`, counted before any of
+    /// them is answered: that many more than are waiting now. None after a lone call.
+    pub(crate) fn followers(&self, answered: usize) -> Option<usize> {
+        (answered >= 2).then(|| (self.queue.waiting(self.org_id) + answered).min(MAX_GROUP))
+    }
+
+    /// Wait until `expected` calls ([`DrainGuard::followers`]) are waiting, or
+    /// [`FOLLOWER_PATIENCE`] has passed.
+    pub(crate) async fn await_followers(&self, expected: Option<usize>) {
+        let Some(expected) = expected else { return };
         let deadline = tokio::time::Instant::now() + FOLLOWER_PATIENCE;
         loop {
             let mut arrived = std::pin::pin!(self.queue.arrived.notified());
@@ -182,10 +185,14 @@ mod tests {
         queue.push("a", pending().0);
         let guard = DrainGuard::new(&queue, "a");
         let started = tokio::time::Instant::now();
-        guard.await_followers(1).await;
-        assert!(started.elapsed() < FOLLOWER_PATIENCE, "after a lone call it does not wait");
+        assert_eq!(guard.followers(1), None, "after a lone call it does not wait");
+        guard.await_followers(guard.followers(1)).await;
+        assert!(started.elapsed() < FOLLOWER_PATIENCE);
 
-        // One waits and three were answered: the wait ends when four are queued.
+        // One waits and three are answered: counted before they are, the wait ends when four
+        // are queued, however soon the three come back.
+        let expected = guard.followers(3);
+        assert_eq!(expected, Some(4));
         let adder = {
             let queue = queue.clone();
             tokio::spawn(async move {
@@ -195,17 +202,35 @@ mod tests {
                 }
             })
         };
-        guard.await_followers(3).await;
+        guard.await_followers(expected).await;
         adder.await.unwrap();
         assert_eq!(queue.waiting("a"), 4);
 
         // Nobody comes back: the wait gives up.
         let started = tokio::time::Instant::now();
-        guard.await_followers(8).await;
+        guard.await_followers(guard.followers(8)).await;
         assert!(started.elapsed() >= FOLLOWER_PATIENCE);
         assert_eq!(queue.waiting("a"), 4, "it took nothing");
         let mut guard = guard;
         assert_eq!(guard.next_group().map(|g| g.len()), Some(4));
+    }
+
+    #[tokio::test]
+    async fn callers_back_before_the_wait_starts_end_it_at_once() {
+        let queue = JobQueue::default();
+        queue.push("a", pending().0);
+        let guard = DrainGuard::new(&queue, "a");
+        // Counted, then answered: all eight are back (on another thread) before the drain
+        // waits. Counting after they were back would wait for eight more, who never come.
+        let expected = guard.followers(8);
+        for _ in 0..8 {
+            queue.push("a", pending().0);
+        }
+        let started = tokio::time::Instant::now();
+        guard.await_followers(expected).await;
+        assert!(started.elapsed() < FOLLOWER_PATIENCE, "waited {:?}", started.elapsed());
+        let mut guard = guard;
+        assert_eq!(guard.next_group().map(|g| g.len()), Some(9));
     }
 
     #[test]

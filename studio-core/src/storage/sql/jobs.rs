@@ -203,31 +203,35 @@ macro_rules! impl_job_store {
             async fn drain_job_queue(self, org_id: String) {
                 let mut guard = DrainGuard::new(&self.job_queue, &org_id);
                 while let Some(group) = guard.next_group() {
-                    let answered = group.len();
-                    self.run_group(group).await;
-                    guard.await_followers(answered).await;
+                    let answers = self.run_group(group).await;
+                    // Counted before anyone is answered: a caller answered on another thread can
+                    // be back in the queue before this line would otherwise run.
+                    let followers = guard.followers(answers.len());
+                    for (reply, outcome) in answers {
+                        let _ = reply.send(outcome);
+                    }
+                    guard.await_followers(followers).await;
                 }
             }
 
             /// Run one group: together, or (when it is one call, or the shared transaction
-            /// failed) call by call.
-            async fn run_group(&self, group: Vec<PendingJobs>) {
+            /// failed) call by call. Each call's answer, not sent yet.
+            async fn run_group(&self, group: Vec<PendingJobs>) -> Vec<(Reply, Result<CreateJobsOutcome, StorageError>)> {
                 if group.len() > 1 {
                     let calls: Vec<(Vec<JobRow>, Option<TakeRecord>)> =
                         group.iter().map(|p| (p.jobs.clone(), p.take.clone())).collect();
                     if let Ok(outcomes) = self.create_jobs_together(calls).await {
-                        for (p, outcome) in group.into_iter().zip(outcomes) {
-                            let _ = p.reply.send(Ok(outcome));
-                        }
-                        return;
+                        return group.into_iter().zip(outcomes).map(|(p, outcome)| (p.reply, Ok(outcome))).collect();
                     }
                     // One call failed the shared transaction (nothing of it was written): run
                     // each alone, so only that call sees its error.
                 }
+                let mut answers = Vec::with_capacity(group.len());
                 for p in group {
                     let outcome = self.create_jobs_alone(p.jobs, p.take).await;
-                    let _ = p.reply.send(outcome);
+                    answers.push((p.reply, outcome));
                 }
+                answers
             }
 
             /// One call in its own transaction; written only when its jobs were created.
@@ -263,6 +267,9 @@ macro_rules! impl_job_store {
                 Ok(outcomes)
             }
         }
+
+        /// Where a queued call's answer goes.
+        type Reply = tokio::sync::oneshot::Sender<Result<CreateJobsOutcome, StorageError>>;
 
         /// An earlier call with the same idempotency key: its jobs, or `KeyReused` for a takes
         /// key reused for other frames. None when the call is new.
