@@ -153,7 +153,7 @@ pub use crate::{
         PlatformTotals, PostRow, PostStore, PresetRow, ProfileRow, ProfileStore, RedeemOutcome, RefillPack, RenderRow,
         ResearchRow, ReserveOutcome, ResolveOutcome, RunCancelled, RunCreateOutcome, ScreenshotRow, SeatInvitationRow,
         SeatRow, SeatStore, SessionRow, SessionSeat, SettledHoldRow, StampRow, StepAdvance, StepEnd, StepState,
-        Storage, StorageError, SupportReportRow, SupportStore, TakeRecord, TemplateRow, TemplateShotRow,
+        Storage, StorageError, SubmitChecks, SupportReportRow, SupportStore, TakeRecord, TemplateRow, TemplateShotRow,
         ThreadMessageRow, TicketFilter, TicketLineRow, TicketMessageRow, TicketRow, TokenUse, ToolGrantRow,
         ToolItemRow, UserListRow, UserRow, VerdictFilter, VerdictRow, WorkflowUsageRow, open_storage,
     },

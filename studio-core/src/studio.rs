@@ -30,6 +30,8 @@ pub struct Studio {
     pub(crate) asset_lists: Arc<crate::library::asset_lists::AssetLists>,
     /// Verified organization keys, each with its house's key epoch.
     pub(crate) keys: Arc<crate::accounts::key_cache::KeyCache>,
+    /// Input images and brand profiles develop submits were planned on, confirmed when held.
+    pub(crate) submit_cache: Arc<crate::develops::submit_cache::SubmitCache>,
 }
 
 /// Opening a Studio failed.
@@ -63,6 +65,7 @@ impl Studio {
             relaying: Arc::new(std::sync::atomic::AtomicBool::new(false)),
             asset_lists: Arc::default(),
             keys: Arc::default(),
+            submit_cache: Arc::default(),
         }
     }
 

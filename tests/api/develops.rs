@@ -22,6 +22,7 @@ backend_tests!(
     socket_pushes_job_changes,
     event_stream_reconnects_and_backfills,
     concurrent_clients_conserve_the_ledger,
+    start_develop_follows_changes_made_by_another_replica,
 );
 
 const WAIT: Duration = Duration::from_secs(120);
@@ -576,4 +577,56 @@ async fn concurrent_clients_conserve_the_ledger(backend: Backend) {
         }
     }
     assert_eq!(storage.balance(&org).await.unwrap().settled, settled);
+}
+
+/// The agent endpoint's `start_develop` plans a submit on the core's submit cache (the input
+/// image and the brand profile, no read of its own); the transaction that holds its tokens
+/// confirms both. A profile patched and an image taken out through a second core on the same
+/// database (another replica) show in this core's very next submit, and a submit refused for it
+/// holds nothing.
+async fn start_develop_follows_changes_made_by_another_replica(backend: Backend) {
+    use studio_core::api::{AssetIds, BrandPatch, StartDevelop};
+    // No runner: the balance moves only with what this test submits.
+    let Some(app) = spawn(backend, |c| c.runner_concurrency = 0).await else { return };
+    let house = House::new(&app, "cached-submit").await;
+    let caller = house.caller(&app).await;
+    let asset = house.key.upload_bytes("s.png", png(24, 16), &Default::default()).await.expect("upload").asset.id;
+    let start = || StartDevelop {
+        tool: "upscale".into(),
+        inputs: [("image".to_string(), asset.clone())].into(),
+        quality: "1k".into(),
+        params: Default::default(),
+        idempotency_key: None,
+    };
+    let clause_of = |job_id: String| {
+        let storage = app.studio.storage();
+        let org = house.org_id.clone();
+        async move {
+            let row = storage.job(&org, &job_id).await.unwrap().expect("the job");
+            let params: serde_json::Value = serde_json::from_str(&row.params).unwrap();
+            params["brandClause"].as_str().map(str::to_string)
+        }
+    };
+    let quiet = BrandPatch { vision_en: Some("Quiet tailoring".into()), ..Default::default() };
+    app.studio.brand().patch(&caller, quiet).await.expect("patch");
+    // Twice: the second submit is planned on what the first read.
+    for _ in 0..2 {
+        let started = app.studio.start_develop(&caller, start()).await.expect("start_develop");
+        assert_eq!(clause_of(started.job_id).await.as_deref(), Some("Brand vision: Quiet tailoring."));
+    }
+
+    let replica = app.replica().await;
+    let there = replica.authenticate_key(&house.secret).await.expect("the key on the replica");
+    let loud = BrandPatch { vision_en: Some("Loud tailoring".into()), ..Default::default() };
+    replica.brand().patch(&there, loud).await.expect("patched on the replica");
+    let started = app.studio.start_develop(&caller, start()).await.expect("start_develop");
+    assert_eq!(clause_of(started.job_id).await.as_deref(), Some("Brand vision: Loud tailoring."), "the new profile");
+
+    replica.delete_assets(&there, AssetIds { asset_ids: vec![asset.clone()] }).await.expect("taken out on the replica");
+    let held = app.studio.balance(&caller).await.expect("balance");
+    let refused = app.studio.start_develop(&caller, start()).await.expect_err("the image is gone");
+    assert_eq!(refused.code, "ASSET_NOT_FOUND", "{refused:?}");
+    assert_eq!(app.studio.balance(&caller).await.expect("balance"), held, "a refused submit holds nothing");
+    let jobs = app.studio.storage().list_jobs(&house.org_id, None, 10).await.unwrap();
+    assert_eq!(jobs.len(), 3, "three submits went through, the fourth wrote nothing");
 }

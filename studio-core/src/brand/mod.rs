@@ -260,20 +260,39 @@ impl Brand<'_> {
                 let c = self.clause_for(&job.org_id).await?;
                 clauses.insert(job.org_id.clone(), c);
             }
-            let clause = &clauses[&job.org_id];
-            let mut params = job.params_map();
-            let had = params.contains_key(CLAUSE_PARAM);
-            if clause.is_empty() {
-                params.remove(CLAUSE_PARAM);
-            } else {
-                params.insert(CLAUSE_PARAM.to_string(), clause.clone());
-            }
-            if had || !clause.is_empty() {
-                job.params = serde_json::to_string(&params).map_err(Error::internal)?;
-            }
+            set_clause(job, &clauses[&job.org_id])?;
         }
         Ok(())
     }
+
+    /// [`Brand::carry`] for jobs of one house, their clause made from its profile as the caller
+    /// read it (a develop submit's cached read, confirmed when its tokens are held).
+    pub(crate) async fn carry_profile(
+        &self,
+        jobs: &mut [crate::storage::JobRow],
+        profile: Option<&crate::storage::BrandProfileRow>,
+    ) -> Result<()> {
+        let c = clause(&Profile::of(profile));
+        for job in jobs.iter_mut() {
+            set_clause(job, &c)?;
+        }
+        self.carry_marks(jobs).await
+    }
+}
+
+/// Set a job's `brandClause` option, or remove it when the clause is empty.
+fn set_clause(job: &mut crate::storage::JobRow, clause: &str) -> Result<()> {
+    let mut params = job.params_map();
+    let had = params.contains_key(CLAUSE_PARAM);
+    if clause.is_empty() {
+        params.remove(CLAUSE_PARAM);
+    } else {
+        params.insert(CLAUSE_PARAM.to_string(), clause.to_string());
+    }
+    if had || !clause.is_empty() {
+        job.params = serde_json::to_string(&params).map_err(Error::internal)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

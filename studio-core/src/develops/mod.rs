@@ -5,6 +5,7 @@
 pub(crate) mod preflight;
 pub(crate) mod runner;
 pub(crate) mod runs;
+pub(crate) mod submit_cache;
 pub(crate) mod verdict;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -26,8 +27,9 @@ use crate::events::HouseEvent;
 use crate::ids::new_id;
 use crate::images;
 use crate::library::assets::accepted_image;
-use crate::storage::{CancelOutcome, CreateJobsOutcome, JobRow, TakeRecord};
+use crate::storage::{CancelOutcome, CreateJobsOutcome, JobRow, SubmitChecks, TakeRecord};
 use crate::studio::Studio;
+use submit_cache::InputImage;
 
 /// Input roles a develop takes; a submit field with one of these names is an input.
 pub const INPUT_ROLES: [&str; 5] = ["image", "garment", "model", "mask", "background"];
@@ -399,22 +401,32 @@ impl Studio {
                 return Err(Error::invalid("NO_INPUTS", format!("{tool} needs inputs.{role} (an asset id).")));
             }
         }
-        let mut inputs = Vec::with_capacity(req.inputs.len());
-        for (role, asset_id) in &req.inputs {
-            let (blob_key, mime) = self.input_asset(caller, asset_id.trim(), "ASSET_NOT_FOUND").await?;
-            inputs.push(JobInput { role: role.clone(), blob_key, mime, asset_id: Some(asset_id.clone()) });
-        }
-        let spec = JobSpec {
-            tool,
-            quality,
-            params: req.params,
-            inputs,
-            idempotency_key: idempotency_key.clone(),
-            brand_id: None,
-            source_job_id: None,
-            retry_of_job_id: None,
+        // Planned on the submit cache first; when the house changed under it, again from fresh
+        // reads (develops/submit_cache.rs).
+        let mut fresh = false;
+        let (row, replayed) = loop {
+            let mut checks = SubmitChecks::default();
+            let mut inputs = Vec::with_capacity(req.inputs.len());
+            for (role, asset_id) in &req.inputs {
+                let (blob_key, mime) =
+                    self.input_image(caller, asset_id.trim(), "ASSET_NOT_FOUND", fresh, &mut checks).await?;
+                inputs.push(JobInput { role: role.clone(), blob_key, mime, asset_id: Some(asset_id.clone()) });
+            }
+            let spec = JobSpec {
+                tool: tool.clone(),
+                quality,
+                params: req.params.clone(),
+                inputs,
+                idempotency_key: idempotency_key.clone(),
+                brand_id: None,
+                source_job_id: None,
+                retry_of_job_id: None,
+            };
+            match self.queue_checked(caller, spec, checks, fresh).await? {
+                Some(queued) => break queued,
+                None => fresh = true,
+            }
         };
-        let (row, replayed) = self.queue_one(caller, spec).await?;
         Ok(StartedDevelop {
             job_id: row.id.clone(),
             status: row.job_status(),
@@ -427,20 +439,46 @@ impl Studio {
     /// (`mdl_…`) names its first identity frame when the house may cast it (its own, held or
     /// free; a catalog model's frame lives in its publisher's library), so develops cast it by id.
     pub(crate) async fn input_asset(&self, caller: &Caller, id: &str, code: &'static str) -> Result<(String, String)> {
-        let asset = if id.starts_with(crate::models::MODEL_ID_PREFIX) {
-            self.model_reference_asset(caller, id)
+        self.input_image(caller, id, code, true, &mut SubmitChecks::default()).await
+    }
+
+    /// [`Studio::input_asset`], a library image taken from the submit cache unless `fresh`; a
+    /// cached image is named in `checks`, so the transaction that holds the tokens confirms it
+    /// is still live. A fresh read is kept for the next submit.
+    async fn input_image(
+        &self,
+        caller: &Caller,
+        id: &str,
+        code: &'static str,
+        fresh: bool,
+        checks: &mut SubmitChecks,
+    ) -> Result<(String, String)> {
+        let image = if id.starts_with(crate::models::MODEL_ID_PREFIX) {
+            let a = self
+                .model_reference_asset(caller, id)
                 .await?
-                .ok_or_else(|| Error::not_found(code, format!("No model {id:?} this house may cast.")))?
+                .ok_or_else(|| Error::not_found(code, format!("No model {id:?} this house may cast.")))?;
+            InputImage { org_id: caller.org_id.clone(), blob_key: a.blob_key, mime: a.mime, bytes: a.bytes }
+        } else if let Some(image) = self.submit_cache.image(id).filter(|_| !fresh) {
+            checks.live_assets.push(id.to_string());
+            image
         } else {
             match self.storage.asset_by_id(id).await? {
-                Some(a) if a.org_id == caller.org_id && a.deleted_at.is_none() => a,
+                Some(a) if a.deleted_at.is_none() => {
+                    let image = InputImage { org_id: a.org_id, blob_key: a.blob_key, mime: a.mime, bytes: a.bytes };
+                    self.submit_cache.keep_image(id, image.clone());
+                    image
+                }
                 _ => return Err(Error::not_found(code, format!("No asset {id:?} in this house."))),
             }
         };
-        if asset.bytes as u64 > MAX_INPUT_BYTES {
+        if image.org_id != caller.org_id {
+            return Err(Error::not_found(code, format!("No asset {id:?} in this house.")));
+        }
+        if image.bytes as u64 > MAX_INPUT_BYTES {
             return Err(input_error(BlobError::TooLarge { max: MAX_INPUT_BYTES }));
         }
-        Ok((asset.blob_key, asset.mime))
+        Ok((image.blob_key, image.mime))
     }
 
     pub(crate) fn new_job(&self, caller: &Caller, spec: JobSpec) -> JobRow {
@@ -488,10 +526,43 @@ impl Studio {
         Ok((row, replayed))
     }
 
+    /// Hold and queue one job planned on `checks` and the house's brand profile, both from the
+    /// submit cache unless `fresh`. None when the cache was stale: its entries are forgotten and
+    /// nothing was written.
+    async fn queue_checked(
+        &self,
+        caller: &Caller,
+        spec: JobSpec,
+        mut checks: SubmitChecks,
+        fresh: bool,
+    ) -> Result<Option<(JobRow, bool)>> {
+        let mut jobs = vec![self.new_job(caller, spec)];
+        let org_id = &caller.org_id;
+        let profile = match self.submit_cache.brand(org_id).filter(|_| !fresh) {
+            Some(profile) => {
+                checks.brand = Some(profile.clone());
+                profile
+            }
+            None => {
+                let profile = self.storage.brand_profile(org_id).await?;
+                self.submit_cache.keep_brand(org_id, profile.clone());
+                profile
+            }
+        };
+        self.brand().carry_profile(&mut jobs, profile.as_ref()).await?;
+        let outcome = self.storage.create_jobs(jobs, None, checks.clone()).await.map_err(enqueue_failed)?;
+        if outcome == CreateJobsOutcome::Stale {
+            self.submit_cache.forget(org_id, &checks.live_assets);
+            return Ok(None);
+        }
+        let mut rows = self.queued(outcome).await?;
+        rows.pop().map(Some).ok_or_else(|| Error::internal("no job came back from create_jobs"))
+    }
+
     /// Hold and queue jobs all together; announce them and wake the runner.
     async fn queue(&self, mut jobs: Vec<JobRow>, take: Option<TakeRecord>) -> Result<Vec<(JobRow, bool)>> {
         self.brand().carry(&mut jobs).await?;
-        let outcome = self.storage.create_jobs(jobs, take).await.map_err(enqueue_failed)?;
+        let outcome = self.storage.create_jobs(jobs, take, SubmitChecks::default()).await.map_err(enqueue_failed)?;
         self.queued(outcome).await
     }
 
@@ -512,6 +583,7 @@ impl Studio {
                 "This idempotency key was used for a different set of frames.",
             )),
             CreateJobsOutcome::Insufficient { need, spendable } => Err(Error::insufficient(need, spendable)),
+            CreateJobsOutcome::Stale => Err(Error::internal("a submit that checked nothing came back stale")),
         }
     }
 

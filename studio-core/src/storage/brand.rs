@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use super::StorageError;
 
 /// A house's brand profile as stored; lists are JSON text.
-#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow, serde::Deserialize)]
 pub struct BrandProfileRow {
     /// The house.
     pub org_id: String,

@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use tokio::sync::{Notify, oneshot};
 
-use super::{CreateJobsOutcome, JobRow, StorageError, TakeRecord};
+use super::{CreateJobsOutcome, JobRow, StorageError, SubmitChecks, TakeRecord};
 
 /// The most submits one transaction takes.
 pub(crate) const MAX_GROUP: usize = 64;
@@ -37,6 +37,8 @@ pub(crate) struct PendingJobs {
     pub jobs: Vec<JobRow>,
     /// The takes record, for a takes request.
     pub take: Option<TakeRecord>,
+    /// What the call was planned on, confirmed in its transaction.
+    pub checks: SubmitChecks,
     /// The caller waiting for its outcome.
     pub reply: oneshot::Sender<Result<CreateJobsOutcome, StorageError>>,
 }
@@ -162,7 +164,7 @@ mod tests {
 
     fn pending() -> (PendingJobs, oneshot::Receiver<Result<CreateJobsOutcome, StorageError>>) {
         let (reply, rx) = oneshot::channel();
-        (PendingJobs { jobs: Vec::new(), take: None, reply }, rx)
+        (PendingJobs { jobs: Vec::new(), take: None, checks: SubmitChecks::default(), reply }, rx)
     }
 
     #[test]

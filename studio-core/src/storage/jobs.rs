@@ -72,6 +72,31 @@ pub struct TakeRecord {
     pub source_ids: String,
 }
 
+/// What a submit was planned on, to be confirmed inside the transaction that writes it
+/// (docs/performance.md, row 2): a submit may be planned on cached reads, and these checks make
+/// the cache exact across replicas. Empty (the default) checks nothing.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SubmitChecks {
+    /// The house's brand profile the jobs' clause was made from (`Some(None)`: it had none);
+    /// `None` checks nothing.
+    pub brand: Option<Option<super::BrandProfileRow>>,
+    /// Library images of the house the jobs take as inputs, each still live (not deleted).
+    pub live_assets: Vec<String>,
+}
+
+impl SubmitChecks {
+    /// True when there is something to check.
+    pub fn any(&self) -> bool {
+        self.brand.is_some() || !self.live_assets.is_empty()
+    }
+
+    /// Whether the house as read in the transaction (`brand`, and which of the asked images are
+    /// `live`) is what the submit was planned on.
+    pub fn hold(&self, brand: &Option<super::BrandProfileRow>, live: &std::collections::HashSet<String>) -> bool {
+        self.brand.as_ref().is_none_or(|b| b == brand) && self.live_assets.iter().all(|id| live.contains(id))
+    }
+}
+
 /// What creating jobs did.
 #[derive(Debug, Clone, PartialEq)]
 pub enum CreateJobsOutcome {
@@ -88,6 +113,9 @@ pub enum CreateJobsOutcome {
         /// Tokens the house could spend.
         spendable: i64,
     },
+    /// A [`SubmitChecks`] failed: the house changed since the reads the submit was planned on.
+    /// Nothing written; plan it again from fresh reads.
+    Stale,
 }
 
 /// How a job ends.
@@ -116,9 +144,14 @@ pub trait JobStore: Send + Sync {
     /// Reserve a hold for each job and insert the jobs as queued, all in one transaction: every
     /// frame is held before any is queued, and a shortfall writes nothing. With an idempotency
     /// key (on the first job, or `take` for a takes request) an earlier identical request's jobs
-    /// come back instead.
-    async fn create_jobs(&self, jobs: Vec<JobRow>, take: Option<TakeRecord>)
-    -> Result<CreateJobsOutcome, StorageError>;
+    /// come back instead. `checks` are confirmed in the same transaction, after the replay and
+    /// before anything is held: when one fails, the outcome is `Stale` and nothing is written.
+    async fn create_jobs(
+        &self,
+        jobs: Vec<JobRow>,
+        take: Option<TakeRecord>,
+        checks: SubmitChecks,
+    ) -> Result<CreateJobsOutcome, StorageError>;
     /// A job of a house.
     async fn job(&self, org_id: &str, id: &str) -> Result<Option<JobRow>, StorageError>;
     /// A house's jobs whose latest change is after `since`, ascending by event_seq.

@@ -63,7 +63,7 @@ pub use invitations::{
     AcceptOutcome, InvitationRow, InvitationStore, InviteCodeRow, InviteRequestRow, InviteeRow, IssueOutcome,
     RedeemOutcome,
 };
-pub use jobs::{CancelOutcome, CreateJobsOutcome, JobEnd, JobRow, JobStore, TakeRecord};
+pub use jobs::{CancelOutcome, CreateJobsOutcome, JobEnd, JobRow, JobStore, SubmitChecks, TakeRecord};
 pub use lanes::{LaneResultRow, LaneStore};
 pub use ledger::{
     BalanceRow, Bucket, HoldRow, HoldStatus, LedgerAudit, LedgerStore, NewCredit, NewHold, ReserveOutcome,

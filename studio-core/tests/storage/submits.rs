@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use chrono::Utc;
 use studio_core::{Bucket, CancelOutcome, CreateJobsOutcome, JobRow, NewCredit, Storage};
 
-use crate::{Rng, new_house};
+use crate::{Rng, new_house, queued_job as job};
 
 mod sqlite {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -44,38 +44,6 @@ const OPS_PER_TASK: u64 = 30;
 const GRANT: i64 = 150;
 const KEYS: u64 = 15;
 
-fn job(org: &str, user: &str, tokens: i64, key: Option<String>) -> JobRow {
-    let id = format!("job_{}", uuid::Uuid::new_v4().simple());
-    JobRow {
-        hold_id: format!("hold_{id}"),
-        org_id: org.to_string(),
-        user_id: Some(user.to_string()),
-        tool: "upscale".into(),
-        quality: "1k".into(),
-        params: "{}".into(),
-        inputs: "[]".into(),
-        status: "queued".into(),
-        tokens,
-        tokens_settled: None,
-        idempotency_key: key,
-        brand_id: None,
-        run_id: None,
-        look_id: None,
-        stage: None,
-        source_job_id: None,
-        retry_of_job_id: None,
-        result_asset_id: None,
-        error: None,
-        event_seq: 0,
-        attempts: 0,
-        claimed_at: None,
-        created_at: Utc::now(),
-        started_at: None,
-        finished_at: None,
-        id,
-    }
-}
-
 async fn group_submits_keep_the_books(a: Arc<dyn Storage>, b: Arc<dyn Storage>) {
     let (user, org) = new_house(a.as_ref(), GRANT).await;
     let tally = Arc::new(Mutex::new(Tally::default()));
@@ -93,7 +61,7 @@ async fn group_submits_keep_the_books(a: Arc<dyn Storage>, b: Arc<dyn Storage>) 
                         let jobs: Vec<JobRow> = (0..n)
                             .map(|i| job(&org, &user, 1 + rng.below(12) as i64, key.clone().filter(|_| i == 0)))
                             .collect();
-                        match storage.create_jobs(jobs, None).await.expect("create_jobs") {
+                        match storage.create_jobs(jobs, None, Default::default()).await.expect("create_jobs") {
                             CreateJobsOutcome::Created(rows) => {
                                 let mut t = tally.lock().unwrap();
                                 for r in rows {
@@ -111,6 +79,7 @@ async fn group_submits_keep_the_books(a: Arc<dyn Storage>, b: Arc<dyn Storage>) 
                                 tally.lock().unwrap().short += 1;
                             }
                             CreateJobsOutcome::KeyReused => panic!("no takes record was sent"),
+                            CreateJobsOutcome::Stale => panic!("no checks were sent"),
                         }
                     }
                     7 => {

@@ -5,13 +5,18 @@ macro_rules! impl_job_store {
     ($ty:ty, $backend:literal, $lock:literal, $skip_locked:literal, $one_statement:literal, $lock_by_select:literal) => {
         #[async_trait::async_trait]
         impl $crate::storage::JobStore for $ty {
-            async fn create_jobs(&self, jobs: Vec<JobRow>, take: Option<TakeRecord>) -> Result<CreateJobsOutcome, StorageError> {
+            async fn create_jobs(
+                &self,
+                jobs: Vec<JobRow>,
+                take: Option<TakeRecord>,
+                checks: $crate::storage::SubmitChecks,
+            ) -> Result<CreateJobsOutcome, StorageError> {
                 if jobs.is_empty() {
                     return Ok(CreateJobsOutcome::Created(Vec::new()));
                 }
                 let (reply, answer) = tokio::sync::oneshot::channel();
                 let org_id = jobs[0].org_id.clone();
-                if self.job_queue.push(&org_id, PendingJobs { jobs, take, reply }) {
+                if self.job_queue.push(&org_id, PendingJobs { jobs, take, checks, reply }) {
                     tokio::spawn(self.clone().drain_job_queue(org_id));
                 }
                 answer.await.map_err(|_| StorageError::Unsupported("the submit queue stopped before answering".into()))?
@@ -218,8 +223,7 @@ macro_rules! impl_job_store {
             /// failed) call by call. Each call's answer, not sent yet.
             async fn run_group(&self, group: Vec<PendingJobs>) -> Vec<(Reply, Result<CreateJobsOutcome, StorageError>)> {
                 if group.len() > 1 {
-                    let calls: Vec<(Vec<JobRow>, Option<TakeRecord>)> =
-                        group.iter().map(|p| (p.jobs.clone(), p.take.clone())).collect();
+                    let calls: Vec<Call> = group.iter().map(|p| (p.jobs.clone(), p.take.clone(), p.checks.clone())).collect();
                     if let Ok(outcomes) = self.create_jobs_together(calls).await {
                         return group.into_iter().zip(outcomes).map(|(p, outcome)| (p.reply, Ok(outcome))).collect();
                     }
@@ -228,18 +232,23 @@ macro_rules! impl_job_store {
                 }
                 let mut answers = Vec::with_capacity(group.len());
                 for p in group {
-                    let outcome = self.create_jobs_alone(p.jobs, p.take).await;
+                    let outcome = self.create_jobs_alone(p.jobs, p.take, &p.checks).await;
                     answers.push((p.reply, outcome));
                 }
                 answers
             }
 
             /// One call in its own transaction; written only when its jobs were created.
-            async fn create_jobs_alone(&self, jobs: Vec<JobRow>, take: Option<TakeRecord>) -> Result<CreateJobsOutcome, StorageError> {
+            async fn create_jobs_alone(
+                &self,
+                jobs: Vec<JobRow>,
+                take: Option<TakeRecord>,
+                checks: &$crate::storage::SubmitChecks,
+            ) -> Result<CreateJobsOutcome, StorageError> {
                 let _w = self.write_lock().await;
                 let mut tx = self.begin_write().await?;
                 let mut bal = lock_balance(&mut tx, &jobs[0].org_id).await?;
-                let outcome = create_jobs_in(&mut tx, &mut bal, jobs, take).await?;
+                let outcome = create_jobs_in(&mut tx, &mut bal, jobs, take, checks).await?;
                 if matches!(outcome, CreateJobsOutcome::Created(_)) {
                     tx.commit().await?;
                 }
@@ -248,17 +257,18 @@ macro_rules! impl_job_store {
 
             /// Several calls of one house in one transaction, in order, its balance row locked
             /// once. A refused call writes nothing, so the others' outcomes stand.
-            async fn create_jobs_together(&self, calls: Vec<(Vec<JobRow>, Option<TakeRecord>)>) -> Result<Vec<CreateJobsOutcome>, StorageError> {
+            async fn create_jobs_together(&self, calls: Vec<Call>) -> Result<Vec<CreateJobsOutcome>, StorageError> {
                 let _w = self.write_lock().await;
                 let mut tx = self.begin_write().await?;
                 let org_id = calls[0].0[0].org_id.clone();
-                let before = lock_balance(&mut tx, &org_id).await?;
+                let (before, brand, live) = lock_for_checks(&mut tx, &org_id, calls.iter().map(|c| &c.2)).await?;
                 let mut bal = before.clone();
                 let mut writes = GroupWrites::default();
                 let mut outcomes = Vec::with_capacity(calls.len());
-                for (jobs, take) in calls {
+                for (jobs, take, checks) in calls {
                     match prior_jobs(&mut tx, &jobs[0], &take).await? {
                         Some(prior) => outcomes.push(prior),
+                        None if !checks.hold(&brand, &live) => outcomes.push(CreateJobsOutcome::Stale),
                         None => outcomes.push(writes.plan(&mut bal, jobs, take)),
                     }
                 }
@@ -270,6 +280,83 @@ macro_rules! impl_job_store {
 
         /// Where a queued call's answer goes.
         type Reply = tokio::sync::oneshot::Sender<Result<CreateJobsOutcome, StorageError>>;
+
+        /// One queued call: its jobs, takes record and checks.
+        type Call = (Vec<JobRow>, Option<TakeRecord>, $crate::storage::SubmitChecks);
+
+        /// The house as `checks` read it: its brand profile and which of the images they name
+        /// are live.
+        type Checked = (Option<$crate::storage::BrandProfileRow>, std::collections::HashSet<String>);
+
+        /// Lock the house's balance row ([`lock_balance`]) and read what `checks` ask about the
+        /// house in the same transaction. On PostgreSQL that is one statement, so checks cost a
+        /// group no round trip.
+        async fn lock_for_checks<'c>(
+            tx: &mut Tx,
+            org_id: &str,
+            checks: impl Iterator<Item = &'c $crate::storage::SubmitChecks>,
+        ) -> Result<(BalanceRow, Option<$crate::storage::BrandProfileRow>, std::collections::HashSet<String>), StorageError> {
+            let mut brand = false;
+            let mut assets: Vec<&str> = Vec::new();
+            for c in checks {
+                brand |= c.brand.is_some();
+                assets.extend(c.live_assets.iter().map(String::as_str));
+            }
+            assets.sort_unstable();
+            assets.dedup();
+            if $lock_by_select && (brand || !assets.is_empty()) {
+                let row: Option<(i64, i64, i64, i64, i64, i64, Option<String>, Option<String>)> = sqlx::query_as(concat!(
+                    "SELECT b.grant_tokens, b.topup_tokens, b.held, b.settled, b.credited, b.job_event_seq, ",
+                    "(SELECT CAST(row_to_json(p) AS TEXT) FROM brand_profiles p WHERE p.org_id = $1), ",
+                    "(SELECT CAST(json_agg(a.id) AS TEXT) FROM assets a WHERE a.org_id = $1 AND a.deleted_at IS NULL ",
+                    "AND a.id IN (SELECT json_array_elements_text(CAST($2 AS json)))) ",
+                    "FROM balances b WHERE b.org_id = $1",
+                    $lock
+                ))
+                .bind(org_id)
+                .bind(serde_json::to_string(&assets).unwrap_or_default())
+                .fetch_optional(&mut **tx)
+                .await?;
+                if let Some((grant_tokens, topup_tokens, held, settled, credited, job_event_seq, profile, live)) = row {
+                    let bal = BalanceRow { grant_tokens, topup_tokens, held, settled, credited, job_event_seq };
+                    let bad = |e: serde_json::Error| StorageError::Unsupported(format!("a submit check's read: {e}"));
+                    let profile = profile.map(|p| serde_json::from_str(&p)).transpose().map_err(bad)?;
+                    let live: Vec<String> = live.map(|l| serde_json::from_str(&l)).transpose().map_err(bad)?.unwrap_or_default();
+                    return Ok((bal, profile, live.into_iter().collect()));
+                }
+            }
+            let bal = lock_balance(tx, org_id).await?;
+            let (profile, live) = read_for_checks(tx, org_id, brand, &assets).await?;
+            Ok((bal, profile, live))
+        }
+
+        /// What checks ask about the house (its brand profile when `brand`, which of `assets`
+        /// are live), read in the transaction that writes them.
+        async fn read_for_checks(tx: &mut Tx, org_id: &str, brand: bool, assets: &[&str]) -> Result<Checked, StorageError> {
+            let profile = if brand {
+                sqlx::query_as(concat!(
+                    "SELECT ", $crate::storage::sql::brand::brand_profile_columns!(), " FROM brand_profiles WHERE org_id = $1"
+                ))
+                .bind(org_id)
+                .fetch_optional(&mut **tx)
+                .await?
+            } else {
+                None
+            };
+            let mut live = std::collections::HashSet::new();
+            if !assets.is_empty() {
+                let mut q = sqlx::QueryBuilder::new("SELECT id FROM assets WHERE deleted_at IS NULL AND org_id = ");
+                q.push_bind(org_id).push(" AND id IN (");
+                let mut ids = q.separated(", ");
+                for id in assets {
+                    ids.push_bind(id);
+                }
+                q.push(")");
+                let rows: Vec<(String,)> = q.build_query_as().fetch_all(&mut **tx).await?;
+                live.extend(rows.into_iter().map(|(id,)| id));
+            }
+            Ok((profile, live))
+        }
 
         /// An earlier call with the same idempotency key: its jobs, or `KeyReused` for a takes
         /// key reused for other frames. None when the call is new.
@@ -315,10 +402,23 @@ macro_rules! impl_job_store {
         /// Hold and queue one call's jobs in a transaction that holds the house's balance row
         /// (`bal`, kept current): an earlier identical call's jobs, a reused takes key or a
         /// shortfall write nothing.
-        async fn create_jobs_in(tx: &mut Tx, bal: &mut BalanceRow, jobs: Vec<JobRow>, take: Option<TakeRecord>) -> Result<CreateJobsOutcome, StorageError> {
+        async fn create_jobs_in(
+            tx: &mut Tx,
+            bal: &mut BalanceRow,
+            jobs: Vec<JobRow>,
+            take: Option<TakeRecord>,
+            checks: &$crate::storage::SubmitChecks,
+        ) -> Result<CreateJobsOutcome, StorageError> {
             let org_id = jobs[0].org_id.clone();
             if let Some(prior) = prior_jobs(tx, &jobs[0], &take).await? {
                 return Ok(prior);
+            }
+            if checks.any() {
+                let ids: Vec<&str> = checks.live_assets.iter().map(String::as_str).collect();
+                let (brand, live) = read_for_checks(tx, &org_id, checks.brand.is_some(), &ids).await?;
+                if !checks.hold(&brand, &live) {
+                    return Ok(CreateJobsOutcome::Stale);
+                }
             }
             let need: i64 = jobs.iter().map(|j| j.tokens).sum();
             if bal.spendable() < need {

@@ -82,7 +82,7 @@ macro_rules! impl_lookbook_store {
                 if look_in_flight(&mut tx, &guard.look_id).await? {
                     return Ok(LookJobsOutcome::InFlight);
                 }
-                let outcome = create_jobs_in(&mut tx, &mut bal, jobs, None).await?;
+                let outcome = create_jobs_in(&mut tx, &mut bal, jobs, None, &$crate::storage::SubmitChecks::default()).await?;
                 if matches!(outcome, CreateJobsOutcome::Created(_)) {
                     tx.commit().await?;
                 }

@@ -441,7 +441,7 @@ pub(super) async fn assert_grouped_submits(storage: std::sync::Arc<dyn super::St
         // call.
         let key = if i % 6 == 0 { Some("first-key") } else { (i % 7 == 3).then_some("late-key") };
         let (storage, row) = (storage.clone(), job(i, key));
-        tokio::spawn(async move { storage.create_jobs(vec![row], None).await.expect("create") })
+        tokio::spawn(async move { storage.create_jobs(vec![row], None, Default::default()).await.expect("create") })
     });
     let calls: Vec<_> = calls.collect(); // all in flight at once
     let mut created = Vec::new();
@@ -464,6 +464,7 @@ pub(super) async fn assert_grouped_submits(storage: std::sync::Arc<dyn super::St
                 short += 1;
             }
             CreateJobsOutcome::KeyReused => panic!("no takes here"),
+            CreateJobsOutcome::Stale => panic!("no checks here"),
         }
     }
     assert_eq!(created.len(), 11, "100 tokens hold eleven frames of 9");
