@@ -82,8 +82,13 @@ macro_rules! impl_lookbook_store {
                 if look_in_flight(&mut tx, &guard.look_id).await? {
                     return Ok(LookJobsOutcome::InFlight);
                 }
-                let outcome = create_jobs_in(&mut tx, &mut bal, jobs, None, &$crate::storage::SubmitChecks::default()).await?;
+                // Planned and written as a group commit writes its calls (one statement on
+                // PostgreSQL), not hold by hold.
+                let before = bal.clone();
+                let mut writes = GroupWrites::default();
+                let outcome = writes.plan(&mut bal, jobs, None);
                 if matches!(outcome, CreateJobsOutcome::Created(_)) {
+                    writes.flush(&mut tx, &guard.org_id, &before, &bal).await?;
                     tx.commit().await?;
                 }
                 Ok(LookJobsOutcome::Jobs(outcome))
@@ -252,18 +257,21 @@ macro_rules! impl_lookbook_store {
         /// used for anything else (another look, other frames) is `KeyReused`. None when new.
         async fn prior_look_jobs(tx: &mut Tx, look_id: &str, jobs: &[JobRow]) -> Result<Option<CreateJobsOutcome>, StorageError> {
             let Some(user_id) = jobs[0].user_id.as_deref() else { return Ok(None) };
-            let mut found = Vec::with_capacity(jobs.len());
-            for job in jobs {
-                let Some(key) = job.idempotency_key.as_deref() else { return Ok(None) };
-                let prior: Option<JobRow> = sqlx::query_as(concat!(
-                    "SELECT ", job_columns!(), " FROM jobs WHERE user_id = $1 AND idempotency_key = $2"
-                ))
-                .bind(user_id)
-                .bind(key)
-                .fetch_optional(&mut **tx)
-                .await?;
-                found.extend(prior);
+            let Some(keys) = jobs.iter().map(|j| j.idempotency_key.as_deref()).collect::<Option<Vec<&str>>>() else {
+                return Ok(None);
+            };
+            // One query for every frame's key, answered in the frames' order.
+            let mut q = sqlx::QueryBuilder::new(concat!("SELECT ", job_columns!(), " FROM jobs WHERE user_id = "));
+            q.push_bind(user_id).push(" AND idempotency_key IN (");
+            let mut list = q.separated(", ");
+            for key in &keys {
+                list.push_bind(*key);
             }
+            q.push(")");
+            let rows: Vec<JobRow> = q.build_query_as().fetch_all(&mut **tx).await?;
+            let by_key: std::collections::HashMap<String, JobRow> =
+                rows.into_iter().filter_map(|j| Some((j.idempotency_key.clone()?, j))).collect();
+            let found: Vec<JobRow> = keys.iter().filter_map(|k| by_key.get(*k).cloned()).collect();
             if found.is_empty() {
                 return Ok(None);
             }
