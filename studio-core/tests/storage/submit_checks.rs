@@ -108,12 +108,24 @@ async fn stale_calls_in_a_group_leave_the_others_written(storage: Arc<dyn Storag
     let img = image(storage.as_ref(), &org).await;
     let gone = image(storage.as_ref(), &org).await;
     storage.soft_delete_assets(&org, std::slice::from_ref(&gone), Utc::now()).await.unwrap();
+    // A profile with every kind of field, so a group's read of it (on PostgreSQL, with the
+    // balance lock in one statement) must give back exactly what a plain read gives.
+    let patch = BrandFieldsPatch {
+        vision_en: Some("Quiet \"tailoring\", ünïcode & <marks>".into()),
+        vibe: Some(r#"["calm","dry"]"#.into()),
+        inject_enabled: Some(false),
+        ..BrandFieldsPatch::default()
+    };
+    storage.save_brand_profile(&org, &patch, Utc::now()).await.unwrap();
+    assert!(storage.claim_free_brand_read(&org, Utc::now(), Utc::now() - chrono::Duration::minutes(10)).await.unwrap());
+    let profile = storage.brand_profile(&org).await.unwrap();
+    assert!(profile.as_ref().is_some_and(|p| p.free_read_at.is_some()), "{profile:?}");
     // All in flight at once, so most share a transaction: every third names the deleted image.
     let calls: Vec<_> = (0..24)
         .map(|i| {
             let (storage, job) = (storage.clone(), job(&org, &user, None));
             let live = if i % 3 == 0 { vec![img.clone(), gone.clone()] } else { vec![img.clone()] };
-            let checks = SubmitChecks { brand: Some(None), live_assets: live };
+            let checks = SubmitChecks { brand: Some(profile.clone()), live_assets: live };
             tokio::spawn(
                 async move { (i, job.id.clone(), storage.create_jobs(vec![job], None, checks).await.unwrap()) },
             )
