@@ -85,11 +85,6 @@ pub struct SubmitChecks {
 }
 
 impl SubmitChecks {
-    /// True when there is something to check.
-    pub fn any(&self) -> bool {
-        self.brand.is_some() || !self.live_assets.is_empty()
-    }
-
     /// Whether the house as read in the transaction (`brand`, and which of the asked images are
     /// `live`) is what the submit was planned on.
     pub fn hold(&self, brand: &Option<super::BrandProfileRow>, live: &std::collections::HashSet<String>) -> bool {

@@ -232,36 +232,19 @@ macro_rules! impl_job_store {
                 }
                 let mut answers = Vec::with_capacity(group.len());
                 for p in group {
-                    let outcome = self.create_jobs_alone(p.jobs, p.take, &p.checks).await;
-                    answers.push((p.reply, outcome));
+                    let outcome = self.create_jobs_together(vec![(p.jobs, p.take, p.checks)]).await;
+                    answers.push((p.reply, outcome.map(|mut o| o.remove(0))));
                 }
                 answers
             }
 
-            /// One call in its own transaction; written only when its jobs were created.
-            async fn create_jobs_alone(
-                &self,
-                jobs: Vec<JobRow>,
-                take: Option<TakeRecord>,
-                checks: &$crate::storage::SubmitChecks,
-            ) -> Result<CreateJobsOutcome, StorageError> {
-                let _w = self.write_lock().await;
-                let mut tx = self.begin_write().await?;
-                let mut bal = lock_balance(&mut tx, &jobs[0].org_id).await?;
-                let outcome = create_jobs_in(&mut tx, &mut bal, jobs, take, checks).await?;
-                if matches!(outcome, CreateJobsOutcome::Created(_)) {
-                    tx.commit().await?;
-                }
-                Ok(outcome)
-            }
-
-            /// Several calls of one house in one transaction, in order, its balance row locked
-            /// once. A refused call writes nothing, so the others' outcomes stand.
+            /// Calls of one house (one, or a group) in one transaction, in order, its balance row
+            /// locked once. A refused call writes nothing, so the others' outcomes stand.
             async fn create_jobs_together(&self, calls: Vec<Call>) -> Result<Vec<CreateJobsOutcome>, StorageError> {
                 let _w = self.write_lock().await;
                 let mut tx = self.begin_write().await?;
                 let org_id = calls[0].0[0].org_id.clone();
-                let (before, brand, live) = lock_for_checks(&mut tx, &org_id, calls.iter().map(|c| &c.2)).await?;
+                let (before, (brand, live)) = lock_for_checks(&mut tx, &org_id, calls.iter().map(|c| &c.2)).await?;
                 let mut bal = before.clone();
                 let mut writes = GroupWrites::default();
                 let mut outcomes = Vec::with_capacity(calls.len());
@@ -295,7 +278,7 @@ macro_rules! impl_job_store {
             tx: &mut Tx,
             org_id: &str,
             checks: impl Iterator<Item = &'c $crate::storage::SubmitChecks>,
-        ) -> Result<(BalanceRow, Option<$crate::storage::BrandProfileRow>, std::collections::HashSet<String>), StorageError> {
+        ) -> Result<(BalanceRow, Checked), StorageError> {
             let mut brand = false;
             let mut assets: Vec<&str> = Vec::new();
             for c in checks {
@@ -322,12 +305,11 @@ macro_rules! impl_job_store {
                     let bad = |e: serde_json::Error| StorageError::Unsupported(format!("a submit check's read: {e}"));
                     let profile = profile.map(|p| serde_json::from_str(&p)).transpose().map_err(bad)?;
                     let live: Vec<String> = live.map(|l| serde_json::from_str(&l)).transpose().map_err(bad)?.unwrap_or_default();
-                    return Ok((bal, profile, live.into_iter().collect()));
+                    return Ok((bal, (profile, live.into_iter().collect())));
                 }
             }
             let bal = lock_balance(tx, org_id).await?;
-            let (profile, live) = read_for_checks(tx, org_id, brand, &assets).await?;
-            Ok((bal, profile, live))
+            Ok((bal, read_for_checks(tx, org_id, brand, &assets).await?))
         }
 
         /// What checks ask about the house (its brand profile when `brand`, which of `assets`
@@ -397,97 +379,6 @@ macro_rules! impl_job_store {
                 }
             }
             Ok(None)
-        }
-
-        /// Hold and queue one call's jobs in a transaction that holds the house's balance row
-        /// (`bal`, kept current): an earlier identical call's jobs, a reused takes key or a
-        /// shortfall write nothing.
-        async fn create_jobs_in(
-            tx: &mut Tx,
-            bal: &mut BalanceRow,
-            jobs: Vec<JobRow>,
-            take: Option<TakeRecord>,
-            checks: &$crate::storage::SubmitChecks,
-        ) -> Result<CreateJobsOutcome, StorageError> {
-            let org_id = jobs[0].org_id.clone();
-            if let Some(prior) = prior_jobs(tx, &jobs[0], &take).await? {
-                return Ok(prior);
-            }
-            if checks.any() {
-                let ids: Vec<&str> = checks.live_assets.iter().map(String::as_str).collect();
-                let (brand, live) = read_for_checks(tx, &org_id, checks.brand.is_some(), &ids).await?;
-                if !checks.hold(&brand, &live) {
-                    return Ok(CreateJobsOutcome::Stale);
-                }
-            }
-            let need: i64 = jobs.iter().map(|j| j.tokens).sum();
-            if bal.spendable() < need {
-                return Ok(CreateJobsOutcome::Insufficient { need, spendable: bal.spendable() });
-            }
-            let mut created = Vec::with_capacity(jobs.len());
-            for mut job in jobs {
-                let hold = NewHold {
-                    id: job.hold_id.clone(),
-                    org_id: org_id.clone(),
-                    amount: job.tokens,
-                    generation_id: Some(job.id.clone()),
-                    user_id: job.user_id.clone(),
-                    now: job.created_at,
-                };
-                *bal = apply_reserve(tx, bal, &hold, 1).await?.1;
-                job.event_seq = bal.job_event_seq;
-                job.status = "queued".to_string();
-                sqlx::query(concat!(
-                    "INSERT INTO jobs (", job_columns!(), ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, \
-                     $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)"
-                ))
-                .bind(&job.id)
-                .bind(&job.org_id)
-                .bind(&job.user_id)
-                .bind(&job.tool)
-                .bind(&job.quality)
-                .bind(&job.params)
-                .bind(&job.inputs)
-                .bind(&job.status)
-                .bind(&job.hold_id)
-                .bind(job.tokens)
-                .bind(job.tokens_settled)
-                .bind(&job.idempotency_key)
-                .bind(&job.brand_id)
-                .bind(&job.run_id)
-                .bind(&job.look_id)
-                .bind(&job.stage)
-                .bind(&job.source_job_id)
-                .bind(&job.retry_of_job_id)
-                .bind(&job.result_asset_id)
-                .bind(&job.error)
-                .bind(job.event_seq)
-                .bind(job.attempts)
-                .bind(job.claimed_at)
-                .bind(job.created_at)
-                .bind(job.started_at)
-                .bind(job.finished_at)
-                .execute(&mut **tx)
-                .await
-                .map_err(unique_as("idempotency key"))?;
-                created.push(job);
-            }
-            if let Some(take) = &take {
-                let job_ids: Vec<&str> = created.iter().map(|j| j.id.as_str()).collect();
-                sqlx::query(
-                    "INSERT INTO take_requests (user_id, idempotency_key, source_ids, job_ids, created_at) \
-                     VALUES ($1, $2, $3, $4, $5)",
-                )
-                .bind(&take.user_id)
-                .bind(&take.idempotency_key)
-                .bind(&take.source_ids)
-                .bind(serde_json::to_string(&job_ids).unwrap_or_default())
-                .bind(created[0].created_at)
-                .execute(&mut **tx)
-                .await
-                .map_err(unique_as("take key"))?;
-            }
-            Ok(CreateJobsOutcome::Created(created))
         }
     };
 }
