@@ -12,7 +12,7 @@ use studio_core::{Error, ErrorKind};
 use crate::auth::SessionAuth;
 use crate::error::AppError;
 use crate::extract::{ApiJson, ApiPath};
-use crate::routes::toolkit::bad_form;
+use crate::routes::toolkit::{bad_form, read_rest};
 use crate::state::AppState;
 
 /// The request body limit: above the core's 512 KB so an oversized picture is read far enough
@@ -39,6 +39,17 @@ async fn upload(
     multipart: Result<Multipart, axum::extract::multipart::MultipartRejection>,
 ) -> Result<ApiJson<AvatarView>, AppError> {
     let mut multipart = multipart.map_err(bad_form)?;
+    match read_picture(&mut multipart).await {
+        Ok(file) => Ok(ApiJson(state.studio.set_avatar(&caller, Bytes::from(file)).await?)),
+        Err(e) => {
+            read_rest(&mut multipart).await;
+            Err(e)
+        }
+    }
+}
+
+/// The `file` part, refused with 413 past the core's 512 KB.
+async fn read_picture(multipart: &mut Multipart) -> Result<Vec<u8>, AppError> {
     let mut file: Option<Vec<u8>> = None;
     loop {
         let field = match multipart.next_field().await {
@@ -67,8 +78,7 @@ async fn upload(
         }
         file = Some(bytes);
     }
-    let file = file.ok_or_else(|| Error::invalid("NO_FILE", "Send the picture in a multipart field named file."))?;
-    Ok(ApiJson(state.studio.set_avatar(&caller, Bytes::from(file)).await?))
+    Ok(file.ok_or_else(|| Error::invalid("NO_FILE", "Send the picture in a multipart field named file."))?)
 }
 
 async fn delete(

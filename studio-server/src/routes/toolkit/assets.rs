@@ -23,7 +23,7 @@ use crate::extract::{ApiJson, ApiPath};
 use crate::respond::{Created, JsonBytes};
 use crate::state::AppState;
 
-use super::{bad_form, text_field};
+use super::{bad_form, read_rest, text_field};
 
 /// Path of one asset.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -58,9 +58,8 @@ async fn upload_asset(
     let mut pending = None;
     let read = read_form(&state, &caller, &mut multipart, &mut form, &mut pending).await;
     if let Err(e) = read {
-        // Read the rest of the request (bounded by the route's body limit) before answering,
-        // so the client is not cut off mid-send and sees the refusal; forget any stored bytes.
-        while let Ok(Some(_)) = multipart.next_field().await {}
+        // The client sees the refusal; any stored bytes are forgotten.
+        read_rest(&mut multipart).await;
         if let Some(p) = pending {
             state.studio.abandon_upload(p).await;
         }

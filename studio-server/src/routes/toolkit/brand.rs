@@ -18,7 +18,7 @@ use crate::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::respond::Created;
 use crate::state::AppState;
 
-use super::{bad_form, text_field};
+use super::{bad_form, read_rest, text_field};
 
 /// The largest image, in bytes.
 const MAX_IMAGE_BYTES: usize = (MAX_IMAGE_MB * 1024 * 1024) as usize;
@@ -119,8 +119,7 @@ async fn read_dna(
     let mut multipart = multipart.map_err(bad_form)?;
     let mut form = DnaForm::default();
     if let Err(e) = read_form(&mut multipart, &mut form).await {
-        // Read the rest (bounded by the body limit) so the client sees the refusal.
-        while let Ok(Some(_)) = multipart.next_field().await {}
+        read_rest(&mut multipart).await;
         return Err(e);
     }
     Ok(ApiJson(state.studio.brand().read_dna(&caller, form).await?))

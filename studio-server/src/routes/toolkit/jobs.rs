@@ -22,7 +22,7 @@ use crate::extract::{ApiJson, ApiPath, OptionalJson};
 use crate::respond::Accepted;
 use crate::state::AppState;
 
-use super::{bad_form, text_field};
+use super::{bad_form, read_rest, text_field};
 
 /// Path of one job.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -57,9 +57,8 @@ async fn submit_job(
     let mut multipart = multipart.map_err(bad_form)?;
     let mut form = SubmitForm::default();
     if let Err(e) = read_submit(&state.studio, &caller, &mut multipart, &mut form).await {
-        // Read the rest (bounded by the body limit) so the client sees the refusal, then
-        // forget the images already stored.
-        while let Ok(Some(_)) = multipart.next_field().await {}
+        // The client sees the refusal; the images already stored are forgotten.
+        read_rest(&mut multipart).await;
         state.studio.abandon_inputs(std::mem::take(&mut form.files)).await;
         return Err(e);
     }

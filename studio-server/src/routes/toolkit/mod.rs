@@ -28,6 +28,7 @@ mod takes;
 mod tools;
 
 use aide::axum::ApiRouter;
+use axum::extract::Multipart;
 use axum::extract::multipart::Field;
 use studio_core::Error;
 
@@ -37,6 +38,13 @@ use crate::state::AppState;
 /// 400 `BAD_FORM` for a multipart body that cannot be read.
 pub(super) fn bad_form(detail: impl std::fmt::Display) -> AppError {
     Error::invalid("BAD_FORM", format!("The multipart form could not be read: {detail}")).into()
+}
+
+/// Read what is left of a refused multipart request (bounded by the route's body limit) before
+/// answering. A handler that answers mid-upload would otherwise close a connection the client is
+/// still writing to, and the client would see a reset instead of the refusal.
+pub(super) async fn read_rest(multipart: &mut Multipart) {
+    while let Ok(Some(_)) = multipart.next_field().await {}
 }
 
 /// A multipart text field, refused with `BAD_FORM` past `max` bytes.

@@ -27,7 +27,7 @@ use studio_core::{Error, LaneImage, MAX_IMAGE_MB};
 use crate::error::AppError;
 use crate::state::AppState;
 
-use super::{bad_form, image_part};
+use super::{bad_form, image_part, read_rest};
 
 /// The largest image a lane takes, in bytes (spec §8).
 const MAX_IMAGE_BYTES: usize = (MAX_IMAGE_MB * 1024 * 1024) as usize;
@@ -69,8 +69,7 @@ pub(super) async fn lane_image(
     match read_lane_form(&mut multipart).await {
         Ok(image) => Ok(image),
         Err(e) => {
-            // Read the rest (bounded by the body limit) so the client sees the refusal.
-            while let Ok(Some(_)) = multipart.next_field().await {}
+            read_rest(&mut multipart).await;
             Err(e)
         }
     }

@@ -13,7 +13,7 @@ use crate::error::AppError;
 use crate::extract::ApiJson;
 use crate::state::AppState;
 
-use super::super::{bad_form, image_part, text_field};
+use super::super::{bad_form, image_part, read_rest, text_field};
 use super::MAX_IMAGE_BYTES;
 
 /// The most a pre-flight request may send: six images at 12 MB each plus slack, so an oversized
@@ -75,8 +75,7 @@ async fn preflight(
     let mut multipart = multipart.map_err(bad_form)?;
     let mut form = PreflightForm::default();
     if let Err(e) = read_form(&mut multipart, &mut form).await {
-        // Read the rest (bounded by the body limit) so the client sees the refusal.
-        while let Ok(Some(_)) = multipart.next_field().await {}
+        read_rest(&mut multipart).await;
         return Err(e);
     }
     let lens = (!form.lens.is_empty()).then_some(form.lens);

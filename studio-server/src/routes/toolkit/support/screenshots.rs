@@ -18,7 +18,7 @@ use crate::docs::{IMAGE_TYPES, bytes_response};
 use crate::error::AppError;
 use crate::extract::{ApiPath, ApiQuery};
 use crate::respond::Created;
-use crate::routes::toolkit::{bad_form, image_part, text_field};
+use crate::routes::toolkit::{bad_form, image_part, read_rest, text_field};
 use crate::state::AppState;
 
 /// One image plus slack, so an image past 12 MB is read far enough to answer 413.
@@ -37,6 +37,19 @@ async fn upload(
     multipart: Result<Multipart, MultipartRejection>,
 ) -> Result<Created<ScreenshotLink>, AppError> {
     let mut multipart = multipart.map_err(bad_form)?;
+    let file = match read_shot(&mut multipart).await {
+        Ok(file) => file,
+        Err(e) => {
+            read_rest(&mut multipart).await;
+            return Err(e);
+        }
+    };
+    let file = file.ok_or_else(|| Error::invalid("NO_FILE", "Send the screenshot in a multipart field named file."))?;
+    Ok(Created(state.studio.support().upload_screenshot(&caller, file).await?))
+}
+
+/// The first `file` part; other fields are read and dropped.
+async fn read_shot(multipart: &mut Multipart) -> Result<Option<axum::body::Bytes>, AppError> {
     let mut file = None;
     while let Some(field) = multipart.next_field().await.map_err(bad_form)? {
         let name = field.name().unwrap_or_default().to_string();
@@ -46,8 +59,7 @@ async fn upload(
             text_field(field, &name, 4 * 1024).await?;
         }
     }
-    let file = file.ok_or_else(|| Error::invalid("NO_FILE", "Send the screenshot in a multipart field named file."))?;
-    Ok(Created(state.studio.support().upload_screenshot(&caller, file).await?))
+    Ok(file)
 }
 
 async fn read(
