@@ -61,6 +61,42 @@ pub struct JobRow {
     pub finished_at: Option<DateTime<Utc>>,
 }
 
+impl JobRow {
+    /// A new job as a submit writes it: queued, unclaimed, unsettled and not yet numbered,
+    /// paid by the hold named after it, with no options, inputs or links (set those with
+    /// struct update syntax).
+    pub fn queued(id: String, org_id: &str, user_id: Option<String>, tool: &str, quality: &str, tokens: i64) -> JobRow {
+        JobRow {
+            hold_id: format!("hold_{id}"),
+            org_id: org_id.to_string(),
+            user_id,
+            tool: tool.to_string(),
+            quality: quality.to_string(),
+            params: "{}".into(),
+            inputs: "[]".into(),
+            status: "queued".into(),
+            tokens,
+            tokens_settled: None,
+            idempotency_key: None,
+            brand_id: None,
+            run_id: None,
+            look_id: None,
+            stage: None,
+            source_job_id: None,
+            retry_of_job_id: None,
+            result_asset_id: None,
+            error: None,
+            event_seq: 0,
+            attempts: 0,
+            claimed_at: None,
+            created_at: Utc::now(),
+            started_at: None,
+            finished_at: None,
+            id,
+        }
+    }
+}
+
 /// A takes request remembered by idempotency key.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TakeRecord {

@@ -119,32 +119,8 @@ pub(crate) async fn new_house(storage: &dyn Storage, grant: i64) -> (String, Str
 pub(crate) fn queued_job(org: &str, user: &str, tokens: i64, key: Option<String>) -> studio_core::JobRow {
     let id = format!("job_{}", uuid::Uuid::new_v4().simple());
     studio_core::JobRow {
-        hold_id: format!("hold_{id}"),
-        org_id: org.to_string(),
-        user_id: Some(user.to_string()),
-        tool: "upscale".into(),
-        quality: "1k".into(),
-        params: "{}".into(),
-        inputs: "[]".into(),
-        status: "queued".into(),
-        tokens,
-        tokens_settled: None,
         idempotency_key: key,
-        brand_id: None,
-        run_id: None,
-        look_id: None,
-        stage: None,
-        source_job_id: None,
-        retry_of_job_id: None,
-        result_asset_id: None,
-        error: None,
-        event_seq: 0,
-        attempts: 0,
-        claimed_at: None,
-        created_at: Utc::now(),
-        started_at: None,
-        finished_at: None,
-        id,
+        ..studio_core::JobRow::queued(id, org, Some(user.to_string()), "upscale", "1k", tokens)
     }
 }
 

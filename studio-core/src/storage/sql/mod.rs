@@ -407,32 +407,9 @@ pub(super) async fn assert_grouped_submits(storage: std::sync::Arc<dyn super::St
     let org = super::OrgRow { id: "org_g".into(), name: "G".into(), created_at: now };
     storage.create_account(super::NewAccount { user, org, grant_tokens: 100 }).await.expect("account");
     let job = move |i: usize, key: Option<&str>| JobRow {
-        id: format!("job_g{i}"),
-        org_id: "org_g".into(),
-        user_id: Some("usr_g".into()),
-        tool: "upscale".into(),
-        quality: "1k".into(),
-        params: "{}".into(),
-        inputs: "[]".into(),
-        status: "queued".into(),
-        hold_id: format!("hold_job_g{i}"),
-        tokens: 9,
-        tokens_settled: None,
         idempotency_key: key.map(str::to_string),
-        brand_id: None,
-        run_id: None,
-        look_id: None,
-        stage: None,
-        source_job_id: None,
-        retry_of_job_id: None,
-        result_asset_id: None,
-        error: None,
-        event_seq: 0,
-        attempts: 0,
-        claimed_at: None,
         created_at: now,
-        started_at: None,
-        finished_at: None,
+        ..JobRow::queued(format!("job_g{i}"), "org_g", Some("usr_g".into()), "upscale", "1k", 9)
     };
     // 30 calls for 9 tokens each against 100 tokens; two idempotency keys are shared.
     let calls = (0..30).map(|i| {
