@@ -202,6 +202,8 @@ impl Studio {
             Ok(p) => self.storage.record_brand_read(org, &p.fields(), crate::ids::now()).await.map_err(Error::from),
             Err(e) => Err(e),
         };
+        // The claim and the read changed the profile row this process may have cached.
+        self.submit_cache.forget_brand(org);
         match outcome {
             Ok(row) => {
                 if let Some(hold) = &hold

@@ -234,6 +234,7 @@ impl Brand<'_> {
             inject_enabled: patch.inject_enabled,
         };
         let row = self.0.storage.save_brand_profile(&caller.org_id, &fields, crate::ids::now()).await?;
+        self.0.submit_cache.forget_brand(&caller.org_id);
         Ok(BrandResponse { ok: true, profile: view(Some(&row)) })
     }
 

@@ -93,6 +93,7 @@ pub struct SubmitForm {
 }
 
 /// What a new job needs besides what the caller gives.
+#[derive(Clone)]
 pub(crate) struct JobSpec {
     pub(crate) tool: String,
     pub(crate) quality: Quality,
@@ -487,43 +488,32 @@ impl Studio {
 
     /// A new queued job of a house on its own hold, priced today.
     pub(crate) fn new_job_for(&self, org_id: &str, user_id: Option<String>, spec: JobSpec) -> JobRow {
-        let id = new_id("job");
+        let tokens = self.frame_price(&spec.tool, spec.quality);
         JobRow {
-            hold_id: format!("hold_{id}"),
-            org_id: org_id.to_string(),
-            user_id,
-            tokens: self.frame_price(&spec.tool, spec.quality),
-            quality: spec.quality.as_str().to_string(),
             run_id: spec.params.get("runId").cloned(),
             look_id: spec.params.get("lookId").cloned(),
             stage: spec.params.get("stage").cloned(),
             params: serde_json::to_string(&spec.params).unwrap_or_else(|_| "{}".into()),
             inputs: serde_json::to_string(&spec.inputs).unwrap_or_else(|_| "[]".into()),
-            tool: spec.tool,
-            status: "queued".to_string(),
-            tokens_settled: None,
             idempotency_key: spec.idempotency_key,
             brand_id: spec.brand_id,
             source_job_id: spec.source_job_id,
             retry_of_job_id: spec.retry_of_job_id,
-            result_asset_id: None,
-            error: None,
-            event_seq: 0,
-            attempts: 0,
-            claimed_at: None,
             created_at: crate::ids::now(),
-            started_at: None,
-            finished_at: None,
-            id,
+            ..JobRow::queued(new_id("job"), org_id, user_id, &spec.tool, spec.quality.as_str(), tokens)
         }
     }
 
     /// Hold and queue one job; true when an earlier request with the same key answered instead.
+    /// Its clause comes from the submit cache's brand profile, confirmed where its tokens are
+    /// held; when the house changed under it, from a fresh read (which is never stale).
     async fn queue_one(&self, caller: &Caller, spec: JobSpec) -> Result<(JobRow, bool)> {
-        let job = self.new_job(caller, spec);
-        let mut rows = self.queue(vec![job], None).await?;
-        let (row, replayed) = rows.pop().ok_or_else(|| Error::internal("no job came back from create_jobs"))?;
-        Ok((row, replayed))
+        if let Some(queued) = self.queue_checked(caller, spec.clone(), SubmitChecks::default(), false).await? {
+            return Ok(queued);
+        }
+        self.queue_checked(caller, spec, SubmitChecks::default(), true)
+            .await?
+            .ok_or_else(|| Error::internal("a submit planned on fresh reads came back stale"))
     }
 
     /// Hold and queue one job planned on `checks` and the house's brand profile, both from the

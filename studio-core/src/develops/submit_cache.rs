@@ -60,9 +60,15 @@ impl SubmitCache {
         self.brands.put(org_id, profile);
     }
 
+    /// The house's profile was written here: the next submit reads it afresh rather than coming
+    /// back `Stale` once.
+    pub(crate) fn forget_brand(&self, org_id: &str) {
+        self.brands.remove(org_id);
+    }
+
     /// A submit came back `Stale`: forget the house's profile and the images it named.
     pub(crate) fn forget(&self, org_id: &str, asset_ids: &[String]) {
-        self.brands.remove(org_id);
+        self.forget_brand(org_id);
         for id in asset_ids {
             self.images.remove(id);
         }
@@ -123,6 +129,10 @@ mod tests {
         assert_eq!(cache.image("ast_1"), None);
         assert_eq!(cache.image("ast_2"), Some(image("org_a")), "only the named images are forgotten");
         assert_eq!(cache.brand("org_a"), None);
+        cache.keep_brand("org_a", None);
+        cache.forget_brand("org_a");
+        assert_eq!(cache.brand("org_a"), None, "a profile written here is read afresh");
+        assert_eq!(cache.image("ast_2"), Some(image("org_a")), "its images stay");
     }
 
     #[test]
