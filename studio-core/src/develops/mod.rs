@@ -330,16 +330,18 @@ impl Studio {
         let provider = self.config.providers.get(&tool).ok_or_else(|| self.unknown_tool(&tool))?.clone();
         let idempotency_key = clean(form.idempotency_key, "idempotencyKey")?;
         let brand_id = clean(form.brand_id, "brandId")?;
-        let mut inputs = files;
+        let inputs = files;
+        // Library images by role, read when the job is planned (through the submit cache).
+        let mut by_asset: Vec<(String, String)> = Vec::new();
         let mut params = BTreeMap::new();
         for (name, value) in form.fields {
             if RESERVED_FIELDS.contains(&name.as_str()) {
                 continue;
             }
             if INPUT_ROLES.contains(&name.as_str()) {
-                check_input_role(inputs.iter().map(|i| i.role.as_str()), &name)?;
-                let asset = self.input_asset(caller, value.trim(), "NOT_FOUND").await?;
-                inputs.push(JobInput { role: name, blob_key: asset.0, mime: asset.1, asset_id: Some(value) });
+                let roles = inputs.iter().map(|i| i.role.as_str()).chain(by_asset.iter().map(|(r, _)| r.as_str()));
+                check_input_role(roles, &name)?;
+                by_asset.push((name, value));
                 continue;
             }
             params.insert(name, value);
@@ -351,11 +353,11 @@ impl Studio {
                 "A look develops through POST /api/toolkit/lookbook/looks/{id}/develop-lock or its variations.",
             ));
         }
-        if inputs.is_empty() && !provider.required_roles(&tool).is_empty() {
+        if inputs.is_empty() && by_asset.is_empty() && !provider.required_roles(&tool).is_empty() {
             return Err(Error::invalid("NO_IMAGE", "Send the image to develop in the `image` field."));
         }
         for role in provider.required_roles(&tool) {
-            if !inputs.iter().any(|i| i.role == *role) {
+            if !inputs.iter().any(|i| i.role == *role) && !by_asset.iter().any(|(r, _)| r == role) {
                 return Err(Error::invalid("NO_IMAGE", format!("{tool} needs an image in the `{role}` field.")));
             }
         }
@@ -370,7 +372,7 @@ impl Studio {
             source_job_id: None,
             retry_of_job_id: None,
         };
-        let (row, replayed) = self.queue_one(caller, spec).await?;
+        let (row, replayed) = self.queue_on_inputs(caller, spec, &by_asset, "NOT_FOUND").await?;
         Ok(SubmitResponse {
             job_id: row.id.clone(),
             status: row.job_status(),
@@ -402,32 +404,18 @@ impl Studio {
                 return Err(Error::invalid("NO_INPUTS", format!("{tool} needs inputs.{role} (an asset id).")));
             }
         }
-        // Planned on the submit cache first; when the house changed under it, again from fresh
-        // reads (develops/submit_cache.rs).
-        let mut fresh = false;
-        let (row, replayed) = loop {
-            let mut checks = SubmitChecks::default();
-            let mut inputs = Vec::with_capacity(req.inputs.len());
-            for (role, asset_id) in &req.inputs {
-                let (blob_key, mime) =
-                    self.input_image(caller, asset_id.trim(), "ASSET_NOT_FOUND", fresh, &mut checks).await?;
-                inputs.push(JobInput { role: role.clone(), blob_key, mime, asset_id: Some(asset_id.clone()) });
-            }
-            let spec = JobSpec {
-                tool: tool.clone(),
-                quality,
-                params: req.params.clone(),
-                inputs,
-                idempotency_key: idempotency_key.clone(),
-                brand_id: None,
-                source_job_id: None,
-                retry_of_job_id: None,
-            };
-            match self.queue_checked(caller, spec, checks, fresh).await? {
-                Some(queued) => break queued,
-                None => fresh = true,
-            }
+        let spec = JobSpec {
+            tool,
+            quality,
+            params: req.params,
+            inputs: Vec::with_capacity(req.inputs.len()),
+            idempotency_key: idempotency_key.clone(),
+            brand_id: None,
+            source_job_id: None,
+            retry_of_job_id: None,
         };
+        let by_asset: Vec<(String, String)> = req.inputs.into_iter().collect();
+        let (row, replayed) = self.queue_on_inputs(caller, spec, &by_asset, "ASSET_NOT_FOUND").await?;
         Ok(StartedDevelop {
             job_id: row.id.clone(),
             status: row.job_status(),
@@ -505,15 +493,34 @@ impl Studio {
     }
 
     /// Hold and queue one job; true when an earlier request with the same key answered instead.
-    /// Its clause comes from the submit cache's brand profile, confirmed where its tokens are
-    /// held; when the house changed under it, from a fresh read (which is never stale).
     async fn queue_one(&self, caller: &Caller, spec: JobSpec) -> Result<(JobRow, bool)> {
-        if let Some(queued) = self.queue_checked(caller, spec.clone(), SubmitChecks::default(), false).await? {
-            return Ok(queued);
+        self.queue_on_inputs(caller, spec, &[], "NOT_FOUND").await
+    }
+
+    /// Hold and queue one job with the library images `by_asset` (role, asset id) added to its
+    /// inputs (missing: 404 `code`). It is planned on the submit cache first: its images and the
+    /// house's brand profile, confirmed where its tokens are held. When the house changed under
+    /// it, it is planned again on fresh reads, which carry no checks and so are never stale
+    /// (develops/submit_cache.rs).
+    async fn queue_on_inputs(
+        &self,
+        caller: &Caller,
+        spec: JobSpec,
+        by_asset: &[(String, String)],
+        code: &'static str,
+    ) -> Result<(JobRow, bool)> {
+        for fresh in [false, true] {
+            let mut checks = SubmitChecks::default();
+            let mut planned = spec.clone();
+            for (role, asset_id) in by_asset {
+                let (blob_key, mime) = self.input_image(caller, asset_id.trim(), code, fresh, &mut checks).await?;
+                planned.inputs.push(JobInput { role: role.clone(), blob_key, mime, asset_id: Some(asset_id.clone()) });
+            }
+            if let Some(queued) = self.queue_checked(caller, planned, checks, fresh).await? {
+                return Ok(queued);
+            }
         }
-        self.queue_checked(caller, spec, SubmitChecks::default(), true)
-            .await?
-            .ok_or_else(|| Error::internal("a submit planned on fresh reads came back stale"))
+        Err(Error::internal("a submit planned on fresh reads came back stale"))
     }
 
     /// Hold and queue one job planned on `checks` and the house's brand profile, both from the
