@@ -27,6 +27,9 @@ use super::{
 type Tx = sqlx::Transaction<'static, Postgres>;
 type Db = Postgres;
 
+/// A pooled connection idle this long is pinged before it is handed out again.
+const PING_IDLE_AFTER: Duration = Duration::from_secs(5);
+
 /// The NOTIFY channel house events travel on between replicas.
 const EVENT_CHANNEL: &str = "studio_events";
 
@@ -39,9 +42,27 @@ pub struct PgStorage {
 
 impl PgStorage {
     /// Connect and apply the PostgreSQL migrations.
+    ///
+    /// sqlx pings a connection when it goes back to the pool and, by default, again when it is
+    /// taken out: a second round trip in front of every statement and transaction. Here a
+    /// connection is pinged on the way out only when it sat idle for [`PING_IDLE_AFTER`] or more
+    /// (the pool then opens another if the ping fails); one in steady use was proven by the
+    /// release ping moments before (docs/performance.md, "The pool's second ping").
     pub async fn connect(url: &str) -> Result<Self, StorageError> {
-        let pool =
-            PgPoolOptions::new().max_connections(16).acquire_timeout(Duration::from_secs(10)).connect(url).await?;
+        let pool = PgPoolOptions::new()
+            .max_connections(16)
+            .acquire_timeout(Duration::from_secs(10))
+            .test_before_acquire(false)
+            .before_acquire(|conn, meta| {
+                Box::pin(async move {
+                    if meta.idle_for >= PING_IDLE_AFTER {
+                        sqlx::Connection::ping(conn).await?;
+                    }
+                    Ok(true)
+                })
+            })
+            .connect(url)
+            .await?;
         sqlx::migrate!("./migrations/postgres").run(&pool).await?;
         Ok(PgStorage { pool, job_queue: Arc::default() })
     }

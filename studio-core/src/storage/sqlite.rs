@@ -50,7 +50,9 @@ impl SqliteStorage {
             .synchronous(SqliteSynchronous::Normal)
             .foreign_keys(true)
             .busy_timeout(Duration::from_secs(10));
-        let pool = SqlitePoolOptions::new().max_connections(8).connect_with(options).await?;
+        // A connection is a handle on a file in this process, checked when it goes back to the
+        // pool: testing it again on the way out would only add a hop to its thread.
+        let pool = SqlitePoolOptions::new().max_connections(8).test_before_acquire(false).connect_with(options).await?;
         sqlx::migrate!("./migrations/sqlite").run(&pool).await?;
         Ok(SqliteStorage { pool, writer: Arc::new(Mutex::new(())), job_queue: Arc::default() })
     }

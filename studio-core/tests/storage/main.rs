@@ -11,6 +11,7 @@ mod ledger;
 mod library;
 mod mail;
 mod packs;
+mod pool;
 mod submit_checks;
 mod submits;
 
