@@ -70,8 +70,8 @@ enum Cmd {
     Keys(keys::Args),
     /// The house's token balance and open holds.
     Balance(balance::Args),
-    /// The admin console's reads: overview, develops, failures, ai-costs, tokenomics, payments
-    /// (an allowlisted admin; each signs in for the call).
+    /// The admin console's reads: overview, develops, failures, ai-costs, tokenomics, payments,
+    /// offerings (an allowlisted admin; each signs in for the call).
     Admin(admin::Args),
     /// Plans and token packs: the catalog, checkouts (prints the URL to pay), the billing
     /// portal and auto top-up (buying signs in as the owner for the call).

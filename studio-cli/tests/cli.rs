@@ -2013,7 +2013,8 @@ async fn pipeline_cancel_releases_the_line_and_the_waiting_run_exits_1() {
 // ---- models ----
 
 use studio_core::api::{
-    Entitlements, ModelCheckout, ModelList, ModelResponse, OfferingCreate, OfferingList, TakeResponse, TraitValue,
+    AdminOfferingList, Entitlements, ModelCheckout, ModelList, ModelResponse, OfferingCreate, OfferingList,
+    TakeResponse, TraitValue,
 };
 
 /// `studio models own` then `ls`, `show` and `set` (text and `--json`), `preview`, `owned` on a
@@ -2140,7 +2141,7 @@ async fn models_explore_take_and_buy_through_the_checkout() {
     };
     let free = app.studio.admin().create_offering(&admin, publish("Iris", 0)).await.expect("free");
     let sale = app.studio.admin().create_offering(&admin, publish("Noor", 1500)).await.expect("sale");
-    let (free, sale) = (free.offering.offering.id, sale.offering.offering.id);
+    let (free, sale) = (free.offering.id, sale.offering.id);
 
     let cli = Cli::new();
     cli.signup(&app, &unique_email("cli-models-buyer")).await;
@@ -2187,6 +2188,22 @@ async fn models_explore_take_and_buy_through_the_checkout() {
     assert!(sources.contains(&(sale.as_str(), "purchase")) && held.open.is_empty(), "{held:?}");
     let run = cli.run(&["models", "buy", &sale, "--password", PASSWORD]).await;
     assert!(run.code == 1 && run.stderr.contains("error: ALREADY_YOURS"), "{run:?}");
+
+    // The admin's catalog: one flat object per offering, with what the platform knows of it.
+    let as_admin = ["--email", admin_email.as_str(), "--password", PASSWORD];
+    let listed: AdminOfferingList =
+        parsed(&cli.run(&[&["admin", "offerings", "--json"][..], &as_admin].concat()).await);
+    let counts: Vec<(&str, &str, i64)> =
+        listed.offerings.iter().map(|o| (o.id.as_str(), o.tier.as_str(), o.holders)).collect();
+    assert_eq!(counts, [(sale.as_str(), "sale", 1), (free.as_str(), "free", 1)]);
+    let run = cli.run(&[&["admin", "offerings"][..], &as_admin].concat()).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stdout.lines().any(|l| l.contains(&sale) && l.contains("$15.00") && l.contains("1 holders")),
+        "{run:?}"
+    );
+    let run = cli.run(&["admin", "offerings", "--password", PASSWORD]).await;
+    assert!(run.code != 0 && run.stderr.contains("FORBIDDEN"), "the buyer is no admin: {run:?}");
 }
 
 /// `studio brand show|set|dna|marks` against a real server without an AI reader: the profile's

@@ -277,7 +277,7 @@ const LINKS: &[CreateLinks] = &[
         source: "POST /api/toolkit/admin/offerings",
         example: r#"{"name": "Ada", "kind": "model", "assetIds": ["ast_example"]}"#,
         statuses: &[201],
-        id: "/offering/offering/id",
+        id: "/offering/id",
         targets: &["POST /api/toolkit/admin/offerings/{id}/retire"],
     },
     CreateLinks {

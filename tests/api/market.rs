@@ -56,7 +56,7 @@ async fn publish(admin: &House, name: &str, price_cents: i64, exclusive: bool) -
         asset_ids: vec![frame],
         ..OfferingCreate::default()
     };
-    admin.session.admin_create_offering(&req).await.expect("publish").offering.offering.id
+    admin.session.admin_create_offering(&req).await.expect("publish").offering.id
 }
 
 /// Keep a model of the house's own frames; its id.
@@ -110,6 +110,11 @@ async fn board_order_and_exclusive_visibility(backend: Backend) {
     assert!(!ids(&b_board).contains(&excl.as_str()), "under A's live claim the face is absent for B");
     assert_eq!(err(&b.key.model(&excl).await.expect_err("claimed elsewhere")), (Some(404), Some("NOT_FOUND")));
     assert!(a.key.models().await.expect("a").models.iter().any(|m| m.id == excl), "A still sees it");
+    // B saw the face a minute ago: its checkout and take say what happened (409), not "no such model".
+    let pending = (Some(409), Some("CHECKOUT_PENDING"));
+    assert_eq!(err(&b.session.checkout_model(&excl).await.expect_err("claimed elsewhere")), pending);
+    assert_eq!(err(&b.session.take_offering("model", &excl).await.expect_err("claimed elsewhere")), pending);
+    assert_eq!(err(&b.key.take_offering("model", &excl).await.expect_err("a key")).0, Some(403), "role first");
 
     // Paid: A holds it (yours group, exclusiveYours); B still never sees it.
     let ack = pay(&app, &checkout.url).await;
@@ -118,7 +123,16 @@ async fn board_order_and_exclusive_visibility(backend: Backend) {
     assert_eq!(ids(&board)[..2], [mine.as_str(), excl.as_str()], "held faces join the house's own group");
     assert!(board[1].owned && board[1].exclusive_yours && board[1].usable);
     assert!(!ids(&b.key.models().await.expect("b").models).contains(&excl.as_str()));
-    assert_eq!(err(&b.session.checkout_model(&excl).await.expect_err("held elsewhere")).0, Some(404));
+    let taken = (Some(409), Some("TAKEN"));
+    assert_eq!(err(&b.session.checkout_model(&excl).await.expect_err("held elsewhere")), taken);
+    assert_eq!(err(&b.session.take_offering("model", &excl).await.expect_err("held elsewhere")), taken);
+    // 404 stays for an id that is no offering at all, and for another house's own model.
+    let unknown = (Some(404), Some("NOT_FOUND"));
+    assert_eq!(err(&b.session.checkout_model("mdl_nope").await.expect_err("unknown")), unknown);
+    assert_eq!(err(&b.session.take_offering("model", "mdl_nope").await.expect_err("unknown")), unknown);
+    assert_eq!(err(&b.session.checkout_model(&mine).await.expect_err("A's own")), unknown);
+    assert_eq!(err(&b.session.take_offering("model", &mine).await.expect_err("A's own")), unknown);
+    assert!(b.session.entitlements().await.expect("b").open.is_empty(), "B's refusals claimed nothing");
 }
 
 async fn checkout_double_click_and_refusals(backend: Backend) {
@@ -175,7 +189,8 @@ async fn two_houses_race_for_one_exclusive_face(backend: Backend) {
         assert_eq!(won, 1, "round {round}: exactly one house claims the face");
         for r in [&ra, &rb] {
             if let Err(e) = r {
-                assert!(matches!(err(e), (Some(409), Some("TAKEN")) | (Some(404), _)), "round {round}: {e}");
+                let code = err(e);
+                assert!(matches!(code, (Some(409), Some("TAKEN" | "CHECKOUT_PENDING"))), "round {round}: {e}");
             }
         }
         let open = |e: studio_client::api::Entitlements| e.open.iter().filter(|o| o.offering_id == face).count();
@@ -365,7 +380,7 @@ async fn free_takes_and_the_admin_catalog(backend: Backend) {
     let listed = admin.session.admin_offerings(Some(1), None).await.expect("page");
     assert_eq!(listed.offerings.len(), 1);
     let next = admin.session.admin_offerings(Some(1), listed.next_cursor.as_deref()).await.expect("next");
-    assert_ne!(listed.offerings[0].offering.id, next.offerings[0].offering.id, "pages do not repeat");
+    assert_ne!(listed.offerings[0].id, next.offerings[0].id, "pages do not repeat");
 
     // Explore lists free first; a free take grants now, twice is still one holding.
     let offers = a.key.explore().await.expect("explore").offerings;
@@ -409,6 +424,12 @@ async fn free_takes_and_the_admin_catalog(backend: Backend) {
     // Retiring hides an offering from explore; the house that holds it keeps it.
     let retired = admin.session.admin_retire_offering(&free).await.expect("retire").offering;
     assert_eq!((retired.holders, retired.retired_at.is_some()), (1, true), "A's holding is counted");
+    assert_eq!((retired.id.as_str(), retired.tier.as_str(), retired.kind.as_str()), (free.as_str(), "free", "model"));
+    let page = admin.session.admin_offerings(Some(100), None).await.expect("list").offerings;
+    let listed = page.into_iter().find(|o| o.id == free).expect("the retired offering is still listed");
+    assert_eq!(listed, retired, "the list and the retire answer show one object, the same");
+    let e = b.key.take_offering("model", &free).await.expect_err("retired, never held by B");
+    assert_eq!(err(&e), (Some(503), Some("NOT_FOR_SALE")));
     assert!(b.key.explore().await.unwrap().offerings.iter().all(|o| o.id != free));
     assert!(a.key.models().await.unwrap().models.iter().any(|m| m.id == free && m.owned));
     let e = admin.session.admin_retire_offering("mdl_nope").await.expect_err("unknown");

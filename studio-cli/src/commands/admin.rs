@@ -1,11 +1,11 @@
-//! `studio admin overview|develops|failures|ai-costs|tokenomics|payments`: the admin console's
+//! `studio admin overview|develops|failures|ai-costs|tokenomics|payments|offerings`: the admin console's
 //! common reads (§4.12). They need an allowlisted admin's signed-in session, never a key, so
 //! each signs in for the one call (`--email`, `STUDIO_PASSWORD`) and signs out after.
 
 use anyhow::Result;
 use studio_client::api::{
-    AdminDevelopPage, AdminDevelopsQuery, AiCosts, FailurePage, FailuresQuery, Overview, PaymentPage, PaymentsQuery,
-    SinceQuery, Tokenomics, TokenomicsQuery,
+    AdminDevelopPage, AdminDevelopsQuery, AdminOfferingList, AiCosts, FailurePage, FailuresQuery, Overview,
+    PaymentPage, PaymentsQuery, SinceQuery, Tokenomics, TokenomicsQuery,
 };
 
 use super::{Context, SignIn, print, with_session};
@@ -34,6 +34,8 @@ enum Command {
     Tokenomics(Tokenomic),
     /// Payments, newest first, with totals by status.
     Payments(Payments),
+    /// The model catalog, retired offerings included, newest first, with holders and open claims.
+    Offerings(Page),
 }
 
 /// What every admin read takes.
@@ -103,6 +105,19 @@ struct Payments {
     /// open, charged, paid or failed.
     #[arg(long)]
     status: Option<String>,
+    /// Page size, 1 to 200.
+    #[arg(long)]
+    limit: Option<i64>,
+    /// The previous page's nextCursor.
+    #[arg(long)]
+    cursor: Option<String>,
+    #[command(flatten)]
+    common: Common,
+}
+
+/// A paged read.
+#[derive(clap::Args)]
+struct Page {
     /// Page size, 1 to 200.
     #[arg(long)]
     limit: Option<i64>,
@@ -188,7 +203,34 @@ pub(crate) async fn run(ctx: &Context, args: Args) -> Result<()> {
                 .await?;
             print(p.common.json, &page, payments)
         }
+        Command::Offerings(p) => {
+            let (limit, cursor) = (p.limit, p.cursor);
+            let page = with_session(ctx, p.common.sign_in, "admin offerings", WHY, |s| async move {
+                s.admin_offerings(limit, cursor.as_deref()).await
+            })
+            .await?;
+            print(p.common.json, &page, offerings)
+        }
     }
+}
+
+fn offerings(p: &AdminOfferingList) -> String {
+    let mut out = String::new();
+    for o in &p.offerings {
+        let price = if o.price_cents == 0 { "free".to_string() } else { usd_cents(o.price_cents) };
+        let retired = o.retired_at.map(|t| format!("  retired {}", t.format("%Y-%m-%d"))).unwrap_or_default();
+        out += &format!(
+            "{}  {:<9} {:>10}  {} holders, {} open claims  {:?}{retired}\n",
+            o.id, o.tier, price, o.holders, o.open_claims, o.name
+        );
+    }
+    if p.offerings.is_empty() {
+        out += "No offerings.\n";
+    }
+    if let Some(c) = &p.next_cursor {
+        out += &format!("More: --cursor '{c}'\n");
+    }
+    out
 }
 
 fn usd_cents(cents: i64) -> String {

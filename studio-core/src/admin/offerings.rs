@@ -9,7 +9,7 @@
 use super::Admin;
 use crate::api::{
     AdminEntitlements, AdminHolding, AdminOffering, AdminOfferingList, AdminOfferingResponse, AdminPageQuery,
-    CastModelRequest, Offering, OfferingCreate, PaymentCase, RevokeEntitlement, RevokedEntitlement,
+    CastModelRequest, OfferingCreate, PaymentCase, RevokeEntitlement, RevokedEntitlement,
 };
 use crate::caller::PlatformAdmin;
 use crate::error::{Error, Result};
@@ -38,17 +38,14 @@ impl Admin<'_> {
     fn offering_view(&self, row: CatalogRow) -> AdminOffering {
         let CatalogRow { model: m, holders, open_claims } = row;
         AdminOffering {
-            offering: Offering {
-                kind: KIND_MODEL.to_string(),
-                preview_url: format!("{}/api/toolkit/models/{}/preview/0", self.0.config.public_url, m.id),
-                exclusive: m.tier == "exclusive",
-                id: m.id,
-                name: m.name,
-                note: m.note,
-                price_cents: m.price_cents,
-                currency: m.currency,
-                owned: false,
-            },
+            kind: KIND_MODEL.to_string(),
+            preview_url: format!("{}/api/toolkit/models/{}/preview/0", self.0.config.public_url, m.id),
+            exclusive: m.tier == "exclusive",
+            id: m.id,
+            name: m.name,
+            note: m.note,
+            price_cents: m.price_cents,
+            currency: m.currency,
             tier: m.tier,
             holders,
             open_claims,

@@ -48,7 +48,9 @@ query!(
 query!(
     /// `longhorizon`: one house over a window (default 12 weeks here).
     LongHorizonQuery {
-        /// The house (required).
+        /// The house (required: 400 `ORGANIZATION_REQUIRED`). An `Option` so that a missing
+        /// one reaches the handler's own refusal; the document still marks it required.
+        #[schemars(required)]
         organization_id: Option<String>,
         /// The window, in hours (default 2016, clamped to 1..=2160).
         hours: Option<i64>,
@@ -108,7 +110,9 @@ query!(
 query!(
     /// `GET /api/toolkit/admin/longhorizon`.
     AutonomyQuery {
-        /// The house (required).
+        /// The house (required: 400 `ORGANIZATION_REQUIRED`). An `Option` so that a missing
+        /// one reaches the handler's own refusal; the document still marks it required.
+        #[schemars(required)]
         organization_id: Option<String>,
     }
 );

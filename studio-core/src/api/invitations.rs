@@ -8,7 +8,10 @@ use serde::{Deserialize, Serialize};
 /// Query of `GET /api/toolkit/invite/accept`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct InviteTokenQuery {
-    /// The invitation token from the letter's link.
+    /// The invitation token from the letter's link (required: 400 `TOKEN_REQUIRED`). An
+    /// `Option` so that a missing one reaches the handler's own refusal; the document still
+    /// marks it required.
+    #[schemars(required)]
     pub token: Option<String>,
 }
 

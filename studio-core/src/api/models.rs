@@ -305,12 +305,28 @@ pub struct OfferingCreate {
     pub traits: Option<BTreeMap<String, TraitValue>>,
 }
 
-/// A catalog offering as the admin console lists it.
+/// A catalog offering as the admin console lists it: one object, the same in the list, the
+/// create and the retire answers (what explore shows a house, less `owned`, plus what the
+/// platform knows of it).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AdminOffering {
-    /// The offering.
-    pub offering: Offering,
+    /// The offering's id (a model id).
+    pub id: String,
+    /// `model` (the only kind on sale today).
+    pub kind: String,
+    /// Name.
+    pub name: String,
+    /// A line about it.
+    pub note: String,
+    /// Its cover image.
+    pub preview_url: String,
+    /// Price in cents (0 when free).
+    pub price_cents: i64,
+    /// Currency.
+    pub currency: String,
+    /// One house at a time may hold it.
+    pub exclusive: bool,
     /// free, sale or exclusive.
     pub tier: String,
     /// Live holdings.

@@ -684,7 +684,9 @@ pub struct ToolItemRequest {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolItemsQuery {
-    /// The tool (required: 400 `TOOL_REQUIRED`).
+    /// The tool (required: 400 `TOOL_REQUIRED`). An `Option` so that a missing one reaches
+    /// the handler's own refusal; the document still marks it required.
+    #[schemars(required)]
     pub tool_id: Option<String>,
 }
 

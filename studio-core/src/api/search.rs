@@ -69,8 +69,10 @@ impl SearchKind {
 #[serde(rename_all = "camelCase")]
 pub struct SearchQuery {
     /// The words to find (required): split on anything but letters and digits, each matched as
-    /// the start of a word, all of them required. At most 200 characters and 12 words.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// the start of a word, all of them required. At most 200 characters and 12 words. An
+    /// `Option` so that a missing one reaches the handler's own 400 `QUERY_REQUIRED`; the
+    /// document still marks it required.
+    #[schemars(required)]
     pub q: Option<String>,
     /// A comma list of kinds to search: asset, look, model, memory, ticket, preset (default:
     /// all of them).

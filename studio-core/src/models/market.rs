@@ -72,7 +72,7 @@ impl Studio {
     /// `TAKEN` or `CHECKOUT_PENDING`; 502 `CHECKOUT_FAILED`; 503 `BILLING_NOT_CONFIGURED`.
     pub async fn checkout_model(&self, caller: &Caller, id: &str) -> Result<ModelCheckout> {
         caller.require_spend_money()?;
-        let row = self.board_row(caller, id).await?;
+        let row = self.offering_row(caller, id, Door::Checkout).await?;
         let model = self.model_view(&caller.org_id, row.clone());
         if model.mine || model.owned {
             return Err(Error::invalid("ALREADY_YOURS", "This house already has this model."));
@@ -86,6 +86,37 @@ impl Studio {
         self.payments()?;
         let (url, pending) = self.claim_and_checkout(caller, &row, Door::Checkout).await?;
         Ok(ModelCheckout { ok: true, url, pending, already: false, model })
+    }
+
+    /// The board's row of model `id` for a purchase. A face absent from the board because
+    /// another house holds it or has a live claim on it is still a catalog offering: the person
+    /// saw it a minute ago, so it answers 409 `TAKEN` (held) or `CHECKOUT_PENDING` (claimed,
+    /// unexpired), and a retired offering the house never held answers `NOT_FOR_SALE`; 404
+    /// stays for an id that is no offering this house can see at all.
+    async fn offering_row(&self, caller: &Caller, id: &str, door: Door) -> Result<BoardModelRow> {
+        let missing = match self.board_row(caller, id).await {
+            Err(e) if e.kind == ErrorKind::NotFound => e,
+            found => return found,
+        };
+        let Some(offering) = self.storage.catalog_offering(id.trim(), crate::ids::now()).await? else {
+            return Err(missing);
+        };
+        if door == Door::Take && offering.model.tier != "free" {
+            caller.require_spend_money()?;
+        }
+        if offering.model.tier == "exclusive" && offering.holders > 0 {
+            return Err(taken());
+        }
+        if offering.model.tier == "exclusive" && offering.open_claims > 0 {
+            return Err(Error::conflict(
+                "CHECKOUT_PENDING",
+                "Another house's checkout for this exclusive face is open; it is released if that checkout expires.",
+            ));
+        }
+        if offering.model.retired_at.is_some() {
+            return Err(not_for_sale(door));
+        }
+        Err(missing)
     }
 
     /// Claim `row` for the caller's house and create its checkout: (url, pending) where
@@ -214,7 +245,7 @@ impl Studio {
         if kind.trim() != KIND_MODEL {
             return Err(Error::not_found("NOT_FOUND", format!("No offerings of kind {kind:?}.")));
         }
-        let row = self.board_row(caller, id).await?;
+        let row = self.offering_row(caller, id, Door::Take).await?;
         if row.model.tier == "yours" {
             return Err(Error::not_found("NOT_FOUND", "That is a house's own model, not an offering."));
         }

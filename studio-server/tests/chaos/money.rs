@@ -836,7 +836,7 @@ async fn publish_faces(servers: &[Server], store: &dyn studio_core::Storage) -> 
             ..OfferingCreate::default()
         };
         let created = admin.admin_create_offering(&req).await.expect("publish");
-        faces.push(Face { id: created.offering.offering.id, price_cents: req.price_cents, exclusive });
+        faces.push(Face { id: created.offering.id, price_cents: req.price_cents, exclusive });
     }
     (faces, servers.iter().map(|s| s.client().with_session(&signed.session)).collect())
 }
