@@ -549,6 +549,12 @@ impl Client {
         self.get_bytes(&format!("/api/toolkit/assets/{}/file", encode(id))).await
     }
 
+    /// `GET /api/toolkit/assets/{id}/file?w=`: a thumbnail no wider than `w` (256, 512 or
+    /// 1024; JPEG, or lossless WebP for an image with transparency), made once and cached.
+    pub async fn asset_thumbnail(&self, id: &str, w: u32) -> Result<bytes::Bytes, Error> {
+        self.get_bytes(&format!("/api/toolkit/assets/{}/file?w={w}", encode(id))).await
+    }
+
     /// `GET /api/toolkit/assets/{id}`: the legacy bytes route, read whole. Unlike
     /// [`Client::asset_bytes`] it answers 403 (not 404) for another house's asset.
     pub async fn legacy_asset_bytes(&self, id: &str) -> Result<bytes::Bytes, Error> {

@@ -115,6 +115,7 @@ pub use crate::{
     library::{
         assets::{AssetFile, PendingUpload, UploadForm},
         packs::PackFile,
+        renditions::RENDITION_WIDTHS,
     },
     lookbook::{LOOKS_LISTED, Lookbook, MAX_FACTORY_LOOKS, MAX_PLAN_ASSETS, vocabulary as lookbook_vocabulary},
     mail::{

@@ -13,7 +13,8 @@ backend_tests!(
     classify_without_ai_keeps_the_upload,
     pages_walk_the_library_once,
     lists_follow_changes_made_by_another_replica,
-    lists_without_a_limit_answer_one_bounded_page
+    lists_without_a_limit_answer_one_bounded_page,
+    thumbnails_are_made_once_cached_and_deleted_with_the_asset
 );
 
 /// Files under the blob directory (every stored blob).
@@ -417,4 +418,55 @@ async fn lists_without_a_limit_answer_one_bounded_page(backend: Backend) {
         .await
         .unwrap();
     assert_eq!(bad.status(), 400);
+}
+
+async fn thumbnails_are_made_once_cached_and_deleted_with_the_asset(backend: Backend) {
+    let app = spawn(backend, |_| {}).await.expect("app");
+    let House { key: member, .. } = House::new(&app, "thumbs").await;
+    let other = House::new(&app, "thumbs-other").await.key;
+    let wide = member.upload_bytes("wide.png", png(1200, 800), &UploadOptions::default()).await.expect("upload").asset;
+    let small = member.upload_bytes("small.png", png(40, 30), &UploadOptions::default()).await.expect("upload").asset;
+    let stored = blob_files(&app);
+
+    // Made on first request, no wider than w, kept: the second read makes nothing new.
+    let thumb = member.asset_thumbnail(&wide.id, 256).await.expect("thumbnail");
+    let img = image::load_from_memory(&thumb).expect("a decodable thumbnail");
+    assert_eq!(img.width(), 256);
+    assert!((170..=171).contains(&img.height()), "proportions kept: {}", img.height());
+    assert_eq!(blob_files(&app), stored + 1, "one rendition kept in the blob store");
+    assert_eq!(member.asset_thumbnail(&wide.id, 256).await.expect("again"), thumb, "the kept rendition is served");
+    assert_eq!(blob_files(&app), stored + 1);
+    let tiny = image::load_from_memory(&member.asset_thumbnail(&small.id, 1024).await.expect("small")).unwrap();
+    assert_eq!((tiny.width(), tiny.height()), (40, 30), "never enlarged");
+    assert_eq!(member.asset_bytes(&wide.id).await.expect("original").len() as i64, wide.bytes, "no w: the original");
+
+    // Its own ETag, 304 on If-None-Match, the same caching as the original.
+    let http = reqwest::Client::new();
+    let auth = key_header(&member);
+    let url = format!("{}{}?w=256", app.base, wide.url);
+    let res = http.get(&url).header("authorization", &auth).send().await.unwrap();
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.headers()["content-type"], "image/jpeg");
+    assert_eq!(res.headers()["cache-control"], "private, max-age=3600");
+    let etag = res.headers()["etag"].to_str().unwrap().to_string();
+    assert_eq!(etag, format!("\"{}-w256\"", wide.sha256), "the original's hash and the width");
+    let cached = http.get(&url).header("authorization", &auth).header("if-none-match", &etag).send().await.unwrap();
+    assert_eq!(cached.status(), 304);
+    let original = http.get(format!("{}{}", app.base, wide.url)).header("authorization", &auth);
+    let original = original.header("if-none-match", &etag).send().await.unwrap();
+    assert_eq!(original.status(), 200, "a rendition's ETag is not the original's");
+
+    // Refusals: another width is 400 with the accepted ones; another house's id is 404.
+    let e = member.asset_thumbnail(&wide.id, 300).await.expect_err("w=300");
+    assert_eq!((e.status(), e.code()), (Some(400), Some("BAD_QUERY")));
+    let e = other.asset_thumbnail(&wide.id, 256).await.expect_err("foreign");
+    assert_eq!((e.status(), e.code()), (Some(404), Some("NOT_FOUND")));
+    assert_eq!(blob_files(&app), stored + 2, "refusals made nothing");
+
+    // Deleted with the asset (the original stays, as a soft delete keeps it).
+    let deleted = member.delete_assets(&[wide.id.clone()]).await.expect("delete");
+    assert_eq!(deleted.deleted, 1);
+    assert_eq!(blob_files(&app), stored + 1, "the wide asset's rendition is gone, the small one's stays");
+    let e = member.asset_thumbnail(&wide.id, 256).await.expect_err("deleted");
+    assert_eq!(e.status(), Some(404));
 }

@@ -102,9 +102,9 @@ pub(crate) fn too_many_pixels() -> Error {
     .with("maxPixels", MAX_PIXELS)
 }
 
-/// Decode (under the limits), turn upright by the EXIF orientation, fit inside `width` ×
-/// `height` keeping proportions (Lanczos3) and encode as JPEG at quality 90.
-pub(crate) fn rendition_jpeg(bytes: &[u8], width: u32, height: u32) -> Result<Vec<u8>> {
+/// Decode (under the limits) and turn upright by the EXIF orientation. 400 `BAD_IMAGE` when
+/// the bytes do not decode.
+pub(crate) fn decode_upright(bytes: &[u8]) -> Result<image::DynamicImage> {
     let bad = |e: image::ImageError| Error::invalid("BAD_IMAGE", format!("The image could not be decoded: {e}"));
     let mut reader = ImageReader::new(Cursor::new(bytes)).with_guessed_format().map_err(Error::internal)?;
     reader.limits(limits());
@@ -112,6 +112,13 @@ pub(crate) fn rendition_jpeg(bytes: &[u8], width: u32, height: u32) -> Result<Ve
     let orientation = decoder.orientation().unwrap_or(image::metadata::Orientation::NoTransforms);
     let mut img = image::DynamicImage::from_decoder(decoder).map_err(bad)?;
     img.apply_orientation(orientation);
+    Ok(img)
+}
+
+/// Decode (under the limits), turn upright by the EXIF orientation, fit inside `width` ×
+/// `height` keeping proportions (Lanczos3) and encode as JPEG at quality 90.
+pub(crate) fn rendition_jpeg(bytes: &[u8], width: u32, height: u32) -> Result<Vec<u8>> {
+    let img = decode_upright(bytes)?;
     let fitted = img.resize(width, height, image::imageops::FilterType::Lanczos3).to_rgb8();
     let mut out = Vec::new();
     image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 90).encode_image(&fitted).map_err(Error::internal)?;

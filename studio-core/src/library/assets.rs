@@ -73,6 +73,8 @@ pub enum AssetFile {
         asset: Box<Asset>,
         /// The quoted ETag.
         etag: String,
+        /// The type of the bytes served (the asset's own, or its rendition's).
+        mime: String,
         /// The bytes, streamed.
         reader: BlobReader,
     },
@@ -193,7 +195,7 @@ impl Studio {
     }
 
     /// A live asset of the caller's house.
-    async fn own_asset(&self, caller: &Caller, id: &str) -> Result<AssetRow> {
+    pub(crate) async fn own_asset(&self, caller: &Caller, id: &str) -> Result<AssetRow> {
         match self.storage.asset_by_id(id).await? {
             Some(row) if row.org_id == caller.org_id && row.deleted_at.is_none() => Ok(row),
             _ => Err(not_found()),
@@ -394,7 +396,8 @@ impl Studio {
             return Ok(AssetFile::NotModified { etag });
         }
         let reader = self.blobs.get(&row.blob_key).await.map_err(Error::internal)?;
-        Ok(AssetFile::Body { asset: Box::new(self.asset_view(row)), etag, reader })
+        let asset = self.asset_view(row);
+        Ok(AssetFile::Body { mime: asset.mime.clone(), asset: Box::new(asset), etag, reader })
     }
 
     /// Edit one asset. Absent fields stay; `sku`, `folderId`, `fit` and `wearer` take null; an
@@ -581,8 +584,12 @@ impl Studio {
                 Error::invalid("BAD_ASSET_IDS", format!("At most {MAX_BATCH} ids per call.")).with("max", MAX_BATCH)
             );
         }
-        let deleted =
-            self.storage.soft_delete_assets(&caller.org_id, &dedup(&req.asset_ids), crate::ids::now()).await?;
+        let ids = dedup(&req.asset_ids);
+        let deleted = self.storage.soft_delete_assets(&caller.org_id, &ids, crate::ids::now()).await?;
+        if deleted > 0 {
+            // Keys are under the caller's own house, so a foreign id removes nothing.
+            self.forget_renditions(&caller.org_id, &ids).await;
+        }
         Ok(Deleted { deleted })
     }
 }

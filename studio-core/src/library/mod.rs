@@ -6,3 +6,4 @@ pub(crate) mod asset_lists;
 pub(crate) mod assets;
 pub(crate) mod folders;
 pub(crate) mod packs;
+pub(crate) mod renditions;

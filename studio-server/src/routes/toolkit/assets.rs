@@ -19,7 +19,7 @@ use studio_core::{AssetFile, Error, UploadForm};
 use crate::auth::Auth;
 use crate::docs::{IMAGE_TYPES, bytes_response};
 use crate::error::AppError;
-use crate::extract::{ApiJson, ApiPath};
+use crate::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::respond::{Created, JsonBytes};
 use crate::state::AppState;
 
@@ -110,11 +110,11 @@ pub(super) fn file_response(file: AssetFile) -> Response {
             set_cache_headers(res.headers_mut(), &etag);
             res
         }
-        AssetFile::Body { asset, etag, reader } => {
+        AssetFile::Body { etag, mime, reader, .. } => {
             let mut res = Response::new(Body::from_stream(reader.stream));
             let headers = res.headers_mut();
             set_cache_headers(headers, &etag);
-            if let Ok(v) = HeaderValue::from_str(&asset.mime) {
+            if let Ok(v) = HeaderValue::from_str(&mime) {
                 headers.insert(header::CONTENT_TYPE, v);
             }
             headers.insert(header::CONTENT_LENGTH, HeaderValue::from(reader.size));
@@ -131,14 +131,22 @@ fn set_cache_headers(headers: &mut HeaderMap, etag: &str) {
     }
 }
 
+/// `GET /api/toolkit/assets/{id}/file?w=`.
+#[derive(Deserialize, JsonSchema)]
+struct FileQuery {
+    /// A rendition no wider than this many pixels: 256, 512 or 1024. Without it, the original.
+    w: Option<u32>,
+}
+
 async fn get_asset_file(
     State(state): State<AppState>,
     Auth(caller): Auth,
     ApiPath(path): ApiPath<AssetId>,
+    ApiQuery(q): ApiQuery<FileQuery>,
     headers: HeaderMap,
 ) -> Result<Response, AppError> {
     let if_none_match = headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok());
-    Ok(file_response(state.studio.asset_file(&caller, &path.id, if_none_match).await?))
+    Ok(file_response(state.studio.asset_rendition(&caller, &path.id, q.w, if_none_match).await?))
 }
 
 async fn get_asset_legacy(
@@ -217,8 +225,8 @@ pub(super) fn router() -> ApiRouter<AppState> {
             "/api/toolkit/assets/{id}/file",
             get_with(get_asset_file, |op| {
                 let op = op
-                    .summary("The asset's bytes")
-                    .description("Cache-Control private, max-age=3600 and an ETag; If-None-Match answers 304. Another house's id is 404.")
+                    .summary("The asset's bytes, or a thumbnail of them (w)")
+                    .description("Cache-Control private, max-age=3600 and an ETag; If-None-Match answers 304. Another house's id is 404. With `w` (256, 512 or 1024): a rendition no wider than w (never enlarged), JPEG, or lossless WebP when the image has transparency, with its own ETag; made once and kept until the asset is deleted. 400 BAD_QUERY for another w, BAD_IMAGE when the original does not decode.")
                     .tag("library");
                 let op = bytes_response::<200>(op, "The bytes, as the type sniffed at upload", &IMAGE_TYPES);
                 bytes_response::<304>(op, "Not modified: the If-None-Match ETag is current; no body", &[])
