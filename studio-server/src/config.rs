@@ -108,6 +108,8 @@ pub struct ServerConfig {
     /// `STUDIO_TRUST_FORWARDED`: the client address is the last `X-Forwarded-For` entry (set by
     /// the one reverse proxy in front) instead of the TCP peer (default false).
     pub trust_forwarded: bool,
+    /// `STUDIO_CONSOLE`: `on` (the default) serves the console at `/`; `off` serves the API only.
+    pub console: bool,
     /// `STUDIO_SMTP_URL`: the SMTP server letters go out through, e.g. `smtp://127.0.0.1:2525`,
     /// `smtp://user:pass@host:587?tls=required` or `smtps://user:pass@host`. Unset: letters are
     /// archived only.
@@ -181,6 +183,7 @@ impl std::fmt::Debug for ServerConfig {
             .field("rate_limit_per_min", &self.rate_limit_per_min)
             .field("rate_limit_burst", &self.rate_limit_burst)
             .field("trust_forwarded", &self.trust_forwarded)
+            .field("console", &self.console)
             .field("billing_test_anywhere", &self.billing_test_anywhere)
             .field("smtp_url", &self.smtp_url.as_deref().map(|u| u.split('@').next_back().unwrap_or(u)))
             .field("mail_from", &self.mail_from)
@@ -251,6 +254,7 @@ impl Default for ServerConfig {
             rate_limit_per_min: 30,
             rate_limit_burst: 10,
             trust_forwarded: false,
+            console: true,
             smtp_url: None,
             mail_from: None,
             mail_webhook_secret: None,
@@ -310,6 +314,7 @@ struct FileConfig {
     rate_limit_per_min: Option<u32>,
     rate_limit_burst: Option<u32>,
     trust_forwarded: Option<bool>,
+    console: Option<bool>,
     smtp_url: Option<String>,
     mail_from: Option<String>,
     mail_webhook_secret: Option<String>,
@@ -405,6 +410,7 @@ impl ServerConfig {
             c.rate_limit_per_min = file.rate_limit_per_min.unwrap_or(c.rate_limit_per_min);
             c.rate_limit_burst = file.rate_limit_burst.unwrap_or(c.rate_limit_burst);
             c.trust_forwarded = file.trust_forwarded.unwrap_or(c.trust_forwarded);
+            c.console = file.console.unwrap_or(c.console);
             c.smtp_url = file.smtp_url.or(c.smtp_url);
             c.mail_from = file.mail_from.or(c.mail_from);
             c.mail_webhook_secret = file.mail_webhook_secret.or(c.mail_webhook_secret);
@@ -562,6 +568,13 @@ impl ServerConfig {
                 "true" | "1" | "yes" => true,
                 "false" | "0" | "no" => false,
                 _ => return Err(ConfigError::Env("STUDIO_TRUST_FORWARDED", format!("true or false, not {v:?}"))),
+            };
+        }
+        if let Some(v) = set("STUDIO_CONSOLE") {
+            c.console = match v.trim().to_ascii_lowercase().as_str() {
+                "on" | "true" | "1" | "yes" => true,
+                "off" | "false" | "0" | "no" => false,
+                _ => return Err(ConfigError::Env("STUDIO_CONSOLE", format!("on or off, not {v:?}"))),
             };
         }
         if c.runner_lease_secs < 3 {

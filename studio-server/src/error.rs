@@ -73,7 +73,7 @@ impl OperationOutput for AppError {
     }
 }
 
-/// The fallback for unknown routes: 404 in the shared envelope.
-pub(crate) async fn not_found() -> AppError {
+/// The answer for a path nothing serves (the console's fallback ends here): 404 in the shared envelope.
+pub(crate) fn no_route() -> AppError {
     AppError(Error::not_found("NOT_FOUND", "No such route."))
 }

@@ -6,6 +6,7 @@
 
 mod auth;
 mod config;
+mod console;
 mod docs;
 mod error;
 mod extract;

@@ -17,6 +17,8 @@ pub struct AppState {
     pub(crate) check_host: bool,
     /// The public URL's host (lowercase, no port, no brackets), when a public URL is set.
     pub(crate) public_host: Option<String>,
+    /// The console is served (`STUDIO_CONSOLE`, on by default).
+    pub(crate) console: bool,
 }
 
 impl AppState {
@@ -29,6 +31,7 @@ impl AppState {
             public_origin,
             check_host: config.listens_on_loopback(),
             public_host: config.public_url.as_deref().and_then(crate::auth::host_of_url),
+            console: config.console,
         }
     }
 }

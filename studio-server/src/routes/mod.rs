@@ -24,10 +24,9 @@ use axum::{Extension, Router};
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
 
-use crate::docs;
-use crate::error::not_found;
 use crate::ratelimit::{self, RateLimit};
 use crate::state::AppState;
+use crate::{console, docs};
 
 /// Every API route, documented.
 fn api_routes() -> ApiRouter<AppState> {
@@ -60,7 +59,8 @@ pub(crate) fn app(state: AppState, limit: Option<Arc<RateLimit>>) -> Router {
     let document = Arc::new(docs::Document::new(api));
     let request_id = HeaderName::from_static("x-request-id");
     router
-        .fallback(not_found)
+        .route("/console/{*file}", axum::routing::get(console::asset))
+        .fallback(console::fallback)
         .layer(Extension(document))
         .with_state(state)
         .merge(docs::assets())
