@@ -753,10 +753,8 @@ async fn chaos_sqlite_one_process() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn chaos_postgres_two_processes() {
-    let Some(url) = fresh_postgres().await else {
-        eprintln!("skipped: STUDIO_TEST_POSTGRES_URL not set");
-        return;
-    };
+    let Some(database) = fresh_postgres().await else { return };
+    let url = database.url.clone();
     chaos(Some(url), 2).await;
 }
 
@@ -851,9 +849,7 @@ async fn pipeline_on_a_flaky_queue_sqlite() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pipeline_on_a_flaky_queue_postgres_two_processes() {
-    let Some(url) = fresh_postgres().await else {
-        eprintln!("skipped: STUDIO_TEST_POSTGRES_URL not set");
-        return;
-    };
+    let Some(database) = fresh_postgres().await else { return };
+    let url = database.url.clone();
     pipeline_on_a_flaky_queue(Some(url), 2).await;
 }

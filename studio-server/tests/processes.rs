@@ -74,10 +74,8 @@ async fn restart_sqlite_recovers_every_job() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn restart_postgres_recovers_every_job() {
-    let Some(url) = fresh_postgres().await else {
-        eprintln!("skipped: STUDIO_TEST_POSTGRES_URL not set");
-        return;
-    };
+    let Some(database) = fresh_postgres().await else { return };
+    let url = database.url.clone();
     restart_recovers_every_job(Some(url)).await;
 }
 
@@ -157,10 +155,8 @@ async fn pipeline_survives_a_kill_sqlite() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pipeline_survives_a_kill_postgres() {
-    let Some(url) = fresh_postgres().await else {
-        eprintln!("skipped: STUDIO_TEST_POSTGRES_URL not set");
-        return;
-    };
+    let Some(database) = fresh_postgres().await else { return };
+    let url = database.url.clone();
     pipeline_survives_a_kill(Some(url)).await;
 }
 
@@ -180,10 +176,8 @@ async fn until_all_done(stream: &mut EventStream, ids: &[String]) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_two_processes_share_jobs_and_events() {
-    let Some(url) = fresh_postgres().await else {
-        eprintln!("skipped: STUDIO_TEST_POSTGRES_URL not set");
-        return;
-    };
+    let Some(database) = fresh_postgres().await else { return };
+    let url = database.url.clone();
     // One blob directory, as replicas share one object store.
     let dir = tempfile::tempdir().unwrap();
     let front = start(dir.path(), Some(&url), 0).await; // takes requests, runs nothing
@@ -265,9 +259,7 @@ async fn admin_commands_sqlite() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn admin_commands_postgres() {
-    let Some(url) = fresh_postgres().await else {
-        eprintln!("skipped: STUDIO_TEST_POSTGRES_URL not set");
-        return;
-    };
+    let Some(database) = fresh_postgres().await else { return };
+    let url = database.url.clone();
     operator_admin_commands(Some(url)).await;
 }

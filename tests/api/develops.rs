@@ -246,24 +246,16 @@ async fn submit_refusals(backend: Backend) {
 }
 
 async fn refused_submits_charge_nothing(backend: Backend) {
-    if backend != Backend::Sqlite {
-        return; // The trigger below is installed in the test's own SQLite file.
-    }
     let app = spawn(backend, |c| c.runner_concurrency = 0).await.expect("app");
     let House { key, org_id: org, .. } = House::new(&app, "enqueue").await;
     // Make the queue step itself fail inside the transaction that holds the tokens.
-    use sqlx::Connection;
-    let mut db = sqlx::SqliteConnection::connect(&app.database_url).await.expect("open the server's file");
-    sqlx::query("CREATE TRIGGER refuse_jobs BEFORE INSERT ON jobs BEGIN SELECT RAISE(ABORT, 'queue down'); END")
-        .execute(&mut db)
-        .await
-        .unwrap();
+    let fault = studio_tests::refuse_inserts(&app, "jobs").await;
     let err = key.submit_develop(&upscale(png(9, 9))).await.unwrap_err();
     assert_eq!(code(&err), (500, "ENQUEUE_FAILED".into()));
     let balance = key.balance().await.unwrap();
     assert_eq!((balance.balance, balance.held, balance.holds.len()), (100, 0, 0));
     assert!(key.jobs_since(0).await.unwrap().jobs.is_empty());
-    sqlx::query("DROP TRIGGER refuse_jobs").execute(&mut db).await.unwrap();
+    fault.lift().await;
     // Safe to retry.
     assert_eq!(key.submit_develop(&upscale(png(9, 9))).await.unwrap().tokens_held, 9);
     assert_conserved(&app, &org).await;

@@ -446,21 +446,14 @@ async fn tools_answer_and_refuse(backend: Backend) {
     assert_eq!(refused(&call(&app, &key, "list_develops", json!({"status": "soon"})).await), "BAD_STATUS");
     assert_eq!(refused(&call(&app, &key, "list_develops", json!({"limit": 0})).await), "BAD_LIMIT");
 
-    // ENQUEUE_FAILED charges nothing (SQLite: a trigger in the test's own file fails the queue step).
-    if backend == Backend::Sqlite {
-        use sqlx::Connection;
-        let mut db = sqlx::SqliteConnection::connect(&app.database_url).await.unwrap();
-        sqlx::query("CREATE TRIGGER refuse_jobs BEFORE INSERT ON jobs BEGIN SELECT RAISE(ABORT, 'down'); END")
-            .execute(&mut db)
-            .await
-            .unwrap();
-        let before = client.balance().await.unwrap();
-        let failed = call(&app, &key, "start_develop", develop("upscale", image.clone(), "1k", None)).await;
-        assert_eq!(refused(&failed), "ENQUEUE_FAILED");
-        let after = client.balance().await.unwrap();
-        assert_eq!((after.balance, after.held), (before.balance, before.held));
-        sqlx::query("DROP TRIGGER refuse_jobs").execute(&mut db).await.unwrap();
-    }
+    // ENQUEUE_FAILED charges nothing (a trigger in the app's own database fails the queue step).
+    let fault = studio_tests::refuse_inserts(&app, "jobs").await;
+    let before = client.balance().await.unwrap();
+    let failed = call(&app, &key, "start_develop", develop("upscale", image.clone(), "1k", None)).await;
+    assert_eq!(refused(&failed), "ENQUEUE_FAILED");
+    let after = client.balance().await.unwrap();
+    assert_eq!((after.balance, after.held), (before.balance, before.held));
+    fault.lift().await;
     let _ = org;
 }
 

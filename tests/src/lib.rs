@@ -3,8 +3,9 @@
 //!
 //! PostgreSQL runs when `STUDIO_TEST_POSTGRES_URL` names a server (for example
 //! `postgres://postgres@127.0.0.1:5432`); every spawned app gets its own fresh database
-//! `studio_test_<random>`, so one test's job runner never claims another test's jobs. Without
-//! it the PostgreSQL variants say so and pass without running; `.ci/run` always sets it.
+//! (`studio-testdb`), so one test's job runner never claims another test's jobs, and the
+//! database is dropped when the app is. Without it the PostgreSQL variants say so, record the
+//! skip, and pass without running; `.ci/run`'s PostgreSQL step runs them.
 //!
 //! On a running app, [`House::new`] signs up a house with a member key, and [`images`] builds
 //! the image files the tests upload; [`smtp::SmtpSink`] takes the letters the server sends.
@@ -14,7 +15,8 @@ use std::path::PathBuf;
 
 use studio_client::Client;
 use studio_server::ServerConfig;
-use tokio::sync::{OnceCell, oneshot};
+use studio_testdb::TestDatabase;
+use tokio::sync::oneshot;
 
 pub mod archives;
 mod fixture;
@@ -29,12 +31,11 @@ pub use fixture::{House, PASSWORD, Person};
 pub enum Backend {
     /// A fresh SQLite file in a temporary data directory.
     Sqlite,
-    /// The per-run PostgreSQL database.
+    /// A fresh PostgreSQL database of its own.
     Postgres,
 }
 
-/// The environment variable naming the PostgreSQL server for tests.
-pub const POSTGRES_ENV: &str = "STUDIO_TEST_POSTGRES_URL";
+pub use studio_testdb::POSTGRES_ENV;
 
 /// A running server.
 #[derive(Debug)]
@@ -55,6 +56,8 @@ pub struct TestApp {
     pub studio: studio_core::Studio,
     shutdown: Option<oneshot::Sender<()>>,
     _dir: tempfile::TempDir,
+    /// Dropped last: the database goes once the server is told to stop.
+    _database: Option<TestDatabase>,
 }
 
 impl TestApp {
@@ -79,38 +82,20 @@ impl Drop for TestApp {
     }
 }
 
-static PG_DATABASE: OnceCell<String> = OnceCell::const_new();
-
-/// The per-run PostgreSQL database URL, creating the database on first use; None when no
-/// PostgreSQL is configured.
-pub async fn postgres_url() -> Option<String> {
-    let url = PG_DATABASE.get_or_init(|| async { fresh_postgres_url().await.unwrap_or_default() }).await;
-    (!url.is_empty()).then(|| url.clone())
-}
-
-/// A new, empty PostgreSQL database for one app (or for several processes that share it);
-/// None when no PostgreSQL is configured.
-pub async fn fresh_postgres_url() -> Option<String> {
-    use sqlx::Connection;
-    let server = std::env::var(POSTGRES_ENV).ok().filter(|s| !s.trim().is_empty())?;
-    let server = server.trim_end_matches('/').to_string();
-    let name = format!("studio_test_{}", uuid::Uuid::new_v4().simple());
-    let mut admin = sqlx::PgConnection::connect(&format!("{server}/postgres"))
-        .await
-        .unwrap_or_else(|e| panic!("{POSTGRES_ENV} is set but PostgreSQL is unreachable: {e}"));
-    sqlx::query(&format!("CREATE DATABASE {name}")).execute(&mut admin).await.expect("create test database");
-    let _ = admin.close().await;
-    Some(format!("{server}/{name}"))
+/// Whether a PostgreSQL server is configured; when not, the calling test's skip is recorded.
+pub fn postgres_configured() -> bool {
+    studio_testdb::server().is_some()
 }
 
 /// Start a server on `backend`, with `tweak` applied to its configuration. None when the
 /// backend is PostgreSQL and none is configured (the caller skips).
 pub async fn spawn(backend: Backend, tweak: impl FnOnce(&mut ServerConfig)) -> Option<TestApp> {
     let dir = tempfile::tempdir().expect("temp dir");
-    let database_url = match backend {
+    let database = match backend {
         Backend::Sqlite => None,
-        Backend::Postgres => Some(fresh_postgres_url().await?),
+        Backend::Postgres => Some(TestDatabase::create("api").await?),
     };
+    let database_url = database.as_ref().map(|d| d.url.clone());
     let mut config = ServerConfig {
         listen: "127.0.0.1:0".into(),
         data_dir: dir.path().join("data"),
@@ -144,7 +129,68 @@ pub async fn spawn(backend: Backend, tweak: impl FnOnce(&mut ServerConfig)) -> O
         studio: state.studio.clone(),
         shutdown: Some(tx),
         _dir: dir,
+        _database: database,
     })
+}
+
+/// A fault planted in a running app's own database: every insert into one table fails, as a
+/// broken disk or a lost connection would fail it, until [`RefusedInserts::lift`].
+pub struct RefusedInserts {
+    db: Db,
+    table: String,
+}
+
+enum Db {
+    Sqlite(sqlx::SqliteConnection),
+    Postgres(sqlx::PgConnection),
+}
+
+/// Make every insert into `table` of `app`'s database fail (a trigger, on either backend).
+pub async fn refuse_inserts(app: &TestApp, table: &str) -> RefusedInserts {
+    use sqlx::Connection;
+    let db = match app.backend {
+        Backend::Sqlite => {
+            let mut db = sqlx::SqliteConnection::connect(&app.database_url).await.expect("open the server's file");
+            let sql = format!(
+                "CREATE TRIGGER refuse_inserts BEFORE INSERT ON {table} BEGIN SELECT RAISE(ABORT, 'refused'); END"
+            );
+            sqlx::query(&sql).execute(&mut db).await.expect("plant the trigger");
+            Db::Sqlite(db)
+        }
+        Backend::Postgres => {
+            let mut db = sqlx::PgConnection::connect(&app.database_url).await.expect("open the server's database");
+            sqlx::query(
+                "CREATE FUNCTION refuse_insert() RETURNS trigger LANGUAGE plpgsql AS \
+                 $$ BEGIN RAISE EXCEPTION 'refused'; END $$",
+            )
+            .execute(&mut db)
+            .await
+            .expect("plant the function");
+            let sql = format!(
+                "CREATE TRIGGER refuse_inserts BEFORE INSERT ON {table} FOR EACH ROW EXECUTE FUNCTION refuse_insert()"
+            );
+            sqlx::query(&sql).execute(&mut db).await.expect("plant the trigger");
+            Db::Postgres(db)
+        }
+    };
+    RefusedInserts { db, table: table.to_string() }
+}
+
+impl RefusedInserts {
+    /// Inserts work again.
+    pub async fn lift(self) {
+        let RefusedInserts { db, table } = self;
+        match db {
+            Db::Sqlite(mut db) => {
+                sqlx::query("DROP TRIGGER refuse_inserts").execute(&mut db).await.expect("lift");
+            }
+            Db::Postgres(mut db) => {
+                let sql = format!("DROP TRIGGER refuse_inserts ON {table}");
+                sqlx::query(&sql).execute(&mut db).await.expect("lift");
+                sqlx::query("DROP FUNCTION refuse_insert()").execute(&mut db).await.expect("lift");
+            }
+        }
+    }
 }
 
 /// A fresh email, unique across runs and backends.
@@ -169,8 +215,7 @@ macro_rules! backend_tests {
             $(
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn $name() {
-                    if $crate::postgres_url().await.is_none() {
-                        eprintln!("skipped: {} not set", $crate::POSTGRES_ENV);
+                    if !$crate::postgres_configured() {
                         return;
                     }
                     super::$name($crate::Backend::Postgres).await

@@ -122,10 +122,10 @@ impl_storage!(PgStorage, "postgres", " FOR UPDATE", " FOR UPDATE SKIP LOCKED", t
 mod tests {
     use super::*;
 
-    /// Runs when `STUDIO_TEST_POSTGRES_URL` names a server; creates its own database.
+    /// Runs when `STUDIO_TEST_POSTGRES_URL` names a server, on a database of its own.
     #[tokio::test]
-    async fn ledger_entries_refuse_update_and_delete() {
-        let Some((storage, admin, name)) = fresh().await else { return };
+    async fn postgres_ledger_entries_refuse_update_and_delete() {
+        let Some((storage, _database)) = fresh().await else { return };
         let pool = storage.pool.clone();
         crate::storage::sql::assert_ledger_append_only(&storage, |sql| {
             let pool = pool.clone();
@@ -133,30 +133,21 @@ mod tests {
         })
         .await;
         storage.pool.close().await;
-        let _ = sqlx::query(&format!("DROP DATABASE {name}")).execute(&admin).await;
     }
 
-    /// A fresh database on the configured server, or None (skipped) without one.
-    async fn fresh() -> Option<(PgStorage, PgPool, String)> {
-        let Ok(server) = std::env::var("STUDIO_TEST_POSTGRES_URL") else {
-            eprintln!("skipped: STUDIO_TEST_POSTGRES_URL not set");
-            return None;
-        };
-        let server = server.trim_end_matches('/');
-        let name = format!("studio_storage_test_{}", uuid::Uuid::new_v4().simple());
-        let admin =
-            PgPoolOptions::new().max_connections(1).connect(&format!("{server}/postgres")).await.expect("admin");
-        sqlx::query(&format!("CREATE DATABASE {name}")).execute(&admin).await.expect("create database");
-        let storage = PgStorage::connect(&format!("{server}/{name}")).await.expect("connect");
-        Some((storage, admin, name))
+    /// A storage on a fresh database (dropped with the second value), or None (the skip
+    /// recorded) without a server.
+    async fn fresh() -> Option<(PgStorage, studio_testdb::TestDatabase)> {
+        let database = studio_testdb::TestDatabase::create("storage").await?;
+        let storage = PgStorage::connect(&database.url).await.expect("connect");
+        Some((storage, database))
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-    async fn concurrent_submits_share_transactions_and_stay_exact() {
-        let Some((storage, admin, name)) = fresh().await else { return };
+    async fn postgres_concurrent_submits_share_transactions_and_stay_exact() {
+        let Some((storage, _database)) = fresh().await else { return };
         let pool = storage.pool.clone();
         crate::storage::sql::assert_grouped_submits(std::sync::Arc::new(storage)).await;
         pool.close().await;
-        let _ = sqlx::query(&format!("DROP DATABASE {name}")).execute(&admin).await;
     }
 }

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn events_announced_together_arrive_whole_once_and_in_order() {
+async fn postgres_events_announced_together_arrive_whole_once_and_in_order() {
     let Some((s, replica)) = crate::two_replicas().await else { return };
     let mut heard = s.storage.listen().await.expect("listen").expect("PostgreSQL has a shared channel");
 

@@ -1,6 +1,7 @@
 //! The storage conformance suite: the same checks against SQLite and PostgreSQL, through the
 //! `Storage` trait and the `Studio` facade. PostgreSQL runs when `STUDIO_TEST_POSTGRES_URL` is
-//! set (a fresh database per run); `.ci/run` always sets it.
+//! set (a fresh database per test, dropped with it: `studio-testdb`); every PostgreSQL test has
+//! `postgres` in its name, so `.ci/run`'s PostgreSQL step runs it.
 
 mod accounts;
 mod brand;
@@ -19,38 +20,18 @@ use std::sync::Arc;
 
 use chrono::Utc;
 use studio_core::{NewAccount, OrgRow, Storage, UserRow};
-use tokio::sync::OnceCell;
+use studio_testdb::TestDatabase;
 
-/// The environment variable naming the PostgreSQL server for tests.
-const POSTGRES_ENV: &str = "STUDIO_TEST_POSTGRES_URL";
-
-/// A storage under test, with whatever keeps it alive.
+/// A storage under test, with whatever keeps it alive (dropped after it: a PostgreSQL subject's
+/// database goes with it).
 pub(crate) struct Subject {
     pub(crate) storage: Arc<dyn Storage>,
     _dir: Option<tempfile::TempDir>,
+    database: Option<TestDatabase>,
 }
 
-static PG_DATABASE: OnceCell<String> = OnceCell::const_new();
-
-async fn postgres_url() -> Option<String> {
-    let server = std::env::var(POSTGRES_ENV).ok().filter(|s| !s.trim().is_empty())?;
-    let server = server.trim_end_matches('/').to_string();
-    let url = PG_DATABASE
-        .get_or_init(|| async move {
-            use sqlx::Connection;
-            let name = format!("studio_core_test_{}", uuid::Uuid::new_v4().simple());
-            let mut admin = sqlx::PgConnection::connect(&format!("{server}/postgres"))
-                .await
-                .unwrap_or_else(|e| panic!("{POSTGRES_ENV} is set but PostgreSQL is unreachable: {e}"));
-            sqlx::query(&format!("CREATE DATABASE {name}")).execute(&mut admin).await.expect("create database");
-            let _ = admin.close().await;
-            format!("{server}/{name}")
-        })
-        .await;
-    Some(url.clone())
-}
-
-/// A fresh SQLite file, or the per-run PostgreSQL database (None when not configured).
+/// A fresh SQLite file, or a fresh PostgreSQL database of the test's own (None, with the skip
+/// recorded, when no server is configured).
 pub(crate) async fn subject(backend: &str) -> Option<Subject> {
     match backend {
         "sqlite" => {
@@ -58,25 +39,22 @@ pub(crate) async fn subject(backend: &str) -> Option<Subject> {
             let path = dir.path().join("studio.db");
             let storage =
                 studio_core::SqliteStorage::open(path.to_str().expect("utf-8 path")).await.expect("open sqlite");
-            Some(Subject { storage: Arc::new(storage), _dir: Some(dir) })
+            Some(Subject { storage: Arc::new(storage), _dir: Some(dir), database: None })
         }
         _ => {
-            let url = postgres_url().await?;
-            let storage = studio_core::PgStorage::connect(&url).await.expect("connect postgres");
-            Some(Subject { storage: Arc::new(storage), _dir: None })
+            let database = TestDatabase::create("core").await?;
+            let storage = studio_core::PgStorage::connect(&database.url).await.expect("connect postgres");
+            Some(Subject { storage: Arc::new(storage), _dir: None, database: Some(database) })
         }
     }
 }
 
-/// PostgreSQL's subject and a second storage on its database, as two replicas are; None (and
-/// a skip message) when PostgreSQL is not configured.
+/// PostgreSQL's subject and a second storage on its database, as two replicas are; None (the
+/// skip recorded) when PostgreSQL is not configured.
 pub(crate) async fn two_replicas() -> Option<(Subject, Arc<dyn Storage>)> {
-    let Some(s) = subject("postgres").await else {
-        eprintln!("skipped: {POSTGRES_ENV} not set");
-        return None;
-    };
-    let url = postgres_url().await.expect("configured");
-    let replica = studio_core::PgStorage::connect(&url).await.expect("connect the second replica");
+    let s = subject("postgres").await?;
+    let url = &s.database.as_ref().expect("a PostgreSQL subject").url;
+    let replica = studio_core::PgStorage::connect(url).await.expect("connect the second replica");
     Some((s, Arc::new(replica)))
 }
 
@@ -141,10 +119,7 @@ macro_rules! conformance {
             $(
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn $name() {
-                    let Some(s) = crate::subject("postgres").await else {
-                        eprintln!("skipped: {} not set", crate::POSTGRES_ENV);
-                        return;
-                    };
+                    let Some(s) = crate::subject("postgres").await else { return };
                     super::$name(s.storage.clone()).await
                 }
             )*

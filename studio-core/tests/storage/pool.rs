@@ -8,28 +8,24 @@ use std::time::Duration;
 use sqlx::Connection;
 use studio_core::Storage;
 
-use crate::{POSTGRES_ENV, new_house};
+use studio_testdb::TestDatabase;
+
+use crate::new_house;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_connection_killed_while_idle_is_replaced() {
-    let Some(server) = std::env::var(POSTGRES_ENV).ok().filter(|s| !s.trim().is_empty()) else {
-        eprintln!("skipped: {POSTGRES_ENV} not set");
-        return;
-    };
+async fn postgres_a_connection_killed_while_idle_is_replaced() {
     // A database of its own, so killing its connections touches no other test.
-    let server = server.trim_end_matches('/').to_string();
-    let name = format!("studio_core_pool_{}", uuid::Uuid::new_v4().simple());
-    let mut admin = sqlx::PgConnection::connect(&format!("{server}/postgres")).await.expect("admin");
-    sqlx::query(&format!("CREATE DATABASE {name}")).execute(&mut admin).await.expect("create database");
-    let storage: Arc<dyn Storage> =
-        Arc::new(studio_core::PgStorage::connect(&format!("{server}/{name}")).await.expect("connect"));
+    let Some(database) = TestDatabase::create("pool").await else { return };
+    let storage: Arc<dyn Storage> = Arc::new(studio_core::PgStorage::connect(&database.url).await.expect("connect"));
     let (_, org) = new_house(storage.as_ref(), 10).await;
     assert_eq!(storage.balance(&org).await.expect("balance").grant_tokens, 10);
 
+    let server = database.url.rsplit_once('/').expect("server/name").0;
+    let mut admin = sqlx::PgConnection::connect(&format!("{server}/postgres")).await.expect("admin");
     let killed: Vec<(bool,)> = sqlx::query_as(
         "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
     )
-    .bind(&name)
+    .bind(database.name())
     .fetch_all(&mut admin)
     .await
     .expect("terminate");
@@ -38,7 +34,4 @@ async fn a_connection_killed_while_idle_is_replaced() {
     tokio::time::sleep(Duration::from_millis(5_300)).await;
     let balance = storage.balance(&org).await.expect("a fresh connection answers");
     assert_eq!(balance.grant_tokens, 10);
-
-    drop(storage);
-    let _ = sqlx::query(&format!("DROP DATABASE {name} WITH (FORCE)")).execute(&mut admin).await;
 }

@@ -1023,9 +1023,7 @@ async fn new_money_paths_sqlite_one_process() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn new_money_paths_postgres_two_processes() {
-    let Some(url) = fresh_postgres().await else {
-        eprintln!("skipped: STUDIO_TEST_POSTGRES_URL not set");
-        return;
-    };
+    let Some(database) = fresh_postgres().await else { return };
+    let url = database.url.clone();
     money_chaos(Some(url), 2).await;
 }

@@ -94,16 +94,10 @@ pub(crate) fn unique() -> String {
     )
 }
 
-/// A fresh database on the server `STUDIO_TEST_POSTGRES_URL` names; None when unset.
-pub(crate) async fn fresh_postgres() -> Option<String> {
-    use sqlx::Connection;
-    let server = std::env::var("STUDIO_TEST_POSTGRES_URL").ok().filter(|s| !s.trim().is_empty())?;
-    let server = server.trim_end_matches('/').to_string();
-    let name = format!("studio_proc_{}", unique());
-    let mut admin = sqlx::PgConnection::connect(&format!("{server}/postgres")).await.expect("postgres reachable");
-    sqlx::query(&format!("CREATE DATABASE {name}")).execute(&mut admin).await.expect("create database");
-    let _ = admin.close().await;
-    Some(format!("{server}/{name}"))
+/// A fresh database on the server `STUDIO_TEST_POSTGRES_URL` names, dropped with the value;
+/// None (the skip recorded) when unset.
+pub(crate) async fn fresh_postgres() -> Option<studio_testdb::TestDatabase> {
+    studio_testdb::TestDatabase::create("proc").await
 }
 
 /// The database a process over `data_dir` and `database_url` uses, opened by the test.
