@@ -33,6 +33,7 @@ pub(crate) const PAGES: &[&str] = &[
     "verify-email",
     "reset-password",
     "forgot-password",
+    "join",
     "library",
     "assets",
     "develop",

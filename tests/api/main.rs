@@ -37,3 +37,4 @@ mod seats;
 mod sockets;
 mod support;
 mod tokens;
+mod web_console;

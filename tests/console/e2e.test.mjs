@@ -1,0 +1,532 @@
+// The console end to end, in Debian's Chromium driven by playwright-core, against a real
+// studio-server (run.sh starts it and passes STUDIO_URL): the "Must show" run of issue 41, axe
+// over every page at 1440 and 375 px (light and dark), screenshots under target/console-screens,
+// and every request of the run checked against /openapi.json and this origin.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { png, unzip, until, operations, strayRequests, linkInLetters } from './lib.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const BASE = (process.env.STUDIO_URL ?? 'http://127.0.0.1:8787').replace(/\/$/, '');
+const SCREENS = process.env.SCREENS ?? path.join(here, '..', '..', 'target', 'console-screens');
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+/** The SMTP sink's letters (run.sh); without it the steps that need a letter are skipped. */
+const LETTERS = process.env.LETTERS;
+const PASSWORD = 'a long enough password';
+const AXE = fs.readFileSync(path.join(here, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+const STATES = ['queued', 'running', 'done', 'failed', 'cancelled'];
+
+/** The console's page segments (console.rs PAGES, as the page table of router.js mirrors it). */
+const PAGES = fs
+  .readFileSync(path.join(here, '..', '..', 'studio-server', 'console', 'router.js'), 'utf8')
+  .match(/export const PAGES = \{([\s\S]*?)\n\};/)[1]
+  .match(/^\s+'?([a-z-]+)'?:/gm)
+  .map((s) => s.trim().replace(/['":]/g, ''));
+
+/** Every request and socket the browser opened during the run. */
+const log = [];
+/** Page errors, console errors and CSP violations. */
+const problems = [];
+let browser;
+const stamp = Date.now().toString(36);
+const owner = { email: `owner-${stamp}@maison.test`, name: 'Ada Owner' };
+const viewer = { email: `viewer-${stamp}@maison.test`, name: 'Vic Viewer' };
+/** What the run learns and the later steps use. */
+const run = {};
+
+function watch(context) {
+  context.on('request', (r) => log.push({ method: r.method(), url: r.url() }));
+  context.on('page', (page) => {
+    page.on('websocket', (ws) => log.push({ method: 'GET', url: ws.url() }));
+    page.on('pageerror', (e) => problems.push(`page error on ${page.url()}: ${e.message}`));
+    page.on('console', (m) => {
+      const text = m.text();
+      if (m.type() === 'error' && !/status of (401|402|403|404|409|413|415|400)/.test(text)) {
+        problems.push(`console error on ${page.url()}: ${text}`);
+      }
+    });
+  });
+}
+
+async function newContext(options = {}) {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, acceptDownloads: true, ...options });
+  watch(context);
+  return context;
+}
+
+/** The balance the shell shows, as a number. */
+async function balanceOf(page) {
+  const text = await page.getByRole('group', { name: 'Balance', exact: true }).innerText();
+  const n = Number.parseInt(text.replace(/[^0-9-]/g, ''), 10);
+  if (!Number.isFinite(n)) throw new Error(`no figure in the balance: ${text}`);
+  return n;
+}
+
+async function imageLoaded(locator) {
+  return locator.evaluate((img) => img.complete && img.naturalWidth > 0);
+}
+
+async function shoot(page, name) {
+  fs.mkdirSync(SCREENS, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENS, `${name}.png`), fullPage: true });
+}
+
+/** axe over the page as it is: the serious and critical violations. */
+async function axe(page) {
+  // Evaluated through the debugging protocol, so the page's CSP (no inline script) stays as served.
+  await page.evaluate(AXE);
+  return page.evaluate(async () => {
+    // @ts-ignore
+    const result = await window.axe.run(document, { resultTypes: ['violations'] });
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).slice(0, 5).join(', ')}`);
+  });
+}
+
+/** Sign-up through the page. */
+async function signUp(page, who) {
+  await page.goto(`${BASE}/sign-up`);
+  await page.getByLabel('Name', { exact: true }).fill(who.name);
+  await page.getByLabel('Email', { exact: true }).fill(who.email);
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByRole('button', { name: 'Create account', exact: true }).click();
+  await page.waitForURL(`${BASE}/library`);
+  await page.getByRole('navigation', { name: 'Main' }).waitFor();
+}
+
+before(async () => {
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  run.doc = await (await fetch(`${BASE}/openapi.json`)).json();
+  const join = await fetch(`${BASE}/join/inv_example`, { headers: { accept: 'text/html' } });
+  run.joinNotServed = !(join.headers.get('content-type') ?? '').includes('text/html');
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+test('the console end to end', async (t) => {
+  const context = await newContext();
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: BASE });
+  const page = await context.newPage();
+
+  await t.test('/ shows the sign-in page, with its strict policy', async () => {
+    const res = await page.goto(`${BASE}/`);
+    const csp = res.headers()['content-security-policy'] ?? '';
+    assert.match(csp, /^default-src 'self';/);
+    assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
+    await page.waitForURL(`${BASE}/sign-in`);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
+    await page.getByLabel('Email', { exact: true }).waitFor();
+    await page.getByLabel('Password', { exact: true }).waitFor();
+  });
+
+  await t.test('create an account through the page', async () => {
+    await page.getByRole('link', { name: 'Create an account', exact: true }).click();
+    await page.waitForURL(`${BASE}/sign-up`);
+    await page.getByLabel('Name', { exact: true }).fill(owner.name);
+    await page.getByLabel('Email', { exact: true }).fill(owner.email);
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Create account', exact: true }).click();
+    await page.waitForURL(`${BASE}/library`);
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    for (const name of ['Library', 'Develop', 'Runs', 'House']) await nav.getByRole('link', { name, exact: true }).waitFor();
+    run.startBalance = await until('the balance', () => balanceOf(page).catch(() => null));
+    assert.ok(run.startBalance > 0, `a new house has tokens (${run.startBalance})`);
+    const cookies = await context.cookies(BASE);
+    const session = cookies.find((c) => c.name === 'studio_session');
+    assert.ok(session?.httpOnly, 'the session cookie is HttpOnly');
+    assert.equal(session?.sameSite, 'Lax');
+    run.cookie = `studio_session=${session.value}`;
+  });
+
+  await t.test('upload three photos and see three tiles loaded from w renditions', async () => {
+    const files = [
+      ['look-red', [250, 60, 50]],
+      ['look-green', [60, 220, 90]],
+      ['look-blue', [70, 90, 240]],
+    ].map(([name, tint]) => ({ name: `${name}.png`, mimeType: 'image/png', buffer: png(640, 480, tint) }));
+    await page.getByLabel('Upload images', { exact: true }).setInputFiles(files);
+    const documented = run.doc.paths['/api/toolkit/assets/{id}/file']?.get?.parameters?.some((p) => p.name === 'w');
+    for (const name of ['look-red', 'look-green', 'look-blue']) {
+      const tile = page.getByRole('link', { name, exact: true });
+      await tile.waitFor({ timeout: 20_000 });
+      const img = tile.locator('img');
+      await until(`${name}'s thumbnail`, () => imageLoaded(img));
+      const src = await img.evaluate((i) => i.currentSrc);
+      assert.match(src, /\/api\/toolkit\/assets\/[^/]+\/file\?w=256$/, `${name} is shown from its w=256 rendition`);
+      if (documented) {
+        const width = await img.evaluate((i) => i.naturalWidth);
+        assert.ok(width <= 256, `${name}'s rendition is no wider than 256 (${width})`);
+      }
+    }
+    run.widthParam = documented;
+    await shoot(page, 'library-1440');
+  });
+
+  await t.test('a refused upload shows the refusal in words and charges nothing', async () => {
+    const before = await balanceOf(page);
+    await page.getByLabel('Upload images', { exact: true }).setInputFiles([
+      { name: 'notes.jpg', mimeType: 'image/jpeg', buffer: Buffer.from('these are not the pixels you are looking for\n') },
+    ]);
+    const refusal = page.getByRole('alert').filter({ hasText: 'Refused' });
+    await refusal.waitFor();
+    const words = await refusal.innerText();
+    assert.match(words, /JPEG, PNG, WebP and GIF/, words);
+    assert.equal(await page.getByRole('link', { name: 'notes', exact: true }).count(), 0, 'no tile for the refused file');
+    const res = await fetch(`${BASE}/api/toolkit/ai/billing/balance`, { headers: { cookie: run.cookie } });
+    assert.equal((await res.json()).balance, before, 'nothing was charged');
+    assert.equal(await balanceOf(page), before);
+  });
+
+  await t.test('an image dropped on the library uploads with the same refusals and tiles', async () => {
+    const b64 = png(320, 240, [200, 180, 40]).toString('base64');
+    const dt = await page.evaluateHandle((data) => {
+      const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([bytes], 'dropped-ochre.png', { type: 'image/png' }));
+      return transfer;
+    }, b64);
+    const zone = page.getByRole('region', { name: 'Library content' });
+    await zone.dispatchEvent('dragover', { dataTransfer: dt });
+    await zone.dispatchEvent('drop', { dataTransfer: dt });
+    const tile = page.getByRole('link', { name: 'dropped-ochre', exact: true });
+    await tile.waitFor();
+    await until('the dropped image', () => imageLoaded(tile.locator('img')));
+  });
+
+  await t.test('develop an upscale: live status to done, the balance drops by exactly the price', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Develop', exact: true }).click();
+    await page.waitForURL(`${BASE}/develop`);
+    await page.getByLabel('Tool', { exact: true }).selectOption('upscale');
+    const quality = page.getByLabel('Quality', { exact: true });
+    const first = await quality.locator('option').first().getAttribute('value');
+    await quality.selectOption(first);
+    await page.getByRole('button', { name: 'Choose image from the library', exact: true }).click();
+    await page.getByRole('button', { name: 'Use look-red', exact: true }).click();
+    const develop = page.getByRole('button', { name: /^Develop · \d+ tokens?$/ });
+    await develop.waitFor();
+    const price = Number((await develop.innerText()).match(/(\d+) tokens?/)[1]);
+    assert.ok(price > 0);
+    const before = await balanceOf(page);
+    await page.evaluate(() => {
+      // @ts-ignore A mark that a reload would wipe.
+      window.__noReload = true;
+    });
+    await develop.click();
+    await page.waitForURL(/\/develop\/[^/]+$/);
+    run.jobId = decodeURIComponent(new URL(page.url()).pathname.split('/')[2]);
+    const status = page.getByRole('status');
+    const seen = new Set();
+    await until(
+      'the develop to be done',
+      async () => {
+        const s = (await status.innerText()).trim();
+        seen.add(s);
+        assert.ok(STATES.includes(s), `a state word (${s})`);
+        assert.notEqual(s, 'failed');
+        return s === 'done';
+      },
+      120_000,
+    );
+    await until('the balance to drop by the price', async () => (await balanceOf(page)) === before - price);
+    assert.equal(await page.evaluate(() => /** @type {any} */ (window).__noReload), true, 'no reload');
+    run.price = price;
+    run.seen = [...seen];
+    t.diagnostic(`states seen: ${run.seen.join(', ')}; price ${price}`);
+  });
+
+  await t.test('open the result beside its input', async () => {
+    const input = page.getByRole('img', { name: 'Input: look-red', exact: true });
+    const result = page.getByRole('img', { name: 'Result', exact: true });
+    await until('the input and the result', async () => (await imageLoaded(input)) && (await imageLoaded(result)));
+    await page.getByRole('slider', { name: 'Before and after' }).fill('30');
+    await shoot(page, 'develop-result-1440');
+    await page.getByRole('link', { name: 'open the asset' }).click();
+    await page.waitForURL(/\/assets\//);
+    run.resultId = decodeURIComponent(new URL(page.url()).pathname.split('/')[2]);
+    await until('the result image', () => imageLoaded(page.locator('img.detail-image')));
+    const src = await page.locator('img.detail-image').evaluate((i) => i.currentSrc);
+    assert.match(src, /\?w=1024$/);
+    await page.getByText('Developed with').waitFor();
+  });
+
+  await t.test('search from the box links to the asset', async () => {
+    const box = page.getByRole('searchbox', { name: 'Search', exact: true });
+    await box.fill('look-blue');
+    await box.press('Enter');
+    await page.waitForURL(/\/search\?q=look-blue$/);
+    const results = page.getByRole('list', { name: 'Results' });
+    await results.getByRole('link', { name: 'look-blue', exact: true }).click();
+    await page.waitForURL(/\/assets\//);
+    await page.getByRole('heading', { name: 'look-blue', exact: true }).waitFor();
+  });
+
+  await t.test('pack two assets and check the downloaded zip', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Library', exact: true }).click();
+    await page.waitForURL(`${BASE}/library`);
+    await page.getByRole('checkbox', { name: 'Select look-red', exact: true }).check();
+    await page.getByRole('checkbox', { name: 'Select look-green', exact: true }).check();
+    const [download] = await Promise.all([
+      page.waitForEvent('download', { timeout: 60_000 }),
+      page.getByRole('button', { name: 'Pack', exact: true }).click(),
+    ]);
+    const file = await download.path();
+    const entries = unzip(fs.readFileSync(file));
+    assert.equal(entries.length, 2, `two entries: ${entries.map((e) => e.name).join(', ')}`);
+    for (const e of entries) {
+      assert.ok(e.data.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])), `${e.name} is the PNG`);
+    }
+    const names = entries.map((e) => e.name).join(' ');
+    assert.match(names, /look-red/);
+    assert.match(names, /look-green/);
+    await page.getByRole('button', { name: 'Clear selection' }).click();
+  });
+
+  await t.test('mint and revoke a key', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'House', exact: true }).click();
+    await page.waitForURL(`${BASE}/house`);
+    await page.getByRole('button', { name: 'New key', exact: true }).click();
+    await page.getByLabel('Key name', { exact: true }).fill('lookbook-sync');
+    await page.getByRole('button', { name: 'Create key', exact: true }).click();
+    const secret = (await page.locator('#minted-secret').innerText()).trim();
+    assert.match(secret, /^studio_sk_[0-9a-f]{64}$/);
+    await page.getByRole('button', { name: 'Copy', exact: true }).click();
+    await page.getByText('Copied.').waitFor();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), secret, 'the secret is on the clipboard');
+    const works = await fetch(`${BASE}/api/toolkit/ai/billing/balance`, { headers: { authorization: `Bearer ${secret}` } });
+    assert.equal(works.status, 200, 'the new key works');
+    await page.getByRole('button', { name: 'Revoke', exact: true }).click();
+    await page.getByText(/^Revoked /).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Revoke', exact: true }).count(), 0);
+    const refused = await fetch(`${BASE}/api/toolkit/ai/billing/balance`, { headers: { authorization: `Bearer ${secret}` } });
+    assert.equal(refused.status, 401, 'the revoked key is refused');
+  });
+
+  await t.test('invite a seat', async () => {
+    const form = page.getByRole('form', { name: 'Invite a seat' });
+    await form.getByLabel('Email', { exact: true }).fill(viewer.email);
+    await form.getByLabel('Role', { exact: true }).selectOption('viewer');
+    await form.getByRole('button', { name: 'Invite', exact: true }).click();
+    const notice = page.getByText(`${viewer.email} is invited as viewer`);
+    await notice.waitFor();
+    run.invitation = await page.locator('.notice a').getAttribute('href');
+    assert.match(run.invitation, /\/join\/[^/]+$/);
+    await page.getByRole('list', { name: 'Invitations waiting' }).getByText(viewer.email).waitFor();
+    await shoot(page, 'house-1440');
+  });
+
+  await t.test("a viewer's session shows no Develop control", async (st) => {
+    if (!LETTERS) return st.skip('needs the SMTP sink of run.sh (LETTERS): a seat goes only to a verified address');
+    const vc = await newContext();
+    const vp = await vc.newPage();
+    await signUp(vp, viewer);
+    // The verification letter's link, opened in the page.
+    const verify = await until('the verification letter', () => linkInLetters(LETTERS, viewer.email, '/verify-email'), 30_000);
+    await vp.goto(`${BASE}${new URL(verify).pathname}${new URL(verify).search}`);
+    await vp.getByText('Your address is verified').waitFor();
+    // The invitation's link opens the join page (a console page; in the page if the server does
+    // not answer that path with the console yet).
+    const path = new URL(run.invitation).pathname;
+    const res = await vp.goto(`${BASE}${path}`);
+    if (!(res?.headers()['content-type'] ?? '').includes('text/html')) {
+      await vp.goto(`${BASE}/library`);
+      await vp.getByRole('navigation', { name: 'Main' }).waitFor();
+      await vp.evaluate((p) => {
+        history.pushState(null, '', p);
+        dispatchEvent(new PopStateEvent('popstate'));
+      }, path);
+    }
+    await vp.getByRole('button', { name: 'Accept the invitation', exact: true }).click();
+    await vp.waitForURL(`${BASE}/library`);
+    await vp.getByRole('link', { name: 'look-red', exact: true }).waitFor();
+    const nav = vp.getByRole('navigation', { name: 'Main' });
+    await nav.getByRole('link', { name: 'Library', exact: true }).waitFor();
+    assert.equal(await nav.getByRole('link', { name: 'Develop', exact: true }).count(), 0, 'no Develop link');
+    assert.equal(await vp.getByLabel('Upload images', { exact: true }).count(), 0, 'no upload');
+    await vp.getByRole('checkbox', { name: 'Select look-red', exact: true }).check();
+    assert.equal(await vp.getByRole('button', { name: 'Delete', exact: true }).count(), 0, 'no delete');
+    await vp.getByRole('button', { name: 'Pack', exact: true }).waitFor();
+    await shoot(vp, 'library-viewer-1440');
+    for (const where of ['/library', `/assets/${encodeURIComponent(run.resultId)}`, '/develop', `/develop/${encodeURIComponent(run.jobId)}`, '/runs']) {
+      await vp.goto(`${BASE}${where}`);
+      await vp.getByRole('navigation', { name: 'Main' }).waitFor();
+      await vp.waitForLoadState('networkidle');
+      const controls = vp.getByRole('button', { name: /^Develop/ }).or(vp.getByRole('link', { name: /^Develop/ }));
+      assert.equal(await controls.count(), 0, `no Develop control on ${where}`);
+      assert.equal(await vp.getByLabel('Tool', { exact: true }).count(), 0, `no Tool on ${where}`);
+      assert.equal(await vp.getByRole('button', { name: /^(Delete|Take again|Duplicate|Cancel)/ }).count(), 0, `no spending or deleting on ${where}`);
+    }
+    // Back in their own house (the switcher shows once they sit in two), the person is its
+    // owner again and Develop is offered.
+    const switcher = vp.getByLabel('Switch house', { exact: true });
+    const own = await switcher.locator('option', { hasText: '(owner)' }).getAttribute('value');
+    await switcher.selectOption(own);
+    await vp.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Develop', exact: true }).waitFor();
+    await until('the switch', async () => (await switcher.inputValue()) === own);
+    await vc.close();
+  });
+
+  await t.test('a 402 says "needs N, you have M" with the way to get more, holds nothing; cancel returns a hold', async () => {
+    await page.goto(`${BASE}/develop?image=${encodeURIComponent(run.resultId)}`);
+    await page.getByLabel('Tool', { exact: true }).selectOption('upscale');
+    const quality = page.getByLabel('Quality', { exact: true });
+    await quality.selectOption((await quality.locator('option').last().getAttribute('value')) ?? '');
+    const develop = page.getByRole('button', { name: /^Develop · \d+ tokens?$/ });
+    await page.locator('.chosen').waitFor();
+    const price = Number((await develop.innerText()).match(/(\d+) tokens?/)[1]);
+    let balance = await until('the balance', () => balanceOf(page).catch(() => null));
+    const jobs = [];
+    // Hold until the next one cannot be afforded.
+    while (balance >= price) {
+      const before = page.url();
+      await develop.click();
+      await page.waitForURL((u) => u.href !== before && /\/develop\/[^/]+$/.test(u.pathname));
+      jobs.push(decodeURIComponent(new URL(page.url()).pathname.split('/')[2]));
+      balance -= price;
+      await until('the hold to show', async () => (await balanceOf(page)) === balance);
+    }
+    await develop.click();
+    const refusal = page.getByRole('alert').filter({ hasText: 'Not enough tokens' });
+    await refusal.waitFor();
+    assert.match(await refusal.innerText(), new RegExp(`needs ${price}, you have ${balance}\\b`));
+    await refusal.getByRole('link', { name: 'Top up tokens' }).waitFor();
+    assert.equal(await balanceOf(page), balance, 'the refusal held nothing');
+    // The newest develop may still be queued: cancel it and see its hold come back.
+    const last = jobs[jobs.length - 1];
+    await page.goto(`${BASE}/develop/${encodeURIComponent(last)}`);
+    const state = (await page.getByRole('status').innerText()).trim();
+    if (state === 'queued') {
+      await page.getByRole('button', { name: 'Cancel', exact: true }).click();
+      await page.getByText(/^Cancelled: \d+ tokens? returned\.$/).waitFor();
+      await until('the hold to come back', async () => (await balanceOf(page)) === balance + price);
+      await until('the cancelled state', async () => (await page.getByRole('status').innerText()).trim() === 'cancelled');
+    } else {
+      t.diagnostic(`the last develop was already ${state}: cancel not exercised`);
+    }
+    run.spent = jobs.length;
+  });
+
+  await t.test('sign out and sign in again through the pages', async () => {
+    await page.goto(`${BASE}/library`);
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await page.waitForURL(`${BASE}/sign-in`);
+    await page.goto(`${BASE}/house`);
+    await page.waitForURL(/\/sign-in\?next=%2Fhouse$/);
+    await page.getByLabel('Email', { exact: true }).fill(owner.email);
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.waitForURL(`${BASE}/house`);
+    await page.getByRole('button', { name: 'New key', exact: true }).waitFor();
+  });
+
+  await t.test("forgot password: the letter's link resets it, and the new one signs in", async (st) => {
+    if (!LETTERS) return st.skip('needs the SMTP sink of run.sh (LETTERS)');
+    const who = { email: `reset-${stamp}@maison.test`, name: 'Rae Reset' };
+    const rc = await newContext();
+    const rp = await rc.newPage();
+    await signUp(rp, who);
+    await rp.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await rp.waitForURL(`${BASE}/sign-in`);
+    await rp.getByRole('link', { name: 'Forgot your password?' }).click();
+    await rp.getByLabel('Email', { exact: true }).fill(who.email);
+    await rp.getByRole('button', { name: 'Send the reset link' }).click();
+    await rp.getByText('a letter with a reset link is on its way').waitFor();
+    const link = await until('the reset letter', () => linkInLetters(LETTERS, who.email, '/reset-password'), 30_000);
+    await rp.goto(`${BASE}${new URL(link).pathname}${new URL(link).search}`);
+    await rp.getByLabel('Password', { exact: true }).fill('another long password');
+    await rp.getByRole('button', { name: 'Set the password' }).click();
+    await rp.getByText('Your password is changed').waitFor();
+    await rp.getByRole('link', { name: 'Sign in', exact: true }).click();
+    await rp.getByLabel('Email', { exact: true }).fill(who.email);
+    await rp.getByLabel('Password', { exact: true }).fill('another long password');
+    await rp.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await rp.waitForURL(`${BASE}/library`);
+    await rc.close();
+  });
+
+  await t.test('axe: no serious or critical violation on any page at 1440 and 375 px, light and dark', async () => {
+    const signedIn = [
+      'library',
+      `assets/${encodeURIComponent(run.resultId)}`,
+      'develop',
+      `develop/${encodeURIComponent(run.jobId)}`,
+      'runs',
+      'house',
+      'account',
+      'search?q=look',
+      'looks',
+      ...(run.joinNotServed ? [] : ['join/inv_example']),
+    ];
+    const signedOut = ['sign-in', 'sign-up', 'forgot-password', 'reset-password?token=example', 'verify-email'];
+    const out = await newContext();
+    const op = await out.newPage();
+    const failures = [];
+    for (const [p, where] of [...signedOut.map((w) => [op, w]), ...signedIn.map((w) => [page, w])]) {
+      for (const [width, height, scheme] of [
+        [1440, 900, 'light'],
+        [375, 812, 'light'],
+        [1440, 900, 'dark'],
+      ]) {
+        await p.setViewportSize({ width, height });
+        await p.emulateMedia({ colorScheme: scheme });
+        await p.goto(`${BASE}/${where}`);
+        await p.locator('h1').first().waitFor();
+        await p.waitForLoadState('networkidle');
+        if (where.startsWith('develop/')) await p.getByRole('status').waitFor();
+        const name = where.startsWith('assets/') ? 'asset' : where.startsWith('develop/') ? 'develop-job' : where.startsWith('join/') ? 'join' : where.replace(/\?.*$/, '');
+        await shoot(p, `${name}-${width}${scheme === 'dark' ? '-dark' : ''}`);
+        for (const v of await axe(p)) failures.push(`${where} at ${width} ${scheme}: ${v}`);
+        const scroll = await p.evaluate(() => document.documentElement.scrollWidth);
+        if (scroll > width) failures.push(`${where} at ${width}: the page is ${scroll} px wide (scrolls sideways)`);
+      }
+    }
+    await out.close();
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.emulateMedia({ colorScheme: 'light' });
+    assert.deepEqual(failures, []);
+  });
+
+  await t.test('the first page loads at most 150 KB of JavaScript and CSS', async () => {
+    const fresh = await newContext();
+    const p = await fresh.newPage();
+    let bytes = 0;
+    const files = [];
+    p.on('response', async (r) => {
+      const type = r.headers()['content-type'] ?? '';
+      if (/javascript|css/.test(type)) {
+        const body = await r.body().catch(() => Buffer.alloc(0));
+        bytes += body.length;
+        files.push(`${new URL(r.url()).pathname} ${body.length}`);
+      }
+    });
+    await p.goto(`${BASE}/sign-in`);
+    await p.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
+    await p.waitForLoadState('networkidle');
+    await fresh.close();
+    t.diagnostic(`first page: ${bytes} bytes of JS and CSS in ${files.length} files`);
+    assert.ok(bytes <= 150 * 1024, `${bytes} bytes: ${files.join(', ')}`);
+  });
+
+  await t.test('every request was an operation of /openapi.json on this origin', async () => {
+    const ops = operations(run.doc);
+    const stray = strayRequests(log, ops, BASE, PAGES);
+    const api = log.filter((r) => new URL(r.url).pathname.startsWith('/api/'));
+    t.diagnostic(`${log.length} requests, ${api.length} to the API, ${new Set(api.map((r) => `${r.method} ${new URL(r.url).pathname.replace(/\/(ast|job|key|pck|pack|usr|inv|org)_[^/]+/g, '/{id}')}`)).size} distinct operations`);
+    assert.deepEqual(stray, []);
+    assert.ok(log.some((r) => r.url.startsWith(BASE.replace(/^http/, 'ws')) && r.url.endsWith('/api/toolkit/jobs/ws')), 'the jobs socket was used');
+  });
+
+  await t.test('no page error, console error or policy violation', async () => {
+    assert.deepEqual(problems, []);
+  });
+
+  if (run.joinNotServed) t.diagnostic('the server does not answer /join/… with the console yet (add "join" to PAGES in console.rs)');
+  await context.close();
+});
