@@ -9,11 +9,11 @@ use reqwest::{Method, RequestBuilder, Response, StatusCode};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use studio_core::api::{
-    ApiKey, AssetBatchPatch, AssetIds, AssetKind, AssetList, AssetPatch, AssetResponse, Backgrounds, Balance,
-    CheckEmailRequest, CheckEmailResponse, CreateFolderRequest, Deleted, ErrorBody, FolderList, FolderResponse,
-    GrantTokensRequest, GrantTokensResponse, GroupRequest, GroupResponse, KeyList, KeyRole, MintKeyRequest, Pack,
-    PackRequest, Quote, QuoteRequest, RenameFolderRequest, RevokedKey, SessionInfo, SignInRequest, SignUpRequest,
-    SignUpResponse, SignedOut, Updated, UploadResponse,
+    ApiKey, AssetBatchPatch, AssetDetail, AssetIds, AssetKind, AssetList, AssetPatch, AssetResponse, Backgrounds,
+    Balance, CheckEmailRequest, CheckEmailResponse, CreateFolderRequest, Deleted, ErrorBody, FolderDeleted, FolderList,
+    FolderResponse, GrantTokensRequest, GrantTokensResponse, GroupRequest, GroupResponse, KeyList, KeyRole,
+    MintKeyRequest, Pack, PackRequest, Quote, QuoteRequest, RenameFolderRequest, RevokedKey, SessionInfo,
+    SignInRequest, SignUpRequest, SignUpResponse, SignedOut, Updated, UploadResponse,
 };
 
 use crate::error::Error;
@@ -446,6 +446,18 @@ impl Client {
     pub async fn rename_folder(&self, id: &str, name: &str) -> Result<FolderResponse, Error> {
         let body = RenameFolderRequest { name: Some(name.into()) };
         self.patch(&format!("/api/toolkit/folders/{}", encode(id)), &body).await
+    }
+
+    /// `DELETE /api/toolkit/folders/{id}`: the collection goes; its images and sub-collections
+    /// move up to its parent.
+    pub async fn delete_folder(&self, id: &str) -> Result<FolderDeleted, Error> {
+        let path = format!("/api/toolkit/folders/{}", encode(id));
+        Ok(self.call(Method::DELETE, &path, false, |r| ready(Ok(r))).await?.0)
+    }
+
+    /// `GET /api/toolkit/assets/{id}/detail`: the asset as JSON and the develop that made it.
+    pub async fn asset_detail(&self, id: &str) -> Result<AssetDetail, Error> {
+        self.get(&format!("/api/toolkit/assets/{}/detail", encode(id))).await
     }
 
     /// Every asset, newest first, optionally one collection's: `GET /api/toolkit/assets` page by

@@ -5,17 +5,22 @@ use std::future::ready;
 
 use reqwest::Method;
 use studio_core::api::{
-    AccessChanged, AccessRequest, AccountView, ActiveHouse, AvatarView, BillingEmailRequest, BillingEmailView, Erased,
-    IntakeAnswers, IntakeRecorded, MeView, Memory, MemoryList, MemoryRequest, MyAccess, OnboardingFunnel,
-    OnboardingView, PlanCanceled, SeatAcceptRequest, SeatInvitation, SeatInviteRequest, SeatList, SeatRemoved,
-    SeatRole, SeatRoleChanged, SeatRoleRequest, SwitchHouseRequest, ToolItem, ToolItemDeleted, ToolItemRequest,
-    ToolItems, TransferRequest, Transferred, UserPage,
+    AccessChanged, AccessRequest, AccountPatch, AccountView, ActiveHouse, AvatarView, BillingEmailRequest,
+    BillingEmailView, Erased, IntakeAnswers, IntakeRecorded, MeView, Memory, MemoryList, MemoryRequest, MyAccess,
+    OnboardingFunnel, OnboardingView, PlanCanceled, SeatAcceptRequest, SeatInvitation, SeatInviteRequest, SeatList,
+    SeatRemoved, SeatRole, SeatRoleChanged, SeatRoleRequest, SwitchHouseRequest, ToolItem, ToolItemDeleted,
+    ToolItemRequest, ToolItems, TransferRequest, Transferred, UserPage,
 };
 
 use crate::Error;
 use crate::client::{Client, encode};
 
 impl Client {
+    /// `PATCH /api/account`: the signed-in person's own display name (a session only).
+    pub async fn rename_me(&self, name: &str) -> Result<AccountView, Error> {
+        self.patch("/api/account", &AccountPatch { name: Some(name.into()) }).await
+    }
+
     /// `GET /api/account?days=`: profile, plan, tokens over the window (7, 30 or 90 days;
     /// anything else is 30), invoices and the billing contact.
     pub async fn account(&self, days: Option<u32>) -> Result<AccountView, Error> {

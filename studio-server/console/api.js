@@ -21,7 +21,11 @@
 /** @typedef {{organizationId: string, organizationName: string, role: SeatRole}} ActiveHouse */
 /** @typedef {{balance: number, grant: number, topup: number, held: number, holds: {id: string, amount: number, generationId: string | null, createdAt: string}[]}} Balance */
 /** @typedef {{resolution: string, tokens: number}} Price */
-/** @typedef {{tool: string, prices: Price[]}} ToolPrice */
+/**
+ * A tool of the price book: its price at each quality, and the input roles it requires (in
+ * order) and may take.
+ * @typedef {{tool: string, prices: Price[], roles?: string[]}} ToolPrice
+ */
 /** @typedef {{tools: ToolPrice[], note: string}} PriceBook */
 /** @typedef {{slug: string, tokens: number, priceUsd: number}} TokenPack */
 /** @typedef {{provider: string | null, tiers: any[], packs: TokenPack[]}} BillingCatalog */
@@ -33,6 +37,17 @@
  *   approvedAt: string | null, createdAt: string}} Asset
  */
 /** @typedef {{assets: Asset[], nextCursor?: string}} AssetList */
+/**
+ * One input of the develop that made an asset: a library asset (`assetId`, `name`, `url`), a
+ * library asset since deleted (`assetId` only), or a fresh upload (all three null).
+ * @typedef {{role: string, assetId: string | null, name: string | null, url: string | null}} OriginInput
+ */
+/**
+ * @typedef {{jobId: string, tool: string, quality: string, status: JobStatus, createdAt: string,
+ *   inputs: OriginInput[]}} AssetOrigin
+ */
+/** @typedef {{asset: Asset, origin: AssetOrigin | null}} AssetDetail */
+/** @typedef {{id: string, deleted: boolean, movedAssets: number, movedFolders: number}} FolderDeleted */
 /** @typedef {{asset: Asset}} UploadResponse */
 /**
  * @typedef {{packId: string, status: string, filename: string, href?: string | null, frames?: number,
@@ -230,6 +245,8 @@ export const confirmPasswordReset = (/** @type {string} */ token, /** @type {str
   post('/api/auth/password-reset/confirm', { token, password });
 /** @returns {Promise<AccountView>} */
 export const account = () => get('/api/account');
+/** @returns {Promise<AccountView>} */
+export const updateAccount = (/** @type {{name: string}} */ changes) => patch('/api/account', changes);
 /** @returns {Promise<any>} */
 export function uploadAvatar(/** @type {File} */ file) {
   const form = new FormData();
@@ -282,6 +299,12 @@ export const createFolder = (/** @type {string} */ name, /** @type {string | nul
 /** @returns {Promise<{folder: Folder}>} */
 export const renameFolder = (/** @type {string} */ id, /** @type {string} */ name) =>
   patch(`/api/toolkit/folders/${enc(id)}`, { name });
+/**
+ * Delete a folder: its assets and sub-folders move up to its parent (the root when it has
+ * none); no asset is deleted.
+ * @returns {Promise<FolderDeleted>}
+ */
+export const deleteFolder = (/** @type {string} */ id) => del(`/api/toolkit/folders/${enc(id)}`);
 
 /**
  * One page of assets, newest first.
@@ -290,6 +313,13 @@ export const renameFolder = (/** @type {string} */ id, /** @type {string} */ nam
  */
 export const listAssetsPage = (q) =>
   get(`/api/toolkit/assets${query({ folderId: q.folderId, limit: q.limit ?? 100, cursor: q.cursor })}`);
+
+/**
+ * One asset as JSON, with the develop that made it and that develop's inputs (`origin`, null
+ * for an upload).
+ * @returns {Promise<AssetDetail>}
+ */
+export const assetDetail = (/** @type {string} */ id) => get(`/api/toolkit/assets/${enc(id)}/detail`);
 
 /** The widths the file route renders thumbnails at. */
 export const WIDTHS = /** @type {const} */ ([256, 512, 1024]);

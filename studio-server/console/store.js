@@ -116,6 +116,19 @@ export async function houseChanged() {
   return loadSession();
 }
 
+/**
+ * The person's name changed (PATCH /api/account): show it at once wherever the session's person
+ * or profile is shown (the header among them).
+ * @param {string | null} name
+ */
+export function nameChanged(name) {
+  const { session, me } = state;
+  setState({
+    session: session ? { ...session, user: { ...session.user, name } } : session,
+    me: me ? { ...me, profile: { ...me.profile, name } } : me,
+  });
+}
+
 /** Forget everything of the session (sign-out). */
 export function signedOut() {
   feed.stop();

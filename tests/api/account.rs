@@ -14,6 +14,7 @@ backend_tests!(
     the_account_page_reads_the_ledger_and_jobs,
     avatars_are_square_small_and_shared_with_housemates,
     only_the_owner_sets_the_billing_email,
+    a_person_renames_themself_only,
     memories_keep_their_history,
     me_exports_and_erases_the_person,
     onboarding_and_intake_are_recorded,
@@ -133,6 +134,21 @@ async fn only_the_owner_sets_the_billing_email(backend: Backend) {
     let page = admin.session.account(None).await.unwrap();
     assert_eq!(page.billing.email.as_deref(), Some("books@example.com"));
     assert!(!page.billing.can_manage);
+}
+
+async fn a_person_renames_themself_only(backend: Backend) {
+    let app = spawn(backend, |_| {}).await.expect("app");
+    let house = House::new(&app, "rename").await;
+    let page = house.session.rename_me("  Ada Lovelace ").await.expect("rename");
+    assert_eq!(page.profile.name.as_deref(), Some("Ada Lovelace"), "trimmed");
+    assert_eq!(house.session.account(None).await.unwrap().profile.name.as_deref(), Some("Ada Lovelace"));
+    for bad in ["   ", &"x".repeat(201), "a\u{7}b"] {
+        let e = house.session.rename_me(bad).await.expect_err("bad name");
+        assert_eq!(code(&e), (Some(400), Some("BAD_NAME")), "{bad:?}");
+    }
+    let e = house.key.rename_me("Not with a key").await.expect_err("a key");
+    assert_eq!(code(&e), (Some(403), Some("SESSION_REQUIRED")));
+    assert_eq!(house.session.account(None).await.unwrap().profile.name.as_deref(), Some("Ada Lovelace"));
 }
 
 fn statement(text: &str, scope: MemoryScope, replaces: Option<&str>) -> MemoryRequest {

@@ -14,7 +14,8 @@ backend_tests!(
     pages_walk_the_library_once,
     lists_follow_changes_made_by_another_replica,
     lists_without_a_limit_answer_one_bounded_page,
-    thumbnails_are_made_once_cached_and_deleted_with_the_asset
+    thumbnails_are_made_once_cached_and_deleted_with_the_asset,
+    detail_names_the_develop_and_inputs_that_made_a_frame
 );
 
 /// Files under the blob directory (every stored blob).
@@ -469,4 +470,62 @@ async fn thumbnails_are_made_once_cached_and_deleted_with_the_asset(backend: Bac
     assert_eq!(blob_files(&app), stored + 1, "the wide asset's rendition is gone, the small one's stays");
     let e = member.asset_thumbnail(&wide.id, 256).await.expect_err("deleted");
     assert_eq!(e.status(), Some(404));
+}
+
+async fn detail_names_the_develop_and_inputs_that_made_a_frame(backend: Backend) {
+    use studio_client::api::Quality;
+    use studio_client::{DevelopSubmit, InputSource};
+    let app = spawn(backend, |c| c.runner_concurrency = 0).await.expect("app");
+    let House { key: member, .. } = House::new(&app, "detail").await;
+    let other = House::new(&app, "detail-other").await.key;
+    let input = member.upload_bytes("coat.png", png(60, 40), &UploadOptions::default()).await.unwrap().asset;
+
+    // The price book says which inputs each tool needs, so a form asks before anything is held.
+    let book = member.prices().await.expect("prices");
+    let roles = |tool: &str| book.tools.iter().find(|t| t.tool == tool).map(|t| t.roles.clone()).expect("priced");
+    assert_eq!(roles("upscale"), ["image"]);
+    assert_eq!(roles("lookbook"), ["model", "garment"]);
+    assert_eq!(roles("cleanup"), ["image", "mask"]);
+
+    // An upload came from no develop.
+    let plain = member.asset_detail(&input.id).await.expect("detail");
+    assert_eq!((plain.asset.id.as_str(), plain.asset.name.as_str(), plain.origin), (input.id.as_str(), "coat", None));
+
+    // A frame names its develop and its library input; a fresh file sent with a submit has no asset.
+    let by_asset =
+        DevelopSubmit::new("upscale").input("image", InputSource::Asset(input.id.clone())).quality(Quality::K1);
+    let job = member.submit_develop(&by_asset).await.expect("submit").job_id;
+    let fresh = DevelopSubmit::new("upscale")
+        .input("image", InputSource::Bytes { file_name: "fresh.png".into(), bytes: png(30, 30) })
+        .quality(Quality::K1);
+    let fresh_job = member.submit_develop(&fresh).await.expect("submit").job_id;
+    while app.studio.run_next_job().await.expect("run") {}
+    let jobs = member.jobs_since(0).await.unwrap().jobs;
+    let frame =
+        |id: &str| jobs.iter().rev().find(|j| j.id == id).and_then(|j| j.result_asset_id.clone()).expect("landed");
+    let detail = member.asset_detail(&frame(&job)).await.expect("frame detail");
+    let origin = detail.origin.expect("a develop made it");
+    assert_eq!(
+        (origin.job_id.as_str(), origin.tool.as_str(), origin.quality.as_str()),
+        (job.as_str(), "upscale", "1k")
+    );
+    assert_eq!(origin.status, "done");
+    assert_eq!(origin.inputs.len(), 1);
+    let i = &origin.inputs[0];
+    assert_eq!(
+        (i.role.as_str(), i.asset_id.as_deref(), i.name.as_deref()),
+        ("image", Some(input.id.as_str()), Some("coat"))
+    );
+    assert_eq!(i.url.as_deref(), Some(input.url.as_str()));
+    let fresh_origin = member.asset_detail(&frame(&fresh_job)).await.unwrap().origin.expect("a develop");
+    assert_eq!((fresh_origin.inputs[0].asset_id.as_ref(), fresh_origin.inputs[0].name.as_ref()), (None, None));
+
+    // An input deleted since keeps its id, not its name; another house sees nothing.
+    member.delete_assets(std::slice::from_ref(&input.id)).await.unwrap();
+    let after = member.asset_detail(&frame(&job)).await.unwrap().origin.unwrap();
+    assert_eq!((after.inputs[0].asset_id.as_deref(), after.inputs[0].name.as_ref()), (Some(input.id.as_str()), None));
+    let e = other.asset_detail(&frame(&job)).await.unwrap_err();
+    assert_eq!((e.status(), e.code()), (Some(404), Some("NOT_FOUND")));
+    let e = member.asset_detail(&input.id).await.unwrap_err();
+    assert_eq!(e.status(), Some(404), "a deleted asset has no detail");
 }

@@ -147,6 +147,8 @@ struct World {
     /// Every id of house A a foreign listing must not show.
     a_ids: Vec<String>,
     folder: String,
+    /// A collection of A with nothing in it, for the delete.
+    spare_folder: String,
     asset: String,
     spare_asset: String,
     spare_key: String,
@@ -215,6 +217,7 @@ async fn world(app: &TestApp, a_email: String) -> World {
 
     let key = app.client.with_api_key(&a_member);
     let folder = key.create_folder("isolation", None).await.expect("folder").folder.id;
+    let spare_folder = key.create_folder("spare", None).await.expect("folder").folder.id;
     let in_folder = UploadOptions { folder_id: Some(folder.clone()), ..UploadOptions::default() };
     let asset = key.upload_bytes("a.png", png(64, 48), &in_folder).await.expect("upload").asset.id;
     let spare_asset = key.upload_bytes("b.png", png(48, 64), &in_folder).await.expect("upload").asset.id;
@@ -390,6 +393,7 @@ async fn world(app: &TestApp, a_email: String) -> World {
         revoked.id.clone(),
         spare.id.clone(),
         folder.clone(),
+        spare_folder.clone(),
         asset.clone(),
         spare_asset.clone(),
         job.clone(),
@@ -419,6 +423,7 @@ async fn world(app: &TestApp, a_email: String) -> World {
         b_member,
         a_ids,
         folder,
+        spare_folder,
         asset,
         spare_asset,
         spare_key: spare.id,
@@ -534,11 +539,13 @@ fn rows(w: &World) -> Vec<Row> {
         row("PATCH /api/toolkit/folders/{id}", NotViewer("FORBIDDEN"), Status(200))
             .id(&w.folder)
             .json(json!({ "name": "renamed" })),
+        row("DELETE /api/toolkit/folders/{id}", NotViewer("FORBIDDEN"), Status(200)).id(&w.spare_folder),
         row("GET /api/toolkit/assets", AnyRole, Status(200)),
         row("POST /api/toolkit/assets/upload", NotViewer("FORBIDDEN"), Status(201))
             .body(Body::Upload { folder_id: w.folder.clone() })
             .foreign(Code(404, "NOT_FOUND")),
         row("GET /api/toolkit/assets/{id}/file", AnyRole, Status(200)).id(&w.asset),
+        row("GET /api/toolkit/assets/{id}/detail", AnyRole, Status(200)).id(&w.asset),
         // The legacy bytes route is the one place the spec answers 403 for a foreign id.
         row("GET /api/toolkit/assets/{id}", AnyRole, Status(200)).id(&w.asset).foreign(Code(403, "FORBIDDEN")),
         row("PATCH /api/toolkit/assets/{id}", NotViewer("FORBIDDEN"), Status(200))
@@ -640,6 +647,7 @@ fn rows(w: &World) -> Vec<Row> {
             .foreign(ToolRefused("NOT_FOUND")),
         // People and houses (§4.8, §4.9, §4.15). A key acts for its house, never for a person.
         row("GET /api/account", AnyRole, Status(200)),
+        row("PATCH /api/account", SessionOnly, Status(200)).json(json!({ "name": "Ada Matrix" })),
         row("POST /api/account/avatar", SessionOnly, Status(200)).body(Body::Avatar),
         // A stranger's session is 401 (the spec's answer), as for a person who does not exist.
         row("GET /api/account/avatar/{userId}", SessionOnly, Status(200))

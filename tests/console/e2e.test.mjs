@@ -254,7 +254,40 @@ test('the console end to end', async (t) => {
     await until('the result image', () => imageLoaded(page.locator('img.detail-image')));
     const src = await page.locator('img.detail-image').evaluate((i) => i.currentSrc);
     assert.match(src, /\?w=1024$/);
-    await page.getByText('Developed with').waitFor();
+  });
+
+  await t.test("the result's asset page names the develop that made it and its image input", async () => {
+    // The page reads the asset's detail: the develop (a link to its page), its tool and quality.
+    const made = page.getByText(/^Made by /);
+    await made.waitFor();
+    assert.match(await made.innerText(), /upscale at \S+ quality/);
+    const link = page.getByRole('link', { name: `develop ${run.jobId}`, exact: true });
+    assert.equal(await link.getAttribute('href'), `/develop/${encodeURIComponent(run.jobId)}`);
+    // Its one input: look-red, in the image role, as a thumbnail link (w=256) to its page.
+    const inputs = page.getByRole('list', { name: 'Inputs', exact: true });
+    const items = inputs.getByRole('listitem');
+    assert.equal(await items.count(), 1, 'one input');
+    assert.match(await items.first().innerText(), /^image\b/);
+    const input = inputs.getByRole('link', { name: 'look-red', exact: true });
+    const thumb = input.locator('img');
+    await until("the input's thumbnail", () => imageLoaded(thumb));
+    assert.match(await thumb.evaluate((i) => i.currentSrc), /\/api\/toolkit\/assets\/[^/]+\/file\?w=256$/);
+    // The same answer from the API: the develop's image input is look-red, still in the library.
+    const res = await fetch(`${BASE}/api/toolkit/assets/${encodeURIComponent(run.resultId)}/detail`, { headers: { cookie: run.cookie } });
+    assert.equal(res.status, 200);
+    const detail = await res.json();
+    assert.equal(detail.asset.id, run.resultId);
+    assert.equal(detail.origin?.jobId, run.jobId);
+    assert.equal(detail.origin?.tool, 'upscale');
+    assert.deepEqual(
+      detail.origin.inputs.map((i) => [i.role, i.name]),
+      [['image', 'look-red']],
+    );
+    assert.equal(await input.getAttribute('href'), `/assets/${encodeURIComponent(detail.origin.inputs[0].assetId)}`);
+    await shoot(page, 'asset-result-1440');
+    await input.click();
+    await page.getByRole('heading', { name: 'look-red', exact: true }).waitFor();
+    await page.getByText('Uploaded to the library.').waitFor();
   });
 
   await t.test('search from the box links to the asset', async () => {
@@ -287,6 +320,57 @@ test('the console end to end', async (t) => {
     assert.match(names, /look-red/);
     assert.match(names, /look-green/);
     await page.getByRole('button', { name: 'Clear selection' }).click();
+  });
+
+  await t.test('delete a folder: its images move up to the root, none is deleted', async () => {
+    const folders = page.getByRole('complementary', { name: 'Folders' });
+    const create = async (name) => {
+      await folders.getByLabel('New folder name', { exact: true }).fill(name);
+      await folders.getByRole('button', { name: 'Create folder', exact: true }).click();
+      await page.waitForURL(/\/library\?folder=[^&]+$/);
+      await page.getByRole('heading', { name, exact: true, level: 1 }).waitFor();
+      return new URL(page.url()).searchParams.get('folder');
+    };
+    // One that stays (the viewer later sees it without a delete), and one to delete.
+    run.keptFolder = `Archive ${stamp}`;
+    await create(run.keptFolder);
+    const name = `Shoot ${stamp}`;
+    const folderId = await create(name);
+    await page.getByLabel('Upload images', { exact: true }).setInputFiles([
+      { name: 'folder-teal.png', mimeType: 'image/png', buffer: png(400, 300, [40, 200, 200]) },
+    ]);
+    const tile = page.getByRole('link', { name: 'folder-teal', exact: true });
+    await tile.waitFor();
+    const assetId = decodeURIComponent((await tile.getAttribute('href')).split('/')[2]);
+    const inFolder = await (
+      await fetch(`${BASE}/api/toolkit/assets?folderId=${encodeURIComponent(folderId)}`, { headers: { cookie: run.cookie } })
+    ).json();
+    assert.deepEqual(inFolder.assets.map((a) => a.id), [assetId], 'the image is in the folder');
+
+    await folders.getByRole('button', { name: `Delete folder ${name}`, exact: true }).click();
+    const confirm = folders.getByRole('group', { name: `Confirm deleting the folder ${name}` });
+    const words = await confirm.innerText();
+    assert.match(words, /move up to the library root; no image is deleted/, words);
+    await shoot(page, 'library-folder-confirm-1440');
+    assert.deepEqual(await axe(page), [], 'the confirmation passes axe');
+    await confirm.getByRole('button', { name: 'Delete the folder', exact: true }).click();
+    await page.waitForURL(`${BASE}/library`);
+    await folders.getByText(/1 image moved up to the library root\. No image was deleted\./).waitFor();
+    await until('the folder to leave the list', async () => (await folders.getByRole('link', { name, exact: true }).count()) === 0);
+    await folders.getByRole('link', { name: run.keptFolder, exact: true }).waitFor();
+    await until('the image at the root', () => imageLoaded(page.getByRole('link', { name: 'folder-teal', exact: true }).locator('img')));
+    // Not deleted, and filed at the root now.
+    const res = await fetch(`${BASE}/api/toolkit/assets/${encodeURIComponent(assetId)}/detail`, { headers: { cookie: run.cookie } });
+    assert.equal(res.status, 200, 'the image is still there');
+    assert.equal((await res.json()).asset.folderId, null, 'at the root');
+    const list = await (await fetch(`${BASE}/api/toolkit/folders`, { headers: { cookie: run.cookie } })).json();
+    assert.ok(!list.folders.some((f) => f.id === folderId), 'the folder is gone');
+    const gone = await fetch(`${BASE}/api/toolkit/folders/${encodeURIComponent(folderId)}`, {
+      method: 'DELETE',
+      headers: { cookie: run.cookie, origin: BASE },
+    });
+    assert.equal(gone.status, 404, 'deleting it again is a 404');
+    await shoot(page, 'library-folder-deleted-1440');
   });
 
   await t.test('mint and revoke a key', async () => {
@@ -353,6 +437,9 @@ test('the console end to end', async (t) => {
     await vp.getByRole('checkbox', { name: 'Select look-red', exact: true }).check();
     assert.equal(await vp.getByRole('button', { name: 'Delete', exact: true }).count(), 0, 'no delete');
     await vp.getByRole('button', { name: 'Pack', exact: true }).waitFor();
+    const vfolders = vp.getByRole('complementary', { name: 'Folders' });
+    await vfolders.getByRole('link', { name: run.keptFolder, exact: true }).waitFor();
+    assert.equal(await vfolders.getByRole('button').count(), 0, 'no folder rename or delete for a viewer');
     await shoot(vp, 'library-viewer-1440');
     for (const where of ['/library', `/assets/${encodeURIComponent(run.resultId)}`, '/develop', `/develop/${encodeURIComponent(run.jobId)}`, '/runs']) {
       await vp.goto(`${BASE}${where}`);
@@ -424,6 +511,29 @@ test('the console end to end', async (t) => {
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.waitForURL(`${BASE}/house`);
     await page.getByRole('button', { name: 'New key', exact: true }).waitFor();
+  });
+
+  await t.test('change the name on the account page and see it in the header', async () => {
+    const banner = page.getByRole('banner');
+    await banner.getByRole('link', { name: owner.name, exact: true }).click();
+    await page.waitForURL(`${BASE}/account`);
+    await page.getByRole('button', { name: 'Change name', exact: true }).click();
+    const field = page.getByLabel('Name', { exact: true });
+    assert.equal(await field.inputValue(), owner.name);
+    assert.deepEqual(await axe(page), [], 'the name form passes axe');
+    const renamed = 'Ada Lovelace-Owner';
+    await field.fill(`  ${renamed}  `);
+    await page.getByRole('button', { name: 'Save name', exact: true }).click();
+    await page.getByText('Your name is changed.').waitFor();
+    await banner.getByRole('link', { name: renamed, exact: true }).waitFor();
+    assert.equal(await banner.getByRole('link', { name: owner.name, exact: true }).count(), 0);
+    const cookie = (await context.cookies(BASE)).find((c) => c.name === 'studio_session');
+    const res = await fetch(`${BASE}/api/account`, { headers: { cookie: `studio_session=${cookie.value}` } });
+    assert.equal((await res.json()).profile.name, renamed, 'the studio keeps it trimmed');
+    // Kept: a fresh load shows it too.
+    await page.reload();
+    await banner.getByRole('link', { name: renamed, exact: true }).waitFor();
+    owner.name = renamed;
   });
 
   await t.test("forgot password: the letter's link resets it, and the new one signs in", async (st) => {

@@ -73,8 +73,12 @@ mod tests {
         let price = |resolution: &str, tokens| Price { resolution: resolution.into(), tokens };
         let book = PriceBook {
             tools: vec![
-                ToolPrice { tool: "upscale".into(), prices: vec![price("4k", 19), price("1k", 9), price("2k", 13)] },
-                ToolPrice { tool: "cleanup".into(), prices: vec![price("1k", 1)] },
+                ToolPrice {
+                    tool: "upscale".into(),
+                    prices: vec![price("4k", 19), price("1k", 9), price("2k", 13)],
+                    roles: vec![],
+                },
+                ToolPrice { tool: "cleanup".into(), prices: vec![price("1k", 1)], roles: vec![] },
             ],
             note: "The price shown is the price that settles.".into(),
         };

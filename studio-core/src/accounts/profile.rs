@@ -6,9 +6,9 @@ use chrono::Duration;
 
 use crate::accounts::Email;
 use crate::api::{
-    AccountView, AvatarView, BillingContact, BillingEmailRequest, BillingEmailView, Erased, IntakeAnswers,
-    IntakeRecorded, Invoice, MeView, MyHouse, OnboardingStep, OnboardingView, Profile, SeatRole, TokenUsage,
-    WorkflowUsage,
+    AccountPatch, AccountView, AvatarView, BillingContact, BillingEmailRequest, BillingEmailView, Erased,
+    IntakeAnswers, IntakeRecorded, Invoice, MeView, MyHouse, OnboardingStep, OnboardingView, Profile, SeatRole,
+    TokenUsage, WorkflowUsage,
 };
 use crate::caller::Caller;
 use crate::error::{Error, ErrorKind, Result};
@@ -29,6 +29,9 @@ pub const ONBOARDING_STEPS: [(&str, &str); 5] = [
     ("first_develop", "Develop a first frame"),
     ("invite_team", "Invite someone to a seat"),
 ];
+
+/// Longest display name of a person.
+const MAX_PERSON_NAME_CHARS: usize = 200;
 
 /// The window of the account page: 7, 30 or 90 days; anything else is 30.
 pub fn account_days(raw: Option<&str>) -> i64 {
@@ -118,6 +121,23 @@ impl Studio {
                 can_manage: caller.is_session() && caller.role == SeatRole::Owner,
             },
         })
+    }
+
+    /// Change the person's own display name (1 to 200 characters, trimmed; 400 `BAD_NAME`
+    /// otherwise) and answer the account page over the default window. A session only (403
+    /// `SESSION_REQUIRED` for a key: a key acts for the house, not for a person's profile).
+    pub async fn rename_person(&self, caller: &Caller, req: AccountPatch) -> Result<AccountView> {
+        caller.require_session()?;
+        let name = req.name.as_deref().map(str::trim).unwrap_or_default();
+        if name.is_empty() || name.chars().count() > MAX_PERSON_NAME_CHARS || name.chars().any(char::is_control) {
+            return Err(Error::invalid(
+                "BAD_NAME",
+                format!("A name is 1 to {MAX_PERSON_NAME_CHARS} characters, with no control characters."),
+            ));
+        }
+        self.my_profile(caller).await?;
+        self.storage.set_user_name(&caller.user_id, name).await?;
+        self.account(caller, account_days(None)).await
     }
 
     async fn house_owner_email(&self, org_id: &str) -> Result<Option<String>> {

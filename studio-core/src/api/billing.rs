@@ -50,6 +50,10 @@ pub struct ToolPrice {
     pub tool: String,
     /// One row per quality.
     pub prices: Vec<Price>,
+    /// The input roles a develop of this tool must send (each at least once), in order: what
+    /// a form asks for before anything is held.
+    #[serde(default)]
+    pub roles: Vec<String>,
 }
 
 /// One price row: what settles for a develop at this quality.

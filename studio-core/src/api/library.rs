@@ -52,6 +52,63 @@ pub struct RenameFolderRequest {
     pub name: Option<String>,
 }
 
+/// `DELETE /api/toolkit/folders/{id}`: what the delete moved (nothing in the collection is
+/// deleted; it moves up to the collection's parent).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FolderDeleted {
+    /// The collection.
+    pub id: String,
+    /// Always true.
+    pub deleted: bool,
+    /// Live images that moved up to its parent.
+    pub moved_assets: i64,
+    /// Sub-collections that moved up to its parent.
+    pub moved_folders: i64,
+}
+
+/// `GET /api/toolkit/assets/{id}/detail`: one asset as JSON and, when a develop made it, where
+/// it came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct AssetDetail {
+    /// The asset, as lists show it.
+    pub asset: Asset,
+    /// The develop that made it; null for an upload.
+    pub origin: Option<AssetOrigin>,
+}
+
+/// The develop that made an asset.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AssetOrigin {
+    /// The develop.
+    pub job_id: String,
+    /// Its tool.
+    pub tool: String,
+    /// Its quality (`1k`, `2k`, `4k`).
+    pub quality: String,
+    /// Its state (done, once an asset exists).
+    pub status: String,
+    /// When it was submitted.
+    pub created_at: DateTime<Utc>,
+    /// Its inputs, in the order submitted.
+    pub inputs: Vec<OriginInput>,
+}
+
+/// One input of the develop that made an asset.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OriginInput {
+    /// Its role (`image`, `garment`, ...).
+    pub role: String,
+    /// The library asset it was; null for a file sent with the submit.
+    pub asset_id: Option<String>,
+    /// That asset's name; null for a fresh upload or an asset deleted since.
+    pub name: Option<String>,
+    /// That asset's file route; null for a fresh upload or an asset deleted since.
+    pub url: Option<String>,
+}
+
 /// Wardrobe bucket of an asset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]

@@ -60,10 +60,10 @@ pub use invitations::{
 pub use keys::{ApiKey, KeyList, MintKeyRequest, RevokedKey};
 pub use lanes::*;
 pub use library::{
-    Asset, AssetBatchPatch, AssetIds, AssetKind, AssetList, AssetPatch, AssetQuery, AssetResponse, Backgrounds,
-    BackgroundsQuery, ClassifyResult, CreateFolderRequest, Deleted, Folder, FolderList, FolderResponse, Ground,
-    GroupRequest, GroupResponse, MAX_ASSET_PAGE, Pack, PackRequest, PackSize, Quote, QuoteRequest, RenameFolderRequest,
-    Scene, Updated, UploadResponse,
+    Asset, AssetBatchPatch, AssetDetail, AssetIds, AssetKind, AssetList, AssetOrigin, AssetPatch, AssetQuery,
+    AssetResponse, Backgrounds, BackgroundsQuery, ClassifyResult, CreateFolderRequest, Deleted, Folder, FolderDeleted,
+    FolderList, FolderResponse, Ground, GroupRequest, GroupResponse, MAX_ASSET_PAGE, OriginInput, Pack, PackRequest,
+    PackSize, Quote, QuoteRequest, RenameFolderRequest, Scene, Updated, UploadResponse,
 };
 pub use lookbook::*;
 pub use mail::*;

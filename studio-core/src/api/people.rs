@@ -377,6 +377,15 @@ pub struct AvatarView {
     pub image: Option<String>,
 }
 
+/// `PATCH /api/account`: the person's own display name.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AccountPatch {
+    /// 1 to 200 characters after trimming.
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
 /// `PATCH /api/account/billing-email`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct BillingEmailRequest {

@@ -69,6 +69,7 @@ impl PriceBookConfig {
                         .iter()
                         .map(|q| Price { resolution: q.as_str().to_string(), tokens: self.price(tool, *q, tools) })
                         .collect(),
+                    roles: Vec::new(),
                 })
                 .collect(),
             note: format!(

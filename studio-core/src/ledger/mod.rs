@@ -131,8 +131,15 @@ impl Studio {
         Ok(self.storage.credit(credit).await?)
     }
 
-    /// The live price book over the given runnable tools.
+    /// The live price book over the given runnable tools, each with the input roles its
+    /// provider requires.
     pub fn price_book(&self, tools: &[&str]) -> PriceBook {
-        self.config.prices.book(tools)
+        let mut book = self.config.prices.book(tools);
+        for entry in &mut book.tools {
+            if let Some(provider) = self.config.providers.get(&entry.tool) {
+                entry.roles = provider.required_roles(&entry.tool).iter().map(|r| r.to_string()).collect();
+            }
+        }
+        book
     }
 }

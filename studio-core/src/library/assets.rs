@@ -9,9 +9,9 @@ use chrono::{DateTime, Utc};
 use futures_util::{Stream, TryStreamExt};
 
 use crate::api::{
-    Asset, AssetBatchPatch, AssetIds, AssetKind, AssetList, AssetPatch, AssetQuery, AssetResponse, Backgrounds,
-    BackgroundsQuery, Deleted, Ground, GroupRequest, GroupResponse, Quality, Quote, QuoteRequest, Scene, Updated,
-    UploadResponse,
+    Asset, AssetBatchPatch, AssetDetail, AssetIds, AssetKind, AssetList, AssetOrigin, AssetPatch, AssetQuery,
+    AssetResponse, Backgrounds, BackgroundsQuery, Deleted, Ground, GroupRequest, GroupResponse, OriginInput, Quality,
+    Quote, QuoteRequest, Scene, Updated, UploadResponse,
 };
 use crate::blobs::{BlobError, BlobReader, StoredBlob};
 use crate::caller::Caller;
@@ -375,6 +375,43 @@ impl Studio {
     pub async fn asset_file(&self, caller: &Caller, id: &str, if_none_match: Option<&str>) -> Result<AssetFile> {
         let row = self.own_asset(caller, id).await?;
         self.file_of(row, if_none_match).await
+    }
+
+    /// One live asset of the caller's house as JSON and, when a develop made it, that develop
+    /// and its inputs (a fresh upload's input has no asset; an input deleted since keeps its id
+    /// but not its name or link). Any role; 404 when it is not this house's.
+    pub async fn asset_detail(&self, caller: &Caller, id: &str) -> Result<AssetDetail> {
+        let row = self.own_asset(caller, id.trim()).await?;
+        let origin = match self.storage.job_made(&caller.org_id, &row.id).await? {
+            None => None,
+            Some(job) => {
+                let mut inputs = Vec::new();
+                for input in job.input_list() {
+                    let live = match &input.asset_id {
+                        Some(asset_id) => match self.storage.asset_by_id(asset_id).await? {
+                            Some(a) if a.org_id == caller.org_id && a.deleted_at.is_none() => Some(a),
+                            _ => None,
+                        },
+                        None => None,
+                    };
+                    inputs.push(OriginInput {
+                        role: input.role,
+                        asset_id: input.asset_id,
+                        url: live.as_ref().map(|a| self.asset_file_url(&a.id)),
+                        name: live.map(|a| a.name),
+                    });
+                }
+                Some(AssetOrigin {
+                    job_id: job.id,
+                    tool: job.tool,
+                    quality: job.quality,
+                    status: job.status,
+                    created_at: job.created_at,
+                    inputs,
+                })
+            }
+        };
+        Ok(AssetDetail { asset: self.asset_view(row), origin })
     }
 
     /// The legacy bytes route: 404 for unknown or deleted, 403 for another house's asset.

@@ -1,6 +1,6 @@
 //! Collections (folders): a flat list per house, a tree through `parentId`.
 
-use crate::api::{CreateFolderRequest, Folder, FolderList, FolderResponse, RenameFolderRequest};
+use crate::api::{CreateFolderRequest, Folder, FolderDeleted, FolderList, FolderResponse, RenameFolderRequest};
 use crate::caller::Caller;
 use crate::error::{Error, Result};
 use crate::ids::new_id;
@@ -72,5 +72,15 @@ impl Studio {
             }
             _ => Ok(FolderResponse { folder: folder_view(current) }),
         }
+    }
+
+    /// Delete a collection: nothing in it is lost. Its images and its sub-collections move up
+    /// to its parent (the root when it had none), and the marks registered for it go with it.
+    /// Any role but viewer (403); 404 when it is not this house's.
+    pub async fn delete_folder(&self, caller: &Caller, id: &str) -> Result<FolderDeleted> {
+        caller.require_write_library()?;
+        let (moved_assets, moved_folders) =
+            self.storage.delete_folder(&caller.org_id, id.trim()).await?.ok_or_else(not_found)?;
+        Ok(FolderDeleted { id: id.trim().to_string(), deleted: true, moved_assets, moved_folders })
     }
 }

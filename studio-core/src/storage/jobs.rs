@@ -185,6 +185,8 @@ pub trait JobStore: Send + Sync {
     ) -> Result<CreateJobsOutcome, StorageError>;
     /// A job of a house.
     async fn job(&self, org_id: &str, id: &str) -> Result<Option<JobRow>, StorageError>;
+    /// The job of a house that made asset `asset_id` (its result), if a develop made it.
+    async fn job_made(&self, org_id: &str, asset_id: &str) -> Result<Option<JobRow>, StorageError>;
     /// A house's jobs whose latest change is after `since`, ascending by event_seq.
     async fn jobs_since(&self, org_id: &str, since: i64, limit: i64) -> Result<Vec<JobRow>, StorageError>;
     /// A house's jobs submitted at or after `after`, newest first (runs are derived from these).

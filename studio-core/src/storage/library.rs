@@ -188,6 +188,10 @@ pub trait LibraryStore: Send + Sync {
     async fn folder(&self, org_id: &str, id: &str) -> Result<Option<FolderRow>, StorageError>;
     /// Rename a collection of a house; None when not this house's.
     async fn rename_folder(&self, org_id: &str, id: &str, name: &str) -> Result<Option<FolderRow>, StorageError>;
+    /// Delete a collection of a house in one transaction: its assets (live and deleted) and its
+    /// sub-collections move up to its parent, the marks registered for it go, then it does.
+    /// (live assets moved, sub-collections moved); None when not this house's.
+    async fn delete_folder(&self, org_id: &str, id: &str) -> Result<Option<(i64, i64)>, StorageError>;
     /// Store a new asset.
     async fn insert_asset(&self, asset: AssetRow) -> Result<(), StorageError>;
     /// A house's live assets, newest first, optionally in one collection.

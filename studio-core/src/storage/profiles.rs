@@ -171,6 +171,8 @@ pub struct PlanRow {
 pub trait ProfileStore: Send + Sync {
     /// A person's profile (None when unknown or erased).
     async fn profile(&self, user_id: &str) -> Result<Option<ProfileRow>, StorageError>;
+    /// Change a person's display name.
+    async fn set_user_name(&self, user_id: &str, name: &str) -> Result<(), StorageError>;
     /// Record that the person proved their address (keeps the first time).
     async fn set_email_verified(&self, user_id: &str, now: DateTime<Utc>) -> Result<(), StorageError>;
     /// Do two people share a house?

@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * Account: the person (name, avatar, email and whether it is verified), the house's tokens with
+ * Account: the person (name, which they may change, avatar, email and whether it is verified), the house's tokens with
  * the way to get more (a top-up for the owner when billing is configured, else whom to ask),
  * and the houses the person sits in.
  */
@@ -8,9 +8,9 @@
 import { useEffect, useState } from '../vendor/hooks.mjs';
 import { html } from '../html.js';
 import * as api from '../api.js';
-import { can, houseChanged, refreshBalance, useStore } from '../store.js';
+import { can, houseChanged, nameChanged, refreshBalance, useStore } from '../store.js';
 import { navigate } from '../router.js';
-import { Loading, PageTitle, Refusal, formatWhen, tokens, useTitle } from '../ui/common.js';
+import { Loading, PageTitle, Refusal, formatWhen, tokens, useId, useTitle } from '../ui/common.js';
 
 export default function Account() {
   useTitle('Account');
@@ -55,6 +55,13 @@ export default function Account() {
                 <dt>Joined</dt><dd>${formatWhen(profile.joinedAt)}</dd>
               </dl>
             </div>
+            <${Name}
+              current=${profile.name}
+              onSaved=${(/** @type {import('../api.js').AccountView} */ v) => {
+                setView(v);
+                nameChanged(v.profile.name);
+              }}
+            />
             ${!profile.emailVerified && html`<p><button type="button" onClick=${resend}>Send a new verification letter</button></p>`}
             ${note && html`<p aria-live="polite">${note}</p>`}
             <${Avatar} onChanged=${() => api.account().then(setView, setError)} hasImage=${!!profile.image} />
@@ -63,6 +70,66 @@ export default function Account() {
           <${Houses} />
         </div>`}
   </section>`;
+}
+
+/** The longest name the studio keeps, in characters. */
+const NAME_MAX = 200;
+
+/**
+ * The person's name: "Change name" opens a field; saved, it shows everywhere at once (the
+ * header's name too).
+ * @param {{current: string | null, onSaved: (v: import('../api.js').AccountView) => void}} props
+ */
+function Name({ current, onSaved }) {
+  const [editing, setEditing] = useState(false);
+  const [error, setError] = useState(/** @type {unknown} */ (null));
+  const [busy, setBusy] = useState(false);
+  const [note, setNote] = useState('');
+  const id = useId('name');
+  /** @param {SubmitEvent} e */
+  const save = async (e) => {
+    e.preventDefault();
+    const name = String(new FormData(/** @type {HTMLFormElement} */ (e.currentTarget)).get('name') ?? '').trim();
+    setError(null);
+    setNote('');
+    if (!name || [...name].length > NAME_MAX) {
+      setError(new Error(`A name is 1 to ${NAME_MAX} characters.`));
+      return;
+    }
+    setBusy(true);
+    try {
+      onSaved(await api.updateAccount({ name }));
+      setEditing(false);
+      setNote('Your name is changed.');
+    } catch (err) {
+      setError(err);
+    }
+    setBusy(false);
+  };
+  if (!editing) {
+    return html`<div class="stack">
+      <p class="row">
+        <button type="button" onClick=${() => {
+          setNote('');
+          setError(null);
+          setEditing(true);
+        }}>${current ? 'Change name' : 'Add your name'}</button>
+      </p>
+      ${note && html`<p aria-live="polite">${note}</p>`}
+      <${Refusal} error=${error} />
+    </div>`;
+  }
+  return html`<form class="stack" onSubmit=${save} aria-label="Your name">
+    <div class="field">
+      <label for=${id}>Name</label>
+      <input id=${id} name="name" value=${current ?? ''} required maxlength=${NAME_MAX} autocomplete="name" />
+    </div>
+    <div class="row">
+      <button type="submit" class="primary" disabled=${busy}>Save name</button>
+      <button type="button" onClick=${() => setEditing(false)}>Cancel</button>
+    </div>
+    <${Refusal} error=${error} />
+  </form>`;
 }
 
 /** @param {{onChanged: () => void, hasImage: boolean}} props */

@@ -1,18 +1,17 @@
 // @ts-check
 /**
- * One asset: the image (the 1024 rendition), its metadata, where it came from (the develop that
- * made it and, when this browser submitted it, its inputs), and what may be done with it.
+ * One asset: the image (the 1024 rendition), its metadata, where it came from (the asset's
+ * detail read: the develop that made it, its tool and quality, and each of its inputs), and what
+ * may be done with it.
  */
 
 import { useEffect, useState } from '../vendor/hooks.mjs';
 import { html } from '../html.js';
 import * as api from '../api.js';
 import { can, useStore } from '../store.js';
-import { feed } from '../socket.js';
 import { navigate } from '../router.js';
 import { Loading, PageTitle, Refusal, formatBytes, formatWhen, useTitle } from '../ui/common.js';
-import { Thumb, findAsset, forget, remember } from '../ui/assets.js';
-import { inputsOf, jobOfResult } from '../ui/provenance.js';
+import { Thumb, forget, remember } from '../ui/assets.js';
 
 /** @param {import('../router.js').PageProps} props */
 export default function AssetPage({ rest }) {
@@ -20,26 +19,39 @@ export default function AssetPage({ rest }) {
   const powers = can();
   const id = rest[0] ?? '';
   const [asset, setAsset] = useState(/** @type {import('../api.js').Asset | null | undefined} */ (undefined));
+  const [origin, setOrigin] = useState(/** @type {import('../api.js').AssetOrigin | null} */ (null));
   const [error, setError] = useState(/** @type {unknown} */ (null));
   const [renaming, setRenaming] = useState(false);
   const [confirming, setConfirming] = useState(false);
-  const [, tick] = useState(0);
   useTitle(asset ? asset.name : 'Asset');
 
   useEffect(() => {
+    let live = true;
     setAsset(undefined);
-    findAsset(id).then(setAsset, setError);
+    setOrigin(null);
+    setError(null);
+    api.assetDetail(id).then(
+      (d) => {
+        if (!live) return;
+        remember([d.asset]);
+        setAsset(d.asset);
+        setOrigin(d.origin);
+      },
+      (e) => {
+        if (!live) return;
+        if (e instanceof api.ApiError && e.status === 404) setAsset(null);
+        else setError(e);
+      },
+    );
+    return () => {
+      live = false;
+    };
   }, [id]);
-  // The job that made it arrives with the socket's backfill.
-  useEffect(() => feed.subscribe(() => tick((n) => n + 1)), []);
 
   if (error) return html`<${Refusal} error=${error} />`;
   if (asset === undefined) return html`<${Loading} what="Loading the asset" />`;
   if (asset === null)
     return html`<section class="card"><${PageTitle}>Not found<//><p>No such asset in this house. <a href="/library">Back to the library</a>.</p></section>`;
-
-  const job = jobOfResult(asset.id);
-  const inputs = job ? inputsOf(job.id) : null;
 
   /** @param {SubmitEvent} e */
   const rename = async (e) => {
@@ -86,23 +98,11 @@ export default function AssetPage({ rest }) {
         ${asset.approvedBy && html`<dt>Approved</dt><dd>${asset.approvedBy}, ${formatWhen(asset.approvedAt)}</dd>`}
       </dl>
       <h2>Where it came from</h2>
-      ${!asset.tool
-        ? html`<p>Uploaded to the library.</p>`
-        : html`<p>
-            Developed with <strong>${asset.tool}</strong>${job
-              ? html` by <a href=${`/develop/${encodeURIComponent(job.id)}`}>develop ${job.id}</a>`
-              : ''}.
-          </p>
-          ${inputs
-            ? html`<ul class="list">
-                ${inputs.map(
-                  (i) => html`<li>
-                    ${i.assetId ? html`<${Thumb} id=${i.assetId} className="run-thumb" />` : ''}
-                    <span class="grow">${i.role}: ${i.assetId ? html`<a href=${`/assets/${encodeURIComponent(i.assetId)}`}>${i.name}</a>` : i.name}</span>
-                  </li>`,
-                )}
-              </ul>`
-            : html`<p class="muted">Its inputs are not known here (the API does not list a develop's inputs).</p>`}`}
+      ${origin
+        ? html`<${Origin} origin=${origin} />`
+        : asset.tool
+          ? html`<p>Developed with <strong>${asset.tool}</strong>; the develop that made it is not on record.</p>`
+          : html`<p>Uploaded to the library.</p>`}
       <h2>Actions</h2>
       <div class="row">
         ${powers.spend && html`<a class="button primary" href=${`/develop?image=${encodeURIComponent(asset.id)}`}>Develop from this</a>`}
@@ -118,4 +118,33 @@ export default function AssetPage({ rest }) {
       </div>
     </section>
   </div>`;
+}
+
+/**
+ * The develop that made an asset and each of its inputs: a library image (its thumbnail, a link
+ * to it), a library image since deleted, or a fresh upload that was never kept in the library.
+ * @param {{origin: import('../api.js').AssetOrigin}} props
+ */
+function Origin({ origin }) {
+  const develop = html`<a href=${`/develop/${encodeURIComponent(origin.jobId)}`}>develop ${origin.jobId}</a>`;
+  return html`<p>
+      Made by ${develop}: <strong>${origin.tool}</strong> at ${origin.quality} quality, ${origin.status}, ${formatWhen(origin.createdAt)}.
+    </p>
+    ${origin.inputs.length === 0
+      ? html`<p class="muted">It took no input image.</p>`
+      : html`<ul class="list inputs" aria-label="Inputs">
+          ${origin.inputs.map(
+            (i, n) => html`<li key=${`${i.role}-${n}`}>
+              <span class="input-role">${i.role}</span>
+              ${i.assetId && i.name !== null
+                ? html`<a class="input-link" href=${`/assets/${encodeURIComponent(i.assetId)}`}>
+                    <${Thumb} id=${i.assetId} className="run-thumb" />
+                    <span>${i.name}</span>
+                  </a>`
+                : i.assetId
+                  ? html`<span class="muted">a library image, since deleted</span>`
+                  : html`<span class="muted">a fresh upload (not kept in the library)</span>`}
+            </li>`,
+          )}
+        </ul>`}`;
 }

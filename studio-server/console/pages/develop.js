@@ -7,7 +7,7 @@
  * offers take again, duplicate and cancel.
  */
 
-import { useEffect, useMemo, useState } from '../vendor/hooks.mjs';
+import { useEffect, useState } from '../vendor/hooks.mjs';
 import { html } from '../html.js';
 import * as api from '../api.js';
 import { can, useStore } from '../store.js';
@@ -16,40 +16,18 @@ import { navigate } from '../router.js';
 import { Loading, PageTitle, Refusal, tokens, useId, useTitle } from '../ui/common.js';
 import { Thumb, findAsset, remember } from '../ui/assets.js';
 import { Compare } from '../ui/compare.js';
-import { inputsOf, rememberInputs } from '../ui/provenance.js';
 
 /** @typedef {import('../api.js').Asset} Asset */
 /** @typedef {{role: string, asset?: Asset, file?: File}} Chosen */
 
 /**
- * The image roles each tool takes (the price book does not say; these mirror the providers'
- * `required_roles`). `optional` roles may be left empty.
- * @param {string} tool
+ * The input roles of a tool, from the price book: the ones it requires, in order.
+ * @param {import('../api.js').ToolPrice | undefined} entry
  * @returns {{role: string, label: string, optional?: boolean}[]}
  */
-export function rolesFor(tool) {
-  switch (tool) {
-    case 'cleanup':
-      return [
-        { role: 'image', label: 'Image' },
-        { role: 'mask', label: 'Mask' },
-      ];
-    case 'tryon':
-    case 'lookbook':
-      return [
-        { role: 'model', label: 'Model' },
-        { role: 'garment', label: 'Garment' },
-      ];
-    case 'generate-character':
-      return [];
-    case 'packshot':
-      return [
-        { role: 'image', label: 'Image' },
-        { role: 'background', label: 'Background', optional: true },
-      ];
-    default:
-      return [{ role: 'image', label: 'Image' }];
-  }
+export function rolesFor(entry) {
+  const label = (/** @type {string} */ role) => role.charAt(0).toUpperCase() + role.slice(1).replace(/[-_]/g, ' ');
+  return (entry?.roles ?? []).map((role) => ({ role, label: label(role) }));
 }
 
 /** @param {import('../router.js').PageProps} props */
@@ -108,7 +86,7 @@ function DevelopForm({ prices, initial }) {
   }, [initial]);
 
   const price = entry?.prices.find((p) => p.resolution === quality)?.tokens ?? null;
-  const roles = rolesFor(tool);
+  const roles = rolesFor(entry);
   const missing = roles.filter((r) => !r.optional && !chosen[r.role]);
   const spendable = store.balance?.balance ?? null;
 
@@ -130,15 +108,10 @@ function DevelopForm({ prices, initial }) {
     setBusy(true);
     try {
       const res = await api.submitDevelop({ tool, quality, params, inputs, idempotencyKey: key });
-      rememberInputs(
-        res.jobId,
-        roles
-          .map((r) => chosen[r.role])
-          .filter(Boolean)
-          .map((c) => ({ role: c.role, assetId: c.asset?.id ?? null, name: c.asset?.name ?? c.file?.name ?? '' })),
-      );
       // A fresh file is shown from this page's memory until the page closes.
-      for (const c of Object.values(chosen)) if (c.file) previews.set(`${res.jobId}:${c.role}`, URL.createObjectURL(c.file));
+      for (const c of Object.values(chosen)) {
+        if (c.file) previews.set(`${res.jobId}:${c.role}`, { url: URL.createObjectURL(c.file), name: c.file.name });
+      }
       setKey(api.newIdempotencyKey());
       navigate(`/develop/${encodeURIComponent(res.jobId)}`);
     } catch (err) {
@@ -210,7 +183,11 @@ export function MoreTokens() {
   return html`<p>Ask the house's owner to top up tokens${store.catalog?.provider ? '' : ' (this studio sells none: an operator grants them)'}.</p>`;
 }
 
-/** Object URLs of fresh files, by `jobId:role`, for the before image while the page lives. */
+/**
+ * Fresh files this page submitted, by `jobId:role`: the studio keeps no library image of them,
+ * so their before image is shown from this page's memory while it lives.
+ * @type {Map<string, {url: string, name: string}>}
+ */
 const previews = new Map();
 
 /**
@@ -296,7 +273,8 @@ function JobView({ jobId }) {
   const [error, setError] = useState(/** @type {unknown} */ (null));
   const [actionError, setActionError] = useState(/** @type {unknown} */ (null));
   const [note, setNote] = useState('');
-  const inputs = useMemo(() => inputsOf(jobId), [jobId]);
+  const [origin, setOrigin] = useState(/** @type {import('../api.js').AssetOrigin | null} */ (null));
+  const [originUnread, setOriginUnread] = useState(false);
 
   useEffect(() => {
     let live = true;
@@ -325,16 +303,39 @@ function JobView({ jobId }) {
     };
   }, [jobId]);
 
+  // The develop's inputs are the origin of its result (the result's detail read).
+  const resultId = status?.resultAssetId ?? null;
+  useEffect(() => {
+    if (!resultId) return;
+    let live = true;
+    setOriginUnread(false);
+    api.assetDetail(resultId).then(
+      (d) => live && setOrigin(d.origin),
+      () => live && setOriginUnread(true),
+    );
+    return () => {
+      live = false;
+    };
+  }, [resultId]);
+
   if (error) return html`<${Refusal} error=${error} />`;
   if (!status) return html`<${Loading} what="Reading the develop" />`;
 
   const ended = status.status === 'done' || status.status === 'failed' || status.status === 'cancelled';
-  const image = inputs?.find((i) => i.role === 'image') ?? inputs?.[0] ?? null;
-  const before = image?.assetId
-    ? api.assetFileUrl(image.assetId, 1024)
-    : image
-      ? previews.get(`${jobId}:${image.role}`) ?? null
-      : null;
+  const inputs = origin?.inputs ?? [];
+  const image = inputs.find((i) => i.role === 'image') ?? inputs[0] ?? null;
+  const fresh = image && !image.assetId ? previews.get(`${jobId}:${image.role}`) ?? null : null;
+  const before = image?.assetId && image.name !== null ? api.assetFileUrl(image.assetId, 1024) : fresh?.url ?? null;
+  const beforeName = image?.name ?? fresh?.name ?? null;
+  const unknownInput = !origin
+    ? originUnread
+      ? 'The input could not be read.'
+      : 'Reading the input…'
+    : !image
+      ? 'This develop took no input image.'
+      : image.assetId
+        ? 'The input was a library image, since deleted.'
+        : 'The input was a fresh upload, not kept in the library.';
   const after = status.resultAssetId ? api.assetFileUrl(status.resultAssetId, 1024) : null;
 
   const act = async (/** @type {() => Promise<void>} */ fn) => {
@@ -351,14 +352,12 @@ function JobView({ jobId }) {
       const res = await api.takeAgain([jobId]);
       const take = res.jobs[0];
       if (take) {
-        if (inputs) rememberInputs(take.jobId, inputs);
         navigate(`/develop/${encodeURIComponent(take.jobId)}`);
       }
     });
   const duplicate = () =>
     act(async () => {
       const res = await api.duplicateJob(jobId);
-      if (inputs) rememberInputs(res.jobId, inputs);
       navigate(`/develop/${encodeURIComponent(res.jobId)}`);
     });
   const cancel = () =>
@@ -390,8 +389,12 @@ function JobView({ jobId }) {
     ${after &&
     html`<div class="pair">
         <figure>
-          ${before ? html`<img src=${before} alt=${`Input: ${image?.name ?? ''}`} />` : html`<p class="muted">The input is not known here.</p>`}
-          <figcaption>Input${image?.name ? `: ${image.name}` : ''}</figcaption>
+          ${before ? html`<img src=${before} alt=${`Input: ${beforeName ?? image?.role ?? ''}`} />` : html`<p class="muted">${unknownInput}</p>`}
+          <figcaption>
+            Input${beforeName ? `: ${beforeName}` : ''}${image?.assetId && image.name !== null
+              ? html` · <a href=${`/assets/${encodeURIComponent(image.assetId)}`}>open the input</a>`
+              : ''}
+          </figcaption>
         </figure>
         <figure>
           <img src=${after} alt="Result" />

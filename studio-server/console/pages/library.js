@@ -1,6 +1,7 @@
 // @ts-check
 /**
- * The library: folders (create, rename), one page of thumbnails at a time (never the whole
+ * The library: folders (create, rename, delete: a folder's images and folders move up to its
+ * parent), one page of thumbnails at a time (never the whole
  * library: 100 tiles a page, cursor paging), uploads by file picker or drag and drop with
  * per-file progress and each refusal in words, and select many, then pack (download the zip),
  * move or delete.
@@ -135,7 +136,13 @@ export default function Library({ query }) {
   };
 
   return html`<div class="library">
-    <${Folders} folders=${folders} current=${folderId} onChange=${setFolders} powers=${powers} />
+    <${Folders}
+      folders=${folders}
+      current=${folderId}
+      onChange=${setFolders}
+      onDeleted=${() => setReload((n) => n + 1)}
+      powers=${powers}
+    />
     <${Drop} enabled=${powers.write} onFiles=${upload}>
       <div class="toolbar">
         <${PageTitle}>${folder ? folder.name : 'Library'}<//>
@@ -358,13 +365,17 @@ function Selection({ ids, folders, powers, onClear, onChanged }) {
 }
 
 /**
- * The folders: all assets, each folder, create and rename (owners, admins, members).
+ * The folders: all assets, each folder, create, rename and delete (owners, admins, members).
+ * Deleting a folder deletes no image: its images and folders move up to its parent (the library
+ * root when it has none), and the page shows that parent.
  * @param {{folders: Folder[] | null, current: string | null, onChange: (f: Folder[]) => void,
- *   powers: ReturnType<typeof can>}} props
+ *   onDeleted: () => void, powers: ReturnType<typeof can>}} props
  */
-function Folders({ folders, current, onChange, powers }) {
+function Folders({ folders, current, onChange, onDeleted, powers }) {
   const [error, setError] = useState(/** @type {unknown} */ (null));
   const [renaming, setRenaming] = useState(/** @type {string | null} */ (null));
+  const [deleting, setDeleting] = useState(/** @type {string | null} */ (null));
+  const [note, setNote] = useState('');
   const newId = useId('folder');
   /** @param {SubmitEvent} e */
   const create = async (e) => {
@@ -396,12 +407,50 @@ function Folders({ folders, current, onChange, powers }) {
       setError(err);
     }
   };
+  const parentOf = (/** @type {Folder} */ f) => (f.parentId ? (folders ?? []).find((p) => p.id === f.parentId) ?? null : null);
+  const whereTo = (/** @type {Folder} */ f) => {
+    const parent = parentOf(f);
+    return parent ? `“${parent.name}”` : 'the library root';
+  };
+  const remove = async (/** @type {Folder} */ f) => {
+    setError(null);
+    setNote('');
+    try {
+      const res = await api.deleteFolder(f.id);
+      const moved = [
+        `${res.movedAssets} ${res.movedAssets === 1 ? 'image' : 'images'}`,
+        ...(res.movedFolders ? [`${res.movedFolders} ${res.movedFolders === 1 ? 'folder' : 'folders'}`] : []),
+      ].join(' and ');
+      setNote(`Deleted the folder “${f.name}”: ${moved} moved up to ${whereTo(f)}. No image was deleted.`);
+      setDeleting(null);
+      onChange((folders ?? []).filter((x) => x.id !== f.id).map((x) => (x.parentId === f.id ? { ...x, parentId: f.parentId } : x)));
+      api.listFolders().then((r) => onChange(r.folders), () => {});
+      if (current === f.id) navigate(f.parentId ? `/library?folder=${encodeURIComponent(f.parentId)}` : '/library');
+      else onDeleted();
+    } catch (err) {
+      setDeleting(null);
+      setError(err);
+      if (err instanceof api.ApiError && err.status === 404) api.listFolders().then((r) => onChange(r.folders), () => {});
+    }
+  };
   return html`<aside class="folders card" aria-label="Folders">
     <h2>Folders</h2>
     <ul>
       <li><a href="/library" aria-current=${current ? undefined : 'page'}>All assets</a></li>
       ${(folders ?? []).map((f) =>
-        renaming === f.id
+        deleting === f.id
+          ? html`<li key=${f.id} class="confirming">
+              <div class="stack" role="group" aria-label=${`Confirm deleting the folder ${f.name}`}>
+                <p>
+                  Delete the folder <strong>${f.name}</strong>? ${folders?.some((x) => x.parentId === f.id) ? 'Its images and folders' : 'Its images'} move up to ${whereTo(f)}; no image is deleted.
+                </p>
+                <div class="row">
+                  <button type="button" class="danger" onClick=${() => remove(f)}>Delete the folder</button>
+                  <button type="button" onClick=${() => setDeleting(null)}>Keep</button>
+                </div>
+              </div>
+            </li>`
+          : renaming === f.id
           ? html`<li key=${f.id}>
               <form onSubmit=${rename} class="row">
                 <label class="visually-hidden" for=${`rename-${f.id}`}>New name for ${f.name}</label>
@@ -413,9 +462,23 @@ function Folders({ folders, current, onChange, powers }) {
           : html`<li key=${f.id}>
               <a href=${`/library?folder=${encodeURIComponent(f.id)}`} aria-current=${current === f.id ? 'page' : undefined}>${f.name}</a>
               ${powers.write &&
-              html`<button type="button" class="link-button" aria-label=${`Rename ${f.name}`} onClick=${() => setRenaming(f.id)}>
-                Rename
-              </button>`}
+              html`<span class="folder-actions">
+                <button type="button" class="link-button" aria-label=${`Rename ${f.name}`} onClick=${() => setRenaming(f.id)}>
+                  Rename
+                </button>
+                <button
+                  type="button"
+                  class="link-button"
+                  aria-label=${`Delete folder ${f.name}`}
+                  onClick=${() => {
+                    setRenaming(null);
+                    setNote('');
+                    setDeleting(f.id);
+                  }}
+                >
+                  Delete
+                </button>
+              </span>`}
             </li>`,
       )}
     </ul>
@@ -425,6 +488,7 @@ function Folders({ folders, current, onChange, powers }) {
       <input id=${newId} name="name" placeholder="New folder" maxlength="200" />
       <button type="submit">Create folder</button>
     </form>`}
+    ${note && html`<p class="notice" aria-live="polite">${note}</p>`}
     <${Refusal} error=${error} />
   </aside>`;
 }

@@ -1,8 +1,7 @@
 // @ts-check
 /**
  * Assets on screen: thumbnails from `w` renditions, and a cache of the assets the console has
- * listed (the API has no JSON read of one asset, so a detail page first looks here and
- * otherwise walks the pages of the library).
+ * listed (a picker's preselection looks here before it reads the asset).
  */
 
 import { html } from '../html.js';
@@ -40,25 +39,22 @@ export function forget(/** @type {string[]} */ ids) {
 }
 
 /**
- * One asset's metadata: from the cache, else from the library's pages (newest first, at most
- * `maxPages` pages of 200).
+ * One asset's metadata: from the assets the console has listed, else the asset's own read (null
+ * when the house has no such asset).
  * @param {string} id
  * @returns {Promise<Asset | null>}
  */
-export async function findAsset(id, maxPages = 10) {
+export async function findAsset(id) {
   const hit = known.get(id);
   if (hit) return hit;
-  /** @type {string | null | undefined} */
-  let cursor = null;
-  for (let i = 0; i < maxPages; i++) {
-    const page = await api.listAssetsPage({ limit: 200, cursor });
-    remember(page.assets);
-    const found = page.assets.find((a) => a.id === id);
-    if (found) return found;
-    cursor = page.nextCursor;
-    if (!cursor) break;
+  try {
+    const detail = await api.assetDetail(id);
+    remember([detail.asset]);
+    return detail.asset;
+  } catch (e) {
+    if (e instanceof api.ApiError && e.status === 404) return null;
+    throw e;
   }
-  return null;
 }
 
 /**

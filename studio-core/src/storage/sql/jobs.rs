@@ -30,6 +30,17 @@ macro_rules! impl_job_store {
                     .await?)
             }
 
+            async fn job_made(&self, org_id: &str, asset_id: &str) -> Result<Option<JobRow>, StorageError> {
+                Ok(sqlx::query_as(concat!(
+                    "SELECT ", job_columns!(), " FROM jobs WHERE org_id = $1 AND result_asset_id = $2 \
+                     ORDER BY created_at LIMIT 1"
+                ))
+                .bind(org_id)
+                .bind(asset_id)
+                .fetch_optional(&self.pool)
+                .await?)
+            }
+
             async fn jobs_since(&self, org_id: &str, since: i64, limit: i64) -> Result<Vec<JobRow>, StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ", job_columns!(), " FROM jobs WHERE org_id = $1 AND event_seq > $2 ORDER BY event_seq LIMIT $3"

@@ -46,6 +46,52 @@ macro_rules! impl_library_store {
                 .await?)
             }
 
+            async fn delete_folder(&self, org_id: &str, id: &str) -> Result<Option<(i64, i64)>, StorageError> {
+                let _w = self.write_lock().await;
+                let mut tx = self.begin_write().await?;
+                let folder: Option<FolderRow> = sqlx::query_as(concat!(
+                    "SELECT id, org_id, name, parent_id, created_at FROM folders WHERE id = $1 AND org_id = $2",
+                    $lock
+                ))
+                .bind(id)
+                .bind(org_id)
+                .fetch_optional(&mut *tx)
+                .await?;
+                let Some(folder) = folder else { return Ok(None) };
+                let (live,): (i64,) = sqlx::query_as(
+                    "SELECT COUNT(*) FROM assets WHERE org_id = $1 AND folder_id = $2 AND deleted_at IS NULL",
+                )
+                .bind(org_id)
+                .bind(id)
+                .fetch_one(&mut *tx)
+                .await?;
+                sqlx::query("UPDATE assets SET folder_id = $1 WHERE org_id = $2 AND folder_id = $3")
+                    .bind(&folder.parent_id)
+                    .bind(org_id)
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?;
+                let moved = sqlx::query("UPDATE folders SET parent_id = $1 WHERE org_id = $2 AND parent_id = $3")
+                    .bind(&folder.parent_id)
+                    .bind(org_id)
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                sqlx::query("DELETE FROM brand_marks WHERE org_id = $1 AND collection_id = $2")
+                    .bind(org_id)
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?;
+                sqlx::query("DELETE FROM folders WHERE id = $1 AND org_id = $2")
+                    .bind(id)
+                    .bind(org_id)
+                    .execute(&mut *tx)
+                    .await?;
+                tx.commit().await?;
+                Ok(Some((live, moved as i64)))
+            }
+
             async fn insert_asset(&self, a: AssetRow) -> Result<(), StorageError> {
                 let _w = self.write_lock().await;
                 let mut tx = self.begin_write().await?;

@@ -15,6 +15,12 @@ macro_rules! impl_profile_store {
                 .await?)
             }
 
+            async fn set_user_name(&self, user_id: &str, name: &str) -> Result<(), StorageError> {
+                let _w = self.write_lock().await;
+                sqlx::query("UPDATE users SET name = $1 WHERE id = $2").bind(name).bind(user_id).execute(&self.pool).await?;
+                Ok(())
+            }
+
             async fn set_email_verified(&self, user_id: &str, now: DateTime<Utc>) -> Result<(), StorageError> {
                 let _w = self.write_lock().await;
                 sqlx::query("UPDATE users SET email_verified_at = COALESCE(email_verified_at, $1) WHERE id = $2")

@@ -7,7 +7,7 @@ mod memory;
 use aide::axum::ApiRouter;
 use aide::axum::routing::{get_with, patch_with, post_with};
 use axum::extract::State;
-use studio_core::api::{AccountQuery, AccountView, BillingEmailRequest, BillingEmailView, PlanCanceled};
+use studio_core::api::{AccountPatch, AccountQuery, AccountView, BillingEmailRequest, BillingEmailView, PlanCanceled};
 
 use crate::auth::{Auth, SessionAuth};
 use crate::error::AppError;
@@ -21,6 +21,14 @@ async fn account(
 ) -> Result<ApiJson<AccountView>, AppError> {
     let days = studio_core::account_days(query.days.as_deref());
     Ok(ApiJson(state.studio.account(&caller, days).await?))
+}
+
+async fn patch_account(
+    State(state): State<AppState>,
+    SessionAuth(caller): SessionAuth,
+    ApiJson(req): ApiJson<AccountPatch>,
+) -> Result<ApiJson<AccountView>, AppError> {
+    Ok(ApiJson(state.studio.rename_person(&caller, req).await?))
 }
 
 async fn billing_email(
@@ -47,6 +55,14 @@ pub(super) fn router() -> ApiRouter<AppState> {
                     .description(
                         "`days` is 7, 30 or 90 (anything else is 30): the window of `tokens.byWorkflow`, \
                          tokens settled per develop tool from finished jobs, plus `reads` for charged AI reads.",
+                    )
+                    .tag("account")
+            })
+            .patch_with(patch_account, |op| {
+                op.summary("Change the person's own display name")
+                    .description(
+                        "`{name}`: 1 to 200 characters after trimming, no control characters (400 BAD_NAME). \
+                         The person's own session only. Answers the account page (30-day window).",
                     )
                     .tag("account")
             }),

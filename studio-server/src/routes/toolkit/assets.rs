@@ -11,8 +11,8 @@ use futures_util::TryStreamExt;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use studio_core::api::{
-    AssetBatchPatch, AssetIds, AssetList, AssetPatch, AssetQuery, AssetResponse, Deleted, GroupRequest, GroupResponse,
-    Quote, QuoteRequest, Updated, UploadResponse,
+    AssetBatchPatch, AssetDetail, AssetIds, AssetList, AssetPatch, AssetQuery, AssetResponse, Deleted, GroupRequest,
+    GroupResponse, Quote, QuoteRequest, Updated, UploadResponse,
 };
 use studio_core::{AssetFile, Error, UploadForm};
 
@@ -149,6 +149,14 @@ async fn get_asset_file(
     Ok(file_response(state.studio.asset_rendition(&caller, &path.id, q.w, if_none_match).await?))
 }
 
+async fn get_asset_detail(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    ApiPath(path): ApiPath<AssetId>,
+) -> Result<ApiJson<AssetDetail>, AppError> {
+    Ok(ApiJson(state.studio.asset_detail(&caller, &path.id).await?))
+}
+
 async fn get_asset_legacy(
     State(state): State<AppState>,
     Auth(caller): Auth,
@@ -230,6 +238,19 @@ pub(super) fn router() -> ApiRouter<AppState> {
                     .tag("library");
                 let op = bytes_response::<200>(op, "The bytes, as the type sniffed at upload", &IMAGE_TYPES);
                 bytes_response::<304>(op, "Not modified: the If-None-Match ETag is current; no body", &[])
+            }),
+        )
+        .api_route(
+            "/api/toolkit/assets/{id}/detail",
+            get_with(get_asset_detail, |op| {
+                op.summary("One asset as JSON, and the develop that made it")
+                    .description(
+                        "`{asset, origin}`: origin is null for an upload; for a develop's frame, `{jobId, tool, \
+                         quality, status, createdAt, inputs: [{role, assetId, name, url}]}` (assetId null for a file \
+                         sent with the submit; name and url null for an input deleted since). Any role. 404 for \
+                         another house's or a deleted asset.",
+                    )
+                    .tag("library")
             }),
         )
         .api_route(

@@ -5,7 +5,7 @@ use aide::axum::routing::{get_with, patch_with};
 use axum::extract::State;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use studio_core::api::{CreateFolderRequest, FolderList, FolderResponse, RenameFolderRequest};
+use studio_core::api::{CreateFolderRequest, FolderDeleted, FolderList, FolderResponse, RenameFolderRequest};
 
 use crate::auth::Auth;
 use crate::error::AppError;
@@ -41,6 +41,14 @@ async fn rename_folder(
     Ok(ApiJson(state.studio.rename_folder(&caller, &path.id, req).await?))
 }
 
+async fn delete_folder(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    ApiPath(path): ApiPath<FolderId>,
+) -> Result<ApiJson<FolderDeleted>, AppError> {
+    Ok(ApiJson(state.studio.delete_folder(&caller, &path.id).await?))
+}
+
 pub(super) fn router() -> ApiRouter<AppState> {
     ApiRouter::new()
         .api_route(
@@ -59,6 +67,15 @@ pub(super) fn router() -> ApiRouter<AppState> {
             patch_with(rename_folder, |op| {
                 op.summary("Rename a collection")
                     .description("An empty or unchanged name is a 200 no-op. 400 BAD_BODY; 404.")
+                    .tag("library")
+            })
+            .delete_with(delete_folder, |op| {
+                op.summary("Delete a collection; nothing in it is lost")
+                    .description(
+                        "`{id, deleted, movedAssets, movedFolders}`: its images and sub-collections move up to its \
+                         parent (the root when it had none) and the marks registered for it go. Not for viewers \
+                         (403); 404 when not this house's.",
+                    )
                     .tag("library")
             }),
         )
