@@ -22,6 +22,7 @@ mod pipelines;
 mod search;
 mod sockets;
 mod submit;
+mod thumbs;
 mod uploads;
 
 use std::path::PathBuf;
@@ -42,6 +43,7 @@ const GROUPS: &[&str] = &[
     "lookbook",
     "pipelines",
     "search",
+    "thumbs",
 ];
 
 /// Row groups that call studio-core in this process and start no server.
@@ -58,6 +60,7 @@ async fn run_group(name: &str, opts: &Options) -> anyhow::Result<Vec<Row>> {
         "sockets" => sockets::run(opts).await,
         "idle" => idle::run(opts).await,
         "growth" => growth::run(opts).await,
+        "thumbs" => thumbs::run(opts).await,
         "lookbook" => lookbook::run(opts).await,
         "pipelines" => pipelines::run(opts).await,
         "search" => search::run(opts).await,
