@@ -392,7 +392,11 @@ fn for_code(err: &studio_client::Error, code: &str) -> Option<String> {
             Some(max) => format!("an output is at most {max} px a side"),
             None => "the output is larger than this studio develops".into(),
         },
-        "QUALITY_TOO_LOW_FOR_OUTPUT" => "develop at --quality 4k for this destination (it may add a restoration pass)".into(),
+        "QUALITY_TOO_LOW_FOR_OUTPUT" => match err.extra_str("lowest") {
+            Some("4k") => "develop at --quality 4k for this destination (it may add a restoration pass)".into(),
+            Some(q) => format!("develop at --quality {q} or higher for this destination"),
+            None => "develop at a higher --quality for this destination (`studio prices`)".into(),
+        },
         "LOOKBOOK_NOT_CONFIGURED" => "this deployment runs no lookbook tool (`studio prices` lists its tools)".into(),
         "BAD_PLAN" => "fix the plan file: a name and 1 to 16 nodes, each {id, tool, quality?, params?, inputs} with \
                        every input naming an item key (`item`) or another node (`node`), ids unique, no cycle; \

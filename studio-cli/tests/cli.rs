@@ -519,6 +519,25 @@ async fn assets_show_and_rm() {
     assert!(run.stdout.starts_with(&format!("{}  \"keep\"\n", keep.id)), "{run:?}");
     assert!(run.stdout.contains("  sku         SKU-1\n"), "{run:?}");
     assert!(run.stdout.contains(&format!("  size        3x2, {} bytes\n", keep.bytes)), "{run:?}");
+    assert!(run.stdout.contains("Origin:  uploaded\n"), "{run:?}");
+
+    // Download: into a directory (named after the asset) and to a file name; bytes as uploaded.
+    let out = tempfile::tempdir().expect("temp dir");
+    let run = cli.run(&["assets", "get", &keep.id, "-o", utf8(out.path())]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let saved = out.path().join("keep.png");
+    assert_eq!(std::fs::read(&saved).expect("saved"), std::fs::read(files.path().join("keep.png")).unwrap());
+    assert!(
+        run.stderr.contains("Saved \"keep\" to") && run.stderr.contains(&format!("({} bytes)", keep.bytes)),
+        "{run:?}"
+    );
+    let named = out.path().join("k.bin");
+    let run = cli.run(&["assets", "get", &keep.id, "--output", utf8(&named)]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(std::fs::metadata(&named).expect("written").len() as i64, keep.bytes);
+    let run = cli.run(&["assets", "get", "ast_missing", "-o", utf8(out.path())]).await;
+    assert!(run.code == 1 && run.stderr.contains("error: NOT_FOUND: no asset ast_missing"), "{run:?}");
+    assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 2, "a refused download leaves nothing");
 
     let run = cli.run(&["assets", "rm", &drop.id, "--json"]).await;
     assert_eq!(run.code, 0, "{run:?}");
@@ -1732,12 +1751,40 @@ async fn looks_develop_lock_and_vary_from_the_terminal() {
     // Variations before a lock: the server's refusal, exit 1.
     let run = cli.run(&["looks", "variations", &look, "back"]).await;
     assert!(run.code == 1 && run.stderr.contains("LOCK_REQUIRED"), "{run:?}");
-    // A 2k story frame, followed to its end.
-    let run =
-        cli.run(&["looks", "develop", &look, "--quality", "2k", "--destination", "story", "--wait", "--json"]).await;
+    // Too low a tier for a web tile: the hint names the lowest that works (2k), nothing is held.
+    let run = cli.run(&["looks", "develop", &look, "--quality", "1k", "--destination", "web-tile"]).await;
+    assert!(run.code == 1 && run.stderr.contains("QUALITY_TOO_LOW_FOR_OUTPUT"), "{run:?}");
+    assert!(run.stderr.contains("develop at --quality 2k or higher for this destination"), "{run:?}");
+    // A 2k story frame, followed to its end and downloaded (-o implies the wait).
+    let out = tempfile::tempdir().expect("temp dir");
+    let run = cli
+        .run(&[
+            "looks",
+            "develop",
+            &look,
+            "--quality",
+            "2k",
+            "--destination",
+            "story",
+            "-o",
+            utf8(out.path()),
+            "--json",
+        ])
+        .await;
     let statuses: Vec<studio_core::api::DevelopStatus> = parsed(&run);
     assert!(run.stderr.contains("story 1080 × 1920 px: composed 9:16 at 1152 × 2048 px"), "{run:?}");
     let frame = statuses[0].result_asset_id.clone().expect("the frame");
+    let saved = std::fs::read_dir(out.path()).unwrap().map(|e| e.unwrap().path()).collect::<Vec<_>>();
+    assert_eq!(saved.len(), 1, "{saved:?}");
+    assert!(saved[0].file_name().unwrap().to_string_lossy().starts_with(&statuses[0].job_id), "{saved:?}");
+    let img = image::load_from_memory(&std::fs::read(&saved[0]).unwrap()).expect("the frame decodes");
+    assert_eq!((img.width(), img.height()), (1152, 2048));
+    assert!(run.stderr.contains("Saved the frame to"), "{run:?}");
+    // The frame downloads by id too, like any asset, and says which develop made it.
+    let run = cli.run(&["assets", "get", &frame, "-o", utf8(&out.path().join("again.jpg"))]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let run = cli.run(&["assets", "show", &frame]).await;
+    assert!(run.stdout.contains(&format!("Origin:  develop {} (lookbook at 2k, done)", statuses[0].job_id)), "{run:?}");
     let detail: studio_core::api::LookDetail = parsed(&cli.run(&["looks", "show", &look, "--json"]).await);
     assert_eq!(detail.lock_develop.map(|l| l.status), Some("done".to_string()));
 

@@ -1,4 +1,7 @@
-//! `studio assets`: the house's library (spec §2.2, §4.4): list, show, move and delete assets.
+//! `studio assets`: the house's library (spec §2.2, §4.4): list, show, download, move and delete
+//! assets.
+
+use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::builder::NonEmptyStringValueParser;
@@ -6,7 +9,7 @@ use studio_client::api::{Asset, AssetBatchPatch};
 
 use super::{Context, count, not_found};
 
-/// List, show, move and delete the house's assets.
+/// List, show, download, move and delete the house's assets.
 #[derive(clap::Args)]
 pub(crate) struct Args {
     /// What to do.
@@ -20,8 +23,10 @@ enum Command {
     /// List assets, newest first: id, name, kind, SKU, size and upload time.
     #[command(alias = "list")]
     Ls(Ls),
-    /// Show one asset.
+    /// Show one asset, and the develop that made it.
     Show(Show),
+    /// Download one asset's file (any asset: an upload or a develop's frame).
+    Get(Get),
     /// Move assets into a collection (--folder ID) or to the root (--root).
     #[command(alias = "move")]
     Mv(Mv),
@@ -52,9 +57,21 @@ struct Ls {
 struct Show {
     /// The asset's id.
     id: String,
-    /// Print {"asset": {...}} as JSON.
+    /// Print {"asset": {...}, "origin": {...} or null} as JSON.
     #[arg(long)]
     json: bool,
+}
+
+/// `studio assets get`.
+#[derive(clap::Args)]
+struct Get {
+    /// The asset's id.
+    #[arg(value_parser = NonEmptyStringValueParser::new())]
+    id: String,
+    /// Write it to FILE (a directory gets NAME.jpg, .png, .webp or .gif inside it, NAME being
+    /// the asset's name).
+    #[arg(short = 'o', long = "output", value_name = "FILE", required = true)]
+    output: PathBuf,
 }
 
 /// `studio assets mv`.
@@ -91,6 +108,7 @@ pub(crate) async fn run(ctx: &Context, args: Args) -> Result<()> {
     match args.command {
         Command::Ls(a) => ls(ctx, a).await,
         Command::Show(a) => show(ctx, a).await,
+        Command::Get(a) => get(ctx, a).await,
         Command::Mv(a) => mv(ctx, a).await,
         Command::Rm(a) => rm(ctx, a).await,
     }
@@ -113,17 +131,58 @@ async fn ls(ctx: &Context, args: Ls) -> Result<()> {
     Ok(())
 }
 
-/// Show one asset, found in the house's listing.
+/// Show one asset and where it came from.
 async fn show(ctx: &Context, args: Show) -> Result<()> {
-    let list = ctx.keyed_client()?.list_assets(None).await?;
-    let Some(asset) = list.assets.into_iter().find(|a| a.id == args.id) else {
-        return Err(not_found(format!("no asset {} in this house; see `studio assets ls`", args.id)).into());
+    let detail = match ctx.keyed_client()?.asset_detail(&args.id).await {
+        Ok(detail) => detail,
+        Err(e) if e.status() == Some(404) => {
+            return Err(not_found(format!("no asset {} in this house; see `studio assets ls`", args.id)).into());
+        }
+        Err(e) => return Err(e.into()),
     };
     if args.json {
-        println!("{}", serde_json::json!({ "asset": asset }));
+        println!("{}", serde_json::to_string(&detail)?);
     } else {
-        print!("{}", details(&asset));
+        print!("{}", details(&detail.asset));
+        match &detail.origin {
+            None => println!("Origin:  uploaded"),
+            Some(o) => {
+                println!("Origin:  develop {} ({} at {}, {})", o.job_id, o.tool, o.quality, o.status);
+                for i in &o.inputs {
+                    let what = match (&i.asset_id, &i.name) {
+                        (Some(id), Some(name)) => format!("{id} ({name:?})"),
+                        (Some(id), None) => format!("{id} (deleted since)"),
+                        _ => "a file sent with the submit".to_string(),
+                    };
+                    println!("  input {}: {what}", i.role);
+                }
+            }
+        }
     }
+    Ok(())
+}
+
+/// A file name from an asset's name: letters, digits, `-`, `_` and `.` kept, the rest `-`.
+fn file_stem(name: &str, id: &str) -> String {
+    let stem: String =
+        name.chars().map(|c| if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '-' }).collect();
+    let stem = stem.trim_matches(|c| c == '-' || c == '.').to_string();
+    if stem.is_empty() { id.to_string() } else { stem }
+}
+
+/// Download one asset to a file; says on stderr what was written.
+async fn get(ctx: &Context, args: Get) -> Result<()> {
+    let client = ctx.keyed_client()?;
+    let asset = match client.asset_detail(&args.id).await {
+        Ok(detail) => detail.asset,
+        Err(e) if e.status() == Some(404) => {
+            return Err(not_found(format!("no asset {} in this house; see `studio assets ls`", args.id)).into());
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let stem = file_stem(&asset.name, &asset.id);
+    let (path, written) = super::develop::save_asset(&client, &asset.id, &stem, &args.output).await?;
+    eprintln!("Saved {:?} to {} ({written} bytes)", asset.name, path.display());
     Ok(())
 }
 

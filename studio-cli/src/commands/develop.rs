@@ -301,8 +301,15 @@ async fn save(client: &Client, status: &DevelopStatus, output: &Path) -> Result<
         .result_asset_id
         .as_deref()
         .ok_or_else(|| anyhow!("job {} is done but names no result asset", status.job_id))?;
+    save_asset(client, asset, &status.job_id, output).await
+}
+
+/// Download asset `asset` to `output` through `OUTPUT.part` (or `STEM.part` inside a
+/// directory), then move it into place: a directory gets `STEM.EXT`, the extension read from
+/// the bytes. The path written and its size; nothing is left behind on failure.
+pub(crate) async fn save_asset(client: &Client, asset: &str, stem: &str, output: &Path) -> Result<(PathBuf, u64)> {
     let into_dir = output.is_dir();
-    let part = part_path(output, &status.job_id);
+    let part = part_path(output, stem);
     let written = match client.download_asset(asset, &part).await {
         Ok(n) => n,
         Err(e) => {
@@ -310,8 +317,7 @@ async fn save(client: &Client, status: &DevelopStatus, output: &Path) -> Result<
             return Err(e.into());
         }
     };
-    let path =
-        if into_dir { output.join(format!("{}.{}", status.job_id, extension(&part))) } else { output.to_path_buf() };
+    let path = if into_dir { output.join(format!("{stem}.{}", extension(&part))) } else { output.to_path_buf() };
     if let Err(e) = fs::rename(&part, &path) {
         let _ = fs::remove_file(&part);
         return Err(anyhow!(e).context(format!("cannot write {}", path.display())));
@@ -319,10 +325,10 @@ async fn save(client: &Client, status: &DevelopStatus, output: &Path) -> Result<
     Ok((path, written))
 }
 
-/// Where the result is downloaded before it is moved into place: `FILE.part`, or `JOB_ID.part`
-/// inside a directory.
-fn part_path(output: &Path, job_id: &str) -> PathBuf {
-    if output.is_dir() { output.join(format!("{job_id}.part")) } else { with_suffix(output, ".part") }
+/// Where a download goes before it is moved into place: `FILE.part`, or `STEM.part` inside a
+/// directory.
+fn part_path(output: &Path, stem: &str) -> PathBuf {
+    if output.is_dir() { output.join(format!("{stem}.part")) } else { with_suffix(output, ".part") }
 }
 
 /// `path` with `suffix` added to its file name.

@@ -130,6 +130,10 @@ struct Develop {
     id: String,
     #[command(flatten)]
     order: Order,
+    /// Once done, download the frame to FILE (a directory gets JOB_ID.jpg or .png inside it);
+    /// implies --wait.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: Option<std::path::PathBuf>,
 }
 
 /// `studio looks lock`.
@@ -201,7 +205,7 @@ fn plan_line(plan: &OutputPlan, frames: usize) -> String {
 }
 
 /// Follow each job to its end; a frame that failed or was cancelled makes the command fail.
-async fn wait_all(client: &Client, ids: &[String], json: bool) -> Result<()> {
+async fn wait_all(client: &Client, ids: &[String], json: bool) -> Result<Vec<DevelopStatus>> {
     let spinner = indicatif::ProgressBar::hidden();
     let mut statuses: Vec<DevelopStatus> = Vec::with_capacity(ids.len());
     for id in ids {
@@ -218,7 +222,7 @@ async fn wait_all(client: &Client, ids: &[String], json: bool) -> Result<()> {
             _ => return Err(ended(s, "JOB_FAILED", "failed").into()),
         }
     }
-    Ok(())
+    Ok(statuses)
 }
 
 /// Run one `looks` subcommand.
@@ -305,9 +309,18 @@ pub(crate) async fn run(ctx: &Context, args: Args) -> Result<()> {
             };
             let r = client.develop_look(&a.id, &req).await?;
             eprintln!("{}", plan_line(&r.output, if r.replayed { 0 } else { 1 }));
-            if a.order.wait {
+            if a.order.wait || a.output.is_some() {
                 eprintln!("job {} {}", r.job_id, r.status.as_str());
-                return wait_all(&client, &[r.job_id], a.order.json).await;
+                let statuses = wait_all(&client, std::slice::from_ref(&r.job_id), a.order.json).await?;
+                if let (Some(output), Some(done)) = (&a.output, statuses.first()) {
+                    let frame = done
+                        .result_asset_id
+                        .as_deref()
+                        .ok_or_else(|| anyhow::anyhow!("job {} is done but names no result asset", done.job_id))?;
+                    let (path, written) = super::develop::save_asset(&client, frame, &done.job_id, output).await?;
+                    eprintln!("Saved the frame to {} ({written} bytes)", path.display());
+                }
+                return Ok(());
             }
             if a.order.json {
                 println!("{}", serde_json::to_string(&r)?);
@@ -345,7 +358,7 @@ pub(crate) async fn run(ctx: &Context, args: Args) -> Result<()> {
             eprintln!("{}", plan_line(&r.output, if r.replayed { 0 } else { r.jobs.len() }));
             if a.order.wait {
                 let ids: Vec<String> = r.jobs.iter().map(|j| j.job_id.clone()).collect();
-                return wait_all(&client, &ids, a.order.json).await;
+                return wait_all(&client, &ids, a.order.json).await.map(|_| ());
             }
             if a.order.json {
                 println!("{}", serde_json::to_string(&r)?);

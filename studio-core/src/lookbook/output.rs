@@ -164,20 +164,30 @@ pub(crate) fn framing(dest: &Destination, quality: Quality) -> Result<Framing> {
     } else if quality == Quality::K4 {
         Some(restore4)
     } else {
+        // The lowest tier that reaches the place's pixels without restoration, else 4k (which
+        // restores): what to choose instead.
+        let lowest = [Quality::K1, Quality::K2]
+            .into_iter()
+            .find(|q| fit(dest, q.long_edge()).3 <= 1.0 + 1e-9)
+            .unwrap_or(Quality::K4);
+        let restores = lowest == Quality::K4 && scale4 > 1.0 + 1e-9;
         return Err(Error::invalid(
             "QUALITY_TOO_LOW_FOR_OUTPUT",
             format!(
-                "{} needs {} × {} px, but a {} frame gives {} × {} px once trimmed to its shape. Choose 4k: \
-                 it develops at 4,096 px{}.",
+                "{} needs {} × {} px, but a {} frame gives {} × {} px once trimmed to its shape. Choose {}: \
+                 it develops at {} px{}.",
                 dest.key,
                 dest.width,
                 dest.height,
                 quality.as_str(),
                 uw.floor(),
                 uh.floor(),
-                if scale4 > 1.0 + 1e-9 { " and adds a priced restoration pass" } else { "" }
+                lowest.as_str(),
+                lowest.long_edge(),
+                if restores { " and adds a priced restoration pass" } else { "" }
             ),
         )
+        .with("lowest", lowest.as_str())
         .with("need", serde_json::json!({"width": dest.width, "height": dest.height}))
         .with("gives", serde_json::json!({"width": uw.floor() as u32, "height": uh.floor() as u32}))
         .with("quality", "4k"));
@@ -201,7 +211,11 @@ mod tests {
         assert_eq!(framing(&d, Quality::K1).unwrap().restore_edge, None);
         let d = destination(out("web-tile", None, None).as_ref(), Quality::K1).unwrap();
         assert_eq!((d.width, d.height, d.composed), (1200, 1500, (4, 5)));
-        assert_eq!(framing(&d, Quality::K1).unwrap_err().code, "QUALITY_TOO_LOW_FOR_OUTPUT");
+        let e = framing(&d, Quality::K1).unwrap_err();
+        assert_eq!(e.code, "QUALITY_TOO_LOW_FOR_OUTPUT");
+        assert_eq!(e.extra["lowest"], "2k", "2k reaches a web tile: the refusal names it, not 4k");
+        assert!(e.message.contains("Choose 2k: it develops at 2048 px."), "{}", e.message);
+        assert!(framing(&d, Quality::K2).is_ok(), "and 2k does work");
         let d = destination(out("story", None, None).as_ref(), Quality::K2).unwrap();
         assert_eq!(d.composed, (9, 16));
         let f = framing(&d, Quality::K2).unwrap();
@@ -224,6 +238,7 @@ mod tests {
         let e = framing(&a4, Quality::K2).unwrap_err();
         assert_eq!(e.code, "QUALITY_TOO_LOW_FOR_OUTPUT");
         assert!(e.message.contains("Choose 4k"), "{}", e.message);
+        assert_eq!(e.extra["lowest"], "4k");
         let f = framing(&a4, Quality::K4).unwrap();
         assert_eq!((f.frame_width, f.frame_height, f.restore_edge), (2731, 4096, None));
         assert_eq!(f.trim_percent, 5.7);
