@@ -266,6 +266,16 @@ fn report_client(err: &studio_client::Error, url: Option<&str>) -> ExitCode {
         return ExitCode::FAILURE;
     };
     eprintln!("error: {code}: {message}");
+    // A route the server does not have, asked of a URL with a path: the URL is the suspect.
+    let path = url.and_then(|u| u.split_once("://")).and_then(|(_, rest)| rest.split_once('/')).map(|(_, p)| p);
+    if code == "NOT_FOUND" && message == "No such route." && path.is_some_and(|p| !p.trim_matches('/').is_empty()) {
+        eprintln!(
+            "hint: check --url / STUDIO_URL: it is the server's root, such as http://127.0.0.1:8787, with no \
+             path; {} has one",
+            url.unwrap_or_default()
+        );
+        return ExitCode::FAILURE;
+    }
     // A refusal made on this side already says what to do.
     if !message.contains("`studio ") {
         eprintln!("hint: {}", hints::hint(err));

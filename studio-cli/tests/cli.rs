@@ -2471,6 +2471,10 @@ async fn support_commands_raise_list_and_read_threads() {
     let shot_arg = shot.to_str().expect("utf-8 path");
     let run = cli.run(&["support", "new", "The grid stops loading after the upload.", "--topic", "develop"]).await;
     assert_eq!(run.code, 0, "{run:?}");
+    let opened = run.stdout.trim().strip_prefix("Opened support ticket ").expect("a sentence naming the ticket");
+    let first = opened.split(' ').next().unwrap_or_default();
+    assert!(first.starts_with("tkt_"), "{run:?}");
+    assert!(run.stdout.contains(&format!("replies show in `studio support show {first}`")), "{run:?}");
     let run = cli
         .run(&[
             "support",
@@ -2489,6 +2493,8 @@ async fn support_commands_raise_list_and_read_threads() {
     assert_eq!(created["messageCount"], 1);
     let run = cli.run(&["support", "new", "Also on Firefox.", "--ticket", &id]).await;
     assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.starts_with(&format!("Added your message to support ticket {id} (")), "{run:?}");
+    assert!(run.stdout.contains("2 messages"), "{run:?}");
     let run = cli.run(&["support", "new", "Love the new grid view.", "--no-reply"]).await;
     assert!(run.code == 0 && run.stdout.contains("no reply will come"), "{run:?}");
 
@@ -2594,4 +2600,29 @@ async fn search_finds_uploads_by_prefix_and_sku() {
     assert_eq!(run.code, 1, "{run:?}");
     assert!(run.stderr.contains("error: QUERY_REQUIRED"), "{run:?}");
     assert!(run.stderr.contains("hint: say what to look for"), "{run:?}");
+}
+
+/// What a photographer gets wrong first: a text file given as the image (refused here, saying
+/// it is not an image, with nothing sent or held) and a server URL with a path (the hint points
+/// at --url, not at an id).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wrong_file_or_url_is_named_as_such() {
+    let app = app().await;
+    let cli = Cli::new();
+    cli.signup(&app, &unique_email("cli-wrong")).await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let notes = dir.path().join("notes.jpg");
+    std::fs::write(&notes, "the shoot is on Tuesday").expect("write");
+    let run = cli.run(&["develop", "upscale", "--image", utf8(&notes), "--quality", "1k"]).await;
+    assert_eq!(run.code, 2, "a usage error, refused before anything is sent: {run:?}");
+    assert!(run.stderr.contains("notes.jpg is not an image"), "{run:?}");
+    assert!(!run.stderr.contains("older"), "no talk of an older CLI: {run:?}");
+    let balance: Balance = parsed(&cli.run(&["balance", "--json"]).await);
+    assert_eq!((balance.balance, balance.held), (100, 0), "nothing held");
+
+    let wrong = format!("{}/studio", app.base);
+    let run = cli.run(&["--url", &wrong, "balance"]).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("error: NOT_FOUND: No such route."), "{run:?}");
+    assert!(run.stderr.contains("hint: check --url / STUDIO_URL") && run.stderr.contains(&wrong), "{run:?}");
 }

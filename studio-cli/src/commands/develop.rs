@@ -183,6 +183,11 @@ pub(super) fn source(value: &str) -> Result<InputSource> {
         return Err(Usage("an input is empty: give a file or an asset id".into()).into());
     }
     match fs::metadata(value) {
+        Ok(meta) if meta.is_file() && meta.len() > 0 && !looks_like_an_image(Path::new(value)) => Err(Usage(format!(
+            "{value} is not an image: the studio develops JPEG, PNG, WebP or GIF files, and its first bytes are none \
+             of these (convert it, or give an asset id from `studio assets ls`)"
+        ))
+        .into()),
         Ok(meta) if meta.is_file() => Ok(InputSource::Path(PathBuf::from(value))),
         Ok(_) => Err(Usage(format!("{value}: not a regular file")).into()),
         Err(_) if value.contains(['/', '\\', '.']) => {
@@ -190,6 +195,17 @@ pub(super) fn source(value: &str) -> Result<InputSource> {
         }
         Err(_) => Ok(InputSource::Asset(value.to_string())),
     }
+}
+
+/// Whether the file at `path` starts as a JPEG, PNG, WebP or GIF does (what the server sniffs).
+fn looks_like_an_image(path: &Path) -> bool {
+    let mut head = [0u8; 12];
+    let read = fs::File::open(path).and_then(|mut f| std::io::Read::read(&mut f, &mut head)).unwrap_or(0);
+    let head = &head[..read];
+    head.starts_with(b"\xFF\xD8\xFF")
+        || head.starts_with(b"\x89PNG")
+        || head.starts_with(b"GIF8")
+        || (head.len() >= 12 && head.starts_with(b"RIFF") && &head[8..12] == b"WEBP")
 }
 
 /// `--input ROLE=VALUE`.
@@ -389,8 +405,12 @@ mod tests {
     fn files_are_uploaded_and_other_values_are_asset_ids() {
         let temp = tempfile::tempdir().unwrap();
         let file = temp.path().join("coat.png");
-        fs::write(&file, b"x").unwrap();
+        fs::write(&file, b"\x89PNG\r\n\x1a\n").unwrap();
         assert!(matches!(source(file.to_str().unwrap()).unwrap(), InputSource::Path(p) if p == file));
+        let notes = temp.path().join("notes.jpg");
+        fs::write(&notes, b"hello, this is text").unwrap();
+        let refused = source(notes.to_str().unwrap()).unwrap_err();
+        assert!(refused.is::<Usage>() && refused.to_string().contains("is not an image"), "{refused}");
         assert!(matches!(source("ast_0190abc").unwrap(), InputSource::Asset(id) if id == "ast_0190abc"));
         let missing = source(temp.path().join("gone.png").to_str().unwrap()).unwrap_err();
         assert!(missing.to_string().contains("no such file"), "{missing}");

@@ -107,9 +107,14 @@ pub(crate) async fn run(ctx: &Context, args: Args) -> Result<()> {
             };
             let created = client.raise_ticket(&ticket).await?;
             print(a.json, &created, |c| match c {
-                TicketCreated::Ticket(t) => {
-                    format!("{}\t{}\t{} messages\n", t.id, t.status, t.message_count)
-                }
+                TicketCreated::Ticket(t) if t.message_count <= 1 => format!(
+                    "Opened support ticket {} ({}); replies show in `studio support show {}`.\n",
+                    t.id, t.status, t.id
+                ),
+                TicketCreated::Ticket(t) => format!(
+                    "Added your message to support ticket {} ({}, {} messages); see `studio support show {}`.\n",
+                    t.id, t.status, t.message_count, t.id
+                ),
                 TicketCreated::Noted(n) => format!("Noted ({}); no reply will come.\n", n.report_id),
             })
         }
