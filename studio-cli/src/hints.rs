@@ -213,11 +213,21 @@ pub(crate) const CODES: &[&str] = &[
 /// The sentence for a refusal: the code's own, else one for its HTTP status; a refusal about
 /// one look of a factory run, or one item of a pipeline, first says which.
 pub(crate) fn hint(err: &studio_client::Error) -> String {
+    hint_in(err, None)
+}
+
+/// [`hint`] for a refusal met by `command` (the subcommand's name), where the way out depends
+/// on it: a take again re-develops at its source's quality, so a 402 there offers no
+/// `--quality`.
+pub(crate) fn hint_in(err: &studio_client::Error, command: Option<&str>) -> String {
     let (status, code) = match err {
         studio_client::Error::Api { status, code, .. } => (*status, code.as_str()),
         _ => (0, ""),
     };
-    let sentence = for_code(err, code).unwrap_or_else(|| for_status(status));
+    let sentence = match (code, command) {
+        ("INSUFFICIENT_TOKENS", Some("takes")) => insufficient(err, false),
+        _ => for_code(err, code).unwrap_or_else(|| for_status(status)),
+    };
     match (err.extra_i64("lookIndex"), err.extra_i64("item")) {
         (Some(i), _) => format!("look {} of the input (lookIndex {i}): {sentence}", i + 1),
         (None, Some(i)) => format!("item {i} of the items (from 0): {sentence}"),
@@ -260,7 +270,7 @@ fn for_code(err: &studio_client::Error, code: &str) -> Option<String> {
         "role_cannot_spend_tokens" => {
             "a viewer cannot spend tokens: use a member key (`studio keys mint NAME --role member`)".into()
         }
-        "INSUFFICIENT_TOKENS" => insufficient(err),
+        "INSUFFICIENT_TOKENS" => insufficient(err, true),
         "UNKNOWN_TOOL" => "run `studio prices` for the tools this deployment runs".into(),
         "NO_IMAGE" => "give the image: to `studio develop` with --image PATH|ASSET_ID (or --input \
                        ROLE=PATH|ASSET_ID), to `studio ai remove-bg` as FILE"
@@ -613,10 +623,15 @@ fn for_code(err: &studio_client::Error, code: &str) -> Option<String> {
 }
 
 /// The 402 sentence: what it needs, what is spendable, what to do.
-fn insufficient(err: &studio_client::Error) -> String {
-    let what_to_do = "nothing was held or charged. Top up from the owner's signed-in session in the studio, \
-                      wait for held tokens to settle (`studio balance`), or develop at a lower --quality \
-                      (`studio prices`)";
+fn insufficient(err: &studio_client::Error, lower_quality: bool) -> String {
+    let what_to_do = if lower_quality {
+        "nothing was held or charged. Top up from the owner's signed-in session in the studio, wait for held \
+         tokens to settle (`studio balance`), or develop at a lower --quality (`studio prices`)"
+    } else {
+        "nothing was held or charged. A take develops at its source's quality: top up from the owner's \
+         signed-in session in the studio, wait for held tokens to settle (`studio balance`), or take fewer \
+         frames at once"
+    };
     match (err.extra_i64("need"), err.extra_i64("spendable")) {
         (Some(need), Some(spendable)) => format!(
             "this needs {need} tokens and the house has {spendable} spendable ({} short); {what_to_do}",

@@ -190,7 +190,7 @@ async fn main() -> ExitCode {
     };
     match done {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => report(&e, Some(&ctx.url)),
+        Err(e) => report_in(&e, Some(&ctx.url), matches.subcommand_name()),
     }
 }
 
@@ -229,12 +229,17 @@ fn source_of(matches: &ArgMatches, id: &str) -> Source {
 /// Print the error to stderr and choose the exit code: 1 failure, 2 usage, 3 authentication,
 /// 4 insufficient tokens, 130 interrupted.
 fn report(err: &anyhow::Error, url: Option<&str>) -> ExitCode {
+    report_in(err, url, None)
+}
+
+/// [`report`] for an error `command` (the subcommand's name) met, whose hints may depend on it.
+fn report_in(err: &anyhow::Error, url: Option<&str>, command: Option<&str>) -> ExitCode {
     if err.chain().any(|e| e.is::<Interrupted>()) {
         // The command already said what goes on and how to follow it.
         return ExitCode::from(130);
     }
     if let Some(api) = err.chain().find_map(|e| e.downcast_ref::<studio_client::Error>()) {
-        return report_client(api, url);
+        return report_client(api, url, command);
     }
     if err.chain().any(|e| e.is::<NotSignedIn>()) {
         eprintln!("error: {}", chain(&**err));
@@ -250,7 +255,7 @@ fn report(err: &anyhow::Error, url: Option<&str>) -> ExitCode {
 }
 
 /// The client's errors: the server's code and message, then what to do (from [`hints`]).
-fn report_client(err: &studio_client::Error, url: Option<&str>) -> ExitCode {
+fn report_client(err: &studio_client::Error, url: Option<&str>, command: Option<&str>) -> ExitCode {
     let studio_client::Error::Api { status, code, message, .. } = err else {
         eprintln!("error: {}", chain(err));
         match (err, url) {
@@ -278,7 +283,7 @@ fn report_client(err: &studio_client::Error, url: Option<&str>) -> ExitCode {
     }
     // A refusal made on this side already says what to do.
     if !message.contains("`studio ") {
-        eprintln!("hint: {}", hints::hint(err));
+        eprintln!("hint: {}", hints::hint_in(err, command));
     }
     match (*status, code.as_str()) {
         (401, _) | (_, "UNAUTHORIZED") => ExitCode::from(3),

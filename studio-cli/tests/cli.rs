@@ -2626,3 +2626,30 @@ async fn a_wrong_file_or_url_is_named_as_such() {
     assert!(run.stderr.contains("error: NOT_FOUND: No such route."), "{run:?}");
     assert!(run.stderr.contains("hint: check --url / STUDIO_URL") && run.stderr.contains(&wrong), "{run:?}");
 }
+
+/// A take the house cannot afford: exit 4, the shortfall, and a way out that fits a take (a take
+/// develops at its source's quality, so no `--quality` is offered); nothing held.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_take_the_house_cannot_afford_offers_no_quality() {
+    let app = spawn(Backend::Sqlite, |c| {
+        c.runner_concurrency = 0;
+        c.signup_grant_tokens = 12;
+    })
+    .await
+    .expect("sqlite app");
+    let (cli, _dir, input) = develop_setup(&app, "cli-take-402").await;
+    let first = submit(&cli, "upscale", &input, "1k").await;
+    assert!(app.studio.run_next_job().await.expect("run the job"));
+    let before = balance_of(&cli).await;
+    let run = cli.run(&["takes", &first.job_id]).await;
+    assert_eq!(run.code, 4, "{run:?}");
+    assert!(run.stderr.contains("error: INSUFFICIENT_TOKENS"), "{run:?}");
+    let hint = run.stderr.lines().find(|l| l.starts_with("hint: ")).expect("a hint");
+    assert!(hint.contains("A take develops at its source's quality"), "{run:?}");
+    assert!(!hint.contains("--quality"), "no --quality for a take: {run:?}");
+    let after = balance_of(&cli).await;
+    assert_eq!((after.balance, after.held), (before.balance, before.held), "nothing held");
+    // The same refusal from develop still offers a lower quality.
+    let run = cli.run(&["develop", "upscale", "--image", utf8(&input), "--quality", "4k"]).await;
+    assert!(run.code == 4 && run.stderr.contains("develop at a lower --quality"), "{run:?}");
+}
