@@ -2371,6 +2371,14 @@ async fn ai_remove_bg_saves_a_cutout_with_transparent_corners() {
         parsed(&cli.run(&["ai", "remove-bg", utf8(&input), "-o", utf8(&out2), "--json"]).await);
     assert!(answer.asset_id.starts_with("ast_") && answer.spent == 1, "{answer:?}");
     assert_eq!(rgba(&out2).get_pixel(0, 0)[3], 0);
+    // From an asset id, the cutout is named after that asset, not after its id.
+    let run = cli.run(&["upload", "--kind", "clothes", utf8(&input)]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let coat = listed(&cli, None).await.assets.into_iter().find(|a| a.name == "coat").expect("uploaded").id;
+    let by_id: RemoveBackgroundResponse =
+        parsed(&cli.run(&["ai", "remove-bg", &coat, "-o", utf8(&dir.path().join("c3.png")), "--json"]).await);
+    let shown: serde_json::Value = parsed(&cli.run(&["assets", "show", &by_id.asset_id, "--json"]).await);
+    assert_eq!(shown["asset"]["name"], "coat · cutout", "{shown}");
 
     // -o is required.
     let run = cli.run(&["ai", "remove-bg", utf8(&input)]).await;

@@ -38,7 +38,11 @@ impl Client {
             InputSource::Bytes { file_name, bytes } => {
                 PartSource::Memory(bytes::Bytes::from(bytes.clone()), file_name.clone())
             }
-            InputSource::Asset(id) => PartSource::Memory(self.asset_bytes(id).await?, format!("{id}.img")),
+            InputSource::Asset(id) => {
+                // Sent under the asset's own name, so what the lane files is named after it.
+                let name = self.asset_detail(id).await?.asset.name.replace(['/', '\\'], "-");
+                PartSource::Memory(self.asset_bytes(id).await?, format!("{name}.img"))
+            }
         };
         let part = &part;
         let build = |request: RequestBuilder| async move {
