@@ -35,9 +35,7 @@ use axum::{Json, Router};
 use bytes::Bytes;
 use serde_json::{Value, json};
 use studio_core::api::{SignUpRequest, StartDevelop};
-use studio_core::{
-    BlobConfig, CoreConfig, ErrorKind, PriceBookConfig, QualityPrices, RunnerConfig, Studio, UploadForm,
-};
+use studio_core::{BlobConfig, CoreConfig, PriceBookConfig, QualityPrices, RunnerConfig, Studio, UploadForm};
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -179,22 +177,7 @@ impl From<studio_core::Error> for AppError {
 impl IntoResponse for AppError {
     fn into_response(self) -> Response {
         let e = self.0;
-        let status = match e.kind {
-            ErrorKind::Invalid => StatusCode::BAD_REQUEST,
-            ErrorKind::Unauthenticated => StatusCode::UNAUTHORIZED,
-            ErrorKind::InsufficientTokens => StatusCode::PAYMENT_REQUIRED,
-            ErrorKind::Forbidden => StatusCode::FORBIDDEN,
-            ErrorKind::NotFound => StatusCode::NOT_FOUND,
-            ErrorKind::Conflict => StatusCode::CONFLICT,
-            ErrorKind::Gone => StatusCode::GONE,
-            ErrorKind::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-            ErrorKind::UnsupportedMedia => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            ErrorKind::Unprocessable => StatusCode::UNPROCESSABLE_ENTITY,
-            ErrorKind::RateLimited => StatusCode::TOO_MANY_REQUESTS,
-            ErrorKind::Upstream => StatusCode::BAD_GATEWAY,
-            ErrorKind::NotConfigured => StatusCode::SERVICE_UNAVAILABLE,
-            ErrorKind::Internal => StatusCode::INTERNAL_SERVER_ERROR,
-        };
+        let status = StatusCode::from_u16(e.kind.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         let mut body = e.extra;
         body.insert("error".into(), e.code.into());
         body.insert("message".into(), e.message.into());

@@ -42,6 +42,29 @@ pub enum ErrorKind {
     Internal,
 }
 
+impl ErrorKind {
+    /// The HTTP status this kind answers with: the one table every HTTP frontend uses (the
+    /// server and `examples/embed_core.rs`), kept here so the core needs no HTTP crate.
+    pub fn http_status(self) -> u16 {
+        match self {
+            ErrorKind::Invalid => 400,
+            ErrorKind::Unauthenticated => 401,
+            ErrorKind::InsufficientTokens => 402,
+            ErrorKind::Forbidden => 403,
+            ErrorKind::NotFound => 404,
+            ErrorKind::Conflict => 409,
+            ErrorKind::Gone => 410,
+            ErrorKind::TooLarge => 413,
+            ErrorKind::UnsupportedMedia => 415,
+            ErrorKind::Unprocessable => 422,
+            ErrorKind::RateLimited => 429,
+            ErrorKind::Upstream => 502,
+            ErrorKind::NotConfigured => 503,
+            ErrorKind::Internal => 500,
+        }
+    }
+}
+
 /// A refusal or failure from the core.
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{code}: {message}")]

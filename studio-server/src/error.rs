@@ -21,23 +21,9 @@ impl From<Error> for AppError {
     }
 }
 
+/// The status of a kind, from the core's one table (`ErrorKind::http_status`).
 fn status_of(kind: ErrorKind) -> StatusCode {
-    match kind {
-        ErrorKind::Invalid => StatusCode::BAD_REQUEST,
-        ErrorKind::Unauthenticated => StatusCode::UNAUTHORIZED,
-        ErrorKind::InsufficientTokens => StatusCode::PAYMENT_REQUIRED,
-        ErrorKind::Forbidden => StatusCode::FORBIDDEN,
-        ErrorKind::NotFound => StatusCode::NOT_FOUND,
-        ErrorKind::Conflict => StatusCode::CONFLICT,
-        ErrorKind::Gone => StatusCode::GONE,
-        ErrorKind::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-        ErrorKind::UnsupportedMedia => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-        ErrorKind::Unprocessable => StatusCode::UNPROCESSABLE_ENTITY,
-        ErrorKind::RateLimited => StatusCode::TOO_MANY_REQUESTS,
-        ErrorKind::Upstream => StatusCode::BAD_GATEWAY,
-        ErrorKind::NotConfigured => StatusCode::SERVICE_UNAVAILABLE,
-        ErrorKind::Internal => StatusCode::INTERNAL_SERVER_ERROR,
-    }
+    StatusCode::from_u16(kind.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
 }
 
 impl IntoResponse for AppError {
@@ -76,4 +62,31 @@ impl OperationOutput for AppError {
 /// The answer for a path nothing serves (the console's fallback ends here): 404 in the shared envelope.
 pub(crate) fn no_route() -> AppError {
     AppError(Error::not_found("NOT_FOUND", "No such route."))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_answers_the_status_it_always_did() {
+        for (kind, status) in [
+            (ErrorKind::Invalid, StatusCode::BAD_REQUEST),
+            (ErrorKind::Unauthenticated, StatusCode::UNAUTHORIZED),
+            (ErrorKind::InsufficientTokens, StatusCode::PAYMENT_REQUIRED),
+            (ErrorKind::Forbidden, StatusCode::FORBIDDEN),
+            (ErrorKind::NotFound, StatusCode::NOT_FOUND),
+            (ErrorKind::Conflict, StatusCode::CONFLICT),
+            (ErrorKind::Gone, StatusCode::GONE),
+            (ErrorKind::TooLarge, StatusCode::PAYLOAD_TOO_LARGE),
+            (ErrorKind::UnsupportedMedia, StatusCode::UNSUPPORTED_MEDIA_TYPE),
+            (ErrorKind::Unprocessable, StatusCode::UNPROCESSABLE_ENTITY),
+            (ErrorKind::RateLimited, StatusCode::TOO_MANY_REQUESTS),
+            (ErrorKind::Upstream, StatusCode::BAD_GATEWAY),
+            (ErrorKind::NotConfigured, StatusCode::SERVICE_UNAVAILABLE),
+            (ErrorKind::Internal, StatusCode::INTERNAL_SERVER_ERROR),
+        ] {
+            assert_eq!(status_of(kind), status, "{kind:?}");
+        }
+    }
 }
