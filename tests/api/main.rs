@@ -35,5 +35,6 @@ mod ratelimit;
 mod search;
 mod seats;
 mod sockets;
+mod subject_gate;
 mod support;
 mod tokens;

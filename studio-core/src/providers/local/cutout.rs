@@ -24,6 +24,7 @@ use std::collections::BinaryHeap;
 use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 use image::{ExtendedColorType, GrayImage, ImageEncoder, RgbImage, RgbaImage};
 
+use super::gate;
 use super::ops::{self, Lab, Mask};
 use super::subject::{self, CutError, Subject};
 use super::{LocalProvider, decode};
@@ -197,6 +198,9 @@ fn segment(img: &RgbImage, target: SegmentTarget) -> Result<Subject, CutoutError
             cut_box(&work, rect, Some(seed))?
         }
     };
+    if let Some(why) = gate::check_mask(&mask, &work.smooth) {
+        return Err(CutoutError::NothingFound(why));
+    }
     let coarse = mask.to_plane().box_blur(1).box_blur(1);
     Ok(Subject::with_mask(ground, noise, coarse, lab))
 }

@@ -77,14 +77,31 @@ fn dist(a: Lab, b: Lab) -> f32 {
 
 /// Measure `cut` on `work` (the smoothed Oklab copy it was segmented from).
 pub(crate) fn measure(cut: &Cut, work: &[Lab]) -> Measures {
-    let mask = &cut.mask;
+    let (_, sizes) = cut.raw.components();
+    let n = (cut.mask.w * cut.mask.h) as f32;
+    let pieces = sizes.iter().filter(|s| **s as f32 >= SPECK * n).count();
+    let (mut sin, mut nin, mut sout, mut nout) = (0.0f64, 0usize, 0.0f64, 0usize);
+    for (s, m) in cut.saliency.data.iter().zip(&cut.mask.data) {
+        if *m != 0 {
+            sin += f64::from(*s);
+            nin += 1;
+        } else {
+            sout += f64::from(*s);
+            nout += 1;
+        }
+    }
+    let saliency = if nin == 0 { 0.0 } else { (sin / nin as f64 - sout / nout.max(1) as f64) as f32 };
+    Measures { pieces, saliency, seeds: cut.seeds as f32 / n, ..measure_mask(&cut.mask, work) }
+}
+
+/// What a mask alone tells (coverage, holes, border contact, edge agreement), with the
+/// measures that need the segmentation's own data (pieces, saliency, seeds) set so they pass:
+/// segment by a box or a point grows its mask from the caller's target, not from saliency.
+pub(crate) fn measure_mask(mask: &Mask, work: &[Lab]) -> Measures {
     let (w, h) = (mask.w, mask.h);
     let n = (w * h) as f32;
     let area = mask.count();
     let coverage = area as f32 / n;
-
-    let (_, sizes) = cut.raw.components();
-    let pieces = sizes.iter().filter(|s| **s as f32 >= SPECK * n).count();
 
     let filled = mask.fill_holes(usize::MAX);
     let holes = if filled.count() == 0 { 0.0 } else { 1.0 - area as f32 / filled.count() as f32 };
@@ -126,24 +143,13 @@ pub(crate) fn measure(cut: &Cut, work: &[Lab]) -> Measures {
     let mean_all = all_sum / all_n.max(1) as f64;
     let edge = if edge_n == 0 || mean_all <= 0.0 { 0.0 } else { (edge_sum / edge_n as f64 / mean_all) as f32 };
 
-    let (mut sin, mut nin, mut sout, mut nout) = (0.0f64, 0usize, 0.0f64, 0usize);
-    for (s, m) in cut.saliency.data.iter().zip(&mask.data) {
-        if *m != 0 {
-            sin += f64::from(*s);
-            nin += 1;
-        } else {
-            sout += f64::from(*s);
-            nout += 1;
-        }
-    }
-    let saliency = if nin == 0 { 0.0 } else { (sin / nin as f64 - sout / nout.max(1) as f64) as f32 };
-    Measures { coverage, pieces, holes, border, sides, edge, saliency, seeds: cut.seeds as f32 / n }
+    Measures { coverage, pieces: 0, holes, border, sides, edge, saliency: f32::INFINITY, seeds: 1.0 }
 }
 
 /// Judge `m`: the first implausibility found, in words, or None.
 pub(crate) fn judge(m: &Measures) -> Option<String> {
     let pct = |v: f32| format!("{:.1} %", v * 100.0);
-    if m.seeds < MIN_SEEDS || m.coverage == 0.0 {
+    if m.seeds < MIN_SEEDS {
         return Some(format!(
             "nothing in the frame stands apart from the colours along its border (sure subject {} of the frame, at least {} needed)",
             pct(m.seeds),
@@ -209,6 +215,11 @@ pub(crate) fn judge(m: &Measures) -> Option<String> {
 pub(crate) fn check(cut: &Cut, work: &[Lab]) -> Verdict {
     let measures = measure(cut, work);
     Verdict { refusal: judge(&measures), measures }
+}
+
+/// The gate on the mask of segment by a box or a point (see [`measure_mask`]).
+pub(crate) fn check_mask(mask: &Mask, work: &[Lab]) -> Option<String> {
+    judge(&measure_mask(mask, work))
 }
 
 /// The gate on a mask known exactly (an input's alpha or a supplied mask, at the analysis size):
