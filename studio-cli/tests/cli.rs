@@ -634,11 +634,29 @@ fn python_zip_names(path: &Path) -> Vec<String> {
 
 /// Upload `names` as small PNGs (into `folder` when given); their ids, in the order of `names`.
 async fn upload_pngs(cli: &Cli, names: &[&str], folder: Option<&str>) -> Vec<String> {
+    upload_with(cli, names, folder, |path, i| write_png(path, 4 + i as u32, 3)).await
+}
+
+/// Upload one photo of a piece standing on a plain ground per name (what the cutout tools and
+/// their subject gate take), returning the asset ids in order.
+async fn upload_shots(cli: &Cli, names: &[&str]) -> Vec<String> {
+    upload_with(cli, names, None, |path, i| {
+        let (w, h) = (96 + 8 * i as u32, 128);
+        let img = image::RgbImage::from_fn(w, h, |x, y| {
+            let inside = x > w / 4 && x < 3 * w / 4 && y > h / 8 && y < 7 * h / 8;
+            if inside { image::Rgb([40 + (x % 7) as u8, 44, 60 + (y % 5) as u8]) } else { image::Rgb([232, 230, 226]) }
+        });
+        img.save_with_format(path, image::ImageFormat::Png).expect("write png");
+    })
+    .await
+}
+
+async fn upload_with(cli: &Cli, names: &[&str], folder: Option<&str>, write: impl Fn(&Path, usize)) -> Vec<String> {
     let files = tempfile::tempdir().expect("temp dir");
     let mut ids = Vec::new();
     for (i, name) in names.iter().enumerate() {
         let path = files.path().join(format!("{name}.png"));
-        write_png(&path, 4 + i as u32, 3);
+        write(&path, i);
         let mut args = vec!["upload", "--json", utf8(&path)];
         args.extend(folder.map(|f| ["--folder", f]).into_iter().flatten());
         let run = cli.run(&args).await;
@@ -1026,6 +1044,29 @@ async fn develop_upscale_waits_and_saves_a_jpeg() {
     let run = cli.run(&["jobs", "show", &job]).await;
     assert_eq!(run.code, 0, "{run:?}");
     assert!(run.stdout.starts_with(&format!("{job}  upscale  ")), "{run:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn develop_warns_first_about_a_photo_without_a_subject() {
+    let app = app().await;
+    let (cli, dir, _) = develop_setup(&app, "cli-develop-no-subject").await;
+    let brick = dir.path().join("brick.jpg");
+    let set = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/segmentation/images");
+    std::fs::copy(set.join("brick.jpg"), &brick).expect("copy the photo");
+    let run = cli.run(&["develop", "packshot", "--image", utf8(&brick), "--quality", "1k"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let (warning, queued) = run.stderr.split_once("\njob ").expect("a warning, then the queued job");
+    assert!(warning.starts_with(&format!("warning: {}: No clear subject: ", brick.display())), "{run:?}");
+    assert!(warning.contains("SUBJECT_NOT_FOUND"), "{run:?}");
+    assert!(queued.contains("queued"), "{run:?}");
+
+    // A photo with a subject, and a tool that cuts nothing, submit without a word.
+    let coffee = dir.path().join("coffee.jpg");
+    std::fs::copy(set.join("coffee.jpg"), &coffee).expect("copy the photo");
+    let run = cli.run(&["develop", "packshot", "--image", utf8(&coffee), "--quality", "1k"]).await;
+    assert!(run.code == 0 && run.stderr.starts_with("job "), "{run:?}");
+    let run = cli.run(&["develop", "upscale", "--image", utf8(&brick), "--quality", "1k"]).await;
+    assert!(run.code == 0 && run.stderr.starts_with("job "), "{run:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1739,7 +1780,7 @@ async fn looks_develop_lock_and_vary_from_the_terminal() {
     let app = app().await;
     let cli = Cli::new();
     cli.signup(&app, &unique_email("cli-looks")).await;
-    let ids = upload_pngs(&cli, &["model", "top", "shoes"], None).await;
+    let ids = upload_shots(&cli, &["model", "top", "shoes"]).await;
     let top = format!("top={}", ids[1]);
     let shoes = format!("shoes={}", ids[2]);
     let args = ["looks", "new", "--name", "Resort 1", "--model", &ids[0], "--item", &top, "--item", &shoes];

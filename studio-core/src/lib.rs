@@ -135,7 +135,10 @@ pub use crate::{
         DevelopInput, DevelopOutput, DevelopRequest, Provider, ProviderError, Providers,
         ai::AiConfig,
         fal::{FalConfig, FalLanes, FalProvider},
-        local::{Cutout, CutoutError, LocalProvider, SegmentTarget},
+        local::{
+            Cutout, CutoutError, LocalProvider, SegmentTarget, SegmentationScore, Segmenter, evaluate_segmentation,
+            mean_iou,
+        },
     },
     search::Search,
     storage::{

@@ -459,8 +459,8 @@ async fn world(app: &TestApp, a_email: String) -> World {
 /// The matrix: every mounted route, its access class, its body and the answers it owes.
 /// What remove-background and segment answer on the matrix's small image (a smooth gradient:
 /// nothing stands out to cut, so an allowed caller reaches the work and is charged nothing).
-const LANE_CUT: Want = Want::Code(502, "REMOVE_BG_FAILED");
-const LANE_SEGMENT: Want = Want::Code(502, "SEGMENT_FAILED");
+const LANE_CUT: Want = Want::Code(422, "SUBJECT_NOT_FOUND");
+const LANE_SEGMENT: Want = Want::Code(422, "SUBJECT_NOT_FOUND");
 
 fn rows(w: &World) -> Vec<Row> {
     use Access::*;

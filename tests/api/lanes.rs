@@ -328,10 +328,10 @@ async fn remove_background_keeps_a_cutout(backend: Backend) {
     let (precision, recall) = coverage(&cut, red);
     assert!(precision > 0.97 && recall > 0.97, "the alpha is the block: {precision:.3} {recall:.3}");
 
-    // Nothing stands out from a flat ground: 502 and nothing charged.
+    // Nothing stands out from a flat ground: the subject gate answers 422, nothing charged.
     let flat = encode(&RgbImage::from_pixel(300, 300, Rgb([200, 200, 200])), image::ImageFormat::Png);
     let e = key.remove_background(&bytes("flat.png", flat)).await.unwrap_err();
-    assert_eq!(refused(e), (Some(502), "REMOVE_BG_FAILED".into()));
+    assert_eq!(refused(e), (Some(422), "SUBJECT_NOT_FOUND".into()));
     assert_eq!(tokens(&house).await, (before - 1, 0));
 }
 

@@ -33,7 +33,7 @@ async fn upload(key: &Client, name: &str, bytes: Vec<u8>) -> String {
 async fn look(key: &Client, name: &str) -> String {
     let model = upload(key, "model.png", images::shot(96, 160, 235, [0.3, 0.1, 0.7, 0.95])).await;
     let top = upload(key, "top.png", images::garment_shot(80, 80)).await;
-    let shoes = upload(key, "shoes.png", images::solid_png(40, 24, [30, 30, 30])).await;
+    let shoes = upload(key, "shoes.png", images::shot(60, 36, 235, [0.15, 0.2, 0.85, 0.8])).await;
     let req = CreateLookRequest {
         name: Some(name.into()),
         model_asset_id: Some(model),

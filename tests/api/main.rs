@@ -35,6 +35,7 @@ mod ratelimit;
 mod search;
 mod seats;
 mod sockets;
+mod subject_gate;
 mod support;
 mod tokens;
 mod web_console;

@@ -20,6 +20,7 @@ mod mcp;
 mod packs;
 mod pipelines;
 mod search;
+mod segmentation;
 mod sockets;
 mod submit;
 mod thumbs;
@@ -44,10 +45,11 @@ const GROUPS: &[&str] = &[
     "pipelines",
     "search",
     "thumbs",
+    "segmentation",
 ];
 
 /// Row groups that call studio-core in this process and start no server.
-const IN_PROCESS: &[&str] = &["local", "lookbook", "pipelines"];
+const IN_PROCESS: &[&str] = &["local", "lookbook", "pipelines", "segmentation"];
 
 async fn run_group(name: &str, opts: &Options) -> anyhow::Result<Vec<Row>> {
     match name {
@@ -64,6 +66,7 @@ async fn run_group(name: &str, opts: &Options) -> anyhow::Result<Vec<Row>> {
         "lookbook" => lookbook::run(opts).await,
         "pipelines" => pipelines::run(opts).await,
         "search" => search::run(opts).await,
+        "segmentation" => segmentation::run(opts).await,
         other => anyhow::bail!("unknown row group {other}"),
     }
 }

@@ -17,6 +17,11 @@ use super::{Context, Interrupted, Usage, count};
 pub(crate) const ROLES: [&str; 5] = ["image", "garment", "model", "mask", "background"];
 /// Form fields that are never tool options: given through their own flags.
 const RESERVED: [&str; 5] = ["tool", "idempotencyKey", "brandId", "quality", "output"];
+/// The tools that cut a subject from its ground: their inputs are preflighted first, and a
+/// photo the subject gate would refuse is named in a warning before anything is held.
+const CUTOUT_TOOLS: [&str; 4] = ["packshot", "color-change", "harmonize", "lookbook"];
+/// The roles whose subject those tools cut.
+const CUT_ROLES: [&str; 3] = ["image", "model", "garment"];
 /// The first pause between polls of a waited job; it doubles up to [`POLL_AT_MOST`].
 const POLL_FIRST: Duration = Duration::from_millis(250);
 /// The longest pause between polls.
@@ -92,6 +97,9 @@ impl From<Tier> for Quality {
 pub(crate) async fn run(ctx: &Context, args: Args) -> Result<()> {
     let client = ctx.keyed_client()?;
     let submit = request(&args)?;
+    for line in subject_warnings(&client, &args).await {
+        eprintln!("{line}");
+    }
     let submitted = client.submit_develop(&submit).await?;
     let wait = args.wait || args.output.is_some();
     // Said before anything else can go wrong, so the job is never lost.
@@ -174,6 +182,43 @@ fn request(args: &Args) -> Result<DevelopSubmit> {
         submit = submit.idempotency_key(key);
     }
     Ok(submit)
+}
+
+/// For a tool that cuts a subject, a free preflight of the inputs it cuts (files as they are,
+/// asset ids as stored): a `warning:` line for each the subject gate would refuse
+/// (`no-clear-subject`), before the submit holds anything. A preflight that cannot run says
+/// nothing: the submit decides.
+async fn subject_warnings(client: &Client, args: &Args) -> Vec<String> {
+    let tool = args.tool.trim();
+    let has_mask = args.inputs.iter().any(|(r, _)| r == "mask");
+    if !CUTOUT_TOOLS.contains(&tool) || (tool == "color-change" && has_mask) {
+        return Vec::new();
+    }
+    let named: Vec<&str> = args
+        .image
+        .iter()
+        .map(String::as_str)
+        .chain(args.inputs.iter().filter(|(r, _)| CUT_ROLES.contains(&r.as_str())).map(|(_, v)| v.as_str()))
+        .take(6)
+        .collect();
+    let mut check = studio_client::PreflightCheck::new();
+    for value in &named {
+        match source(value) {
+            Ok(image) => check = check.image(image),
+            Err(_) => return Vec::new(),
+        }
+    }
+    if named.is_empty() {
+        return Vec::new();
+    }
+    let Ok(answer) = client.preflight(&check).await else { return Vec::new() };
+    answer
+        .findings
+        .iter()
+        .filter(|f| f.code == "no-clear-subject")
+        .flat_map(|f| f.images.iter().map(move |i| (i, &f.says)))
+        .filter_map(|(i, says)| Some(format!("warning: {}: {says}", named.get((*i as usize).checked_sub(1)?)?)))
+        .collect()
 }
 
 /// Where one input comes from: the file at `value`, or the library asset `value`.

@@ -20,6 +20,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::ids::new_id;
 use crate::providers::ProviderError;
 use crate::providers::fal::FalLanes;
+use crate::providers::local::subject::SUBJECT_NOT_FOUND;
 use crate::providers::local::{Cutout, CutoutError, LocalProvider, SegmentTarget};
 use crate::storage::AssetRow;
 use crate::studio::Studio;
@@ -41,8 +42,9 @@ fn bad_target(message: impl Into<String>) -> Error {
 }
 
 /// A cutout failure as the lane's answer: an undecodable image is 400 `BAD_FORM`, a target
-/// outside the frame 400 `BAD_TARGET`, nothing to cut 502 `code`.
-fn cutout_error(e: CutoutError, code: &'static str) -> Error {
+/// outside the frame 400 `BAD_TARGET`, no clear subject to cut 422 `SUBJECT_NOT_FOUND` (the subject
+/// gate's sentence; nothing charged).
+fn cutout_error(e: CutoutError) -> Error {
     match e {
         CutoutError::Undecodable(m) => Error::invalid("BAD_FORM", format!("The image could not be decoded: {m}.")),
         CutoutError::OutsideFrame { width, height } => {
@@ -50,7 +52,11 @@ fn cutout_error(e: CutoutError, code: &'static str) -> Error {
                 .with("width", width)
                 .with("height", height)
         }
-        CutoutError::NothingFound(m) => lane_failed(code, m),
+        CutoutError::NothingFound(m) => Error::new(
+            ErrorKind::Unprocessable,
+            SUBJECT_NOT_FOUND,
+            format!("No clear subject to cut: {m}; nothing was charged."),
+        ),
     }
 }
 
@@ -142,8 +148,9 @@ impl Studio {
     }
 
     /// `POST /api/toolkit/ai/remove-background`: the subject cut from its ground (the packshot
-    /// tool's segmentation) as an RGBA PNG, saved in the library. 400 `NO_IMAGE`,
-    /// `EMPTY_IMAGE`, `BAD_FORM`; 402; 403 viewer; 413; 502 `REMOVE_BG_FAILED` (nothing charged).
+    /// tool's segmentation, behind the subject gate) as an RGBA PNG, saved in the library. 400
+    /// `NO_IMAGE`, `EMPTY_IMAGE`, `BAD_FORM`; 402; 403 viewer; 413; 422 `SUBJECT_NOT_FOUND` (no
+    /// clear subject; nothing charged); 502 `REMOVE_BG_FAILED` (the cutout could not be kept).
     pub async fn remove_background(
         &self,
         caller: &Caller,
@@ -157,9 +164,8 @@ impl Studio {
         let (asset_id, spent) = self
             .charged(caller, ("remove-background", LOCAL), None, async move {
                 let bytes = image.bytes.clone();
-                let cut = blocking(move || LocalProvider.remove_background_blocking(&bytes))
-                    .await?
-                    .map_err(|e| cutout_error(e, "REMOVE_BG_FAILED"))?;
+                let cut =
+                    blocking(move || LocalProvider.remove_background_blocking(&bytes)).await?.map_err(cutout_error)?;
                 studio.keep_cutout(&who, image.file_name.as_deref(), cut).await
             })
             .await?;
@@ -192,7 +198,8 @@ impl Studio {
 
     /// `POST /api/toolkit/ai/segment`: one object cut out of an image of this house, as an RGBA
     /// PNG behind a short-lived signed URL, with its bounds. 400 `BAD_JSON`, `IMAGE_REQUIRED`,
-    /// `BAD_IMAGE_URL`, `TARGET_REQUIRED`, `BAD_TARGET`; 402; 403; 404 `ASSET_NOT_FOUND`; 502
+    /// `BAD_IMAGE_URL`, `TARGET_REQUIRED`, `BAD_TARGET`; 402; 403; 404 `ASSET_NOT_FOUND`; 422
+    /// `SUBJECT_NOT_FOUND` (nothing to cut at the box or point; nothing charged); 502
     /// `SEGMENT_FAILED`; 503 `FAL_NOT_CONFIGURED` (label only).
     pub async fn segment(&self, caller: &Caller, req: SegmentRequest) -> Result<SegmentResponse> {
         caller.require_spend_tokens()?;
@@ -209,9 +216,8 @@ impl Studio {
                 within(&t, dims)?;
                 self.charged(caller, ("segment", LOCAL), None, async move {
                     let bytes = source.bytes.clone();
-                    let cut = blocking(move || LocalProvider.segment_blocking(&bytes, t))
-                        .await?
-                        .map_err(|e| cutout_error(e, "SEGMENT_FAILED"))?;
+                    let cut =
+                        blocking(move || LocalProvider.segment_blocking(&bytes, t)).await?.map_err(cutout_error)?;
                     let url = studio.keep_lane_result(&org, "segment", "SEGMENT_FAILED", cut.png).await?;
                     Ok((url, cut.bbox))
                 })

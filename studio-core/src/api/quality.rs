@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Every code a pre-flight finding may carry; anything else is dropped before answering.
-pub const FINDING_CODES: [&str; 11] = [
+pub const FINDING_CODES: [&str; 12] = [
     "too-small",
     "colour-cast",
     "exposure",
@@ -18,6 +18,7 @@ pub const FINDING_CODES: [&str; 11] = [
     "mixed-subject",
     "face-unreadable",
     "not-full-length",
+    "no-clear-subject",
 ];
 
 /// The lenses a pre-flight may look through; without one only garment questions are asked.

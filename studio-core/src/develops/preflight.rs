@@ -25,11 +25,12 @@ use crate::images;
 use crate::images::MAX_IMAGE_MB;
 use crate::providers::local;
 use crate::providers::local::ops::{self, Lab, Mask};
-use crate::providers::local::subject::{Subject, WORK_EDGE};
+use crate::providers::local::subject::{CutError, Subject, WORK_EDGE};
 use crate::studio::Studio;
 
 /// The garment questions (no lens).
-const GARMENT: [&str; 8] = [
+const GARMENT: [&str; 9] = [
+    "no-clear-subject",
     "too-small",
     "colour-cast",
     "exposure",
@@ -112,6 +113,8 @@ pub(crate) struct Facts {
     pub(crate) busy: f32,
     /// The shadow adjoining the piece: (share of the frame, edge hardness); None when none.
     pub(crate) shadow: Option<(f32, f32)>,
+    /// Why the subject gate of the cutout tools would refuse this image (None when it passes).
+    pub(crate) no_subject: Option<String>,
 }
 
 impl Facts {
@@ -167,7 +170,14 @@ pub(crate) fn measure(decoded: &Decoded) -> Result<Facts> {
     };
     let labs: Vec<Lab> = small.pixels().map(|p| ops::rgb_to_lab(p.0)).collect();
     let scene = segment(&small, alpha.as_ref(), &labs)?;
-    Ok(facts_of(decoded.long_edge, &small, &labs, &scene))
+    let mut facts = facts_of(decoded.long_edge, &small, &labs, &scene);
+    // What the cutout tools (packshot, remove-background, color-change, ...) would answer.
+    facts.no_subject = match Subject::cut(&small, alpha.as_ref()) {
+        Ok(_) => None,
+        Err(CutError::NotFound(why)) => Some(why),
+        Err(CutError::Failed(e)) => return Err(Error::internal(e)),
+    };
+    Ok(facts)
 }
 
 /// The ground's colour across the frame.
@@ -362,6 +372,7 @@ fn facts_of(long_edge: u32, small: &RgbImage, labs: &[Lab], scene: &Segmented) -
         contact,
         busy,
         shadow,
+        no_subject: None,
     }
 }
 
@@ -513,6 +524,18 @@ fn finding(code: &str, images: Vec<u32>, says: String, fix: &str, by: FixBy, sur
 fn image_findings(index: u32, f: &Facts) -> Vec<Finding> {
     let mut out = Vec::new();
     let one = vec![index];
+    if let Some(why) = &f.no_subject {
+        out.push(finding(
+            "no-clear-subject",
+            one.clone(),
+            format!(
+                "No clear subject: {why}. Packshot, remove-background, segment, color-change, harmonize and lookbook would refuse it (SUBJECT_NOT_FOUND, nothing charged)."
+            ),
+            "Use a photograph with one piece set apart from a plainer ground, or give color-change a mask input.",
+            FixBy::Swap,
+            0.9,
+        ));
+    }
     if f.long_edge < MIN_LONG_EDGE {
         out.push(finding(
             "too-small",

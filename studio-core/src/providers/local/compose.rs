@@ -14,7 +14,7 @@ use image::{Rgb, RgbImage, RgbaImage};
 
 use super::frame::{self, parse_aspect};
 use super::ops::{self, Region, Result, rejected};
-use super::subject::Subject;
+use super::subject::{CutError, Subject};
 use super::{Frame, Params, decode};
 use crate::api::vocabulary::{AESTHETICS, GROUNDS, ITEM_ROLES, MAX_ITEMS_PER_LOOK, VARIATIONS};
 use crate::providers::{DevelopInput, DevelopRequest};
@@ -248,28 +248,29 @@ fn develop(request: &DevelopRequest, params: &Params<'_>, long_edge: u32) -> Res
 /// rectangle that holds the piece.
 struct Cut<'a> {
     frame: &'a Frame,
-    /// None when nothing stands out from a plain ground: the whole picture is the piece, with
-    /// feathered edges.
-    subject: Option<Subject>,
+    subject: Subject,
     region: Region,
 }
 
 impl<'a> Cut<'a> {
-    fn new(frame: &'a Frame) -> Result<Cut<'a>> {
+    /// Cut the `what` input (`the model`, `garment #2`) from its ground; the subject gate refuses
+    /// an implausible mask (`SUBJECT_NOT_FOUND`, the input named).
+    fn new(frame: &'a Frame, what: &str) -> Result<Cut<'a>> {
         let img = &frame.rgb;
-        let subject = Subject::find(img, frame.alpha.as_ref())?;
-        let (w, h) = (img.width() as f32, img.height() as f32);
-        let Some(b) = subject.bbox else {
-            let region = Region { left: 0.0, top: 0.0, width: w.into(), height: h.into() };
-            return Ok(Cut { frame, subject: None, region });
+        let subject = match Subject::cut(img, frame.alpha.as_ref()) {
+            Ok(s) => s,
+            Err(CutError::NotFound(why)) => return Err(CutError::NotFound(format!("{what}: {why}")).into()),
+            Err(e) => return Err(e.into()),
         };
+        let (w, h) = (img.width() as f32, img.height() as f32);
+        let b = subject.bbox.unwrap_or([0.0, 0.0, 1.0, 1.0]);
         let pad = 0.01 * w.max(h);
         let x0 = (b[0] * w - pad).max(0.0);
         let y0 = (b[1] * h - pad).max(0.0);
         let x1 = (b[2] * w + pad).min(w);
         let y1 = (b[3] * h + pad).min(h);
         let region = Region { left: x0.into(), top: y0.into(), width: (x1 - x0).into(), height: (y1 - y0).into() };
-        Ok(Cut { frame, subject: Some(subject), region })
+        Ok(Cut { frame, subject, region })
     }
 
     /// Width / height of the piece's rectangle.
@@ -298,38 +299,22 @@ impl<'a> Cut<'a> {
 
     /// The source rectangle `sub` at `w` × `h` (no larger than the source), as colour with alpha.
     fn cut(&self, sub: Region, w: u32, h: u32) -> Result<RgbaImage> {
-        let r = self.region;
         let img = &self.frame.rgb;
         let pixels = ops::resize_rgb_region(img, sub, w, h)?;
         let mut out = RgbaImage::new(w, h);
-        match &self.subject {
-            Some(subject) => {
-                let norm = sub.normalized(img.width(), img.height());
-                let alpha = subject.alpha_for(norm, &pixels);
-                let (nw, nh) = (norm[2] - norm[0], norm[3] - norm[1]);
-                for (i, (x, y, p)) in pixels.enumerate_pixels().enumerate() {
-                    let a = alpha[i];
-                    let c = if a > 0.0 && a < 1.0 {
-                        let uv =
-                            (norm[0] + (x as f32 + 0.5) / w as f32 * nw, norm[1] + (y as f32 + 0.5) / h as f32 * nh);
-                        subject.edge_foreground(&pixels, &alpha, x, y, uv).map(ops::to_u8)
-                    } else {
-                        p.0
-                    };
-                    out.put_pixel(x, y, image::Rgba([c[0], c[1], c[2], ops::to_u8(a * 255.0)]));
-                }
-            }
-            None => {
-                // The whole picture, feathered over 2 % of its short side.
-                let feather = 0.02 * (r.width.min(r.height) as f32);
-                for (x, y, p) in pixels.enumerate_pixels() {
-                    let sx = (sub.left as f32 + (x as f32 + 0.5) / w as f32 * sub.width as f32) - r.left as f32;
-                    let sy = (sub.top as f32 + (y as f32 + 0.5) / h as f32 * sub.height as f32) - r.top as f32;
-                    let edge = sx.min(sy).min(r.width as f32 - sx).min(r.height as f32 - sy);
-                    let a = ops::smoothstep(0.0, feather.max(1.0), edge);
-                    out.put_pixel(x, y, image::Rgba([p.0[0], p.0[1], p.0[2], ops::to_u8(a * 255.0)]));
-                }
-            }
+        let subject = &self.subject;
+        let norm = sub.normalized(img.width(), img.height());
+        let alpha = subject.alpha_for(norm, &pixels);
+        let (nw, nh) = (norm[2] - norm[0], norm[3] - norm[1]);
+        for (i, (x, y, p)) in pixels.enumerate_pixels().enumerate() {
+            let a = alpha[i];
+            let c = if a > 0.0 && a < 1.0 {
+                let uv = (norm[0] + (x as f32 + 0.5) / w as f32 * nw, norm[1] + (y as f32 + 0.5) / h as f32 * nh);
+                subject.edge_foreground(&pixels, &alpha, x, y, uv).map(ops::to_u8)
+            } else {
+                p.0
+            };
+            out.put_pixel(x, y, image::Rgba([c[0], c[1], c[2], ops::to_u8(a * 255.0)]));
         }
         Ok(out)
     }
@@ -661,8 +646,12 @@ fn compose(
     settings: &Settings,
     long_edge: u32,
 ) -> Result<(RgbImage, Layout)> {
-    let figure = Cut::new(model)?;
-    let cuts = garments.iter().map(Cut::new).collect::<Result<Vec<_>>>()?;
+    let figure = Cut::new(model, "the model")?;
+    let cuts = garments
+        .iter()
+        .enumerate()
+        .map(|(i, g)| Cut::new(g, &format!("garment #{}", i + 1)))
+        .collect::<Result<Vec<_>>>()?;
     let aspects: Vec<f32> = cuts.iter().map(Cut::aspect).collect();
     let layout = Layout::plan(settings, ops::aspect_size(settings.ratio, long_edge), figure.aspect(), &aspects);
     let (cw, ch) = layout.size;

@@ -24,8 +24,9 @@ use std::collections::BinaryHeap;
 use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 use image::{ExtendedColorType, GrayImage, ImageEncoder, RgbImage, RgbaImage};
 
+use super::gate;
 use super::ops::{self, Lab, Mask};
-use super::subject::{self, Subject};
+use super::subject::{self, CutError, Subject};
 use super::{LocalProvider, decode};
 use crate::providers::ProviderError;
 
@@ -66,7 +67,8 @@ pub enum CutoutError {
         /// The frame's height in pixels.
         height: u32,
     },
-    /// Nothing stands out to cut (message says why).
+    /// No clear subject to cut (the subject gate's sentence, or what segment did not find):
+    /// the lanes answer 422 `SUBJECT_NOT_FOUND`.
     #[error("{0}")]
     NothingFound(String),
 }
@@ -83,14 +85,15 @@ fn nothing(message: &str) -> CutoutError {
 }
 
 impl LocalProvider {
-    /// remove-background: the subject mask the packshot tool already computes (`Subject::find`
-    /// in providers/local/subject.rs, the same code `compose.rs`'s `Cut` uses), as a full-size RGBA cutout.
+    /// remove-background: the subject mask the packshot tool computes ([`Subject::cut`], the
+    /// saliency-seeded segmentation behind the subject gate, the same code `compose.rs`'s `Cut`
+    /// uses), as a full-size RGBA cutout. A refusal by the gate is [`CutoutError::NothingFound`].
     pub fn remove_background_blocking(&self, bytes: &[u8]) -> Result<Cutout, CutoutError> {
         let frame = decode(bytes, "image").map_err(undecodable)?;
-        let subject = Subject::find(&frame.rgb, frame.alpha.as_ref()).map_err(undecodable)?;
-        if subject.bbox.is_none() {
-            return Err(nothing("nothing stands out from the ground to cut"));
-        }
+        let subject = Subject::cut(&frame.rgb, frame.alpha.as_ref()).map_err(|e| match e {
+            CutError::NotFound(why) => CutoutError::NothingFound(why),
+            CutError::Failed(e) => undecodable(e),
+        })?;
         render(&frame.rgb, &subject, None)
     }
 
@@ -195,6 +198,9 @@ fn segment(img: &RgbImage, target: SegmentTarget) -> Result<Subject, CutoutError
             cut_box(&work, rect, Some(seed))?
         }
     };
+    if let Some(why) = gate::check_mask(&mask, &work.smooth) {
+        return Err(CutoutError::NothingFound(why));
+    }
     let coarse = mask.to_plane().box_blur(1).box_blur(1);
     Ok(Subject::with_mask(ground, noise, coarse, lab))
 }

@@ -221,10 +221,8 @@ pub(crate) fn packshot(
     let opacity = params.number("shadow", 0.35, 0.0..=1.0)?;
 
     let img = &src.rgb;
-    let subject = Subject::find(img, src.alpha.as_ref())?;
-    let Some(b) = subject.bbox else {
-        return Err(rejected("packshot found no piece standing out from a plain ground"));
-    };
+    let subject = Subject::cut(img, src.alpha.as_ref())?;
+    let b = subject.bbox.unwrap_or([0.0, 0.0, 1.0, 1.0]);
     let (w, h) = (img.width() as f32, img.height() as f32);
     let pad = 0.01 * w.max(h);
     let x0 = (b[0] * w - pad).max(0.0);

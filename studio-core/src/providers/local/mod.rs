@@ -14,7 +14,10 @@
 
 mod compose;
 mod cutout;
+mod evaluate;
 mod frame;
+mod gate;
+mod grabcut;
 mod jpeg;
 mod lens;
 pub(crate) mod ops;
@@ -32,6 +35,7 @@ use super::{DevelopOutput, DevelopRequest, Provider, ProviderError};
 use ops::rejected;
 
 pub use cutout::{Cutout, CutoutError, SegmentTarget};
+pub use evaluate::{SegmentationScore, Segmenter, evaluate_segmentation, mean_iou};
 
 /// The tools the local provider performs.
 pub(crate) const TOOLS: [&str; 9] =

@@ -7,6 +7,46 @@
 use image::{GrayImage, RgbImage};
 
 use super::ops::{self, Lab, Mask, Plane, Result};
+use super::{gate, grabcut};
+use crate::providers::ProviderError;
+
+/// The code a develop fails with (in its error, before the sentence) and a lane answers (422)
+/// when the subject gate refuses a mask.
+pub(crate) const SUBJECT_NOT_FOUND: &str = "SUBJECT_NOT_FOUND";
+
+/// Why the cutout tools have no subject to work on.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum CutError {
+    /// The input could not be analysed (undecodable, a resize failed).
+    Failed(ProviderError),
+    /// The subject gate refused the mask; the sentence says what was measured.
+    NotFound(String),
+}
+
+impl std::fmt::Display for CutError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CutError::Failed(e) => write!(f, "{e}"),
+            CutError::NotFound(why) => write!(f, "{SUBJECT_NOT_FOUND}: no clear subject: {why}"),
+        }
+    }
+}
+
+impl From<CutError> for ProviderError {
+    /// A refusal by the gate fails the job (its hold released) with the code and the sentence.
+    fn from(e: CutError) -> ProviderError {
+        match e {
+            CutError::Failed(e) => e,
+            CutError::NotFound(_) => ProviderError::Rejected(e.to_string()),
+        }
+    }
+}
+
+impl From<ProviderError> for CutError {
+    fn from(e: ProviderError) -> CutError {
+        CutError::Failed(e)
+    }
+}
 
 /// Long edge of the analysis copy.
 pub(crate) const WORK_EDGE: u32 = 384;
@@ -177,18 +217,7 @@ impl Subject {
         let (work, w, h) = working_lab(img)?;
         let smooth = smoothed(&work, w, h);
         let at = |i: usize| smooth[i];
-
-        let band = ((w.min(h) as f32 * 0.03).round() as usize).max(2).min(w.min(h) / 2).max(1);
-        let mut samples = Vec::with_capacity(2 * band * (w + h));
-        for y in 0..h {
-            for x in 0..w {
-                if x < band || y < band || x >= w - band || y >= h - band {
-                    let (u, v) = ((x as f32 + 0.5) / w as f32, (y as f32 + 0.5) / h as f32);
-                    samples.push((u, v, at(y * w + x)));
-                }
-            }
-        }
-        let (ground, noise) = fit_ground(&samples);
+        let (ground, noise) = fit_ground(&border_samples(&smooth, w, h));
         let threshold = (3.0 * noise).max(0.04);
 
         let mut dist = Plane::new(w, h, 0.0);
@@ -216,6 +245,35 @@ impl Subject {
 
         let (bbox, focus) = Self::placed(&coarse, &dist, threshold);
         Ok(Subject { ground, threshold, noise, coarse, exact: exact.cloned(), bbox, focus, work })
+    }
+
+    /// The subject of the cutout tools (packshot, remove-background, color-change, harmonize,
+    /// the lookbook compositor): with `exact` (an alpha channel or a supplied mask) that mask;
+    /// otherwise the saliency-seeded segmentation of [`grabcut`]. Either way the subject gate
+    /// ([`gate`]) measures the mask first and refuses an implausible one.
+    pub(crate) fn cut(img: &RgbImage, exact: Option<&GrayImage>) -> std::result::Result<Subject, CutError> {
+        if let Some(mask) = exact {
+            let subject = Subject::find(img, Some(mask))?;
+            let solid = Mask {
+                w: subject.coarse.w,
+                h: subject.coarse.h,
+                data: subject.coarse.data.iter().map(|a| u8::from(*a >= 0.5)).collect(),
+            };
+            if let Some(why) = gate::check_exact(&solid) {
+                return Err(CutError::NotFound(why));
+            }
+            return Ok(subject);
+        }
+        let (work, w, h) = working_lab(img)?;
+        let smooth = smoothed(&work, w, h);
+        let cut = grabcut::segment(&smooth, w, h);
+        let verdict = gate::check(&cut, &smooth);
+        if let Some(why) = verdict.refusal {
+            return Err(CutError::NotFound(why));
+        }
+        let (ground, noise) = fit_ground(&border_samples(&smooth, w, h));
+        let coarse = cut.mask.to_plane().box_blur(1).box_blur(1);
+        Ok(Subject::with_mask(ground, noise, coarse, work))
     }
 
     /// A subject whose mask was found elsewhere (a segmentation seeded by a box or a point):
@@ -361,6 +419,21 @@ impl Subject {
         ls.sort_by(f32::total_cmp);
         p.map(|q| ls[((ls.len() - 1) as f32 * q.clamp(0.0, 1.0)).round() as usize])
     }
+}
+
+/// The border band (3 % of the short side) of `smooth` as ground-model samples `(u, v, colour)`.
+fn border_samples(smooth: &[Lab], w: usize, h: usize) -> Vec<(f32, f32, Lab)> {
+    let band = ((w.min(h) as f32 * 0.03).round() as usize).max(2).min(w.min(h) / 2).max(1);
+    let mut samples = Vec::with_capacity(2 * band * (w + h));
+    for y in 0..h {
+        for x in 0..w {
+            if x < band || y < band || x >= w - band || y >= h - band {
+                let (u, v) = ((x as f32 + 0.5) / w as f32, (y as f32 + 0.5) / h as f32);
+                samples.push((u, v, smooth[y * w + x]));
+            }
+        }
+    }
+    samples
 }
 
 /// The working copy of `img` (long edge [`WORK_EDGE`]) in Oklab, with its size.

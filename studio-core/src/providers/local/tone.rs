@@ -80,10 +80,7 @@ pub(crate) fn harmonize(
     let strength = params.number("strength", 0.6, 0.0..=1.0)?;
     let (w, h) = ops::fit_long_edge(src.rgb.width(), src.rgb.height(), long_edge);
     let img = ops::resize_rgb(&src.rgb, w, h)?;
-    let subject = Subject::find(&img, src.alpha.as_ref())?;
-    if !subject.found() {
-        return Err(rejected("harmonize found no subject standing apart from its ground"));
-    }
+    let subject = Subject::cut(&img, src.alpha.as_ref())?;
     let from = subject.stats(|a| a > 0.9);
     let alpha = subject.alpha_for([0.0, 0.0, 1.0, 1.0], &img);
     match background {
@@ -151,10 +148,7 @@ pub(crate) fn color_change(src: &Frame, mask: Option<&Frame>, params: &Params<'_
     let (w, h) = ops::fit_long_edge(src.rgb.width(), src.rgb.height(), long_edge);
     let img = ops::resize_rgb(&src.rgb, w, h)?;
     let exact = mask.map(mask_alpha).or_else(|| src.alpha.clone());
-    let subject = Subject::find(&img, exact.as_ref())?;
-    if !subject.found() {
-        return Err(rejected("color-change found no garment: give a mask input or a plain ground"));
-    }
+    let subject = Subject::cut(&img, exact.as_ref())?;
     let stats = subject.stats(|a| a > 0.9);
     let [low, high] = subject.subject_lightness_percentiles([0.02, 0.98]);
     let t = ops::rgb_to_lab(target);

@@ -92,7 +92,7 @@ pub(in crate::routes) fn router() -> ApiRouter<AppState> {
                      `build sheet`) and `clearing` (finding codes the caller says it fixed), each repeatable or \
                      comma-separated. Free: nothing is held or charged. Answers {ok, clear, cleared, remaining, \
                      findings [{code, images (1-based), says, fix, by (house, paid, swap), sure}]}; clear is \
-                     exactly findings being empty. Without a lens only garment questions are asked (too-small, \
+                     exactly findings being empty. Without a lens only garment questions are asked (no-clear-subject, too-small, \
                      colour-cast, exposure, light-mismatch, cropped-edge, busy-background, hard-shadow); casting \
                      look answers too-small and light-mismatch; build sheet answers not-full-length. Codes: 400 \
                      IMAGES_REQUIRED, TOO_MANY_IMAGES (max), EMPTY_IMAGE, BAD_FORM (not an image, cut short, \
