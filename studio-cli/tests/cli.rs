@@ -1962,7 +1962,11 @@ inputs.image.node = "cut"
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pipeline_preview_run_and_show_from_the_terminal() {
     let app = app().await;
-    let (cli, dir, input) = develop_setup(&app, "cli-pipeline").await;
+    let (cli, dir, _) = develop_setup(&app, "cli-pipeline").await;
+    // The line starts with a packshot: its input is a piece on a plain ground, as the subject
+    // gate asks (a gradient with nothing standing out is refused, and charged nothing).
+    let input = dir.path().join("garment.png");
+    write_garment_png(&input);
     let run = cli.run(&["upload", "--json", utf8(&input)]).await;
     let uploaded: serde_json::Value = parsed(&run);
     let image = uploaded["uploaded"][0]["id"].as_str().expect("an asset id").to_string();
