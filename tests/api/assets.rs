@@ -464,7 +464,7 @@ async fn thumbnails_are_made_once_cached_and_deleted_with_the_asset(backend: Bac
     assert_eq!(blob_files(&app), stored + 2, "refusals made nothing");
 
     // Deleted with the asset (the original stays, as a soft delete keeps it).
-    let deleted = member.delete_assets(&[wide.id.clone()]).await.expect("delete");
+    let deleted = member.delete_assets(std::slice::from_ref(&wide.id)).await.expect("delete");
     assert_eq!(deleted.deleted, 1);
     assert_eq!(blob_files(&app), stored + 1, "the wide asset's rendition is gone, the small one's stays");
     let e = member.asset_thumbnail(&wide.id, 256).await.expect_err("deleted");
