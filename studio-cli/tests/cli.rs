@@ -640,15 +640,16 @@ async fn upload_pngs(cli: &Cli, names: &[&str], folder: Option<&str>) -> Vec<Str
 /// Upload one photo of a piece standing on a plain ground per name (what the cutout tools and
 /// their subject gate take), returning the asset ids in order.
 async fn upload_shots(cli: &Cli, names: &[&str]) -> Vec<String> {
-    upload_with(cli, names, None, |path, i| {
-        let (w, h) = (96 + 8 * i as u32, 128);
-        let img = image::RgbImage::from_fn(w, h, |x, y| {
-            let inside = x > w / 4 && x < 3 * w / 4 && y > h / 8 && y < 7 * h / 8;
-            if inside { image::Rgb([40 + (x % 7) as u8, 44, 60 + (y % 5) as u8]) } else { image::Rgb([232, 230, 226]) }
-        });
-        img.save_with_format(path, image::ImageFormat::Png).expect("write png");
-    })
-    .await
+    upload_with(cli, names, None, |path, i| write_shot(path, 96 + 8 * i as u32, 128)).await
+}
+
+/// A PNG of a dark piece standing on a plain light ground, `w` × `h`.
+fn write_shot(path: &Path, w: u32, h: u32) {
+    let img = image::RgbImage::from_fn(w, h, |x, y| {
+        let inside = x > w / 4 && x < 3 * w / 4 && y > h / 8 && y < 7 * h / 8;
+        if inside { image::Rgb([40 + (x % 7) as u8, 44, 60 + (y % 5) as u8]) } else { image::Rgb([232, 230, 226]) }
+    });
+    img.save_with_format(path, image::ImageFormat::Png).expect("write png");
 }
 
 async fn upload_with(cli: &Cli, names: &[&str], folder: Option<&str>, write: impl Fn(&Path, usize)) -> Vec<String> {
@@ -1962,11 +1963,8 @@ inputs.image.node = "cut"
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pipeline_preview_run_and_show_from_the_terminal() {
     let app = app().await;
-    let (cli, dir, _) = develop_setup(&app, "cli-pipeline").await;
-    // The line starts with a packshot: its input is a piece on a plain ground, as the subject
-    // gate asks (a gradient with nothing standing out is refused, and charged nothing).
-    let input = dir.path().join("garment.png");
-    write_garment_png(&input);
+    let (cli, dir, input) = develop_setup(&app, "cli-pipeline").await;
+    write_shot(&input, 96, 128); // packshot cuts a subject: give it one
     let run = cli.run(&["upload", "--json", utf8(&input)]).await;
     let uploaded: serde_json::Value = parsed(&run);
     let image = uploaded["uploaded"][0]["id"].as_str().expect("an asset id").to_string();

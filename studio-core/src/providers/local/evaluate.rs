@@ -215,7 +215,7 @@ mod tests {
             m.chunks(6).map(|r| r.iter().map(|v| if *v == 1 { '#' } else { '.' }).collect()).collect();
         assert_eq!(rows, ["......", ".####.", ".#..#.", ".####.", "......"]);
         assert_eq!(iou(&m, &m), 1.0);
-        assert_eq!(iou(&m, &vec![0; 30]), 0.0);
+        assert_eq!(iou(&m, &[0; 30]), 0.0);
     }
 
     /// Target of issue 40 for the mean IoU over the photos with a subject (not yet met: see

@@ -110,8 +110,8 @@ impl Mixture {
             }
             let mut sums = vec![([0.0f32; 3], 0usize); k];
             for (a, p) in assign.iter().zip(&sample) {
-                for c in 0..3 {
-                    sums[*a].0[c] += p[c];
+                for (s, v) in sums[*a].0.iter_mut().zip(p) {
+                    *s += v;
                 }
                 sums[*a].1 += 1;
             }
@@ -127,8 +127,8 @@ impl Mixture {
             let (mut var, mut count) = ([0.0f32; 3], 0usize);
             for (a, p) in assign.iter().zip(&sample) {
                 if *a == j {
-                    for c in 0..3 {
-                        var[c] += (p[c] - mean[c]).powi(2);
+                    for ((v, x), m) in var.iter_mut().zip(p).zip(mean) {
+                        *v += (x - m).powi(2);
                     }
                     count += 1;
                 }
