@@ -482,10 +482,13 @@ impl MoneyActor {
                     drop(book);
                     self.saw("lane settled");
                 }
-                Err(e) if e.status() == Some(502) => {
+                // The cutout's subject gate refuses a picture without a clear subject (422) after
+                // the hold was taken: released like an upstream failure.
+                Err(e) if e.status() == Some(502) || (*mode == "any" && e.status() == Some(422)) => {
                     let want = match *mode {
                         "down" => "AI_FAILED",
                         "garbage" => "AI_BAD_OUTPUT",
+                        "any" if e.status() == Some(422) => "SUBJECT_NOT_FOUND",
                         "any" => "REMOVE_BG_FAILED",
                         _ => fail!("{lane:?} failed unexpectedly: {e}"),
                     };
