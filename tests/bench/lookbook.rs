@@ -130,7 +130,7 @@ impl Bench {
         };
         let model = upload(studio_tests::images::shot(96, 160, 235, [0.3, 0.1, 0.7, 0.95])).await?;
         let top = upload(studio_tests::images::garment_shot(80, 80)).await?;
-        let shoes = upload(studio_tests::images::solid_png(40, 24, [30, 30, 30])).await?;
+        let shoes = upload(studio_tests::images::shot(80, 48, 235, [0.2, 0.2, 0.8, 0.8])).await?;
         let image = upload(studio_tests::images::padded_png(0, 4096)).await?;
 
         let lookbook = studio.lookbook();

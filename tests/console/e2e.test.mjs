@@ -102,6 +102,10 @@ async function signUp(page, who) {
 
 before(async () => {
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  // Warm the browser once (a first page in a new profile builds its caches).
+  const warm = await browser.newPage();
+  await warm.goto(`${BASE}/health`, { timeout: 120_000 });
+  await warm.close();
   run.doc = await (await fetch(`${BASE}/openapi.json`)).json();
   const join = await fetch(`${BASE}/join/inv_example`, { headers: { accept: 'text/html' } });
   run.joinNotServed = !(join.headers.get('content-type') ?? '').includes('text/html');
@@ -121,8 +125,10 @@ test('the console end to end', async (t) => {
     const csp = res.headers()['content-security-policy'] ?? '';
     assert.match(csp, /^default-src 'self';/);
     assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
-    await page.waitForURL(`${BASE}/sign-in`);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
+    // The first page of a fresh browser profile and a fresh server may take a while (font and
+    // module caches): wait longer for it, so a cold machine is not read as a broken console.
+    await page.waitForURL(`${BASE}/sign-in`, { timeout: 120_000 });
+    await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor({ timeout: 60_000 });
     await page.getByLabel('Email', { exact: true }).waitFor();
     await page.getByLabel('Password', { exact: true }).waitFor();
   });
