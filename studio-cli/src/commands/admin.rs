@@ -73,14 +73,8 @@ struct Develops {
     /// Days back, 1 to 366.
     #[arg(long)]
     since: Option<i64>,
-    /// Page size, 1 to 200.
-    #[arg(long)]
-    limit: Option<i64>,
-    /// The previous page's nextCursor.
-    #[arg(long)]
-    cursor: Option<String>,
     #[command(flatten)]
-    common: Common,
+    page: Page,
 }
 
 /// `studio admin tokenomics`.
@@ -105,14 +99,8 @@ struct Payments {
     /// open, charged, paid or failed.
     #[arg(long)]
     status: Option<String>,
-    /// Page size, 1 to 200.
-    #[arg(long)]
-    limit: Option<i64>,
-    /// The previous page's nextCursor.
-    #[arg(long)]
-    cursor: Option<String>,
     #[command(flatten)]
-    common: Common,
+    page: Page,
 }
 
 /// A paged read.
@@ -142,19 +130,14 @@ pub(crate) async fn run(ctx: &Context, args: Args) -> Result<()> {
                 tool: d.tool,
                 status: d.status,
                 since: d.since,
-                limit: d.limit,
-                cursor: d.cursor,
+                limit: d.page.limit,
+                cursor: d.page.cursor,
             };
-            let page =
-                with_session(
-                    ctx,
-                    d.common.sign_in,
-                    "admin develops",
-                    WHY,
-                    |s| async move { s.admin_develops(&q).await },
-                )
-                .await?;
-            print(d.common.json, &page, develops)
+            let page = with_session(ctx, d.page.common.sign_in, "admin develops", WHY, |s| async move {
+                s.admin_develops(&q).await
+            })
+            .await?;
+            print(d.page.common.json, &page, develops)
         }
         Command::Failures(w) => {
             let q = FailuresQuery { since: w.since, ..FailuresQuery::default() };
@@ -191,17 +174,12 @@ pub(crate) async fn run(ctx: &Context, args: Args) -> Result<()> {
             print(t.common.json, &flows, tokenomics)
         }
         Command::Payments(p) => {
-            let q = PaymentsQuery { house: p.house, status: p.status, limit: p.limit, cursor: p.cursor };
-            let page =
-                with_session(
-                    ctx,
-                    p.common.sign_in,
-                    "admin payments",
-                    WHY,
-                    |s| async move { s.admin_payments(&q).await },
-                )
-                .await?;
-            print(p.common.json, &page, payments)
+            let q = PaymentsQuery { house: p.house, status: p.status, limit: p.page.limit, cursor: p.page.cursor };
+            let page = with_session(ctx, p.page.common.sign_in, "admin payments", WHY, |s| async move {
+                s.admin_payments(&q).await
+            })
+            .await?;
+            print(p.page.common.json, &page, payments)
         }
         Command::Offerings(p) => {
             let (limit, cursor) = (p.limit, p.cursor);

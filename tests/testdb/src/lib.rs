@@ -40,6 +40,7 @@ fn skipped() {
     let name = std::thread::current().name().unwrap_or("<a test on an unnamed thread>").to_string();
     eprintln!("skipped: {POSTGRES_ENV} not set");
     let Ok(path) = std::env::var(SKIP_LOG_ENV) else { return };
+    // The test binary, then the test's name last (what .ci/invariants reads, whatever the path holds).
     let line = format!("{} {name}\n", std::env::args().next().unwrap_or_default());
     let written = std::fs::OpenOptions::new().create(true).append(true).open(&path).and_then(|mut f| {
         // One write per line: appends from parallel tests do not interleave.
