@@ -428,3 +428,263 @@ export const takeAgain = (/** @type {string[]} */ jobIds, /** @type {string | un
 /** @returns {Promise<SearchResults>} */
 export const search = (/** @type {string} */ q, /** @type {string | null} */ cursor = null) =>
   get(`/api/toolkit/search${query({ q, limit: 30, cursor })}`);
+
+// Looks (the lookbook) and the factory.
+
+/**
+ * @typedef {{assetId: string, role: string}} LookItem
+ * @typedef {{kind: 'preset', value: string} | {kind: 'asset', assetId: string}} Background
+ * @typedef {{id: string, name: string, modelAssetId: string, itemAssetIds: LookItem[],
+ *   backgroundAssetId: string | null, preset: {aesthetic: string, background: Background},
+ *   status: 'draft' | 'locked', lookBaseAssetId: string | null, lookBaseJobId: string | null,
+ *   batchId: string | null, plannedVariationKeys: string[] | null, plannedQuality: string | null,
+ *   createdAt: string, updatedAt: string}} Look
+ * @typedef {{key: string, framing: string, jobId: string, assetId?: string | null, locked: boolean,
+ *   status: string, error?: string | null}} LookVariation
+ * @typedef {{look: Look, variations: LookVariation[], lockDevelop: {id: string, status: string,
+ *   resultAssetId?: string | null, error?: string | null} | null}} LookDetail
+ * @typedef {{key: string, name: string, note: string}} VocabularyEntry
+ * @typedef {{itemRoles: string[], maxItemsPerLook: number, aesthetics: VocabularyEntry[],
+ *   backgrounds: VocabularyEntry[], variations: VocabularyEntry[], maxVariationFrames: number,
+ *   destinations: VocabularyEntry[]}} Vocabulary
+ * @typedef {{destination?: string, width?: number, height?: number}} OutputRequest
+ * @typedef {{destination: string, width: number, height: number, tierTokens: number,
+ *   restorationTokens: number, tokensPerFrame: number}} OutputPlan
+ * @typedef {{name: string, itemAssetIds: LookItem[], background: Background, variationKeys: string[],
+ *   groupedBy: string}} PlannedLook
+ * @typedef {{preset: {aesthetic: string, background: Background, modelAssetId?: string | null,
+ *   quality: string, variationKeys: string[]}, looks: PlannedLook[], truncated: boolean,
+ *   modelReady: boolean, cost: {perFrame: number, framesPerLook: number, frames: number, total: number,
+ *   quality: string}, balance: number}} FactoryPlan
+ */
+
+/** @returns {Promise<{looks: Look[]}>} */
+export const listLooks = () => get('/api/toolkit/lookbook/looks');
+/** @returns {Promise<{look: Look}>} */
+export const createLook = (/** @type {Record<string, any>} */ req) => post('/api/toolkit/lookbook/looks', req);
+/** @returns {Promise<LookDetail>} */
+export const lookDetail = (/** @type {string} */ id) => get(`/api/toolkit/lookbook/looks/${enc(id)}`);
+/** @returns {Promise<{jobId: string, tokensHeld: number, output: OutputPlan}>} */
+export const developLock = (/** @type {string} */ id, /** @type {string} */ quality, /** @type {OutputRequest | null} */ output, /** @type {string} */ idempotencyKey) =>
+  post(`/api/toolkit/lookbook/looks/${enc(id)}/develop-lock`, { quality, output, idempotencyKey });
+/** @returns {Promise<{look: Look}>} */
+export const lockLook = (/** @type {string} */ id, /** @type {string} */ assetId) =>
+  post(`/api/toolkit/lookbook/looks/${enc(id)}/lock`, { assetId });
+/** @returns {Promise<{look: Look}>} */
+export const unlockLook = (/** @type {string} */ id) => post(`/api/toolkit/lookbook/looks/${enc(id)}/unlock`);
+/** @returns {Promise<{jobs: {key: string, jobId: string}[], tokensHeld: number, output: OutputPlan}>} */
+export const lookVariations = (/** @type {string} */ id, /** @type {string[]} */ keys, /** @type {string} */ quality, /** @type {OutputRequest | null} */ output, /** @type {string} */ idempotencyKey) =>
+  post(`/api/toolkit/lookbook/looks/${enc(id)}/variations`, { keys, quality, output, idempotencyKey });
+/** @returns {Promise<{templates: {id: string, name: string, organizationId?: string | null, slots: any[], shot_count: number}[]}>} */
+export const lookTemplates = () => get('/api/toolkit/lookbook/templates');
+/** @returns {Promise<Vocabulary>} */
+export const lookVocabulary = () => get('/api/toolkit/lookbook/vocabulary');
+/** @returns {Promise<FactoryPlan>} */
+export const factoryPlan = (/** @type {string[]} */ assetIds, /** @type {string | null} */ quality) =>
+  post('/api/toolkit/factory/plan', { assetIds, quality });
+/** @returns {Promise<{batchId: string, quality: string, looks: {id: string, name: string, variationKeys: string[]}[]}>} */
+export const factoryRun = (/** @type {Record<string, any>} */ req) => post('/api/toolkit/factory/run', req);
+
+// Pipelines.
+
+/**
+ * @typedef {{item?: string | null, node?: string | null}} InputSource
+ * @typedef {{id: string, tool: string, quality?: string | null, params?: Record<string, string>,
+ *   inputs: Record<string, InputSource>, sinkFolderId?: string | null}} PlanNode
+ * @typedef {{id?: string | null, name: string, sinkFolderId?: string | null, nodes: PlanNode[]}} Plan
+ * @typedef {{id: string, name: string, nodes: PlanNode[], sinkFolderId?: string | null, createdAt: string,
+ *   updatedAt: string}} PipelinePreset
+ * @typedef {{node: string, tool: string, quality: string, tokensEach: number, frames: number, tokens: number}} NodeCost
+ * @typedef {{name: string, items: number, frames: number, framesSkipped: number, tokens: number, nodes: NodeCost[],
+ *   steps: any[], skipped: {item: number, node: string, reason: string}[]}} CompiledLine
+ * @typedef {{done: number, failed: number, cancelled: number, active: number, total: number}} StepCounts
+ * @typedef {{id: string, name: string, developId: string, status: string, framesPlanned: number,
+ *   framesSkipped: number, tokensPlanned: number, tokensSpent: number, tokensHeld: number, steps: StepCounts,
+ *   line: {node: string, tool: string, steps: StepCounts}[], cancelRequested: boolean, createdAt: string,
+ *   finishedAt?: string | null}} PipelineRun
+ * @typedef {{id: string, index: number, item: number, node: string, tool: string, quality: string, status: string,
+ *   tokens: number, jobId?: string | null, resultAssetId?: string | null, error?: string | null}} RunStep
+ */
+
+/** @returns {Promise<{presets: PipelinePreset[]}>} */
+export const listPresets = () => get('/api/toolkit/pipelines/presets');
+/** @returns {Promise<{preset: PipelinePreset}>} */
+export const savePreset = (/** @type {Plan} */ plan) => post('/api/toolkit/pipelines/presets', { plan });
+/** @returns {Promise<{preset: PipelinePreset}>} */
+export const updatePreset = (/** @type {string} */ id, /** @type {Plan} */ plan) =>
+  patch(`/api/toolkit/pipelines/presets/${enc(id)}`, { plan });
+export const deletePreset = (/** @type {string} */ id) => del(`/api/toolkit/pipelines/presets/${enc(id)}`);
+/** @returns {Promise<{compiled: CompiledLine, spendable: number, affordable: boolean}>} */
+export const previewPipeline = (/** @type {Plan} */ plan, /** @type {Record<string, string>[]} */ items) =>
+  post('/api/toolkit/pipelines/preview', { plan, items });
+/** @returns {Promise<{runId: string, developId: string, started: number, compiled: CompiledLine}>} */
+export const startPipeline = (/** @type {Plan} */ plan, /** @type {Record<string, string>[]} */ items, /** @type {string} */ idempotencyKey) =>
+  post('/api/toolkit/pipelines/runs', { plan, items, idempotencyKey });
+/** @returns {Promise<{runs: PipelineRun[]}>} */
+export const listPipelineRuns = () => get('/api/toolkit/pipelines/runs');
+/** @returns {Promise<{run: PipelineRun, steps: RunStep[], plan: Plan}>} */
+export const pipelineRun = (/** @type {string} */ id) => get(`/api/toolkit/pipelines/runs/${enc(id)}`);
+/** @returns {Promise<{cancelled: boolean, tokensReleased: number, stillRendering: string[], run: PipelineRun}>} */
+export const cancelPipeline = (/** @type {string} */ id) => post(`/api/toolkit/pipelines/runs/${enc(id)}/cancel`);
+
+// Brand.
+
+/**
+ * @typedef {{visionEn: string, vibe: string[], palette: string[], signatureKeywords: {category: string, phrase: string}[],
+ *   injectEnabled: boolean, dnaRuns: number, clause: string}} BrandProfile
+ * @typedef {{id: string, assetId: string, collectionId?: string | null, material: string, placement?: string | null,
+ *   note?: string | null, sortOrder: number, filename: string, createdAt: string}} Mark
+ */
+
+/** @returns {Promise<{profile: BrandProfile}>} */
+export const brand = () => get('/api/toolkit/brand');
+/** @returns {Promise<{profile: BrandProfile}>} */
+export const updateBrand = (/** @type {Partial<BrandProfile>} */ changes) => patch('/api/toolkit/brand', changes);
+/**
+ * The brand DNA read from images (the house's first read is free, later ones 2 tokens).
+ * @param {File[]} files
+ * @param {string[]} vibe
+ * @param {string} products
+ * @returns {Promise<{profile: BrandProfile, charged: number}>}
+ */
+export function readBrandDna(files, vibe, products) {
+  const form = new FormData();
+  for (const f of files) form.append('image', f, f.name);
+  if (vibe.length) form.append('vibe', JSON.stringify(vibe));
+  if (products) form.append('products', products);
+  return call('POST', '/api/toolkit/brand/dna', { form });
+}
+/** @returns {Promise<{house: Mark[], collection: Mark[], riding: string}>} */
+export const listMarks = (/** @type {string | null} */ collectionId = null) =>
+  get(`/api/toolkit/brand/marks${query({ collectionId })}`);
+/** @returns {Promise<{mark: Mark}>} */
+export const createMark = (/** @type {Record<string, any>} */ req) => post('/api/toolkit/brand/marks', req);
+export const deleteMark = (/** @type {string} */ id) => del(`/api/toolkit/brand/marks/${enc(id)}`);
+
+// Models: the casting board, own models, the catalog.
+
+/**
+ * @typedef {{id: string, name: string, tier: string, priceCents: number, currency: string, coverUrl: string,
+ *   previewUrls: string[], owned: boolean, mine: boolean, usable: boolean, exclusiveYours: boolean, note: string,
+ *   assetIds: string[], sheetAssetIds: string[], collageAssetId?: string | null, identityAssetIds: string[],
+ *   traits: Record<string, any>, createdAt: string}} Model
+ * @typedef {{kind: string, id: string, name: string, note: string, previewUrl: string, priceCents: number,
+ *   currency: string, owned: boolean, exclusive: boolean}} Offering
+ */
+
+/** @returns {Promise<{models: Model[]}>} */
+export const listModels = () => get('/api/toolkit/models');
+/** @returns {Promise<{model: Model}>} */
+export const getModel = (/** @type {string} */ id) => get(`/api/toolkit/models/${enc(id)}`);
+/** @returns {Promise<{model: Model}>} */
+export const ownModel = (/** @type {{name: string, assetIds: string[], traits?: Record<string, string> | null}} */ req) =>
+  post('/api/toolkit/models/own', req);
+/** @returns {Promise<{model: Model}>} */
+export const patchModel = (/** @type {string} */ id, /** @type {{traits?: Record<string, string>, sheetAssetIds?: string[]}} */ req) =>
+  patch(`/api/toolkit/models/${enc(id)}`, req);
+/** @returns {Promise<{url: string, pending: boolean, already: boolean}>} */
+export const checkoutModel = (/** @type {string} */ id) => post(`/api/toolkit/models/${enc(id)}/checkout`);
+/** @returns {Promise<{offerings: Offering[]}>} */
+export const explore = () => get('/api/toolkit/explore');
+/** @returns {Promise<{ok: boolean, url: string, pending: boolean}>} */
+export const takeOffering = (/** @type {string} */ kind, /** @type {string} */ id) =>
+  post(`/api/toolkit/explore/${enc(kind)}/${enc(id)}/take`);
+
+// Support.
+
+/**
+ * @typedef {{id: string, status: string, summary: string, messageCount: number, unreadCount: number,
+ *   createdAt: string, lastMessageAt: string}} Ticket
+ * @typedef {{id: string, content: string, author: string, authorName: string, createdAt: string}} ThreadMessage
+ */
+
+/** @returns {Promise<{tickets: Ticket[], nextCursor?: string | null}>} */
+export const listTickets = () => get('/api/toolkit/support/tickets?limit=50');
+/** @returns {Promise<Ticket>} */
+export const raiseTicket = (/** @type {Record<string, any>} */ req) => post('/api/toolkit/support/tickets', req);
+/** @returns {Promise<{status: string, messages: ThreadMessage[]}>} */
+export const ticketThread = (/** @type {string} */ id) => get(`/api/toolkit/support/tickets/${enc(id)}`);
+/** @returns {Promise<{id: string, url: string, expiresAt: string}>} */
+export function uploadScreenshot(/** @type {File} */ file) {
+  const form = new FormData();
+  form.append('file', file, file.name || 'screenshot.png');
+  return call('POST', '/api/toolkit/support/screenshots', { form });
+}
+
+// The admin console (platform admins only; the server refuses everyone else with 403).
+
+/** @returns {Promise<any>} */
+export const adminOverview = () => get('/api/toolkit/admin/overview');
+/** @returns {Promise<{develops: any[], nextCursor?: string | null}>} */
+export const adminDevelops = (/** @type {string | null} */ status = null) => get(`/api/toolkit/admin/develops${query({ status, limit: 50 })}`);
+/** @returns {Promise<any>} */
+export const adminDevelopAction = (/** @type {string} */ jobId, /** @type {'cancel' | 'retry'} */ action) =>
+  post('/api/toolkit/admin/develops/action', { jobId, action });
+/** @returns {Promise<{groups: any[], totalFailed: number}>} */
+export const adminFailures = () => get('/api/toolkit/admin/failures?since=30');
+/** @returns {Promise<any>} */
+export const adminAiCosts = (/** @type {number} */ since) => get(`/api/toolkit/admin/ai-costs?since=${since}`);
+/** @returns {Promise<any>} */
+export const adminTokenomics = (/** @type {number} */ since) => get(`/api/toolkit/admin/tokenomics?since=${since}&bucket=day`);
+/** @returns {Promise<any>} */
+export const adminPayments = () => get('/api/toolkit/admin/payments?limit=50');
+/** @returns {Promise<{users: any[]}>} */
+export const adminUsers = (/** @type {string} */ q) => get(`/api/toolkit/admin/users${query({ q, limit: 50 })}`);
+/** @returns {Promise<any>} */
+export const adminGrantTokens = (/** @type {string} */ userId, /** @type {number} */ tokens, /** @type {string} */ reason) =>
+  post('/api/toolkit/admin/grant-tokens', { userId, tokens, reason });
+/** @returns {Promise<{tickets: any[]}>} */
+export const adminTickets = () => get('/api/toolkit/admin/support?limit=50');
+/** @returns {Promise<any>} */
+export const adminTicket = (/** @type {string} */ id) => get(`/api/toolkit/admin/support/${enc(id)}`);
+/** @returns {Promise<any>} */
+export const adminReply = (/** @type {string} */ id, /** @type {string} */ content) =>
+  post(`/api/toolkit/admin/support/${enc(id)}/reply`, { content });
+/** @returns {Promise<any>} */
+export const adminNote = (/** @type {string} */ id, /** @type {string} */ content) =>
+  post(`/api/toolkit/admin/support/${enc(id)}/notes`, { content });
+/** @returns {Promise<any>} */
+export const adminTicketStatus = (/** @type {string} */ id, /** @type {string} */ status) =>
+  patch(`/api/toolkit/admin/support/${enc(id)}`, { status });
+
+// The assistant (chat).
+
+/**
+ * @typedef {{id: string, title: string, status: string, turns: number, turnLimit: number, ticketId?: string | null,
+ *   escalationReason?: string | null, createdAt: string, updatedAt: string}} ChatSession
+ * @typedef {{id: string, kind: string, summary: string, request: any, price: number, status: string, result?: any,
+ *   appliedAt?: string | null}} ChatAction
+ * @typedef {{id: string, seq: number, role: string, text: string, actions: ChatAction[], actionId?: string | null,
+ *   escalation?: {reason: string, ticketId?: string | null} | null, tokens: number, createdAt: string}} ChatTurn
+ */
+
+/** @returns {Promise<{sessions: ChatSession[]}>} */
+export const chatSessions = () => get('/api/toolkit/chat/sessions?limit=20');
+/** @returns {Promise<ChatSession>} */
+export const newChatSession = () => post('/api/toolkit/chat/sessions', {});
+/** @returns {Promise<{session: ChatSession, turns: ChatTurn[], nextAfter?: number | null}>} */
+export const chatTurns = (/** @type {string} */ id, /** @type {number} */ after = 0) =>
+  get(`/api/toolkit/chat/sessions/${enc(id)}/turns?after=${after}&limit=100`);
+/** @returns {Promise<{session: ChatSession, turns: ChatTurn[]}>} */
+export const sendChat = (/** @type {string} */ id, /** @type {string} */ message, /** @type {boolean} */ toPerson = false) =>
+  post(`/api/toolkit/chat/sessions/${enc(id)}/turns`, { message, toPerson });
+/** @returns {Promise<{action: ChatAction, turn: ChatTurn, replayed: boolean}>} */
+export const applyChat = (/** @type {string} */ sessionId, /** @type {string} */ actionId) =>
+  post('/api/toolkit/chat/apply', { sessionId, actionId });
+
+// Account: usage and the house's memories.
+
+/**
+ * @typedef {{id: string, scope: 'house' | 'person', memoryClass: string, kind: string, statement: string,
+ *   confidence: number, status: string, evidenceCount: number, supersedesId?: string | null, createdAt: string,
+ *   updatedAt: string}} Memory
+ */
+
+/** @returns {Promise<AccountView>} */
+export const accountFor = (/** @type {7 | 30 | 90} */ days) => get(`/api/account?days=${days}`);
+/** @returns {Promise<{memories: Memory[]}>} */
+export const memories = () => get('/api/account/memory');
+/** @returns {Promise<Memory>} */
+export const remember = (/** @type {Record<string, any>} */ req) => post('/api/account/memory', req);
+/** @returns {Promise<Memory>} */
+export const retireMemory = (/** @type {string} */ id) => del(`/api/account/memory/${enc(id)}`);

@@ -27,13 +27,13 @@ export const PAGES = {
   house: { load: () => import('./pages/house.js') },
   account: { load: () => import('./pages/account.js') },
   search: { load: () => import('./pages/search.js') },
-  // Part 2 replaces each of these with its own page.
-  looks: { load: () => import('./pages/later.js') },
-  pipelines: { load: () => import('./pages/later.js') },
-  brand: { load: () => import('./pages/later.js') },
-  models: { load: () => import('./pages/later.js') },
-  support: { load: () => import('./pages/later.js') },
-  admin: { load: () => import('./pages/later.js') },
+  // Part 2: looks (and the factory), pipelines, brand, models, support, the admin console.
+  looks: { load: () => import('./pages/looks.js') },
+  pipelines: { load: () => import('./pages/pipelines.js') },
+  brand: { load: () => import('./pages/brand.js') },
+  models: { load: () => import('./pages/models.js') },
+  support: { load: () => import('./pages/support.js') },
+  admin: { load: () => import('./pages/admin.js') },
 };
 
 /**

@@ -137,7 +137,7 @@ export function signedOut() {
 
 // A spend or a job's end moves the balance: read it again.
 api.onWrite((method, path) => {
-  if (/\/(jobs|takes|develops|billing|assets\/upload|seats\/accept|switch-house)/.test(path)) void refreshBalance();
+  if (/\/(jobs|takes|develops|billing|assets\/upload|seats\/accept|switch-house|lookbook|pipelines|chat\/apply|brand\/dna)/.test(path)) void refreshBalance();
 });
 /** @type {ReturnType<typeof setTimeout> | undefined} */
 let soon;

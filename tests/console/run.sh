@@ -42,7 +42,9 @@ letters="$data/letters.jsonl"
 # Letters (verification, reset) go to a sink, so the run opens their links as a person would.
 node "$here/smtp-sink.mjs" --port "$smtp" --out "$letters" >"$data/smtp.log" 2>&1 &
 sink=$!
+# The admin console's test signs up this address, verifies it and sees the console.
 STUDIO_DATA_DIR="$data" STUDIO_LISTEN="127.0.0.1:$port" STUDIO_BILLING=test STUDIO_RATE_LIMIT_PER_MIN=0 \
+  STUDIO_ADMIN_EMAILS="admin-console@maison.test" \
   STUDIO_SMTP_URL="smtp://127.0.0.1:$smtp" STUDIO_MAIL_FROM="Studio <studio@maison.test>" \
   "$bin" >"$data/server.log" 2>&1 &
 server=$!

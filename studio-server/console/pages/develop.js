@@ -16,9 +16,14 @@ import { navigate } from '../router.js';
 import { Loading, PageTitle, Refusal, tokens, useId, useTitle } from '../ui/common.js';
 import { Thumb, findAsset, remember } from '../ui/assets.js';
 import { Compare } from '../ui/compare.js';
+import { coverOf } from '../ui/models.js';
 
 /** @typedef {import('../api.js').Asset} Asset */
-/** @typedef {{role: string, asset?: Asset, file?: File}} Chosen */
+/**
+ * One chosen input: a library asset, a fresh file, or a kept model cast by its `mdl_…` id
+ * (`?model=` from a model's page; the studio resolves it to the model's reference frame).
+ * @typedef {{role: string, asset?: Asset, file?: File, model?: {id: string, name: string, cover: string}}} Chosen
+ */
 
 /**
  * The input roles of a tool, from the price book: the ones it requires, in order.
@@ -41,7 +46,7 @@ export default function Develop({ rest, query }) {
       <h1 id="develop-title" tabindex="-1">Develop</h1>
       ${powers.spend
         ? store.prices
-          ? html`<${DevelopForm} prices=${store.prices} initial=${query.get('image')} />`
+          ? html`<${DevelopForm} prices=${store.prices} initial=${query.get('image')} model=${query.get('model')} />`
           : html`<${Loading} what="Reading the price book" />`
         : html`<p>Your seat is a viewer's: it can look at develops but not start one. Ask the house's owner or an admin for a member's seat.</p>`}
     </section>
@@ -52,9 +57,9 @@ export default function Develop({ rest, query }) {
 }
 
 /**
- * @param {{prices: import('../api.js').PriceBook, initial: string | null}} props
+ * @param {{prices: import('../api.js').PriceBook, initial: string | null, model?: string | null}} props
  */
-function DevelopForm({ prices, initial }) {
+function DevelopForm({ prices, initial, model }) {
   const store = useStore();
   const tools = prices.tools;
   const [tool, setTool] = useState(tools.find((t) => t.tool === 'upscale')?.tool ?? tools[0]?.tool ?? '');
@@ -85,6 +90,17 @@ function DevelopForm({ prices, initial }) {
     });
   }, [initial]);
 
+  // `?model=` casts a kept model: the first tool that takes a model, with the model in that role.
+  useEffect(() => {
+    if (!model) return;
+    const withModel = tools.find((t) => t.roles?.includes('model'));
+    if (withModel) setTool(withModel.tool);
+    api.getModel(model).then(
+      (r) => setChosen((c) => ({ ...c, model: { role: 'model', model: { id: r.model.id, name: r.model.name, cover: coverOf(r.model) } } })),
+      setError,
+    );
+  }, [model]);
+
   const price = entry?.prices.find((p) => p.resolution === quality)?.tokens ?? null;
   const roles = rolesFor(entry);
   const missing = roles.filter((r) => !r.optional && !chosen[r.role]);
@@ -104,7 +120,7 @@ function DevelopForm({ prices, initial }) {
     const inputs = roles
       .map((r) => chosen[r.role])
       .filter(Boolean)
-      .map((c) => ({ role: c.role, asset: c.asset?.id, file: c.file }));
+      .map((c) => ({ role: c.role, asset: c.asset?.id ?? c.model?.id, file: c.file }));
     setBusy(true);
     try {
       const res = await api.submitDevelop({ tool, quality, params, inputs, idempotencyKey: key });
@@ -202,8 +218,8 @@ function RoleInput({ role, label, optional, value, onChange }) {
     <legend>${label}${optional ? ' (optional)' : ''}</legend>
     ${value
       ? html`<div class="chosen">
-          ${value.asset ? html`<${Thumb} id=${value.asset.id} />` : html`<span aria-hidden="true">📄</span>`}
-          <span>${value.asset ? value.asset.name : value.file?.name}</span>
+          ${value.asset ? html`<${Thumb} id=${value.asset.id} />` : value.model ? html`<img src=${value.model.cover} alt="" width="256" height="256" />` : html`<span aria-hidden="true">📄</span>`}
+          <span>${value.asset ? value.asset.name : value.model ? `the model ${value.model.name}` : value.file?.name}</span>
           <button type="button" class="link-button" onClick=${() => onChange(null)} aria-label=${`Remove ${label.toLowerCase()}`}>Remove</button>
         </div>`
       : html`<p class="muted">None chosen.</p>`}

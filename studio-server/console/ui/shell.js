@@ -23,7 +23,14 @@ export function Shell({ page, children }) {
     ['library', 'Library'],
     ...(powers.spend ? /** @type {[string, string][]} */ ([['develop', 'Develop']]) : []),
     ['runs', 'Runs'],
+    ['looks', 'Looks'],
+    ['pipelines', 'Pipelines'],
+    ['brand', 'Brand'],
+    ['models', 'Models'],
     ['house', 'House'],
+    ['support', 'Support'],
+    // Platform admins only; the server refuses everyone else anyway.
+    ...(store.me?.admin ? /** @type {[string, string][]} */ ([['admin', 'Admin']]) : []),
   ];
   const current = page === 'assets' ? 'library' : page;
   return html`<div class="app">

@@ -1,0 +1,206 @@
+// @ts-check
+/**
+ * The admin console, for platform admins only (the shell shows its link to them alone; the server
+ * refuses everyone else with 403). Sections by path: `/admin` overview, `/admin/develops` (cancel,
+ * retry), `/admin/failures`, `/admin/costs` (AI costs and tokenomics as charts), `/admin/payments`,
+ * `/admin/support` (the queue; pages/admin-support.js), `/admin/people` (and token grants).
+ */
+
+import { useEffect, useState } from '../vendor/hooks.mjs';
+import { html } from '../html.js';
+import * as api from '../api.js';
+import { useStore } from '../store.js';
+import { Loading, PageTitle, Refusal, formatWhen, useId, useTitle } from '../ui/common.js';
+import { BarChart } from '../ui/charts.js';
+import { SupportQueue, SupportTicket } from './admin-support.js';
+
+const SECTIONS = /** @type {[string, string][]} */ ([
+  ['', 'Overview'],
+  ['develops', 'Develops'],
+  ['failures', 'Failures'],
+  ['costs', 'Costs'],
+  ['payments', 'Payments'],
+  ['support', 'Support queue'],
+  ['people', 'People'],
+]);
+
+/** @param {import('../router.js').PageProps} props */
+export default function Admin({ rest }) {
+  const store = useStore();
+  const section = rest[0] ?? '';
+  const title = SECTIONS.find(([s]) => s === section)?.[1] ?? 'Admin';
+  useTitle(`Admin · ${title}`);
+  if (store.me && !store.me.admin) {
+    return html`<section class="card"><${PageTitle}>Admin<//><p>The admin console is for the studio's platform admins.</p></section>`;
+  }
+  return html`<div class="sections">
+    <div class="toolbar"><${PageTitle}>Admin · ${title}<//></div>
+    <nav aria-label="Admin sections" class="nav sub-nav">
+      <ul>${SECTIONS.map(([s, label]) => html`<li><a href=${`/admin${s ? `/${s}` : ''}`} aria-current=${s === section ? 'page' : undefined}>${label}</a></li>`)}</ul>
+    </nav>
+    ${section === '' && html`<${Overview} />`}
+    ${section === 'develops' && html`<${Develops} />`}
+    ${section === 'failures' && html`<${Failures} />`}
+    ${section === 'costs' && html`<${Costs} />`}
+    ${section === 'payments' && html`<${Payments} />`}
+    ${section === 'support' && (rest[1] ? html`<${SupportTicket} key=${rest[1]} id=${rest[1]} />` : html`<${SupportQueue} />`)}
+    ${section === 'people' && html`<${People} />`}
+  </div>`;
+}
+
+/**
+ * Read once on open.
+ * @template T
+ * @param {() => Promise<T>} fn
+ * @param {any[]} deps
+ */
+function useRead(fn, deps = []) {
+  const [value, setValue] = useState(/** @type {T | null} */ (null));
+  const [error, setError] = useState(/** @type {unknown} */ (null));
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    fn().then(setValue, setError);
+  }, [...deps, tick]);
+  return { value, error, setError, reload: () => setTick((n) => n + 1) };
+}
+
+function Overview() {
+  const { value: o, error } = useRead(api.adminOverview);
+  if (!o) return html`<section class="card">${error ? html`<${Refusal} error=${error} />` : html`<${Loading} />`}</section>`;
+  const d = o.develops;
+  return html`<section class="card" aria-label="Overview">
+    <dl class="meta figures">
+      <dt>Houses</dt><dd>${o.houses}</dd>
+      <dt>People</dt><dd>${o.people}</dd>
+      <dt>Live assets</dt><dd>${o.assets}</dd>
+      <dt>Paid payments</dt><dd>${o.paidPayments} (${(o.revenueCents / 100).toFixed(2)})</dd>
+      <dt>Tokens spendable</dt><dd>${o.tokens.spendable} (held ${o.tokens.held})</dd>
+    </dl>
+    <${BarChart} title="Develops by status, last 30 days" bars=${['queued', 'running', 'done', 'failed', 'cancelled'].map((s) => ({ label: s, value: d.month[s] ?? 0 }))} />
+    <${BarChart} title="Tokens, all time" bars=${['granted', 'bought', 'spent', 'expired'].map((k) => ({ label: k, value: o.tokens[k] ?? 0 }))} />
+  </section>`;
+}
+
+function Develops() {
+  const [status, setStatus] = useState('');
+  const { value, error, setError, reload } = useRead(() => api.adminDevelops(status || null), [status]);
+  const [done, setDone] = useState('');
+  const statusId = useId('status');
+  const act = async (/** @type {string} */ jobId, /** @type {'cancel' | 'retry'} */ action) => {
+    setError(null);
+    try {
+      const r = await api.adminDevelopAction(jobId, action);
+      setDone(action === 'cancel' ? `Cancelled ${jobId}: ${r.tokensReleased} tokens released.` : `Retried ${jobId} as ${r.newJobId}: ${r.tokensHeld} tokens held.`);
+      reload();
+    } catch (e) {
+      setError(e);
+    }
+  };
+  return html`<section class="card">
+    <div class="field"><label for=${statusId}>Status</label>
+      <select id=${statusId} value=${status} onChange=${(/** @type {any} */ e) => setStatus(e.currentTarget.value)}>
+        <option value="">every status</option>
+        ${['queued', 'running', 'done', 'failed', 'cancelled'].map((s) => html`<option value=${s}>${s}</option>`)}
+      </select></div>
+    ${done && html`<p class="notice" role="status">${done}</p>`}
+    <${Refusal} error=${error} />
+    ${value === null
+      ? html`<${Loading} />`
+      : html`<div class="table-wrap"><table class="table"><caption>Develops, newest first</caption>
+          <thead><tr><th scope="col">Develop</th><th scope="col">House</th><th scope="col">Tool</th><th scope="col">Status</th><th scope="col">Tokens</th><th scope="col">When</th><th scope="col">Action</th></tr></thead>
+          <tbody>${value.develops.map((j) => html`<tr key=${j.id}><td>${j.id}</td><td>${j.houseId}</td><td>${j.tool} ${j.quality}</td>
+            <td>${j.status}${j.error ? `: ${j.error}` : ''}</td><td>${j.tokensSettled ?? j.tokens}</td><td>${formatWhen(j.createdAt)}</td>
+            <td>${j.status === 'queued' ? html`<button type="button" aria-label=${`Cancel ${j.id}`} onClick=${() => act(j.id, 'cancel')}>Cancel</button>` : ''}
+              ${j.status === 'failed' || j.status === 'cancelled' ? html`<button type="button" aria-label=${`Retry ${j.id}`} onClick=${() => act(j.id, 'retry')}>Retry</button>` : ''}</td></tr>`)}</tbody>
+        </table></div>`}
+  </section>`;
+}
+
+function Failures() {
+  const { value, error } = useRead(api.adminFailures);
+  if (!value) return html`<section class="card">${error ? html`<${Refusal} error=${error} />` : html`<${Loading} />`}</section>`;
+  return html`<section class="card">
+    <p>${value.totalFailed} failed develops in 30 days.</p>
+    <${BarChart} title="Failures by tool and code" bars=${value.groups.map((g) => ({ label: `${g.tool} ${g.code}`, value: g.count }))} />
+  </section>`;
+}
+
+function Costs() {
+  const [since, setSince] = useState(30);
+  const costs = useRead(() => api.adminAiCosts(since), [since]);
+  const flow = useRead(() => api.adminTokenomics(since), [since]);
+  const sinceId = useId('since');
+  const c = costs.value;
+  const f = flow.value;
+  return html`<section class="card">
+    <div class="field"><label for=${sinceId}>Window</label>
+      <select id=${sinceId} value=${since} onChange=${(/** @type {any} */ e) => setSince(Number(e.currentTarget.value))}>
+        ${[7, 30, 90].map((d) => html`<option value=${d}>${d} days</option>`)}
+      </select></div>
+    <${Refusal} error=${costs.error || flow.error} />
+    ${c && html`<p>${c.totalTokensSettled} tokens settled; provider cost $${Number(c.totalCostUsd).toFixed(2)}${c.estimated ? ' (partly estimated)' : ''}.</p>
+      <${BarChart} title="AI cost by tool (USD cents)" bars=${c.byTool.map((t) => ({ label: t.tool, value: Math.round(t.cost_usd * 100) }))} />
+      <${BarChart} title="Tokens settled by day" bars=${c.daily.map((d) => ({ label: d.day, value: d.tokens }))} />`}
+    ${f && html`<${BarChart} title="Tokens spent by day" bars=${f.series.map((s) => ({ label: String(s.start).slice(0, 10), value: s.spent }))} />
+      <${BarChart} title="Token flow in the window" bars=${['granted', 'bought', 'spent', 'expired'].map((k) => ({ label: k, value: f.totals[k] ?? 0 }))} />`}
+    ${!c && !f && html`<${Loading} />`}
+  </section>`;
+}
+
+function Payments() {
+  const { value, error } = useRead(api.adminPayments);
+  if (!value) return html`<section class="card">${error ? html`<${Refusal} error=${error} />` : html`<${Loading} />`}</section>`;
+  return html`<section class="card">
+    <p>Paid: ${(value.paidCents / 100).toFixed(2)}.</p>
+    <${BarChart} title="Payments by status" bars=${value.totals.map((t) => ({ label: t.status, value: t.count }))} />
+    ${value.payments.length === 0
+      ? html`<p class="muted">No payments yet.</p>`
+      : html`<div class="table-wrap"><table class="table"><caption>Payments, newest first</caption>
+          <thead><tr><th scope="col">Reference</th><th scope="col">House</th><th scope="col">Item</th><th scope="col">Amount</th><th scope="col">Status</th><th scope="col">When</th></tr></thead>
+          <tbody>${value.payments.map((p) => html`<tr key=${p.reference}><td>${p.reference}</td><td>${p.houseId}</td><td>${p.kind} ${p.item}</td><td>${(p.amountCents / 100).toFixed(2)}</td><td>${p.status}</td><td>${formatWhen(p.createdAt)}</td></tr>`)}</tbody>
+        </table></div>`}
+  </section>`;
+}
+
+function People() {
+  const [q, setQ] = useState('');
+  const { value, error, setError } = useRead(() => api.adminUsers(q), [q]);
+  const [grant, setGrant] = useState(/** @type {{id: string, email: string} | null} */ (null));
+  const [amount, setAmount] = useState('10');
+  const [reason, setReason] = useState('');
+  const [done, setDone] = useState('');
+  const qId = useId('people-q');
+  const amountId = useId('grant-tokens');
+  const reasonId = useId('grant-reason');
+  const give = async (/** @type {SubmitEvent} */ e) => {
+    e.preventDefault();
+    if (!grant) return;
+    setError(null);
+    try {
+      const r = await api.adminGrantTokens(grant.id, Number(amount), reason);
+      setDone(`Granted ${r.granted} tokens to ${grant.email}'s house.`);
+      setGrant(null);
+    } catch (err) {
+      setError(err);
+    }
+  };
+  return html`<section class="card stack">
+    <div class="field"><label for=${qId}>Find people</label>
+      <input id=${qId} type="search" value=${q} onInput=${(/** @type {any} */ e) => setQ(e.currentTarget.value)} /></div>
+    ${done && html`<p class="notice" role="status">${done}</p>`}
+    <${Refusal} error=${error} />
+    ${value === null
+      ? html`<${Loading} />`
+      : html`<ul class="list" aria-label="People">
+          ${value.users.map((u) => html`<li key=${u.id}><div class="grow"><strong>${u.name ?? u.email}</strong>
+            <span class="muted"> ${u.email} · ${u.houses} houses${u.emailVerified ? '' : ' · unverified'}${u.platformAdmin ? ' · platform admin' : ''}</span></div>
+            <button type="button" aria-label=${`Grant tokens to ${u.email}`} onClick=${() => setGrant({ id: u.id, email: u.email })}>Grant tokens</button></li>`)}
+        </ul>`}
+    ${grant &&
+    html`<form class="row" onSubmit=${give} aria-label=${`Grant tokens to ${grant.email}`}>
+      <div class="field"><label for=${amountId}>Tokens</label><input id=${amountId} type="number" min="1" value=${amount} onInput=${(/** @type {any} */ e) => setAmount(e.currentTarget.value)} /></div>
+      <div class="field"><label for=${reasonId}>Reason</label><input id=${reasonId} value=${reason} onInput=${(/** @type {any} */ e) => setReason(e.currentTarget.value)} /></div>
+      <button type="submit" class="primary">Grant</button>
+    </form>`}
+  </section>`;
+}
