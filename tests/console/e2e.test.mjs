@@ -675,6 +675,93 @@ test('the console end to end', async (t) => {
     assert.equal(await item.getByText(/unread/).count(), 0, 'read once opened');
   });
 
+  await t.test('account: usage by workflow as a chart for 7, 30 and 90 days; memories remembered, corrected and retired', async () => {
+    await page.goto(`${BASE}/account`);
+    for (const days of [7, 90, 30]) {
+      await page.getByRole('group', { name: 'Usage window' }).getByRole('button', { name: `${days} days`, exact: true }).click();
+      await page.getByRole('img', { name: new RegExp(`^Tokens by workflow, last ${days} days: `) }).waitFor();
+    }
+    const chart = await page.getByRole('img', { name: /^Tokens by workflow, last 30 days: / }).getAttribute('aria-label');
+    assert.match(chart, /upscale \d+/, chart);
+    const memories = page.getByRole('list', { name: 'Memories' });
+    await page.getByLabel('Statement', { exact: true }).fill('The house shoots on bone grounds.');
+    await page.getByRole('button', { name: 'Remember', exact: true }).click();
+    await memories.getByText('The house shoots on bone grounds.').waitFor();
+    await page.getByRole('button', { name: 'Correct: The house shoots on bone grounds.', exact: true }).click();
+    await page.getByLabel('Corrected statement', { exact: true }).fill('The house shoots on dove grey grounds.');
+    await page.getByRole('button', { name: 'Save the correction', exact: true }).click();
+    await memories.getByText('The house shoots on dove grey grounds.').waitFor();
+    const old = memories.getByRole('listitem').filter({ hasText: 'bone grounds' });
+    await old.getByText(/corrected/).waitFor();
+    await page.getByRole('button', { name: 'Retire: The house shoots on dove grey grounds.', exact: true }).click();
+    await memories.getByRole('listitem').filter({ hasText: 'dove grey' }).getByText(/retired/).waitFor();
+    await shoot(page, 'account-memory-1440');
+  });
+
+  await t.test('the assistant panel, from any page; without an AI reader it says it is not configured', async () => {
+    await page.goto(`${BASE}/looks`);
+    await page.getByRole('button', { name: 'Assistant', exact: true }).click();
+    const panel = page.getByRole('complementary', { name: 'Assistant', exact: true });
+    await panel.getByRole('textbox', { name: 'Message', exact: true }).fill('Upscale my newest image');
+    await panel.getByRole('button', { name: 'Send', exact: true }).click();
+    await panel.getByText('The assistant is not configured on this studio').waitFor();
+    assert.deepEqual(await axe(page), [], 'the open panel passes axe');
+    await shoot(page, 'assistant-off-1440');
+    await panel.getByRole('button', { name: 'Close', exact: true }).click();
+  });
+
+  await t.test('the assistant (against a faked AI reader) proposes a develop that is applied once and charges once', async (st) => {
+    const ABASE = process.env.ASSISTANT_URL;
+    if (!ABASE) return st.skip('needs the second server of run.sh with the fake AI reader (ASSISTANT_URL)');
+    const alog = [];
+    const ac = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    ac.on('request', (r) => alog.push({ method: r.method(), url: r.url() }));
+    const ap = await ac.newPage();
+    ap.on('websocket', (ws) => alog.push({ method: 'GET', url: ws.url() }));
+    await ap.goto(`${ABASE}/sign-up`);
+    await ap.getByLabel('Name', { exact: true }).fill('Asa Assisted');
+    await ap.getByLabel('Email', { exact: true }).fill(`assisted-${stamp}@maison.test`);
+    await ap.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await ap.getByRole('button', { name: 'Create account', exact: true }).click();
+    await ap.waitForURL(`${ABASE}/library`);
+    await ap.getByLabel('Upload images', { exact: true }).setInputFiles([{ name: 'to-upscale.png', mimeType: 'image/png', buffer: png(480, 360, [90, 140, 200]) }]);
+    await ap.getByRole('link', { name: 'to-upscale', exact: true }).waitFor();
+    const balanceOn = async () => Number.parseInt((await ap.getByRole('group', { name: 'Balance', exact: true }).innerText()).replace(/[^0-9-]/g, ''), 10);
+    const before = await until('the balance', async () => { const n = await balanceOn(); return Number.isFinite(n) ? n : null; });
+    await ap.getByRole('button', { name: 'Assistant', exact: true }).click();
+    const panel = ap.getByRole('complementary', { name: 'Assistant', exact: true });
+    await panel.getByRole('textbox', { name: 'Message', exact: true }).fill('Upscale my newest image');
+    await panel.getByRole('button', { name: 'Send', exact: true }).click();
+    const actions = panel.getByRole('list', { name: 'Proposed actions' });
+    await actions.waitFor({ timeout: 60_000 });
+    const proposal = await actions.getByRole('listitem').first().innerText();
+    const price = Number(proposal.match(/(\d+) tokens?/)[1]);
+    assert.ok(price > 0, proposal);
+    assert.equal(await balanceOn(), before, 'proposing spends nothing');
+    await shoot(ap, 'assistant-proposal-1440');
+    await actions.getByRole('button', { name: 'Apply', exact: true }).click();
+    await actions.getByText('applied').waitFor();
+    assert.equal(await actions.getByRole('button', { name: 'Apply', exact: true }).count(), 0, 'applied once: no second Apply');
+    await until('the balance to drop by the price once', async () => (await balanceOn()) === before - price);
+    // Asking again answers the first result and holds nothing more.
+    const cookie = (await ac.cookies(ABASE)).find((c) => c.name === 'studio_session');
+    const sessions = await (await fetch(`${ABASE}/api/toolkit/chat/sessions`, { headers: { cookie: `studio_session=${cookie.value}` } })).json();
+    const turns = await (await fetch(`${ABASE}/api/toolkit/chat/sessions/${sessions.sessions[0].id}/turns`, { headers: { cookie: `studio_session=${cookie.value}` } })).json();
+    const action = turns.turns.flatMap((t) => t.actions).find((a) => a.kind === 'develop');
+    const again = await fetch(`${ABASE}/api/toolkit/chat/apply`, {
+      method: 'POST',
+      headers: { cookie: `studio_session=${cookie.value}`, origin: ABASE, 'content-type': 'application/json' },
+      body: JSON.stringify({ sessionId: sessions.sessions[0].id, actionId: action.id }),
+    });
+    assert.equal((await again.json()).replayed, true, 'a second apply replays');
+    const res = await fetch(`${ABASE}/api/toolkit/ai/billing/balance`, { headers: { cookie: `studio_session=${cookie.value}` } });
+    assert.equal((await res.json()).balance, before - price, 'charged once');
+    assert.deepEqual(await axe(ap), [], 'the panel with a proposal passes axe');
+    const adoc = await (await fetch(`${ABASE}/openapi.json`)).json();
+    assert.deepEqual(strayRequests(alog, operations(adoc), ABASE, PAGES), [], 'the assistant run asked only operations of /openapi.json');
+    await ac.close();
+  });
+
   await t.test("a viewer's session shows no Develop control", async (st) => {
     if (!LETTERS) return st.skip('needs the SMTP sink of run.sh (LETTERS): a seat goes only to a verified address');
     const vc = await newContext();

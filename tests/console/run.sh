@@ -48,10 +48,21 @@ STUDIO_DATA_DIR="$data" STUDIO_LISTEN="127.0.0.1:$port" STUDIO_BILLING=test STUD
   STUDIO_SMTP_URL="smtp://127.0.0.1:$smtp" STUDIO_MAIL_FROM="Studio <studio@maison.test>" \
   "$bin" >"$data/server.log" 2>&1 &
 server=$!
+# A second server whose AI reader is a fake (fake-ai.mjs), for the assistant's test only: the
+# first keeps no AI reader, as the part-1 run and the "not configured" panel expect.
+ai=$(free_port)
+port2=$(free_port)
+data2=$(mktemp -d)
+node "$here/fake-ai.mjs" --port "$ai" >"$data2/ai.log" 2>&1 &
+fakeai=$!
+STUDIO_DATA_DIR="$data2" STUDIO_LISTEN="127.0.0.1:$port2" STUDIO_BILLING=test STUDIO_RATE_LIMIT_PER_MIN=0 \
+  STUDIO_AI_URL="http://127.0.0.1:$ai/v1" STUDIO_AI_KEY=fake-key STUDIO_AI_MODEL=fake-reader \
+  "$bin" >"$data2/server.log" 2>&1 &
+server2=$!
 cleanup() {
-  kill "$server" "$sink" 2>/dev/null || true
-  wait "$server" "$sink" 2>/dev/null || true
-  rm -rf "$data"
+  kill "$server" "$sink" "$server2" "$fakeai" 2>/dev/null || true
+  wait "$server" "$sink" "$server2" "$fakeai" 2>/dev/null || true
+  rm -rf "$data" "$data2"
 }
 trap cleanup EXIT
 
@@ -69,7 +80,17 @@ done
 rm -rf "$screens" && mkdir -p "$screens"
 status=0
 echo "console: end to end against http://127.0.0.1:$port (screenshots in $screens)"
-(cd "$here" && STUDIO_URL="http://127.0.0.1:$port" LETTERS="$letters" SCREENS="$screens" node --test --test-concurrency=1 ./*.test.mjs) || status=1
+for _ in $(seq 1 150); do
+  if node -e 'fetch(process.argv[1]).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))' \
+    "http://127.0.0.1:$port2/health"; then break; fi
+  if ! kill -0 "$server2" 2>/dev/null; then
+    echo "console: the assistant's server stopped at start-up:" >&2
+    head -n 5 "$data2/server.log" >&2
+    exit 1
+  fi
+  sleep 0.2
+done
+(cd "$here" && STUDIO_URL="http://127.0.0.1:$port" ASSISTANT_URL="http://127.0.0.1:$port2" LETTERS="$letters" SCREENS="$screens" node --test --test-concurrency=1 ./*.test.mjs) || status=1
 if [ "$status" -ne 0 ]; then
   echo "console: the server's log ends:" >&2
   tail -n 40 "$data/server.log" >&2

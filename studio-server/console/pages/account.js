@@ -11,6 +11,7 @@ import * as api from '../api.js';
 import { can, houseChanged, nameChanged, refreshBalance, useStore } from '../store.js';
 import { navigate } from '../router.js';
 import { Loading, PageTitle, Refusal, formatWhen, tokens, useId, useTitle } from '../ui/common.js';
+import { Memories, Usage } from './account-more.js';
 
 export default function Account() {
   useTitle('Account');
@@ -67,6 +68,8 @@ export default function Account() {
             <${Avatar} onChanged=${() => api.account().then(setView, setError)} hasImage=${!!profile.image} />
           </section>
           <${Tokens} />
+          <${Usage} />
+          <${Memories} />
           <${Houses} />
         </div>`}
   </section>`;

@@ -1,7 +1,8 @@
 // @ts-check
 /**
  * The frame of every signed-in page: the house (and its switcher when the person has several),
- * the main navigation, the search box, the balance (always in view) and sign-out.
+ * the main navigation, the search box, the balance (always in view), the assistant panel (open
+ * from every page) and sign-out.
  */
 
 import { useState } from '../vendor/hooks.mjs';
@@ -10,6 +11,7 @@ import * as api from '../api.js';
 import { can, houseChanged, signedOut, useStore } from '../store.js';
 import { navigate } from '../router.js';
 import { wordsOf } from './common.js';
+import { Assistant } from './assistant.js';
 
 /**
  * @param {{page: string, children: any}} props
@@ -33,6 +35,7 @@ export function Shell({ page, children }) {
     ...(store.me?.admin ? /** @type {[string, string][]} */ ([['admin', 'Admin']]) : []),
   ];
   const current = page === 'assets' ? 'library' : page;
+  const [assistant, setAssistant] = useState(false);
   return html`<div class="app">
     <a class="skip" href="#main">Skip to content</a>
     <header class="top">
@@ -57,11 +60,13 @@ export function Shell({ page, children }) {
         </div>
         <div class="who">
           <a href="/account" class="who-name">${session?.user.name || session?.user.email || 'Account'}</a>
+          <button type="button" class="link-button" aria-expanded=${assistant} onClick=${() => setAssistant(!assistant)}>Assistant</button>
           <button type="button" class="link-button" onClick=${signOutNow}>Sign out</button>
         </div>
       </div>
     </header>
     <main id="main" tabindex="-1">${children}</main>
+    ${assistant && html`<${Assistant} onClose=${() => setAssistant(false)} />`}
   </div>`;
 }
 
