@@ -33,7 +33,7 @@ export default function Admin({ rest }) {
   if (store.me && !store.me.admin) {
     return html`<section class="card"><${PageTitle}>Admin<//><p>The admin console is for the studio's platform admins.</p></section>`;
   }
-  return html`<div class="sections">
+  return html`<div class="stack">
     <div class="toolbar"><${PageTitle}>Admin · ${title}<//></div>
     <nav aria-label="Admin sections" class="nav sub-nav">
       <ul>${SECTIONS.map(([s, label]) => html`<li><a href=${`/admin${s ? `/${s}` : ''}`} aria-current=${s === section ? 'page' : undefined}>${label}</a></li>`)}</ul>
@@ -106,7 +106,7 @@ function Develops() {
     <${Refusal} error=${error} />
     ${value === null
       ? html`<${Loading} />`
-      : html`<div class="table-wrap"><table class="table"><caption>Develops, newest first</caption>
+      : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Develops, newest first"><table class="table"><caption>Develops, newest first</caption>
           <thead><tr><th scope="col">Develop</th><th scope="col">House</th><th scope="col">Tool</th><th scope="col">Status</th><th scope="col">Tokens</th><th scope="col">When</th><th scope="col">Action</th></tr></thead>
           <tbody>${value.develops.map((j) => html`<tr key=${j.id}><td>${j.id}</td><td>${j.houseId}</td><td>${j.tool} ${j.quality}</td>
             <td>${j.status}${j.error ? `: ${j.error}` : ''}</td><td>${j.tokensSettled ?? j.tokens}</td><td>${formatWhen(j.createdAt)}</td>
@@ -155,7 +155,7 @@ function Payments() {
     <${BarChart} title="Payments by status" bars=${value.totals.map((t) => ({ label: t.status, value: t.count }))} />
     ${value.payments.length === 0
       ? html`<p class="muted">No payments yet.</p>`
-      : html`<div class="table-wrap"><table class="table"><caption>Payments, newest first</caption>
+      : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Payments, newest first"><table class="table"><caption>Payments, newest first</caption>
           <thead><tr><th scope="col">Reference</th><th scope="col">House</th><th scope="col">Item</th><th scope="col">Amount</th><th scope="col">Status</th><th scope="col">When</th></tr></thead>
           <tbody>${value.payments.map((p) => html`<tr key=${p.reference}><td>${p.reference}</td><td>${p.houseId}</td><td>${p.kind} ${p.item}</td><td>${(p.amountCents / 100).toFixed(2)}</td><td>${p.status}</td><td>${formatWhen(p.createdAt)}</td></tr>`)}</tbody>
         </table></div>`}

@@ -35,7 +35,7 @@ function LookList() {
     api.listLooks().then((r) => setLooks(r.looks), setError);
     api.lookTemplates().then((r) => setTemplates(r.templates), () => setTemplates([]));
   }, []);
-  return html`<section class="sections">
+  return html`<section class="stack">
     <div class="toolbar">
       <${PageTitle}>Looks<//>
       ${powers.write &&

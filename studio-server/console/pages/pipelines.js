@@ -132,7 +132,7 @@ function Editor() {
               )}
             </ul>`}
     </section>
-    <section class="card" aria-labelledby="plan-title">
+    <section class="card wide" aria-labelledby="plan-title">
       <h2 id="plan-title">${presetId ? `Plan (preset ${plan.name})` : 'Plan'}</h2>
       <div class="field"><label for=${nameId}>Plan name</label>
         <input id=${nameId} value=${plan.name} onInput=${(/** @type {any} */ e) => setPlan({ ...plan, name: e.currentTarget.value })} /></div>
@@ -156,7 +156,7 @@ function Editor() {
         <button type="button" onClick=${applyJson}>Use this JSON</button>
       </details>
     </section>
-    <section class="card" aria-labelledby="items-title">
+    <section class="card wide" aria-labelledby="items-title">
       <h2 id="items-title">Items</h2>
       <p class="muted">Each picked image is one item (its key <code>image</code>); every node runs once per item.</p>
       ${assets === null
