@@ -61,6 +61,7 @@ async fn main() -> anyhow::Result<()> {
         let studio = studio.clone();
         async move {
             studio
+                .develops()
                 .run_job_runner(async move {
                     let _ = runner_stopped.await;
                 })
@@ -91,7 +92,8 @@ async fn main() -> anyhow::Result<()> {
 /// `GET /`: the core's health, and the tools and prices this application configured.
 async fn health(State(studio): State<Studio>) -> Result<Json<Value>, AppError> {
     let backend = studio.health().await?;
-    let tools = studio.runnable_tools();
+    let develops = studio.develops();
+    let tools = develops.runnable_tools();
     Ok(Json(json!({
         "ok": true,
         "service": "an application embedding studio-core",
@@ -110,20 +112,22 @@ async fn demo(State(studio): State<Studio>) -> Result<Json<Value>, AppError> {
 
     // 1. A house, and a session turned into a Caller: who asks decides what is allowed.
     let (account, session) = studio
+        .accounts()
         .sign_up(SignUpRequest { email, password: "a demo password".into(), name: Some(format!("Demo {n}")) })
         .await?;
-    let caller = studio.authenticate_session(&session).await?;
+    let caller = studio.accounts().authenticate_session(&session).await?;
 
     // 2. Upload: stream the bytes into the blob store, then file them with the form's fields.
     let png = Bytes::from(demo_png(640, 480));
     let body = futures_util::stream::iter([Ok::<Bytes, Infallible>(png)]);
-    let pending = studio.stream_upload(&caller, body).await?;
+    let pending = studio.library().stream_upload(&caller, body).await?;
     let form =
         UploadForm { file_name: Some("demo.png".into()), name: Some("Demo garment".into()), ..UploadForm::default() };
-    let asset = studio.finish_upload(&caller, pending, form).await?.asset;
+    let asset = studio.library().finish_upload(&caller, pending, form).await?.asset;
 
     // 3. Develop from the library asset: the price is held before the job is queued.
     let started = studio
+        .develops()
         .start_develop(
             &caller,
             StartDevelop {
@@ -139,13 +143,13 @@ async fn demo(State(studio): State<Studio>) -> Result<Json<Value>, AppError> {
     // 4. The job runner started in main develops it; poll its status until it ends.
     let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
     let status = loop {
-        let status = studio.get_develop(&caller, &started.job_id).await?;
+        let status = studio.develops().get_develop(&caller, &started.job_id).await?;
         if status.status.is_terminal() || tokio::time::Instant::now() >= deadline {
             break status;
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
     };
-    let balance = studio.balance(&caller).await?;
+    let balance = studio.billing().balance(&caller).await?;
     Ok(Json(json!({
         "house": account.organization,
         "asset": asset,

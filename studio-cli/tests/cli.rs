@@ -1169,7 +1169,7 @@ async fn takes_runs_and_duplicates() {
     assert!(run.stderr.contains("hint: only landed (done) frames"), "{run:?}");
     assert_eq!(balance_of(&cli).await.held, price);
 
-    assert!(app.studio.run_next_job().await.expect("run the job"), "one job was queued");
+    assert!(app.studio.develops().run_next_job().await.expect("run the job"), "one job was queued");
     let done: DevelopStatus = parsed(&cli.run(&["jobs", "show", &first.job_id, "--json"]).await);
     assert_eq!(done.status, JobStatus::Done, "{done:?}");
 
@@ -1242,7 +1242,7 @@ async fn jobs_watch_follows_a_job_until_ctrl_c() {
         move |line: &str| serde_json::from_str::<Job>(line).is_ok_and(|j| j.id == id && j.status == status)
     };
     let (_, stdout) = read_until(stdout, is(JobStatus::Queued)).await;
-    assert!(app.studio.run_next_job().await.expect("run the job"));
+    assert!(app.studio.develops().run_next_job().await.expect("run the job"));
     let (lines, _) = read_until(stdout, is(JobStatus::Done)).await;
     let done: Job = serde_json::from_str(lines.last().expect("a line")).expect("job JSON");
     assert!(done.result_asset_id.is_some(), "{done:?}");
@@ -2214,9 +2214,13 @@ async fn models_explore_take_and_buy_through_the_checkout() {
     // A platform admin publishes two models from frames of their own house.
     let admin_email = unique_email("cli-models-admin");
     let signed = app.client.sign_up(&admin_email, PASSWORD, None).await.expect("sign up");
-    app.studio.operator().add_admin(&admin_email).await.expect("admin add");
-    let caller =
-        app.studio.authenticate_session(&studio_core::SessionToken(signed.session.clone())).await.expect("caller");
+    app.studio.admin().operator().add_admin(&admin_email).await.expect("admin add");
+    let caller = app
+        .studio
+        .accounts()
+        .authenticate_session(&studio_core::SessionToken(signed.session.clone()))
+        .await
+        .expect("caller");
     let admin = caller.as_admin().expect("admin proof");
     let session = app.client.with_session(&signed.session);
     let png = studio_tests::images::png(8, 6);
@@ -2690,7 +2694,7 @@ async fn a_take_the_house_cannot_afford_offers_no_quality() {
     .expect("sqlite app");
     let (cli, _dir, input) = develop_setup(&app, "cli-take-402").await;
     let first = submit(&cli, "upscale", &input, "1k").await;
-    assert!(app.studio.run_next_job().await.expect("run the job"));
+    assert!(app.studio.develops().run_next_job().await.expect("run the job"));
     let before = balance_of(&cli).await;
     let run = cli.run(&["takes", &first.job_id]).await;
     assert_eq!(run.code, 4, "{run:?}");

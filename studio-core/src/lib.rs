@@ -76,15 +76,17 @@ mod support;
 #[cfg(feature = "engine")]
 pub use crate::{
     accounts::{
-        Email, SessionToken,
+        Accounts, Email, SessionToken,
         memory::MAX_STATEMENT_CHARS,
         profile::{MAX_AVATAR_BYTES, ONBOARDING_STEPS, account_days},
     },
     admin::{Admin, Operator},
-    ai::lanes::LaneImage,
+    ai::{Ai, lanes::LaneImage},
     api::MAX_ASSET_PAGE,
     billing::plan::PLAN_PERIOD_DAYS,
-    billing::{AUTOCHARGE_DEBOUNCE_MINUTES, MAX_CAP_CENTS, MAX_CUSTOM_CENTS, MAX_THRESHOLD_TOKENS, TestCheckoutView},
+    billing::{
+        AUTOCHARGE_DEBOUNCE_MINUTES, Billing, MAX_CAP_CENTS, MAX_CUSTOM_CENTS, MAX_THRESHOLD_TOKENS, TestCheckoutView,
+    },
     blobs::{BlobConfig, BlobError, BlobReader, Blobs, S3Config, StoredBlob},
     brand::{Brand, DNA_PRICE, DnaForm, MAX_DNA_IMAGES, MAX_DNA_SET_MB},
     caller::{Caller, Machine, MachineKind, MachineSecrets, PlatformAdmin, Via},
@@ -95,7 +97,8 @@ pub use crate::{
         TierConfig,
     },
     develops::{
-        BACKFILL_PAGE, INPUT_ROLES, MAX_DEVELOPS, MAX_INPUTS, MAX_TAKES, StagedInput, SubmitForm, check_input_role,
+        BACKFILL_PAGE, Develops, INPUT_ROLES, MAX_DEVELOPS, MAX_INPUTS, MAX_TAKES, StagedInput, SubmitForm,
+        check_input_role,
         runs::{RUN_GAP_MINUTES, RUN_WINDOW_DAYS},
     },
     error::{Error, ErrorKind, Result},
@@ -113,6 +116,7 @@ pub use crate::{
     },
     ledger::{HoldOutcome, Reservation},
     library::{
+        Library,
         assets::{AssetFile, PendingUpload, UploadForm},
         packs::PackFile,
         renditions::RENDITION_WIDTHS,
@@ -121,6 +125,7 @@ pub use crate::{
     mail::{
         LETTER_STATUSES, Mail, MailError, Mailer, OutgoingLetter, SmtpMailer, drip::WINDOW_DAYS as DRIP_WINDOW_DAYS,
     },
+    models::Models,
     payments::{
         ChargeRequest, Checkout, CheckoutRequest, PAYMENT_SUCCEEDED, PaymentEvent, PaymentsError, PaymentsProvider,
         Purchase,
@@ -130,7 +135,8 @@ pub use crate::{
             TIMESTAMP_TOLERANCE_SECS, WebhookError, WebhookHeaders, sign as sign_webhook, verify as verify_webhook,
         },
     },
-    pipelines::{MAX_ITEMS, MAX_LINE, MAX_NODES, PRESETS_LISTED, RUNS_LISTED, SWEEP_EVERY},
+    pipelines::{MAX_ITEMS, MAX_LINE, MAX_NODES, PRESETS_LISTED, Pipelines, RUNS_LISTED, SWEEP_EVERY},
+    posts::Posts,
     providers::{
         DevelopInput, DevelopOutput, DevelopRequest, Provider, ProviderError, Providers,
         ai::AiConfig,

@@ -9,13 +9,13 @@
 //! past its expiry even when the signature is right; each route chooses the status of an
 //! expired link (410 for a lane's result, 403 for a screenshot, as the spec says).
 
+use crate::library::Library;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
 use crate::error::{Error, ErrorKind};
-use crate::studio::Studio;
 
 fn mac(key: &[u8], scope: &str, object: &str, expires: i64) -> Hmac<Sha256> {
     let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(key).expect("HMAC takes any key length");
@@ -60,10 +60,10 @@ fn sign(key: &[u8], scope: &str, object: &str, expires: i64) -> String {
     URL_SAFE_NO_PAD.encode(mac(key, scope, object, expires).finalize().into_bytes())
 }
 
-impl Studio {
+impl Library<'_> {
     /// The signature of `object` in `scope` until `expires` (Unix seconds).
     pub(crate) fn sign_link(&self, scope: &str, object: &str, expires: i64) -> String {
-        sign(self.config.signing_key.bytes(), scope, object, expires)
+        sign(self.0.config.signing_key.bytes(), scope, object, expires)
     }
 
     /// Check a link's signature (constant time), then its expiry against `now` (Unix seconds).
@@ -75,7 +75,7 @@ impl Studio {
         signature: &str,
         now: i64,
     ) -> Result<(), LinkRefusal> {
-        verify(self.config.signing_key.bytes(), scope, object, expires, signature, now)
+        verify(self.0.config.signing_key.bytes(), scope, object, expires, signature, now)
     }
 }
 

@@ -82,11 +82,6 @@ impl Studio {
         Ok(self.storage.backend())
     }
 
-    /// True while nobody has signed up yet (the first-run hint).
-    pub async fn is_empty(&self) -> crate::error::Result<bool> {
-        Ok(self.storage.user_count().await? == 0)
-    }
-
     /// The house event bus (job changes, `pack.ready`).
     pub fn events(&self) -> &EventBus {
         &self.events
@@ -143,5 +138,51 @@ impl Studio {
         });
         self.relaying.store(true, Ordering::Release);
         Ok(true)
+    }
+}
+
+/// Handing out the domain views: every domain's operations are methods of its view, so a call
+/// names the domain it reaches (`studio.develops().submit_develop(..)`). The admin console,
+/// brand, chat, the machine routes, the lookbook, mail, search and support hand out theirs
+/// beside their own code.
+impl Studio {
+    /// Sign-up, sessions, keys, profiles, seats, memories and the platform's invitations.
+    pub fn accounts(&self) -> crate::accounts::Accounts<'_> {
+        crate::accounts::Accounts(self)
+    }
+
+    /// The AI lanes, reads, vision and text helpers.
+    pub fn ai(&self) -> crate::ai::Ai<'_> {
+        crate::ai::Ai(self)
+    }
+
+    /// The ledger, its holds, checkouts, plans and autocharge.
+    pub fn billing(&self) -> crate::billing::Billing<'_> {
+        crate::billing::Billing(self)
+    }
+
+    /// Develop submits, the job runner, runs, preflight and verdicts.
+    pub fn develops(&self) -> crate::develops::Develops<'_> {
+        crate::develops::Develops(self)
+    }
+
+    /// Assets, folders, packs, renditions and signed links.
+    pub fn library(&self) -> crate::library::Library<'_> {
+        crate::library::Library(self)
+    }
+
+    /// Kept models and the casting market.
+    pub fn models(&self) -> crate::models::Models<'_> {
+        crate::models::Models(self)
+    }
+
+    /// Pipeline plans, presets and runs.
+    pub fn pipelines(&self) -> crate::pipelines::Pipelines<'_> {
+        crate::pipelines::Pipelines(self)
+    }
+
+    /// The house's posts.
+    pub fn posts(&self) -> crate::posts::Posts<'_> {
+        crate::posts::Posts(self)
     }
 }

@@ -292,11 +292,11 @@ async fn run(studio: &Studio, caller: &Caller, name: &str, arguments: Value) -> 
     match name {
         "list_capabilities" => {
             args::<NoInput>(arguments)?;
-            Ok(success(&studio.price_book(&studio.runnable_tools())))
+            Ok(success(&studio.billing().price_book(&studio.develops().runnable_tools())))
         }
         "check_balance" => {
             args::<NoInput>(arguments)?;
-            studio.balance(caller).await.map(|b| success(&b))
+            studio.billing().balance(caller).await.map(|b| success(&b))
         }
         "list_assets" => {
             let input: ListAssetsInput = args(arguments)?;
@@ -304,43 +304,44 @@ async fn run(studio: &Studio, caller: &Caller, name: &str, arguments: Value) -> 
         }
         "start_develop" => {
             let input: StartDevelop = args(arguments)?;
-            studio.start_develop(caller, input).await.map(|r| success(&r))
+            studio.develops().start_develop(caller, input).await.map(|r| success(&r))
         }
         "get_develop" => {
             let input: JobIdInput = args(arguments)?;
-            studio.get_develop(caller, input.job_id.trim()).await.map(|r| success(&r))
+            studio.develops().get_develop(caller, input.job_id.trim()).await.map(|r| success(&r))
         }
         "list_develops" => {
             let input: ListDevelopsInput = args(arguments)?;
             let limit = input.limit.map(|l| l.min(studio_core::MAX_DEVELOPS));
             studio
+                .develops()
                 .list_develops(caller, input.status.as_deref(), limit)
                 .await
                 .map(|develops| success(&DevelopsOutput { develops }))
         }
         "preflight" => {
             let input: PreflightRequest = args(arguments)?;
-            studio.preflight(caller, input).await.map(|r| success(&r))
+            studio.develops().preflight(caller, input).await.map(|r| success(&r))
         }
         "get_verdict" => {
             let input: VerdictRequest = args(arguments)?;
-            studio.verdict(caller, input).await.map(|r| success(&r))
+            studio.develops().verdict(caller, input).await.map(|r| success(&r))
         }
         "redraw" => {
             let input: RedrawRequest = args(arguments)?;
-            studio.redraw(caller, input).await.map(|r| success(&r))
+            studio.develops().redraw(caller, input).await.map(|r| success(&r))
         }
         "read_model" => {
             let input: ReadModelRequest = args(arguments)?;
-            studio.read_model(caller, input).await.map(|r| success(&r))
+            studio.ai().read_model(caller, input).await.map(|r| success(&r))
         }
         "read_build" => {
             let input: ReadBuildRequest = args(arguments)?;
-            studio.read_build(caller, input).await.map(|r| success(&r))
+            studio.ai().read_build(caller, input).await.map(|r| success(&r))
         }
         "cast_model" => {
             let input: CastModelRequest = args(arguments)?;
-            studio.cast_model(caller, input).await.map(|r| success(&r))
+            studio.models().cast_model(caller, input).await.map(|r| success(&r))
         }
         other => Err(studio_core::Error::invalid(
             "UNKNOWN_TOOL",
@@ -359,8 +360,8 @@ async fn list_assets(studio: &Studio, caller: &Caller, input: ListAssetsInput) -
         }
     };
     let query = AssetQuery { folder_id: input.folder_id, limit: Some(limit.to_string()), cursor: None };
-    let list = studio.list_assets(caller, query.clone()).await?;
-    let total = studio.count_assets(caller, query.folder_id.as_deref()).await?;
+    let list = studio.library().list_assets(caller, query.clone()).await?;
+    let total = studio.library().count_assets(caller, query.folder_id.as_deref()).await?;
     Ok(success(&AssetsOutput { assets: list.assets, total: total.max(0) as usize }))
 }
 

@@ -173,7 +173,7 @@ impl<K: MachineRoute> FromRequestParts<AppState> for MachineAuth<K> {
         } else {
             bearer(&parts.headers)
         };
-        let machine = state.studio.authenticate_machine(K::KIND, presented.unwrap_or_default())?;
+        let machine = state.studio.accounts().authenticate_machine(K::KIND, presented.unwrap_or_default())?;
         Ok(MachineAuth(machine, std::marker::PhantomData))
     }
 }
@@ -228,8 +228,8 @@ impl Credential {
     /// out or expired, or the session's seat removed.
     pub(crate) async fn authenticate(&self, state: &AppState) -> Result<Caller, Error> {
         match self {
-            Credential::Key(secret) => state.studio.authenticate_key(secret).await,
-            Credential::Session(token) => state.studio.authenticate_session(token).await,
+            Credential::Key(secret) => state.studio.accounts().authenticate_key(secret).await,
+            Credential::Session(token) => state.studio.accounts().authenticate_session(token).await,
         }
     }
 }

@@ -64,14 +64,14 @@ pub async fn build_app(config: &ServerConfig) -> anyhow::Result<(Router, AppStat
         ),
     }
     let worker = studio.clone();
-    tokio::spawn(async move { worker.run_pack_worker(std::future::pending::<()>()).await });
+    tokio::spawn(async move { worker.library().run_pack_worker(std::future::pending::<()>()).await });
     let sweeper = studio.clone();
     tokio::spawn(async move {
-        sweeper.run_grant_expiry(std::time::Duration::from_secs(30), std::future::pending::<()>()).await
+        sweeper.billing().run_grant_expiry(std::time::Duration::from_secs(30), std::future::pending::<()>()).await
     });
     if config.runner_concurrency > 0 {
         let runner = studio.clone();
-        tokio::spawn(async move { runner.run_job_runner(std::future::pending::<()>()).await });
+        tokio::spawn(async move { runner.develops().run_job_runner(std::future::pending::<()>()).await });
     }
     let state = AppState::new(studio, config);
     let limit = ratelimit::RateLimit::from_config(config);

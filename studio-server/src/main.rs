@@ -74,7 +74,7 @@ async fn main() -> anyhow::Result<()> {
     let base = config.public_base(listener.local_addr()?);
     tracing::info!(storage = state.studio.health().await?, data_dir = %config.data_dir.display(), "studio-server listening on {base}");
     tracing::info!("interactive API docs at {base}/docs (OpenAPI 3.1 at {base}/openapi.json)");
-    if state.studio.is_empty().await.unwrap_or(false) {
+    if state.studio.accounts().is_empty().await.unwrap_or(false) {
         tracing::info!(
             "empty database. First key: `studio --url {base} signup --email you@example.com` (creates you, your house \
              and a key, stored for the CLI), or POST {base}/api/auth/sign-up then POST {base}/api/keys with the session cookie"
@@ -88,7 +88,7 @@ async fn main() -> anyhow::Result<()> {
 /// Run an `admin` subcommand on the configured storage; the process's exit code.
 async fn admin(config: &ServerConfig, action: AdminAction) -> anyhow::Result<i32> {
     let studio = open_studio(config).await?;
-    let operator = studio.operator();
+    let operator = studio.admin().operator();
     let done = match &action {
         AdminAction::Add { email } => operator.add_admin(email).await,
         AdminAction::Remove { email } => operator.remove_admin(email).await,

@@ -235,9 +235,13 @@ async fn memories_keep_their_history(backend: Backend) {
     let e = member.session.retire_memory(&c.id).await.expect_err("twice");
     assert_eq!(e.status(), Some(404));
     assert_eq!(house.session.memories().await.unwrap().memories.len(), 4, "history kept");
-    let caller =
-        app.studio.authenticate_session(&studio_core::SessionToken(session_token(&member.session))).await.unwrap();
-    let active = app.studio.active_memories(&caller).await.unwrap();
+    let caller = app
+        .studio
+        .accounts()
+        .authenticate_session(&studio_core::SessionToken(session_token(&member.session)))
+        .await
+        .unwrap();
+    let active = app.studio.accounts().active_memories(&caller).await.unwrap();
     assert_eq!(active.iter().map(|m| m.id.as_str()).collect::<Vec<_>>(), vec![mine.id.as_str()]);
 
     for (body, expected) in [
@@ -350,7 +354,7 @@ async fn onboarding_and_intake_are_recorded(backend: Backend) {
 async fn the_catalogue_opens_by_trial_plan_or_grant(backend: Backend) {
     let app = spawn(backend, |c| c.people.trial_days = 0).await.expect("app");
     let admin = House::new(&app, "access-admin").await;
-    app.studio.operator().add_admin(&admin.email).await.expect("admin");
+    app.studio.admin().operator().add_admin(&admin.email).await.expect("admin");
     let house = House::new(&app, "access").await;
 
     let access = house.session.my_access().await.expect("access");
@@ -460,7 +464,7 @@ async fn the_catalogue_opens_by_trial_plan_or_grant(backend: Backend) {
 async fn admin_people_pages_are_admin_only(backend: Backend) {
     let app = spawn(backend, |_| {}).await.expect("app");
     let admin = House::new(&app, "people-admin").await;
-    app.studio.operator().add_admin(&admin.email).await.expect("admin");
+    app.studio.admin().operator().add_admin(&admin.email).await.expect("admin");
     let plain = House::new(&app, "people-plain").await;
     let mut newest = None;
     for n in 0..3 {

@@ -32,7 +32,7 @@ fn refused(e: studio_client::Error) -> (Option<u16>, String) {
 async fn admin(app: &TestApp) -> Client {
     let email = unique_email("analyst-admin");
     let signed = app.client.sign_up(&email, PASSWORD, None).await.expect("sign up");
-    app.studio.operator().add_admin(&email).await.expect("admin add");
+    app.studio.admin().operator().add_admin(&email).await.expect("admin add");
     app.client.with_session(&signed.session)
 }
 
@@ -95,11 +95,11 @@ async fn runs_write_plain_figures_below_the_floor_and_findings_are_decided_once(
     assert_eq!(again.digest.id, digest.id);
 
     // The cadence's own run, three hours on: a new window, and the develop's hold is now stale.
-    assert!(!app.studio.analyst_tick(chrono::Utc::now()).await.expect("off"), "the cadence is off");
+    assert!(!app.studio.admin().analyst_tick(chrono::Utc::now()).await.expect("off"), "the cadence is off");
     admin.set_analyst_cadence(&cadence(Some(2), Some(true))).await.expect("on");
     let later = chrono::Utc::now() + chrono::Duration::hours(3);
-    assert!(app.studio.analyst_tick(later).await.expect("tick"), "a new window gets a digest");
-    assert!(!app.studio.analyst_tick(later).await.expect("tick again"), "one per window");
+    assert!(app.studio.admin().analyst_tick(later).await.expect("tick"), "a new window gets a digest");
+    assert!(!app.studio.admin().analyst_tick(later).await.expect("tick again"), "one per window");
     let view = admin.analyst(Some(5)).await.expect("read");
     let latest = view.digest.expect("latest");
     assert_eq!((latest.trigger, latest.figures.stale_holds), (DigestTrigger::Cadence, 1));
@@ -148,7 +148,7 @@ async fn the_reader_writes_the_digest_above_the_floor(backend: Backend) {
     let mut jobs = Vec::new();
     for _ in 0..5 {
         jobs.push(house.key.submit_develop(&upscale()).await.expect("submit").job_id);
-        assert!(app.studio.run_next_job().await.expect("run"), "a job ran");
+        assert!(app.studio.develops().run_next_job().await.expect("run"), "a job ran");
     }
     // The floor counts readable verdicts, not landed frames: the admin judges all five.
     for job in &jobs {
@@ -238,7 +238,7 @@ async fn observations_move_memories_into_review_and_out(backend: Backend) {
     let mine = house.session.memories().await.expect("history").memories;
     assert_eq!(mine.iter().find(|m| m.id == doubtful.id).map(|m| m.status), Some(MemoryStatus::Retired));
     let caller = house.caller(&app).await;
-    let active = app.studio.active_memories(&caller).await.expect("active");
+    let active = app.studio.accounts().active_memories(&caller).await.expect("active");
     assert!(active.iter().all(|m| m.id != doubtful.id));
     let e = admin.observe_memory(&observe(&doubtful.id, Some(true), "n")).await.unwrap_err();
     assert_eq!(refused(e), (Some(409), "MEMORY_NOT_ACTIVE".into()));

@@ -352,21 +352,25 @@ async fn lists_follow_changes_made_by_another_replica(backend: Backend) {
     }
 
     let replica = app.replica().await;
-    let caller = replica.authenticate_key(&secret).await.expect("the key works on the replica");
+    let caller = replica.accounts().authenticate_key(&secret).await.expect("the key works on the replica");
     let boot = member.list_assets(None).await.unwrap().assets[0].id.clone();
     let patch = AssetPatch { name: Some(Some("ankle boot".into())), ..AssetPatch::default() };
-    replica.patch_asset(&caller, &boot, patch).await.expect("renamed on the replica");
+    replica.library().patch_asset(&caller, &boot, patch).await.expect("renamed on the replica");
     assert_eq!(names(&member.list_assets(None).await.unwrap()), ["ankle boot", "scarf", "coat"], "a rename shows");
     assert_eq!(names(&member.list_assets_page(None, 2, None).await.unwrap()), ["ankle boot", "scarf"]);
 
-    replica.delete_assets(&caller, AssetIds { asset_ids: vec![boot] }).await.expect("taken out on the replica");
+    replica
+        .library()
+        .delete_assets(&caller, AssetIds { asset_ids: vec![boot] })
+        .await
+        .expect("taken out on the replica");
     assert_eq!(names(&member.list_assets(None).await.unwrap()), ["scarf", "coat"], "a take-out shows");
     assert_eq!(names(&member.list_assets_page(None, 2, None).await.unwrap()), ["scarf", "coat"]);
 
     let body = futures_util::stream::iter([Ok::<_, std::convert::Infallible>(bytes::Bytes::from(png(7, 7)))]);
-    let pending = replica.stream_upload(&caller, body).await.expect("streamed on the replica");
+    let pending = replica.library().stream_upload(&caller, body).await.expect("streamed on the replica");
     let form = studio_core::UploadForm { name: Some("belt".into()), ..studio_core::UploadForm::default() };
-    replica.finish_upload(&caller, pending, form).await.expect("filed on the replica");
+    replica.library().finish_upload(&caller, pending, form).await.expect("filed on the replica");
     assert_eq!(names(&member.list_assets(None).await.unwrap()), ["belt", "scarf", "coat"], "an upload shows");
     assert_eq!(names(&member.list_assets_page(None, 2, None).await.unwrap()), ["belt", "scarf"]);
 }
@@ -499,7 +503,7 @@ async fn detail_names_the_develop_and_inputs_that_made_a_frame(backend: Backend)
         .input("image", InputSource::Bytes { file_name: "fresh.png".into(), bytes: png(30, 30) })
         .quality(Quality::K1);
     let fresh_job = member.submit_develop(&fresh).await.expect("submit").job_id;
-    while app.studio.run_next_job().await.expect("run") {}
+    while app.studio.develops().run_next_job().await.expect("run") {}
     let jobs = member.jobs_since(0).await.unwrap().jobs;
     let frame =
         |id: &str| jobs.iter().rev().find(|j| j.id == id).and_then(|j| j.result_asset_id.clone()).expect("landed");

@@ -75,8 +75,12 @@ async fn app_with(backend: Backend, tweak: impl FnOnce(&mut studio_server::Serve
 
 async fn owner(app: &TestApp) -> Owner {
     let signed = app.client.sign_up(&unique_email("owner"), PASSWORD, None).await.unwrap();
-    let caller =
-        app.studio.authenticate_session(&studio_core::SessionToken(signed.session.clone())).await.expect("session");
+    let caller = app
+        .studio
+        .accounts()
+        .authenticate_session(&studio_core::SessionToken(signed.session.clone()))
+        .await
+        .expect("session");
     Owner { session: signed.session, org_id: caller.org_id }
 }
 
@@ -651,10 +655,11 @@ async fn provider_failures_answer_502(backend: Backend) {
             ..studio_core::CoreConfig::default()
         };
         let studio = studio_core::Studio::new(app.studio.storage().clone(), app.studio.blobs().clone(), config);
-        let caller = studio.authenticate_session(&token).await.unwrap();
-        let e = studio.billing_portal(&caller).await.unwrap_err();
+        let caller = studio.accounts().authenticate_session(&token).await.unwrap();
+        let e = studio.billing().billing_portal(&caller).await.unwrap_err();
         assert_eq!((e.kind, e.code), (studio_core::ErrorKind::Upstream, expected));
         let e = studio
+            .billing()
             .checkout_topup(&caller, studio_core::api::TopupCheckoutRequest { pack: Some("pack_250".into()) })
             .await
             .unwrap_err();
@@ -742,12 +747,12 @@ async fn the_plan_is_cancelled_only_once_the_provider_agrees(backend: Backend) {
         ..studio_core::CoreConfig::default()
     };
     let studio = studio_core::Studio::new(app.studio.storage().clone(), app.studio.blobs().clone(), config);
-    let caller = studio.authenticate_session(&studio_core::SessionToken(o.session.clone())).await.unwrap();
-    let e = studio.cancel_plan(&caller).await.unwrap_err();
+    let caller = studio.accounts().authenticate_session(&studio_core::SessionToken(o.session.clone())).await.unwrap();
+    let e = studio.billing().cancel_plan(&caller).await.unwrap_err();
     assert_eq!((e.kind, e.code), (studio_core::ErrorKind::Upstream, "CANCEL_FAILED"));
     // The house is now the provider's customer: a new billing email is told to it first.
     let req = studio_core::api::BillingEmailRequest { email: "books@maison.example".into() };
-    let e = studio.set_billing_email(&caller, req).await.unwrap_err();
+    let e = studio.accounts().set_billing_email(&caller, req).await.unwrap_err();
     assert_eq!((e.kind, e.code), (studio_core::ErrorKind::Upstream, "BILLING_EMAIL_FAILED"));
     assert_eq!(client.account(None).await.unwrap().billing.email.as_deref(), Some(o_email.as_str()), "unchanged");
     assert_eq!(

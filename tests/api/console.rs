@@ -30,7 +30,7 @@ type Case<'a> = (&'a str, Option<(&'a str, String)>, u16, Option<&'a str>);
 async fn admin(app: &TestApp) -> studio_client::Client {
     let email = unique_email("console-admin");
     let signed = app.client.sign_up(&email, PASSWORD, None).await.expect("sign up");
-    app.studio.operator().add_admin(&email).await.expect("admin add");
+    app.studio.admin().operator().add_admin(&email).await.expect("admin add");
     app.client.with_session(signed.session)
 }
 
@@ -111,11 +111,11 @@ async fn console_figures_match_what_happened(backend: Backend) {
 
     // A develop that lands (settled, 9 tokens), one that fails, one left queued.
     let done = key.submit_develop(&upscale(png(120, 80))).await.expect("submit").job_id;
-    assert!(app.studio.run_next_job().await.expect("run"));
+    assert!(app.studio.develops().run_next_job().await.expect("run"));
     let mut broken = png(300, 300);
     broken[60..120].fill(0xFF);
     let failed = key.submit_develop(&upscale(broken)).await.expect("submit").job_id;
-    assert!(app.studio.run_next_job().await.expect("run"));
+    assert!(app.studio.develops().run_next_job().await.expect("run"));
     let queued = key.submit_develop(&upscale(png(90, 60))).await.expect("submit");
     assert_eq!(key.job(&done).await.unwrap().status, JobStatus::Done);
     assert_eq!(key.job(&failed).await.unwrap().status, JobStatus::Failed);

@@ -72,7 +72,7 @@ async fn submit_runs_to_done_and_settles(backend: Backend) {
     assert_eq!((before.balance, before.held), (91, 9));
     assert_eq!(before.holds.len(), 1);
 
-    assert!(app.studio.run_next_job().await.expect("run"));
+    assert!(app.studio.develops().run_next_job().await.expect("run"));
     let status = key.job(&accepted.job_id).await.expect("status");
     assert_eq!(status.status, JobStatus::Done, "{:?}", status.error);
     assert_eq!((status.tokens_estimated, status.tokens_settled), (9, Some(9)));
@@ -119,7 +119,7 @@ async fn failed_frame_releases(backend: Backend) {
     let mut broken = png(300, 300);
     broken[60..120].fill(0xFF);
     let accepted = key.submit_develop(&upscale(broken)).await.expect("submit");
-    assert!(app.studio.run_next_job().await.unwrap());
+    assert!(app.studio.develops().run_next_job().await.unwrap());
     let status = key.job(&accepted.job_id).await.unwrap();
     assert_eq!(status.status, JobStatus::Failed);
     assert!(status.error.is_some());
@@ -158,7 +158,7 @@ async fn cancel_rows_of_the_state_table(backend: Backend) {
     assert_eq!(c.reason, Some(CancelReason::AlreadyRendering));
     // The claimer "died": after its lease lapses a runner takes the job over and lands it.
     tokio::time::sleep(Duration::from_millis(3500)).await;
-    assert!(app.studio.run_next_job().await.unwrap());
+    assert!(app.studio.develops().run_next_job().await.unwrap());
     let status = key.job(&running.job_id).await.unwrap();
     assert_eq!((status.status, status.tokens_settled), (JobStatus::Done, Some(9)));
     // done → unchanged, ALREADY_SETTLED.
@@ -266,7 +266,7 @@ async fn duplicate_rules(backend: Backend) {
     let House { session, key, org_id: org, .. } = House::new(&app, "dup").await;
     let source =
         key.submit_develop(&upscale(png(40, 30)).param("runId", "r1").param("destination", "nowhere")).await.unwrap();
-    assert!(app.studio.run_next_job().await.unwrap());
+    assert!(app.studio.develops().run_next_job().await.unwrap());
     let dup = key.duplicate_job(&source.job_id, None).await.expect("duplicate");
     assert_eq!((dup.status, dup.cost), (JobStatus::Queued, 9));
     // Params copied verbatim; the source is never billed again.
@@ -322,7 +322,7 @@ async fn runs_group_and_cancel(backend: Backend) {
         .await
         .unwrap();
     // Land the first frame of the run.
-    assert!(app.studio.run_next_job().await.unwrap());
+    assert!(app.studio.develops().run_next_job().await.unwrap());
 
     let runs = key.list_runs(false, None).await.unwrap().runs;
     assert_eq!(runs.len(), 3, "{runs:#?}");
@@ -367,8 +367,8 @@ async fn takes_rules(backend: Backend) {
     let a = key.submit_develop(&upscale(png(30, 30)).param("runId", "look-book")).await.unwrap().job_id;
     let b = key.submit_develop(&upscale(png(30, 30))).await.unwrap().job_id;
     let pending = key.submit_develop(&upscale(png(30, 30))).await.unwrap().job_id;
-    assert!(app.studio.run_next_job().await.unwrap());
-    assert!(app.studio.run_next_job().await.unwrap());
+    assert!(app.studio.develops().run_next_job().await.unwrap());
+    assert!(app.studio.develops().run_next_job().await.unwrap());
     let balance = key.balance().await.unwrap().balance;
 
     // A frame not developed yet: 409, nothing held.
@@ -487,8 +487,8 @@ async fn event_stream_reconnects_and_backfills(backend: Backend) {
     // away, A lands and B is submitted and lands.
     app.studio.events().publish(studio_core::HouseEvent::resync());
     let b = key.submit_develop(&upscale(png(20, 30))).await.unwrap().job_id;
-    assert!(app.studio.run_next_job().await.unwrap());
-    assert!(app.studio.run_next_job().await.unwrap());
+    assert!(app.studio.develops().run_next_job().await.unwrap());
+    assert!(app.studio.develops().run_next_job().await.unwrap());
     let mut seen = HashSet::new();
     let mut done = HashSet::new();
     while done.len() < 2 {
@@ -603,22 +603,26 @@ async fn start_develop_follows_changes_made_by_another_replica(backend: Backend)
     app.studio.brand().patch(&caller, quiet).await.expect("patch");
     // Twice: the second submit is planned on what the first read.
     for _ in 0..2 {
-        let started = app.studio.start_develop(&caller, start()).await.expect("start_develop");
+        let started = app.studio.develops().start_develop(&caller, start()).await.expect("start_develop");
         assert_eq!(clause_of(started.job_id).await.as_deref(), Some("Brand vision: Quiet tailoring."));
     }
 
     let replica = app.replica().await;
-    let there = replica.authenticate_key(&house.secret).await.expect("the key on the replica");
+    let there = replica.accounts().authenticate_key(&house.secret).await.expect("the key on the replica");
     let loud = BrandPatch { vision_en: Some("Loud tailoring".into()), ..Default::default() };
     replica.brand().patch(&there, loud).await.expect("patched on the replica");
-    let started = app.studio.start_develop(&caller, start()).await.expect("start_develop");
+    let started = app.studio.develops().start_develop(&caller, start()).await.expect("start_develop");
     assert_eq!(clause_of(started.job_id).await.as_deref(), Some("Brand vision: Loud tailoring."), "the new profile");
 
-    replica.delete_assets(&there, AssetIds { asset_ids: vec![asset.clone()] }).await.expect("taken out on the replica");
-    let held = app.studio.balance(&caller).await.expect("balance");
-    let refused = app.studio.start_develop(&caller, start()).await.expect_err("the image is gone");
+    replica
+        .library()
+        .delete_assets(&there, AssetIds { asset_ids: vec![asset.clone()] })
+        .await
+        .expect("taken out on the replica");
+    let held = app.studio.billing().balance(&caller).await.expect("balance");
+    let refused = app.studio.develops().start_develop(&caller, start()).await.expect_err("the image is gone");
     assert_eq!(refused.code, "ASSET_NOT_FOUND", "{refused:?}");
-    assert_eq!(app.studio.balance(&caller).await.expect("balance"), held, "a refused submit holds nothing");
+    assert_eq!(app.studio.billing().balance(&caller).await.expect("balance"), held, "a refused submit holds nothing");
     let jobs = app.studio.storage().list_jobs(&house.org_id, None, 10).await.unwrap();
     assert_eq!(jobs.len(), 3, "three submits went through, the fourth wrote nothing");
 }

@@ -502,7 +502,7 @@ async fn documented_examples_make_what_the_links_reach() {
     assert_eq!(job.status, JobStatus::Queued);
     let admin_email = unique_email("links-admin");
     let admin = app.client.sign_up(&admin_email, PASSWORD, None).await.expect("sign up").session;
-    app.studio.operator().add_admin(&admin_email).await.expect("admin add");
+    app.studio.admin().operator().add_admin(&admin_email).await.expect("admin add");
     // The admin's own image, for an offering (it publishes frames of the admin's house).
     let admin_key = app.client.with_session(&admin).mint_key("links admin", None).await.expect("mint").key.unwrap();
     let admin_asset = app

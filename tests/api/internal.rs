@@ -64,7 +64,7 @@ impl Http<'_> {
 async fn admin_session(app: &TestApp) -> String {
     let email = unique_email("internal-admin");
     let signed = app.client.sign_up(&email, PASSWORD, None).await.expect("sign up");
-    app.studio.operator().add_admin(&email).await.expect("admin add");
+    app.studio.admin().operator().add_admin(&email).await.expect("admin add");
     signed.session
 }
 

@@ -33,7 +33,7 @@ backend_tests!(
 async fn admin(app: &TestApp) -> Client {
     let email = unique_email("gatekeeper");
     let signed = app.client.sign_up(&email, PASSWORD, None).await.expect("sign up");
-    app.studio.operator().add_admin(&email).await.expect("admin add");
+    app.studio.admin().operator().add_admin(&email).await.expect("admin add");
     app.client.with_session(&signed.session)
 }
 
@@ -125,6 +125,7 @@ async fn a_redeemed_invitation_credits_its_grant_once(backend: Backend) {
     let email = unique_email("guest");
     let redeemed = app
         .studio
+        .accounts()
         .invitations()
         .redeem(RedeemRequest { code: Some(code.code.clone()), email: Some(email.clone()) })
         .await

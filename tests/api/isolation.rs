@@ -199,7 +199,7 @@ struct World {
 async fn world(app: &TestApp, a_email: String) -> World {
     let a = app.client.sign_up(&a_email, PASSWORD, None).await.expect("sign up A");
     // The operator makes A's owner a platform admin (`studio-server admin add`).
-    app.studio.operator().add_admin(&a_email).await.expect("admin add");
+    app.studio.admin().operator().add_admin(&a_email).await.expect("admin add");
     let b = app.client.sign_up(&unique_email("iso-b"), PASSWORD, None).await.expect("sign up B");
     let a_owner = app.client.with_session(&a.session);
     let b_owner = app.client.with_session(&b.session);

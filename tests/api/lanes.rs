@@ -405,7 +405,7 @@ async fn segment_cuts_by_box_and_point_behind_signed_links(backend: Backend) {
 
     // The sweep deletes expired results and their blobs (one made expired here by hand) and
     // keeps live ones.
-    assert_eq!(app.studio.sweep_lane_results().await.expect("sweep"), 0, "nothing has expired yet");
+    assert_eq!(app.studio.ai().sweep_lane_results().await.expect("sweep"), 0, "nothing has expired yet");
     let blob_key = format!("orgs/{}/lanes/lres_old.png", house.org_id);
     let old = encode(&RgbImage::new(4, 4), image::ImageFormat::Png);
     app.studio.blobs().put_bytes(&blob_key, old.clone(), 1 << 20, |_| true).await.expect("blob");
@@ -421,7 +421,7 @@ async fn segment_cuts_by_box_and_point_behind_signed_links(backend: Backend) {
         created_at: now - chrono::Duration::minutes(16),
     };
     app.studio.storage().insert_lane_result(&row).await.expect("row");
-    assert_eq!(app.studio.sweep_lane_results().await.expect("sweep"), 1);
+    assert_eq!(app.studio.ai().sweep_lane_results().await.expect("sweep"), 1);
     assert!(app.studio.storage().lane_result("lres_old").await.expect("read").is_none());
     assert!(app.studio.blobs().get_bytes(&blob_key).await.is_err(), "the blob went with the row");
     assert!(key.fetch_lane_result(&got.url).await.is_ok(), "a live result stays");

@@ -69,7 +69,7 @@ fn frames(keys: &[&str]) -> VariationsRequest {
 
 /// Run every queued job to its end.
 async fn run_all(app: &TestApp) {
-    while app.studio.run_next_job().await.expect("run") {}
+    while app.studio.develops().run_next_job().await.expect("run") {}
 }
 
 async fn spendable(key: &Client) -> (i64, i64) {

@@ -67,8 +67,9 @@ async fn sign_up(app: &TestApp, email: &str) -> Client {
 async fn admin(app: &TestApp) -> (Client, studio_core::PlatformAdmin) {
     let email = unique_email("mail-admin");
     let signed = app.client.sign_up(&email, PASSWORD, None).await.expect("sign up");
-    app.studio.operator().add_admin(&email).await.expect("admin add");
-    let caller = app.studio.authenticate_session(&SessionToken(signed.session.clone())).await.expect("caller");
+    app.studio.admin().operator().add_admin(&email).await.expect("admin add");
+    let caller =
+        app.studio.accounts().authenticate_session(&SessionToken(signed.session.clone())).await.expect("caller");
     (app.client.with_session(&signed.session), caller.as_admin().expect("admin proof"))
 }
 

@@ -41,7 +41,7 @@ async fn upload(house: &House) -> String {
 /// A house whose owner is a platform admin (the operator marks the address).
 async fn admin_house(app: &TestApp) -> House {
     let house = House::new(app, "catalog").await;
-    app.studio.operator().add_admin(&house.email).await.expect("admin");
+    app.studio.admin().operator().add_admin(&house.email).await.expect("admin");
     house
 }
 
@@ -74,7 +74,7 @@ fn ids(client_models: &[studio_client::api::Model]) -> Vec<&str> {
 /// `payment.succeeded` and hands it to the webhook's own path; its acknowledgement.
 async fn pay(app: &TestApp, url: &str) -> Value {
     let reference = url.rsplit('/').next().unwrap();
-    serde_json::to_value(app.studio.confirm_test_checkout(reference, false).await.expect("confirm")).unwrap()
+    serde_json::to_value(app.studio.billing().confirm_test_checkout(reference, false).await.expect("confirm")).unwrap()
 }
 
 fn err(e: &studio_client::Error) -> (Option<u16>, Option<&str>) {
@@ -243,7 +243,7 @@ async fn the_signed_webhook_is_the_only_grant(backend: Backend) {
     // A bought face is cast by id, by the HTTP route as by the agent endpoint's start_develop.
     let accepted = a.key.submit_develop(&develop).await.expect("cast a bought face");
     assert_eq!(accepted.tokens_held, 9);
-    assert!(app.studio.run_next_job().await.expect("run"));
+    assert!(app.studio.develops().run_next_job().await.expect("run"));
     let done = a.key.job(&accepted.job_id).await.unwrap();
     assert_eq!(done.status, studio_client::api::JobStatus::Done, "{:?}", done.error);
 

@@ -434,7 +434,7 @@ async fn tools_answer_and_refuse(backend: Backend) {
     let job_id = started["jobId"].as_str().unwrap();
     let status = call(&app, &key, "get_develop", json!({"jobId": job_id})).await;
     assert_eq!(ok(&status)["status"], "queued");
-    assert!(app.studio.run_next_job().await.unwrap());
+    assert!(app.studio.develops().run_next_job().await.unwrap());
     let status = call(&app, &key, "get_develop", json!({"jobId": job_id})).await;
     assert_eq!((ok(&status)["status"].as_str(), ok(&status)["tokensSettled"].as_i64()), (Some("done"), Some(9)));
     assert!(ok(&status)["resultUrl"].as_str().is_some_and(|u| u.contains("/api/toolkit/assets/")));
@@ -483,12 +483,12 @@ async fn quality_and_model_tools(backend: Backend) {
     let unreadable = call(&app, &key, "get_verdict", json!({"jobId": queued})).await;
     assert_eq!(ok(&unreadable)["readable"], false);
     assert_eq!(refused(&call(&app, &key, "redraw", json!({"jobId": queued})).await), "VERDICT_UNREADABLE");
-    assert!(app.studio.run_next_job().await.unwrap());
+    assert!(app.studio.develops().run_next_job().await.unwrap());
     let verdict = call(&app, &key, "get_verdict", json!({"jobId": queued})).await;
     assert!(ok(&verdict)["score"].is_number());
     assert_eq!(refused(&call(&app, &key, "get_verdict", json!({"jobId": "job_nope"})).await), "NOT_FOUND");
     let futile = ok(&call(&app, &key, "start_develop", start(&tiny)).await)["jobId"].as_str().unwrap().to_string();
-    assert!(app.studio.run_next_job().await.unwrap());
+    assert!(app.studio.develops().run_next_job().await.unwrap());
     let before = client.balance().await.unwrap().balance;
     assert_eq!(refused(&call(&app, &key, "redraw", json!({"jobId": futile})).await), "REDRAW_FUTILE");
     assert_eq!(client.balance().await.unwrap().balance, before, "a refused redraw charges nothing");

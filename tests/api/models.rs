@@ -31,14 +31,14 @@ async fn upload(house: &House, w: u32, h: u32) -> String {
 /// A viewer key of the house, as a core caller.
 async fn viewer_caller(app: &TestApp, house: &House) -> Caller {
     let secret = house.session.mint_key("viewer", Some(KeyRole::Viewer)).await.expect("mint").key.expect("secret");
-    let viewer = app.studio.authenticate_key(&secret).await.expect("viewer");
+    let viewer = app.studio.accounts().authenticate_key(&secret).await.expect("viewer");
     assert_eq!(viewer.role, SeatRole::Viewer);
     viewer
 }
 
 /// The caller's house's tokens: (spendable, held, open holds).
 async fn tokens(app: &TestApp, caller: &Caller) -> (i64, i64, usize) {
-    let b = app.studio.balance(caller).await.expect("balance");
+    let b = app.studio.billing().balance(caller).await.expect("balance");
     (b.balance, b.held, b.holds.len())
 }
 
@@ -66,24 +66,24 @@ async fn reads_without_a_reader_charge_nothing(backend: Backend) {
     let a = upload(&house, 16, 24).await;
     let b = upload(&house, 24, 16).await;
 
-    let e = app.studio.read_model(&me, read_model_of(&[&a, &b])).await.expect_err("no reader");
+    let e = app.studio.ai().read_model(&me, read_model_of(&[&a, &b])).await.expect_err("no reader");
     assert_eq!(code_of(&e), (ErrorKind::NotConfigured, "AI_NOT_CONFIGURED"));
-    let e = app.studio.read_build(&me, ReadBuildRequest { asset_id: a.clone() }).await.expect_err("no reader");
+    let e = app.studio.ai().read_build(&me, ReadBuildRequest { asset_id: a.clone() }).await.expect_err("no reader");
     assert_eq!(code_of(&e), (ErrorKind::NotConfigured, "AI_NOT_CONFIGURED"));
     assert_eq!(tokens(&app, &me).await, (100, 0, 0), "nothing charged, nothing held");
 
     // Input is checked before the reader: 400 for bad ids, 404 for another house's asset.
     let seven: Vec<String> = (0..7).map(|i| format!("ast_{i}")).collect();
     for ids in [vec![], vec![a.clone(), a.clone()], seven] {
-        let e = app.studio.read_model(&me, ReadModelRequest { asset_ids: ids }).await.expect_err("bad ids");
+        let e = app.studio.ai().read_model(&me, ReadModelRequest { asset_ids: ids }).await.expect_err("bad ids");
         assert_eq!(code_of(&e), (ErrorKind::Invalid, "BAD_ASSET_IDS"));
     }
-    let e = app.studio.read_build(&me, ReadBuildRequest { asset_id: " ".into() }).await.expect_err("none");
+    let e = app.studio.ai().read_build(&me, ReadBuildRequest { asset_id: " ".into() }).await.expect_err("none");
     assert_eq!(code_of(&e), (ErrorKind::Invalid, "IMAGE_REQUIRED"));
     let stranger = House::new(&app, "no-ai-stranger").await.caller(&app).await;
-    let e = app.studio.read_model(&stranger, read_model_of(&[&a])).await.expect_err("foreign");
+    let e = app.studio.ai().read_model(&stranger, read_model_of(&[&a])).await.expect_err("foreign");
     assert_eq!(code_of(&e), (ErrorKind::NotFound, "ASSET_NOT_FOUND"));
-    let e = app.studio.read_build(&me, ReadBuildRequest { asset_id: "ast_nope".into() }).await.unwrap_err();
+    let e = app.studio.ai().read_build(&me, ReadBuildRequest { asset_id: "ast_nope".into() }).await.unwrap_err();
     assert_eq!(code_of(&e), (ErrorKind::NotFound, "ASSET_NOT_FOUND"));
     assert_eq!(tokens(&app, &me).await, (100, 0, 0));
     assert_conserved(&app, &house.org_id).await;
@@ -107,7 +107,7 @@ async fn reads_charge_one_token_on_an_answer(backend: Backend) {
     let a = upload(&house, 16, 24).await;
     let b = upload(&house, 24, 16).await;
 
-    let reading = app.studio.read_model(&me, read_model_of(&[&a, &b])).await.expect("read_model");
+    let reading = app.studio.ai().read_model(&me, read_model_of(&[&a, &b])).await.expect("read_model");
     assert_eq!(
         (reading.age.as_str(), reading.skin.as_str(), reading.eyes.as_str(), reading.hair.as_str()),
         ("late 20s", "deep brown, warm undertone", "dark brown, almond", "short black coils")
@@ -126,7 +126,7 @@ async fn reads_charge_one_token_on_an_answer(backend: Backend) {
     assert!(images.iter().all(|u| u.starts_with("data:image/png;base64,")), "{images:?}");
 
     // read_build: a field the reader left out (hands) is empty, not a failure.
-    let build = app.studio.read_build(&me, ReadBuildRequest { asset_id: a.clone() }).await.expect("build");
+    let build = app.studio.ai().read_build(&me, ReadBuildRequest { asset_id: a.clone() }).await.expect("build");
     assert_eq!(
         (build.height.as_str(), build.build.as_str(), build.presence.as_str(), build.posture.as_str()),
         ("tall", "lean", "calm", "upright")
@@ -153,10 +153,10 @@ async fn failed_reads_charge_nothing(backend: Backend) {
     for answer in answers {
         server.reset().await;
         Mock::given(method("POST")).respond_with(answer).expect(2).mount(&server).await;
-        let e = app.studio.read_model(&me, read_model_of(&[&a])).await.expect_err("fails");
+        let e = app.studio.ai().read_model(&me, read_model_of(&[&a])).await.expect_err("fails");
         assert_eq!(code_of(&e), (ErrorKind::Upstream, "AI_FAILED"), "{e}");
         assert!(!e.message.contains("for k"), "the key never shows: {}", e.message);
-        let e = app.studio.read_build(&me, ReadBuildRequest { asset_id: a.clone() }).await.unwrap_err();
+        let e = app.studio.ai().read_build(&me, ReadBuildRequest { asset_id: a.clone() }).await.unwrap_err();
         assert_eq!(code_of(&e), (ErrorKind::Upstream, "AI_FAILED"));
         assert_eq!(tokens(&app, &me).await, (100, 0, 0), "released, never charged");
     }
@@ -172,15 +172,15 @@ async fn reads_refuse_viewers_and_the_short(backend: Backend) {
     let a = upload(&house, 16, 16).await;
 
     let viewer = viewer_caller(&app, &house).await;
-    let e = app.studio.read_model(&viewer, read_model_of(&[&a])).await.expect_err("viewer");
+    let e = app.studio.ai().read_model(&viewer, read_model_of(&[&a])).await.expect_err("viewer");
     assert_eq!(code_of(&e), (ErrorKind::Forbidden, "FORBIDDEN"));
-    let e = app.studio.read_build(&viewer, ReadBuildRequest { asset_id: a.clone() }).await.expect_err("viewer");
+    let e = app.studio.ai().read_build(&viewer, ReadBuildRequest { asset_id: a.clone() }).await.expect_err("viewer");
     assert_eq!(e.kind, ErrorKind::Forbidden);
 
-    let e = app.studio.read_model(&me, read_model_of(&[&a])).await.expect_err("short");
+    let e = app.studio.ai().read_model(&me, read_model_of(&[&a])).await.expect_err("short");
     assert_eq!(code_of(&e), (ErrorKind::InsufficientTokens, "INSUFFICIENT_TOKENS"));
     assert_eq!((e.extra.get("need"), e.extra.get("spendable")), (Some(&json!(1)), Some(&json!(0))));
-    let e = app.studio.read_build(&me, ReadBuildRequest { asset_id: a }).await.expect_err("short");
+    let e = app.studio.ai().read_build(&me, ReadBuildRequest { asset_id: a }).await.expect_err("short");
     assert_eq!(e.kind, ErrorKind::InsufficientTokens);
     assert_eq!(tokens(&app, &me).await, (0, 0, 0));
     // The reader was never asked (the mock expects no call; verified on drop).
@@ -211,7 +211,7 @@ async fn cast_models_and_develop_with_them(backend: Backend) {
         [("age".to_string(), TraitValue::Text("late 20s".into())), ("hands".into(), TraitValue::Text(String::new()))]
             .into(),
     );
-    let model = app.studio.cast_model(&me, request).await.expect("cast");
+    let model = app.studio.models().cast_model(&me, request).await.expect("cast");
     assert!(model.id.starts_with("mdl_"), "{}", model.id);
     assert_eq!((model.name.as_str(), model.tier.as_str()), ("Ines", "yours"));
     assert_eq!(model.asset_ids, vec![face.clone(), side.clone()]);
@@ -220,11 +220,11 @@ async fn cast_models_and_develop_with_them(backend: Backend) {
     assert_eq!(model.traits.get("hands"), Some(&TraitValue::Text(String::new())));
     assert_eq!(tokens(&app, &me).await, (100, 0, 0), "casting is free");
 
-    let second = app.studio.cast_model(&me, cast("Side only", &[&side])).await.expect("cast");
-    let listed = app.studio.list_models(&me).await.expect("list").models;
+    let second = app.studio.models().cast_model(&me, cast("Side only", &[&side])).await.expect("cast");
+    let listed = app.studio.models().list_models(&me).await.expect("list").models;
     assert_eq!(listed.iter().map(|m| m.id.as_str()).collect::<Vec<_>>(), vec![second.id.as_str(), model.id.as_str()]);
     assert_eq!(listed[1], model);
-    assert_eq!(app.studio.model(&me, &model.id).await.expect("one"), model);
+    assert_eq!(app.studio.models().model(&me, &model.id).await.expect("one"), model);
 
     // Refusals: 400, 403 for a viewer, 404 for another house's asset; nothing stored.
     let refusals = [
@@ -234,21 +234,21 @@ async fn cast_models_and_develop_with_them(backend: Backend) {
         (cast("Twice", &[&face, &face]), (ErrorKind::Invalid, "BAD_ASSET_IDS")),
     ];
     for (request, expected) in refusals {
-        let e = app.studio.cast_model(&me, request).await.expect_err("refused");
+        let e = app.studio.models().cast_model(&me, request).await.expect_err("refused");
         assert_eq!(code_of(&e), expected);
     }
     let viewer = viewer_caller(&app, &house).await;
-    let e = app.studio.cast_model(&viewer, cast("Viewer", &[&face])).await.expect_err("viewer");
+    let e = app.studio.models().cast_model(&viewer, cast("Viewer", &[&face])).await.expect_err("viewer");
     assert_eq!(e.kind, ErrorKind::Forbidden);
-    assert_eq!(app.studio.list_models(&viewer).await.expect("a viewer reads").models.len(), 2);
+    assert_eq!(app.studio.models().list_models(&viewer).await.expect("a viewer reads").models.len(), 2);
     let stranger = House::new(&app, "cast-stranger").await;
     let them = stranger.caller(&app).await;
-    let e = app.studio.cast_model(&them, cast("Borrowed", &[&face])).await.expect_err("foreign asset");
+    let e = app.studio.models().cast_model(&them, cast("Borrowed", &[&face])).await.expect_err("foreign asset");
     assert_eq!(code_of(&e), (ErrorKind::NotFound, "ASSET_NOT_FOUND"));
-    assert!(app.studio.list_models(&them).await.expect("list").models.is_empty());
-    let e = app.studio.model(&them, &model.id).await.expect_err("foreign model");
+    assert!(app.studio.models().list_models(&them).await.expect("list").models.is_empty());
+    let e = app.studio.models().model(&them, &model.id).await.expect_err("foreign model");
     assert_eq!(code_of(&e), (ErrorKind::NotFound, "NOT_FOUND"));
-    assert_eq!(app.studio.list_models(&me).await.expect("list").models.len(), 2);
+    assert_eq!(app.studio.models().list_models(&me).await.expect("list").models.len(), 2);
 
     // A develop casts the kept model by id: accepted, the price held, and it develops.
     let develop = |id: &str| {
@@ -257,7 +257,7 @@ async fn cast_models_and_develop_with_them(backend: Backend) {
     let accepted = house.key.submit_develop(&develop(&model.id)).await.expect("submit with a model");
     assert_eq!((accepted.status, accepted.tokens_held), (JobStatus::Queued, 9));
     assert_eq!(tokens(&app, &me).await, (91, 9, 1));
-    assert!(app.studio.run_next_job().await.expect("run"));
+    assert!(app.studio.develops().run_next_job().await.expect("run"));
     let done = house.key.job(&accepted.job_id).await.expect("status");
     assert_eq!(done.status, JobStatus::Done, "{:?}", done.error);
 

@@ -170,7 +170,7 @@ async fn pack_limits_and_expiry(backend: Backend) {
     // A zero-day link lapses at once: the sweep removes the archive and the link says so.
     let pack = house.create_pack(&PackRequest { asset_ids: ids[..2].to_vec(), ..Default::default() }).await.unwrap();
     assert_eq!(pack.status, "ready");
-    assert!(app.studio.sweep_packs().await.unwrap() >= 1);
+    assert!(app.studio.library().sweep_packs().await.unwrap() >= 1);
     let gone = house.download_pack(&pack.pack_id, &app.data_dir.join("gone.zip"), |_, _| {}).await.unwrap_err();
     assert_eq!((gone.status(), gone.code()), (Some(404), Some("PACK_EXPIRED")));
     assert_eq!(house.get_pack(&pack.pack_id).await.unwrap().status, "expired");

@@ -71,7 +71,7 @@ async fn balance(house: &House) -> (i64, i64) {
 
 /// Run every queued job to its end (each end passes over its run, queueing what it feeds).
 async fn run_all(app: &TestApp) {
-    while app.studio.run_next_job().await.expect("run") {}
+    while app.studio.develops().run_next_job().await.expect("run") {}
 }
 
 async fn run(app: &TestApp, house: &House, id: &str) -> Value {
@@ -262,7 +262,7 @@ async fn cancel_during_execution(backend: Backend) {
     let id = started["runId"].as_str().unwrap().to_string();
     let tokens = started["compiled"]["tokens"].as_i64().unwrap();
     // One frame lands: its dependent is queued; two roots still queued; two dependents wait.
-    assert!(app.studio.run_next_job().await.unwrap());
+    assert!(app.studio.develops().run_next_job().await.unwrap());
     let view = run(&app, &house, &id).await;
     let count = |s: &str| view["steps"].as_array().unwrap().iter().filter(|x| x["status"] == s).count();
     assert_eq!((count("done"), count("queued"), count("waiting")), (1, 3, 2), "{view}");
@@ -277,7 +277,7 @@ async fn cancel_during_execution(backend: Backend) {
     assert_eq!(out["run"]["status"], "cancelled");
     assert_eq!(out["run"]["cancelRequested"], true);
     assert_eq!(out["run"]["steps"], json!({"done": 1, "failed": 0, "cancelled": 5, "active": 0, "total": 6}));
-    assert!(!app.studio.run_next_job().await.unwrap(), "nothing more is queued");
+    assert!(!app.studio.develops().run_next_job().await.unwrap(), "nothing more is queued");
     assert_eq!(balance(&house).await, (before - spent, 0));
     // Cancelling again releases nothing more.
     let (_, again) = call(&app, &house, "POST", &format!("/api/toolkit/pipelines/runs/{id}/cancel"), None).await;

@@ -150,25 +150,35 @@ async fn preflight_over_library_assets(backend: Backend) {
     let before = key.balance().await.unwrap().balance;
 
     let ask = |ids: Vec<String>, lens: Option<Vec<String>>| PreflightRequest { asset_ids: ids, lens };
-    let r = app.studio.preflight(&me, ask(vec![clean_id.clone()], None)).await.expect("preflight");
+    let r = app.studio.develops().preflight(&me, ask(vec![clean_id.clone()], None)).await.expect("preflight");
     assert!(r.clear, "{r:#?}");
-    let r = app.studio.preflight(&me, ask(vec![clean_id.clone(), small_id.clone()], None)).await.unwrap();
+    let r = app.studio.develops().preflight(&me, ask(vec![clean_id.clone(), small_id.clone()], None)).await.unwrap();
     assert_eq!(codes(&r), ["too-small"]);
     assert_eq!(r.findings[0].images, [2]);
-    let r = app.studio.preflight(&me, ask(vec![small_id.clone()], Some(vec!["build sheet".into()]))).await.unwrap();
+    let r = app
+        .studio
+        .develops()
+        .preflight(&me, ask(vec![small_id.clone()], Some(vec!["build sheet".into()])))
+        .await
+        .unwrap();
     assert!(r.clear);
 
-    let err = app.studio.preflight(&me, ask(Vec::new(), None)).await.unwrap_err();
+    let err = app.studio.develops().preflight(&me, ask(Vec::new(), None)).await.unwrap_err();
     assert_eq!(err.code, "IMAGES_REQUIRED");
-    let err = app.studio.preflight(&me, ask(vec![clean_id.clone(); 7], None)).await.unwrap_err();
+    let err = app.studio.develops().preflight(&me, ask(vec![clean_id.clone(); 7], None)).await.unwrap_err();
     assert_eq!((err.code, err.extra.get("max").and_then(|v| v.as_u64())), ("TOO_MANY_IMAGES", Some(6)));
-    let err = app.studio.preflight(&me, ask(vec!["ast_missing".into()], None)).await.unwrap_err();
+    let err = app.studio.develops().preflight(&me, ask(vec!["ast_missing".into()], None)).await.unwrap_err();
     assert_eq!(err.code, "ASSET_NOT_FOUND");
-    let err = app.studio.preflight(&me, ask(vec![clean_id.clone()], Some(vec!["moodboard".into()]))).await.unwrap_err();
+    let err = app
+        .studio
+        .develops()
+        .preflight(&me, ask(vec![clean_id.clone()], Some(vec!["moodboard".into()])))
+        .await
+        .unwrap_err();
     assert_eq!(err.code, "BAD_LENS");
     // Another house's asset is unknown here.
     let stranger = House::new(&app, "pf-lib-stranger").await.caller(&app).await;
-    let err = app.studio.preflight(&stranger, ask(vec![clean_id], None)).await.unwrap_err();
+    let err = app.studio.develops().preflight(&stranger, ask(vec![clean_id], None)).await.unwrap_err();
     assert_eq!(err.code, "ASSET_NOT_FOUND");
     assert_eq!(key.balance().await.unwrap().balance, before, "pre-flight is free");
 }
@@ -181,7 +191,7 @@ fn upscale(bytes: Vec<u8>) -> DevelopSubmit {
 
 /// Run every queued job in-process.
 async fn run_all(app: &TestApp) {
-    while app.studio.run_next_job().await.expect("run") {}
+    while app.studio.develops().run_next_job().await.expect("run") {}
 }
 
 async fn verdicts_and_redraws(backend: Backend) {
@@ -196,7 +206,7 @@ async fn verdicts_and_redraws(backend: Backend) {
     assert_eq!(key.job(&tiny).await.unwrap().status, JobStatus::Done);
 
     // A good frame: readable, scored, worth redrawing.
-    let v = app.studio.verdict(&me, VerdictRequest { job_id: good.clone() }).await.expect("verdict");
+    let v = app.studio.develops().verdict(&me, VerdictRequest { job_id: good.clone() }).await.expect("verdict");
     assert!(v.readable && !v.retry_futile, "{v:#?}");
     assert!(v.score >= 80, "{v:#?}");
     let m = v.measured.as_ref().expect("measured");
@@ -205,35 +215,44 @@ async fn verdicts_and_redraws(backend: Backend) {
     // Redrawing it holds the frame's price and links the take to its source.
     let before = key.balance().await.unwrap().balance;
     let redraw = RedrawRequest { job_id: good.clone(), idempotency_key: Some("again-1".into()) };
-    let taken = app.studio.redraw(&me, redraw.clone()).await.expect("redraw");
+    let taken = app.studio.develops().redraw(&me, redraw.clone()).await.expect("redraw");
     assert_eq!(taken.jobs.len(), 1);
     assert_eq!((taken.jobs[0].source_job_id.as_str(), taken.jobs[0].tokens), (good.as_str(), 9));
     assert_eq!(key.balance().await.unwrap().balance, before - 9);
     let row = app.studio.storage().job(&org, &taken.jobs[0].job_id).await.unwrap().expect("the take");
     assert_eq!(row.retry_of_job_id.as_deref(), Some(good.as_str()));
     // The same key again: the same take, nothing more held.
-    let again = app.studio.redraw(&me, redraw).await.expect("replay");
+    let again = app.studio.develops().redraw(&me, redraw).await.expect("replay");
     assert_eq!(again.jobs[0].job_id, taken.jobs[0].job_id);
     assert!(again.replayed);
     assert_eq!(key.balance().await.unwrap().balance, before - 9);
 
     // A frame enlarged from a 40 × 30 input: a redraw cannot help; refused, nothing charged.
-    let v = app.studio.verdict(&me, VerdictRequest { job_id: tiny.clone() }).await.unwrap();
+    let v = app.studio.develops().verdict(&me, VerdictRequest { job_id: tiny.clone() }).await.unwrap();
     assert!(v.readable && v.retry_futile, "{v:#?}");
     assert!(v.marks.iter().any(|m| m.code == "input-too-small"), "{v:#?}");
     let balance = key.balance().await.unwrap().balance;
-    let err = app.studio.redraw(&me, RedrawRequest { job_id: tiny.clone(), idempotency_key: None }).await.unwrap_err();
+    let err = app
+        .studio
+        .develops()
+        .redraw(&me, RedrawRequest { job_id: tiny.clone(), idempotency_key: None })
+        .await
+        .unwrap_err();
     assert_eq!((err.kind, err.code), (studio_core::ErrorKind::Unprocessable, "REDRAW_FUTILE"));
     assert_eq!(key.balance().await.unwrap().balance, balance);
 
     // A queued frame: nothing to judge; a redraw is refused, nothing charged.
     let queued = key.submit_develop(&upscale(clean())).await.unwrap().job_id;
     let balance = key.balance().await.unwrap().balance;
-    let v = app.studio.verdict(&me, VerdictRequest { job_id: queued.clone() }).await.unwrap();
+    let v = app.studio.develops().verdict(&me, VerdictRequest { job_id: queued.clone() }).await.unwrap();
     assert!(!v.readable && !v.retry_futile && v.score == 0 && v.measured.is_none(), "{v:#?}");
     assert_eq!(v.marks[0].code, "not-developed");
-    let err =
-        app.studio.redraw(&me, RedrawRequest { job_id: queued.clone(), idempotency_key: None }).await.unwrap_err();
+    let err = app
+        .studio
+        .develops()
+        .redraw(&me, RedrawRequest { job_id: queued.clone(), idempotency_key: None })
+        .await
+        .unwrap_err();
     assert_eq!((err.kind, err.code), (studio_core::ErrorKind::Unprocessable, "VERDICT_UNREADABLE"));
     assert_eq!(key.balance().await.unwrap().balance, balance);
 
@@ -243,18 +262,20 @@ async fn verdicts_and_redraws(backend: Backend) {
     let failed = key.submit_develop(&upscale(broken)).await.unwrap().job_id;
     run_all(&app).await;
     assert_eq!(key.job(&failed).await.unwrap().status, JobStatus::Failed);
-    let v = app.studio.verdict(&me, VerdictRequest { job_id: failed.clone() }).await.unwrap();
+    let v = app.studio.develops().verdict(&me, VerdictRequest { job_id: failed.clone() }).await.unwrap();
     assert!(!v.readable && v.retry_futile, "{v:#?}");
-    let err = app.studio.redraw(&me, RedrawRequest { job_id: failed, idempotency_key: None }).await.unwrap_err();
+    let err =
+        app.studio.develops().redraw(&me, RedrawRequest { job_id: failed, idempotency_key: None }).await.unwrap_err();
     assert_eq!(err.code, "REDRAW_FUTILE");
 
     // Another house's job is unknown; a viewer may read a verdict but not redraw.
     let stranger = House::new(&app, "verdict-stranger").await.caller(&app).await;
-    let err = app.studio.verdict(&stranger, VerdictRequest { job_id: good.clone() }).await.unwrap_err();
+    let err = app.studio.develops().verdict(&stranger, VerdictRequest { job_id: good.clone() }).await.unwrap_err();
     assert_eq!((err.kind, err.code), (studio_core::ErrorKind::NotFound, "NOT_FOUND"));
     let viewer_secret = session.mint_key("viewer", Some(KeyRole::Viewer)).await.unwrap().key.unwrap();
-    let viewer = app.studio.authenticate_key(&viewer_secret).await.expect("a caller for the key");
-    assert!(app.studio.verdict(&viewer, VerdictRequest { job_id: good.clone() }).await.unwrap().readable);
-    let err = app.studio.redraw(&viewer, RedrawRequest { job_id: good, idempotency_key: None }).await.unwrap_err();
+    let viewer = app.studio.accounts().authenticate_key(&viewer_secret).await.expect("a caller for the key");
+    assert!(app.studio.develops().verdict(&viewer, VerdictRequest { job_id: good.clone() }).await.unwrap().readable);
+    let err =
+        app.studio.develops().redraw(&viewer, RedrawRequest { job_id: good, idempotency_key: None }).await.unwrap_err();
     assert_eq!(err.code, "FORBIDDEN");
 }

@@ -51,7 +51,7 @@ async fn cutout_tools_refuse_a_photo_without_a_subject_and_charge_nothing(backen
         let submit = submit.quality(Quality::K1);
         let accepted = key.submit_develop(&submit).await.expect("submit");
         assert!(accepted.tokens_held > 0);
-        assert!(app.studio.run_next_job().await.expect("run"));
+        assert!(app.studio.develops().run_next_job().await.expect("run"));
         let status = key.job(&accepted.job_id).await.expect("status");
         assert_eq!(status.status, JobStatus::Failed, "{:?}", status.error);
         let error = status.error.unwrap_or_default();
@@ -88,7 +88,7 @@ async fn a_photo_with_a_subject_lands(backend: Backend) {
         .submit_develop(&DevelopSubmit::new("packshot").input("image", input("coffee")).quality(Quality::K1))
         .await
         .expect("submit");
-    assert!(app.studio.run_next_job().await.expect("run"));
+    assert!(app.studio.develops().run_next_job().await.expect("run"));
     let status = key.job(&accepted.job_id).await.expect("status");
     assert_eq!(status.status, JobStatus::Done, "{:?}", status.error);
     let frame = key.asset_bytes(status.result_asset_id.as_deref().expect("a result")).await.expect("bytes");

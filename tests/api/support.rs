@@ -45,7 +45,7 @@ async fn tickets_threads_and_the_admin_queue(backend: Backend) {
     let other = House::new(&app, "support-other").await;
     let member = house.seat(&app, "support-member", SeatRole::Member).await;
     let admin = House::new(&app, "support-admin").await;
-    app.studio.operator().add_admin(&admin.email).await.expect("admin add");
+    app.studio.admin().operator().add_admin(&admin.email).await.expect("admin add");
 
     // A develop queued (the runner is off), so the house has a last develop and a hold.
     let submit = DevelopSubmit::new("upscale")
@@ -197,7 +197,7 @@ async fn screenshots_live_behind_signed_links(backend: Backend) {
     let Some(app) = spawn(backend, |c| c.runner_concurrency = 0).await else { return };
     let house = House::new(&app, "shots").await;
     let admin = House::new(&app, "shots-admin").await;
-    app.studio.operator().add_admin(&admin.email).await.expect("admin add");
+    app.studio.admin().operator().add_admin(&admin.email).await.expect("admin add");
     let viewer = house.seat(&app, "shots-viewer", SeatRole::Viewer).await;
 
     let image = png(64, 48);
@@ -294,7 +294,7 @@ async fn escalations_and_the_analyst_read(backend: Backend) {
     };
     let house = House::new(&app, "escalate").await;
     let admin = House::new(&app, "escalate-admin").await;
-    app.studio.operator().add_admin(&admin.email).await.expect("admin add");
+    app.studio.admin().operator().add_admin(&admin.email).await.expect("admin add");
     let transcript = json!([{ "role": "person", "text": "my export is empty" }, { "role": "assistant", "text": "…" }]);
     let good = json!({
         "reason": "handoff", "sessionId": "chat_42", "organizationId": house.org_id,

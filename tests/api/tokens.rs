@@ -24,7 +24,7 @@ async fn admin_grant_raises_the_balance(backend: Backend) {
     let admin_email = unique_email("boss");
     let app = spawn(backend, move |c| c.signup_grant_tokens = 40).await.expect("app");
     let admin = app.client.with_session(app.client.sign_up(&admin_email, PASSWORD, None).await.unwrap().session);
-    app.studio.operator().add_admin(&admin_email).await.expect("admin add");
+    app.studio.admin().operator().add_admin(&admin_email).await.expect("admin add");
     let user = app.client.sign_up(&unique_email("customer"), PASSWORD, None).await.unwrap();
     let customer = app.client.with_session(&user.session);
 
@@ -48,7 +48,7 @@ async fn admin_grant_refusals(backend: Backend) {
     let admin_email = unique_email("boss");
     let app = spawn(backend, |_| {}).await.expect("app");
     let admin = app.client.with_session(app.client.sign_up(&admin_email, PASSWORD, None).await.unwrap().session);
-    app.studio.operator().add_admin(&admin_email).await.expect("admin add");
+    app.studio.admin().operator().add_admin(&admin_email).await.expect("admin add");
     let user = app.client.sign_up(&unique_email("customer"), PASSWORD, None).await.unwrap();
     let id = user.account.user.id.clone();
 
@@ -99,7 +99,7 @@ async fn admin_is_made_by_the_operator_not_by_signing_up(backend: Backend) {
         "signing up with an allowlisted, unverified address makes no admin"
     );
 
-    let operator = app.studio.operator();
+    let operator = app.studio.admin().operator();
     assert_eq!(operator.add_admin(&admin_email.to_uppercase()).await.expect("add").id, signed.account.user.id);
     assert_eq!(
         operator.admins().await.unwrap().iter().map(|u| u.email.as_str()).collect::<Vec<_>>(),
@@ -141,30 +141,31 @@ async fn expired_grants_leave_the_spendable_balance(backend: Backend) {
     let house = House::new(&app, "expiry").await;
     let me = house.caller(&app).await;
     expired_grant(&app, &house.org_id, 50).await;
-    let hold = app.studio.reserve_tokens(&me, 30, None, None).await.expect("a hold before the sweep").hold;
+    let hold = app.studio.billing().reserve_tokens(&me, 30, None, None).await.expect("a hold before the sweep").hold;
     let storage = app.studio.storage();
     let before = storage.audit(&house.org_id).await.unwrap();
 
-    let (a, b) = tokio::join!(app.studio.expire_grants(), app.studio.expire_grants());
+    let billing = app.studio.billing();
+    let (a, b) = tokio::join!(billing.expire_grants(), billing.expire_grants());
     assert_eq!(a.unwrap() + b.unwrap(), 50, "two sweeps at once expire the grant once");
-    let balance = app.studio.balance(&me).await.unwrap();
+    let balance = app.studio.billing().balance(&me).await.unwrap();
     assert_eq!((balance.balance, balance.grant, balance.held), (70, 70, 30), "the grant bucket shows it");
     let audit = storage.audit(&house.org_id).await.unwrap();
     assert_eq!(audit.entries, before.entries + 1, "one expire entry appended, nothing edited");
     let totals = storage.balance(&house.org_id).await.unwrap();
     assert_eq!((audit.grant_tokens, audit.held, audit.credited), (totals.grant_tokens, totals.held, totals.credited));
     assert_eq!(totals.spendable() + totals.held + totals.settled, totals.credited, "tokens conserved");
-    assert_eq!(app.studio.expire_grants().await.unwrap(), 0, "nothing is due twice");
-    app.studio.settle_hold(&house.org_id, &hold.id).await.expect("the earlier hold settles");
-    assert_eq!(app.studio.balance(&me).await.unwrap().balance, 70);
+    assert_eq!(app.studio.billing().expire_grants().await.unwrap(), 0, "nothing is due twice");
+    app.studio.billing().settle_hold(&house.org_id, &hold.id).await.expect("the earlier hold settles");
+    assert_eq!(app.studio.billing().balance(&me).await.unwrap().balance, 70);
 
     // Spent down below the grant: the expiry takes only what is left in the bucket, and a
     // balance read expires a due grant before it answers.
     let spent = House::new(&app, "expiry-spent").await;
     let caller = spent.caller(&app).await;
     expired_grant(&app, &spent.org_id, 50).await;
-    app.studio.reserve_tokens(&caller, 140, None, None).await.expect("spend most");
-    let balance = app.studio.balance(&caller).await.unwrap();
+    app.studio.billing().reserve_tokens(&caller, 140, None, None).await.expect("spend most");
+    let balance = app.studio.billing().balance(&caller).await.unwrap();
     assert_eq!((balance.balance, balance.grant, balance.held), (0, 0, 140));
     let totals = storage.balance(&spent.org_id).await.unwrap();
     assert_eq!(totals.credited, 140, "150 credited, 10 of the grant expired");

@@ -121,12 +121,12 @@ impl Bench {
             password: "a long enough bench password".into(),
             name: None,
         };
-        let (_, token) = studio.sign_up(req).await?;
-        let caller = studio.authenticate_session(&token).await?;
+        let (_, token) = studio.accounts().sign_up(req).await?;
+        let caller = studio.accounts().authenticate_session(&token).await?;
         let upload = async |bytes: Vec<u8>| -> anyhow::Result<String> {
             let body = futures_util::stream::iter([Ok::<_, std::convert::Infallible>(bytes::Bytes::from(bytes))]);
-            let pending = studio.stream_upload(&caller, body.boxed()).await?;
-            Ok(studio.finish_upload(&caller, pending, UploadForm::default()).await?.asset.id)
+            let pending = studio.library().stream_upload(&caller, body.boxed()).await?;
+            Ok(studio.library().finish_upload(&caller, pending, UploadForm::default()).await?.asset.id)
         };
         let model = upload(studio_tests::images::shot(96, 160, 235, [0.3, 0.1, 0.7, 0.95])).await?;
         let top = upload(studio_tests::images::garment_shot(80, 80)).await?;
@@ -148,7 +148,7 @@ impl Bench {
         let look_id = lookbook.create_look(&caller, look).await?.id;
         let lock = DevelopLockRequest { quality: Some("1k".into()), output: None, idempotency_key: None };
         lookbook.develop_lock(&caller, &look_id, lock).await?;
-        anyhow::ensure!(studio.run_next_job().await?, "the develop-lock's job was not queued");
+        anyhow::ensure!(studio.develops().run_next_job().await?, "the develop-lock's job was not queued");
         let develop = lookbook.look(&caller, &look_id).await?.lock_develop;
         let frame = match develop {
             Some(d) if d.status == "done" => d.result_asset_id,
@@ -169,7 +169,7 @@ impl Bench {
         let took = started.elapsed();
         anyhow::ensure!(answer.jobs.len() == FRAMES && !answer.replayed, "the fan-out queued {}", answer.jobs.len());
         let run = format!("look.{}.variations", self.look_id);
-        let cancelled = self.studio.cancel_run(&self.caller, &run).await?;
+        let cancelled = self.studio.develops().cancel_run(&self.caller, &run).await?;
         anyhow::ensure!(
             cancelled.cancelled_job_ids.len() == FRAMES && cancelled.tokens_released == answer.tokens_held,
             "cancelling the fan-out released {} of {} tokens ({} jobs)",
@@ -194,11 +194,11 @@ impl Bench {
         let mut ids = Vec::with_capacity(FRAMES);
         let started = Instant::now();
         for req in requests {
-            ids.push(self.studio.start_develop(&self.caller, req).await?.job_id);
+            ids.push(self.studio.develops().start_develop(&self.caller, req).await?.job_id);
         }
         let took = started.elapsed();
         for id in ids {
-            let cancelled = self.studio.cancel_job(&self.caller, &id).await?;
+            let cancelled = self.studio.develops().cancel_job(&self.caller, &id).await?;
             anyhow::ensure!(cancelled.cancelled, "a single submit {id} was not cancelled: {:?}", cancelled.state);
         }
         Ok(took)
@@ -208,7 +208,7 @@ impl Bench {
 /// One untimed warm-up round, then `rounds` rounds of both sides, the first of each round
 /// alternating; the median of each side. The house's balance must end where it began.
 async fn take_turns(bench: &Bench, rounds: usize) -> anyhow::Result<Measured> {
-    let before = bench.studio.balance(&bench.caller).await?;
+    let before = bench.studio.billing().balance(&bench.caller).await?;
     let (mut fan_out, mut singles) = (Vec::with_capacity(rounds), Vec::with_capacity(rounds));
     for round in 0..=rounds {
         let (f, s) = if round % 2 == 0 {
@@ -223,7 +223,7 @@ async fn take_turns(bench: &Bench, rounds: usize) -> anyhow::Result<Measured> {
             singles.push(s);
         }
     }
-    let after = bench.studio.balance(&bench.caller).await?;
+    let after = bench.studio.billing().balance(&bench.caller).await?;
     anyhow::ensure!(
         (after.balance, after.held) == (before.balance, before.held),
         "the rounds moved the balance: {} held {} before, {} held {} after",

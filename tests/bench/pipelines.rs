@@ -143,14 +143,14 @@ impl Bench {
             password: "a long enough bench password".into(),
             name: None,
         };
-        let (_, token) = studio.sign_up(req).await?;
-        let caller = studio.authenticate_session(&token).await?;
+        let (_, token) = studio.accounts().sign_up(req).await?;
+        let caller = studio.accounts().authenticate_session(&token).await?;
         let mut images = Vec::with_capacity(ITEMS);
         for i in 0..ITEMS {
             let bytes = bytes::Bytes::from(studio_tests::images::padded_png(i, 4096));
             let body = futures_util::stream::iter([Ok::<_, std::convert::Infallible>(bytes)]);
-            let pending = studio.stream_upload(&caller, body.boxed()).await?;
-            images.push(studio.finish_upload(&caller, pending, UploadForm::default()).await?.asset.id);
+            let pending = studio.library().stream_upload(&caller, body.boxed()).await?;
+            images.push(studio.library().finish_upload(&caller, pending, UploadForm::default()).await?.asset.id);
         }
         let plan = json!({
             "name": "Bench line",
@@ -161,7 +161,7 @@ impl Bench {
         });
         let items = serde_json::Value::Array(images.iter().map(|id| json!({"image": id})).collect());
         let preview = PipelinePreviewRequest { plan: plan.clone(), items: items.clone() };
-        let line = studio.preview_pipeline(&caller, preview).await?.compiled;
+        let line = studio.pipelines().preview_pipeline(&caller, preview).await?.compiled;
         anyhow::ensure!(
             line.frames as usize == LINE && line.frames_skipped == 0,
             "the preview compiled {} frames ({} skipped), not {LINE}",
@@ -173,7 +173,7 @@ impl Bench {
 
     /// Tokens the house holds now.
     async fn held(&self) -> anyhow::Result<i64> {
-        Ok(self.studio.balance(&self.caller).await?.held)
+        Ok(self.studio.billing().balance(&self.caller).await?.held)
     }
 
     /// One run started over the line, timed from the call to its answer; then its holds
@@ -188,7 +188,7 @@ impl Bench {
         };
         let before = self.held().await?;
         let started = Instant::now();
-        let answer = self.studio.start_pipeline_run(&self.caller, req).await?;
+        let answer = self.studio.pipelines().start_pipeline_run(&self.caller, req).await?;
         let took = started.elapsed();
         anyhow::ensure!(
             answer.compiled.frames as usize == LINE && answer.started as usize == ITEMS && !answer.replayed,
@@ -204,7 +204,7 @@ impl Bench {
             answer.compiled.tokens,
             self.tokens
         );
-        let cancelled = self.studio.cancel_pipeline_run(&self.caller, &answer.run_id).await?;
+        let cancelled = self.studio.pipelines().cancel_pipeline_run(&self.caller, &answer.run_id).await?;
         anyhow::ensure!(
             cancelled.cancelled_job_ids.len() == ITEMS
                 && cancelled.cancelled_step_ids.len() == LINE - ITEMS
@@ -238,13 +238,13 @@ impl Bench {
         let mut ids = Vec::with_capacity(LINE);
         let started = Instant::now();
         for req in requests {
-            ids.push(self.studio.start_develop(&self.caller, req).await?.job_id);
+            ids.push(self.studio.develops().start_develop(&self.caller, req).await?.job_id);
         }
         let took = started.elapsed();
         let held = self.held().await? - before;
         anyhow::ensure!(held == self.tokens, "{LINE} singles held {held} tokens; the line costs {}", self.tokens);
         for id in ids {
-            let cancelled = self.studio.cancel_job(&self.caller, &id).await?;
+            let cancelled = self.studio.develops().cancel_job(&self.caller, &id).await?;
             anyhow::ensure!(cancelled.cancelled, "a single submit {id} was not cancelled: {:?}", cancelled.state);
         }
         Ok(took)
@@ -255,7 +255,7 @@ impl Bench {
 /// of each round alternating; the median of each side. The house's balance must end where it
 /// began.
 async fn take_turns(bench: &Bench, rounds: usize, warm_up: bool) -> anyhow::Result<Measured> {
-    let before = bench.studio.balance(&bench.caller).await?;
+    let before = bench.studio.billing().balance(&bench.caller).await?;
     let (mut run, mut singles) = (Vec::with_capacity(rounds), Vec::with_capacity(rounds));
     let first = if warm_up { 0 } else { 1 };
     for round in first..=rounds {
@@ -271,7 +271,7 @@ async fn take_turns(bench: &Bench, rounds: usize, warm_up: bool) -> anyhow::Resu
             singles.push(s);
         }
     }
-    let after = bench.studio.balance(&bench.caller).await?;
+    let after = bench.studio.billing().balance(&bench.caller).await?;
     anyhow::ensure!(
         (after.balance, after.held) == (before.balance, before.held),
         "the rounds moved the balance: {} held {} before, {} held {} after",

@@ -188,14 +188,14 @@ async fn prepared(database_url: &str, blobs: &Path, submits: usize) -> anyhow::R
         password: "a long enough bench password".into(),
         name: None,
     };
-    let (_, token) = studio.sign_up(req).await?;
-    let caller = studio.authenticate_session(&token).await?;
+    let (_, token) = studio.accounts().sign_up(req).await?;
+    let caller = studio.accounts().authenticate_session(&token).await?;
     let body = futures_util::stream::iter([Ok::<_, std::convert::Infallible>(bytes::Bytes::from(
         studio_tests::images::padded_png(0, 4096),
     ))])
     .boxed();
-    let pending = studio.stream_upload(&caller, body).await?;
-    let asset = studio.finish_upload(&caller, pending, UploadForm::default()).await?.asset.id;
+    let pending = studio.library().stream_upload(&caller, body).await?;
+    let asset = studio.library().finish_upload(&caller, pending, UploadForm::default()).await?.asset.id;
     Ok(Submits { studio, caller, asset })
 }
 
@@ -238,7 +238,7 @@ async fn submit_rate(submits: &Submits, total: usize) -> anyhow::Result<Throughp
             idempotency_key: None,
         };
         async move {
-            studio.start_develop(&caller, req).await?;
+            studio.develops().start_develop(&caller, req).await?;
             Ok(())
         }
     })

@@ -83,7 +83,7 @@ impl House {
 
     /// The core's caller for the member key, for what the tests ask of `app.studio` directly.
     pub async fn caller(&self, app: &TestApp) -> studio_core::Caller {
-        app.studio.authenticate_key(&self.secret).await.expect("a caller for the key")
+        app.studio.accounts().authenticate_key(&self.secret).await.expect("a caller for the key")
     }
 }
 

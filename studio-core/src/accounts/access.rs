@@ -9,6 +9,7 @@
 //! tokens, never by this catalogue. Tool items are a tool's library of references and prompts,
 //! kept by admins.
 
+use crate::accounts::Accounts;
 use chrono::Duration;
 
 use crate::api::{MyAccess, ToolAccess, ToolItem, ToolItems, ToolkitAccess};
@@ -16,7 +17,6 @@ use crate::caller::Caller;
 use crate::error::{Error, Result};
 use crate::ids::now;
 use crate::storage::ToolItemRow;
-use crate::studio::Studio;
 
 /// A toolkit: (id, name, description).
 pub(crate) const TOOLKITS: [(&str, &str, &str); 4] = [
@@ -63,17 +63,17 @@ pub(crate) fn item_view(i: ToolItemRow) -> ToolItem {
     }
 }
 
-impl Studio {
+impl Accounts<'_> {
     /// The catalogue with the caller's access and trial window.
     pub async fn my_access(&self, caller: &Caller) -> Result<MyAccess> {
         let profile =
-            self.storage.profile(&caller.user_id).await?.ok_or_else(|| Error::unauthenticated("No valid session"))?;
-        let trial_ends = profile.created_at + Duration::days(self.config.people.trial_days.max(0));
+            self.0.storage.profile(&caller.user_id).await?.ok_or_else(|| Error::unauthenticated("No valid session"))?;
+        let trial_ends = profile.created_at + Duration::days(self.0.config.people.trial_days.max(0));
         let at = now();
         let trial_active = at < trial_ends;
         let trial_days_left = if trial_active { ((trial_ends - at).num_hours() + 23) / 24 } else { 0 };
-        let plan = self.plan_view(&caller.org_id).await?.is_some();
-        let grants = self.storage.tool_grants(&caller.user_id, &profile.email).await?;
+        let plan = self.0.billing().plan_view(&caller.org_id).await?.is_some();
+        let grants = self.0.storage.tool_grants(&caller.user_id, &profile.email).await?;
         let open_all = trial_active || plan;
         let kit_open = |kit: &str| open_all || grants.iter().any(|g| g.toolkit_id.as_deref() == Some(kit));
         let toolkits = TOOLKITS
@@ -111,7 +111,7 @@ impl Studio {
         if !access.tools.iter().any(|t| t.slug == slug && t.accessible) {
             return Err(Error::forbidden("TOOL_LOCKED", "This tool is not open to you."));
         }
-        let items = self.storage.tool_items(slug).await?.into_iter().map(item_view).collect();
+        let items = self.0.storage.tool_items(slug).await?.into_iter().map(item_view).collect();
         Ok(ToolItems { items })
     }
 }

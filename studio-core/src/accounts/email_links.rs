@@ -8,6 +8,7 @@
 //! Verification links work 48 hours, reset links 1 hour (`MailConfig`); each person may be sent
 //! a few letters of each purpose per hour.
 
+use crate::accounts::Accounts;
 use chrono::Duration;
 
 use crate::accounts::{Email, MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS, hash_password};
@@ -20,7 +21,6 @@ use crate::error::{Error, Result};
 use crate::ids::{random_secret, sha256_hex};
 use crate::mail::{Letter, templates};
 use crate::storage::{EmailTokenRow, TokenUse, UserRow};
-use crate::studio::Studio;
 
 /// The purpose of a verification token.
 const VERIFY: &str = "verify";
@@ -53,29 +53,32 @@ fn token_hash(token: &str) -> Result<String> {
     Ok(sha256_hex(&token.to_ascii_lowercase()))
 }
 
-impl Studio {
+impl Accounts<'_> {
     /// Post a verification letter to the person (making earlier verification links stop
     /// working). The letter's link is `<link base>/verify-email?token=…`.
     pub(crate) async fn send_verification(&self, user: &UserRow) -> Result<uuid::Uuid> {
-        let hours = self.config.mail.verify_hours.max(1);
+        let hours = self.0.config.mail.verify_hours.max(1);
         let token = self.issue_token(user, VERIFY, Duration::hours(hours)).await?;
-        let link = self.mail_link(&format!("/verify-email?token={token}"));
+        let link = self.0.mail().mail_link(&format!("/verify-email?token={token}"));
         let written = templates::verify_email(user.name.as_deref(), &link, hours);
-        self.post_letter(Letter {
-            kind: "verify-email",
-            to: user.email.clone(),
-            user_id: Some(user.id.clone()),
-            subject: written.subject,
-            html: written.html,
-            text: written.text,
-        })
-        .await
+        self.0
+            .mail()
+            .post_letter(Letter {
+                kind: "verify-email",
+                to: user.email.clone(),
+                user_id: Some(user.id.clone()),
+                subject: written.subject,
+                html: written.html,
+                text: written.text,
+            })
+            .await
     }
 
     async fn issue_token(&self, user: &UserRow, purpose: &str, lifetime: Duration) -> Result<String> {
         let token = random_secret();
         let now = crate::ids::now();
-        self.storage
+        self.0
+            .storage
             .issue_email_token(EmailTokenRow {
                 token_hash: sha256_hex(&token),
                 user_id: user.id.clone(),
@@ -94,8 +97,8 @@ impl Studio {
     async fn letter_wait(&self, user_id: &str, purpose: &str) -> Result<Option<u64>> {
         let now = crate::ids::now();
         let hour = Duration::hours(1);
-        let (count, oldest) = self.storage.recent_email_tokens(user_id, purpose, now - hour).await?;
-        if count < self.config.mail.letters_per_hour.max(1) {
+        let (count, oldest) = self.0.storage.recent_email_tokens(user_id, purpose, now - hour).await?;
+        if count < self.0.config.mail.letters_per_hour.max(1) {
             return Ok(None);
         }
         let wait = oldest.map(|t| (t + hour - now).num_seconds()).unwrap_or(60);
@@ -106,7 +109,7 @@ impl Studio {
     /// 410 `TOKEN_USED`, `TOKEN_REPLACED`, `TOKEN_EXPIRED`, `TOKEN_STALE`.
     pub async fn verify_email(&self, req: VerifyEmailRequest) -> Result<EmailVerified> {
         let hash = token_hash(&req.token)?;
-        match self.storage.use_verify_token(&hash, crate::ids::now()).await? {
+        match self.0.storage.use_verify_token(&hash, crate::ids::now()).await? {
             TokenUse::Accepted { email, .. } => Ok(EmailVerified { ok: true, email, email_verified: true }),
             other => Err(refused(other)),
         }
@@ -117,11 +120,12 @@ impl Studio {
     pub async fn resend_verification(&self, caller: &Caller) -> Result<VerificationResent> {
         caller.require_session()?;
         let user = self
+            .0
             .storage
             .user_by_id(&caller.user_id)
             .await?
             .ok_or_else(|| Error::unauthenticated("No valid session"))?;
-        if self.storage.email_verified(&user.id).await? {
+        if self.0.storage.email_verified(&user.id).await? {
             return Ok(VerificationResent { ok: true, sent: false, already_verified: true });
         }
         if let Some(wait) = self.letter_wait(&user.id, VERIFY).await? {
@@ -136,9 +140,9 @@ impl Studio {
     /// does not tell either.
     pub async fn request_password_reset(&self, req: PasswordResetRequest) -> Result<PasswordResetRequested> {
         if let Some(Ok(email)) = req.email.as_deref().map(Email::parse) {
-            let studio = self.clone();
+            let studio = self.0.clone();
             tokio::spawn(async move {
-                if let Err(e) = studio.post_reset_letter(&email).await {
+                if let Err(e) = studio.accounts().post_reset_letter(&email).await {
                     tracing::warn!(error = %e, "a password-reset letter could not be posted");
                 }
             });
@@ -147,24 +151,26 @@ impl Studio {
     }
 
     async fn post_reset_letter(&self, email: &Email) -> Result<()> {
-        let Some(user) = self.storage.user_by_email(email.as_str()).await? else { return Ok(()) };
+        let Some(user) = self.0.storage.user_by_email(email.as_str()).await? else { return Ok(()) };
         if self.letter_wait(&user.id, RESET).await?.is_some() {
             tracing::info!(user = %user.id, "password-reset letter not sent: the hourly allowance is spent");
             return Ok(());
         }
-        let minutes = self.config.mail.reset_minutes.max(1);
+        let minutes = self.0.config.mail.reset_minutes.max(1);
         let token = self.issue_token(&user, RESET, Duration::minutes(minutes)).await?;
-        let link = self.mail_link(&format!("/reset-password?token={token}"));
+        let link = self.0.mail().mail_link(&format!("/reset-password?token={token}"));
         let written = templates::password_reset(&link, minutes);
-        self.post_letter(Letter {
-            kind: "password-reset",
-            to: user.email.clone(),
-            user_id: Some(user.id.clone()),
-            subject: written.subject,
-            html: written.html,
-            text: written.text,
-        })
-        .await?;
+        self.0
+            .mail()
+            .post_letter(Letter {
+                kind: "password-reset",
+                to: user.email.clone(),
+                user_id: Some(user.id.clone()),
+                subject: written.subject,
+                html: written.html,
+                text: written.text,
+            })
+            .await?;
         Ok(())
     }
 
@@ -181,7 +187,7 @@ impl Studio {
             ));
         }
         let password_hash = hash_password(req.password).await?;
-        match self.storage.use_reset_token(&hash, &password_hash, crate::ids::now()).await? {
+        match self.0.storage.use_reset_token(&hash, &password_hash, crate::ids::now()).await? {
             TokenUse::Accepted { sessions_ended, .. } => Ok(PasswordResetDone { ok: true, sessions_ended }),
             other => Err(refused(other)),
         }

@@ -1,6 +1,7 @@
 //! Organization keys: mint (session only), list (never a secret), revoke (effective on the next
 //! request) and authenticate. Only the SHA-256 of a key is stored.
 
+use crate::accounts::Accounts;
 use chrono::Duration;
 
 use crate::accounts::key_cache::VerifiedKey;
@@ -9,7 +10,6 @@ use crate::caller::{Caller, Via};
 use crate::error::{Error, Result};
 use crate::ids::{new_id, random_secret, sha256_hex};
 use crate::storage::KeyRow;
-use crate::studio::Studio;
 
 /// Every key begins with this.
 pub(crate) const KEY_PREFIX: &str = "studio_sk_";
@@ -31,7 +31,7 @@ fn key_view(row: &KeyRow, secret: Option<String>) -> Result<ApiKey> {
     })
 }
 
-impl Studio {
+impl Accounts<'_> {
     /// Mint a key for the caller's house. Session only (owner or admin); the secret is in this
     /// answer and nowhere else.
     pub async fn mint_key(&self, caller: &Caller, req: MintKeyRequest) -> Result<ApiKey> {
@@ -53,20 +53,20 @@ impl Studio {
             revoked_at: None,
             created_at: crate::ids::now(),
         };
-        self.storage.insert_key(row.clone()).await?;
+        self.0.storage.insert_key(row.clone()).await?;
         key_view(&row, Some(secret))
     }
 
     /// Every key the house minted, revoked included, newest first; never a secret.
     pub async fn list_keys(&self, caller: &Caller) -> Result<KeyList> {
-        let rows = self.storage.list_keys(&caller.org_id).await?;
+        let rows = self.0.storage.list_keys(&caller.org_id).await?;
         Ok(KeyList { keys: rows.iter().map(|r| key_view(r, None)).collect::<Result<_>>()? })
     }
 
     /// Revoke a key of the caller's house. Idempotent; another house's key id is 404.
     pub async fn revoke_key(&self, caller: &Caller, key_id: &str) -> Result<RevokedKey> {
         caller.require_manage_keys()?;
-        match self.storage.revoke_key(&caller.org_id, key_id, crate::ids::now()).await? {
+        match self.0.storage.revoke_key(&caller.org_id, key_id, crate::ids::now()).await? {
             Some(row) => Ok(RevokedKey { revoked: true, id: row.id }),
             None => Err(Error::not_found("NOT_FOUND", "No such key in this house.")),
         }
@@ -82,20 +82,20 @@ impl Studio {
             return Err(refused());
         }
         let hash = sha256_hex(secret);
-        if let Some(kept) = self.keys.get(&hash) {
-            let stamp = self.storage.house_stamp(&kept.org_id).await?;
+        if let Some(kept) = self.0.keys.get(&hash) {
+            let stamp = self.0.storage.house_stamp(&kept.org_id).await?;
             if stamp.key_epoch == kept.epoch {
                 return self.key_caller(&hash, kept, stamp.library_version).await;
             }
-            self.keys.forget(&hash);
+            self.0.keys.forget(&hash);
         }
         // The row names the house; the house's epoch is read before the row is trusted.
-        let first = self.storage.key_by_hash(&hash).await?.ok_or_else(refused)?;
+        let first = self.0.storage.key_by_hash(&hash).await?.ok_or_else(refused)?;
         if first.revoked_at.is_some() {
             return Err(refused());
         }
-        let stamp = self.storage.house_stamp(&first.org_id).await?;
-        let row = self.storage.key_by_hash(&hash).await?.ok_or_else(refused)?;
+        let stamp = self.0.storage.house_stamp(&first.org_id).await?;
+        let row = self.0.storage.key_by_hash(&hash).await?.ok_or_else(refused)?;
         if row.revoked_at.is_some() || row.org_id != first.org_id {
             return Err(refused());
         }
@@ -107,7 +107,7 @@ impl Studio {
             epoch: stamp.key_epoch,
             last_used_at: row.last_used_at,
         };
-        self.keys.put(hash.clone(), kept.clone());
+        self.0.keys.put(hash.clone(), kept.clone());
         self.key_caller(&hash, kept, stamp.library_version).await
     }
 
@@ -116,8 +116,8 @@ impl Studio {
         let now = crate::ids::now();
         let stale_before = now - Duration::seconds(LAST_USED_RESOLUTION_SECS);
         if key.last_used_at.is_none_or(|t| t < stale_before) {
-            match self.storage.touch_key(&key.key_id, now, stale_before).await {
-                Ok(()) => self.keys.used(hash, now),
+            match self.0.storage.touch_key(&key.key_id, now, stale_before).await {
+                Ok(()) => self.0.keys.used(hash, now),
                 Err(e) => tracing::warn!(error = %e, key = %key.key_id, "could not record key use"),
             }
         }

@@ -7,12 +7,12 @@
 //! Personal memories are a person's, so an organization key (which belongs to the house) reads
 //! and writes house memories only.
 
+use crate::accounts::Accounts;
 use crate::api::{Memory, MemoryList, MemoryRequest, MemoryScope, MemoryStatus};
 use crate::caller::Caller;
 use crate::error::{Error, Result};
 use crate::ids::{new_id, now};
 use crate::storage::{MemoryRow, MemoryWrite};
-use crate::studio::Studio;
 
 /// The longest statement kept, in characters.
 pub const MAX_STATEMENT_CHARS: usize = 2000;
@@ -50,16 +50,16 @@ pub(crate) fn memory_view(m: &MemoryRow) -> Result<Memory> {
     })
 }
 
-impl Studio {
+impl Accounts<'_> {
     /// The house's memories and the caller's own personal ones, newest first, history included.
     pub async fn memories(&self, caller: &Caller) -> Result<MemoryList> {
-        let rows = self.storage.memories(&caller.org_id, person_of(caller)).await?;
+        let rows = self.0.storage.memories(&caller.org_id, person_of(caller)).await?;
         Ok(MemoryList { memories: rows.iter().map(memory_view).collect::<Result<_>>()? })
     }
 
     /// Only the active memories the caller may see: what the assistant's context is built from.
     pub async fn active_memories(&self, caller: &Caller) -> Result<Vec<Memory>> {
-        let rows = self.storage.memories(&caller.org_id, person_of(caller)).await?;
+        let rows = self.0.storage.memories(&caller.org_id, person_of(caller)).await?;
         rows.iter().filter(|m| m.status == "active").map(memory_view).collect()
     }
 
@@ -110,7 +110,7 @@ impl Studio {
             created_at: at,
             updated_at: at,
         };
-        match self.storage.write_memory(row.clone(), replaces).await? {
+        match self.0.storage.write_memory(row.clone(), replaces).await? {
             MemoryWrite::Stored => Ok((memory_view(&row)?, replaces.is_some())),
             MemoryWrite::PredecessorNotActive => Err(Error::not_found(
                 "MEMORY_NOT_FOUND",
@@ -125,6 +125,7 @@ impl Studio {
             return Err(Error::forbidden("FORBIDDEN", "A viewer reads memories but does not retire them."));
         }
         let row = self
+            .0
             .storage
             .retire_memory(&caller.org_id, person_of(caller), id, now())
             .await?

@@ -22,7 +22,6 @@ use crate::caller::{Caller, Via};
 use crate::error::{Error, Result};
 use crate::ids::{new_id, random_secret, sha256_hex};
 use crate::storage::{NewAccount, OrgRow, SessionRow, StorageError, UserRow};
-use crate::studio::Studio;
 
 /// Shortest password accepted at sign-up.
 const MIN_PASSWORD_CHARS: usize = 10;
@@ -111,7 +110,16 @@ async fn verify_password(password: String, hash: Option<String>) -> Result<bool>
     .map_err(Error::internal)
 }
 
-impl Studio {
+/// The accounts domain (sign-up and sessions, keys, profiles, seats, memories): `studio.accounts()`.
+#[derive(Debug, Clone, Copy)]
+pub struct Accounts<'a>(pub(crate) &'a crate::studio::Studio);
+
+impl Accounts<'_> {
+    /// True while nobody has signed up yet (the first-run hint).
+    pub async fn is_empty(&self) -> Result<bool> {
+        Ok(self.0.storage.user_count().await? == 0)
+    }
+
     /// Create a person, their personal house (they own it), the sign-up grant and a session.
     pub async fn sign_up(&self, req: SignUpRequest) -> Result<(SignUpResponse, SessionToken)> {
         let email = Email::parse(&req.email)?;
@@ -126,7 +134,7 @@ impl Studio {
         if name.as_ref().is_some_and(|n| n.chars().count() > 100) {
             return Err(Error::invalid("BAD_NAME", "A name is at most 100 characters."));
         }
-        if self.storage.user_by_email(email.as_str()).await?.is_some() {
+        if self.0.storage.user_by_email(email.as_str()).await?.is_some() {
             return Err(email_taken());
         }
         let now = crate::ids::now();
@@ -144,8 +152,8 @@ impl Studio {
         };
         let org = OrgRow { id: new_id("org"), name: house_name, created_at: now };
         let account =
-            NewAccount { user: user.clone(), org: org.clone(), grant_tokens: self.config.signup_grant_tokens.max(0) };
-        match self.storage.create_account(account).await {
+            NewAccount { user: user.clone(), org: org.clone(), grant_tokens: self.0.config.signup_grant_tokens.max(0) };
+        match self.0.storage.create_account(account).await {
             Ok(()) => {}
             Err(StorageError::Conflict(_)) => return Err(email_taken()),
             Err(e) => return Err(e.into()),
@@ -163,33 +171,34 @@ impl Studio {
     pub async fn sign_in(&self, req: SignInRequest) -> Result<(SignUpResponse, SessionToken)> {
         let bad = || Error::new(crate::ErrorKind::Unauthenticated, "BAD_CREDENTIALS", "Email or password is wrong.");
         let user = match Email::parse(&req.email) {
-            Ok(email) => self.storage.user_by_email(email.as_str()).await?,
+            Ok(email) => self.0.storage.user_by_email(email.as_str()).await?,
             Err(_) => None,
         };
         let ok = verify_password(req.password, user.as_ref().and_then(|u| u.password_hash.clone())).await?;
         let (true, Some(user)) = (ok, user) else { return Err(bad()) };
-        let seat = self.storage.home_membership(&user.id).await?.ok_or_else(bad)?;
-        let org = self.storage.org_by_id(&seat.org_id).await?.ok_or_else(bad)?;
+        let seat = self.0.storage.home_membership(&user.id).await?.ok_or_else(bad)?;
+        let org = self.0.storage.org_by_id(&seat.org_id).await?.ok_or_else(bad)?;
         let token = self.start_session(&user.id, &org.id).await?;
         Ok((SignUpResponse { user: user_view(&user), organization: org_view(&org) }, token))
     }
 
     /// Forget a session. Harmless for an unknown or expired token.
     pub async fn sign_out(&self, token: &SessionToken) -> Result<()> {
-        self.storage.delete_session(&sha256_hex(&token.0)).await?;
+        self.0.storage.delete_session(&sha256_hex(&token.0)).await?;
         Ok(())
     }
 
     async fn start_session(&self, user_id: &str, org_id: &str) -> Result<SessionToken> {
         let secret = format!("sess_{}", random_secret());
         let now = crate::ids::now();
-        self.storage
+        self.0
+            .storage
             .insert_session(SessionRow {
                 token_hash: sha256_hex(&secret),
                 user_id: user_id.to_string(),
                 org_id: org_id.to_string(),
                 created_at: now,
-                expires_at: now + Duration::days(self.config.session_days.max(1)),
+                expires_at: now + Duration::days(self.0.config.session_days.max(1)),
             })
             .await?;
         Ok(SessionToken(secret))
@@ -204,27 +213,27 @@ impl Studio {
         kind: crate::caller::MachineKind,
         presented: &str,
     ) -> Result<crate::caller::Machine> {
-        if kind == crate::caller::MachineKind::SupportBridge && !self.config.machines.is_configured(kind) {
+        if kind == crate::caller::MachineKind::SupportBridge && !self.0.config.machines.is_configured(kind) {
             return Err(Error::new(
                 crate::error::ErrorKind::NotConfigured,
                 "SUPPORT_BRIDGE_NOT_CONFIGURED",
                 "Escalations are not configured on this server (STUDIO_SUPPORT_BRIDGE_SECRET).",
             ));
         }
-        self.config.machines.verify(kind, presented)
+        self.0.config.machines.verify(kind, presented)
     }
 
     /// The caller behind a session cookie; 401 when unknown, expired or the seat is gone.
     pub async fn authenticate_session(&self, token: &SessionToken) -> Result<Caller> {
         let no = || Error::unauthenticated("No valid session");
-        let seat = self.storage.session_seat(&sha256_hex(&token.0), crate::ids::now()).await?.ok_or_else(no)?;
+        let seat = self.0.storage.session_seat(&sha256_hex(&token.0), crate::ids::now()).await?.ok_or_else(no)?;
         let role: SeatRole = seat.role.parse().map_err(Error::internal)?;
         Ok(Caller {
             // Read on every request: `admin remove` takes effect on the next call. The allowlist
             // counts only for an address its owner has proven.
             admin: seat.platform_admin
                 || (seat.email_verified
-                    && self.config.admin_emails.iter().any(|a| a.eq_ignore_ascii_case(&seat.email))),
+                    && self.0.config.admin_emails.iter().any(|a| a.eq_ignore_ascii_case(&seat.email))),
             org_id: seat.org_id,
             user_id: seat.user_id,
             role,
@@ -236,12 +245,17 @@ impl Studio {
     /// Who the caller is: the person, the house and the effective role.
     pub async fn session_info(&self, caller: &Caller) -> Result<SessionInfo> {
         let user = self
+            .0
             .storage
             .user_by_id(&caller.user_id)
             .await?
             .ok_or_else(|| Error::unauthenticated("No valid session"))?;
-        let org =
-            self.storage.org_by_id(&caller.org_id).await?.ok_or_else(|| Error::unauthenticated("No valid session"))?;
+        let org = self
+            .0
+            .storage
+            .org_by_id(&caller.org_id)
+            .await?
+            .ok_or_else(|| Error::unauthenticated("No valid session"))?;
         Ok(SessionInfo { user: user_view(&user), organization: org_view(&org), role: caller.role })
     }
 
@@ -249,7 +263,7 @@ impl Studio {
     /// Never refuses: a missing or malformed email answers false, false.
     pub async fn check_email(&self, req: CheckEmailRequest) -> Result<CheckEmailResponse> {
         let user = match req.email.as_deref().map(Email::parse) {
-            Some(Ok(email)) => self.storage.user_by_email(email.as_str()).await?,
+            Some(Ok(email)) => self.0.storage.user_by_email(email.as_str()).await?,
             _ => None,
         };
         Ok(CheckEmailResponse { exists: user.is_some(), has_password: user.is_some_and(|u| u.password_hash.is_some()) })

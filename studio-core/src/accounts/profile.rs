@@ -1,6 +1,7 @@
 //! The person's own record: the account page (§4.8), the avatar, the billing contact, `/api/me`
 //! (read, export, erase), onboarding steps and intake answers (§4.15).
 
+use crate::accounts::Accounts;
 use bytes::Bytes;
 use chrono::Duration;
 
@@ -14,7 +15,6 @@ use crate::caller::Caller;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ids::{new_id, now};
 use crate::storage::{EraseOutcome, ProfileRow};
-use crate::studio::Studio;
 
 /// The largest avatar accepted, in bytes.
 pub const MAX_AVATAR_BYTES: usize = 512 * 1024;
@@ -42,11 +42,11 @@ pub fn account_days(raw: Option<&str>) -> i64 {
     }
 }
 
-impl Studio {
+impl Accounts<'_> {
     pub(crate) fn avatar_url(&self, p: &ProfileRow) -> Option<String> {
         p.avatar_key
             .as_ref()
-            .map(|_| format!("{}/api/account/avatar/{}?v={}", self.config.public_url, p.id, p.avatar_version))
+            .map(|_| format!("{}/api/account/avatar/{}?v={}", self.0.config.public_url, p.id, p.avatar_version))
     }
 
     fn profile_view(&self, p: &ProfileRow) -> Profile {
@@ -61,15 +61,16 @@ impl Studio {
     }
 
     async fn my_profile(&self, caller: &Caller) -> Result<ProfileRow> {
-        self.storage.profile(&caller.user_id).await?.ok_or_else(|| Error::unauthenticated("No valid session"))
+        self.0.storage.profile(&caller.user_id).await?.ok_or_else(|| Error::unauthenticated("No valid session"))
     }
 
     /// The account page: profile, plan, tokens over `days`, invoices and the billing contact.
     pub async fn account(&self, caller: &Caller, days: i64) -> Result<AccountView> {
         let profile = self.my_profile(caller).await?;
-        let balance = self.balance(caller).await?;
+        let balance = self.0.billing().balance(caller).await?;
         let since = now() - Duration::days(days);
         let mut by_workflow: Vec<WorkflowUsage> = self
+            .0
             .storage
             .workflow_usage(&caller.org_id, since)
             .await?
@@ -78,12 +79,13 @@ impl Studio {
             .collect();
         // What the ledger settled beyond finished jobs: charged AI reads.
         let jobs: i64 = by_workflow.iter().map(|w| w.tokens).sum();
-        let reads = self.storage.settled_since(&caller.org_id, since).await? - jobs;
+        let reads = self.0.storage.settled_since(&caller.org_id, since).await? - jobs;
         if reads > 0 {
             by_workflow.push(WorkflowUsage { workflow: "reads".into(), tokens: reads, runs: 0, last_at: None });
             by_workflow.sort_by(|a, b| b.tokens.cmp(&a.tokens).then_with(|| a.workflow.cmp(&b.workflow)));
         }
         let invoices = self
+            .0
             .storage
             .invoices(&caller.org_id, INVOICES_SHOWN)
             .await?
@@ -98,14 +100,14 @@ impl Studio {
                 reference: c.payment_id,
             })
             .collect();
-        let card_on_file = self.storage.billing_account(&caller.org_id).await?.is_some_and(|a| a.has_card);
-        let email = match self.storage.billing_email(&caller.org_id).await? {
+        let card_on_file = self.0.storage.billing_account(&caller.org_id).await?.is_some_and(|a| a.has_card);
+        let email = match self.0.storage.billing_email(&caller.org_id).await? {
             Some(e) => Some(e),
             None => self.house_owner_email(&caller.org_id).await?,
         };
         Ok(AccountView {
             profile: self.profile_view(&profile),
-            plan: self.plan_view(&caller.org_id).await?,
+            plan: self.0.billing().plan_view(&caller.org_id).await?,
             tokens: TokenUsage {
                 balance: balance.balance,
                 grant: balance.grant,
@@ -136,12 +138,12 @@ impl Studio {
             ));
         }
         self.my_profile(caller).await?;
-        self.storage.set_user_name(&caller.user_id, name).await?;
+        self.0.storage.set_user_name(&caller.user_id, name).await?;
         self.account(caller, account_days(None)).await
     }
 
     async fn house_owner_email(&self, org_id: &str) -> Result<Option<String>> {
-        Ok(self.storage.seats(org_id).await?.into_iter().find(|s| s.role == "owner").map(|s| s.email))
+        Ok(self.0.storage.seats(org_id).await?.into_iter().find(|s| s.role == "owner").map(|s| s.email))
     }
 
     /// Set where the house's receipts go (the owner's session).
@@ -150,8 +152,8 @@ impl Studio {
     pub async fn set_billing_email(&self, caller: &Caller, req: BillingEmailRequest) -> Result<BillingEmailView> {
         caller.require_spend_money()?;
         let email = Email::parse(&req.email)?;
-        let customer = self.storage.billing_account(&caller.org_id).await?.and_then(|a| a.customer_id);
-        if let (Some(customer), Some(provider)) = (customer, self.config.payments.as_ref())
+        let customer = self.0.storage.billing_account(&caller.org_id).await?.and_then(|a| a.customer_id);
+        if let (Some(customer), Some(provider)) = (customer, self.0.config.payments.as_ref())
             && let Err(e) = provider.set_customer_email(&customer, email.as_str()).await
         {
             tracing::warn!(error = %e, "the billing email was refused at the provider");
@@ -161,7 +163,7 @@ impl Studio {
                 "The payment provider did not take the new billing email; nothing changed.",
             ));
         }
-        self.storage.set_billing_email(&caller.org_id, email.as_str()).await?;
+        self.0.storage.set_billing_email(&caller.org_id, email.as_str()).await?;
         Ok(BillingEmailView { email: email.as_str().to_string() })
     }
 
@@ -188,8 +190,8 @@ impl Studio {
                 .with("height", h));
         }
         let key = format!("avatars/{}/{}", caller.user_id, new_id("av"));
-        self.blobs.put_bytes(&key, bytes, MAX_AVATAR_BYTES as u64, |_| true).await.map_err(Error::internal)?;
-        if let Some(old) = self.storage.set_avatar(&caller.user_id, Some(&key)).await? {
+        self.0.blobs.put_bytes(&key, bytes, MAX_AVATAR_BYTES as u64, |_| true).await.map_err(Error::internal)?;
+        if let Some(old) = self.0.storage.set_avatar(&caller.user_id, Some(&key)).await? {
             self.forget_blob(&old).await;
         }
         let profile = self.my_profile(caller).await?;
@@ -199,14 +201,14 @@ impl Studio {
     /// Remove the caller's avatar and its bytes.
     pub async fn delete_avatar(&self, caller: &Caller) -> Result<AvatarView> {
         caller.require_session()?;
-        if let Some(old) = self.storage.set_avatar(&caller.user_id, None).await? {
+        if let Some(old) = self.0.storage.set_avatar(&caller.user_id, None).await? {
             self.forget_blob(&old).await;
         }
         Ok(AvatarView { image: None })
     }
 
     async fn forget_blob(&self, key: &str) {
-        if let Err(e) = self.blobs.delete(key).await {
+        if let Err(e) = self.0.blobs.delete(key).await {
             tracing::warn!(error = %e, key, "an old avatar's bytes could not be removed");
         }
     }
@@ -215,12 +217,12 @@ impl Studio {
     /// stranger, 404 when there is no picture.
     pub async fn avatar(&self, caller: &Caller, user_id: &str) -> Result<(Bytes, String)> {
         caller.require_session()?;
-        if caller.user_id != user_id && !self.storage.share_house(&caller.user_id, user_id).await? {
+        if caller.user_id != user_id && !self.0.storage.share_house(&caller.user_id, user_id).await? {
             return Err(Error::unauthenticated("Avatars are shown to people who share a house."));
         }
         let none = || Error::not_found("NO_AVATAR", "That person has no picture.");
-        let key = self.storage.profile(user_id).await?.and_then(|p| p.avatar_key).ok_or_else(none)?;
-        let bytes = self.blobs.get_bytes(&key).await.map_err(|_| none())?;
+        let key = self.0.storage.profile(user_id).await?.and_then(|p| p.avatar_key).ok_or_else(none)?;
+        let bytes = self.0.blobs.get_bytes(&key).await.map_err(|_| none())?;
         let mime = infer::get(&bytes).map(|t| t.mime_type()).unwrap_or("application/octet-stream").to_string();
         Ok((bytes, mime))
     }
@@ -230,11 +232,11 @@ impl Studio {
     pub async fn me(&self, caller: &Caller) -> Result<MeView> {
         let profile = self.my_profile(caller).await?;
         let mut houses = Vec::new();
-        for seat in self.storage.seats_of(&caller.user_id).await? {
+        for seat in self.0.storage.seats_of(&caller.user_id).await? {
             if !caller.is_session() && seat.org_id != caller.org_id {
                 continue;
             }
-            let founder = self.storage.founder(&seat.org_id).await?.as_deref() == Some(caller.user_id.as_str());
+            let founder = self.0.storage.founder(&seat.org_id).await?.as_deref() == Some(caller.user_id.as_str());
             houses.push(MyHouse {
                 active: seat.org_id == caller.org_id,
                 organization_id: seat.org_id,
@@ -251,6 +253,7 @@ impl Studio {
         caller.require_session()?;
         let me = self.me(caller).await?;
         let memories = self
+            .0
             .storage
             .personal_memories(&caller.user_id)
             .await?
@@ -258,6 +261,7 @@ impl Studio {
             .map(super::memory::memory_view)
             .collect::<Result<Vec<_>>>()?;
         let invitations: Vec<serde_json::Value> = self
+            .0
             .storage
             .seat_invitations_to(&me.profile.email)
             .await?
@@ -270,6 +274,7 @@ impl Studio {
             })
             .collect();
         let intake: Vec<serde_json::Value> = self
+            .0
             .storage
             .intakes(&caller.user_id)
             .await?
@@ -279,12 +284,12 @@ impl Studio {
                 serde_json::json!({ "id": id, "organizationId": org, "answers": answers, "recordedAt": at })
             })
             .collect();
-        let platform_invitation = self.storage.invitation_by_email(&me.profile.email).await?.map(|i| {
+        let platform_invitation = self.0.storage.invitation_by_email(&me.profile.email).await?.map(|i| {
             serde_json::json!({
                 "id": i.id, "createdAt": i.created_at, "acceptedAt": i.accepted_at, "grantTokens": i.grant_tokens,
             })
         });
-        let own_code = self.storage.own_code(&caller.user_id).await?.map(|c| {
+        let own_code = self.0.storage.own_code(&caller.user_id).await?.map(|c| {
             serde_json::json!({
                 "code": c.code, "label": c.label, "maxUses": c.max_uses, "usedCount": c.used_count,
                 "createdAt": c.created_at, "revokedAt": c.revoked_at,
@@ -292,6 +297,7 @@ impl Studio {
         });
         let onboarding = self.onboarding(caller).await?;
         let grants: Vec<serde_json::Value> = self
+            .0
             .storage
             .tool_grants(&caller.user_id, &me.profile.email)
             .await?
@@ -317,9 +323,9 @@ impl Studio {
     pub async fn erase_me(&self, caller: &Caller) -> Result<Erased> {
         caller.require_session()?;
         let profile = self.my_profile(caller).await?;
-        for seat in self.storage.seats_of(&caller.user_id).await? {
+        for seat in self.0.storage.seats_of(&caller.user_id).await? {
             let renewing = seat.role == "owner"
-                && self.plan_view(&seat.org_id).await?.is_some_and(|plan| plan.status != "canceled");
+                && self.0.billing().plan_view(&seat.org_id).await?.is_some_and(|plan| plan.status != "canceled");
             if renewing {
                 return Err(Error::conflict(
                     "PLAN_ACTIVE",
@@ -329,7 +335,7 @@ impl Studio {
             }
         }
         let tombstone = format!("erased+{}@invalid", caller.user_id);
-        match self.storage.erase_user(&caller.user_id, &tombstone, now()).await? {
+        match self.0.storage.erase_user(&caller.user_id, &tombstone, now()).await? {
             EraseOutcome::SoleOwner(org_id) => Err(Error::conflict(
                 "SOLE_OWNER",
                 "You are the only owner of a house with other members; transfer it first.",
@@ -346,7 +352,7 @@ impl Studio {
 
     /// The onboarding steps with the caller's progress.
     pub async fn onboarding(&self, caller: &Caller) -> Result<OnboardingView> {
-        let done = self.storage.onboarding_steps(&caller.user_id).await?;
+        let done = self.0.storage.onboarding_steps(&caller.user_id).await?;
         let steps: Vec<OnboardingStep> = ONBOARDING_STEPS
             .iter()
             .map(|(key, title)| OnboardingStep {
@@ -367,7 +373,7 @@ impl Studio {
                 Error::not_found("UNKNOWN_STEP", format!("No onboarding step is called {step:?}.")).with("steps", keys)
             );
         }
-        self.storage.complete_onboarding_step(&caller.user_id, step, now()).await?;
+        self.0.storage.complete_onboarding_step(&caller.user_id, step, now()).await?;
         self.onboarding(caller).await
     }
 
@@ -391,8 +397,8 @@ impl Studio {
         let id = new_id("int");
         let at = now();
         let json = serde_json::to_string(&answers).map_err(Error::internal)?;
-        self.storage.record_intake(&id, &caller.user_id, &caller.org_id, &json, at).await?;
-        self.storage.complete_onboarding_step(&caller.user_id, "intake", at).await?;
+        self.0.storage.record_intake(&id, &caller.user_id, &caller.org_id, &json, at).await?;
+        self.0.storage.complete_onboarding_step(&caller.user_id, "intake", at).await?;
         Ok(IntakeRecorded { id, recorded_at: at })
     }
 }

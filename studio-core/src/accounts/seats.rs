@@ -16,6 +16,7 @@
 //! seat write needs a signed-in person: an organization key belongs to the house, not to a
 //! person, and cannot change who sits in it.
 
+use crate::accounts::Accounts;
 use chrono::Duration;
 
 use crate::SessionToken;
@@ -28,7 +29,6 @@ use crate::caller::Caller;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ids::{new_id, now, sha256_hex};
 use crate::storage::{AcceptSeat, SeatInvitationRow, SeatRow, StorageError};
-use crate::studio::Studio;
 
 fn role_of(s: &str) -> Result<SeatRole> {
     s.parse().map_err(Error::internal)
@@ -57,12 +57,13 @@ fn manageable(role: SeatRole) -> &'static [&'static str] {
     }
 }
 
-impl Studio {
+impl Accounts<'_> {
     /// The house's seats and pending invitations.
     pub async fn seats(&self, caller: &Caller) -> Result<SeatList> {
-        let seats = self.storage.seats(&caller.org_id).await?.iter().map(seat_view).collect::<Result<_>>()?;
-        let org_name = self.storage.org_by_id(&caller.org_id).await?.map(|o| o.name).unwrap_or_default();
+        let seats = self.0.storage.seats(&caller.org_id).await?.iter().map(seat_view).collect::<Result<_>>()?;
+        let org_name = self.0.storage.org_by_id(&caller.org_id).await?.map(|o| o.name).unwrap_or_default();
         let invitations = self
+            .0
             .storage
             .pending_seat_invitations(&caller.org_id, now())
             .await?
@@ -80,7 +81,7 @@ impl Studio {
             organization_id: i.org_id.clone(),
             organization_name: org_name.to_string(),
             expires_at: i.expires_at,
-            url: self.mail_link(&format!("/join/{}", i.id)),
+            url: self.0.mail().mail_link(&format!("/join/{}", i.id)),
         })
     }
 
@@ -95,14 +96,14 @@ impl Studio {
             return Err(Error::forbidden("OWNER_SEAT_OWNER_ONLY", "Only the owner may offer the owner seat."));
         }
         let email = Email::parse(&req.email)?;
-        if let Some(user) = self.storage.user_by_email(email.as_str()).await?
-            && self.storage.membership(&caller.org_id, &user.id).await?.is_some()
+        if let Some(user) = self.0.storage.user_by_email(email.as_str()).await?
+            && self.0.storage.membership(&caller.org_id, &user.id).await?.is_some()
         {
             return Err(Error::invalid("ALREADY_MEMBER", "That person already has a seat in this house."));
         }
-        let org = self.storage.org_by_id(&caller.org_id).await?.ok_or_else(|| Error::internal("house vanished"))?;
+        let org = self.0.storage.org_by_id(&caller.org_id).await?.ok_or_else(|| Error::internal("house vanished"))?;
         let at = now();
-        let people = &self.config.people;
+        let people = &self.0.config.people;
         let row = SeatInvitationRow {
             id: new_id("inv"),
             org_id: caller.org_id.clone(),
@@ -115,6 +116,7 @@ impl Studio {
             resolved_at: None,
         };
         let stored = self
+            .0
             .storage
             .create_seat_invitation(row.clone(), at - Duration::days(7), people.seat_invites_per_week)
             .await?;
@@ -128,19 +130,21 @@ impl Studio {
             .with("retryAfter", 3600));
         }
         let view = self.invitation_view(&row, &org.name)?;
-        let inviter = self.storage.user_by_id(&caller.user_id).await?;
+        let inviter = self.0.storage.user_by_id(&caller.user_id).await?;
         let inviter = inviter.map(|u| u.name.unwrap_or(u.email)).unwrap_or_else(|| "Someone".into());
         let days = people.seat_invite_days.max(1);
         let written = crate::mail::templates::seat_invitation(&org.name, req.role.as_str(), &inviter, &view.url, days);
-        self.post_letter(crate::mail::Letter {
-            kind: "seat_invitation",
-            to: view.email.clone(),
-            user_id: None,
-            subject: written.subject,
-            html: written.html,
-            text: written.text,
-        })
-        .await?;
+        self.0
+            .mail()
+            .post_letter(crate::mail::Letter {
+                kind: "seat_invitation",
+                to: view.email.clone(),
+                user_id: None,
+                subject: written.subject,
+                html: written.html,
+                text: written.text,
+            })
+            .await?;
         Ok(view)
     }
 
@@ -154,9 +158,9 @@ impl Studio {
     ) -> Result<ActiveHouse> {
         caller.require_session()?;
         let missing = || Error::not_found("INVITATION_NOT_FOUND", "No open invitation has that id.");
-        let inv = self.storage.seat_invitation(req.invitation_id.trim()).await?.ok_or_else(missing)?;
+        let inv = self.0.storage.seat_invitation(req.invitation_id.trim()).await?.ok_or_else(missing)?;
         let me =
-            self.storage.profile(&caller.user_id).await?.ok_or_else(|| Error::unauthenticated("No valid session"))?;
+            self.0.storage.profile(&caller.user_id).await?.ok_or_else(|| Error::unauthenticated("No valid session"))?;
         if me.email != inv.email {
             return Err(Error::forbidden("EMAIL_MISMATCH", "This invitation was sent to another address."));
         }
@@ -166,9 +170,10 @@ impl Studio {
                 "Verify your email address first: a seat goes only to a proven address.",
             ));
         }
-        let replay = inv.status == "accepted" && self.storage.membership(&inv.org_id, &caller.user_id).await?.is_some();
+        let replay =
+            inv.status == "accepted" && self.0.storage.membership(&inv.org_id, &caller.user_id).await?.is_some();
         if !replay {
-            match self.storage.accept_seat_invitation(&inv.id, &caller.user_id, now()).await {
+            match self.0.storage.accept_seat_invitation(&inv.id, &caller.user_id, now()).await {
                 Ok(AcceptSeat::Seated { .. }) => {}
                 Ok(AcceptSeat::NotPending) => return Err(missing()),
                 Ok(AcceptSeat::OfferLapsed) | Err(StorageError::Conflict(_)) => {
@@ -190,11 +195,11 @@ impl Studio {
     }
 
     async fn switch_house_to(&self, session: &SessionToken, org_id: &str) -> Result<ActiveHouse> {
-        if !self.storage.switch_session_house(&sha256_hex(&session.0), org_id).await? {
+        if !self.0.storage.switch_session_house(&sha256_hex(&session.0), org_id).await? {
             return Err(Error::not_found("HOUSE_NOT_FOUND", "You have no seat in that house."));
         }
         let caller = self.authenticate_session(session).await?;
-        let org = self.storage.org_by_id(org_id).await?.ok_or_else(|| Error::internal("house vanished"))?;
+        let org = self.0.storage.org_by_id(org_id).await?.ok_or_else(|| Error::internal("house vanished"))?;
         Ok(ActiveHouse { organization_id: org.id, organization_name: org.name, role: caller.role })
     }
 
@@ -207,12 +212,13 @@ impl Studio {
         if req.user_id == caller.user_id {
             return Err(Error::forbidden("CANNOT_RESEAT_SELF", "Nobody changes their own seat."));
         }
-        let target = self.storage.membership(&caller.org_id, &req.user_id).await?.ok_or_else(seat_not_found)?;
+        let target = self.0.storage.membership(&caller.org_id, &req.user_id).await?.ok_or_else(seat_not_found)?;
         let allowed = manageable(caller.role);
         if !allowed.contains(&target.role.as_str()) {
             return Err(Error::forbidden("FORBIDDEN", format!("A {} cannot re-seat a {}.", caller.role, target.role)));
         }
         let seat = self
+            .0
             .storage
             .set_seat_role(&caller.org_id, &req.user_id, req.role.as_str(), allowed)
             .await?
@@ -224,8 +230,8 @@ impl Studio {
     /// their sessions acting for it end at once; organization keys belong to the house and stay.
     pub async fn remove_seat(&self, caller: &Caller, user_id: &str) -> Result<SeatRemoved> {
         caller.require_session()?;
-        let target = self.storage.membership(&caller.org_id, user_id).await?.ok_or_else(seat_not_found)?;
-        if self.storage.founder(&caller.org_id).await?.as_deref() == Some(user_id) {
+        let target = self.0.storage.membership(&caller.org_id, user_id).await?.ok_or_else(seat_not_found)?;
+        if self.0.storage.founder(&caller.org_id).await?.as_deref() == Some(user_id) {
             return Err(Error::forbidden("FOUNDER_SEAT", "The founder of a personal house keeps their seat."));
         }
         if target.role == "owner" {
@@ -239,7 +245,7 @@ impl Studio {
         if !allowed.contains(&target.role.as_str()) {
             return Err(Error::forbidden("FORBIDDEN", format!("A {} cannot remove a {}.", caller.role, target.role)));
         }
-        let seat = self.storage.remove_seat(&caller.org_id, user_id, allowed).await?.ok_or_else(seat_not_found)?;
+        let seat = self.0.storage.remove_seat(&caller.org_id, user_id, allowed).await?.ok_or_else(seat_not_found)?;
         Ok(SeatRemoved { user_id: seat.user_id, email: seat.email, work_stays_with_house: true })
     }
 
@@ -253,8 +259,8 @@ impl Studio {
         if req.user_id == caller.user_id {
             return Err(Error::invalid("ALREADY_OWNER", "You already own this house."));
         }
-        let target = self.storage.membership(&caller.org_id, &req.user_id).await?.ok_or_else(seat_not_found)?;
-        let moved = match self.storage.transfer_ownership(&caller.org_id, &caller.user_id, &target.user_id).await {
+        let target = self.0.storage.membership(&caller.org_id, &req.user_id).await?.ok_or_else(seat_not_found)?;
+        let moved = match self.0.storage.transfer_ownership(&caller.org_id, &caller.user_id, &target.user_id).await {
             Ok(moved) => moved,
             Err(StorageError::Conflict(_)) => false,
             Err(e) => return Err(e.into()),
@@ -262,7 +268,7 @@ impl Studio {
         if !moved {
             return Err(Error::conflict("OWNERSHIP_CHANGED", "The house's seats changed meanwhile; reload and retry."));
         }
-        let email = self.storage.user_by_id(&target.user_id).await?.map(|u| u.email).unwrap_or_default();
+        let email = self.0.storage.user_by_id(&target.user_id).await?.map(|u| u.email).unwrap_or_default();
         Ok(Transferred {
             organization_id: caller.org_id.clone(),
             user_id: target.user_id,

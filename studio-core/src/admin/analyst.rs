@@ -22,7 +22,6 @@ use crate::caller::PlatformAdmin;
 use crate::error::{Error, Result};
 use crate::ids::{new_id, now};
 use crate::storage::{AnalystSettingsRow, DigestRow, FindingRow, PeriodCounts};
-use crate::studio::Studio;
 
 use super::Admin;
 
@@ -202,10 +201,10 @@ pub(super) fn note_of(note: Option<&str>) -> Result<String> {
     Ok(note.to_string())
 }
 
-impl Studio {
+impl Admin<'_> {
     /// The cadence in force.
     async fn analyst_cadence(&self) -> Result<AnalystCadence> {
-        Ok(cadence_of(self.storage.analyst_settings().await?.as_ref()))
+        Ok(cadence_of(self.0.storage.analyst_settings().await?.as_ref()))
     }
 
     /// Write the digest of `[start, end)` filling `slot` for `trigger` (`previous` is the digest
@@ -220,12 +219,12 @@ impl Studio {
         previous: Option<&DigestRow>,
     ) -> Result<AnalystRun> {
         let hours = (end - start).num_hours();
-        let figures = figures(&self.storage.period_counts(start, end).await?);
+        let figures = figures(&self.0.storage.period_counts(start, end).await?);
         let mut summary = plain_summary(&figures, hours);
         let mut writer = DigestWriter::Figures;
         let mut model_called = false;
         if figures.readable_verdicts >= READABLE_FLOOR
-            && let Ok(client) = self.ai_client()
+            && let Ok(client) = self.0.ai().ai_client()
         {
             model_called = true;
             let prompt =
@@ -276,8 +275,9 @@ impl Studio {
             requested_by: requested_by.map(str::to_string),
             created_at,
         };
-        if !self.storage.insert_digest(&row, &findings).await? {
+        if !self.0.storage.insert_digest(&row, &findings).await? {
             let stands = self
+                .0
                 .storage
                 .digest_in_slot(&trigger_kind, &row.slot)
                 .await?
@@ -306,10 +306,10 @@ impl Studio {
         let end =
             DateTime::from_timestamp(index * len, 0).ok_or_else(|| Error::internal("a window end out of range"))?;
         let slot = slot_of(cadence.hours, index);
-        if self.storage.digest_in_slot(&wire(&DigestTrigger::Cadence), &slot).await?.is_some() {
+        if self.0.storage.digest_in_slot(&wire(&DigestTrigger::Cadence), &slot).await?.is_some() {
             return Ok(false);
         }
-        let previous = self.storage.digests(1).await?.into_iter().next();
+        let previous = self.0.storage.digests(1).await?.into_iter().next();
         let window = (end - Duration::hours(cadence.hours), end);
         Ok(!self.write_digest(DigestTrigger::Cadence, None, window, slot, previous.as_ref()).await?.reused)
     }
@@ -331,7 +331,7 @@ impl Admin<'_> {
         Ok(AnalystView {
             digest: digests.next(),
             history: digests.collect(),
-            cadence: self.0.analyst_cadence().await?,
+            cadence: self.analyst_cadence().await?,
             open_findings: open,
         })
     }
@@ -350,7 +350,7 @@ impl Admin<'_> {
             .with("min", MIN_CADENCE_HOURS)
             .with("max", MAX_CADENCE_HOURS));
         }
-        let current = self.0.analyst_cadence().await?;
+        let current = self.analyst_cadence().await?;
         let row = AnalystSettingsRow {
             hours,
             enabled: req.enabled.unwrap_or(current.enabled),
@@ -365,7 +365,7 @@ impl Admin<'_> {
     /// else a new one.
     pub async fn run_analyst(&self, admin: &PlatformAdmin) -> Result<AnalystRun> {
         let studio = self.0;
-        let cadence = studio.analyst_cadence().await?;
+        let cadence = studio.admin().analyst_cadence().await?;
         let at = now();
         let window = Duration::hours(cadence.hours);
         let latest = studio.storage.digests(1).await?.into_iter().next();
@@ -374,7 +374,10 @@ impl Admin<'_> {
         }
         // Runs in the same cadence window share a slot, so two simultaneous runs write one digest.
         let slot = slot_of(cadence.hours, at.timestamp().div_euclid(cadence.hours * 3600));
-        studio.write_digest(DigestTrigger::Admin, Some(admin.user_id()), (at - window, at), slot, latest.as_ref()).await
+        studio
+            .admin()
+            .write_digest(DigestTrigger::Admin, Some(admin.user_id()), (at - window, at), slot, latest.as_ref())
+            .await
     }
 
     /// `GET /api/toolkit/admin/reflection/findings`: newest first, paged.

@@ -15,7 +15,6 @@ use crate::caller::PlatformAdmin;
 use crate::error::Result;
 use crate::ids::{new_id, now};
 use crate::storage::CostRecordRow;
-use crate::studio::Studio;
 
 use super::Admin;
 use super::window::{days_back, since_days};
@@ -56,7 +55,7 @@ fn usd(v: f64) -> f64 {
     (v * 10_000.0).round() / 10_000.0
 }
 
-impl Studio {
+impl Admin<'_> {
     /// Record what a settled charge cost at its provider (after the settle, never beside the
     /// ledger write). A failure is logged: the charge stands either way.
     pub(crate) async fn record_cost(
@@ -81,7 +80,7 @@ impl Studio {
             estimated,
             created_at: now(),
         };
-        if let Err(e) = self.storage.insert_cost_record(&row).await {
+        if let Err(e) = self.0.storage.insert_cost_record(&row).await {
             tracing::warn!(error = %e, hold = %hold_id, "could not record a provider cost");
         }
     }

@@ -100,7 +100,7 @@ impl Admin<'_> {
         let not_found = || Error::not_found("NOT_FOUND", "No develop has that id.");
         let job = studio.storage.any_job(req.job_id.trim()).await?.ok_or_else(not_found)?;
         match req.action {
-            DevelopAction::Cancel => match studio.cancel_in(&job.org_id, &job.id).await? {
+            DevelopAction::Cancel => match studio.develops().cancel_in(&job.org_id, &job.id).await? {
                 CancelOutcome::NotFound => Err(not_found()),
                 CancelOutcome::Cancelled(row) => Ok(DevelopActionResult {
                     job_id: row.id,
@@ -124,7 +124,7 @@ impl Admin<'_> {
                     )
                     .with("status", job.status));
                 }
-                let row = studio.develop_again(&job).await?;
+                let row = studio.develops().develop_again(&job).await?;
                 Ok(DevelopActionResult {
                     job_id: job.id,
                     action: req.action,

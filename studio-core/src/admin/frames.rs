@@ -70,6 +70,6 @@ impl Admin<'_> {
             Some(row) if row.deleted_at.is_none() => row,
             _ => return Err(Error::not_found("NOT_FOUND", "No frame has that id.")),
         };
-        self.0.file_of(row, None).await
+        self.0.library().file_of(row, None).await
     }
 }

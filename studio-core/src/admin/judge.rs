@@ -83,8 +83,8 @@ impl Admin<'_> {
             )
             .with("status", job.status));
         }
-        let verdict = studio.judge(&job).await?;
-        Ok(stored(studio.keep_verdict(&job, &verdict).await?))
+        let verdict = studio.develops().judge(&job).await?;
+        Ok(stored(studio.develops().keep_verdict(&job, &verdict).await?))
     }
 
     /// `GET /api/toolkit/admin/judge/rollup`: kept verdicts of the window by bucket: counts,

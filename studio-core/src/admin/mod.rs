@@ -54,7 +54,7 @@ pub(crate) fn page(limit: Option<i64>, cursor: Option<&str>, prefix: &str) -> Re
 #[derive(Debug, Clone, Copy)]
 pub struct Admin<'a>(&'a Studio);
 
-/// The operator's commands on platform admins: `studio.operator()`.
+/// The operator's commands on platform admins: `studio.admin().operator()`.
 #[derive(Debug, Clone, Copy)]
 pub struct Operator<'a>(&'a Studio);
 
@@ -63,10 +63,13 @@ impl Studio {
     pub fn admin(&self) -> Admin<'_> {
         Admin(self)
     }
+}
 
-    /// The operator's commands (the server binary's `admin` subcommands).
-    pub fn operator(&self) -> Operator<'_> {
-        Operator(self)
+impl<'a> Admin<'a> {
+    /// The operator's commands (the server binary's `admin` subcommands), which need no
+    /// signed-in platform admin: the operator runs them on the host.
+    pub fn operator(&self) -> Operator<'a> {
+        Operator(self.0)
     }
 }
 
@@ -129,6 +132,7 @@ impl Admin<'_> {
         let seat = studio.storage.home_membership(user_id).await?.ok_or_else(not_found)?;
         let reason = req.reason.map(|r| r.trim().chars().take(500).collect::<String>()).filter(|r| !r.is_empty());
         let after = studio
+            .billing()
             .credit_tokens(NewCredit {
                 org_id: seat.org_id,
                 bucket: Bucket::Grant,

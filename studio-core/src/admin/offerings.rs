@@ -100,7 +100,7 @@ impl Admin<'_> {
             traits: req.traits,
             collage_asset_id: req.collage_asset_id,
         };
-        let mut row = self.0.model_row(&org_id, admin.user_id(), cast).await?;
+        let mut row = self.0.models().model_row(&org_id, admin.user_id(), cast).await?;
         row.tier = match (price, req.exclusive) {
             (0, _) => "free",
             (_, true) => "exclusive",

@@ -4,13 +4,13 @@
 //! never overwritten and a SKU is never invented. Any failure (no reader, too few tokens, the
 //! reader failed) keeps the upload, charges nothing, and says why in the result.
 
+use crate::ai::Ai;
 use serde_json::{Map, Value};
 
 use crate::api::{AssetKind, ClassifyResult};
 use crate::caller::Caller;
 use crate::error::Result;
 use crate::storage::{AssetChanges, AssetRow};
-use crate::studio::Studio;
 
 /// Longest English name the read may give an asset.
 pub(crate) const MAX_NAME_EN_CHARS: usize = 40;
@@ -49,7 +49,7 @@ fn name_of(answer: &Map<String, Value>) -> Option<String> {
     (!name.is_empty()).then_some(name)
 }
 
-impl Studio {
+impl Ai<'_> {
     /// Classify a just-stored asset; the asset row as it stands afterwards and the result.
     pub(crate) async fn classify_upload(
         &self,
@@ -77,7 +77,7 @@ impl Studio {
         };
         let mut row = row;
         if changes.name.is_some() || changes.kind.is_some() {
-            self.storage.update_assets(&caller.org_id, std::slice::from_ref(&row.id), &changes).await?;
+            self.0.storage.update_assets(&caller.org_id, std::slice::from_ref(&row.id), &changes).await?;
             if let Some(name) = changes.name {
                 row.name = name;
             }

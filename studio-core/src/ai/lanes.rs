@@ -14,6 +14,7 @@
 //! is `/api/toolkit/ai/results/{id}?e=EXPIRY&s=SIGNATURE` (links.rs), good for
 //! [`LANE_RESULT_SECS`]; the pack worker's sweep deletes expired rows and blobs.
 
+use crate::ai::Ai;
 use std::future::Future;
 
 use futures_util::FutureExt;
@@ -31,7 +32,6 @@ use crate::ids::new_id;
 use crate::images::{self, MAX_IMAGE_MB};
 use crate::providers::ai::AiImage;
 use crate::storage::{AssetRow, LaneResultRow};
-use crate::studio::Studio;
 
 /// The signed-link scope of lane results.
 const RESULT_SCOPE: &str = "lane-result";
@@ -133,7 +133,7 @@ pub(crate) async fn prepare_async(bytes: Bytes) -> Result<Prepared> {
     tokio::task::spawn_blocking(move || prepare(&bytes)).await.map_err(Error::internal)?
 }
 
-impl Studio {
+impl Ai<'_> {
     /// Run `work` under the utility charge: hold it for the caller (402 with `need` and
     /// `spendable`, its code `code_402` when given), run, settle on `Ok` and release on `Err`.
     /// Returns the work's value and the tokens charged. `lane` is `(tool, provider)`, what the
@@ -150,7 +150,7 @@ impl Studio {
         T: Send + 'static,
         F: Future<Output = Result<T>> + Send + 'static,
     {
-        self.charged_at(caller, lane, self.config.prices.utility_charge, code_402, work).await
+        self.charged_at(caller, lane, self.0.config.prices.utility_charge, code_402, work).await
     }
 
     /// [`Studio::charged`] at `price` tokens rather than the utility charge (a priced chat turn).
@@ -167,12 +167,12 @@ impl Studio {
         F: Future<Output = Result<T>> + Send + 'static,
     {
         caller.require_spend_tokens()?;
-        let (studio, caller) = (self.clone(), caller.clone());
+        let (studio, caller) = (self.0.clone(), caller.clone());
         tokio::spawn(async move {
             if price <= 0 {
                 return Ok((work.await?, 0));
             }
-            let hold = match studio.reserve_tokens(&caller, price, None, None).await {
+            let hold = match studio.billing().reserve_tokens(&caller, price, None, None).await {
                 Ok(reservation) => reservation.hold,
                 Err(mut e) => {
                     if let (Some(code), ErrorKind::InsufficientTokens) = (code_402, e.kind) {
@@ -187,7 +187,7 @@ impl Studio {
                 Err(_) => Err(Error::internal("a lane's work panicked")),
             };
             let settle = outcome.is_ok();
-            if let Err(e) = studio.resolve_with_retries(&caller.org_id, &hold.id, settle).await {
+            if let Err(e) = studio.ai().resolve_with_retries(&caller.org_id, &hold.id, settle).await {
                 tracing::error!(error = %e, hold = %hold.id, settle, "a lane's hold could not be resolved");
                 if settle {
                     // The work is done but the charge is not recorded: answer the failure
@@ -197,7 +197,7 @@ impl Studio {
             } else if settle {
                 // Settled: what the provider's call cost, recorded after the ledger moved.
                 let (tool, provider) = lane;
-                studio.record_cost(&caller.org_id, &hold.id, None, tool, provider, price).await;
+                studio.admin().record_cost(&caller.org_id, &hold.id, None, tool, provider, price).await;
             }
             outcome.map(|value| (value, price))
         })
@@ -212,9 +212,9 @@ impl Studio {
         let mut attempt = 1;
         loop {
             let done = if settle {
-                self.settle_hold(org_id, hold_id).await.map(drop)
+                self.0.billing().settle_hold(org_id, hold_id).await.map(drop)
             } else {
-                self.release_hold(org_id, hold_id).await.map(drop)
+                self.0.billing().release_hold(org_id, hold_id).await.map(drop)
             };
             match done {
                 Err(e) if attempt < 4 => {
@@ -232,7 +232,7 @@ impl Studio {
     /// has never paid the payment provider, so it has no customer there), else
     /// `INSUFFICIENT_TOKENS` (a top-up will do).
     pub(crate) async fn needs_billing_code(&self, org_id: &str) -> Result<&'static str> {
-        let account = self.storage.billing_account(org_id).await?;
+        let account = self.0.storage.billing_account(org_id).await?;
         let customer = account.and_then(|a| a.customer_id).is_some_and(|c| !c.trim().is_empty());
         Ok(if customer { "INSUFFICIENT_TOKENS" } else { "AI_NEEDS_BILLING" })
     }
@@ -250,6 +250,7 @@ impl Studio {
         let key = format!("orgs/{org_id}/lanes/{id}.png");
         let size = png.len() as i64;
         let blob = self
+            .0
             .blobs
             .put_bytes(&key, png, (MAX_LANE_IMAGE_BYTES * 8) as u64, |mime| mime == "image/png")
             .await
@@ -266,13 +267,13 @@ impl Studio {
             expires_at,
             created_at: now,
         };
-        self.storage.insert_lane_result(&row).await?;
+        self.0.storage.insert_lane_result(&row).await?;
         Ok(self.lane_result_url(&id, expires_at.timestamp()))
     }
 
     fn lane_result_url(&self, id: &str, expires: i64) -> String {
-        let signature = self.sign_link(RESULT_SCOPE, id, expires);
-        format!("{}/api/toolkit/ai/results/{id}?e={expires}&s={signature}", self.config.public_url)
+        let signature = self.0.library().sign_link(RESULT_SCOPE, id, expires);
+        format!("{}/api/toolkit/ai/results/{id}?e={expires}&s={signature}", self.0.config.public_url)
     }
 
     /// A lane result a signed link names: 403 `BAD_SIGNATURE`, 410 `LINK_EXPIRED`, 404
@@ -283,11 +284,13 @@ impl Studio {
         expires: i64,
         signature: &str,
     ) -> Result<(LaneResultRow, Bytes)> {
-        self.check_link(RESULT_SCOPE, id, expires, signature, Utc::now().timestamp())
+        self.0
+            .library()
+            .check_link(RESULT_SCOPE, id, expires, signature, Utc::now().timestamp())
             .map_err(|refused| refused.into_error(crate::error::ErrorKind::Gone))?;
         let gone = || Error::not_found("NOT_FOUND", "This result is no longer kept; ask for it again.");
-        let row = self.storage.lane_result(id).await?.ok_or_else(gone)?;
-        let bytes = self.blobs.get_bytes(&row.blob_key).await.map_err(|_| gone())?;
+        let row = self.0.storage.lane_result(id).await?.ok_or_else(gone)?;
+        let bytes = self.0.blobs.get_bytes(&row.blob_key).await.map_err(|_| gone())?;
         Ok((row, bytes))
     }
 
@@ -302,14 +305,14 @@ impl Studio {
     /// Delete expired lane results and their blobs (the pack worker calls this every minute).
     /// Answers how many went.
     pub async fn sweep_lane_results(&self) -> Result<usize> {
-        let expired = self.storage.expired_lane_results(crate::ids::now(), SWEEP_PAGE).await?;
+        let expired = self.0.storage.expired_lane_results(crate::ids::now(), SWEEP_PAGE).await?;
         let mut swept = 0;
         for row in expired {
-            if let Err(e) = self.blobs.delete(&row.blob_key).await {
+            if let Err(e) = self.0.blobs.delete(&row.blob_key).await {
                 tracing::warn!(error = %e, key = %row.blob_key, "could not delete an expired lane result");
                 continue;
             }
-            if self.storage.delete_lane_result(&row.id).await? {
+            if self.0.storage.delete_lane_result(&row.id).await? {
                 swept += 1;
             }
         }
@@ -351,7 +354,7 @@ impl Studio {
         };
         if let Some(id) = asset_id {
             let asset = self.house_asset(caller, &id).await?;
-            let bytes = self.blobs.get_bytes(&asset.blob_key).await.map_err(|e| {
+            let bytes = self.0.blobs.get_bytes(&asset.blob_key).await.map_err(|e| {
                 tracing::warn!(error = %e, asset = %asset.id, "an asset's bytes are missing");
                 Error::not_found("ASSET_NOT_FOUND", "This image's file is no longer stored.")
             })?;
@@ -372,7 +375,7 @@ impl Studio {
     }
 
     async fn house_asset(&self, caller: &Caller, id: &str) -> Result<AssetRow> {
-        let mut rows = self.live_assets(caller, &[id.to_string()], "ASSET_NOT_FOUND").await?;
+        let mut rows = self.0.models().live_assets(caller, &[id.to_string()], "ASSET_NOT_FOUND").await?;
         rows.pop().ok_or_else(|| Error::not_found("ASSET_NOT_FOUND", "No such image in this house."))
     }
 }

@@ -10,3 +10,7 @@ pub(crate) mod pixels;
 pub(crate) mod reads;
 pub(crate) mod text;
 pub(crate) mod vision;
+
+/// The AI domain (lanes, reads, vision, text, upload classification): `studio.ai()`.
+#[derive(Debug, Clone, Copy)]
+pub struct Ai<'a>(pub(crate) &'a crate::studio::Studio);

@@ -8,6 +8,7 @@
 //! in pixels of the EXIF-applied frame and are checked against its size before anything is held
 //! (400 `BAD_TARGET` with `width` and `height`).
 
+use crate::ai::Ai;
 use std::io::Cursor;
 
 use image::{GrayImage, RgbaImage};
@@ -23,7 +24,6 @@ use crate::providers::fal::FalLanes;
 use crate::providers::local::subject::SUBJECT_NOT_FOUND;
 use crate::providers::local::{Cutout, CutoutError, LocalProvider, SegmentTarget};
 use crate::storage::AssetRow;
-use crate::studio::Studio;
 
 use super::lanes::{
     LaneImage, MAX_LANE_IMAGE_BYTES, check_upload, decode_oriented, lane_failed, prepare_async, stored_failed,
@@ -142,9 +142,9 @@ async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) 
     tokio::task::spawn_blocking(work).await.map_err(Error::internal)
 }
 
-impl Studio {
+impl Ai<'_> {
     fn fal_lanes(&self) -> Result<FalLanes> {
-        self.config.fal_lanes.clone().ok_or_else(fal_not_configured)
+        self.0.config.fal_lanes.clone().ok_or_else(fal_not_configured)
     }
 
     /// `POST /api/toolkit/ai/remove-background`: the subject cut from its ground (the packshot
@@ -160,16 +160,16 @@ impl Studio {
         caller.require_write_library()?;
         check_upload(image.as_ref(), "NO_IMAGE")?;
         let image = image.unwrap_or_else(|| unreachable!("checked above"));
-        let (studio, who) = (self.clone(), caller.clone());
+        let (studio, who) = (self.0.clone(), caller.clone());
         let (asset_id, spent) = self
             .charged(caller, ("remove-background", LOCAL), None, async move {
                 let bytes = image.bytes.clone();
                 let cut =
                     blocking(move || LocalProvider.remove_background_blocking(&bytes)).await?.map_err(cutout_error)?;
-                studio.keep_cutout(&who, image.file_name.as_deref(), cut).await
+                studio.ai().keep_cutout(&who, image.file_name.as_deref(), cut).await
             })
             .await?;
-        Ok(RemoveBackgroundResponse { url: self.asset_file_url(&asset_id), spent, asset_id })
+        Ok(RemoveBackgroundResponse { url: self.0.library().asset_file_url(&asset_id), spent, asset_id })
     }
 
     /// File a cutout as a new asset of the house (kind clothes, tool `remove-background`).
@@ -177,6 +177,7 @@ impl Studio {
         let id = new_id("ast");
         let key = format!("orgs/{}/assets/{id}", caller.org_id);
         let blob = self
+            .0
             .blobs
             .put_bytes(&key, cut.png, (MAX_LANE_IMAGE_BYTES * 8) as u64, |mime| mime == "image/png")
             .await
@@ -189,8 +190,8 @@ impl Studio {
         let filed =
             AssetRow::over_blob(id.clone(), &caller.org_id, Some(caller.user_id.clone()), name, kind, &blob, dims);
         let row = AssetRow { tool: Some("remove-background".to_string()), ..filed };
-        if let Err(e) = self.storage.insert_asset(row).await {
-            let _ = self.blobs.delete(&key).await;
+        if let Err(e) = self.0.storage.insert_asset(row).await {
+            let _ = self.0.blobs.delete(&key).await;
             return Err(e.into());
         }
         Ok(id)
@@ -208,7 +209,7 @@ impl Studio {
         }
         let target = target(&req)?;
         let source = self.lane_source(caller, &req.image_url).await?;
-        let (studio, org) = (self.clone(), caller.org_id.clone());
+        let (studio, org) = (self.0.clone(), caller.org_id.clone());
         let ((url, bbox), spent) = match target {
             Target::Local(t) => {
                 let dims = crate::images::header_dimensions(&source.bytes)?
@@ -218,7 +219,7 @@ impl Studio {
                     let bytes = source.bytes.clone();
                     let cut =
                         blocking(move || LocalProvider.segment_blocking(&bytes, t)).await?.map_err(cutout_error)?;
-                    let url = studio.keep_lane_result(&org, "segment", "SEGMENT_FAILED", cut.png).await?;
+                    let url = studio.ai().keep_lane_result(&org, "segment", "SEGMENT_FAILED", cut.png).await?;
                     Ok((url, cut.bbox))
                 })
                 .await?
@@ -238,7 +239,7 @@ impl Studio {
                     let (png, bbox) = blocking(move || masked(&bytes, &mask.bytes))
                         .await??
                         .ok_or_else(|| lane_failed("SEGMENT_FAILED", "fal found nothing matching the label"))?;
-                    let url = studio.keep_lane_result(&org, "segment", "SEGMENT_FAILED", png).await?;
+                    let url = studio.ai().keep_lane_result(&org, "segment", "SEGMENT_FAILED", png).await?;
                     Ok((url, bbox))
                 })
                 .await?
@@ -255,7 +256,7 @@ impl Studio {
         check_upload(image.as_ref(), "IMAGE_REQUIRED")?;
         let fal = self.fal_lanes()?;
         let prepared = prepare_async(image.map(|i| i.bytes).unwrap_or_default()).await?;
-        let (studio, org) = (self.clone(), caller.org_id.clone());
+        let (studio, org) = (self.0.clone(), caller.org_id.clone());
         let (url, spent) = self
             .charged(caller, ("depth", FAL), None, async move {
                 let uri = crate::outbound::data_uri(&prepared.image.mime, &prepared.image.bytes);
@@ -265,7 +266,7 @@ impl Studio {
                     .await
                     .map_err(|e| provider_failed("DEPTH_FAILED", &e))?;
                 let png = blocking(move || gray_png(&map.bytes)).await??;
-                studio.keep_lane_result(&org, "depth", "DEPTH_FAILED", png).await
+                studio.ai().keep_lane_result(&org, "depth", "DEPTH_FAILED", png).await
             })
             .await?;
         Ok(DepthResponse { url, spent })

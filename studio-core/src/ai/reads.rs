@@ -12,6 +12,7 @@
 //! The reader's JSON is read leniently into the typed fields: a missing or unreadable field is
 //! an empty string (or list), never a failure; an answer that is not a JSON object is.
 
+use crate::ai::Ai;
 use serde_json::{Map, Value};
 
 use crate::admin::AI_READER;
@@ -21,7 +22,6 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::internal::quality::ReaderOutcome;
 use crate::providers::ai::{AiClient, AiError, AiImage};
 use crate::storage::AssetRow;
-use crate::studio::Studio;
 
 use super::vision::tidy;
 
@@ -131,14 +131,14 @@ fn build_reading(answer: &Map<String, Value>, tokens: i64) -> BuildReading {
     }
 }
 
-impl Studio {
+impl Ai<'_> {
     /// read_model: the look of one person from 1 to 6 reference frames of the house. 1 token,
     /// charged only when the reader answers. 400 `BAD_ASSET_IDS`; 402; 403 viewer; 404
     /// `ASSET_NOT_FOUND`; 502 `AI_FAILED`; 503 `AI_NOT_CONFIGURED`.
     pub async fn read_model(&self, caller: &Caller, req: ReadModelRequest) -> Result<ModelReading> {
         caller.require_spend_tokens()?;
         let ids = crate::models::clean_asset_ids(&req.asset_ids, MAX_READ_FRAMES)?;
-        let assets = self.live_assets(caller, &ids, "ASSET_NOT_FOUND").await?;
+        let assets = self.0.models().live_assets(caller, &ids, "ASSET_NOT_FOUND").await?;
         let (answer, tokens) = self.ai_read(caller, "read-model", assets, MODEL_SYSTEM, MODEL_PROMPT).await?;
         Ok(model_reading(&answer, tokens))
     }
@@ -152,7 +152,7 @@ impl Studio {
         if id.is_empty() {
             return Err(Error::invalid("IMAGE_REQUIRED", "Name the full-length photograph in assetId."));
         }
-        let assets = self.live_assets(caller, &[id.to_string()], "ASSET_NOT_FOUND").await?;
+        let assets = self.0.models().live_assets(caller, &[id.to_string()], "ASSET_NOT_FOUND").await?;
         let (answer, tokens) = self.ai_read(caller, "read-build", assets, BUILD_SYSTEM, BUILD_PROMPT).await?;
         Ok(build_reading(&answer, tokens))
     }
@@ -169,10 +169,10 @@ impl Studio {
         prompt: &'static str,
     ) -> Result<(Map<String, Value>, i64)> {
         let client = self.ai_client()?;
-        let studio = self.clone();
+        let studio = self.0.clone();
         let org = caller.org_id.clone();
         self.charged(caller, (tool, AI_READER), None, async move {
-            studio.ask(&client, &org, tool, &assets, system, prompt).await
+            studio.ai().ask(&client, &org, tool, &assets, system, prompt).await
         })
         .await
     }
@@ -198,7 +198,7 @@ impl Studio {
             Ok(_) => ReaderOutcome::Unusable,
             Err(e) => ReaderOutcome::of(e),
         };
-        self.record_reader_call(Some(org), tool, outcome, started).await;
+        self.0.internal().record_reader_call(Some(org), tool, outcome, started).await;
         match answer {
             Ok(Value::Object(answer)) => Ok(answer),
             Ok(_) => Err(ai_failed(&AiError::Unavailable("the AI reader's answer is not a JSON object".into()))),
@@ -213,7 +213,7 @@ impl Studio {
     /// to [`READ_EDGE`] px on the long edge (GIFs always become a JPEG). Should scaling fail,
     /// the stored bytes go as they are.
     async fn ai_image(&self, asset: &AssetRow) -> Result<AiImage> {
-        let bytes = self.blobs.get_bytes(&asset.blob_key).await.map_err(Error::internal)?;
+        let bytes = self.0.blobs.get_bytes(&asset.blob_key).await.map_err(Error::internal)?;
         let long_edge = asset.width.zip(asset.height).map(|(w, h)| w.max(h));
         let as_is = bytes.len() <= AS_IS_BYTES
             && long_edge.is_some_and(|e| e <= AS_IS_EDGE)

@@ -9,6 +9,7 @@
 //! clause (the text develops carry, empty when the house turned it off) so prompts stay in the
 //! house's look; the house's memories are never sent (docs/lanes.md says why).
 
+use crate::ai::Ai;
 use serde_json::Value;
 
 use crate::api::{
@@ -18,7 +19,6 @@ use crate::api::{
 };
 use crate::caller::Caller;
 use crate::error::{Error, Result};
-use crate::studio::Studio;
 
 use super::vision::{bad_output, object, tidy};
 
@@ -138,7 +138,7 @@ fn house_line(clause: &str) -> String {
     }
 }
 
-impl Studio {
+impl Ai<'_> {
     /// `POST /api/toolkit/ai/inspiration-keywords`: keyword groups for a mood.
     pub async fn inspiration_keywords(&self, caller: &Caller, req: InspirationRequest) -> Result<InspirationResponse> {
         caller.require_spend_tokens()?;
@@ -167,7 +167,7 @@ impl Studio {
                     .with("max", MAX_PROMPT_SHOTS));
             }
         };
-        let clause = self.brand().clause_for(&caller.org_id).await?;
+        let clause = self.0.brand().clause_for(&caller.org_id).await?;
         let prompt = format!(
             "Write {count} distinct image-model prompts for a fashion shoot of: {description:?}.{}{} Answer \
              {{\"shots\": [{{\"label\": a short name for the shot, \"prompt\": the full prompt}}]}} with exactly \
@@ -186,7 +186,7 @@ impl Studio {
         caller.require_spend_tokens()?;
         let subject = required(&req.subject, "SUBJECT_REQUIRED", "subject", MAX_LONG)?;
         let vibe = optional(req.vibe.as_deref(), "vibe", MAX_SHORT)?;
-        let clause = self.brand().clause_for(&caller.org_id).await?;
+        let clause = self.0.brand().clause_for(&caller.org_id).await?;
         let prompt = format!(
             "Write one detailed image-model prompt for a fashion photograph of: {subject:?}.{}{} Answer \
              {{\"prompt\": the prompt}}.",
@@ -203,7 +203,7 @@ impl Studio {
         caller.require_spend_tokens()?;
         let original = required(&req.prompt, "PROMPT_REQUIRED", "prompt", MAX_PROMPT)?;
         let intent = optional(req.intent.as_deref(), "intent", MAX_SHORT)?;
-        let clause = self.brand().clause_for(&caller.org_id).await?;
+        let clause = self.0.brand().clause_for(&caller.org_id).await?;
         let prompt = format!(
             "Improve this image-model prompt for a fashion photograph, keeping its subject: {original:?}.{}{} \
              Answer {{\"improved\": the improved prompt, \"notes\": [short notes on what changed and why]}}.",

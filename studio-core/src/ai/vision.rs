@@ -10,6 +10,7 @@
 //! displayed picture and maps them back to the raw stored pixel matrix (EXIF orientation not
 //! applied), as the spec's boxes are.
 
+use crate::ai::Ai;
 use image::metadata::Orientation;
 use serde_json::{Map, Value};
 
@@ -23,7 +24,6 @@ use crate::caller::Caller;
 use crate::error::{Error, ErrorKind, Result};
 use crate::internal::quality::ReaderOutcome;
 use crate::providers::ai::{AiClient, AiError, AiImage};
-use crate::studio::Studio;
 
 use super::lanes::{LaneImage, check_upload, prepare_async};
 use super::reads::{ai_failed, not_configured};
@@ -211,10 +211,10 @@ fn face(answer: Value) -> Result<(bool, Vec<String>)> {
     Ok((true, keywords))
 }
 
-impl Studio {
+impl Ai<'_> {
     /// The reader, or 503 `AI_NOT_CONFIGURED` (nothing held).
     pub(crate) fn ai_client(&self) -> Result<AiClient> {
-        let config = self.config.ai.as_ref().ok_or_else(not_configured)?;
+        let config = self.0.config.ai.as_ref().ok_or_else(not_configured)?;
         AiClient::new(config).map_err(|e| ai_failed(&e))
     }
 
@@ -234,7 +234,7 @@ impl Studio {
         S: FnOnce(Value) -> Result<T> + Send + 'static,
     {
         let client = self.ai_client()?;
-        let studio = self.clone();
+        let studio = self.0.clone();
         let org = caller.org_id.clone();
         self.charged(caller, (tool, AI_READER), code_402, async move {
             let images: Vec<AiImage> = image.into_iter().collect();
@@ -257,7 +257,7 @@ impl Studio {
                     )
                 }
             };
-            studio.record_reader_call(Some(&org), tool, outcome, started).await;
+            studio.internal().record_reader_call(Some(&org), tool, outcome, started).await;
             shaped
         })
         .await
@@ -268,7 +268,7 @@ impl Studio {
     async fn vision_input(&self, caller: &Caller, image: Option<LaneImage>) -> Result<super::lanes::Prepared> {
         caller.require_spend_tokens()?;
         check_upload(image.as_ref(), "IMAGE_REQUIRED")?;
-        self.config.ai.as_ref().ok_or_else(not_configured)?;
+        self.0.config.ai.as_ref().ok_or_else(not_configured)?;
         prepare_async(image.map(|i| i.bytes).unwrap_or_default()).await
     }
 
@@ -322,7 +322,7 @@ impl Studio {
     pub async fn face_features(&self, caller: &Caller, req: FaceFeaturesRequest) -> Result<FaceFeaturesResponse> {
         caller.require_spend_tokens()?;
         let source = self.lane_source(caller, &req.image_url).await?;
-        self.config.ai.as_ref().ok_or_else(not_configured)?;
+        self.0.config.ai.as_ref().ok_or_else(not_configured)?;
         let prepared = prepare_async(source.bytes).await?;
         let ((face_detected, keywords), spent) = self
             .charged_ask(

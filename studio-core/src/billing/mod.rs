@@ -37,7 +37,6 @@ use crate::payments::{ChargeRequest, CheckoutRequest, PaymentEvent, PaymentsErro
 use crate::storage::{
     AutochargeOutcome, AutochargeSettings, CheckoutRow, NewAutocharge, NewPayment, PaymentOutcome, RefillPack,
 };
-use crate::studio::Studio;
 
 /// The largest custom top-up, in cents (5,000 dollars).
 pub const MAX_CUSTOM_CENTS: i64 = 500_000;
@@ -82,16 +81,24 @@ pub struct TestCheckoutView {
     pub paid: bool,
 }
 
-impl Studio {
-    pub(crate) fn payments(&self) -> Result<&std::sync::Arc<dyn PaymentsProvider>> {
-        self.config.payments.as_ref().ok_or_else(not_configured)
-    }
+/// The money domain (the ledger and its holds, checkouts, plans, autocharge): `studio.billing()`.
+#[derive(Debug, Clone, Copy)]
+pub struct Billing<'a>(pub(crate) &'a crate::studio::Studio);
 
+impl<'a> Billing<'a> {
+    /// The payment provider, or 503 `BILLING_NOT_CONFIGURED`; borrowed from the Studio, not
+    /// the view, so a caller may keep it past the view.
+    pub(crate) fn payments(&self) -> Result<&'a std::sync::Arc<dyn PaymentsProvider>> {
+        self.0.config.payments.as_ref().ok_or_else(not_configured)
+    }
+}
+
+impl Billing<'_> {
     /// The catalog of active tiers and packs (public).
     pub fn billing_catalog(&self) -> BillingCatalog {
-        let billing = &self.config.billing;
+        let billing = &self.0.config.billing;
         BillingCatalog {
-            provider: self.config.payments.as_ref().map(|p| p.name().to_string()),
+            provider: self.0.config.payments.as_ref().map(|p| p.name().to_string()),
             tiers: billing
                 .tiers
                 .iter()
@@ -115,8 +122,8 @@ impl Studio {
     /// Who a checkout is for at the provider: the caller's email (for the receipt) and the
     /// house's provider customer, once known.
     pub(crate) async fn checkout_contact(&self, caller: &Caller) -> Result<(String, Option<String>)> {
-        let email = self.storage.user_by_id(&caller.user_id).await?.map(|u| u.email).unwrap_or_default();
-        let customer_id = self.storage.billing_account(&caller.org_id).await?.and_then(|a| a.customer_id);
+        let email = self.0.storage.user_by_id(&caller.user_id).await?.map(|u| u.email).unwrap_or_default();
+        let customer_id = self.0.storage.billing_account(&caller.org_id).await?.and_then(|a| a.customer_id);
         Ok((email, customer_id))
     }
 
@@ -138,7 +145,8 @@ impl Studio {
             Purchase::Offering { .. } => return Err(Error::internal("an offering is bought through its claim")),
         };
         let reference = new_id("chk");
-        self.storage
+        self.0
+            .storage
             .insert_checkout(CheckoutRow {
                 reference: reference.clone(),
                 org_id: caller.org_id.clone(),
@@ -169,11 +177,11 @@ impl Studio {
         };
         match provider.create_checkout(&request).await {
             Ok(checkout) => {
-                self.storage.checkout_created(&reference, Some(&checkout.provider_id)).await?;
+                self.0.storage.checkout_created(&reference, Some(&checkout.provider_id)).await?;
                 Ok(checkout.url)
             }
             Err(e) => {
-                self.storage.checkout_created(&reference, None).await?;
+                self.0.storage.checkout_created(&reference, None).await?;
                 tracing::warn!(error = %e, "checkout failed at the provider");
                 Err(Error::new(ErrorKind::Upstream, "CHECKOUT_FAILED", "The payment provider refused the checkout."))
             }
@@ -185,7 +193,7 @@ impl Studio {
         caller.require_spend_money()?;
         self.payments()?;
         let slug = req.pack.unwrap_or_default();
-        let Some(pack) = self.config.billing.pack(slug.trim()).cloned() else {
+        let Some(pack) = self.0.config.billing.pack(slug.trim()).cloned() else {
             return Err(Error::invalid("BAD_PACK", "pack must be an active pack (pack_250, pack_1000, pack_3000)."));
         };
         let description = format!("{} tokens", pack.tokens);
@@ -211,7 +219,7 @@ impl Studio {
         caller.require_spend_money()?;
         self.payments()?;
         let slug = req.tier.unwrap_or_default();
-        let Some(tier) = self.config.billing.tier(slug.trim()).cloned() else {
+        let Some(tier) = self.0.config.billing.tier(slug.trim()).cloned() else {
             return Err(Error::invalid("BAD_TIER", "tier must be an active tier (studio, editorial, couture)."));
         };
         let cap = tier.monthly_tokens * tier.rollover_multiple.max(1);
@@ -233,7 +241,7 @@ impl Studio {
     pub async fn checkout_custom(&self, caller: &Caller, req: CustomCheckoutRequest) -> Result<CustomCheckoutResponse> {
         caller.require_spend_money()?;
         self.payments()?;
-        let billing = &self.config.billing;
+        let billing = &self.0.config.billing;
         let min = billing.custom_min_cents().ok_or_else(not_configured)?;
         let Some(amount) = cents_of(req.amount_usd.as_ref()) else {
             return Err(Error::invalid("BAD_AMOUNT", "amountUsd must be a positive number of dollars in whole cents."));
@@ -262,7 +270,7 @@ impl Studio {
     pub async fn billing_portal(&self, caller: &Caller) -> Result<PortalResponse> {
         caller.require_spend_money()?;
         let provider = self.payments()?;
-        let customer = self.storage.billing_account(&caller.org_id).await?.and_then(|a| a.customer_id);
+        let customer = self.0.storage.billing_account(&caller.org_id).await?.and_then(|a| a.customer_id);
         let Some(customer) = customer else {
             return Err(Error::invalid("NO_CUSTOMER", "This house has not paid yet, so it has no billing portal."));
         };
@@ -279,7 +287,8 @@ impl Studio {
     }
 
     fn refill_packs(&self) -> Vec<RefillPack> {
-        self.config
+        self.0
+            .config
             .billing
             .active_packs()
             .map(|p| RefillPack { slug: p.slug.clone(), tokens: p.tokens, price_cents: p.price_cents })
@@ -289,17 +298,17 @@ impl Studio {
     /// Auto top-up as the house has it (any member, by key or session).
     pub async fn autocharge(&self, caller: &Caller) -> Result<AutochargeView> {
         let now = crate::ids::now();
-        let account = self.storage.billing_account(&caller.org_id).await?;
-        let spent = self.storage.autocharge_spent(&caller.org_id, month_start(now)).await?;
-        let charges = self.storage.autocharges(&caller.org_id, 20).await?;
-        let available = self.config.payments.is_some();
+        let account = self.0.storage.billing_account(&caller.org_id).await?;
+        let spent = self.0.storage.autocharge_spent(&caller.org_id, month_start(now)).await?;
+        let charges = self.0.storage.autocharges(&caller.org_id, 20).await?;
+        let available = self.0.config.payments.is_some();
         let has_card = account.as_ref().is_some_and(|a| a.has_card && a.customer_id.is_some());
         Ok(AutochargeView {
             available,
             can_arm: available
                 && has_card
                 && caller.require_spend_money().is_ok()
-                && self.config.payments.as_ref().is_some_and(|p| p.can_charge_off_session()),
+                && self.0.config.payments.as_ref().is_some_and(|p| p.can_charge_off_session()),
             has_card,
             has_customer: account.as_ref().is_some_and(|a| a.customer_id.is_some()),
             settings: self.settings_view(account.as_ref()),
@@ -328,11 +337,11 @@ impl Studio {
     }
 
     fn settings_view(&self, account: Option<&crate::storage::BillingAccountRow>) -> AutochargeSettingsView {
-        let cheapest = self.config.billing.active_packs().min_by_key(|p| p.price_cents);
+        let cheapest = self.0.config.billing.active_packs().min_by_key(|p| p.price_cents);
         let slug = account.and_then(|a| a.refill_pack.clone()).or_else(|| cheapest.map(|p| p.slug.clone()));
         let refill_cents = slug
             .as_deref()
-            .and_then(|s| self.config.billing.packs.iter().find(|p| p.slug == s))
+            .and_then(|s| self.0.config.billing.packs.iter().find(|p| p.slug == s))
             .map(|p| p.price_cents)
             .unwrap_or(0);
         AutochargeSettingsView {
@@ -360,7 +369,7 @@ impl Studio {
             .with("max", MAX_THRESHOLD_TOKENS));
         };
         let slug = req.pack.as_ref().and_then(|v| v.as_str()).unwrap_or_default();
-        let Some(pack) = self.config.billing.pack(slug.trim()).cloned() else {
+        let Some(pack) = self.0.config.billing.pack(slug.trim()).cloned() else {
             return Err(Error::invalid("BAD_PACK", "pack must be an active pack (pack_250, pack_1000, pack_3000)."));
         };
         let Some(cap) = cents_of(req.monthly_cap_usd.as_ref()).filter(|c| *c <= MAX_CAP_CENTS) else {
@@ -374,13 +383,14 @@ impl Studio {
             return Err(Error::invalid("CAP_BELOW_REFILL", "The monthly cap may never be below one refill.")
                 .with("minCents", pack.price_cents));
         }
-        if self.config.billing.active_packs().any(|p| p.slug != pack.slug && p.price_cents == pack.price_cents) {
+        if self.0.config.billing.active_packs().any(|p| p.slug != pack.slug && p.price_cents == pack.price_cents) {
             return Err(Error::conflict(
                 "AMBIGUOUS_PACK_PRICE",
                 "Another active pack has the same price, so a refill at this price would not name one pack.",
             ));
         }
         let saved = self
+            .0
             .storage
             .save_autocharge(AutochargeSettings {
                 org_id: caller.org_id.clone(),
@@ -403,6 +413,7 @@ impl Studio {
         let provider = self.payments()?;
         let now = crate::ids::now();
         let outcome = self
+            .0
             .storage
             .reserve_autocharge(NewAutocharge {
                 reference: new_id("chg"),
@@ -439,12 +450,12 @@ impl Studio {
             Ok(id) => id,
             Err(e) => {
                 tracing::warn!(error = %e, reference = %charge.reference, "auto top-up charge failed");
-                self.storage.autocharge_failed(&charge.reference).await?;
+                self.0.storage.autocharge_failed(&charge.reference).await?;
                 return Err(Error::new(ErrorKind::Upstream, "charge_failed", "The card was not charged.")
                     .with("reason", e.to_string()));
             }
         };
-        self.storage.autocharge_charged(&charge.reference, &payment_id).await?;
+        self.0.storage.autocharge_charged(&charge.reference, &payment_id).await?;
         if provider.name() == TEST_MODE {
             // Test mode delivers the signed payment.succeeded a real provider would send.
             self.deliver_test_payment(provider.webhook_secret(), &charge.reference, charge.amount_cents, &customer_id)
@@ -491,6 +502,7 @@ impl Studio {
             event.event_type = crate::payments::PAYMENT_SUCCEEDED.to_string();
         }
         let outcome = self
+            .0
             .storage
             .apply_payment(NewPayment {
                 webhook_id,
@@ -512,7 +524,9 @@ impl Studio {
         Ok(match outcome {
             PaymentOutcome::Granted { tokens, .. } => WebhookAck { granted: Some(tokens), ..ack },
             PaymentOutcome::Entitled { holding, .. } => WebhookAck { entitlement: Some(holding.id), ..ack },
-            PaymentOutcome::Lapsed(case) => WebhookAck { lapsed: Some(self.settle_case(&case).await), ..ack },
+            PaymentOutcome::Lapsed(case) => {
+                WebhookAck { lapsed: Some(self.0.models().settle_case(&case).await), ..ack }
+            }
             PaymentOutcome::Duplicate | PaymentOutcome::AlreadyGranted => WebhookAck { duplicate: Some(true), ..ack },
             PaymentOutcome::Ignored(_) => WebhookAck { ignored: Some(true), ..ack },
         })
@@ -523,9 +537,9 @@ impl Studio {
     /// checkout.
     pub async fn test_checkout(&self, reference: &str) -> Result<TestCheckoutView> {
         let missing = || Error::not_found("NOT_FOUND", "No such test-mode checkout.");
-        self.config.payments.as_ref().filter(|p| p.name() == TEST_MODE).ok_or_else(missing)?;
+        self.0.config.payments.as_ref().filter(|p| p.name() == TEST_MODE).ok_or_else(missing)?;
         if reference.starts_with("clm_") {
-            let c = self.storage.claim(reference).await?.filter(|c| c.checkout_url.is_some()).ok_or_else(missing)?;
+            let c = self.0.storage.claim(reference).await?.filter(|c| c.checkout_url.is_some()).ok_or_else(missing)?;
             return Ok(TestCheckoutView {
                 description: format!("The {} {}", c.kind, c.offering_id),
                 reference: c.reference,
@@ -534,7 +548,7 @@ impl Studio {
                 paid: c.status == "paid",
             });
         }
-        let c = self.storage.checkout(reference).await?.filter(|c| c.kind != "autocharge").ok_or_else(missing)?;
+        let c = self.0.storage.checkout(reference).await?.filter(|c| c.kind != "autocharge").ok_or_else(missing)?;
         if c.status == "failed" {
             return Err(missing());
         }
@@ -557,11 +571,13 @@ impl Studio {
     pub async fn confirm_test_checkout(&self, reference: &str, decline_card: bool) -> Result<WebhookAck> {
         let view = self.test_checkout(reference).await?;
         let provider = self.payments()?;
-        let org_id = match self.storage.claim(reference).await? {
+        let org_id = match self.0.storage.claim(reference).await? {
             Some(claim) => claim.org_id,
-            None => self.storage.checkout(reference).await?.ok_or_else(|| Error::internal("checkout vanished"))?.org_id,
+            None => {
+                self.0.storage.checkout(reference).await?.ok_or_else(|| Error::internal("checkout vanished"))?.org_id
+            }
         };
-        let existing = self.storage.billing_account(&org_id).await?.and_then(|a| a.customer_id);
+        let existing = self.0.storage.billing_account(&org_id).await?.and_then(|a| a.customer_id);
         let customer = match existing {
             Some(id) if !decline_card && !id.contains("decline") => id,
             _ if decline_card => format!("cus_test_decline_{org_id}"),

@@ -20,7 +20,6 @@ use crate::caller::Caller;
 use crate::error::{Error, ErrorKind, Result};
 use crate::internal::quality::ReaderOutcome;
 use crate::providers::ai::{AiClient, AiError, AiImage};
-use crate::studio::Studio;
 
 /// Tokens a re-read costs (the house's first successful read is free).
 pub const DNA_PRICE: i64 = 2;
@@ -172,7 +171,7 @@ impl Brand<'_> {
         let read = Read { client, images: form.images, prompt: prompt(&vibe, &products), vibe };
         // Its own task: once a hold or the free claim exists, it is resolved even if the
         // request that asked is dropped.
-        tokio::spawn(async move { studio.brand_read(&caller, read).await }).await.map_err(Error::internal)?
+        tokio::spawn(async move { studio.brand().brand_read(&caller, read).await }).await.map_err(Error::internal)?
     }
 }
 
@@ -183,31 +182,31 @@ struct Read {
     vibe: Vec<String>,
 }
 
-impl Studio {
+impl Brand<'_> {
     async fn brand_read(&self, caller: &Caller, read: Read) -> Result<BrandDnaResponse> {
         let org = caller.org_id.as_str();
         let now = crate::ids::now();
         let stale = now - chrono::Duration::minutes(CLAIM_STALE_MINUTES);
-        let free = self.storage.claim_free_brand_read(org, now, stale).await?;
+        let free = self.0.storage.claim_free_brand_read(org, now, stale).await?;
         let hold = if free {
             None
         } else {
-            match self.reserve_tokens(caller, DNA_PRICE, None, None).await {
+            match self.0.billing().reserve_tokens(caller, DNA_PRICE, None, None).await {
                 Ok(r) => Some(r.hold.id),
                 Err(e) => return Err(e),
             }
         };
         let outcome = self.brand_ask(org, &read).await;
         let outcome = match outcome {
-            Ok(p) => self.storage.record_brand_read(org, &p.fields(), crate::ids::now()).await.map_err(Error::from),
+            Ok(p) => self.0.storage.record_brand_read(org, &p.fields(), crate::ids::now()).await.map_err(Error::from),
             Err(e) => Err(e),
         };
         // The claim and the read changed the profile row this process may have cached.
-        self.submit_cache.forget_brand(org);
+        self.0.submit_cache.forget_brand(org);
         match outcome {
             Ok(row) => {
                 if let Some(hold) = &hold
-                    && let Err(e) = self.settle_hold(org, hold).await
+                    && let Err(e) = self.0.billing().settle_hold(org, hold).await
                 {
                     tracing::error!(error = %e, hold = %hold, "a brand read's hold could not be settled");
                 }
@@ -216,11 +215,11 @@ impl Studio {
             }
             Err(e) => {
                 if let Some(hold) = &hold
-                    && let Err(release) = self.release_hold(org, hold).await
+                    && let Err(release) = self.0.billing().release_hold(org, hold).await
                 {
                     tracing::error!(error = %release, hold = %hold, "a failed brand read's hold could not be released");
                 }
-                if free && let Err(release) = self.storage.release_free_brand_read(org).await {
+                if free && let Err(release) = self.0.storage.release_free_brand_read(org).await {
                     tracing::error!(error = %release, "a failed brand read's free claim could not be given back");
                 }
                 Err(e)
@@ -243,13 +242,13 @@ impl Studio {
             tracing::warn!(error = %e, "a brand DNA read failed");
             ai_failed(&e)
         });
-        let inject = self.storage.brand_profile(org).await?.is_none_or(|r| r.inject_enabled);
+        let inject = self.0.storage.brand_profile(org).await?.is_none_or(|r| r.inject_enabled);
         let profile = answer.and_then(|a| profile_of(a, &read.vibe, inject));
         let outcome = match (&profile, outcome) {
             (Err(_), ReaderOutcome::Answered) => ReaderOutcome::Unusable,
             (_, outcome) => outcome,
         };
-        self.record_reader_call(Some(org), "brand-dna", outcome, started).await;
+        self.0.internal().record_reader_call(Some(org), "brand-dna", outcome, started).await;
         profile
     }
 }

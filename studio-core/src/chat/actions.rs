@@ -67,7 +67,7 @@ fn proposal(studio: &Studio, item: &Value) -> Option<Proposal> {
                 return None;
             }
             req.idempotency_key = None;
-            let price = studio.frame_price(&req.tool, quality);
+            let price = studio.develops().frame_price(&req.tool, quality);
             let fallback = format!("Develop {} at {}", req.tool, quality.as_str());
             (serde_json::to_value(req).ok()?, price, fallback)
         }
@@ -174,11 +174,11 @@ impl Chat<'_> {
             "develop" => {
                 let mut req: StartDevelop = serde_json::from_value(request).map_err(stored)?;
                 req.idempotency_key = Some(format!("chat-{}", action.id));
-                serde_json::to_value(self.0.start_develop(caller, req).await?)
+                serde_json::to_value(self.0.develops().start_develop(caller, req).await?)
             }
             "pack" => {
                 let req: PackRequest = serde_json::from_value(request).map_err(stored)?;
-                serde_json::to_value(self.0.create_pack(caller, req).await?)
+                serde_json::to_value(self.0.library().create_pack(caller, req).await?)
             }
             "look" => {
                 let req: CreateLookRequest = serde_json::from_value(request).map_err(stored)?;

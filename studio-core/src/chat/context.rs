@@ -61,7 +61,7 @@ impl Chat<'_> {
     pub async fn warm(&self, caller: &Caller, req: ChatWarmRequest) -> Result<ChatWarm> {
         let session = self.own(caller, &req.session_id).await?;
         let (kept, built_at, cached) = self.kept(caller, &session).await?;
-        let memories = self.0.active_memories(caller).await?.len() as i64;
+        let memories = self.0.accounts().active_memories(caller).await?.len() as i64;
         let count = |key: &str| kept.get(key).and_then(Value::as_array).map_or(0, |a| a.len() as i64);
         Ok(ChatWarm {
             session_id: session.id,
@@ -79,7 +79,7 @@ impl Chat<'_> {
         let (mut context, _, _) = self.kept(caller, session).await?;
         let balance = self.0.storage.balance(&caller.org_id).await?;
         let (mut house, mut yours) = (Vec::new(), Vec::new());
-        for m in self.0.active_memories(caller).await? {
+        for m in self.0.accounts().active_memories(caller).await? {
             let item = json!({ "kind": m.kind, "statement": m.statement });
             if m.scope == MemoryScope::Person { yours.push(item) } else { house.push(item) }
         }
@@ -115,7 +115,7 @@ impl Chat<'_> {
         let org = &caller.org_id;
         let house = studio.storage.org_by_id(org).await?.map(|o| o.name).unwrap_or_default();
         let clause = studio.brand().clause_for(org).await?;
-        let book = studio.price_book(&studio.runnable_tools());
+        let book = studio.billing().price_book(&studio.develops().runnable_tools());
         let prices: Vec<Value> = book
             .tools
             .iter()
@@ -176,7 +176,7 @@ impl Chat<'_> {
                 Ok(_) => ReaderOutcome::Unusable,
                 Err(e) => ReaderOutcome::of(e),
             };
-            studio.record_reader_call(Some(&asker.org_id), "chat", outcome, started).await;
+            studio.internal().record_reader_call(Some(&asker.org_id), "chat", outcome, started).await;
             match answer {
                 Ok(Value::Object(map)) => checked(&studio, &asker, &map).await,
                 Ok(_) => Err(crate::ai::vision::bad_output("not a JSON object")),
@@ -185,7 +185,7 @@ impl Chat<'_> {
         };
         let price = self.0.config.chat.turn_price;
         if price > 0 {
-            self.0.charged_at(caller, ("chat", AI_READER), price, None, work).await
+            self.0.ai().charged_at(caller, ("chat", AI_READER), price, None, work).await
         } else {
             Ok((work.await?, 0))
         }

@@ -185,7 +185,7 @@ impl Chat<'_> {
                 .with("max", MAX_CHAT_MESSAGE));
         }
         let session = self.own(caller, id).await?;
-        let client = if req.to_person { None } else { Some(self.0.ai_client()?) };
+        let client = if req.to_person { None } else { Some(self.0.ai().ai_client()?) };
         if session.status != "open" {
             return Err(escalated(&session));
         }

@@ -28,7 +28,6 @@ use crate::ids::new_id;
 use crate::images;
 use crate::library::assets::accepted_image;
 use crate::storage::{CancelOutcome, CreateJobsOutcome, JobRow, SubmitChecks, TakeRecord};
-use crate::studio::Studio;
 use submit_cache::InputImage;
 
 /// Input roles a develop takes; a submit field with one of these names is an input.
@@ -213,15 +212,19 @@ impl JobRow {
     }
 }
 
-impl Studio {
+/// The develops domain (submit, the runner, runs, preflight, verdicts): `studio.develops()`.
+#[derive(Debug, Clone, Copy)]
+pub struct Develops<'a>(pub(crate) &'a crate::studio::Studio);
+
+impl Develops<'_> {
     /// The tools the configured providers can run, in the spec's order.
     pub fn runnable_tools(&self) -> Vec<&str> {
-        self.config.providers.tools().iter().map(String::as_str).collect()
+        self.0.config.providers.tools().iter().map(String::as_str).collect()
     }
 
     /// The price of one frame of `tool` at `quality` today.
     pub(crate) fn frame_price(&self, tool: &str, quality: Quality) -> i64 {
-        self.config.prices.price(tool, quality, &self.runnable_tools())
+        self.0.config.prices.price(tool, quality, &self.runnable_tools())
     }
 
     fn unknown_tool(&self, tool: &str) -> Error {
@@ -236,7 +239,7 @@ impl Studio {
             id: row.id.clone(),
             tool: row.tool.clone(),
             status: row.job_status(),
-            result_url: row.result_asset_id.as_ref().map(|id| self.asset_file_url(id)),
+            result_url: row.result_asset_id.as_ref().map(|id| self.0.library().asset_file_url(id)),
             result_asset_id: row.result_asset_id.clone(),
             error: row.error.clone(),
             brand_id: row.brand_id.clone(),
@@ -264,7 +267,7 @@ impl Studio {
     /// Tell every socket of the house (on every replica sharing the database) that a job changed.
     pub(crate) async fn publish_job(&self, row: &JobRow) {
         let message = json!({"type": "job", "job": self.job_view(row)});
-        self.publish(HouseEvent::new(&row.org_id, &message)).await;
+        self.0.publish(HouseEvent::new(&row.org_id, &message)).await;
     }
 
     /// Refuse a caller who may not develop before anything is read or stored.
@@ -284,7 +287,7 @@ impl Studio {
         let key = format!("orgs/{}/inputs/{}", caller.org_id, new_id("in"));
         let mut whole = images::Whole::default();
         let body = body.inspect_ok(|chunk| whole.feed(chunk));
-        let blob = self.blobs.put_stream(&key, body, MAX_INPUT_BYTES, accepted_image).await.map_err(input_error)?;
+        let blob = self.0.blobs.put_stream(&key, body, MAX_INPUT_BYTES, accepted_image).await.map_err(input_error)?;
         let staged = StagedInput {
             input: JobInput { role: role.to_string(), blob_key: blob.key.clone(), mime: blob.mime, asset_id: None },
         };
@@ -303,7 +306,7 @@ impl Studio {
     /// Remove staged files of a request that failed.
     pub async fn abandon_inputs(&self, staged: Vec<StagedInput>) {
         for s in staged {
-            if let Err(e) = self.blobs.delete(&s.input.blob_key).await {
+            if let Err(e) = self.0.blobs.delete(&s.input.blob_key).await {
                 tracing::warn!(error = %e, key = %s.input.blob_key, "could not remove a staged input");
             }
         }
@@ -318,7 +321,7 @@ impl Studio {
         let keep = matches!(&result, Ok(r) if !r.replayed);
         if !keep {
             for key in staged_keys {
-                let _ = self.blobs.delete(&key).await;
+                let _ = self.0.blobs.delete(&key).await;
             }
         }
         result
@@ -327,7 +330,7 @@ impl Studio {
     async fn submit_form(&self, caller: &Caller, form: SubmitForm, files: Vec<JobInput>) -> Result<SubmitResponse> {
         caller.require_spend_tokens()?;
         let tool = clean(form.tool, "tool")?.ok_or_else(|| Error::invalid("UNKNOWN_TOOL", "Name a tool."))?;
-        let provider = self.config.providers.get(&tool).ok_or_else(|| self.unknown_tool(&tool))?.clone();
+        let provider = self.0.config.providers.get(&tool).ok_or_else(|| self.unknown_tool(&tool))?.clone();
         let idempotency_key = clean(form.idempotency_key, "idempotencyKey")?;
         let brand_id = clean(form.brand_id, "brandId")?;
         let inputs = files;
@@ -388,9 +391,9 @@ impl Studio {
         caller.require_spend_tokens()?;
         let tool = req.tool.trim().to_string();
         if tool == crate::lookbook::LOOK_TOOL && req.params.contains_key("lookId") {
-            return self.lookbook().start_develop(caller, req).await;
+            return self.0.lookbook().start_develop(caller, req).await;
         }
-        let provider = self.config.providers.get(&tool).ok_or_else(|| self.unknown_tool(&tool))?.clone();
+        let provider = self.0.config.providers.get(&tool).ok_or_else(|| self.unknown_tool(&tool))?.clone();
         let quality = parse_quality(Some(&req.quality), None, "BAD_QUALITY")?;
         check_params(&req.params, "BAD_PARAMS")?;
         let idempotency_key = clean(req.idempotency_key.clone(), "idempotencyKey")?;
@@ -444,18 +447,20 @@ impl Studio {
     ) -> Result<(String, String)> {
         let image = if id.starts_with(crate::models::MODEL_ID_PREFIX) {
             let a = self
+                .0
+                .models()
                 .model_reference_asset(caller, id)
                 .await?
                 .ok_or_else(|| Error::not_found(code, format!("No model {id:?} this house may cast.")))?;
             InputImage { org_id: caller.org_id.clone(), blob_key: a.blob_key, mime: a.mime, bytes: a.bytes }
-        } else if let Some(image) = self.submit_cache.image(id).filter(|_| !fresh) {
+        } else if let Some(image) = self.0.submit_cache.image(id).filter(|_| !fresh) {
             checks.live_assets.push(id.to_string());
             image
         } else {
-            match self.storage.asset_by_id(id).await? {
+            match self.0.storage.asset_by_id(id).await? {
                 Some(a) if a.deleted_at.is_none() => {
                     let image = InputImage { org_id: a.org_id, blob_key: a.blob_key, mime: a.mime, bytes: a.bytes };
-                    self.submit_cache.keep_image(id, image.clone());
+                    self.0.submit_cache.keep_image(id, image.clone());
                     image
                 }
                 _ => return Err(Error::not_found(code, format!("No asset {id:?} in this house."))),
@@ -535,21 +540,21 @@ impl Studio {
     ) -> Result<Option<(JobRow, bool)>> {
         let mut jobs = vec![self.new_job(caller, spec)];
         let org_id = &caller.org_id;
-        let profile = match self.submit_cache.brand(org_id).filter(|_| !fresh) {
+        let profile = match self.0.submit_cache.brand(org_id).filter(|_| !fresh) {
             Some(profile) => {
                 checks.brand = Some(profile.clone());
                 profile
             }
             None => {
-                let profile = self.storage.brand_profile(org_id).await?;
-                self.submit_cache.keep_brand(org_id, profile.clone());
+                let profile = self.0.storage.brand_profile(org_id).await?;
+                self.0.submit_cache.keep_brand(org_id, profile.clone());
                 profile
             }
         };
-        self.brand().carry_profile(&mut jobs, profile.as_ref()).await?;
-        let outcome = self.storage.create_jobs(jobs, None, checks.clone()).await.map_err(enqueue_failed)?;
+        self.0.brand().carry_profile(&mut jobs, profile.as_ref()).await?;
+        let outcome = self.0.storage.create_jobs(jobs, None, checks.clone()).await.map_err(enqueue_failed)?;
         if outcome == CreateJobsOutcome::Stale {
-            self.submit_cache.forget(org_id, &checks.live_assets);
+            self.0.submit_cache.forget(org_id, &checks.live_assets);
             return Ok(None);
         }
         let mut rows = self.queued(outcome).await?;
@@ -558,8 +563,8 @@ impl Studio {
 
     /// Hold and queue jobs all together; announce them and wake the runner.
     async fn queue(&self, mut jobs: Vec<JobRow>, take: Option<TakeRecord>) -> Result<Vec<(JobRow, bool)>> {
-        self.brand().carry(&mut jobs).await?;
-        let outcome = self.storage.create_jobs(jobs, take, SubmitChecks::default()).await.map_err(enqueue_failed)?;
+        self.0.brand().carry(&mut jobs).await?;
+        let outcome = self.0.storage.create_jobs(jobs, take, SubmitChecks::default()).await.map_err(enqueue_failed)?;
         self.queued(outcome).await
     }
 
@@ -570,8 +575,8 @@ impl Studio {
                 for row in &rows {
                     self.publish_job(row).await;
                 }
-                self.job_wakeup.notify_waiters();
-                self.job_wakeup.notify_one();
+                self.0.job_wakeup.notify_waiters();
+                self.0.job_wakeup.notify_one();
                 Ok(rows.into_iter().map(|r| (r, false)).collect())
             }
             CreateJobsOutcome::Existing(rows) => Ok(rows.into_iter().map(|r| (r, true)).collect()),
@@ -586,7 +591,7 @@ impl Studio {
 
     /// A job of the caller's house.
     pub(crate) async fn own_job(&self, caller: &Caller, id: &str) -> Result<JobRow> {
-        self.storage.job(&caller.org_id, id).await?.ok_or_else(job_not_found)
+        self.0.storage.job(&caller.org_id, id).await?.ok_or_else(job_not_found)
     }
 
     /// One develop's status (the agent endpoint's get_develop).
@@ -612,7 +617,7 @@ impl Studio {
         if !(1..=MAX_DEVELOPS).contains(&limit) {
             return Err(Error::invalid("BAD_LIMIT", format!("limit is 1 to {MAX_DEVELOPS}.")).with("max", MAX_DEVELOPS));
         }
-        let rows = self.storage.list_jobs(&caller.org_id, status.map(JobStatus::as_str), limit).await?;
+        let rows = self.0.storage.list_jobs(&caller.org_id, status.map(JobStatus::as_str), limit).await?;
         Ok(rows.iter().map(|r| self.develop_status(r)).collect())
     }
 
@@ -625,7 +630,7 @@ impl Studio {
                     Error::invalid("BAD_SINCE", "since is a non-negative whole number (an eventSeq).")
                 })?,
             };
-        let rows = self.storage.jobs_since(&caller.org_id, since, BACKFILL_PAGE).await?;
+        let rows = self.0.storage.jobs_since(&caller.org_id, since, BACKFILL_PAGE).await?;
         Ok(JobList { jobs: rows.iter().map(|r| self.job_view(r)).collect() })
     }
 
@@ -658,10 +663,10 @@ impl Studio {
     /// it and let its pipeline know: the one cancel path of the house's own route and the admin
     /// console's action.
     pub(crate) async fn cancel_in(&self, org_id: &str, id: &str) -> Result<CancelOutcome> {
-        let outcome = self.storage.cancel_job(org_id, id, crate::ids::now()).await?;
+        let outcome = self.0.storage.cancel_job(org_id, id, crate::ids::now()).await?;
         if let CancelOutcome::Cancelled(row) = &outcome {
             self.publish_job(row).await;
-            self.after_job_end(row).await;
+            self.0.pipelines().after_job_end(row).await;
         }
         Ok(outcome)
     }
@@ -694,7 +699,7 @@ impl Studio {
 
     /// Check that a stored job can run again today: its tool is runnable and its inputs exist.
     fn rerunnable(&self, source: &JobRow) -> Result<Vec<JobInput>> {
-        let Some(provider) = self.config.providers.get(&source.tool) else {
+        let Some(provider) = self.0.config.providers.get(&source.tool) else {
             return Err(Error::new(
                 ErrorKind::Unprocessable,
                 "UNKNOWN_TOOL",

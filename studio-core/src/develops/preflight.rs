@@ -13,6 +13,7 @@
 //! at. The finding vocabulary is closed
 //! ([`FINDING_CODES`]): anything outside it is dropped before answering.
 
+use crate::develops::Develops;
 use bytes::Bytes;
 use image::{GrayImage, RgbImage};
 
@@ -26,7 +27,6 @@ use crate::images::MAX_IMAGE_MB;
 use crate::providers::local;
 use crate::providers::local::ops::{self, Lab, Mask};
 use crate::providers::local::subject::{CutError, Subject, WORK_EDGE};
-use crate::studio::Studio;
 
 /// The garment questions (no lens).
 const GARMENT: [&str; 9] = [
@@ -795,7 +795,7 @@ fn count_check(n: usize) -> Result<()> {
     Ok(())
 }
 
-impl Studio {
+impl Develops<'_> {
     /// The agent tool `preflight`: check up to six library images of the caller's house before
     /// a develop. Free: nothing is held or charged. 400 `IMAGES_REQUIRED`, `TOO_MANY_IMAGES`
     /// (with `max`), `BAD_LENS` or `BAD_IMAGE`; 404 `ASSET_NOT_FOUND` for an unknown or foreign
@@ -806,7 +806,7 @@ impl Studio {
         let asked = asked(req.lens.as_deref(), "BAD_LENS")?;
         let mut blobs = Vec::with_capacity(ids.len());
         for id in &ids {
-            match self.storage.asset_by_id(id).await? {
+            match self.0.storage.asset_by_id(id).await? {
                 Some(a) if a.org_id == caller.org_id && a.deleted_at.is_none() => {
                     if a.bytes as u64 > MAX_IMAGE_BYTES as u64 {
                         return Err(images::image_too_large());
@@ -818,7 +818,7 @@ impl Studio {
         }
         let mut images = Vec::with_capacity(blobs.len());
         for key in &blobs {
-            images.push(self.blobs.get_bytes(key).await.map_err(Error::internal)?);
+            images.push(self.0.blobs.get_bytes(key).await.map_err(Error::internal)?);
         }
         self.run_checks(caller, images, asked, Vec::new(), "BAD_IMAGE").await
     }

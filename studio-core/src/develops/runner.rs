@@ -4,6 +4,7 @@
 //! runs beside it). A job whose runner died keeps its lease only until it lapses; then any runner
 //! (after a restart, or on another replica) takes it over, so no hold is ever stranded.
 
+use crate::develops::Develops;
 use std::sync::Arc;
 
 use chrono::Duration;
@@ -16,7 +17,6 @@ use crate::ids::new_id;
 use crate::library::assets::accepted_image;
 use crate::providers::{DevelopInput, DevelopOutput, DevelopRequest, ProviderError};
 use crate::storage::{AssetRow, JobEnd, JobRow};
-use crate::studio::Studio;
 
 /// A task that ends with the runner that started it.
 struct AbortOnDrop(tokio::task::JoinHandle<()>);
@@ -30,17 +30,19 @@ impl Drop for AbortOnDrop {
 /// The largest developed frame filed, in bytes.
 const MAX_RESULT_BYTES: u64 = 64 * 1024 * 1024;
 
-impl Studio {
+impl Develops<'_> {
     /// Run jobs until `shutdown` resolves. In-flight develops are abandoned at shutdown; their
     /// leases lapse and the next runner takes them over.
     pub async fn run_job_runner(&self, shutdown: impl std::future::Future<Output = ()>) {
         tokio::pin!(shutdown);
         let sweep = {
-            let me = self.clone();
-            AbortOnDrop(tokio::spawn(async move { me.run_pipeline_sweep(std::future::pending::<()>()).await }))
+            let me = self.0.clone();
+            AbortOnDrop(tokio::spawn(
+                async move { me.pipelines().run_pipeline_sweep(std::future::pending::<()>()).await },
+            ))
         };
         let _sweep = sweep;
-        let runner = &self.config.runner;
+        let runner = &self.0.config.runner;
         let slots = Arc::new(Semaphore::new(runner.concurrency.max(1)));
         loop {
             let permit = tokio::select! {
@@ -49,9 +51,9 @@ impl Studio {
             };
             match self.claim_next_job().await {
                 Ok(Some(job)) => {
-                    let me = self.clone();
+                    let me = self.0.clone();
                     tokio::spawn(async move {
-                        me.run_claimed(job).await;
+                        me.develops().run_claimed(job).await;
                         drop(permit);
                     });
                     continue;
@@ -62,7 +64,7 @@ impl Studio {
             drop(permit);
             tokio::select! {
                 () = &mut shutdown => return,
-                () = self.job_wakeup.notified() => {}
+                () = self.0.job_wakeup.notified() => {}
                 () = tokio::time::sleep(std::time::Duration::from_secs(1)) => {}
             }
         }
@@ -71,8 +73,8 @@ impl Studio {
     /// Claim the next job (queued, or running with a lapsed lease); announce a first claim.
     pub(crate) async fn claim_next_job(&self) -> Result<Option<JobRow>> {
         let now = crate::ids::now();
-        let lease = Duration::seconds(self.config.runner.lease_secs);
-        let Some(job) = self.storage.claim_job(now, now - lease).await? else { return Ok(None) };
+        let lease = Duration::seconds(self.0.config.runner.lease_secs);
+        let Some(job) = self.0.storage.claim_job(now, now - lease).await? else { return Ok(None) };
         if job.attempts == 1 {
             self.publish_job(&job).await;
         }
@@ -91,14 +93,14 @@ impl Studio {
     }
 
     async fn run_claimed(&self, job: JobRow) {
-        let runner = &self.config.runner;
+        let runner = &self.0.config.runner;
         if job.attempts > runner.max_attempts {
             let why = format!("gave up after {} attempts", runner.max_attempts);
             self.end_job(&job, JobEnd::Failed(why)).await;
             return;
         }
         let heartbeat = {
-            let me = self.clone();
+            let me = self.0.clone();
             let id = job.id.clone();
             let every = std::time::Duration::from_secs((runner.lease_secs.max(3) / 3) as u64);
             tokio::spawn(async move {
@@ -116,7 +118,7 @@ impl Studio {
             Ok(asset) => {
                 let blob_key = asset.blob_key.clone();
                 if !self.end_job(&job, JobEnd::Done(Box::new(asset))).await {
-                    let _ = self.blobs.delete(&blob_key).await;
+                    let _ = self.0.blobs.delete(&blob_key).await;
                 }
             }
             Err(ProviderError::Rejected(why)) => {
@@ -127,7 +129,7 @@ impl Studio {
                 // Let the lease lapse `retry_after_secs` from now, so a runner claims it again then.
                 let lapse = crate::ids::now() - Duration::seconds(runner.lease_secs)
                     + Duration::seconds(runner.retry_after_secs);
-                if let Err(e) = self.storage.renew_job_claim(&job.id, lapse).await {
+                if let Err(e) = self.0.storage.renew_job_claim(&job.id, lapse).await {
                     tracing::warn!(error = %e, job = %job.id, "could not schedule a retry");
                 }
             }
@@ -140,17 +142,20 @@ impl Studio {
     /// End a job (settle or release in the same transaction) and announce it. False when the
     /// job had already ended.
     async fn end_job(&self, job: &JobRow, end: JobEnd) -> bool {
-        match self.storage.finish_job(&job.org_id, &job.id, end, crate::ids::now()).await {
+        match self.0.storage.finish_job(&job.org_id, &job.id, end, crate::ids::now()).await {
             Ok(Some(row)) => {
                 if row.status == "done" {
                     // The settle point: what the provider's work cost, recorded after the
                     // ledger moved, never beside it.
-                    let provider = self.config.providers.get(&row.tool).map_or("unknown", |p| p.name());
+                    let provider = self.0.config.providers.get(&row.tool).map_or("unknown", |p| p.name());
                     let tokens = row.tokens_settled.unwrap_or(row.tokens);
-                    self.record_cost(&row.org_id, &row.hold_id, Some(&row.id), &row.tool, provider, tokens).await;
+                    self.0
+                        .admin()
+                        .record_cost(&row.org_id, &row.hold_id, Some(&row.id), &row.tool, provider, tokens)
+                        .await;
                 }
                 self.publish_job(&row).await;
-                self.after_job_end(&row).await;
+                self.0.pipelines().after_job_end(&row).await;
                 true
             }
             Ok(None) => false,
@@ -165,6 +170,7 @@ impl Studio {
     /// Load the inputs, develop through the tool's provider, and store the frame's bytes.
     async fn develop_frame(&self, job: &JobRow) -> std::result::Result<AssetRow, ProviderError> {
         let provider = self
+            .0
             .config
             .providers
             .get(&job.tool)
@@ -174,6 +180,7 @@ impl Studio {
         let mut inputs = Vec::with_capacity(stored.len());
         for input in &stored {
             let bytes = self
+                .0
                 .blobs
                 .get_bytes(&input.blob_key)
                 .await
@@ -187,7 +194,7 @@ impl Studio {
             inputs,
             params: job.params_map(),
         };
-        let limit = std::time::Duration::from_secs(self.config.runner.timeout_secs);
+        let limit = std::time::Duration::from_secs(self.0.config.runner.timeout_secs);
         let output = tokio::time::timeout(limit, provider.develop(request))
             .await
             .map_err(|_| ProviderError::Unavailable(format!("the develop took longer than {limit:?}")))??;
@@ -199,18 +206,19 @@ impl Studio {
         let id = new_id("ast");
         let key = format!("orgs/{}/assets/{id}", job.org_id);
         let blob = self
+            .0
             .blobs
             .put_bytes(&key, output.bytes, MAX_RESULT_BYTES, accepted_image)
             .await
             .map_err(Error::internal)?;
         let source = match inputs.iter().find(|i| i.role == "image").or(inputs.first()).and_then(|i| i.asset_id.clone())
         {
-            Some(asset_id) => self.storage.asset_by_id(&asset_id).await?.filter(|a| a.org_id == job.org_id),
+            Some(asset_id) => self.0.storage.asset_by_id(&asset_id).await?.filter(|a| a.org_id == job.org_id),
             None => None,
         };
         let params = job.params_map();
         let folder_id = match params.get("destination") {
-            Some(folder) => self.storage.folder(&job.org_id, folder).await?.map(|f| f.id),
+            Some(folder) => self.0.storage.folder(&job.org_id, folder).await?.map(|f| f.id),
             None => None,
         };
         let name = match &source {

@@ -3,6 +3,7 @@
 //! tool with less than [`RUN_GAP_MINUTES`] between one frame and the next. A pipeline run's
 //! counts come from its steps, waiting ones included.
 
+use crate::develops::Develops;
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Duration, Utc};
@@ -11,7 +12,6 @@ use crate::api::{DevelopRun, JobStatus, RunCancelResponse, RunCounts, RunList, R
 use crate::caller::Caller;
 use crate::error::{Error, Result};
 use crate::storage::{CancelOutcome, JobRow};
-use crate::studio::Studio;
 
 /// Frames of one tool further apart than this start a new batch.
 pub const RUN_GAP_MINUTES: i64 = 10;
@@ -78,7 +78,7 @@ fn group(mut jobs: Vec<JobRow>) -> Vec<Group> {
     groups
 }
 
-impl Studio {
+impl Develops<'_> {
     fn run_view(&self, g: &Group) -> DevelopRun {
         let mut counts = RunCounts { total: g.jobs.len() as i64, ..RunCounts::default() };
         let mut rendering = false;
@@ -136,7 +136,7 @@ impl Studio {
 
     async fn groups(&self, caller: &Caller) -> Result<Vec<Group>> {
         let after = crate::ids::now() - Duration::days(RUN_WINDOW_DAYS);
-        Ok(group(self.storage.recent_jobs(&caller.org_id, after, RUN_SCAN).await?))
+        Ok(group(self.0.storage.recent_jobs(&caller.org_id, after, RUN_SCAN).await?))
     }
 
     /// `GET /api/toolkit/develops`: the house's runs, newest first.
@@ -162,7 +162,7 @@ impl Studio {
     async fn views(&self, caller: &Caller, groups: Vec<Group>) -> Result<Vec<DevelopRun>> {
         let ids: Vec<String> =
             groups.iter().filter(|g| g.kind == "run").map(|g| crate::pipelines::run_row_id(&g.id)).collect();
-        let pipelines = self.pipeline_runs_by_id(&caller.org_id, &ids).await?;
+        let pipelines = self.0.pipelines().pipeline_runs_by_id(&caller.org_id, &ids).await?;
         Ok(groups
             .iter()
             .map(|g| {
@@ -196,9 +196,9 @@ impl Studio {
         caller.require_spend_tokens()?;
         let not_found = || Error::not_found("NOT_FOUND", "No such run in this house (runs age out after 30 days).");
         if id.starts_with("run.")
-            && self.storage.pipeline_run(&caller.org_id, &crate::pipelines::run_row_id(id)).await?.is_some()
+            && self.0.storage.pipeline_run(&caller.org_id, &crate::pipelines::run_row_id(id)).await?.is_some()
         {
-            let done = self.cancel_pipeline_run(caller, id).await?;
+            let done = self.0.pipelines().cancel_pipeline_run(caller, id).await?;
             let groups = self.groups(caller).await?;
             let run = self.views(caller, groups).await?.into_iter().find(|r| r.id == id).ok_or_else(not_found)?;
             return Ok(RunCancelResponse {
@@ -224,7 +224,7 @@ impl Studio {
                 }
                 _ => continue,
             }
-            match self.storage.cancel_job(&caller.org_id, &job.id, crate::ids::now()).await? {
+            match self.0.storage.cancel_job(&caller.org_id, &job.id, crate::ids::now()).await? {
                 CancelOutcome::Cancelled(row) => {
                     tokens_released += row.tokens;
                     cancelled_job_ids.push(row.id.clone());

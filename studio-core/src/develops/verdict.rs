@@ -8,6 +8,7 @@
 //! (`VERDICT_UNREADABLE`), charging nothing; otherwise it is exactly a take of that one frame
 //! ([`Studio::take_again`]), so its price, hold and rules are the develops' own.
 
+use crate::develops::Develops;
 use image::RgbImage;
 
 use crate::api::{
@@ -18,7 +19,6 @@ use crate::caller::Caller;
 use crate::develops::preflight::{Exposure, Facts, decode_small, exposure_issues, measure};
 use crate::error::{Error, ErrorKind, Result};
 use crate::storage::{JobRow, VerdictRow};
-use crate::studio::Studio;
 
 /// The judge that computes verdicts: this file's pixel measurements.
 pub(crate) const JUDGE_MODEL: &str = "pixel-judge";
@@ -235,7 +235,7 @@ fn direction(verdict: &Verdict) -> Option<String> {
     Some(text.chars().take(1000).collect())
 }
 
-impl Studio {
+impl Develops<'_> {
     /// The develop's main input (role `image`, else the first): its long edge or why it cannot
     /// be read.
     async fn main_input(&self, job: &JobRow) -> Input {
@@ -243,7 +243,7 @@ impl Studio {
         let Some(input) = inputs.iter().find(|i| i.role == "image").or(inputs.first()) else {
             return Input::Unreadable("the develop has no input".into());
         };
-        let bytes = match self.blobs.get_bytes(&input.blob_key).await {
+        let bytes = match self.0.blobs.get_bytes(&input.blob_key).await {
             Ok(b) => b,
             Err(e) => return Input::Unreadable(format!("its bytes are gone: {e}")),
         };
@@ -282,7 +282,7 @@ impl Studio {
             marks: serde_json::to_string(&verdict.marks).map_err(Error::internal)?,
             created_at: crate::ids::now(),
         };
-        Ok(self.storage.keep_verdict(&row).await?)
+        Ok(self.0.storage.keep_verdict(&row).await?)
     }
 
     /// The verdict on a job of any house (computed; kept by the caller when it landed).
@@ -313,7 +313,7 @@ impl Studio {
                     vec![mark("failed", MarkSeverity::High, format!("The develop failed ({why}); there is no frame."))];
                 // Only a refusal of the inputs ends a job before its last attempt; an outage
                 // ends it on the last one.
-                let mut futile = job.attempts < self.config.runner.max_attempts;
+                let mut futile = job.attempts < self.0.config.runner.max_attempts;
                 if let Input::Unreadable(reason) = self.main_input(job).await {
                     futile = true;
                     marks.push(mark(
@@ -326,11 +326,11 @@ impl Studio {
             }
             JobStatus::Done => {
                 let result = match &job.result_asset_id {
-                    Some(asset) => self.storage.asset_by_id(asset).await?.filter(|a| a.org_id == job.org_id),
+                    Some(asset) => self.0.storage.asset_by_id(asset).await?.filter(|a| a.org_id == job.org_id),
                     None => None,
                 };
                 let bytes = match result {
-                    Some(a) => self.blobs.get_bytes(&a.blob_key).await.ok(),
+                    Some(a) => self.0.blobs.get_bytes(&a.blob_key).await.ok(),
                     None => None,
                 };
                 let Some(bytes) = bytes else {

@@ -72,7 +72,7 @@ impl Internal<'_> {
                 .with("status", request.status.clone()));
         }
         let email = Email::parse(&request.email)?;
-        let invited = self.0.invitations().invite_address(email, None).await?;
+        let invited = self.0.accounts().invitations().invite_address(email, None).await?;
         let note = serde_json::json!({ "kind": "approval", "reason": reason, "outcome": invited.answer.status });
         self.0
             .storage
@@ -137,7 +137,7 @@ impl Internal<'_> {
             return Err(Error::invalid("TOO_LONG", "focusArea is at most 500 characters."));
         }
         let evidence = self.evidence_row(id).await?;
-        let client = self.0.ai_client()?;
+        let client = self.0.ai().ai_client()?;
         let prompt = format!("Focus on: {focus}\n\nThe record:\n{}", evidence.snapshot);
         let started = std::time::Instant::now();
         let answer = client.read_json(SUMMARY_SYSTEM, &prompt, &[]).await;
@@ -150,7 +150,7 @@ impl Internal<'_> {
             (Ok(_), None) => ReaderOutcome::Unusable,
             (Err(e), _) => ReaderOutcome::of(e),
         };
-        self.0.record_reader_call(Some(&evidence.org_id), "replay-summary", outcome, started).await;
+        self.record_reader_call(Some(&evidence.org_id), "replay-summary", outcome, started).await;
         let summary = match (answer, summary) {
             (_, Some(s)) => s.chars().take(4000).collect::<String>(),
             (Err(e), _) => return Err(crate::ai::reads::ai_failed(&e)),

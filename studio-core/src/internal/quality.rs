@@ -8,7 +8,6 @@ use crate::api::{AnalystQuery, ChatQuality, DEFAULT_WINDOW_HOURS, ReaderCalls, R
 use crate::caller::{Machine, MachineKind};
 use crate::error::Result;
 use crate::storage::AiCallRow;
-use crate::studio::Studio;
 
 use super::{Internal, require, window};
 
@@ -46,7 +45,7 @@ impl ReaderOutcome {
     }
 }
 
-impl Studio {
+impl Internal<'_> {
     /// Record one reader call. A failure to record is logged, never passed on: the call's own
     /// answer matters more than its statistics.
     pub(crate) async fn record_reader_call(
@@ -64,7 +63,7 @@ impl Studio {
             millis: i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX),
             created_at: crate::ids::now(),
         };
-        if let Err(e) = self.storage.record_ai_call(&row).await {
+        if let Err(e) = self.0.storage.record_ai_call(&row).await {
             tracing::warn!(error = %e, "could not record an AI reader call");
         }
     }

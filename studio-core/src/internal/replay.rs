@@ -96,7 +96,7 @@ impl Internal<'_> {
             }
         }
         timeline.sort_by_key(|m| m.at);
-        let verdict = match self.0.judge(job).await {
+        let verdict = match self.0.develops().judge(job).await {
             Ok(v) => Some(v),
             Err(e) => {
                 tracing::warn!(error = %e, job = %job.id, "no verdict for a replay evidence");

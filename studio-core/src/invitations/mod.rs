@@ -85,10 +85,10 @@ pub struct WithLetter<T> {
 #[derive(Debug, Clone, Copy)]
 pub struct Invitations<'a>(&'a Studio);
 
-impl Studio {
+impl crate::accounts::Accounts<'_> {
     /// The platform gate: invitations, codes, requests and link previews.
     pub fn invitations(&self) -> Invitations<'_> {
-        Invitations(self)
+        Invitations(self.0)
     }
 }
 
@@ -258,7 +258,7 @@ impl Invitations<'_> {
             html: letter.html.clone(),
             text: letter.text.clone(),
         };
-        self.0.post_letter(letter).await?;
+        self.0.mail().post_letter(letter).await?;
         Ok(())
     }
 

@@ -2,11 +2,11 @@
 //! and grants. The storage keeps the append-only entries and the running totals together.
 
 use crate::api::{Balance, HoldView, PriceBook};
+use crate::billing::Billing;
 use crate::caller::Caller;
 use crate::error::{Error, Result};
 use crate::ids::new_id;
 use crate::storage::{BalanceRow, HoldRow, NewCredit, NewHold, ReserveOutcome, ResolveOutcome};
-use crate::studio::Studio;
 
 /// A hold taken for the caller.
 #[derive(Debug, Clone, PartialEq)]
@@ -45,13 +45,13 @@ fn resolved(outcome: ResolveOutcome, charge: bool) -> Result<HoldOutcome> {
     }
 }
 
-impl Studio {
+impl Billing<'_> {
     /// The caller's house balance with its open holds. Reads running totals, never history.
     pub async fn balance(&self, caller: &Caller) -> Result<Balance> {
         // Grants that expired since the last sweep leave before the balance is read.
-        self.storage.expire_grants(Some(&caller.org_id), crate::ids::now()).await?;
-        let totals = self.storage.balance(&caller.org_id).await?;
-        let holds = self.storage.open_holds(&caller.org_id).await?;
+        self.0.storage.expire_grants(Some(&caller.org_id), crate::ids::now()).await?;
+        let totals = self.0.storage.balance(&caller.org_id).await?;
+        let holds = self.0.storage.open_holds(&caller.org_id).await?;
         Ok(Balance {
             balance: totals.spendable(),
             grant: totals.grant_tokens,
@@ -83,7 +83,7 @@ impl Studio {
             user_id: Some(caller.user_id.clone()),
             now: crate::ids::now(),
         };
-        match self.storage.reserve(hold).await? {
+        match self.0.storage.reserve(hold).await? {
             ReserveOutcome::Reserved(h) => Ok(Reservation { hold: hold_view(&h), replayed: false }),
             ReserveOutcome::Existing(h) => Ok(Reservation { hold: hold_view(&h), replayed: true }),
             ReserveOutcome::Insufficient { need, spendable } => Err(Error::insufficient(need, spendable)),
@@ -92,17 +92,17 @@ impl Studio {
 
     /// Charge a hold (the frame landed). Exactly once: a second call changes nothing.
     pub async fn settle_hold(&self, org_id: &str, hold_id: &str) -> Result<HoldOutcome> {
-        resolved(self.storage.settle(org_id, hold_id, crate::ids::now()).await?, true)
+        resolved(self.0.storage.settle(org_id, hold_id, crate::ids::now()).await?, true)
     }
 
     /// Return a hold's tokens to the buckets they came from. Exactly once.
     pub async fn release_hold(&self, org_id: &str, hold_id: &str) -> Result<HoldOutcome> {
-        resolved(self.storage.release(org_id, hold_id, crate::ids::now()).await?, false)
+        resolved(self.0.storage.release(org_id, hold_id, crate::ids::now()).await?, false)
     }
 
     /// Expire every grant due by now, in every house (the sweep's one pass); the tokens expired.
     pub async fn expire_grants(&self) -> Result<i64> {
-        Ok(self.storage.expire_grants(None, crate::ids::now()).await?)
+        Ok(self.0.storage.expire_grants(None, crate::ids::now()).await?)
     }
 
     /// Expire due grants every `every` until `shutdown` resolves: an expired grant leaves the
@@ -128,15 +128,15 @@ impl Studio {
     /// Credit tokens into a house (append-only: one entry, the running totals move with it).
     /// The way a domain grants tokens outside a payment.
     pub(crate) async fn credit_tokens(&self, credit: NewCredit) -> Result<BalanceRow> {
-        Ok(self.storage.credit(credit).await?)
+        Ok(self.0.storage.credit(credit).await?)
     }
 
     /// The live price book over the given runnable tools, each with the input roles its
     /// provider requires.
     pub fn price_book(&self, tools: &[&str]) -> PriceBook {
-        let mut book = self.config.prices.book(tools);
+        let mut book = self.0.config.prices.book(tools);
         for entry in &mut book.tools {
-            if let Some(provider) = self.config.providers.get(&entry.tool) {
+            if let Some(provider) = self.0.config.providers.get(&entry.tool) {
                 entry.roles = provider.required_roles(&entry.tool).iter().map(|r| r.to_string()).collect();
             }
         }

@@ -2,6 +2,7 @@
 //! soft deletion. An asset of another house is never revealed (404), except on the legacy
 //! bytes route, which the spec has answer 403.
 
+use crate::library::Library;
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -21,7 +22,6 @@ use crate::images;
 use crate::library::asset_lists::{KeptList, ListKey};
 use crate::providers::DEVELOP_TOOLS;
 use crate::storage::{AssetChanges, AssetRow};
-use crate::studio::Studio;
 
 use crate::ai::classify::Supplied;
 use crate::api::MAX_ASSET_PAGE;
@@ -161,10 +161,10 @@ pub(crate) fn parse_kind(raw: &str) -> Result<AssetKind> {
         .ok_or_else(|| Error::invalid("BAD_KIND", "kind is one of clothes, accessory, jewelry, model, background."))
 }
 
-impl Studio {
+impl Library<'_> {
     /// The file route of asset `id`, as clients fetch it.
     pub(crate) fn asset_file_url(&self, id: &str) -> String {
-        format!("{}/api/toolkit/assets/{id}/file", self.config.public_url)
+        format!("{}/api/toolkit/assets/{id}/file", self.0.config.public_url)
     }
 
     pub(crate) fn asset_view(&self, row: AssetRow) -> Asset {
@@ -196,7 +196,7 @@ impl Studio {
 
     /// A live asset of the caller's house.
     pub(crate) async fn own_asset(&self, caller: &Caller, id: &str) -> Result<AssetRow> {
-        match self.storage.asset_by_id(id).await? {
+        match self.0.storage.asset_by_id(id).await? {
             Some(row) if row.org_id == caller.org_id && row.deleted_at.is_none() => Ok(row),
             _ => Err(not_found()),
         }
@@ -219,7 +219,8 @@ impl Studio {
     async fn kept_asset_list(&self, caller: &Caller, query: AssetQuery) -> Result<Arc<KeptList>> {
         let folder = query.folder_id.as_deref();
         if let Some(folder) = folder {
-            self.storage
+            self.0
+                .storage
                 .folder(&caller.org_id, folder)
                 .await?
                 .ok_or_else(|| Error::not_found("NOT_FOUND", "No such collection in this house."))?;
@@ -229,7 +230,7 @@ impl Studio {
         // The version first, then the list (see asset_lists.rs); a key's check has just read it.
         let version = match caller.library_version {
             Some(version) => version,
-            None => self.storage.library_version(&caller.org_id).await?,
+            None => self.0.storage.library_version(&caller.org_id).await?,
         };
         let key = ListKey {
             org_id: caller.org_id.clone(),
@@ -237,13 +238,13 @@ impl Studio {
             limit,
             cursor: after.as_ref().map(|(_, id)| id.clone()),
         };
-        if let Some(kept) = self.asset_lists.get(&key, version) {
+        if let Some(kept) = self.0.asset_lists.get(&key, version) {
             return Ok(kept);
         }
         let (rows, next_cursor) = self.asset_page(&caller.org_id, folder, None, limit, after).await?;
         let list = AssetList { assets: rows.into_iter().map(|r| self.asset_view(r)).collect(), next_cursor };
         let kept = Arc::new(KeptList::new(list));
-        self.asset_lists.put(key, version, kept.clone());
+        self.0.asset_lists.put(key, version, kept.clone());
         Ok(kept)
     }
 
@@ -260,7 +261,7 @@ impl Studio {
         let after = after.as_ref().map(|(at, id)| (*at, id.as_str()));
         let kind = kind.map(AssetKind::as_str);
         // One more than the page, to know whether another follows.
-        let mut rows = self.storage.list_assets_page(org_id, folder, kind, limit + 1, after).await?;
+        let mut rows = self.0.storage.list_assets_page(org_id, folder, kind, limit + 1, after).await?;
         let next_cursor = if rows.len() as i64 > limit {
             rows.truncate(limit as usize);
             rows.last().map(|r| r.id.clone())
@@ -272,7 +273,7 @@ impl Studio {
 
     /// How many live assets the house has, optionally in one collection.
     pub async fn count_assets(&self, caller: &Caller, folder_id: Option<&str>) -> Result<i64> {
-        Ok(self.storage.count_assets(&caller.org_id, folder_id).await?)
+        Ok(self.0.storage.count_assets(&caller.org_id, folder_id).await?)
     }
 
     /// Stream an upload's file into the blob store: sniffed, hashed, size-capped and followed to
@@ -288,7 +289,7 @@ impl Studio {
         let key = format!("orgs/{}/assets/{asset_id}", caller.org_id);
         let mut whole = images::Whole::default();
         let body = body.inspect_ok(|chunk| whole.feed(chunk));
-        let blob = self.blobs.put_stream(&key, body, MAX_IMAGE_BYTES, accepted_image).await.map_err(blob_error)?;
+        let blob = self.0.blobs.put_stream(&key, body, MAX_IMAGE_BYTES, accepted_image).await.map_err(blob_error)?;
         let pending = PendingUpload { blob, asset_id };
         if !whole.is_whole() {
             self.abandon_upload(pending).await;
@@ -299,7 +300,7 @@ impl Studio {
 
     /// Forget a streamed upload whose request failed before [`Studio::finish_upload`].
     pub async fn abandon_upload(&self, pending: PendingUpload) {
-        if let Err(e) = self.blobs.delete(&pending.blob.key).await {
+        if let Err(e) = self.0.blobs.delete(&pending.blob.key).await {
             tracing::warn!(error = %e, key = %pending.blob.key, "could not remove an abandoned upload");
         }
     }
@@ -332,7 +333,8 @@ impl Studio {
         let classify = parse_flag(form.classify.as_deref())?;
         let folder_id = form.folder_id.map(|f| f.trim().to_string()).filter(|f| !f.is_empty());
         if let Some(folder) = &folder_id {
-            self.storage
+            self.0
+                .storage
                 .folder(&caller.org_id, folder)
                 .await?
                 .ok_or_else(|| Error::not_found("NOT_FOUND", "No such collection in this house."))?;
@@ -360,13 +362,13 @@ impl Studio {
             dims,
         );
         let row = AssetRow { sku, folder_id, ..filed };
-        self.storage.insert_asset(row.clone()).await?;
+        self.0.storage.insert_asset(row.clone()).await?;
         if !classify {
             return Ok(UploadResponse { asset: self.asset_view(row), classify: None });
         }
         // The upload stands whatever the read does: a failure is reported, never thrown.
         let supplied = Supplied { name: name_given, kind: kind_given };
-        let (row, result) = self.classify_upload(caller, row, supplied).await?;
+        let (row, result) = self.0.ai().classify_upload(caller, row, supplied).await?;
         Ok(UploadResponse { asset: self.asset_view(row), classify: Some(result) })
     }
 
@@ -382,13 +384,13 @@ impl Studio {
     /// but not its name or link). Any role; 404 when it is not this house's.
     pub async fn asset_detail(&self, caller: &Caller, id: &str) -> Result<AssetDetail> {
         let row = self.own_asset(caller, id.trim()).await?;
-        let origin = match self.storage.job_made(&caller.org_id, &row.id).await? {
+        let origin = match self.0.storage.job_made(&caller.org_id, &row.id).await? {
             None => None,
             Some(job) => {
                 let mut inputs = Vec::new();
                 for input in job.input_list() {
                     let live = match &input.asset_id {
-                        Some(asset_id) => match self.storage.asset_by_id(asset_id).await? {
+                        Some(asset_id) => match self.0.storage.asset_by_id(asset_id).await? {
                             Some(a) if a.org_id == caller.org_id && a.deleted_at.is_none() => Some(a),
                             _ => None,
                         },
@@ -416,7 +418,7 @@ impl Studio {
 
     /// The legacy bytes route: 404 for unknown or deleted, 403 for another house's asset.
     pub async fn legacy_asset_file(&self, caller: &Caller, id: &str) -> Result<AssetFile> {
-        let row = match self.storage.asset_by_id(id).await? {
+        let row = match self.0.storage.asset_by_id(id).await? {
             Some(row) if row.deleted_at.is_none() => row,
             _ => return Err(Error::not_found("NOT_FOUND", "No such asset.")),
         };
@@ -432,7 +434,7 @@ impl Studio {
         if matches {
             return Ok(AssetFile::NotModified { etag });
         }
-        let reader = self.blobs.get(&row.blob_key).await.map_err(Error::internal)?;
+        let reader = self.0.blobs.get(&row.blob_key).await.map_err(Error::internal)?;
         let asset = self.asset_view(row);
         Ok(AssetFile::Body { mime: asset.mime.clone(), asset: Box::new(asset), etag, reader })
     }
@@ -471,7 +473,7 @@ impl Studio {
             changes.wearer = Some(one_of(wearer, &["women", "men", "unisex"], "wearer")?);
         }
         if changes != AssetChanges::default() {
-            self.storage.update_assets(&caller.org_id, &[id.to_string()], &changes).await?;
+            self.0.storage.update_assets(&caller.org_id, &[id.to_string()], &changes).await?;
         }
         Ok(AssetResponse { asset: self.asset_view(self.own_asset(caller, id).await?) })
     }
@@ -484,7 +486,7 @@ impl Studio {
         code: &'static str,
     ) -> Result<Option<String>> {
         let Some(folder) = folder.map(|f| f.trim().to_string()).filter(|f| !f.is_empty()) else { return Ok(None) };
-        match self.storage.folder(&caller.org_id, &folder).await? {
+        match self.0.storage.folder(&caller.org_id, &folder).await? {
             Some(_) => Ok(Some(folder)),
             None if code == "NOT_FOUND" => Err(Error::not_found(code, "No such collection in this house.")),
             None => Err(Error::invalid(code, "No such collection in this house.")),
@@ -510,21 +512,21 @@ impl Studio {
         if let Some(approved) = req.approved {
             changes.approval = Some(match approved {
                 true => {
-                    let person = self.storage.user_by_id(&caller.user_id).await?;
+                    let person = self.0.storage.user_by_id(&caller.user_id).await?;
                     let director = person.map(|u| u.name.unwrap_or(u.email)).unwrap_or_else(|| caller.user_id.clone());
                     Some((director, crate::ids::now()))
                 }
                 false => None,
             });
         }
-        let updated = self.storage.update_assets(&caller.org_id, &dedup(&req.asset_ids), &changes).await?;
+        let updated = self.0.storage.update_assets(&caller.org_id, &dedup(&req.asset_ids), &changes).await?;
         Ok(Updated { updated })
     }
 
     /// What an operation on these assets would cost now. Spends and reserves nothing.
     pub async fn quote_assets(&self, caller: &Caller, req: QuoteRequest) -> Result<Quote> {
         check_batch(&req.asset_ids)?;
-        let prices = &self.config.prices;
+        let prices = &self.0.config.prices;
         let operation = req.operation.as_deref().map(str::trim).unwrap_or_default().to_string();
         let per_item = match operation.as_str() {
             "remove-background" => prices.utility_charge,
@@ -538,8 +540,8 @@ impl Studio {
             }
             _ => return Err(Error::invalid("BAD_OPERATION", "operation is remove-background or packshot.")),
         };
-        let items = self.storage.count_live_assets(&caller.org_id, &dedup(&req.asset_ids)).await?;
-        let spendable = self.storage.balance(&caller.org_id).await?.spendable();
+        let items = self.0.storage.count_live_assets(&caller.org_id, &dedup(&req.asset_ids)).await?;
+        let spendable = self.0.storage.balance(&caller.org_id).await?.spendable();
         let tokens = items * per_item;
         Ok(Quote { operation, items, per_item, tokens, spendable, affordable: spendable >= tokens })
     }
@@ -557,7 +559,7 @@ impl Studio {
         }
         check_batch(&req.asset_ids)?;
         let group_id = new_id("grp");
-        if !self.storage.set_asset_group(&caller.org_id, &unique, &group_id).await? {
+        if !self.0.storage.set_asset_group(&caller.org_id, &unique, &group_id).await? {
             return Err(Error::not_found(
                 "NOT_FOUND",
                 "Some of those assets are not in this house; nothing was grouped.",
@@ -570,7 +572,7 @@ impl Studio {
     async fn page_cursor(&self, caller: &Caller, cursor: Option<&str>) -> Result<Option<(DateTime<Utc>, String)>> {
         match cursor.map(str::trim).filter(|c| !c.is_empty()) {
             None => Ok(None),
-            Some(id) => match self.storage.asset_by_id(id).await? {
+            Some(id) => match self.0.storage.asset_by_id(id).await? {
                 Some(row) if row.org_id == caller.org_id => Ok(Some((row.created_at, row.id))),
                 _ => Err(Error::invalid("BAD_CURSOR", "cursor is the nextCursor of an earlier page.")),
             },
@@ -590,7 +592,7 @@ impl Studio {
                 name: name.to_string(),
                 note: note.to_string(),
                 tone: tone.to_string(),
-                preview_url: format!("{}/api/toolkit/backgrounds/{id}/preview", self.config.public_url),
+                preview_url: format!("{}/api/toolkit/backgrounds/{id}/preview", self.0.config.public_url),
             })
             .collect();
         let (rows, next_cursor) =
@@ -622,7 +624,7 @@ impl Studio {
             );
         }
         let ids = dedup(&req.asset_ids);
-        let deleted = self.storage.soft_delete_assets(&caller.org_id, &ids, crate::ids::now()).await?;
+        let deleted = self.0.storage.soft_delete_assets(&caller.org_id, &ids, crate::ids::now()).await?;
         if deleted > 0 {
             // Keys are under the caller's own house, so a foreign id removes nothing.
             self.forget_renditions(&caller.org_id, &ids).await;

@@ -4,8 +4,8 @@ use crate::api::{CreateFolderRequest, Folder, FolderDeleted, FolderList, FolderR
 use crate::caller::Caller;
 use crate::error::{Error, Result};
 use crate::ids::new_id;
+use crate::library::Library;
 use crate::storage::FolderRow;
-use crate::studio::Studio;
 
 /// Longest collection name.
 const MAX_NAME_CHARS: usize = 200;
@@ -30,10 +30,10 @@ fn clean_name(raw: Option<&str>) -> Result<Option<String>> {
     Ok(Some(name.to_string()))
 }
 
-impl Studio {
+impl Library<'_> {
     /// Every collection of the caller's house, oldest first.
     pub async fn list_folders(&self, caller: &Caller) -> Result<FolderList> {
-        let rows = self.storage.list_folders(&caller.org_id).await?;
+        let rows = self.0.storage.list_folders(&caller.org_id).await?;
         Ok(FolderList { folders: rows.into_iter().map(folder_view).collect() })
     }
 
@@ -44,7 +44,8 @@ impl Studio {
             return Err(Error::invalid("NAME_REQUIRED", "A collection needs a name."));
         };
         if let Some(parent) = &req.parent_id {
-            self.storage
+            self.0
+                .storage
                 .folder(&caller.org_id, parent)
                 .await?
                 .ok_or_else(|| Error::not_found("NOT_FOUND", "The parent collection does not exist in this house."))?;
@@ -56,18 +57,18 @@ impl Studio {
             parent_id: req.parent_id,
             created_at: crate::ids::now(),
         };
-        self.storage.insert_folder(row.clone()).await?;
+        self.0.storage.insert_folder(row.clone()).await?;
         Ok(FolderResponse { folder: folder_view(row) })
     }
 
     /// Rename a collection. An empty or unchanged name changes nothing and answers 200.
     pub async fn rename_folder(&self, caller: &Caller, id: &str, req: RenameFolderRequest) -> Result<FolderResponse> {
         caller.require_write_library()?;
-        let current = self.storage.folder(&caller.org_id, id).await?.ok_or_else(not_found)?;
+        let current = self.0.storage.folder(&caller.org_id, id).await?.ok_or_else(not_found)?;
         let name = clean_name(req.name.as_deref())?;
         match name {
             Some(name) if name != current.name => {
-                let row = self.storage.rename_folder(&caller.org_id, id, &name).await?.ok_or_else(not_found)?;
+                let row = self.0.storage.rename_folder(&caller.org_id, id, &name).await?.ok_or_else(not_found)?;
                 Ok(FolderResponse { folder: folder_view(row) })
             }
             _ => Ok(FolderResponse { folder: folder_view(current) }),
@@ -80,7 +81,7 @@ impl Studio {
     pub async fn delete_folder(&self, caller: &Caller, id: &str) -> Result<FolderDeleted> {
         caller.require_write_library()?;
         let (moved_assets, moved_folders) =
-            self.storage.delete_folder(&caller.org_id, id.trim()).await?.ok_or_else(not_found)?;
+            self.0.storage.delete_folder(&caller.org_id, id.trim()).await?.ok_or_else(not_found)?;
         Ok(FolderDeleted { id: id.trim().to_string(), deleted: true, moved_assets, moved_folders })
     }
 }

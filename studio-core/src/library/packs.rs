@@ -3,6 +3,7 @@
 //! worker that survives restarts, and announced with `pack.ready` on the event bus. Links
 //! live seven days, then a sweep removes the archive.
 
+use crate::library::Library;
 use std::collections::HashSet;
 use std::io::Write;
 
@@ -20,7 +21,6 @@ use crate::events::HouseEvent;
 use crate::ids::new_id;
 use crate::images;
 use crate::storage::{AssetRow, PackRow};
-use crate::studio::Studio;
 
 /// Most renditions per pack, and their bounds.
 const MAX_SIZES: usize = 8;
@@ -149,7 +149,7 @@ impl Write for ChannelWriter {
     }
 }
 
-impl Studio {
+impl Library<'_> {
     fn pack_view(&self, row: &PackRow) -> Pack {
         Pack {
             pack_id: row.id.clone(),
@@ -157,7 +157,7 @@ impl Studio {
             status: row.status.clone(),
             items: row.items,
             bytes: row.bytes,
-            href: format!("{}/api/toolkit/packs/{}/file", self.config.public_url, row.id),
+            href: format!("{}/api/toolkit/packs/{}/file", self.0.config.public_url, row.id),
             filename: row.filename.clone(),
             seconds: if row.status == "ready" { 0 } else { row.seconds },
             error: row.error.clone(),
@@ -168,7 +168,7 @@ impl Studio {
 
     /// Pack frames of the caller's house into a zip. Free; reserves nothing.
     pub async fn create_pack(&self, caller: &Caller, req: PackRequest) -> Result<Pack> {
-        let limits = &self.config.packs;
+        let limits = &self.0.config.packs;
         let mut seen = HashSet::new();
         let ids: Vec<&String> = req.asset_ids.iter().filter(|id| seen.insert(id.as_str())).collect();
         if ids.is_empty() {
@@ -197,7 +197,7 @@ impl Studio {
         }
         let mut assets = Vec::new();
         for id in ids {
-            if let Some(row) = self.storage.asset_by_id(id).await?
+            if let Some(row) = self.0.storage.asset_by_id(id).await?
                 && row.org_id == caller.org_id
                 && row.deleted_at.is_none()
             {
@@ -237,8 +237,8 @@ impl Studio {
             expires_at: now + Duration::days(limits.link_days),
         };
         if !instant {
-            self.storage.insert_pack(row.clone()).await?;
-            self.pack_wakeup.notify_one();
+            self.0.storage.insert_pack(row.clone()).await?;
+            self.0.pack_wakeup.notify_one();
             return Ok(self.pack_view(&row));
         }
         let (key, size) = self.build_archive(&row.org_id, &row.id, &assets, &sizes).await?;
@@ -247,19 +247,19 @@ impl Studio {
         row.bytes = size as i64;
         row.ready_at = Some(crate::ids::now());
         row.attempts = 1;
-        self.storage.insert_pack(row.clone()).await?;
+        self.0.storage.insert_pack(row.clone()).await?;
         Ok(self.pack_view(&row))
     }
 
     /// A pack of the caller's house.
     pub async fn get_pack(&self, caller: &Caller, id: &str) -> Result<Pack> {
-        let row = self.storage.pack(&caller.org_id, id).await?.ok_or_else(pack_not_found)?;
+        let row = self.0.storage.pack(&caller.org_id, id).await?.ok_or_else(pack_not_found)?;
         Ok(self.pack_view(&row))
     }
 
     /// The archive of a ready pack, whole or one byte range (`start`, optional inclusive `end`).
     pub async fn pack_file(&self, caller: &Caller, id: &str, range: Option<(u64, Option<u64>)>) -> Result<PackFile> {
-        let row = self.storage.pack(&caller.org_id, id).await?.ok_or_else(pack_not_found)?;
+        let row = self.0.storage.pack(&caller.org_id, id).await?.ok_or_else(pack_not_found)?;
         let key = match (row.status.as_str(), &row.blob_key) {
             ("ready", Some(key)) if row.expires_at > crate::ids::now() => key.clone(),
             ("expired", _) => return Err(Error::not_found("PACK_EXPIRED", "This pack's link has lapsed; pack again.")),
@@ -275,7 +275,7 @@ impl Studio {
                 filename: row.filename,
                 size,
                 range: None,
-                reader: self.blobs.get(&key).await.map_err(Error::internal)?,
+                reader: self.0.blobs.get(&key).await.map_err(Error::internal)?,
             }),
             Some((start, end)) => {
                 let end = end.unwrap_or(size.saturating_sub(1)).min(size.saturating_sub(1));
@@ -283,7 +283,7 @@ impl Studio {
                     return Err(Error::new(ErrorKind::Invalid, "BAD_RANGE", "The range is outside the archive.")
                         .with("size", size));
                 }
-                let reader = self.blobs.get_range(&key, start..end + 1).await.map_err(Error::internal)?;
+                let reader = self.0.blobs.get_range(&key, start..end + 1).await.map_err(Error::internal)?;
                 Ok(PackFile { filename: row.filename, size, range: Some((start, end)), reader })
             }
         }
@@ -300,7 +300,7 @@ impl Studio {
         let key = format!("orgs/{org_id}/packs/{pack_id}.zip");
         let plan = plan(assets, sizes);
         let (tx, mut rx) = mpsc::channel::<std::result::Result<Bytes, String>>(8);
-        let blobs = self.blobs.clone();
+        let blobs = self.0.blobs.clone();
         let handle = tokio::runtime::Handle::current();
         let writer = tokio::task::spawn_blocking(move || {
             let error_tx = tx.clone();
@@ -311,8 +311,8 @@ impl Studio {
             result
         });
         let body = Box::pin(futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx)));
-        let max = self.config.packs.max_bytes * 2 + 64 * 1024 * 1024;
-        let stored = self.blobs.put_stream(&key, body, max, |mime| mime == "application/zip").await;
+        let max = self.0.config.packs.max_bytes * 2 + 64 * 1024 * 1024;
+        let stored = self.0.blobs.put_stream(&key, body, max, |mime| mime == "application/zip").await;
         let written = writer.await.map_err(Error::internal)?;
         match (stored, written) {
             (Ok(blob), Ok(())) => Ok((key, blob.bytes)),
@@ -336,18 +336,18 @@ impl Studio {
                 if let Err(e) = self.sweep_packs().await {
                     tracing::warn!(error = %e, "pack sweep failed");
                 }
-                if let Err(e) = self.sweep_lane_results().await {
+                if let Err(e) = self.0.ai().sweep_lane_results().await {
                     tracing::warn!(error = %e, "lane result sweep failed");
                 }
                 if analyst.as_ref().is_none_or(|run| run.is_finished()) {
-                    let studio = self.clone();
+                    let studio = self.0.clone();
                     analyst = Some(tokio::spawn(async move {
-                        if let Err(e) = studio.analyst_tick(now).await {
+                        if let Err(e) = studio.admin().analyst_tick(now).await {
                             tracing::warn!(error = %e, "the analyst's cadence run failed");
                         }
                     }));
                 }
-                if let Err(e) = self.support().sweep_screenshots(now).await {
+                if let Err(e) = self.0.support().sweep_screenshots(now).await {
                     tracing::warn!(error = %e, "support screenshot sweep failed");
                 }
             }
@@ -363,7 +363,7 @@ impl Studio {
             }
             tokio::select! {
                 () = &mut shutdown => return,
-                () = self.pack_wakeup.notified() => {}
+                () = self.0.pack_wakeup.notified() => {}
                 () = tokio::time::sleep(std::time::Duration::from_secs(5)) => {}
             }
         }
@@ -371,9 +371,9 @@ impl Studio {
 
     /// Claim and build one queued pack; false when there was none.
     pub async fn build_next_pack(&self) -> Result<bool> {
-        let limits = &self.config.packs;
+        let limits = &self.0.config.packs;
         let now = crate::ids::now();
-        let Some(mut row) = self.storage.claim_pack(now, now - Duration::seconds(limits.stale_after_secs)).await?
+        let Some(mut row) = self.0.storage.claim_pack(now, now - Duration::seconds(limits.stale_after_secs)).await?
         else {
             return Ok(false);
         };
@@ -384,7 +384,7 @@ impl Studio {
             let sizes: Vec<PackSize> = serde_json::from_str(&row.sizes).map_err(Error::internal)?;
             let mut assets = Vec::new();
             for id in &ids {
-                if let Some(a) = self.storage.asset_by_id(id).await?
+                if let Some(a) = self.0.storage.asset_by_id(id).await?
                     && a.org_id == row.org_id
                     && a.deleted_at.is_none()
                 {
@@ -399,7 +399,7 @@ impl Studio {
                 tokio::select! {
                     done = &mut build => break done,
                     () = tokio::time::sleep(every) => {
-                        if let Err(e) = self.storage.renew_pack_claim(&row.id, crate::ids::now()).await {
+                        if let Err(e) = self.0.storage.renew_pack_claim(&row.id, crate::ids::now()).await {
                             tracing::warn!(pack = %row.id, error = %e, "could not renew the pack claim");
                         }
                     }
@@ -419,21 +419,21 @@ impl Studio {
                 tracing::error!(pack = %row.id, error = %e, "pack failed");
             }
         }
-        self.storage.finish_pack(&row).await?;
+        self.0.storage.finish_pack(&row).await?;
         let pack = self.pack_view(&row);
-        self.publish(HouseEvent::new(&row.org_id, &json!({"type": "pack.ready", "pack": pack}))).await;
+        self.0.publish(HouseEvent::new(&row.org_id, &json!({"type": "pack.ready", "pack": pack}))).await;
         Ok(true)
     }
 
     /// Remove the archives of packs whose link has lapsed.
     pub async fn sweep_packs(&self) -> Result<usize> {
-        let lapsed = self.storage.lapsed_packs(crate::ids::now()).await?;
+        let lapsed = self.0.storage.lapsed_packs(crate::ids::now()).await?;
         for mut row in lapsed.iter().cloned() {
             if let Some(key) = &row.blob_key {
-                self.blobs.delete(key).await.map_err(Error::internal)?;
+                self.0.blobs.delete(key).await.map_err(Error::internal)?;
             }
             row.status = "expired".into();
-            self.storage.finish_pack(&row).await?;
+            self.0.storage.finish_pack(&row).await?;
         }
         Ok(lapsed.len())
     }

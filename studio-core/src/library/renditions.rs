@@ -6,12 +6,12 @@
 //! An asset's renditions are removed when the asset is deleted. An image with transparency is
 //! rendered as lossless WebP (so a cutout keeps its alpha), any other as JPEG.
 
+use crate::library::Library;
 use bytes::Bytes;
 
 use crate::caller::Caller;
 use crate::error::{Error, Result};
 use crate::library::assets::AssetFile;
-use crate::studio::Studio;
 
 /// The widths a rendition may be asked for.
 pub const RENDITION_WIDTHS: [u32; 3] = [256, 512, 1024];
@@ -48,7 +48,7 @@ fn render(original: &[u8], w: u32) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-impl Studio {
+impl Library<'_> {
     /// The file route with an optional width: without `w` the original (as
     /// [`Studio::asset_file`]); with `w`, its rendition no wider than `w`, made and stored on
     /// first request. 400 `BAD_QUERY` for a width outside [`RENDITION_WIDTHS`]; 404 as the file
@@ -72,15 +72,15 @@ impl Studio {
             return Ok(AssetFile::NotModified { etag });
         }
         let key = rendition_key(&row.org_id, &row.id, w);
-        let bytes = match self.blobs.get_bytes(&key).await {
+        let bytes = match self.0.blobs.get_bytes(&key).await {
             Ok(bytes) => bytes,
             Err(_) => {
-                let original = self.blobs.get_bytes(&row.blob_key).await.map_err(Error::internal)?;
+                let original = self.0.blobs.get_bytes(&row.blob_key).await.map_err(Error::internal)?;
                 let made =
                     tokio::task::spawn_blocking(move || render(&original, w)).await.map_err(Error::internal)??;
                 let made = Bytes::from(made);
                 // Two first requests at once both write the same bytes; either write stands.
-                let stored = self.blobs.put_bytes(&key, made.clone(), u64::MAX, |_| true).await;
+                let stored = self.0.blobs.put_bytes(&key, made.clone(), u64::MAX, |_| true).await;
                 if let Err(e) = stored {
                     tracing::warn!(error = %e, key, "a rendition could not be kept; it is made again next time");
                 }
@@ -99,7 +99,7 @@ impl Studio {
     pub(crate) async fn forget_renditions(&self, org_id: &str, asset_ids: &[String]) {
         for id in asset_ids {
             for w in RENDITION_WIDTHS {
-                if let Err(e) = self.blobs.delete(&rendition_key(org_id, id, w)).await {
+                if let Err(e) = self.0.blobs.delete(&rendition_key(org_id, id, w)).await {
                     tracing::warn!(error = %e, asset = %id, w, "a deleted asset's rendition could not be removed");
                 }
             }

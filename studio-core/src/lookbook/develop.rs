@@ -20,7 +20,6 @@ use crate::develops::{JobInput, JobSpec};
 use crate::error::{Error, ErrorKind, Result};
 use crate::ids::{new_id, now};
 use crate::storage::{LockChange, LockOutcome, LookGuard, LookJobsOutcome, LookRow};
-use crate::studio::Studio;
 
 use super::output::{self, Destination, Framing};
 use super::{Lookbook, look_view, parse, vocabulary};
@@ -32,10 +31,10 @@ const LOCK_VARIATION: &str = "full-front";
 /// Longest idempotency key.
 const MAX_KEY_CHARS: usize = 200;
 
-impl Studio {
+impl Lookbook<'_> {
     /// The tier price of one lookbook frame at `quality` (no restoration pass).
     pub(crate) fn look_frame_price(&self, quality: Quality) -> i64 {
-        self.frame_price(LOOK_TOOL, quality)
+        self.0.develops().frame_price(LOOK_TOOL, quality)
     }
 }
 
@@ -92,9 +91,9 @@ impl Lookbook<'_> {
         };
         let destination = output::destination(out, quality)?;
         let framing = output::framing(&destination, quality)?;
-        let tier_tokens = self.0.look_frame_price(quality);
+        let tier_tokens = self.look_frame_price(quality);
         let restoration_tokens =
-            if framing.restore_edge.is_some() { self.0.frame_price("upscale", Quality::K4) } else { 0 };
+            if framing.restore_edge.is_some() { self.0.develops().frame_price("upscale", Quality::K4) } else { 0 };
         let plan = OutputPlan {
             destination: destination.key.clone(),
             width: destination.width,
@@ -129,9 +128,17 @@ impl Lookbook<'_> {
                 asset_id: Some(asset_id.to_string()),
             });
         };
-        add("model", &look.model_asset_id, studio.input_asset(caller, &look.model_asset_id, "ASSET_NOT_FOUND").await?);
+        add(
+            "model",
+            &look.model_asset_id,
+            studio.develops().input_asset(caller, &look.model_asset_id, "ASSET_NOT_FOUND").await?,
+        );
         for item in &items {
-            add("garment", &item.asset_id, studio.input_asset(caller, &item.asset_id, "ASSET_NOT_FOUND").await?);
+            add(
+                "garment",
+                &item.asset_id,
+                studio.develops().input_asset(caller, &item.asset_id, "ASSET_NOT_FOUND").await?,
+            );
         }
         let mut params = BTreeMap::from([
             ("lookId".to_string(), look.id.clone()),
@@ -147,7 +154,7 @@ impl Lookbook<'_> {
                 params.insert("ground".to_string(), value.clone());
             }
             Background::Asset { asset_id } => {
-                add("background", asset_id, studio.input_asset(caller, asset_id, "ASSET_NOT_FOUND").await?);
+                add("background", asset_id, studio.develops().input_asset(caller, asset_id, "ASSET_NOT_FOUND").await?);
             }
         }
         if let Some(edge) = order.framing.restore_edge {
@@ -181,7 +188,7 @@ impl Lookbook<'_> {
             source_job_id: None,
             retry_of_job_id: None,
         };
-        let mut job = self.0.new_job(caller, spec);
+        let mut job = self.0.develops().new_job(caller, spec);
         job.tokens = order.plan.tokens_per_frame;
         job
     }
@@ -225,7 +232,7 @@ impl Lookbook<'_> {
                 ));
             }
         };
-        let rows = self.0.queued(outcome).await?;
+        let rows = self.0.develops().queued(outcome).await?;
         let replayed = rows.first().is_some_and(|r| r.1);
         Ok((rows.into_iter().map(|r| r.0).collect(), replayed))
     }
@@ -353,7 +360,7 @@ impl Lookbook<'_> {
                     )
                     .await?;
                 let job = r.jobs.into_iter().next().ok_or_else(|| Error::internal("no variation job came back"))?;
-                let status = self.0.own_job(caller, &job.job_id).await?.job_status();
+                let status = self.0.develops().own_job(caller, &job.job_id).await?.job_status();
                 Ok(StartedDevelop {
                     job_id: job.job_id,
                     status,

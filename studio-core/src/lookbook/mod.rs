@@ -191,7 +191,7 @@ impl Lookbook<'_> {
     async fn checked_background(&self, caller: &Caller, raw: Option<&serde_json::Value>) -> Result<Background> {
         let background = vocabulary::background(raw)?;
         if let Background::Asset { asset_id } = &background {
-            self.0.live_assets(caller, std::slice::from_ref(asset_id), "ASSET_NOT_FOUND").await?;
+            self.0.models().live_assets(caller, std::slice::from_ref(asset_id), "ASSET_NOT_FOUND").await?;
         }
         Ok(background)
     }
@@ -236,7 +236,7 @@ impl Lookbook<'_> {
         let background = vocabulary::background(req.background.as_ref())?;
         let aesthetic = vocabulary::aesthetic(req.aesthetic.as_deref())?;
         let ids: Vec<String> = std::iter::once(model.clone()).chain(selection_ids(&items, &background)).collect();
-        self.0.live_assets(caller, &ids, "ASSET_NOT_FOUND").await?;
+        self.0.models().live_assets(caller, &ids, "ASSET_NOT_FOUND").await?;
         let row = draft_row(
             caller,
             Draft { name, items, background },
@@ -346,7 +346,7 @@ impl Lookbook<'_> {
         let keys = vocabulary::variation_keys(req.variation_keys.as_deref())?;
         let model = req.model_asset_id.map(|m| m.trim().to_string()).filter(|m| !m.is_empty());
         if let Some(model) = &model {
-            self.0.live_assets(caller, std::slice::from_ref(model), "ASSET_NOT_FOUND").await?;
+            self.0.models().live_assets(caller, std::slice::from_ref(model), "ASSET_NOT_FOUND").await?;
         }
         if let Some(sizes) = &req.sizes {
             check_sizes(sizes)?;

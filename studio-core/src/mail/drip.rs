@@ -70,7 +70,7 @@ impl Mail<'_> {
         let last = SCHEDULE.iter().map(|s| s.day).max().unwrap_or(0);
         let since = now - Duration::days(last + WINDOW_DAYS);
         let people = studio.storage.drip_candidates(since, MAX_CHECKED).await?;
-        let base = studio.mail_link("/");
+        let base = studio.mail().mail_link("/");
         let mut queued = 0;
         for person in &people {
             for step in SCHEDULE.iter().filter(|s| s.due(person, now)) {

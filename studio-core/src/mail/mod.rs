@@ -119,19 +119,21 @@ impl Studio {
     pub fn mail(&self) -> Mail<'_> {
         Mail(self)
     }
+}
 
+impl Mail<'_> {
     /// Archive a letter and queue it for delivery, in one write; wakes this process's worker.
     /// Answers the letter's id. Without SMTP configured the letter stays archived (`queued`).
     pub(crate) async fn post_letter(&self, letter: Letter) -> Result<uuid::Uuid, Error> {
         let id = uuid::Uuid::now_v7();
-        self.storage.insert_letter(letter.queued(id)).await?;
-        self.mail_wakeup.notify_one();
+        self.0.storage.insert_letter(letter.queued(id)).await?;
+        self.0.mail_wakeup.notify_one();
         Ok(id)
     }
 
     /// A link into the web app for letters: the configured base and `path_and_query`.
     pub(crate) fn mail_link(&self, path_and_query: &str) -> String {
-        format!("{}{path_and_query}", self.config.mail.link_base.trim_end_matches('/'))
+        format!("{}{path_and_query}", self.0.config.mail.link_base.trim_end_matches('/'))
     }
 }
 

@@ -18,11 +18,11 @@ use crate::api::{Entitlements, Holding, ModelCheckout, Offering, OfferingList, O
 use crate::caller::Caller;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ids::new_id;
+use crate::models::Models;
 use crate::payments::{CheckoutRequest, Purchase};
 use crate::storage::{
     BoardModelRow, ClaimOutcome, ClaimRow, EntitlementCaseRow, EntitlementRow, GrantOutcome, NewClaim,
 };
-use crate::studio::Studio;
 
 /// The only offering kind on sale today.
 pub(crate) const KIND_MODEL: &str = "model";
@@ -65,7 +65,7 @@ pub(crate) fn holding_view(e: EntitlementRow) -> Holding {
     }
 }
 
-impl Studio {
+impl Models<'_> {
     /// `POST models/{id}/checkout`: open (or re-open) the house's checkout for a priced model.
     /// Owner's session only. Never grants. 400 `ALREADY_YOURS`, `FREE_MODEL`, `NOT_FOR_SALE`;
     /// 403 (asked first, as on every money route, so a non-owner learns nothing of ids); 404; 409
@@ -83,7 +83,7 @@ impl Studio {
         if row.model.retired_at.is_some() || row.model.price_cents <= 0 {
             return Err(not_for_sale(Door::Checkout));
         }
-        self.payments()?;
+        self.0.billing().payments()?;
         let (url, pending) = self.claim_and_checkout(caller, &row, Door::Checkout).await?;
         Ok(ModelCheckout { ok: true, url, pending, already: false, model })
     }
@@ -98,7 +98,7 @@ impl Studio {
             Err(e) if e.kind == ErrorKind::NotFound => e,
             found => return found,
         };
-        let Some(offering) = self.storage.catalog_offering(id.trim(), crate::ids::now()).await? else {
+        let Some(offering) = self.0.storage.catalog_offering(id.trim(), crate::ids::now()).await? else {
             return Err(missing);
         };
         if door == Door::Take && offering.model.tier != "free" {
@@ -125,7 +125,7 @@ impl Studio {
         let m = &row.model;
         // What the provider needs is read before the claim, so nothing but the provider's own
         // answer stands between a claim and its checkout.
-        let (email, customer_id) = self.checkout_contact(caller).await?;
+        let (email, customer_id) = self.0.billing().checkout_contact(caller).await?;
         let now = crate::ids::now();
         let claim = ClaimRow {
             reference: new_id("clm"),
@@ -140,12 +140,12 @@ impl Studio {
             checkout_url: None,
             provider_id: None,
             payment_id: None,
-            expires_at: now + chrono::Duration::seconds(self.config.billing.claim_secs.max(1)),
+            expires_at: now + chrono::Duration::seconds(self.0.config.billing.claim_secs.max(1)),
             created_at: now,
             resolved_at: None,
         };
         let stale_before = now - chrono::Duration::seconds(STALE_CLAIM_SECS);
-        let claim = match self.storage.claim_offering(NewClaim { claim, now, stale_before }).await? {
+        let claim = match self.0.storage.claim_offering(NewClaim { claim, now, stale_before }).await? {
             ClaimOutcome::Claimed(claim) => claim,
             ClaimOutcome::Existing(claim) => {
                 return match claim.checkout_url {
@@ -175,8 +175,8 @@ impl Studio {
         };
         // The provider step runs as its own task: a caller that hangs up mid-request cannot
         // leave the claim without its checkout (and an exclusive face reserved for nothing).
-        let studio = self.clone();
-        tokio::spawn(async move { studio.open_claim_checkout(claim, request).await })
+        let studio = self.0.clone();
+        tokio::spawn(async move { studio.models().open_claim_checkout(claim, request).await })
             .await
             .map_err(Error::internal)?
             .map(|url| (url, false))
@@ -187,12 +187,12 @@ impl Studio {
     async fn open_claim_checkout(&self, claim: ClaimRow, request: CheckoutRequest) -> Result<String> {
         let reference = claim.reference.as_str();
         let release = |e: Error| async move {
-            if let Err(r) = self.storage.release_claim(reference, crate::ids::now()).await {
+            if let Err(r) = self.0.storage.release_claim(reference, crate::ids::now()).await {
                 tracing::error!(error = %r, reference, "a failed claim could not be released");
             }
             e
         };
-        let provider = match self.payments() {
+        let provider = match self.0.billing().payments() {
             Ok(p) => p,
             Err(e) => return Err(release(e).await),
         };
@@ -207,6 +207,7 @@ impl Studio {
         };
         let expires_at = checkout.expires_at.map_or(claim.expires_at, |t| t.min(claim.expires_at));
         let recorded = self
+            .0
             .storage
             .claim_checkout_created(&claim.reference, &checkout.url, &checkout.provider_id, expires_at)
             .await;
@@ -279,12 +280,12 @@ impl Studio {
                 revoked_by: None,
                 revoke_reason: None,
             };
-            return match self.storage.grant_entitlement(holding).await? {
+            return match self.0.storage.grant_entitlement(holding).await? {
                 GrantOutcome::Granted(_) | GrantOutcome::AlreadyHeld => Ok(done),
                 GrantOutcome::Taken => Err(taken()),
             };
         }
-        self.payments()?;
+        self.0.billing().payments()?;
         let (url, _) = self.claim_and_checkout(caller, &row, Door::Take).await?;
         Ok(TakeResponse { ok: true, url, pending: true })
     }
@@ -292,7 +293,7 @@ impl Studio {
     /// `GET entitlements`: what the house holds (granted only, newest first) and its open
     /// checkouts (pending and unexpired). Any role.
     pub async fn entitlements(&self, caller: &Caller) -> Result<Entitlements> {
-        let (holdings, open) = self.storage.entitlements(&caller.org_id, crate::ids::now()).await?;
+        let (holdings, open) = self.0.storage.entitlements(&caller.org_id, crate::ids::now()).await?;
         Ok(Entitlements {
             holdings: holdings.into_iter().map(holding_view).collect(),
             open: open
@@ -311,11 +312,11 @@ impl Studio {
     /// the case refunded, or leave it for review. Answers the case's status.
     pub(crate) async fn settle_case(&self, case: &EntitlementCaseRow) -> String {
         tracing::warn!(case = %case.id, reference = %case.reference, reason = %case.reason, "a paid claim could not become a holding");
-        let (Ok(provider), Some(payment)) = (self.payments(), case.payment_id.as_deref()) else {
+        let (Ok(provider), Some(payment)) = (self.0.billing().payments(), case.payment_id.as_deref()) else {
             return "review".to_string();
         };
         match provider.refund(payment, case.amount_cents).await {
-            Ok(()) => match self.storage.case_refunded(&case.id, crate::ids::now()).await {
+            Ok(()) => match self.0.storage.case_refunded(&case.id, crate::ids::now()).await {
                 Ok(()) => "refunded".to_string(),
                 Err(e) => {
                     tracing::error!(error = %e, case = %case.id, "refunded, but the case could not be marked");

@@ -18,7 +18,6 @@ use crate::caller::Caller;
 use crate::error::{Error, Result};
 use crate::ids::new_id;
 use crate::storage::{AssetRow, BoardModelRow, ModelRow};
-use crate::studio::Studio;
 
 /// The id prefix of a model.
 pub(crate) const MODEL_ID_PREFIX: &str = "mdl_";
@@ -146,7 +145,11 @@ fn board_rank(model: &Model) -> u8 {
     if model.mine || model.owned { 0 } else { 1 + tier_rank(&model.tier) }
 }
 
-impl Studio {
+/// The models domain (kept models and the casting market): `studio.models()`.
+#[derive(Debug, Clone, Copy)]
+pub struct Models<'a>(pub(crate) &'a crate::studio::Studio);
+
+impl Models<'_> {
     /// A model as the house `org_id` sees it.
     pub(crate) fn model_view(&self, org_id: &str, row: BoardModelRow) -> Model {
         let usable = row.usable_by(org_id);
@@ -157,9 +160,11 @@ impl Studio {
         // purchase buys.
         let shown = if usable { identity.len() } else { identity.len().min(1) };
         let preview_urls: Vec<String> = if mine {
-            identity.iter().map(|id| self.asset_file_url(id)).collect()
+            identity.iter().map(|id| self.0.library().asset_file_url(id)).collect()
         } else {
-            (0..shown).map(|n| format!("{}/api/toolkit/models/{}/preview/{n}", self.config.public_url, m.id)).collect()
+            (0..shown)
+                .map(|n| format!("{}/api/toolkit/models/{}/preview/{n}", self.0.config.public_url, m.id))
+                .collect()
         };
         let own = |v: Vec<String>| if mine { v } else { Vec::new() };
         Model {
@@ -209,7 +214,7 @@ impl Studio {
     ) -> Result<Vec<AssetRow>> {
         let mut rows = Vec::with_capacity(ids.len());
         for id in ids {
-            match self.storage.asset_by_id(id).await? {
+            match self.0.storage.asset_by_id(id).await? {
                 Some(a) if a.org_id == org_id && a.deleted_at.is_none() => rows.push(a),
                 _ => return Err(Error::not_found(code, format!("No asset {id:?} in this house."))),
             }
@@ -262,7 +267,7 @@ impl Studio {
     pub async fn cast_model(&self, caller: &Caller, req: CastModelRequest) -> Result<Model> {
         caller.require_write_library()?;
         let row = self.model_row(&caller.org_id, &caller.user_id, req).await?;
-        self.storage.insert_model(row.clone()).await?;
+        self.0.storage.insert_model(row.clone()).await?;
         Ok(self.own_view(row))
     }
 
@@ -270,7 +275,7 @@ impl Studio {
     /// exclusive offerings, newest first within each; an exclusive face another house holds
     /// or claims is absent. Any role.
     pub async fn list_models(&self, caller: &Caller) -> Result<ModelList> {
-        let rows = self.storage.board_models(&caller.org_id, crate::ids::now()).await?;
+        let rows = self.0.storage.board_models(&caller.org_id, crate::ids::now()).await?;
         let mut models: Vec<Model> = rows.into_iter().map(|r| self.model_view(&caller.org_id, r)).collect();
         models.sort_by_key(board_rank);
         Ok(ModelList { models })
@@ -284,7 +289,11 @@ impl Studio {
     }
 
     pub(crate) async fn board_row(&self, caller: &Caller, id: &str) -> Result<BoardModelRow> {
-        self.storage.board_model(&caller.org_id, id.trim(), crate::ids::now()).await?.ok_or_else(|| model_not_found(id))
+        self.0
+            .storage
+            .board_model(&caller.org_id, id.trim(), crate::ids::now())
+            .await?
+            .ok_or_else(|| model_not_found(id))
     }
 
     /// Patch one of the house's own models: identity sheets added after the collage and the
@@ -316,7 +325,7 @@ impl Studio {
                     .with("max", MAX_SHEETS));
                 }
                 for id in &ids {
-                    match self.storage.asset_by_id(id).await? {
+                    match self.0.storage.asset_by_id(id).await? {
                         Some(a) if a.org_id == caller.org_id && a.deleted_at.is_none() => {}
                         _ => {
                             return Err(Error::invalid(
@@ -341,6 +350,7 @@ impl Studio {
             .collect::<std::result::Result<_, _>>()
             .map_err(Error::internal)?;
         let row = self
+            .0
             .storage
             .patch_model(&caller.org_id, &current.model.id, &sheets, &traits, crate::ids::now())
             .await?
@@ -366,26 +376,27 @@ impl Studio {
         }
         let frame = row.model.identity().into_iter().nth(n).ok_or_else(missing)?;
         let asset = self
+            .0
             .storage
             .asset_by_id(&frame)
             .await?
             .filter(|a| a.org_id == row.model.org_id && a.deleted_at.is_none())
             .ok_or_else(missing)?;
-        self.file_of(asset, if_none_match).await
+        self.0.library().file_of(asset, if_none_match).await
     }
 
     /// The frame a develop casts for model `id` (its first identity frame): a model on the
     /// caller's board that the house may use (its own, held, or free). None otherwise. The
     /// frame of a catalog model lives in its publisher's library.
     pub(crate) async fn model_reference_asset(&self, caller: &Caller, id: &str) -> Result<Option<AssetRow>> {
-        let Some(row) = self.storage.board_model(&caller.org_id, id, crate::ids::now()).await? else {
+        let Some(row) = self.0.storage.board_model(&caller.org_id, id, crate::ids::now()).await? else {
             return Ok(None);
         };
         let usable = row.usable_by(&caller.org_id);
         let Some(first) = row.model.identity().into_iter().next().filter(|_| usable) else {
             return Ok(None);
         };
-        Ok(self.storage.asset_by_id(&first).await?.filter(|a| a.org_id == row.model.org_id && a.deleted_at.is_none()))
+        Ok(self.0.storage.asset_by_id(&first).await?.filter(|a| a.org_id == row.model.org_id && a.deleted_at.is_none()))
     }
 }
 

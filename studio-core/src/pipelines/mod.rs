@@ -21,7 +21,6 @@ use crate::develops::{check_input_role, check_params};
 use crate::error::{Error, ErrorKind, Result};
 use crate::ids::{new_id, now};
 use crate::storage::PipelinePresetRow;
-use crate::studio::Studio;
 
 /// Most nodes one plan holds.
 pub const MAX_NODES: usize = 16;
@@ -144,7 +143,11 @@ fn leaves(plan: &Plan) -> BTreeSet<&str> {
     plan.nodes.iter().map(|n| n.id.as_str()).filter(|id| !consumed.contains(id)).collect()
 }
 
-impl Studio {
+/// The pipelines domain (plans, presets, runs and their schedule): `studio.pipelines()`.
+#[derive(Debug, Clone, Copy)]
+pub struct Pipelines<'a>(pub(crate) &'a crate::studio::Studio);
+
+impl Pipelines<'_> {
     /// Check a plan against this deployment and house; answer its nodes in an order where
     /// every node comes after those it takes input from.
     async fn check_plan(&self, caller: &Caller, plan: &mut Plan) -> Result<Vec<usize>> {
@@ -178,7 +181,7 @@ impl Studio {
         let mut sinks: BTreeSet<&str> = plan.nodes.iter().filter_map(|n| n.sink_folder_id.as_deref()).collect();
         sinks.extend(plan.sink_folder_id.as_deref());
         for folder in sinks {
-            if self.storage.folder(&caller.org_id, folder).await?.is_none() {
+            if self.0.storage.folder(&caller.org_id, folder).await?.is_none() {
                 return Err(bad_plan(format!("sinkFolderId {folder:?} is not a folder of this house.")));
             }
         }
@@ -208,13 +211,13 @@ impl Studio {
 
     fn check_node(&self, node: &PlanNode, ids: &HashMap<&str, usize>) -> Result<()> {
         let id = node.id.as_str();
-        let provider = self.config.providers.get(&node.tool).ok_or_else(|| {
+        let provider = self.0.config.providers.get(&node.tool).ok_or_else(|| {
             bad_node(
                 id,
                 format!(
                     "{:?} is not a tool this studio runs; it runs {}.",
                     node.tool,
-                    self.runnable_tools().join(", ")
+                    self.0.develops().runnable_tools().join(", ")
                 ),
             )
         })?;
@@ -269,7 +272,7 @@ impl Studio {
             for &n in &order {
                 let node = &plan.nodes[n];
                 let required =
-                    self.config.providers.get(&node.tool).map(|p| p.required_roles(&node.tool)).unwrap_or(&[]);
+                    self.0.config.providers.get(&node.tool).map(|p| p.required_roles(&node.tool)).unwrap_or(&[]);
                 let mut inputs = Vec::with_capacity(node.inputs.len());
                 let mut after = Vec::new();
                 let mut missing = None;
@@ -318,7 +321,7 @@ impl Studio {
                     node: node.id.clone(),
                     tool: node.tool.clone(),
                     quality,
-                    tokens: self.frame_price(&node.tool, quality),
+                    tokens: self.0.develops().frame_price(&node.tool, quality),
                     params: node.params.clone(),
                     inputs,
                     after,
@@ -340,7 +343,12 @@ impl Studio {
         for (i, item) in items.iter().enumerate() {
             for id in item.values() {
                 if !assets.contains_key(id) {
-                    let found = self.input_asset(caller, id, "ASSET_NOT_FOUND").await.map_err(|e| e.with("item", i))?;
+                    let found = self
+                        .0
+                        .develops()
+                        .input_asset(caller, id, "ASSET_NOT_FOUND")
+                        .await
+                        .map_err(|e| e.with("item", i))?;
                     assets.insert(id.clone(), found);
                 }
             }
@@ -364,7 +372,7 @@ impl Studio {
         let plan = parse_plan(req.plan)?;
         let items = parse_items(req.items)?;
         let compiled = self.compile(caller, plan, items).await?;
-        let spendable = self.storage.balance(&caller.org_id).await?.spendable();
+        let spendable = self.0.storage.balance(&caller.org_id).await?.spendable();
         Ok(PipelinePreview { affordable: spendable >= compiled.line.tokens, spendable, compiled: compiled.line })
     }
 
@@ -390,7 +398,7 @@ impl Studio {
 
     /// `GET /api/toolkit/pipelines/presets`: newest first, at most [`PRESETS_LISTED`].
     pub async fn pipeline_presets(&self, caller: &Caller) -> Result<PipelinePresetList> {
-        let rows = self.storage.pipeline_presets(&caller.org_id, PRESETS_LISTED).await?;
+        let rows = self.0.storage.pipeline_presets(&caller.org_id, PRESETS_LISTED).await?;
         Ok(PipelinePresetList { presets: rows.iter().map(|r| self.preset_view(r)).collect() })
     }
 
@@ -420,7 +428,7 @@ impl Studio {
             created_at: at,
             updated_at: at,
         };
-        self.storage.insert_pipeline_preset(row.clone()).await?;
+        self.0.storage.insert_pipeline_preset(row.clone()).await?;
         Ok(PipelinePresetResponse { preset: self.preset_view(&row) })
     }
 
@@ -432,12 +440,13 @@ impl Studio {
         plan: serde_json::Value,
     ) -> Result<PipelinePresetResponse> {
         caller.require_write_library()?;
-        if self.storage.pipeline_preset(&caller.org_id, id).await?.is_none() {
+        if self.0.storage.pipeline_preset(&caller.org_id, id).await?.is_none() {
             return Err(preset_not_found("NOT_FOUND"));
         }
         let plan = self.preset_plan(caller, plan).await?;
         let text = serde_json::to_string(&plan).map_err(Error::internal)?;
         let row = self
+            .0
             .storage
             .update_pipeline_preset(&caller.org_id, id, &plan.name, &text, plan.sink_folder_id.as_deref(), now())
             .await?
@@ -448,7 +457,7 @@ impl Studio {
     /// `DELETE /api/toolkit/pipelines/presets/{id}`. Runs keep the plan they ran.
     pub async fn delete_pipeline_preset(&self, caller: &Caller, id: &str) -> Result<PipelinePresetDeleted> {
         caller.require_write_library()?;
-        if !self.storage.delete_pipeline_preset(&caller.org_id, id).await? {
+        if !self.0.storage.delete_pipeline_preset(&caller.org_id, id).await? {
             return Err(preset_not_found("NOT_FOUND"));
         }
         Ok(PipelinePresetDeleted { id: id.to_string(), deleted: true })

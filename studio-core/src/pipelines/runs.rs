@@ -2,6 +2,7 @@
 //! before any job row exists), the run's view derived from its steps and their jobs (so its
 //! counts are true at every moment), the list, the detail and cancel.
 
+use crate::pipelines::Pipelines;
 use serde::{Deserialize, Serialize};
 
 use super::{Source, parse_items, parse_plan, wire_source};
@@ -16,7 +17,6 @@ use crate::ids::{now, sha256_hex};
 use crate::storage::{
     CancelOutcome, CreateJobsOutcome, JobRow, PipelineRunRow, PipelineStepRow, RunCreateOutcome, StepState,
 };
-use crate::studio::Studio;
 
 /// Most runs a listing shows.
 pub const RUNS_LISTED: i64 = 50;
@@ -99,7 +99,7 @@ fn run_not_found() -> Error {
     Error::not_found("NOT_FOUND", "No such pipeline run in this house.")
 }
 
-impl Studio {
+impl Pipelines<'_> {
     /// The job that develops a step, on its step's hold and at the price held.
     pub(super) fn step_job(&self, run: &PipelineRunRow, step: &PipelineStepRow, inputs: Vec<JobInput>) -> JobRow {
         let mut params: std::collections::BTreeMap<String, String> =
@@ -119,7 +119,7 @@ impl Studio {
             source_job_id: None,
             retry_of_job_id: None,
         };
-        let mut job = self.new_job_for(&run.org_id, run.user_id.clone(), spec);
+        let mut job = self.0.develops().new_job_for(&run.org_id, run.user_id.clone(), spec);
         job.hold_id = step.hold_id.clone();
         job.tokens = step.tokens;
         job
@@ -133,7 +133,7 @@ impl Studio {
             (Some(_), Some(_)) => return Err(Error::invalid("BAD_BODY", "Send plan or planId, not both.")),
             (Some(value), None) => parse_plan(value)?,
             (None, Some(id)) => {
-                let row = self.storage.pipeline_preset(&caller.org_id, &id).await?.ok_or_else(|| {
+                let row = self.0.storage.pipeline_preset(&caller.org_id, &id).await?.ok_or_else(|| {
                     Error::not_found("PRESET_NOT_FOUND", format!("No pipeline preset {id:?} in this house."))
                 })?;
                 let mut plan: Plan = serde_json::from_str(&row.plan).map_err(Error::internal)?;
@@ -226,12 +226,12 @@ impl Studio {
             steps.push(step);
         }
         let asked = run.request_hash.clone();
-        self.brand().carry_clause(&mut jobs).await?;
-        let outcome = self.storage.create_pipeline_run(run, steps, jobs).await.map_err(enqueue_failed)?;
+        self.0.brand().carry_clause(&mut jobs).await?;
+        let outcome = self.0.storage.create_pipeline_run(run, steps, jobs).await.map_err(enqueue_failed)?;
         match outcome {
             RunCreateOutcome::Created(run, jobs) => {
                 let started = jobs.len() as i64;
-                self.queued(CreateJobsOutcome::Created(jobs)).await?;
+                self.0.develops().queued(CreateJobsOutcome::Created(jobs)).await?;
                 Ok(PipelineRunStarted {
                     develop_id: run.id.replacen("run_", "run.", 1),
                     run_id: run.id,
@@ -332,7 +332,7 @@ impl Studio {
     }
 
     async fn own_run(&self, caller: &Caller, id: &str) -> Result<PipelineRunRow> {
-        self.storage.pipeline_run(&caller.org_id, &run_row_id(id)).await?.ok_or_else(run_not_found)
+        self.0.storage.pipeline_run(&caller.org_id, &run_row_id(id)).await?.ok_or_else(run_not_found)
     }
 
     /// The house's pipeline runs among `ids`, viewed, by id.
@@ -342,8 +342,8 @@ impl Studio {
         ids: &[String],
     ) -> Result<std::collections::HashMap<String, PipelineRun>> {
         let mut views = std::collections::HashMap::new();
-        for row in self.storage.pipeline_runs_in(org_id, ids).await? {
-            let states = self.storage.pipeline_steps(&row.id).await?;
+        for row in self.0.storage.pipeline_runs_in(org_id, ids).await? {
+            let states = self.0.storage.pipeline_steps(&row.id).await?;
             views.insert(row.id.clone(), self.pipeline_view(&row, &states));
         }
         Ok(views)
@@ -351,10 +351,10 @@ impl Studio {
 
     /// `GET /api/toolkit/pipelines/runs`: newest first, at most [`RUNS_LISTED`].
     pub async fn pipeline_runs(&self, caller: &Caller) -> Result<PipelineRunList> {
-        let rows = self.storage.pipeline_runs(&caller.org_id, RUNS_LISTED).await?;
+        let rows = self.0.storage.pipeline_runs(&caller.org_id, RUNS_LISTED).await?;
         let mut runs = Vec::with_capacity(rows.len());
         for row in &rows {
-            let states = self.storage.pipeline_steps(&row.id).await?;
+            let states = self.0.storage.pipeline_steps(&row.id).await?;
             runs.push(self.pipeline_view(row, &states));
         }
         Ok(PipelineRunList { runs })
@@ -363,7 +363,7 @@ impl Studio {
     /// `GET /api/toolkit/pipelines/runs/{id}` (`run_<uuid>` or `run.<uuid>`).
     pub async fn pipeline_run(&self, caller: &Caller, id: &str) -> Result<PipelineRunDetail> {
         let row = self.own_run(caller, id).await?;
-        let states = self.storage.pipeline_steps(&row.id).await?;
+        let states = self.0.storage.pipeline_steps(&row.id).await?;
         let plan: Plan = serde_json::from_str(&row.plan).map_err(Error::internal)?;
         Ok(PipelineRunDetail {
             run: self.pipeline_view(&row, &states),
@@ -378,19 +378,20 @@ impl Studio {
     pub async fn cancel_pipeline_run(&self, caller: &Caller, id: &str) -> Result<PipelineCancelResponse> {
         caller.require_spend_tokens()?;
         let run_id = run_row_id(id);
-        let flagged = self.storage.cancel_pipeline(&caller.org_id, &run_id, now()).await?.ok_or_else(run_not_found)?;
+        let flagged =
+            self.0.storage.cancel_pipeline(&caller.org_id, &run_id, now()).await?.ok_or_else(run_not_found)?;
         let mut tokens_released: i64 = flagged.steps.iter().map(|(_, t)| t).sum();
         let cancelled_step_ids: Vec<String> = flagged.steps.into_iter().map(|(id, _)| id).collect();
         let mut cancelled_job_ids = Vec::new();
         let mut still_rendering = Vec::new();
-        for state in self.storage.pipeline_steps(&run_id).await? {
+        for state in self.0.storage.pipeline_steps(&run_id).await? {
             let Some(job_id) = &state.step.job_id else { continue };
             match step_status(&state) {
-                "queued" => match self.storage.cancel_job(&caller.org_id, job_id, now()).await? {
+                "queued" => match self.0.storage.cancel_job(&caller.org_id, job_id, now()).await? {
                     CancelOutcome::Cancelled(row) => {
                         tokens_released += row.tokens;
                         cancelled_job_ids.push(row.id.clone());
-                        self.publish_job(&row).await;
+                        self.0.develops().publish_job(&row).await;
                     }
                     CancelOutcome::Unchanged(row) if row.status == "running" => still_rendering.push(row.id),
                     _ => {}
@@ -404,7 +405,7 @@ impl Studio {
             tracing::warn!(error = %e, run = %run_id, "the pass after a cancel failed");
         }
         let row = self.own_run(caller, &run_id).await?;
-        let states = self.storage.pipeline_steps(&run_id).await?;
+        let states = self.0.storage.pipeline_steps(&run_id).await?;
         Ok(PipelineCancelResponse {
             id: row.id.clone(),
             cancelled: !cancelled_job_ids.is_empty() || !cancelled_step_ids.is_empty(),

@@ -4,6 +4,7 @@
 //! A pass runs after every pipeline job ends and from a sweep over open runs, on every
 //! replica: storage guards each step so no step is queued twice, whoever passes.
 
+use crate::pipelines::Pipelines;
 use std::time::Duration;
 
 use super::runs::{StoredInput, run_status, step_status};
@@ -11,14 +12,13 @@ use crate::develops::JobInput;
 use crate::error::Result;
 use crate::ids::now;
 use crate::storage::{CreateJobsOutcome, JobRow, PipelineRunRow, StepAdvance, StepEnd, StepState};
-use crate::studio::Studio;
 
 /// How often the sweep looks at open runs (a restart or a lost pass is caught up by it).
 pub const SWEEP_EVERY: Duration = Duration::from_secs(5);
 /// Open runs read per page of a sweep.
 const SWEEP_BATCH: i64 = 200;
 
-impl Studio {
+impl Pipelines<'_> {
     /// What one pass should do, read from the steps' states (which only move forward, so a
     /// stale read asks for less, never for something wrong).
     fn plan_pass(&self, run: &PipelineRunRow, states: &[StepState]) -> StepAdvance {
@@ -93,33 +93,33 @@ impl Studio {
 
     /// One scheduler pass over a run of a house; records its ending once nothing is active.
     pub(crate) async fn advance_run(&self, org_id: &str, run_id: &str) -> Result<()> {
-        let Some(run) = self.storage.pipeline_run(org_id, run_id).await? else { return Ok(()) };
+        let Some(run) = self.0.storage.pipeline_run(org_id, run_id).await? else { return Ok(()) };
         if run.status != "developing" {
             return Ok(());
         }
-        let mut states = self.storage.pipeline_steps(run_id).await?;
+        let mut states = self.0.storage.pipeline_steps(run_id).await?;
         let mut pass = self.plan_pass(&run, &states);
         if !pass.queue.is_empty() {
             let mut jobs: Vec<JobRow> = pass.queue.iter().map(|(_, job)| job.clone()).collect();
-            self.brand().carry_clause(&mut jobs).await?;
+            self.0.brand().carry_clause(&mut jobs).await?;
             for ((_, queued), carried) in pass.queue.iter_mut().zip(jobs) {
                 *queued = carried;
             }
         }
         if !pass.queue.is_empty() || !pass.end.is_empty() {
-            let done = self.storage.advance_pipeline(org_id, run_id, pass, now()).await?;
+            let done = self.0.storage.advance_pipeline(org_id, run_id, pass, now()).await?;
             let queued: Vec<JobRow> = done.queued;
             if !queued.is_empty() {
-                self.queued(CreateJobsOutcome::Created(queued)).await?;
+                self.0.develops().queued(CreateJobsOutcome::Created(queued)).await?;
             }
-            states = self.storage.pipeline_steps(run_id).await?;
+            states = self.0.storage.pipeline_steps(run_id).await?;
         }
         // Read the run again: a cancel since the pass began must end it `cancelled`.
-        let Some(run) = self.storage.pipeline_run(org_id, run_id).await? else { return Ok(()) };
+        let Some(run) = self.0.storage.pipeline_run(org_id, run_id).await? else { return Ok(()) };
         let view = self.pipeline_view(&run, &states);
         let ended = run_status(&view.steps, run.cancel_requested);
         if ended != "developing" {
-            self.storage.finish_pipeline_run(org_id, run_id, ended, now()).await?;
+            self.0.storage.finish_pipeline_run(org_id, run_id, ended, now()).await?;
         }
         Ok(())
     }
@@ -141,7 +141,7 @@ impl Studio {
     async fn sweep_open_runs(&self) {
         let mut after = String::new();
         loop {
-            let open = match self.storage.open_pipeline_runs(&after, SWEEP_BATCH).await {
+            let open = match self.0.storage.open_pipeline_runs(&after, SWEEP_BATCH).await {
                 Ok(open) => open,
                 Err(e) => {
                     tracing::warn!(error = %e, "listing open pipeline runs failed");

@@ -10,7 +10,6 @@ use crate::caller::Caller;
 use crate::error::{Error, Result};
 use crate::ids::new_id;
 use crate::storage::PostRow;
-use crate::studio::Studio;
 
 fn view(row: PostRow) -> Post {
     Post {
@@ -53,22 +52,27 @@ fn not_author() -> Error {
     Error::forbidden("FORBIDDEN", "Only a post's author may change or delete it.")
 }
 
-impl Studio {
+/// The posts domain (the house notes beside the library): `studio.posts()`.
+#[derive(Debug, Clone, Copy)]
+pub struct Posts<'a>(pub(crate) &'a crate::studio::Studio);
+
+impl Posts<'_> {
     /// `GET /posts`: a page of the house's posts, newest first. 400 `BAD_LIMIT`, `BAD_CURSOR`.
-    pub async fn posts(&self, caller: &Caller, query: PostsQuery) -> Result<Vec<Post>> {
+    pub async fn list_posts(&self, caller: &Caller, query: PostsQuery) -> Result<Vec<Post>> {
         let limit = query.limit.unwrap_or(DEFAULT_POSTS_PAGE);
         if !(1..=MAX_POSTS_PAGE).contains(&limit) {
             return Err(Error::invalid("BAD_LIMIT", format!("limit is 1 to {MAX_POSTS_PAGE}.")));
         }
         let before = match query.before.as_deref().map(str::trim).filter(|b| !b.is_empty()) {
             Some(id) => {
-                let row = self.storage.post(&caller.org_id, id).await?;
+                let row = self.0.storage.post(&caller.org_id, id).await?;
                 let row = row.ok_or_else(|| Error::invalid("BAD_CURSOR", "before names no post of this house."))?;
                 Some((row.created_at, row.id))
             }
             None => None,
         };
         let rows = self
+            .0
             .storage
             .posts(&caller.org_id, i64::from(limit), before.as_ref().map(|(at, id)| (*at, id.as_str())))
             .await?;
@@ -91,13 +95,13 @@ impl Studio {
             created_at: now,
             updated_at: now,
         };
-        self.storage.insert_post(&row).await?;
+        self.0.storage.insert_post(&row).await?;
         Ok(view(row))
     }
 
     /// `GET /posts/{id}`: one post of the house. 404 `NOT_FOUND`.
     pub async fn post(&self, caller: &Caller, id: &str) -> Result<Post> {
-        self.storage.post(&caller.org_id, id).await?.map(view).ok_or_else(not_found)
+        self.0.storage.post(&caller.org_id, id).await?.map(view).ok_or_else(not_found)
     }
 
     /// `PATCH /posts/{id}`: the author changes a post. 400 as on create; 403 `FORBIDDEN` (not
@@ -106,12 +110,13 @@ impl Studio {
         refuse_viewer(caller)?;
         let title = patch.title.as_deref().map(|t| text(t, "TITLE_REQUIRED", "title", MAX_POST_TITLE)).transpose()?;
         let body = patch.body.as_deref().map(|b| text(b, "BODY_REQUIRED", "body", MAX_POST_BODY)).transpose()?;
-        let row = self.storage.post(&caller.org_id, id).await?.ok_or_else(not_found)?;
+        let row = self.0.storage.post(&caller.org_id, id).await?.ok_or_else(not_found)?;
         if row.author_id != caller.user_id {
             return Err(not_author());
         }
         let now = crate::ids::now();
         let changed = self
+            .0
             .storage
             .update_post(&caller.org_id, id, &caller.user_id, title.as_deref(), body.as_deref(), now)
             .await?;
@@ -122,11 +127,11 @@ impl Studio {
     /// `NOT_FOUND`.
     pub async fn delete_post(&self, caller: &Caller, id: &str) -> Result<()> {
         refuse_viewer(caller)?;
-        let row = self.storage.post(&caller.org_id, id).await?.ok_or_else(not_found)?;
+        let row = self.0.storage.post(&caller.org_id, id).await?.ok_or_else(not_found)?;
         if row.author_id != caller.user_id {
             return Err(not_author());
         }
-        if !self.storage.delete_post(&caller.org_id, id, &caller.user_id).await? {
+        if !self.0.storage.delete_post(&caller.org_id, id, &caller.user_id).await? {
             return Err(not_found());
         }
         Ok(())

@@ -180,7 +180,7 @@ impl Search<'_> {
         };
         match kind {
             SearchKind::Asset => {
-                result.url = Some(self.0.asset_file_url(&result.id));
+                result.url = Some(self.0.library().asset_file_url(&result.id));
                 result.asset_kind = row.tag.as_deref().and_then(AssetKind::parse);
                 result.sku = row.sku;
                 result.folder_id = row.folder_id;

@@ -218,7 +218,7 @@ impl Support<'_> {
     /// balance and the house's last develop (never taken from the client).
     pub(crate) async fn context(&self, org_id: &str) -> Result<Value> {
         let studio = self.0;
-        let plan = studio.plan_view(org_id).await?;
+        let plan = studio.billing().plan_view(org_id).await?;
         let spendable = studio.storage.balance(org_id).await?.spendable();
         let last = studio.storage.list_jobs(org_id, None, 1).await?.into_iter().next();
         Ok(json!({

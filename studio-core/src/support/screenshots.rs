@@ -53,7 +53,7 @@ impl Support<'_> {
     /// A screenshot's signed link until `expires` (Unix seconds). Public so an embedding
     /// server (and the tests) can mint a link of any life; the route mints 7-day links.
     pub fn screenshot_url(&self, id: &str, object: &str, expires: i64) -> String {
-        let signature = self.0.sign_link(SCOPE, &format!("{id}/{object}"), expires);
+        let signature = self.0.library().sign_link(SCOPE, &format!("{id}/{object}"), expires);
         format!("{}{SCREENSHOT_PATH}{id}?o={object}&e={expires}&s={signature}", self.0.config.public_url)
     }
 
@@ -110,6 +110,7 @@ impl Support<'_> {
     ) -> Result<(Bytes, String, i64)> {
         let (object, expires, signature) = (query.o.as_str(), query.e, query.s.as_str());
         self.0
+            .library()
             .check_link(SCOPE, &format!("{id}/{object}"), expires, signature, now.timestamp())
             .map_err(|refused| refused.into_error(ErrorKind::Forbidden))?;
         let row = self.0.storage.screenshot(id).await?.ok_or_else(gone)?;

@@ -117,19 +117,20 @@ async fn viewer_cannot_reserve_and_member_can(storage: Arc<dyn Storage>) {
     let viewer = caller_with_key(&studio, storage.as_ref(), &org, &user, "viewer").await;
     let member = caller_with_key(&studio, storage.as_ref(), &org, &user, "member").await;
 
-    let refused = studio.reserve_tokens(&viewer, 9, None, None).await.expect_err("viewer refused");
+    let refused = studio.billing().reserve_tokens(&viewer, 9, None, None).await.expect_err("viewer refused");
     assert_eq!((refused.kind, refused.code), (ErrorKind::Forbidden, "FORBIDDEN"));
-    let r = studio.reserve_tokens(&member, 9, Some("job-1".into()), None).await.expect("member reserves");
+    let r = studio.billing().reserve_tokens(&member, 9, Some("job-1".into()), None).await.expect("member reserves");
     assert!(!r.replayed);
-    let again = studio.reserve_tokens(&member, 9, Some("job-1".into()), Some(r.hold.id.clone())).await.unwrap();
+    let again =
+        studio.billing().reserve_tokens(&member, 9, Some("job-1".into()), Some(r.hold.id.clone())).await.unwrap();
     assert!(again.replayed, "the same hold id reserves nothing new");
-    let short = studio.reserve_tokens(&member, 1000, None, None).await.expect_err("402");
+    let short = studio.billing().reserve_tokens(&member, 1000, None, None).await.expect_err("402");
     assert_eq!(short.kind, ErrorKind::InsufficientTokens);
     assert_eq!(short.extra.get("need").and_then(|v| v.as_i64()), Some(1000));
     assert_eq!(short.extra.get("spendable").and_then(|v| v.as_i64()), Some(21));
-    assert_eq!(studio.settle_hold(&org, &r.hold.id).await.unwrap(), HoldOutcome::Settled);
-    assert_eq!(studio.release_hold(&org, &r.hold.id).await.unwrap(), HoldOutcome::AlreadySettled);
-    let balance = studio.balance(&member).await.unwrap();
+    assert_eq!(studio.billing().settle_hold(&org, &r.hold.id).await.unwrap(), HoldOutcome::Settled);
+    assert_eq!(studio.billing().release_hold(&org, &r.hold.id).await.unwrap(), HoldOutcome::AlreadySettled);
+    let balance = studio.billing().balance(&member).await.unwrap();
     assert_eq!((balance.balance, balance.held), (21, 0));
 }
 
@@ -155,5 +156,5 @@ async fn caller_with_key(studio: &Studio, storage: &dyn Storage, org: &str, user
         })
         .await
         .unwrap();
-    studio.authenticate_key(&secret).await.expect("key authenticates")
+    studio.accounts().authenticate_key(&secret).await.expect("key authenticates")
 }

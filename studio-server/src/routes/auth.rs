@@ -22,7 +22,7 @@ async fn sign_up(
     State(state): State<AppState>,
     ApiJson(req): ApiJson<SignUpRequest>,
 ) -> Result<SetCookie<Created<SignUpResponse>>, AppError> {
-    let (body, token) = state.studio.sign_up(req).await?;
+    let (body, token) = state.studio.accounts().sign_up(req).await?;
     let cookie = session_set_cookie(&token, state.studio.config().session_days, state.secure_cookies);
     Ok(SetCookie(cookie, Created(body)))
 }
@@ -31,7 +31,7 @@ async fn sign_in(
     State(state): State<AppState>,
     ApiJson(req): ApiJson<SignInRequest>,
 ) -> Result<SetCookie<ApiJson<SignUpResponse>>, AppError> {
-    let (body, token) = state.studio.sign_in(req).await?;
+    let (body, token) = state.studio.accounts().sign_in(req).await?;
     let cookie = session_set_cookie(&token, state.studio.config().session_days, state.secure_cookies);
     Ok(SetCookie(cookie, ApiJson(body)))
 }
@@ -41,13 +41,13 @@ async fn sign_out(
     MaybeSession(token): MaybeSession,
 ) -> Result<SetCookie<ApiJson<SignedOut>>, AppError> {
     if let Some(token) = token {
-        state.studio.sign_out(&token).await?;
+        state.studio.accounts().sign_out(&token).await?;
     }
     Ok(SetCookie(session_clear_cookie(state.secure_cookies), ApiJson(SignedOut { signed_out: true })))
 }
 
 async fn get_session(State(state): State<AppState>, Auth(caller): Auth) -> Result<ApiJson<SessionInfo>, AppError> {
-    Ok(ApiJson(state.studio.session_info(&caller).await?))
+    Ok(ApiJson(state.studio.accounts().session_info(&caller).await?))
 }
 
 async fn switch_house(
@@ -55,7 +55,7 @@ async fn switch_house(
     PersonSession(caller, session): PersonSession,
     ApiJson(req): ApiJson<SwitchHouseRequest>,
 ) -> Result<ApiJson<ActiveHouse>, AppError> {
-    Ok(ApiJson(state.studio.switch_house(&caller, &session, &req.organization_id).await?))
+    Ok(ApiJson(state.studio.accounts().switch_house(&caller, &session, &req.organization_id).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

@@ -16,7 +16,7 @@ async fn record(
     Auth(caller): Auth,
     ApiJson(answers): ApiJson<IntakeAnswers>,
 ) -> Result<Created<IntakeRecorded>, AppError> {
-    Ok(Created(state.studio.record_intake(&caller, answers).await?))
+    Ok(Created(state.studio.accounts().record_intake(&caller, answers).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

@@ -24,11 +24,11 @@ async fn mint_key(
     SessionAuth(caller): SessionAuth,
     ApiJson(req): ApiJson<MintKeyRequest>,
 ) -> Result<ApiJson<ApiKey>, AppError> {
-    Ok(ApiJson(state.studio.mint_key(&caller, req).await?))
+    Ok(ApiJson(state.studio.accounts().mint_key(&caller, req).await?))
 }
 
 async fn list_keys(State(state): State<AppState>, Auth(caller): Auth) -> Result<ApiJson<KeyList>, AppError> {
-    Ok(ApiJson(state.studio.list_keys(&caller).await?))
+    Ok(ApiJson(state.studio.accounts().list_keys(&caller).await?))
 }
 
 async fn revoke_key(
@@ -36,7 +36,7 @@ async fn revoke_key(
     SessionAuth(caller): SessionAuth,
     ApiPath(path): ApiPath<KeyId>,
 ) -> Result<ApiJson<RevokedKey>, AppError> {
-    Ok(ApiJson(state.studio.revoke_key(&caller, &path.id).await?))
+    Ok(ApiJson(state.studio.accounts().revoke_key(&caller, &path.id).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

@@ -99,7 +99,7 @@ async fn post_mcp(
         .handle(&body, version, || async move {
             match secret {
                 None => None,
-                Some(secret) => Some(studio.authenticate_key(secret).await),
+                Some(secret) => Some(studio.accounts().authenticate_key(secret).await),
             }
         })
         .await;

@@ -14,12 +14,12 @@ use crate::extract::ApiJson;
 use crate::state::AppState;
 
 async fn me(State(state): State<AppState>, Auth(caller): Auth) -> Result<ApiJson<MeView>, AppError> {
-    Ok(ApiJson(state.studio.me(&caller).await?))
+    Ok(ApiJson(state.studio.accounts().me(&caller).await?))
 }
 
 /// One JSON document, offered as a download.
 async fn export(State(state): State<AppState>, SessionAuth(caller): SessionAuth) -> Result<Response, AppError> {
-    let document = state.studio.export_me(&caller).await?;
+    let document = state.studio.accounts().export_me(&caller).await?;
     let mut res = axum::Json(document).into_response();
     res.headers_mut()
         .insert(header::CONTENT_DISPOSITION, HeaderValue::from_static("attachment; filename=\"studio-export.json\""));
@@ -27,7 +27,7 @@ async fn export(State(state): State<AppState>, SessionAuth(caller): SessionAuth)
 }
 
 async fn erase(State(state): State<AppState>, SessionAuth(caller): SessionAuth) -> Result<ApiJson<Erased>, AppError> {
-    Ok(ApiJson(state.studio.erase_me(&caller).await?))
+    Ok(ApiJson(state.studio.accounts().erase_me(&caller).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

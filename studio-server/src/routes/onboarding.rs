@@ -18,7 +18,7 @@ struct StepPath {
 }
 
 async fn read(State(state): State<AppState>, Auth(caller): Auth) -> Result<ApiJson<OnboardingView>, AppError> {
-    Ok(ApiJson(state.studio.onboarding(&caller).await?))
+    Ok(ApiJson(state.studio.accounts().onboarding(&caller).await?))
 }
 
 async fn complete(
@@ -26,7 +26,7 @@ async fn complete(
     Auth(caller): Auth,
     ApiPath(StepPath { step }): ApiPath<StepPath>,
 ) -> Result<ApiJson<OnboardingView>, AppError> {
-    Ok(ApiJson(state.studio.complete_onboarding_step(&caller, &step).await?))
+    Ok(ApiJson(state.studio.accounts().complete_onboarding_step(&caller, &step).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

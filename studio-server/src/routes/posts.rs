@@ -27,7 +27,7 @@ async fn list(
     Auth(caller): Auth,
     ApiQuery(query): ApiQuery<PostsQuery>,
 ) -> Result<ApiJson<Vec<Post>>, AppError> {
-    Ok(ApiJson(state.studio.posts(&caller, query).await?))
+    Ok(ApiJson(state.studio.posts().list_posts(&caller, query).await?))
 }
 
 async fn create(
@@ -35,7 +35,7 @@ async fn create(
     Auth(caller): Auth,
     ApiJson(body): ApiJson<NewPost>,
 ) -> Result<(StatusCode, ApiJson<Post>), AppError> {
-    Ok((StatusCode::CREATED, ApiJson(state.studio.create_post(&caller, body).await?)))
+    Ok((StatusCode::CREATED, ApiJson(state.studio.posts().create_post(&caller, body).await?)))
 }
 
 async fn read(
@@ -43,7 +43,7 @@ async fn read(
     Auth(caller): Auth,
     ApiPath(PostId { id }): ApiPath<PostId>,
 ) -> Result<ApiJson<Post>, AppError> {
-    Ok(ApiJson(state.studio.post(&caller, &id).await?))
+    Ok(ApiJson(state.studio.posts().post(&caller, &id).await?))
 }
 
 async fn patch(
@@ -52,7 +52,7 @@ async fn patch(
     ApiPath(PostId { id }): ApiPath<PostId>,
     ApiJson(body): ApiJson<PostPatch>,
 ) -> Result<ApiJson<Post>, AppError> {
-    Ok(ApiJson(state.studio.patch_post(&caller, &id, body).await?))
+    Ok(ApiJson(state.studio.posts().patch_post(&caller, &id, body).await?))
 }
 
 async fn delete(
@@ -60,7 +60,7 @@ async fn delete(
     Auth(caller): Auth,
     ApiPath(PostId { id }): ApiPath<PostId>,
 ) -> Result<Response, AppError> {
-    state.studio.delete_post(&caller, &id).await?;
+    state.studio.posts().delete_post(&caller, &id).await?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 

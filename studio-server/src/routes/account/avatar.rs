@@ -40,7 +40,7 @@ async fn upload(
 ) -> Result<ApiJson<AvatarView>, AppError> {
     let mut multipart = multipart.map_err(bad_form)?;
     match read_picture(&mut multipart).await {
-        Ok(file) => Ok(ApiJson(state.studio.set_avatar(&caller, Bytes::from(file)).await?)),
+        Ok(file) => Ok(ApiJson(state.studio.accounts().set_avatar(&caller, Bytes::from(file)).await?)),
         Err(e) => {
             read_rest(&mut multipart).await;
             Err(e)
@@ -85,7 +85,7 @@ async fn delete(
     State(state): State<AppState>,
     SessionAuth(caller): SessionAuth,
 ) -> Result<ApiJson<AvatarView>, AppError> {
-    Ok(ApiJson(state.studio.delete_avatar(&caller).await?))
+    Ok(ApiJson(state.studio.accounts().delete_avatar(&caller).await?))
 }
 
 /// The picture's bytes; cacheable privately, since its URL carries a version stamp.
@@ -94,7 +94,7 @@ async fn serve(
     SessionAuth(caller): SessionAuth,
     ApiPath(UserPath { user_id }): ApiPath<UserPath>,
 ) -> Result<Response, AppError> {
-    let (bytes, mime) = state.studio.avatar(&caller, &user_id).await?;
+    let (bytes, mime) = state.studio.accounts().avatar(&caller, &user_id).await?;
     let mut res = bytes.into_response();
     let headers = res.headers_mut();
     if let Ok(v) = HeaderValue::from_str(&mime) {

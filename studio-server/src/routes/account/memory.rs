@@ -19,7 +19,7 @@ struct IdPath {
 }
 
 async fn list(State(state): State<AppState>, Auth(caller): Auth) -> Result<ApiJson<MemoryList>, AppError> {
-    Ok(ApiJson(state.studio.memories(&caller).await?))
+    Ok(ApiJson(state.studio.accounts().memories(&caller).await?))
 }
 
 async fn write(
@@ -27,7 +27,7 @@ async fn write(
     Auth(caller): Auth,
     ApiJson(req): ApiJson<MemoryRequest>,
 ) -> Result<CreatedOrAmended<Memory>, AppError> {
-    let (memory, corrected) = state.studio.remember(&caller, req).await?;
+    let (memory, corrected) = state.studio.accounts().remember(&caller, req).await?;
     Ok(CreatedOrAmended(memory, corrected))
 }
 
@@ -36,7 +36,7 @@ async fn retire(
     Auth(caller): Auth,
     ApiPath(IdPath { id }): ApiPath<IdPath>,
 ) -> Result<ApiJson<Memory>, AppError> {
-    Ok(ApiJson(state.studio.retire_memory(&caller, &id).await?))
+    Ok(ApiJson(state.studio.accounts().retire_memory(&caller, &id).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

@@ -20,7 +20,7 @@ async fn account(
     ApiQuery(query): ApiQuery<AccountQuery>,
 ) -> Result<ApiJson<AccountView>, AppError> {
     let days = studio_core::account_days(query.days.as_deref());
-    Ok(ApiJson(state.studio.account(&caller, days).await?))
+    Ok(ApiJson(state.studio.accounts().account(&caller, days).await?))
 }
 
 async fn patch_account(
@@ -28,7 +28,7 @@ async fn patch_account(
     SessionAuth(caller): SessionAuth,
     ApiJson(req): ApiJson<AccountPatch>,
 ) -> Result<ApiJson<AccountView>, AppError> {
-    Ok(ApiJson(state.studio.rename_person(&caller, req).await?))
+    Ok(ApiJson(state.studio.accounts().rename_person(&caller, req).await?))
 }
 
 async fn billing_email(
@@ -36,14 +36,14 @@ async fn billing_email(
     SessionAuth(caller): SessionAuth,
     ApiJson(req): ApiJson<BillingEmailRequest>,
 ) -> Result<ApiJson<BillingEmailView>, AppError> {
-    Ok(ApiJson(state.studio.set_billing_email(&caller, req).await?))
+    Ok(ApiJson(state.studio.accounts().set_billing_email(&caller, req).await?))
 }
 
 async fn cancel_plan(
     State(state): State<AppState>,
     SessionAuth(caller): SessionAuth,
 ) -> Result<ApiJson<PlanCanceled>, AppError> {
-    Ok(ApiJson(state.studio.cancel_plan(&caller).await?))
+    Ok(ApiJson(state.studio.billing().cancel_plan(&caller).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

@@ -13,14 +13,14 @@ async fn request(
     State(state): State<AppState>,
     ApiJson(req): ApiJson<PasswordResetRequest>,
 ) -> Result<ApiJson<PasswordResetRequested>, AppError> {
-    Ok(ApiJson(state.studio.request_password_reset(req).await?))
+    Ok(ApiJson(state.studio.accounts().request_password_reset(req).await?))
 }
 
 async fn confirm(
     State(state): State<AppState>,
     ApiJson(req): ApiJson<PasswordResetConfirm>,
 ) -> Result<ApiJson<PasswordResetDone>, AppError> {
-    Ok(ApiJson(state.studio.confirm_password_reset(req).await?))
+    Ok(ApiJson(state.studio.accounts().confirm_password_reset(req).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

@@ -14,14 +14,14 @@ async fn verify_email(
     State(state): State<AppState>,
     ApiJson(req): ApiJson<VerifyEmailRequest>,
 ) -> Result<ApiJson<EmailVerified>, AppError> {
-    Ok(ApiJson(state.studio.verify_email(req).await?))
+    Ok(ApiJson(state.studio.accounts().verify_email(req).await?))
 }
 
 async fn resend(
     State(state): State<AppState>,
     SessionAuth(caller): SessionAuth,
 ) -> Result<ApiJson<VerificationResent>, AppError> {
-    Ok(ApiJson(state.studio.resend_verification(&caller).await?))
+    Ok(ApiJson(state.studio.accounts().resend_verification(&caller).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

@@ -44,7 +44,7 @@ async fn list_assets(
     Auth(caller): Auth,
     Query(query): Query<AssetQuery>,
 ) -> Result<JsonBytes<AssetList>, AppError> {
-    Ok(JsonBytes::new(state.studio.list_assets_json(&caller, query).await?))
+    Ok(JsonBytes::new(state.studio.library().list_assets_json(&caller, query).await?))
 }
 
 /// Stream the `file` part into the blob store as it arrives; collect the text fields around it.
@@ -61,14 +61,14 @@ async fn upload_asset(
         // The client sees the refusal; any stored bytes are forgotten.
         read_rest(&mut multipart).await;
         if let Some(p) = pending {
-            state.studio.abandon_upload(p).await;
+            state.studio.library().abandon_upload(p).await;
         }
         return Err(e);
     }
     let Some(pending) = pending else {
         return Err(Error::invalid("NO_FILE", "Send the image in a multipart field named file.").into());
     };
-    Ok(Created(state.studio.finish_upload(&caller, pending, form).await?))
+    Ok(Created(state.studio.library().finish_upload(&caller, pending, form).await?))
 }
 
 /// Read every part: the file streams into the blob store, text fields fill `form`.
@@ -87,7 +87,7 @@ async fn read_form(
             }
             form.file_name = field.file_name().map(str::to_string);
             let stream = field.map_err(|e| e.body_text());
-            *pending = Some(state.studio.stream_upload(caller, Box::pin(stream)).await?);
+            *pending = Some(state.studio.library().stream_upload(caller, Box::pin(stream)).await?);
             continue;
         }
         let value = text_field(field, &name, MAX_FIELD_BYTES).await?;
@@ -146,7 +146,7 @@ async fn get_asset_file(
     headers: HeaderMap,
 ) -> Result<Response, AppError> {
     let if_none_match = headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok());
-    Ok(file_response(state.studio.asset_rendition(&caller, &path.id, q.w, if_none_match).await?))
+    Ok(file_response(state.studio.library().asset_rendition(&caller, &path.id, q.w, if_none_match).await?))
 }
 
 async fn get_asset_detail(
@@ -154,7 +154,7 @@ async fn get_asset_detail(
     Auth(caller): Auth,
     ApiPath(path): ApiPath<AssetId>,
 ) -> Result<ApiJson<AssetDetail>, AppError> {
-    Ok(ApiJson(state.studio.asset_detail(&caller, &path.id).await?))
+    Ok(ApiJson(state.studio.library().asset_detail(&caller, &path.id).await?))
 }
 
 async fn get_asset_legacy(
@@ -162,7 +162,7 @@ async fn get_asset_legacy(
     Auth(caller): Auth,
     ApiPath(path): ApiPath<AssetId>,
 ) -> Result<Response, AppError> {
-    Ok(file_response(state.studio.legacy_asset_file(&caller, &path.id).await?))
+    Ok(file_response(state.studio.library().legacy_asset_file(&caller, &path.id).await?))
 }
 
 async fn delete_assets(
@@ -170,7 +170,7 @@ async fn delete_assets(
     Auth(caller): Auth,
     ApiJson(req): ApiJson<AssetIds>,
 ) -> Result<ApiJson<Deleted>, AppError> {
-    Ok(ApiJson(state.studio.delete_assets(&caller, req).await?))
+    Ok(ApiJson(state.studio.library().delete_assets(&caller, req).await?))
 }
 
 async fn patch_asset(
@@ -179,7 +179,7 @@ async fn patch_asset(
     ApiPath(path): ApiPath<AssetId>,
     ApiJson(patch): ApiJson<AssetPatch>,
 ) -> Result<ApiJson<AssetResponse>, AppError> {
-    Ok(ApiJson(state.studio.patch_asset(&caller, &path.id, patch).await?))
+    Ok(ApiJson(state.studio.library().patch_asset(&caller, &path.id, patch).await?))
 }
 
 async fn patch_assets_batch(
@@ -187,7 +187,7 @@ async fn patch_assets_batch(
     Auth(caller): Auth,
     ApiJson(req): ApiJson<AssetBatchPatch>,
 ) -> Result<ApiJson<Updated>, AppError> {
-    Ok(ApiJson(state.studio.patch_assets_batch(&caller, req).await?))
+    Ok(ApiJson(state.studio.library().patch_assets_batch(&caller, req).await?))
 }
 
 async fn quote_assets(
@@ -195,7 +195,7 @@ async fn quote_assets(
     Auth(caller): Auth,
     ApiJson(req): ApiJson<QuoteRequest>,
 ) -> Result<ApiJson<Quote>, AppError> {
-    Ok(ApiJson(state.studio.quote_assets(&caller, req).await?))
+    Ok(ApiJson(state.studio.library().quote_assets(&caller, req).await?))
 }
 
 async fn group_assets(
@@ -203,7 +203,7 @@ async fn group_assets(
     Auth(caller): Auth,
     ApiJson(req): ApiJson<GroupRequest>,
 ) -> Result<Created<GroupResponse>, AppError> {
-    Ok(Created(state.studio.group_assets(&caller, req).await?))
+    Ok(Created(state.studio.library().group_assets(&caller, req).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

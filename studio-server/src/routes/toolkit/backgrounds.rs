@@ -32,14 +32,14 @@ async fn get_backgrounds(
     query: Result<Query<BackgroundsQuery>, QueryRejection>,
 ) -> Result<ApiJson<Backgrounds>, AppError> {
     let Query(query) = query.map_err(|e| Error::invalid("BAD_LIMIT", e.body_text()))?;
-    Ok(ApiJson(state.studio.backgrounds(&caller, query).await?))
+    Ok(ApiJson(state.studio.library().backgrounds(&caller, query).await?))
 }
 
 async fn get_ground_preview(
     State(state): State<AppState>,
     ApiPath(path): ApiPath<GroundId>,
 ) -> Result<Response, AppError> {
-    let png = state.studio.ground_preview(&path.id)?;
+    let png = state.studio.library().ground_preview(&path.id)?;
     let mut res = Response::new(Body::from(png));
     res.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("image/png"));
     res.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=86400"));

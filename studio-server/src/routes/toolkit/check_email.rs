@@ -24,7 +24,7 @@ async fn check_email(
         return Ok(ApiJson(CheckEmailResponse { exists: false, has_password: false }));
     }
     let req: CheckEmailRequest = serde_json::from_slice(&body).unwrap_or_default();
-    Ok(ApiJson(state.studio.check_email(req).await?))
+    Ok(ApiJson(state.studio.accounts().check_email(req).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

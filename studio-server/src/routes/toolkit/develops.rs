@@ -26,7 +26,7 @@ async fn list_runs(
     query: Result<Query<RunsQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<ApiJson<RunList>, AppError> {
     let Query(query) = query.map_err(|e| Error::invalid("BAD_STATE", e.body_text()))?;
-    Ok(ApiJson(state.studio.list_runs(&caller, query).await?))
+    Ok(ApiJson(state.studio.develops().list_runs(&caller, query).await?))
 }
 
 async fn cancel_run(
@@ -34,7 +34,7 @@ async fn cancel_run(
     Auth(caller): Auth,
     ApiPath(path): ApiPath<RunId>,
 ) -> Result<ApiJson<RunCancelResponse>, AppError> {
-    Ok(ApiJson(state.studio.cancel_run(&caller, &path.id).await?))
+    Ok(ApiJson(state.studio.develops().cancel_run(&caller, &path.id).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

@@ -11,7 +11,7 @@ use crate::extract::ApiJson;
 use crate::state::AppState;
 
 async fn entitlements(State(state): State<AppState>, Auth(caller): Auth) -> Result<ApiJson<Entitlements>, AppError> {
-    Ok(ApiJson(state.studio.entitlements(&caller).await?))
+    Ok(ApiJson(state.studio.models().entitlements(&caller).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

@@ -20,7 +20,7 @@ struct OfferingPath {
 }
 
 async fn explore(State(state): State<AppState>, Auth(caller): Auth) -> Result<ApiJson<OfferingList>, AppError> {
-    Ok(ApiJson(state.studio.explore(&caller).await?))
+    Ok(ApiJson(state.studio.models().explore(&caller).await?))
 }
 
 async fn take(
@@ -28,7 +28,7 @@ async fn take(
     Auth(caller): Auth,
     ApiPath(OfferingPath { kind, id }): ApiPath<OfferingPath>,
 ) -> Result<ApiJson<TakeResponse>, AppError> {
-    Ok(ApiJson(state.studio.take_offering(&caller, &kind, &id).await?))
+    Ok(ApiJson(state.studio.models().take_offering(&caller, &kind, &id).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

@@ -21,7 +21,7 @@ struct FolderId {
 }
 
 async fn list_folders(State(state): State<AppState>, Auth(caller): Auth) -> Result<ApiJson<FolderList>, AppError> {
-    Ok(ApiJson(state.studio.list_folders(&caller).await?))
+    Ok(ApiJson(state.studio.library().list_folders(&caller).await?))
 }
 
 async fn create_folder(
@@ -29,7 +29,7 @@ async fn create_folder(
     Auth(caller): Auth,
     ApiJson(req): ApiJson<CreateFolderRequest>,
 ) -> Result<Created<FolderResponse>, AppError> {
-    Ok(Created(state.studio.create_folder(&caller, req).await?))
+    Ok(Created(state.studio.library().create_folder(&caller, req).await?))
 }
 
 async fn rename_folder(
@@ -38,7 +38,7 @@ async fn rename_folder(
     ApiPath(path): ApiPath<FolderId>,
     ApiJson(req): ApiJson<RenameFolderRequest>,
 ) -> Result<ApiJson<FolderResponse>, AppError> {
-    Ok(ApiJson(state.studio.rename_folder(&caller, &path.id, req).await?))
+    Ok(ApiJson(state.studio.library().rename_folder(&caller, &path.id, req).await?))
 }
 
 async fn delete_folder(
@@ -46,7 +46,7 @@ async fn delete_folder(
     Auth(caller): Auth,
     ApiPath(path): ApiPath<FolderId>,
 ) -> Result<ApiJson<FolderDeleted>, AppError> {
-    Ok(ApiJson(state.studio.delete_folder(&caller, &path.id).await?))
+    Ok(ApiJson(state.studio.library().delete_folder(&caller, &path.id).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

@@ -23,7 +23,7 @@ async fn lookup_invitation(
     query: Result<Query<InviteTokenQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<ApiJson<InvitationLookup>, AppError> {
     let Query(query) = query.map_err(|_| Error::invalid("BAD_TOKEN", "That is not an invitation token."))?;
-    Ok(ApiJson(state.studio.invitations().lookup(query.token.as_deref()).await?))
+    Ok(ApiJson(state.studio.accounts().invitations().lookup(query.token.as_deref()).await?))
 }
 
 async fn accept_invitation(
@@ -31,21 +31,21 @@ async fn accept_invitation(
     SessionAuth(caller): SessionAuth,
     ApiJson(req): ApiJson<AcceptInvitationRequest>,
 ) -> Result<ApiJson<AcceptInvitationResponse>, AppError> {
-    Ok(ApiJson(state.studio.invitations().accept(&caller, req).await?))
+    Ok(ApiJson(state.studio.accounts().invitations().accept(&caller, req).await?))
 }
 
 async fn preview_links(
     State(state): State<AppState>,
     ApiJson(req): ApiJson<PreviewRequest>,
 ) -> Result<ApiJson<PreviewResponse>, AppError> {
-    Ok(ApiJson(state.studio.invitations().preview(req).await?))
+    Ok(ApiJson(state.studio.accounts().invitations().preview(req).await?))
 }
 
 async fn redeem_code(
     State(state): State<AppState>,
     ApiJson(req): ApiJson<RedeemRequest>,
 ) -> Result<ApiJson<RedeemResponse>, AppError> {
-    let redeemed = state.studio.invitations().redeem(req).await?;
+    let redeemed = state.studio.accounts().invitations().redeem(req).await?;
     Ok(ApiJson(redeemed.answer))
 }
 
@@ -53,7 +53,7 @@ async fn request_invitation(
     State(state): State<AppState>,
     ApiJson(req): ApiJson<InviteRequestBody>,
 ) -> Result<ApiJson<InviteRequestReceived>, AppError> {
-    let received = state.studio.invitations().request(req).await?;
+    let received = state.studio.accounts().invitations().request(req).await?;
     Ok(ApiJson(received.answer))
 }
 

@@ -14,7 +14,7 @@ async fn my_invites(
     State(state): State<AppState>,
     SessionAuth(caller): SessionAuth,
 ) -> Result<ApiJson<InvitesMine>, AppError> {
-    Ok(ApiJson(state.studio.invitations().mine(&caller).await?))
+    Ok(ApiJson(state.studio.accounts().invitations().mine(&caller).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

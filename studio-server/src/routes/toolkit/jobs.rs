@@ -53,16 +53,16 @@ async fn submit_job(
     Auth(caller): Auth,
     multipart: Result<Multipart, axum::extract::multipart::MultipartRejection>,
 ) -> Result<Accepted<SubmitResponse>, AppError> {
-    state.studio.check_can_develop(&caller)?;
+    state.studio.develops().check_can_develop(&caller)?;
     let mut multipart = multipart.map_err(bad_form)?;
     let mut form = SubmitForm::default();
     if let Err(e) = read_submit(&state.studio, &caller, &mut multipart, &mut form).await {
         // The client sees the refusal; the images already stored are forgotten.
         read_rest(&mut multipart).await;
-        state.studio.abandon_inputs(std::mem::take(&mut form.files)).await;
+        state.studio.develops().abandon_inputs(std::mem::take(&mut form.files)).await;
         return Err(e);
     }
-    Ok(Accepted(state.studio.submit_develop(&caller, form).await?, false))
+    Ok(Accepted(state.studio.develops().submit_develop(&caller, form).await?, false))
 }
 
 async fn read_submit(
@@ -77,7 +77,7 @@ async fn read_submit(
             // Checked before a byte is stored.
             check_input_role(form.files.iter().map(|f| f.role()), &name)?;
             let stream = field.map_err(|e| e.body_text());
-            form.files.push(studio.stage_input(caller, &name, Box::pin(stream)).await?);
+            form.files.push(studio.develops().stage_input(caller, &name, Box::pin(stream)).await?);
             continue;
         }
         let value = text_field(field, &name, MAX_FIELD_BYTES).await?;
@@ -98,7 +98,7 @@ async fn list_jobs(
 ) -> Result<ApiJson<JobList>, AppError> {
     let Query(query) =
         query.map_err(|_| Error::invalid("BAD_SINCE", "since is a non-negative whole number (an eventSeq)."))?;
-    Ok(ApiJson(state.studio.jobs_since(&caller, query.since.as_deref()).await?))
+    Ok(ApiJson(state.studio.develops().jobs_since(&caller, query.since.as_deref()).await?))
 }
 
 async fn get_job(
@@ -106,7 +106,7 @@ async fn get_job(
     Auth(caller): Auth,
     ApiPath(path): ApiPath<JobId>,
 ) -> Result<ApiJson<DevelopStatus>, AppError> {
-    Ok(ApiJson(state.studio.get_develop(&caller, &path.id).await?))
+    Ok(ApiJson(state.studio.develops().get_develop(&caller, &path.id).await?))
 }
 
 async fn cancel_job(
@@ -114,7 +114,7 @@ async fn cancel_job(
     Auth(caller): Auth,
     ApiPath(path): ApiPath<JobId>,
 ) -> Result<ApiJson<CancelResponse>, AppError> {
-    Ok(ApiJson(state.studio.cancel_job(&caller, &path.id).await?))
+    Ok(ApiJson(state.studio.develops().cancel_job(&caller, &path.id).await?))
 }
 
 async fn duplicate_job(
@@ -123,7 +123,7 @@ async fn duplicate_job(
     ApiPath(path): ApiPath<JobId>,
     OptionalJson(req): OptionalJson<DuplicateRequest>,
 ) -> Result<Accepted<DuplicateResponse>, AppError> {
-    Ok(Accepted(state.studio.duplicate_job(&caller, &path.id, req).await?, false))
+    Ok(Accepted(state.studio.develops().duplicate_job(&caller, &path.id, req).await?, false))
 }
 
 /// 426 with the shared envelope when the request is not a WebSocket upgrade.

@@ -33,7 +33,7 @@ struct FramePath {
 }
 
 async fn list(State(state): State<AppState>, Auth(caller): Auth) -> Result<ApiJson<ModelList>, AppError> {
-    Ok(ApiJson(state.studio.list_models(&caller).await?))
+    Ok(ApiJson(state.studio.models().list_models(&caller).await?))
 }
 
 async fn show(
@@ -41,7 +41,7 @@ async fn show(
     Auth(caller): Auth,
     ApiPath(IdPath { id }): ApiPath<IdPath>,
 ) -> Result<ApiJson<ModelResponse>, AppError> {
-    Ok(ApiJson(ModelResponse { model: state.studio.model(&caller, &id).await? }))
+    Ok(ApiJson(ModelResponse { model: state.studio.models().model(&caller, &id).await? }))
 }
 
 async fn patch(
@@ -50,7 +50,7 @@ async fn patch(
     ApiPath(IdPath { id }): ApiPath<IdPath>,
     ApiJson(body): ApiJson<ModelPatch>,
 ) -> Result<ApiJson<ModelResponse>, AppError> {
-    Ok(ApiJson(ModelResponse { model: state.studio.patch_model(&caller, &id, body).await? }))
+    Ok(ApiJson(ModelResponse { model: state.studio.models().patch_model(&caller, &id, body).await? }))
 }
 
 async fn own(
@@ -58,7 +58,7 @@ async fn own(
     Auth(caller): Auth,
     ApiJson(body): ApiJson<CastModelRequest>,
 ) -> Result<Created<ModelResponse>, AppError> {
-    Ok(Created(ModelResponse { model: state.studio.cast_model(&caller, body).await? }))
+    Ok(Created(ModelResponse { model: state.studio.models().cast_model(&caller, body).await? }))
 }
 
 async fn checkout(
@@ -66,7 +66,7 @@ async fn checkout(
     Auth(caller): Auth,
     ApiPath(IdPath { id }): ApiPath<IdPath>,
 ) -> Result<ApiJson<ModelCheckout>, AppError> {
-    Ok(ApiJson(state.studio.checkout_model(&caller, &id).await?))
+    Ok(ApiJson(state.studio.models().checkout_model(&caller, &id).await?))
 }
 
 async fn preview(
@@ -76,7 +76,7 @@ async fn preview(
     headers: HeaderMap,
 ) -> Result<Response, AppError> {
     let if_none_match = headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok());
-    Ok(file_response(state.studio.model_preview(&caller, &id, n, if_none_match).await?))
+    Ok(file_response(state.studio.models().model_preview(&caller, &id, n, if_none_match).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

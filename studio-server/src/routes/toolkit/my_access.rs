@@ -11,7 +11,7 @@ use crate::extract::ApiJson;
 use crate::state::AppState;
 
 async fn my_access(State(state): State<AppState>, Auth(caller): Auth) -> Result<ApiJson<MyAccess>, AppError> {
-    Ok(ApiJson(state.studio.my_access(&caller).await?))
+    Ok(ApiJson(state.studio.accounts().my_access(&caller).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

@@ -26,7 +26,7 @@ async fn list_presets(
     State(state): State<AppState>,
     Auth(caller): Auth,
 ) -> Result<ApiJson<PipelinePresetList>, AppError> {
-    Ok(ApiJson(state.studio.pipeline_presets(&caller).await?))
+    Ok(ApiJson(state.studio.pipelines().pipeline_presets(&caller).await?))
 }
 
 async fn create_preset(
@@ -34,7 +34,7 @@ async fn create_preset(
     Auth(caller): Auth,
     ApiJson(body): ApiJson<PipelinePresetBody>,
 ) -> Result<Created<PipelinePresetResponse>, AppError> {
-    Ok(Created(state.studio.create_pipeline_preset(&caller, body.0).await?))
+    Ok(Created(state.studio.pipelines().create_pipeline_preset(&caller, body.0).await?))
 }
 
 async fn update_preset(
@@ -43,7 +43,7 @@ async fn update_preset(
     ApiPath(IdPath { id }): ApiPath<IdPath>,
     ApiJson(body): ApiJson<PipelinePresetPatch>,
 ) -> Result<ApiJson<PipelinePresetResponse>, AppError> {
-    Ok(ApiJson(state.studio.update_pipeline_preset(&caller, &id, body.plan).await?))
+    Ok(ApiJson(state.studio.pipelines().update_pipeline_preset(&caller, &id, body.plan).await?))
 }
 
 async fn delete_preset(
@@ -51,7 +51,7 @@ async fn delete_preset(
     Auth(caller): Auth,
     ApiPath(IdPath { id }): ApiPath<IdPath>,
 ) -> Result<ApiJson<PipelinePresetDeleted>, AppError> {
-    Ok(ApiJson(state.studio.delete_pipeline_preset(&caller, &id).await?))
+    Ok(ApiJson(state.studio.pipelines().delete_pipeline_preset(&caller, &id).await?))
 }
 
 async fn preview(
@@ -59,11 +59,11 @@ async fn preview(
     Auth(caller): Auth,
     ApiJson(req): ApiJson<PipelinePreviewRequest>,
 ) -> Result<ApiJson<PipelinePreview>, AppError> {
-    Ok(ApiJson(state.studio.preview_pipeline(&caller, req).await?))
+    Ok(ApiJson(state.studio.pipelines().preview_pipeline(&caller, req).await?))
 }
 
 async fn list_runs(State(state): State<AppState>, Auth(caller): Auth) -> Result<ApiJson<PipelineRunList>, AppError> {
-    Ok(ApiJson(state.studio.pipeline_runs(&caller).await?))
+    Ok(ApiJson(state.studio.pipelines().pipeline_runs(&caller).await?))
 }
 
 async fn start_run(
@@ -71,7 +71,7 @@ async fn start_run(
     Auth(caller): Auth,
     ApiJson(req): ApiJson<PipelineRunRequest>,
 ) -> Result<Accepted<PipelineRunStarted>, AppError> {
-    Ok(Accepted(state.studio.start_pipeline_run(&caller, req).await?, false))
+    Ok(Accepted(state.studio.pipelines().start_pipeline_run(&caller, req).await?, false))
 }
 
 async fn get_run(
@@ -79,7 +79,7 @@ async fn get_run(
     Auth(caller): Auth,
     ApiPath(IdPath { id }): ApiPath<IdPath>,
 ) -> Result<ApiJson<PipelineRunDetail>, AppError> {
-    Ok(ApiJson(state.studio.pipeline_run(&caller, &id).await?))
+    Ok(ApiJson(state.studio.pipelines().pipeline_run(&caller, &id).await?))
 }
 
 async fn cancel_run(
@@ -87,7 +87,7 @@ async fn cancel_run(
     Auth(caller): Auth,
     ApiPath(IdPath { id }): ApiPath<IdPath>,
 ) -> Result<ApiJson<PipelineCancelResponse>, AppError> {
-    Ok(ApiJson(state.studio.cancel_pipeline_run(&caller, &id).await?))
+    Ok(ApiJson(state.studio.pipelines().cancel_pipeline_run(&caller, &id).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

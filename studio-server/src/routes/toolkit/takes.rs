@@ -16,7 +16,7 @@ async fn take_again(
     Auth(caller): Auth,
     ApiJson(req): ApiJson<TakesRequest>,
 ) -> Result<Accepted<TakesResponse>, AppError> {
-    let (response, replayed) = state.studio.take_again(&caller, req).await?;
+    let (response, replayed) = state.studio.develops().take_again(&caller, req).await?;
     Ok(Accepted(response, replayed))
 }
 

@@ -22,7 +22,7 @@ async fn items(
     Auth(caller): Auth,
     ApiPath(SlugPath { slug }): ApiPath<SlugPath>,
 ) -> Result<ApiJson<ToolItems>, AppError> {
-    Ok(ApiJson(state.studio.tool_items(&caller, &slug).await?))
+    Ok(ApiJson(state.studio.accounts().tool_items(&caller, &slug).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

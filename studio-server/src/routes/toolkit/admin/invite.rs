@@ -15,7 +15,7 @@ async fn invite(
     AdminAuth(admin): AdminAuth,
     ApiJson(req): ApiJson<AdminInviteRequest>,
 ) -> Result<ApiJson<AdminInviteResponse>, AppError> {
-    let invited = state.studio.invitations().admin_invite(&admin, req).await?;
+    let invited = state.studio.accounts().invitations().admin_invite(&admin, req).await?;
     Ok(ApiJson(invited.answer))
 }
 

@@ -14,7 +14,7 @@ async fn list_codes(
     State(state): State<AppState>,
     AdminAuth(admin): AdminAuth,
 ) -> Result<ApiJson<InviteCodeList>, AppError> {
-    Ok(ApiJson(state.studio.invitations().admin_codes(&admin).await?))
+    Ok(ApiJson(state.studio.accounts().invitations().admin_codes(&admin).await?))
 }
 
 async fn mint_code(
@@ -22,7 +22,7 @@ async fn mint_code(
     AdminAuth(admin): AdminAuth,
     ApiJson(req): ApiJson<MintInviteCodeRequest>,
 ) -> Result<ApiJson<InviteCode>, AppError> {
-    Ok(ApiJson(state.studio.invitations().mint_code(&admin, req).await?))
+    Ok(ApiJson(state.studio.accounts().invitations().mint_code(&admin, req).await?))
 }
 
 async fn revoke_code(
@@ -30,7 +30,7 @@ async fn revoke_code(
     AdminAuth(admin): AdminAuth,
     ApiJson(req): ApiJson<RevokeInviteCodeRequest>,
 ) -> Result<ApiJson<InviteCode>, AppError> {
-    Ok(ApiJson(state.studio.invitations().revoke_code(&admin, req).await?))
+    Ok(ApiJson(state.studio.accounts().invitations().revoke_code(&admin, req).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

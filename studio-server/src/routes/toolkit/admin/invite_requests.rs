@@ -14,7 +14,7 @@ async fn list_requests(
     State(state): State<AppState>,
     AdminAuth(admin): AdminAuth,
 ) -> Result<ApiJson<InviteRequestList>, AppError> {
-    Ok(ApiJson(state.studio.invitations().admin_requests(&admin).await?))
+    Ok(ApiJson(state.studio.accounts().invitations().admin_requests(&admin).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

@@ -89,7 +89,7 @@ macro_rules! image_lane {
             multipart: Result<axum::extract::Multipart, axum::extract::multipart::MultipartRejection>,
         ) -> Result<crate::extract::ApiJson<$answer>, crate::error::AppError> {
             let image = super::lane_image(multipart).await?;
-            Ok(crate::extract::ApiJson(state.studio.$method(&caller, image).await?))
+            Ok(crate::extract::ApiJson(state.studio.ai().$method(&caller, image).await?))
         }
 
         pub(super) fn router() -> aide::axum::ApiRouter<crate::state::AppState> {
@@ -110,7 +110,7 @@ macro_rules! json_lane {
             crate::auth::Auth(caller): crate::auth::Auth,
             crate::extract::LaneJson(body): crate::extract::LaneJson<$request>,
         ) -> Result<crate::extract::ApiJson<$answer>, crate::error::AppError> {
-            Ok(crate::extract::ApiJson(state.studio.$method(&caller, body).await?))
+            Ok(crate::extract::ApiJson(state.studio.ai().$method(&caller, body).await?))
         }
 
         pub(super) fn router() -> aide::axum::ApiRouter<crate::state::AppState> {

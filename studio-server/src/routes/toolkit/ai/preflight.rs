@@ -79,7 +79,7 @@ async fn preflight(
         return Err(e);
     }
     let lens = (!form.lens.is_empty()).then_some(form.lens);
-    Ok(ApiJson(state.studio.preflight_images(&caller, form.images, lens, form.clearing).await?))
+    Ok(ApiJson(state.studio.develops().preflight_images(&caller, form.images, lens, form.clearing).await?))
 }
 
 pub(in crate::routes) fn router() -> ApiRouter<AppState> {

@@ -17,7 +17,7 @@ async fn transfer(
     SessionAuth(caller): SessionAuth,
     ApiJson(req): ApiJson<TransferRequest>,
 ) -> Result<ApiJson<Transferred>, AppError> {
-    Ok(ApiJson(state.studio.transfer_house(&caller, req).await?))
+    Ok(ApiJson(state.studio.accounts().transfer_house(&caller, req).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

@@ -23,7 +23,7 @@ struct UserPath {
 }
 
 async fn list(State(state): State<AppState>, Auth(caller): Auth) -> Result<ApiJson<SeatList>, AppError> {
-    Ok(ApiJson(state.studio.seats(&caller).await?))
+    Ok(ApiJson(state.studio.accounts().seats(&caller).await?))
 }
 
 async fn invite(
@@ -31,7 +31,7 @@ async fn invite(
     SessionAuth(caller): SessionAuth,
     ApiJson(req): ApiJson<SeatInviteRequest>,
 ) -> Result<ApiJson<SeatInvitation>, AppError> {
-    Ok(ApiJson(state.studio.invite_seat(&caller, req).await?))
+    Ok(ApiJson(state.studio.accounts().invite_seat(&caller, req).await?))
 }
 
 async fn accept(
@@ -39,7 +39,7 @@ async fn accept(
     PersonSession(caller, session): PersonSession,
     ApiJson(req): ApiJson<SeatAcceptRequest>,
 ) -> Result<ApiJson<ActiveHouse>, AppError> {
-    Ok(ApiJson(state.studio.accept_seat(&caller, &session, req).await?))
+    Ok(ApiJson(state.studio.accounts().accept_seat(&caller, &session, req).await?))
 }
 
 async fn role(
@@ -47,7 +47,7 @@ async fn role(
     SessionAuth(caller): SessionAuth,
     ApiJson(req): ApiJson<SeatRoleRequest>,
 ) -> Result<ApiJson<SeatRoleChanged>, AppError> {
-    Ok(ApiJson(state.studio.set_seat_role(&caller, req).await?))
+    Ok(ApiJson(state.studio.accounts().set_seat_role(&caller, req).await?))
 }
 
 async fn remove(
@@ -55,7 +55,7 @@ async fn remove(
     SessionAuth(caller): SessionAuth,
     ApiPath(UserPath { user_id }): ApiPath<UserPath>,
 ) -> Result<ApiJson<SeatRemoved>, AppError> {
-    Ok(ApiJson(state.studio.remove_seat(&caller, &user_id).await?))
+    Ok(ApiJson(state.studio.accounts().remove_seat(&caller, &user_id).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

@@ -20,17 +20,17 @@ use crate::extract::{ApiJson, webhook_headers};
 use crate::state::AppState;
 
 async fn get_balance(State(state): State<AppState>, Auth(caller): Auth) -> Result<ApiJson<Balance>, AppError> {
-    Ok(ApiJson(state.studio.balance(&caller).await?))
+    Ok(ApiJson(state.studio.billing().balance(&caller).await?))
 }
 
 /// A `Result` although it cannot fail: the key or session is still refused (401, the envelope),
 /// and the document lists that refusal from the error type.
 async fn get_prices(State(state): State<AppState>, Auth(_caller): Auth) -> Result<ApiJson<PriceBook>, AppError> {
-    Ok(ApiJson(state.studio.price_book(&state.studio.runnable_tools())))
+    Ok(ApiJson(state.studio.billing().price_book(&state.studio.develops().runnable_tools())))
 }
 
 async fn get_catalog(State(state): State<AppState>) -> ApiJson<BillingCatalog> {
-    ApiJson(state.studio.billing_catalog())
+    ApiJson(state.studio.billing().billing_catalog())
 }
 
 async fn post_topup(
@@ -38,7 +38,7 @@ async fn post_topup(
     SessionAuth(caller): SessionAuth,
     ApiJson(req): ApiJson<TopupCheckoutRequest>,
 ) -> Result<ApiJson<CheckoutResponse>, AppError> {
-    Ok(ApiJson(state.studio.checkout_topup(&caller, req).await?))
+    Ok(ApiJson(state.studio.billing().checkout_topup(&caller, req).await?))
 }
 
 async fn post_subscription(
@@ -46,7 +46,7 @@ async fn post_subscription(
     SessionAuth(caller): SessionAuth,
     ApiJson(req): ApiJson<SubscriptionCheckoutRequest>,
 ) -> Result<ApiJson<CheckoutResponse>, AppError> {
-    Ok(ApiJson(state.studio.checkout_subscription(&caller, req).await?))
+    Ok(ApiJson(state.studio.billing().checkout_subscription(&caller, req).await?))
 }
 
 async fn post_custom(
@@ -54,21 +54,21 @@ async fn post_custom(
     SessionAuth(caller): SessionAuth,
     ApiJson(req): ApiJson<CustomCheckoutRequest>,
 ) -> Result<ApiJson<CustomCheckoutResponse>, AppError> {
-    Ok(ApiJson(state.studio.checkout_custom(&caller, req).await?))
+    Ok(ApiJson(state.studio.billing().checkout_custom(&caller, req).await?))
 }
 
 async fn post_portal(
     State(state): State<AppState>,
     SessionAuth(caller): SessionAuth,
 ) -> Result<ApiJson<PortalResponse>, AppError> {
-    Ok(ApiJson(state.studio.billing_portal(&caller).await?))
+    Ok(ApiJson(state.studio.billing().billing_portal(&caller).await?))
 }
 
 async fn get_autocharge(
     State(state): State<AppState>,
     Auth(caller): Auth,
 ) -> Result<ApiJson<AutochargeView>, AppError> {
-    Ok(ApiJson(state.studio.autocharge(&caller).await?))
+    Ok(ApiJson(state.studio.billing().autocharge(&caller).await?))
 }
 
 async fn put_autocharge(
@@ -76,14 +76,14 @@ async fn put_autocharge(
     SessionAuth(caller): SessionAuth,
     ApiJson(req): ApiJson<AutochargeUpdate>,
 ) -> Result<ApiJson<AutochargeSaved>, AppError> {
-    Ok(ApiJson(state.studio.set_autocharge(&caller, req).await?))
+    Ok(ApiJson(state.studio.billing().set_autocharge(&caller, req).await?))
 }
 
 async fn post_autocharge_run(
     State(state): State<AppState>,
     Auth(caller): Auth,
 ) -> Result<ApiJson<AutochargeRun>, AppError> {
-    Ok(ApiJson(state.studio.run_autocharge(&caller).await?))
+    Ok(ApiJson(state.studio.billing().run_autocharge(&caller).await?))
 }
 
 async fn post_webhook(
@@ -91,7 +91,7 @@ async fn post_webhook(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<ApiJson<WebhookAck>, AppError> {
-    Ok(ApiJson(state.studio.payment_webhook(&webhook_headers(&headers), &body).await?))
+    Ok(ApiJson(state.studio.billing().payment_webhook(&webhook_headers(&headers), &body).await?))
 }
 
 pub(in crate::routes) fn router() -> ApiRouter<AppState> {

@@ -38,7 +38,7 @@ async fn get_checkout(
     State(state): State<AppState>,
     ApiPath(PathId { id }): ApiPath<PathId>,
 ) -> Result<Html<String>, AppError> {
-    let c = state.studio.test_checkout(&id).await?;
+    let c = state.studio.billing().test_checkout(&id).await?;
     let amount = format!("${}.{:02}", c.amount_cents / 100, c.amount_cents % 100);
     let body = if c.paid {
         format!("<p>{} for {amount}: already paid.</p>", escape(&c.description))
@@ -57,7 +57,7 @@ async fn post_checkout(
     RawQuery(query): RawQuery,
 ) -> Result<Html<String>, AppError> {
     let decline = query.as_deref().is_some_and(|q| q.split('&').any(|p| p == "card=decline"));
-    let ack = state.studio.confirm_test_checkout(&id, decline).await?;
+    let ack = state.studio.billing().confirm_test_checkout(&id, decline).await?;
     let body = match (ack.granted, ack.duplicate, ack.entitlement.is_some(), ack.lapsed.as_deref()) {
         (Some(tokens), ..) => format!("<p>Paid. {tokens} tokens were granted.</p>"),
         (_, Some(true), ..) => "<p>Already paid; nothing was granted again.</p>".to_string(),
