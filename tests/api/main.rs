@@ -11,6 +11,7 @@ mod brand;
 mod chat;
 mod client;
 mod console;
+mod develop_filing;
 mod develops;
 mod docs;
 mod factory;

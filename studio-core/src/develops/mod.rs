@@ -2,6 +2,7 @@
 //! `since` backfill. Every path holds tokens for every frame in the same transaction that
 //! queues it (storage `create_jobs`), so nothing is queued unpaid and a refusal writes nothing.
 
+pub(crate) mod filing;
 pub(crate) mod preflight;
 pub(crate) mod runner;
 pub(crate) mod runs;
@@ -347,6 +348,7 @@ impl Studio {
             params.insert(name, value);
         }
         check_params(&params, "BAD_FORM")?;
+        self.check_develop_folder(caller, &mut params).await?;
         if tool == crate::lookbook::LOOK_TOOL && params.contains_key("lookId") {
             return Err(Error::invalid(
                 "BAD_FORM",
@@ -393,6 +395,11 @@ impl Studio {
         let provider = self.config.providers.get(&tool).ok_or_else(|| self.unknown_tool(&tool))?.clone();
         let quality = parse_quality(Some(&req.quality), None, "BAD_QUALITY")?;
         check_params(&req.params, "BAD_PARAMS")?;
+        let mut req = req;
+        if let Some(folder) = req.folder_id.take() {
+            req.params.insert(filing::FOLDER_FIELD.to_string(), folder);
+        }
+        self.check_develop_folder(caller, &mut req.params).await?;
         let idempotency_key = clean(req.idempotency_key.clone(), "idempotencyKey")?;
         let mut taken: Vec<&str> = Vec::with_capacity(req.inputs.len());
         for role in req.inputs.keys() {

@@ -209,7 +209,7 @@ impl Studio {
             None => None,
         };
         let params = job.params_map();
-        let folder_id = match params.get("destination") {
+        let folder_id = match crate::develops::filing::filing_folder(&params) {
             Some(folder) => self.storage.folder(&job.org_id, folder).await?.map(|f| f.id),
             None => None,
         };
