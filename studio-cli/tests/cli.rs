@@ -2733,3 +2733,24 @@ async fn develop_files_its_frame_into_a_folder() {
         cli.run(&["develop", "upscale", "--image", utf8(&input), "--quality", "1k", "--param", "folderId=x"]).await;
     assert_eq!(run.code, 2, "{run:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn develop_refuses_an_option_the_tool_cannot_read_before_holding() {
+    let app = app().await;
+    let (cli, _dir, input) = develop_setup(&app, "cli-develop-params").await;
+    let run =
+        cli.run(&["develop", "packshot", "--image", utf8(&input), "--quality", "1k", "--param", "ground=bone"]).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(
+        run.stderr.contains("error: BAD_PARAMS: packshot: params.ground must be #rrggbb, #rgb or one of"),
+        "{run:?}"
+    );
+    assert!(run.stderr.contains("not \"bone\""), "{run:?}");
+    assert!(run.stderr.contains("names the option and the forms it accepts"), "the hint: {run:?}");
+    assert_eq!(run.stdout, "");
+    let balance = balance_of(&cli).await;
+    assert_eq!((balance.balance, balance.held), (100, 0), "nothing held");
+    let run = cli.run(&["jobs", "ls", "--json"]).await;
+    let list: JobList = parsed(&run);
+    assert!(list.jobs.is_empty(), "nothing queued: {list:?}");
+}

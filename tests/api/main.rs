@@ -12,6 +12,7 @@ mod chat;
 mod client;
 mod console;
 mod develop_filing;
+mod develop_params;
 mod develops;
 mod docs;
 mod factory;

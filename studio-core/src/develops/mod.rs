@@ -3,6 +3,7 @@
 //! queues it (storage `create_jobs`), so nothing is queued unpaid and a refusal writes nothing.
 
 pub(crate) mod filing;
+pub(crate) mod options;
 pub(crate) mod preflight;
 pub(crate) mod runner;
 pub(crate) mod runs;
@@ -364,6 +365,9 @@ impl Studio {
             }
         }
         let quality = parse_quality(params.get("quality").map(String::as_str), Some(DEFAULT_QUALITY), "BAD_FORM")?;
+        let roles: Vec<&str> =
+            inputs.iter().map(|i| i.role.as_str()).chain(by_asset.iter().map(|(r, _)| r.as_str())).collect();
+        options::check_tool_options(&*provider, &tool, &params, quality, &roles)?;
         let spec = JobSpec {
             tool,
             quality,
@@ -411,6 +415,8 @@ impl Studio {
                 return Err(Error::invalid("NO_INPUTS", format!("{tool} needs inputs.{role} (an asset id).")));
             }
         }
+        let roles: Vec<&str> = req.inputs.keys().map(String::as_str).collect();
+        options::check_tool_options(&*provider, &tool, &req.params, quality, &roles)?;
         let spec = JobSpec {
             tool,
             quality,

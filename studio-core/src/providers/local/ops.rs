@@ -548,32 +548,41 @@ pub(crate) fn lab_to_rgb(c: Lab) -> [u8; 3] {
     [to_srgb(lin[0]), to_srgb(lin[1]), to_srgb(lin[2])]
 }
 
-/// A `#rrggbb` or `#rgb` colour (the `#` optional), or one of a small set of names.
+/// The colour names [`parse_color`] knows, with their sRGB values.
+pub(crate) const COLOUR_NAMES: [(&str, [u8; 3]); 21] = [
+    ("black", [20, 20, 22]),
+    ("white", [245, 245, 243]),
+    ("ivory", [240, 234, 218]),
+    ("cream", [236, 226, 200]),
+    ("beige", [214, 196, 166]),
+    ("camel", [193, 154, 107]),
+    ("brown", [110, 72, 46]),
+    ("grey", [128, 128, 128]),
+    ("gray", [128, 128, 128]),
+    ("charcoal", [60, 62, 66]),
+    ("red", [190, 30, 45]),
+    ("burgundy", [110, 24, 42]),
+    ("pink", [232, 150, 175]),
+    ("orange", [230, 120, 40]),
+    ("yellow", [235, 200, 50]),
+    ("olive", [110, 110, 50]),
+    ("green", [40, 130, 70]),
+    ("teal", [20, 120, 125]),
+    ("blue", [40, 80, 180]),
+    ("navy", [25, 35, 75]),
+    ("purple", [110, 50, 140]),
+];
+
+/// The forms [`parse_color`] accepts, in words, for a refusal.
+pub(crate) fn colour_forms() -> String {
+    let names: Vec<&str> = COLOUR_NAMES.iter().map(|(n, _)| *n).collect();
+    format!("#rrggbb, #rgb or one of {}", names.join(", "))
+}
+
+/// A `#rrggbb` or `#rgb` colour (the `#` optional), or one of [`COLOUR_NAMES`].
 pub(crate) fn parse_color(text: &str) -> Option<[u8; 3]> {
     let t = text.trim().to_ascii_lowercase();
-    let named = match t.as_str() {
-        "black" => Some([20, 20, 22]),
-        "white" => Some([245, 245, 243]),
-        "ivory" => Some([240, 234, 218]),
-        "cream" => Some([236, 226, 200]),
-        "beige" => Some([214, 196, 166]),
-        "camel" => Some([193, 154, 107]),
-        "brown" => Some([110, 72, 46]),
-        "grey" | "gray" => Some([128, 128, 128]),
-        "charcoal" => Some([60, 62, 66]),
-        "red" => Some([190, 30, 45]),
-        "burgundy" => Some([110, 24, 42]),
-        "pink" => Some([232, 150, 175]),
-        "orange" => Some([230, 120, 40]),
-        "yellow" => Some([235, 200, 50]),
-        "olive" => Some([110, 110, 50]),
-        "green" => Some([40, 130, 70]),
-        "teal" => Some([20, 120, 125]),
-        "blue" => Some([40, 80, 180]),
-        "navy" => Some([25, 35, 75]),
-        "purple" => Some([110, 50, 140]),
-        _ => None,
-    };
+    let named = COLOUR_NAMES.iter().find(|(n, _)| *n == t).map(|(_, c)| *c);
     if named.is_some() {
         return named;
     }
