@@ -269,7 +269,8 @@ impl<'a> Cut<'a> {
         let y0 = (b[1] * h - pad).max(0.0);
         let x1 = (b[2] * w + pad).min(w);
         let y1 = (b[3] * h + pad).min(h);
-        let region = Region { left: x0.into(), top: y0.into(), width: (x1 - x0).into(), height: (y1 - y0).into() };
+        let region = Region { left: x0.into(), top: y0.into(), width: (x1 - x0).into(), height: (y1 - y0).into() }
+            .within(img.width(), img.height());
         Ok(Cut { frame, subject, region })
     }
 

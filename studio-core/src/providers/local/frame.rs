@@ -269,7 +269,8 @@ pub(crate) fn packshot(
     let y0 = (b[1] * h - pad).max(0.0);
     let x1 = (b[2] * w + pad).min(w);
     let y1 = (b[3] * h + pad).min(h);
-    let region = Region { left: x0.into(), top: y0.into(), width: (x1 - x0).into(), height: (y1 - y0).into() };
+    let region = Region { left: x0.into(), top: y0.into(), width: (x1 - x0).into(), height: (y1 - y0).into() }
+        .within(img.width(), img.height());
 
     let (cw, ch) = match options.aspect {
         Some(r) => ops::aspect_size(r, long_edge),
@@ -445,4 +446,41 @@ mod tests {
         assert!(packshot(&frame(img), None, &Params(&map), 1024).is_err(), "bg=image without a background");
     }
 
+    /// A piece that runs off the frame's right edge and its bottom: the crop box ends at the
+    /// frame's edge, never past it, whatever the size (issue 40: "Size of the crop box is out
+    /// of the image boundaries").
+    #[test]
+    fn packshot_of_a_piece_touching_the_border() {
+        for (w, h) in [(200, 150), (201, 149), (333, 250), (640, 427), (997, 751)] {
+            let img = RgbImage::from_fn(w, h, |x, y| {
+                let n = ops::noise(x, y, 7) * 3.0;
+                if x >= w * 7 / 10 && y >= h * 2 / 5 {
+                    let shade = 20.0 * ((x as f32 * 0.3).sin() * (y as f32 * 0.2).cos());
+                    Rgb([ops::to_u8(180.0 + shade + n), ops::to_u8(40.0 + shade * 0.3 + n), ops::to_u8(50.0 + n)])
+                } else {
+                    let g = 236.0 - y as f32 * 0.08 + n;
+                    Rgb([ops::to_u8(g), ops::to_u8(g), ops::to_u8(g - 2.0)])
+                }
+            });
+            let map = params(&[]);
+            let out = packshot(&frame(img), None, &Params(&map), 1024).unwrap_or_else(|e| panic!("{w}x{h}: {e}"));
+            assert_eq!(out.dimensions(), ops::fit_long_edge(w, h, 1024), "{w}x{h}");
+        }
+    }
+
+    /// The box the packshot computed before the fix for a piece running to the right edge of a
+    /// 1000 px frame: its right edge lands past the frame in `f64` and the resizer refused it.
+    #[test]
+    fn a_crop_box_past_the_edge_is_clamped() {
+        let img = RgbImage::from_fn(1000, 40, |x, _| Rgb([(x % 256) as u8, 90, 200]));
+        let (x0, x1) = (0.1f32, 1000.0f32);
+        let region = Region { left: x0.into(), top: 0.0, width: (x1 - x0).into(), height: 40.0 };
+        assert!(region.left + region.width > 1000.0, "the case of the bug");
+        let out = ops::resize_rgb_region(&img, region, 250, 10).expect("clamped, not refused");
+        assert_eq!(out.dimensions(), (250, 10));
+        let inside = Region { left: 10.5, top: 2.0, width: 500.25, height: 30.0 };
+        assert_eq!(inside.within(1000, 40), inside, "a box inside is unchanged");
+        let clamped = region.within(1000, 40);
+        assert!(clamped.left + clamped.width <= 1000.0 && clamped.left == region.left);
+    }
 }

@@ -55,6 +55,27 @@ pub(crate) struct Region {
 }
 
 impl Region {
+    /// The region kept inside an image of `image_w` × `image_h`: the left and top edges at
+    /// least a thousandth of a pixel short of the far side, the width and height no further
+    /// than it. A region
+    /// already inside comes back unchanged. A box computed in `f32` from a piece that runs to
+    /// the frame's edge (`x1 = w`, then `x1 - x0` rounded up) can end a few millionths of a
+    /// pixel outside, which the resizer refuses ("Size of the crop box is out of the image
+    /// boundaries").
+    pub(crate) fn within(self, image_w: u32, image_h: u32) -> Region {
+        if image_w == 0 || image_h == 0 {
+            return self;
+        }
+        let fit = |start: f64, len: f64, full: f64| {
+            let start = if start.is_finite() { start.clamp(0.0, full - 1e-3) } else { 0.0 };
+            let len = if len.is_finite() { len.clamp(1e-6, full - start) } else { full - start };
+            (start, len)
+        };
+        let (left, width) = fit(self.left, self.width, f64::from(image_w));
+        let (top, height) = fit(self.top, self.height, f64::from(image_h));
+        Region { left, top, width, height }
+    }
+
     /// The region in coordinates normalised to the image (0..1): `[x0, y0, x1, y1]`.
     pub(crate) fn normalized(&self, image_w: u32, image_h: u32) -> [f32; 4] {
         let (w, h) = (f64::from(image_w), f64::from(image_h));
@@ -102,6 +123,7 @@ pub(crate) fn resize_rgb(src: &RgbImage, width: u32, height: u32) -> Result<RgbI
 
 /// Lanczos3 resize of the `region` of `src` to `width` × `height` (crop and scale in one pass).
 pub(crate) fn resize_rgb_region(src: &RgbImage, region: Region, width: u32, height: u32) -> Result<RgbImage> {
+    let region = region.within(src.width(), src.height());
     let options = lanczos().crop(region.left, region.top, region.width, region.height);
     let raw = fir_resize(src.as_raw(), src.dimensions(), fr::PixelType::U8x3, (width, height), &options)?;
     rgb_from(width, height, raw)
