@@ -136,6 +136,7 @@ async fn demo(State(studio): State<Studio>) -> Result<Json<Value>, AppError> {
                 quality: "1k".into(),
                 params: BTreeMap::new(),
                 idempotency_key: Some(format!("demo-{}", asset.id)),
+                folder_id: None,
             },
         )
         .await?;

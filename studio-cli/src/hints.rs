@@ -285,7 +285,9 @@ fn for_code(err: &studio_client::Error, code: &str) -> Option<String> {
             "that idempotency key was used for a different request; use a new --idempotency-key".into()
         }
         "BAD_QUALITY" => "--quality is 1k, 2k or 4k".into(),
-        "BAD_PARAMS" => "check the --param K=V options: `output` is not one (results are filed in the library)".into(),
+        "BAD_PARAMS" => "check the --param K=V options: the message names the option and the forms it accepts \
+                         (`output` is not one: results are filed in the library); nothing was held"
+            .into(),
         "BAD_SINCE" => "--since is a whole number from 0 (an eventSeq, as `studio jobs ls` shows)".into(),
         "BAD_STATE" => "a run's state filter is active or all: `studio runs ls [--active]`".into(),
         "BAD_STATUS" => "a status is one of queued, running, done, failed, cancelled".into(),

@@ -2708,3 +2708,53 @@ async fn a_take_the_house_cannot_afford_offers_no_quality() {
     let run = cli.run(&["develop", "upscale", "--image", utf8(&input), "--quality", "4k"]).await;
     assert!(run.code == 4 && run.stderr.contains("develop at a lower --quality"), "{run:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn develop_files_its_frame_into_a_folder() {
+    let app = app().await;
+    let (cli, _dir, input) = develop_setup(&app, "cli-develop-folder").await;
+    let pack: FolderResponse = parsed(&cli.run(&["folders", "new", "SS27 pack", "--json"]).await);
+    let pack = pack.folder;
+    let args =
+        ["develop", "upscale", "--image", utf8(&input), "--quality", "1k", "--folder", &pack.id, "--wait", "--json"];
+    let status: DevelopStatus = parsed(&cli.run(&args).await);
+    assert_eq!(status.status, JobStatus::Done, "{status:?}");
+    let frame = status.result_asset_id.expect("a result");
+    let filed = listed(&cli, Some(&pack.id)).await.assets;
+    assert_eq!(filed.iter().map(|a| a.id.as_str()).collect::<Vec<_>>(), [frame.as_str()]);
+
+    // An unknown folder is refused before anything is held.
+    let before = balance_of(&cli).await;
+    let run =
+        cli.run(&["develop", "upscale", "--image", utf8(&input), "--quality", "1k", "--folder", "fld_nope"]).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("error: NOT_FOUND: No such collection in this house."), "{run:?}");
+    assert!(run.stderr.contains("folders ls"), "the hint lists the folders: {run:?}");
+    let after = balance_of(&cli).await;
+    assert_eq!((after.balance, after.held), (before.balance, before.held));
+    // `folderId` has its own flag.
+    let run =
+        cli.run(&["develop", "upscale", "--image", utf8(&input), "--quality", "1k", "--param", "folderId=x"]).await;
+    assert_eq!(run.code, 2, "{run:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn develop_refuses_an_option_the_tool_cannot_read_before_holding() {
+    let app = app().await;
+    let (cli, _dir, input) = develop_setup(&app, "cli-develop-params").await;
+    let run =
+        cli.run(&["develop", "packshot", "--image", utf8(&input), "--quality", "1k", "--param", "ground=bone"]).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(
+        run.stderr.contains("error: BAD_PARAMS: packshot: params.ground must be #rrggbb, #rgb or one of"),
+        "{run:?}"
+    );
+    assert!(run.stderr.contains("not \"bone\""), "{run:?}");
+    assert!(run.stderr.contains("names the option and the forms it accepts"), "the hint: {run:?}");
+    assert_eq!(run.stdout, "");
+    let balance = balance_of(&cli).await;
+    assert_eq!((balance.balance, balance.held), (100, 0), "nothing held");
+    let run = cli.run(&["jobs", "ls", "--json"]).await;
+    let list: JobList = parsed(&run);
+    assert!(list.jobs.is_empty(), "nothing queued: {list:?}");
+}

@@ -45,6 +45,8 @@ pub struct DevelopSubmit {
     pub idempotency_key: Option<String>,
     /// The brand it is for.
     pub brand_id: Option<String>,
+    /// The collection the landed frame is filed in (the library's root when None).
+    pub folder_id: Option<String>,
 }
 
 impl DevelopSubmit {
@@ -57,6 +59,7 @@ impl DevelopSubmit {
             params: BTreeMap::new(),
             idempotency_key: None,
             brand_id: None,
+            folder_id: None,
         }
     }
 
@@ -92,6 +95,13 @@ impl DevelopSubmit {
         self
     }
 
+    /// File the landed frame in the collection `folder_id` (sent as the form's `folderId`); an
+    /// unknown collection is refused 404 `NOT_FOUND` before anything is held.
+    pub fn folder(mut self, folder_id: impl Into<String>) -> Self {
+        self.folder_id = Some(folder_id.into());
+        self
+    }
+
     /// The form's text fields and file parts, in order, ready to become a form for each attempt
     /// (bytes in memory are shared between attempts, files are opened again).
     fn prepare(&self, key: &str) -> Vec<(String, Field<'_>)> {
@@ -101,6 +111,9 @@ impl DevelopSubmit {
         ];
         if let Some(b) = &self.brand_id {
             fields.push(("brandId".into(), Field::Text(b.clone())));
+        }
+        if let Some(f) = &self.folder_id {
+            fields.push(("folderId".into(), Field::Text(f.clone())));
         }
         if let Some(q) = self.quality {
             fields.push(("quality".into(), Field::Text(q.as_str().to_string())));

@@ -149,7 +149,7 @@ fn defs() -> Vec<Def> {
             name: "start_develop",
             title: "Start a develop",
             description: "Hold the tool's price and queue a develop. inputs maps a role (image, model, garment, mask, \
-                          background) to an asset id. Poll get_develop. Same idempotencyKey twice: same job, nothing held.",
+                          background) to an asset id; folderId files the frame in a collection. Poll get_develop. Same idempotencyKey twice: same job, nothing held.",
             input: schema::<StartDevelop>,
             output: Some(schema::<StartedDevelop>),
             read_only: false,

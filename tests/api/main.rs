@@ -11,6 +11,8 @@ mod brand;
 mod chat;
 mod client;
 mod console;
+mod develop_filing;
+mod develop_params;
 mod develops;
 mod docs;
 mod factory;

@@ -189,6 +189,7 @@ impl Bench {
                 quality: "1k".into(),
                 params: BTreeMap::new(),
                 idempotency_key: None,
+                folder_id: None,
             })
             .collect();
         let mut ids = Vec::with_capacity(FRAMES);

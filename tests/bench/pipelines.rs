@@ -231,6 +231,7 @@ impl Bench {
                     quality: QUALITY.into(),
                     params: BTreeMap::new(),
                     idempotency_key: None,
+                    folder_id: None,
                 })
             })
             .collect();

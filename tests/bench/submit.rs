@@ -236,6 +236,7 @@ async fn submit_rate(submits: &Submits, total: usize) -> anyhow::Result<Throughp
             quality: "1k".into(),
             params: BTreeMap::new(),
             idempotency_key: None,
+            folder_id: None,
         };
         async move {
             studio.develops().start_develop(&caller, req).await?;

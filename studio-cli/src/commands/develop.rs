@@ -16,7 +16,7 @@ use super::{Context, Interrupted, Usage, count};
 /// The input roles the server takes (spec §4.3); `garment` may repeat.
 pub(crate) const ROLES: [&str; 5] = ["image", "garment", "model", "mask", "background"];
 /// Form fields that are never tool options: given through their own flags.
-const RESERVED: [&str; 5] = ["tool", "idempotencyKey", "brandId", "quality", "output"];
+const RESERVED: [&str; 6] = ["tool", "idempotencyKey", "brandId", "quality", "output", "folderId"];
 /// The tools that cut a subject from its ground: their inputs are preflighted first, and a
 /// photo the subject gate would refuse is named in a warning before anything is held.
 const CUTOUT_TOOLS: [&str; 4] = ["packshot", "color-change", "harmonize", "lookbook"];
@@ -60,6 +60,10 @@ pub(crate) struct Args {
     /// implies --wait.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     output: Option<PathBuf>,
+    /// File the landed frame in this collection (a folder id from `studio folders ls`); an
+    /// unknown folder is refused before anything is held.
+    #[arg(long, value_name = "FOLDER_ID", value_parser = clap::builder::NonEmptyStringValueParser::new())]
+    folder: Option<String>,
     /// Submitting again with the same key returns the same job and holds nothing more.
     #[arg(long, value_name = "KEY", value_parser = clap::builder::NonEmptyStringValueParser::new())]
     idempotency_key: Option<String>,
@@ -180,6 +184,9 @@ fn request(args: &Args) -> Result<DevelopSubmit> {
     }
     if let Some(key) = &args.idempotency_key {
         submit = submit.idempotency_key(key);
+    }
+    if let Some(folder) = &args.folder {
+        submit = submit.folder(folder.trim());
     }
     Ok(submit)
 }

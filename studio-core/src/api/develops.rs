@@ -362,6 +362,11 @@ pub struct StartDevelop {
     /// The same key twice returns the existing develop with tokensHeld 0.
     #[serde(default)]
     pub idempotency_key: Option<String>,
+    /// A collection of the house to file the landed frame in (the library's root when absent).
+    /// An unknown collection, or another house's, is refused 404 NOT_FOUND before anything is
+    /// held.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub folder_id: Option<String>,
 }
 
 /// The result of start_develop.

@@ -2,6 +2,8 @@
 //! `since` backfill. Every path holds tokens for every frame in the same transaction that
 //! queues it (storage `create_jobs`), so nothing is queued unpaid and a refusal writes nothing.
 
+pub(crate) mod filing;
+pub(crate) mod options;
 pub(crate) mod preflight;
 pub(crate) mod runner;
 pub(crate) mod runs;
@@ -350,6 +352,7 @@ impl Develops<'_> {
             params.insert(name, value);
         }
         check_params(&params, "BAD_FORM")?;
+        self.check_develop_folder(caller, &mut params).await?;
         if tool == crate::lookbook::LOOK_TOOL && params.contains_key("lookId") {
             return Err(Error::invalid(
                 "BAD_FORM",
@@ -365,6 +368,9 @@ impl Develops<'_> {
             }
         }
         let quality = parse_quality(params.get("quality").map(String::as_str), Some(DEFAULT_QUALITY), "BAD_FORM")?;
+        let roles: Vec<&str> =
+            inputs.iter().map(|i| i.role.as_str()).chain(by_asset.iter().map(|(r, _)| r.as_str())).collect();
+        options::check_tool_options(&*provider, &tool, &params, quality, &roles)?;
         let spec = JobSpec {
             tool,
             quality,
@@ -396,6 +402,11 @@ impl Develops<'_> {
         let provider = self.0.config.providers.get(&tool).ok_or_else(|| self.unknown_tool(&tool))?.clone();
         let quality = parse_quality(Some(&req.quality), None, "BAD_QUALITY")?;
         check_params(&req.params, "BAD_PARAMS")?;
+        let mut req = req;
+        if let Some(folder) = req.folder_id.take() {
+            req.params.insert(filing::FOLDER_FIELD.to_string(), folder);
+        }
+        self.check_develop_folder(caller, &mut req.params).await?;
         let idempotency_key = clean(req.idempotency_key.clone(), "idempotencyKey")?;
         let mut taken: Vec<&str> = Vec::with_capacity(req.inputs.len());
         for role in req.inputs.keys() {
@@ -407,6 +418,8 @@ impl Develops<'_> {
                 return Err(Error::invalid("NO_INPUTS", format!("{tool} needs inputs.{role} (an asset id).")));
             }
         }
+        let roles: Vec<&str> = req.inputs.keys().map(String::as_str).collect();
+        options::check_tool_options(&*provider, &tool, &req.params, quality, &roles)?;
         let spec = JobSpec {
             tool,
             quality,

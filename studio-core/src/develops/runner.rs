@@ -217,7 +217,7 @@ impl Develops<'_> {
             None => None,
         };
         let params = job.params_map();
-        let folder_id = match params.get("destination") {
+        let folder_id = match crate::develops::filing::filing_folder(&params) {
             Some(folder) => self.0.storage.folder(&job.org_id, folder).await?.map(|f| f.id),
             None => None,
         };

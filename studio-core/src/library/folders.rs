@@ -14,7 +14,7 @@ fn folder_view(row: FolderRow) -> Folder {
     Folder { id: row.id, name: row.name, parent_id: row.parent_id, created_at: row.created_at }
 }
 
-fn not_found() -> Error {
+pub(crate) fn not_found() -> Error {
     Error::not_found("NOT_FOUND", "No such collection in this house.")
 }
 

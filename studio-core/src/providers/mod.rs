@@ -107,6 +107,19 @@ pub trait Provider: Send + Sync + std::fmt::Debug + 'static {
     fn stands_in(&self, _tool: &str) -> bool {
         false
     }
+    /// Check `tool`'s options for a develop at `quality` whose inputs have the roles `roles`,
+    /// before anything is held: a refusal names the option and the forms it accepts, so a
+    /// submit answers 400 instead of queueing a develop that would fail. A provider checks with
+    /// the same reading it develops with. Default: nothing to check (options pass through).
+    fn check_params(
+        &self,
+        _tool: &str,
+        _params: &BTreeMap<String, String>,
+        _quality: Quality,
+        _roles: &[&str],
+    ) -> Result<(), ProviderError> {
+        Ok(())
+    }
     /// Develop one frame.
     async fn develop(&self, request: DevelopRequest) -> Result<DevelopOutput, ProviderError>;
 }

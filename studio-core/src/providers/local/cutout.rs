@@ -86,7 +86,7 @@ fn nothing(message: &str) -> CutoutError {
 
 impl LocalProvider {
     /// remove-background: the subject mask the packshot tool computes ([`Subject::cut`], the
-    /// saliency-seeded segmentation behind the subject gate, the same code `compose.rs`'s `Cut`
+    /// saliency-seeded segmentation behind the subject gate, the same code `compose/cut.rs`'s `Cut`
     /// uses), as a full-size RGBA cutout. A refusal by the gate is [`CutoutError::NothingFound`].
     pub fn remove_background_blocking(&self, bytes: &[u8]) -> Result<Cutout, CutoutError> {
         let frame = decode(bytes, "image").map_err(undecodable)?;

@@ -58,20 +58,28 @@ fn reframe_size(params: &Params<'_>, long_edge: u32) -> Result<(u32, u32)> {
     }
 }
 
+/// reframe's options, read and checked (the tool and the submit's check both read them here):
+/// the output size, and the mode (`Some(true)` extend, `Some(false)` crop, `None` auto).
+pub(crate) fn reframe_options(params: &Params<'_>, long_edge: u32) -> Result<((u32, u32), Option<bool>)> {
+    let size = reframe_size(params, long_edge)?;
+    let mode = match params.get("mode").map(|m| m.to_ascii_lowercase()) {
+        None => None,
+        Some(m) if m == "auto" => None,
+        Some(m) if m == "crop" => Some(false),
+        Some(m) if m == "extend" => Some(true),
+        Some(m) => return Err(rejected(format!("params.mode must be crop, extend or auto, not {m:?}"))),
+    };
+    Ok((size, mode))
+}
+
 /// Recompose to another aspect: crop around the subject when the target is narrower, extend the
 /// canvas when it is wider (`params.mode` = crop | extend forces one).
 pub(crate) fn reframe(src: &Frame, params: &Params<'_>, long_edge: u32) -> Result<RgbImage> {
-    let (tw, th) = reframe_size(params, long_edge)?;
+    let ((tw, th), mode) = reframe_options(params, long_edge)?;
     let img = &src.rgb;
     let (w, h) = (f64::from(img.width()), f64::from(img.height()));
     let (source_ratio, target_ratio) = (w / h, f64::from(tw) / f64::from(th));
-    let extend = match params.get("mode").map(|m| m.to_ascii_lowercase()) {
-        None => target_ratio > source_ratio,
-        Some(m) if m == "auto" => target_ratio > source_ratio,
-        Some(m) if m == "crop" => false,
-        Some(m) if m == "extend" => true,
-        Some(m) => return Err(rejected(format!("params.mode must be crop, extend or auto, not {m:?}"))),
-    };
+    let extend = mode.unwrap_or(target_ratio > source_ratio);
     if (target_ratio / source_ratio - 1.0).abs() < 0.002 {
         return ops::resize_rgb(img, tw, th);
     }
@@ -191,6 +199,51 @@ enum Ground<'a> {
     Image(&'a RgbImage),
 }
 
+/// packshot's options, read and checked (the tool and the submit's check both read them here).
+pub(crate) struct PackshotOptions {
+    /// The ground colour asked for (`bg` before `ground`), if any.
+    colour: Option<[u8; 3]>,
+    /// `bg=image`: the background input is the ground.
+    wants_image: bool,
+    /// The margin, a share of the frame's short side.
+    margin: f32,
+    /// The contact shadow's opacity.
+    shadow: f32,
+    /// The frame's aspect, when set.
+    aspect: Option<f64>,
+}
+
+/// Read packshot's options for a develop that has (or not) a `background` input.
+pub(crate) fn packshot_options(params: &Params<'_>, has_background: bool) -> Result<PackshotOptions> {
+    let colour_param = |key: &str| -> Result<Option<[u8; 3]>> {
+        match params.get(key) {
+            None => Ok(None),
+            Some(v) if key == "bg" && v.eq_ignore_ascii_case("image") => Ok(None),
+            Some(v) => ops::parse_color(v).map(Some).ok_or_else(|| {
+                let forms = ops::colour_forms();
+                let forms =
+                    if key == "bg" { format!("image (the background input) or a colour: {forms}") } else { forms };
+                rejected(format!("params.{key} must be {forms}; not {v:?}"))
+            }),
+        }
+    };
+    let bg_colour = colour_param("bg")?;
+    let ground_colour = colour_param("ground")?;
+    let wants_image = params.get("bg").is_some_and(|v| v.eq_ignore_ascii_case("image"));
+    if wants_image && !has_background {
+        return Err(rejected("params.bg is image but no background input was given"));
+    }
+    let margin = params.number("margin", 0.08, 0.0..=0.4)?;
+    let shadow = params.number("shadow", 0.35, 0.0..=1.0)?;
+    let aspect = match params.get("aspect") {
+        Some(text) => Some(parse_aspect(text).ok_or_else(|| {
+            rejected(format!("params.aspect must be W:H (like 4:5 or 1:1) between 1:10 and 10:1, not {text:?}"))
+        })?),
+        None => None,
+    };
+    Ok(PackshotOptions { colour: bg_colour.or(ground_colour), wants_image, margin, shadow, aspect })
+}
+
 /// Cut the piece from its ground, crop to it and centre it with margins on a clean ground (a
 /// colour or the `background` image) over a soft elliptical contact shadow.
 pub(crate) fn packshot(
@@ -199,26 +252,13 @@ pub(crate) fn packshot(
     params: &Params<'_>,
     long_edge: u32,
 ) -> Result<RgbImage> {
-    let colour_param = |key: &str| -> Result<Option<[u8; 3]>> {
-        match params.get(key) {
-            None => Ok(None),
-            Some(v) if key == "bg" && v.eq_ignore_ascii_case("image") => Ok(None),
-            Some(v) => ops::parse_color(v)
-                .map(Some)
-                .ok_or_else(|| rejected(format!("params.{key} must be a colour like #F5F5F3, not {v:?}"))),
-        }
-    };
-    let bg_colour = colour_param("bg")?;
-    let ground_colour = colour_param("ground")?;
-    let wants_image = params.get("bg").is_some_and(|v| v.eq_ignore_ascii_case("image"));
-    let ground = match (background, bg_colour.or(ground_colour)) {
+    let options = packshot_options(params, background.is_some())?;
+    let ground = match (background, options.colour) {
         (Some(b), None) => Ground::Image(&b.rgb),
-        (Some(b), Some(_)) if wants_image => Ground::Image(&b.rgb),
-        (None, _) if wants_image => return Err(rejected("params.bg is image but no background input was given")),
+        (Some(b), Some(_)) if options.wants_image => Ground::Image(&b.rgb),
         (_, colour) => Ground::Colour(colour.unwrap_or(DEFAULT_GROUND)),
     };
-    let margin = params.number("margin", 0.08, 0.0..=0.4)?;
-    let opacity = params.number("shadow", 0.35, 0.0..=1.0)?;
+    let (margin, opacity) = (options.margin, options.shadow);
 
     let img = &src.rgb;
     let subject = Subject::cut(img, src.alpha.as_ref())?;
@@ -229,13 +269,11 @@ pub(crate) fn packshot(
     let y0 = (b[1] * h - pad).max(0.0);
     let x1 = (b[2] * w + pad).min(w);
     let y1 = (b[3] * h + pad).min(h);
-    let region = Region { left: x0.into(), top: y0.into(), width: (x1 - x0).into(), height: (y1 - y0).into() };
+    let region = Region { left: x0.into(), top: y0.into(), width: (x1 - x0).into(), height: (y1 - y0).into() }
+        .within(img.width(), img.height());
 
-    let (cw, ch) = match params.get("aspect") {
-        Some(text) => match parse_aspect(text) {
-            Some(r) => ops::aspect_size(r, long_edge),
-            None => return Err(rejected(format!("params.aspect must be W:H (like 4:5 or 1:1), not {text:?}"))),
-        },
+    let (cw, ch) = match options.aspect {
+        Some(r) => ops::aspect_size(r, long_edge),
         None => ops::fit_long_edge(img.width(), img.height(), long_edge),
     };
     let m = margin * cw.min(ch) as f32;
@@ -406,5 +444,43 @@ mod tests {
         let plain = RgbImage::from_pixel(100, 80, Rgb([200, 200, 200]));
         assert!(packshot(&frame(plain), None, &Params(&params(&[])), 1024).is_err(), "no piece");
         assert!(packshot(&frame(img), None, &Params(&map), 1024).is_err(), "bg=image without a background");
+    }
+
+    /// A piece that runs off the frame's right edge and its bottom: the crop box ends at the
+    /// frame's edge, never past it, whatever the size (issue 40: "Size of the crop box is out
+    /// of the image boundaries").
+    #[test]
+    fn packshot_of_a_piece_touching_the_border() {
+        for (w, h) in [(200, 150), (201, 149), (333, 250), (640, 427), (997, 751)] {
+            let img = RgbImage::from_fn(w, h, |x, y| {
+                let n = ops::noise(x, y, 7) * 3.0;
+                if x >= w * 7 / 10 && y >= h * 2 / 5 {
+                    let shade = 20.0 * ((x as f32 * 0.3).sin() * (y as f32 * 0.2).cos());
+                    Rgb([ops::to_u8(180.0 + shade + n), ops::to_u8(40.0 + shade * 0.3 + n), ops::to_u8(50.0 + n)])
+                } else {
+                    let g = 236.0 - y as f32 * 0.08 + n;
+                    Rgb([ops::to_u8(g), ops::to_u8(g), ops::to_u8(g - 2.0)])
+                }
+            });
+            let map = params(&[]);
+            let out = packshot(&frame(img), None, &Params(&map), 1024).unwrap_or_else(|e| panic!("{w}x{h}: {e}"));
+            assert_eq!(out.dimensions(), ops::fit_long_edge(w, h, 1024), "{w}x{h}");
+        }
+    }
+
+    /// The box the packshot computed before the fix for a piece running to the right edge of a
+    /// 1000 px frame: its right edge lands past the frame in `f64` and the resizer refused it.
+    #[test]
+    fn a_crop_box_past_the_edge_is_clamped() {
+        let img = RgbImage::from_fn(1000, 40, |x, _| Rgb([(x % 256) as u8, 90, 200]));
+        let (x0, x1) = (0.1f32, 1000.0f32);
+        let region = Region { left: x0.into(), top: 0.0, width: (x1 - x0).into(), height: 40.0 };
+        assert!(region.left + region.width > 1000.0, "the case of the bug");
+        let out = ops::resize_rgb_region(&img, region, 250, 10).expect("clamped, not refused");
+        assert_eq!(out.dimensions(), (250, 10));
+        let inside = Region { left: 10.5, top: 2.0, width: 500.25, height: 30.0 };
+        assert_eq!(inside.within(1000, 40), inside, "a box inside is unchanged");
+        let clamped = region.within(1000, 40);
+        assert!(clamped.left + clamped.width <= 1000.0 && clamped.left == region.left);
     }
 }

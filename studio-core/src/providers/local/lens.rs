@@ -15,19 +15,29 @@ fn parse_focus(text: &str) -> Option<(f32, f32)> {
     ((0.0..=1.0).contains(&x) && (0.0..=1.0).contains(&y)).then_some((x, y))
 }
 
-/// Lens look: sharp at the focus (the subject when none is given), increasingly soft away from
-/// it, darker toward the corners, slightly warm.
-pub(crate) fn camera_lens(src: &Frame, params: &Params<'_>, long_edge: u32) -> Result<RgbImage> {
+/// camera-lens's options: aperture, vignette, warmth and the focus point when given.
+type LensOptions = (f32, f32, f32, Option<(f32, f32)>);
+
+/// camera-lens's options, read and checked (the tool and the submit's check both read them
+/// here): aperture, vignette, warmth and the focus point when given.
+pub(crate) fn lens_options(params: &Params<'_>) -> Result<LensOptions> {
     let aperture = params.number("aperture", 0.5, 0.0..=1.0)?;
     let vignette = params.number("vignette", 0.35, 0.0..=1.0)?;
     let warmth = params.number("warmth", 0.15, 0.0..=1.0)?;
-    let focus_param = match params.get("focus") {
+    let focus = match params.get("focus") {
         None => None,
         Some(text) => Some(
             parse_focus(text)
                 .ok_or_else(|| rejected(format!("params.focus must be x,y with each in 0..1, not {text:?}")))?,
         ),
     };
+    Ok((aperture, vignette, warmth, focus))
+}
+
+/// Lens look: sharp at the focus (the subject when none is given), increasingly soft away from
+/// it, darker toward the corners, slightly warm.
+pub(crate) fn camera_lens(src: &Frame, params: &Params<'_>, long_edge: u32) -> Result<RgbImage> {
+    let (aperture, vignette, warmth, focus_param) = lens_options(params)?;
     let (w, h) = ops::fit_long_edge(src.rgb.width(), src.rgb.height(), long_edge);
     let img = ops::resize_rgb(&src.rgb, w, h)?;
 

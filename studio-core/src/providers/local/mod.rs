@@ -21,6 +21,7 @@ mod grabcut;
 mod jpeg;
 mod lens;
 pub(crate) mod ops;
+mod options;
 mod retouch;
 pub(crate) mod subject;
 mod tone;
@@ -235,6 +236,17 @@ impl Provider for LocalProvider {
     /// The lookbook compositor: deterministic geometry, not a generative model.
     fn stands_in(&self, tool: &str) -> bool {
         STAND_INS.contains(&tool)
+    }
+
+    /// The same reading of the options each tool makes when it develops (`local/options.rs`).
+    fn check_params(
+        &self,
+        tool: &str,
+        params: &BTreeMap<String, String>,
+        quality: crate::api::Quality,
+        roles: &[&str],
+    ) -> Result<(), ProviderError> {
+        options::check(tool, params, quality, roles)
     }
 
     async fn develop(&self, request: DevelopRequest) -> Result<DevelopOutput, ProviderError> {

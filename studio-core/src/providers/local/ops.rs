@@ -55,6 +55,27 @@ pub(crate) struct Region {
 }
 
 impl Region {
+    /// The region kept inside an image of `image_w` × `image_h`: the left and top edges at
+    /// least a thousandth of a pixel short of the far side, the width and height no further
+    /// than it. A region
+    /// already inside comes back unchanged. A box computed in `f32` from a piece that runs to
+    /// the frame's edge (`x1 = w`, then `x1 - x0` rounded up) can end a few millionths of a
+    /// pixel outside, which the resizer refuses ("Size of the crop box is out of the image
+    /// boundaries").
+    pub(crate) fn within(self, image_w: u32, image_h: u32) -> Region {
+        if image_w == 0 || image_h == 0 {
+            return self;
+        }
+        let fit = |start: f64, len: f64, full: f64| {
+            let start = if start.is_finite() { start.clamp(0.0, full - 1e-3) } else { 0.0 };
+            let len = if len.is_finite() { len.clamp(1e-6, full - start) } else { full - start };
+            (start, len)
+        };
+        let (left, width) = fit(self.left, self.width, f64::from(image_w));
+        let (top, height) = fit(self.top, self.height, f64::from(image_h));
+        Region { left, top, width, height }
+    }
+
     /// The region in coordinates normalised to the image (0..1): `[x0, y0, x1, y1]`.
     pub(crate) fn normalized(&self, image_w: u32, image_h: u32) -> [f32; 4] {
         let (w, h) = (f64::from(image_w), f64::from(image_h));
@@ -102,6 +123,7 @@ pub(crate) fn resize_rgb(src: &RgbImage, width: u32, height: u32) -> Result<RgbI
 
 /// Lanczos3 resize of the `region` of `src` to `width` × `height` (crop and scale in one pass).
 pub(crate) fn resize_rgb_region(src: &RgbImage, region: Region, width: u32, height: u32) -> Result<RgbImage> {
+    let region = region.within(src.width(), src.height());
     let options = lanczos().crop(region.left, region.top, region.width, region.height);
     let raw = fir_resize(src.as_raw(), src.dimensions(), fr::PixelType::U8x3, (width, height), &options)?;
     rgb_from(width, height, raw)
@@ -548,32 +570,41 @@ pub(crate) fn lab_to_rgb(c: Lab) -> [u8; 3] {
     [to_srgb(lin[0]), to_srgb(lin[1]), to_srgb(lin[2])]
 }
 
-/// A `#rrggbb` or `#rgb` colour (the `#` optional), or one of a small set of names.
+/// The colour names [`parse_color`] knows, with their sRGB values.
+pub(crate) const COLOUR_NAMES: [(&str, [u8; 3]); 21] = [
+    ("black", [20, 20, 22]),
+    ("white", [245, 245, 243]),
+    ("ivory", [240, 234, 218]),
+    ("cream", [236, 226, 200]),
+    ("beige", [214, 196, 166]),
+    ("camel", [193, 154, 107]),
+    ("brown", [110, 72, 46]),
+    ("grey", [128, 128, 128]),
+    ("gray", [128, 128, 128]),
+    ("charcoal", [60, 62, 66]),
+    ("red", [190, 30, 45]),
+    ("burgundy", [110, 24, 42]),
+    ("pink", [232, 150, 175]),
+    ("orange", [230, 120, 40]),
+    ("yellow", [235, 200, 50]),
+    ("olive", [110, 110, 50]),
+    ("green", [40, 130, 70]),
+    ("teal", [20, 120, 125]),
+    ("blue", [40, 80, 180]),
+    ("navy", [25, 35, 75]),
+    ("purple", [110, 50, 140]),
+];
+
+/// The forms [`parse_color`] accepts, in words, for a refusal.
+pub(crate) fn colour_forms() -> String {
+    let names: Vec<&str> = COLOUR_NAMES.iter().map(|(n, _)| *n).collect();
+    format!("#rrggbb, #rgb or one of {}", names.join(", "))
+}
+
+/// A `#rrggbb` or `#rgb` colour (the `#` optional), or one of [`COLOUR_NAMES`].
 pub(crate) fn parse_color(text: &str) -> Option<[u8; 3]> {
     let t = text.trim().to_ascii_lowercase();
-    let named = match t.as_str() {
-        "black" => Some([20, 20, 22]),
-        "white" => Some([245, 245, 243]),
-        "ivory" => Some([240, 234, 218]),
-        "cream" => Some([236, 226, 200]),
-        "beige" => Some([214, 196, 166]),
-        "camel" => Some([193, 154, 107]),
-        "brown" => Some([110, 72, 46]),
-        "grey" | "gray" => Some([128, 128, 128]),
-        "charcoal" => Some([60, 62, 66]),
-        "red" => Some([190, 30, 45]),
-        "burgundy" => Some([110, 24, 42]),
-        "pink" => Some([232, 150, 175]),
-        "orange" => Some([230, 120, 40]),
-        "yellow" => Some([235, 200, 50]),
-        "olive" => Some([110, 110, 50]),
-        "green" => Some([40, 130, 70]),
-        "teal" => Some([20, 120, 125]),
-        "blue" => Some([40, 80, 180]),
-        "navy" => Some([25, 35, 75]),
-        "purple" => Some([110, 50, 140]),
-        _ => None,
-    };
+    let named = COLOUR_NAMES.iter().find(|(n, _)| *n == t).map(|(_, c)| *c);
     if named.is_some() {
         return named;
     }

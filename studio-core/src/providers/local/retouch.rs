@@ -13,12 +13,18 @@ fn luma(p: [u8; 3]) -> f32 {
     (0.299 * f32::from(p[0]) + 0.587 * f32::from(p[1]) + 0.114 * f32::from(p[2])) / 255.0
 }
 
+/// iron's one option, `strength` (0–1, default 0.5), read and checked (the tool and the
+/// submit's check both read it here).
+pub(crate) fn iron_strength(params: &Params<'_>) -> Result<f32> {
+    params.number("strength", 0.5, 0.0..=1.0)
+}
+
 /// Smooth creases: a self-guided filter on luma (He, Sun and Tang), computed at a reduced size
 /// (the "fast guided filter") and applied at full size, so flat areas lose their low-contrast
 /// ripples while edges stronger than the threshold stay sharp. Colour is kept: the luma change
 /// is added equally to the three channels.
 pub(crate) fn iron(src: &Frame, params: &Params<'_>, long_edge: u32) -> Result<RgbImage> {
-    let strength = params.number("strength", 0.5, 0.0..=1.0)?;
+    let strength = iron_strength(params)?;
     let (w, h) = ops::fit_long_edge(src.rgb.width(), src.rgb.height(), long_edge);
     let mut img = ops::resize_rgb(&src.rgb, w, h)?;
     let (wu, hu) = (w as usize, h as usize);

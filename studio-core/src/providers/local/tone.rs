@@ -69,6 +69,22 @@ fn foreground(subject: &Subject, img: &RgbImage, alpha: &[f32], x: u32, y: u32) 
     subject.edge_foreground(img, alpha, x, y, uv).map(ops::to_u8)
 }
 
+/// harmonize's one option, `strength` (0–1, default 0.6), read and checked (the tool and the
+/// submit's check both read it here).
+pub(crate) fn harmonize_strength(params: &Params<'_>) -> Result<f32> {
+    params.number("strength", 0.6, 0.0..=1.0)
+}
+
+/// color-change's target colour, `color` (or `colour`), read and checked (the tool and the
+/// submit's check both read it here).
+pub(crate) fn target_colour(params: &Params<'_>) -> Result<[u8; 3]> {
+    let Some(text) = params.get("color").or_else(|| params.get("colour")) else {
+        return Err(rejected(format!("color-change needs params.color: {}", ops::colour_forms())));
+    };
+    ops::parse_color(text)
+        .ok_or_else(|| rejected(format!("params.color must be {}; not {text:?}", ops::colour_forms())))
+}
+
 /// Match the subject's colour statistics to its ground, or composite it onto `background` and
 /// match it to that.
 pub(crate) fn harmonize(
@@ -77,7 +93,7 @@ pub(crate) fn harmonize(
     params: &Params<'_>,
     long_edge: u32,
 ) -> Result<RgbImage> {
-    let strength = params.number("strength", 0.6, 0.0..=1.0)?;
+    let strength = harmonize_strength(params)?;
     let (w, h) = ops::fit_long_edge(src.rgb.width(), src.rgb.height(), long_edge);
     let img = ops::resize_rgb(&src.rgb, w, h)?;
     let subject = Subject::cut(&img, src.alpha.as_ref())?;
@@ -137,14 +153,7 @@ pub(crate) fn mask_alpha(mask: &Frame) -> GrayImage {
 /// its shading: Oklab lightness keeps its variation around a new mean, hue and chroma become
 /// the target's.
 pub(crate) fn color_change(src: &Frame, mask: Option<&Frame>, params: &Params<'_>, long_edge: u32) -> Result<RgbImage> {
-    let Some(text) = params.get("color").or_else(|| params.get("colour")) else {
-        return Err(rejected("color-change needs params.color (like #aa3355 or navy)"));
-    };
-    let Some(target) = ops::parse_color(text) else {
-        return Err(rejected(format!(
-            "params.color must be #rrggbb or a colour name (red, navy, black, ...), not {text:?}"
-        )));
-    };
+    let target = target_colour(params)?;
     let (w, h) = ops::fit_long_edge(src.rgb.width(), src.rgb.height(), long_edge);
     let img = ops::resize_rgb(&src.rgb, w, h)?;
     let exact = mask.map(mask_alpha).or_else(|| src.alpha.clone());

@@ -237,11 +237,14 @@ pub(super) fn router() -> ApiRouter<AppState> {
                     .description(
                         "Fields: `tool` (required), `idempotencyKey`, `brandId`, image parts named by role \
                          (`image`, `garment` repeatable, `model`, `mask`, `background`) or a role field holding a \
-                         library asset id, `quality` (1k, 2k, 4k; default 2k) and any other text field as a tool \
-                         option. `output` is refused. Tokens are held before the job is queued. Codes: 400 \
-                         UNKNOWN_TOOL, NO_IMAGE, EMPTY_IMAGE, BAD_FORM; 402 INSUFFICIENT_TOKENS (need, spendable); \
-                         403 viewer; 413 IMAGE_TOO_LARGE (maxMb); 500 ENQUEUE_FAILED or SUBMIT_FAILED (nothing \
-                         charged).",
+                         library asset id, `quality` (1k, 2k, 4k; default 2k), `folderId` (a collection of the \
+                         house to file the landed frame in) and any other text field as a tool option. `output` is \
+                         refused. Options the tool reads are checked, and tokens held, before the job is queued. \
+                         Codes: 400 UNKNOWN_TOOL, NO_IMAGE, EMPTY_IMAGE, BAD_FORM, BAD_PARAMS (an option the tool \
+                         cannot read: the message names it and the forms it accepts; `tool`); 402 \
+                         INSUFFICIENT_TOKENS (need, spendable); 403 viewer; 404 NOT_FOUND (no such collection or \
+                         library asset in this house); 413 IMAGE_TOO_LARGE (maxMb); 500 ENQUEUE_FAILED or \
+                         SUBMIT_FAILED (nothing charged).",
                     )
                     .tag("develops")
             })
