@@ -31,7 +31,7 @@ async fn develop_lands_in_the_named_folder(backend: Backend) {
 
     // The multipart submit, through the typed client.
     let accepted = key.submit_develop(&upscale().folder(&pack.id)).await.expect("submit");
-    assert!(app.studio.run_next_job().await.expect("run"));
+    assert!(app.studio.develops().run_next_job().await.expect("run"));
     let done = key.job(&accepted.job_id).await.unwrap();
     assert_eq!(done.status, JobStatus::Done, "{:?}", done.error);
     let frame = done.result_asset_id.expect("a result");
@@ -41,7 +41,7 @@ async fn develop_lands_in_the_named_folder(backend: Backend) {
 
     // Without a folder the frame stays at the root.
     let loose = key.submit_develop(&upscale()).await.unwrap();
-    assert!(app.studio.run_next_job().await.unwrap());
+    assert!(app.studio.develops().run_next_job().await.unwrap());
     let loose = key.job(&loose.job_id).await.unwrap().result_asset_id.expect("a result");
     let all = key.list_assets(None).await.unwrap().assets;
     assert_eq!(all.iter().find(|a| a.id == loose).expect("listed").folder_id, None);
@@ -53,14 +53,14 @@ async fn develop_lands_in_the_named_folder(backend: Backend) {
             .await;
     assert_eq!(result["isError"], false, "{result}");
     let job = result["structuredContent"]["jobId"].as_str().expect("a job").to_string();
-    assert!(app.studio.run_next_job().await.unwrap());
+    assert!(app.studio.develops().run_next_job().await.unwrap());
     let landed = key.job(&job).await.unwrap().result_asset_id.expect("a result");
     let filed = key.list_assets(Some(&pack.id)).await.unwrap().assets;
     assert!(filed.iter().any(|a| a.id == landed), "start_develop's frame is in the folder");
 
     // A duplicate carries the folder with the rest of the request.
     let again = key.duplicate_job(&job, None).await.unwrap();
-    assert!(app.studio.run_next_job().await.unwrap());
+    assert!(app.studio.develops().run_next_job().await.unwrap());
     let twin = key.job(&again.job_id).await.unwrap().result_asset_id.expect("a result");
     assert!(key.list_assets(Some(&pack.id)).await.unwrap().assets.iter().any(|a| a.id == twin));
 }

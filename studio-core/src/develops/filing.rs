@@ -8,8 +8,8 @@
 use std::collections::BTreeMap;
 
 use crate::caller::Caller;
-use crate::error::Result;
 use crate::develops::Develops;
+use crate::error::Result;
 
 /// The submit field, and the job option, naming the collection a frame is filed in.
 pub(crate) const FOLDER_FIELD: &str = "folderId";
