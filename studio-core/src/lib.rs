@@ -6,9 +6,21 @@
 //! an embedding server) gets the same answer.
 //!
 //! With `default-features = false` only [`api`] (the wire types) is compiled: that is what
-//! studio-client depends on.
+//! studio-client depends on. The `signing` feature adds Standard Webhooks signing and
+//! verification alone ([`sign_webhook`], [`verify_webhook`]), for receivers and the CLI.
 
 pub mod api;
+
+/// Standard Webhooks (`payments/webhooks.rs`): compiled with `signing` alone, so a receiver's
+/// check in studio-client runs the very code the server signs and verifies with.
+#[cfg(feature = "signing")]
+#[path = "payments/webhooks.rs"]
+mod standard_webhooks;
+
+#[cfg(feature = "signing")]
+pub use crate::standard_webhooks::{
+    TIMESTAMP_TOLERANCE_SECS, WebhookError, WebhookHeaders, sign as sign_webhook, verify as verify_webhook,
+};
 
 #[cfg(feature = "engine")]
 mod accounts;
@@ -126,9 +138,6 @@ pub use crate::{
         Purchase,
         polar::{PolarConfig, PolarProvider},
         test_mode::{TEST_CHECKOUT_PATH, TEST_MODE, TEST_PORTAL_PATH, TestModeProvider, signed_payment},
-        webhooks::{
-            TIMESTAMP_TOLERANCE_SECS, WebhookError, WebhookHeaders, sign as sign_webhook, verify as verify_webhook,
-        },
     },
     pipelines::{MAX_ITEMS, MAX_LINE, MAX_NODES, PRESETS_LISTED, RUNS_LISTED, SWEEP_EVERY},
     providers::{
