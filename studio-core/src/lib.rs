@@ -84,6 +84,8 @@ mod storage;
 mod studio;
 #[cfg(feature = "engine")]
 mod support;
+#[cfg(feature = "engine")]
+mod webhooks;
 
 #[cfg(feature = "engine")]
 pub use crate::{
@@ -102,9 +104,9 @@ pub use crate::{
     caller::{Caller, Machine, MachineKind, MachineSecrets, PlatformAdmin, Via},
     chat::Chat,
     config::{
-        BillingConfig, ChatConfig, CoreConfig, HostResolver, MIN_SIGNING_KEY_BYTES, MailConfig, PackConfig, PackLimits,
-        PeopleConfig, PreviewPolicy, PriceBookConfig, QualityPrices, RunnerConfig, SigningKey, SystemResolver,
-        TierConfig,
+        BillingConfig, ChatConfig, CoreConfig, DEFAULT_RETRY_SCHEDULE, HostResolver, MIN_SIGNING_KEY_BYTES, MailConfig,
+        PackConfig, PackLimits, PeopleConfig, PreviewPolicy, PriceBookConfig, QualityPrices, RunnerConfig, SigningKey,
+        SystemResolver, TierConfig, WebhooksConfig,
     },
     develops::{
         BACKFILL_PAGE, INPUT_ROLES, MAX_DEVELOPS, MAX_INPUTS, MAX_TAKES, StagedInput, SubmitForm, check_input_role,
@@ -173,8 +175,10 @@ pub use crate::{
     storage::{AnalystSettingsRow, AnalystStore, DigestRow, FindingRow, ObservationRow, PeriodCounts, ReviewRow},
     storage::{ChatActionRow, ChatSessionRow, ChatStore, ChatTurnRow, SessionChange},
     storage::{SearchHitRow, SearchScope, SearchStore},
+    storage::{WebhookAttemptRow, WebhookChanges, WebhookRow, WebhookStore},
     studio::{OpenError, Studio},
     support::{Escalator, Support},
+    webhooks::Webhooks,
 };
 
 #[cfg(feature = "sqlite")]
