@@ -103,16 +103,12 @@ async fn send(policy: &PreviewPolicy, allow_http_loopback: bool, req: Request<'_
     let status = response.status();
     let location = response.headers().get(LOCATION).and_then(|v| v.to_str().ok()).map(str::to_string);
     let mut body = Vec::new();
-    loop {
-        match response.chunk().await {
-            Ok(Some(chunk)) => {
-                let room = MAX_LOGGED_RESPONSE - body.len();
-                body.extend_from_slice(&chunk[..chunk.len().min(room)]);
-                if body.len() >= MAX_LOGGED_RESPONSE {
-                    break;
-                }
-            }
-            Ok(None) | Err(_) => break,
+    // A read error ends the answer where it is: what arrived is what the log keeps.
+    while let Ok(Some(chunk)) = response.chunk().await {
+        let room = MAX_LOGGED_RESPONSE - body.len();
+        body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        if body.len() >= MAX_LOGGED_RESPONSE {
+            break;
         }
     }
     let mut outcome = Outcome {
