@@ -206,6 +206,12 @@ pub(crate) const CODES: &[&str] = &[
     // Search.
     "QUERY_REQUIRED",
     "BAD_KINDS",
+    // Webhooks.
+    "BAD_WEBHOOK_URL",
+    "WEBHOOK_TARGET_REFUSED",
+    "UNKNOWN_EVENT",
+    "TOO_MANY_WEBHOOKS",
+    "DELIVERY_NOT_FOUND",
     // The server's own failure.
     "INTERNAL",
 ];
@@ -588,6 +594,19 @@ fn for_code(err: &studio_client::Error, code: &str) -> Option<String> {
         "QUERY_REQUIRED" => "say what to look for with letters or digits, e.g. `studio search silk dress`".into(),
         "BAD_KINDS" => "--kinds is a comma list of asset, look, model, memory, ticket, preset (or leave it out to \
                         search them all)"
+            .into(),
+        "BAD_WEBHOOK_URL" => "give an https:// URL whose host resolves to a public address (http only to \
+                              127.0.0.1 or ::1, and only where the deployment allows it)"
+            .into(),
+        "WEBHOOK_TARGET_REFUSED" => "that host resolves to a private, loopback, link-local or metadata address, which \
+                                     deliveries never reach: give the endpoint a public address"
+            .into(),
+        "UNKNOWN_EVENT" => "--events is a comma list of job, pack.ready, or * for every kind".into(),
+        "TOO_MANY_WEBHOOKS" => "the house keeps as many endpoints as it may: remove one first (`studio webhooks ls`, \
+                                `studio webhooks rm ID`)"
+            .into(),
+        "DELIVERY_NOT_FOUND" => "that delivery id was never sent to this endpoint: list its log with `studio webhooks \
+                                 deliveries ID` and pass a deliveryId (msg_...) from it"
             .into(),
         "MAIL_WEBHOOK_NOT_CONFIGURED" => "the deployment sets no STUDIO_MAIL_WEBHOOK_SECRET, so it takes no \
                                           delivery reports"

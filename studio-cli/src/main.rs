@@ -14,7 +14,7 @@ use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 use crate::commands::{
     Context, Interrupted, NotSignedIn, Source, Usage, account, admin, ai, assets, balance, billing, brand, chat,
     completions, develop, factory, folders, house, jobs, keys, login, logout, looks, mcp, memory, models, pack,
-    pipeline, prices, runs, search, seats, signup, support, takes, upload, whoami,
+    pipeline, prices, runs, search, seats, signup, support, takes, upload, webhooks, whoami,
 };
 
 /// Printed after `studio --help`.
@@ -128,6 +128,10 @@ enum Cmd {
     /// depth (save a PNG with -o), detect, describe, build, character, face, and prompt
     /// build|enhance|shots|keywords.
     Ai(ai::Args),
+    /// The house's webhook endpoints: ls, add, rm, rotate, test, deliveries and replay (changes
+    /// sign in for the call), and listen --forward-to URL, which posts the house's events,
+    /// signed, to a local receiver.
+    Webhooks(webhooks::Args),
     /// Serve MCP on stdio for a desktop agent, bridged to the deployment's agent endpoint.
     ///
     /// Each JSON-RPC line on stdin is POSTed to {url}/api/mcp with the configured key; each answer
@@ -159,6 +163,7 @@ async fn main() -> ExitCode {
         Cmd::Login(args) => login::run(&ctx, args).await,
         Cmd::Logout(args) => logout::run(&ctx, args).await,
         Cmd::Keys(args) => keys::run(&ctx, args).await,
+        Cmd::Webhooks(args) => webhooks::run(&ctx, args).await,
         Cmd::Balance(args) => balance::run(&ctx, args).await,
         Cmd::Admin(args) => admin::run(&ctx, args).await,
         Cmd::Billing(args) => billing::run(&ctx, args).await,

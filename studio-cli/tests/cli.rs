@@ -2758,3 +2758,161 @@ async fn develop_refuses_an_option_the_tool_cannot_read_before_holding() {
     let list: JobList = parsed(&run);
     assert!(list.jobs.is_empty(), "nothing queued: {list:?}");
 }
+
+// `studio webhooks listen`: the house's events forwarded, signed, to a local receiver.
+
+/// `studio webhooks listen` follows the socket and posts each job change, as the socket sends
+/// it, to the receiver with Standard Webhooks headers the client's verifier (the server's own
+/// code) accepts under the run's secret and no other; `--count` ends it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webhooks_listen_forwards_signed_events_in_order() {
+    use studio_core::api::SocketMessage;
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+
+    let app = app_without_runner().await;
+    let (cli, _dir, input) = develop_setup(&app, "cli-listen").await;
+    let receiver = MockServer::start().await;
+    Mock::given(method("POST")).and(path("/hook")).respond_with(ResponseTemplate::new(200)).mount(&receiver).await;
+    let secret = "whsec_bGlzdGVuIHNlY3JldCBvZiB0aGUgdGVzdCBydW4=";
+    let hook = format!("{}/hook", receiver.uri());
+    let mut child =
+        start(&cli, &["webhooks", "listen", "--forward-to", &hook, "--secret", secret, "--count", "3", "--json"]);
+    let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    // The socket opens before the develop is submitted: wait for the first forward's line.
+    let submitted = submit(&cli, "upscale", &input, "1k").await;
+    let (first, mut stdout) = read_until(stdout, |line| line.contains("\"status\":")).await;
+    assert!(app.studio.develops().run_next_job().await.expect("run the job"));
+    let status = tokio::task::spawn_blocking(move || child.wait().expect("wait")).await.expect("join");
+    assert!(status.success(), "listen ends by itself after --count 3: {status:?}");
+    let mut rest = String::new();
+    stdout.read_to_string(&mut rest).expect("the rest of stdout");
+    let lines: Vec<Value> =
+        first.iter().map(String::as_str).chain(rest.lines()).map(|l| serde_json::from_str(l).expect("JSON")).collect();
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert!(lines.iter().all(|l| l["status"] == 200 && l["event"] == "job" && l["error"].is_null()), "{lines:?}");
+
+    let received = receiver.received_requests().await.expect("recorded");
+    assert_eq!(received.len(), 3, "three forwards, each once");
+    let mut seqs = Vec::new();
+    for request in &received {
+        let id = studio_client::verify_webhook(secret, &request.headers, &request.body)
+            .unwrap_or_else(|e| panic!("the forward verifies: {e}"));
+        let other = "whsec_b3RoZXIgc2VjcmV0IGVudGlyZWx5";
+        assert!(studio_client::verify_webhook(other, &request.headers, &request.body).is_err());
+        let mut altered = request.body.clone();
+        altered.push(b' ');
+        assert!(studio_client::verify_webhook(secret, &request.headers, &altered).is_err());
+        let SocketMessage::Job { job } = serde_json::from_slice(&request.body).expect("the socket's message") else {
+            panic!("a job change")
+        };
+        assert_eq!(job.id, submitted.job_id);
+        assert_eq!(id, format!("msg_{}_{}", job.id, job.event_seq));
+        seqs.push((job.event_seq, job.status));
+    }
+    let numbers: Vec<i64> = seqs.iter().map(|s| s.0).collect();
+    assert!(numbers.windows(2).all(|w| w[0] < w[1]), "in eventSeq order: {seqs:?}");
+    assert_eq!(seqs.first().map(|s| s.1), Some(JobStatus::Queued), "{seqs:?}");
+    assert_eq!(seqs.last().map(|s| s.1), Some(JobStatus::Done), "{seqs:?}");
+}
+
+/// A receiver that answers 500 or redirects is reported, not retried and not followed; a
+/// `--forward-to` that is not a URL is a usage error (exit 2).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webhooks_listen_reports_refusals_and_follows_no_redirect() {
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+
+    let app = app_without_runner().await;
+    let (cli, _dir, input) = develop_setup(&app, "cli-listen-refused").await;
+    let run = cli.run(&["webhooks", "listen", "--forward-to", "not a url"]).await;
+    assert_eq!(run.code, 2, "{run:?}");
+    let receiver = MockServer::start().await;
+    let elsewhere = format!("{}/elsewhere", receiver.uri());
+    Mock::given(method("POST"))
+        .and(path("/hook"))
+        .respond_with(ResponseTemplate::new(301).insert_header("location", elsewhere.as_str()))
+        .mount(&receiver)
+        .await;
+    let hook = format!("{}/hook", receiver.uri());
+    let mut child = start(&cli, &["webhooks", "listen", "--forward-to", &hook, "--count", "1"]);
+    let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    submit(&cli, "upscale", &input, "1k").await;
+    let (lines, _) = read_until(stdout, |line| line.contains("FAILED")).await;
+    let status = tokio::task::spawn_blocking(move || child.wait().expect("wait")).await.expect("join");
+    assert!(status.success(), "{status:?}");
+    assert!(lines.last().expect("a line").contains("answered 301: redirects are not followed"), "{lines:?}");
+    let received = receiver.received_requests().await.expect("recorded");
+    assert_eq!(received.len(), 1, "sent once, the redirect not followed: {received:?}");
+}
+
+/// `studio webhooks add|ls|rotate|test|deliveries|rm`: the owner signs in for each change, the
+/// secret is printed once on stdout, a key lists, and a member key cannot add one (exit 3 with
+/// the role's hint).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webhooks_add_ls_rotate_test_rm_round_trip() {
+    use studio_core::api::{
+        WebhookCreated, WebhookDeleted, WebhookDelivery, WebhookDeliveryPage, WebhookList, WebhookSecret,
+    };
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+
+    let app = spawn(Backend::Sqlite, |c| c.webhooks.allow_http_loopback = true).await.expect("sqlite app");
+    let cli = Cli::new();
+    let email = unique_email("cli-webhooks");
+    cli.signup(&app, &email).await;
+    let receiver = MockServer::start().await;
+    Mock::given(method("POST")).and(path("/hook")).respond_with(ResponseTemplate::new(204)).mount(&receiver).await;
+    let hook = format!("{}/hook", receiver.uri());
+
+    // A key (member) lists but cannot add: only an owner's or admin's session does.
+    let run = cli.run(&["webhooks", "ls", "--json"]).await;
+    assert_eq!(parsed::<WebhookList>(&run).webhooks.len(), 0);
+    let run = cli.run(&["webhooks", "add", &hook, "--events", "job", "--password", PASSWORD, "--json"]).await;
+    let created: WebhookCreated = parsed(&run);
+    assert!(created.secret.starts_with("whsec_"), "{created:?}");
+    assert_eq!(
+        (created.webhook.url.as_str(), created.webhook.events.clone()),
+        (hook.as_str(), vec!["job".to_string()])
+    );
+    assert!(run.stderr.contains("shown this once"), "{run:?}");
+    let run =
+        cli.run_with(&["webhooks", "add", &hook, "--events", "nope"], &[("STUDIO_PASSWORD", PASSWORD)], None).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("error: UNKNOWN_EVENT: ") && run.stderr.contains("hint: --events"), "{run:?}");
+
+    let run = cli.run(&["webhooks", "ls"]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let row = run.stdout.lines().find(|l| l.contains(&created.webhook.id)).expect("a row for the endpoint");
+    assert!(row.contains(&hook) && row.ends_with("enabled"), "{row}");
+    assert!(!run.stdout.contains(&created.secret), "a listing never shows the secret");
+
+    // Rotate: a new secret, once, the old one signing beside it for a day.
+    let rotated: WebhookSecret =
+        parsed(&cli.run(&["webhooks", "rotate", &created.webhook.id, "--password", PASSWORD, "--json"]).await);
+    assert!(rotated.secret.starts_with("whsec_") && rotated.secret != created.secret, "{rotated:?}");
+    let left = rotated.previous_secret_expires_at - chrono::Utc::now();
+    assert!(left > chrono::Duration::hours(23) && left <= chrono::Duration::hours(24), "{left:?}");
+
+    // Test: a ping now; the receiver's 204 comes back and the delivery log shows it.
+    let ping: WebhookDelivery =
+        parsed(&cli.run(&["webhooks", "test", &created.webhook.id, "--password", PASSWORD, "--json"]).await);
+    assert!(ping.ok && ping.status == Some(204) && ping.event == "ping", "{ping:?}");
+    let received = receiver.received_requests().await.expect("recorded");
+    let ping_request = received.last().expect("the ping arrived");
+    for secret in [&rotated.secret, &created.secret] {
+        assert!(studio_client::verify_webhook(secret, &ping_request.headers, &ping_request.body).is_ok());
+    }
+    let log: WebhookDeliveryPage = parsed(&cli.run(&["webhooks", "deliveries", &created.webhook.id, "--json"]).await);
+    assert!(log.deliveries.iter().any(|d| d.delivery_id == ping.delivery_id), "{log:?}");
+    let run = cli.run(&["webhooks", "deliveries", &created.webhook.id]).await;
+    assert!(run.stdout.lines().any(|l| l.contains(&ping.delivery_id) && l.contains(" ping ")), "{run:?}");
+
+    let deleted: WebhookDeleted =
+        parsed(&cli.run(&["webhooks", "rm", &created.webhook.id, "--password", PASSWORD, "--json"]).await);
+    assert_eq!(deleted, WebhookDeleted { id: created.webhook.id.clone(), deleted: true });
+    assert_eq!(parsed::<WebhookList>(&cli.run(&["webhooks", "ls", "--json"]).await).webhooks.len(), 0);
+    let run = cli.run(&["webhooks", "rm", &created.webhook.id, "--password", PASSWORD]).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("error: NOT_FOUND: "), "{run:?}");
+}

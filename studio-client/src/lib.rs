@@ -126,6 +126,20 @@
 //!
 //! **The agent endpoint** is available raw ([`Client::mcp`]).
 //!
+//! **Webhooks**: the house's endpoints ([`Client::webhooks`], [`Client::create_webhook`],
+//! [`Client::patch_webhook`], [`Client::delete_webhook`], [`Client::rotate_webhook_secret`]),
+//! and, for the receiving side, [`verify_webhook`]: it checks a delivery's Standard Webhooks
+//! headers with the very code the server signs with:
+//!
+//! ```no_run
+//! # fn demo(headers: &reqwest::header::HeaderMap, body: &[u8]) {
+//! match studio_client::verify_webhook("whsec_...", headers, body) {
+//!     Ok(id) => println!("delivery {id} is ours; deduplicate on it"),
+//!     Err(e) => eprintln!("refused: {e}"),
+//! }
+//! # }
+//! ```
+//!
 //! # Retries and timeouts
 //!
 //! A call is retried (by default up to 3 times, see [`RetryPolicy`]) on 429, 502 and 503 and
@@ -161,6 +175,7 @@ mod preflight;
 mod retry;
 mod search;
 mod support;
+mod webhooks;
 
 pub use crate::client::{Client, ClientBuilder, Credential, SignedIn, UploadOptions};
 pub use crate::develops::{DevelopSubmit, InputSource};
@@ -169,4 +184,5 @@ pub use crate::events::EventStream;
 pub use crate::mcp::MCP_PROTOCOL_VERSION;
 pub use crate::preflight::PreflightCheck;
 pub use crate::retry::{RetryPolicy, new_idempotency_key};
+pub use crate::webhooks::{WebhookError, verify_webhook, verify_webhook_at};
 pub use studio_core::api;

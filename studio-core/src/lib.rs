@@ -6,9 +6,21 @@
 //! an embedding server) gets the same answer.
 //!
 //! With `default-features = false` only [`api`] (the wire types) is compiled: that is what
-//! studio-client depends on.
+//! studio-client depends on. The `signing` feature adds Standard Webhooks signing and
+//! verification alone ([`sign_webhook`], [`verify_webhook`]), for receivers and the CLI.
 
 pub mod api;
+
+/// Standard Webhooks (`payments/webhooks.rs`): compiled with `signing` alone, so a receiver's
+/// check in studio-client runs the very code the server signs and verifies with.
+#[cfg(feature = "signing")]
+#[path = "payments/webhooks.rs"]
+mod standard_webhooks;
+
+#[cfg(feature = "signing")]
+pub use crate::standard_webhooks::{
+    TIMESTAMP_TOLERANCE_SECS, WebhookError, WebhookHeaders, sign as sign_webhook, verify as verify_webhook,
+};
 
 #[cfg(feature = "engine")]
 mod accounts;
@@ -72,6 +84,8 @@ mod storage;
 mod studio;
 #[cfg(feature = "engine")]
 mod support;
+#[cfg(feature = "engine")]
+mod webhooks;
 
 #[cfg(feature = "engine")]
 pub use crate::{
@@ -92,9 +106,9 @@ pub use crate::{
     caller::{Caller, Machine, MachineKind, MachineSecrets, PlatformAdmin, Via},
     chat::Chat,
     config::{
-        BillingConfig, ChatConfig, CoreConfig, HostResolver, MIN_SIGNING_KEY_BYTES, MailConfig, PackConfig, PackLimits,
-        PeopleConfig, PreviewPolicy, PriceBookConfig, QualityPrices, RunnerConfig, SigningKey, SystemResolver,
-        TierConfig,
+        BillingConfig, ChatConfig, CoreConfig, DEFAULT_RETRY_SCHEDULE, HostResolver, MIN_SIGNING_KEY_BYTES, MailConfig,
+        PackConfig, PackLimits, PeopleConfig, PreviewPolicy, PriceBookConfig, QualityPrices, RunnerConfig, SigningKey,
+        SystemResolver, TierConfig, WebhooksConfig,
     },
     develops::{
         BACKFILL_PAGE, Develops, INPUT_ROLES, MAX_DEVELOPS, MAX_INPUTS, MAX_TAKES, StagedInput, SubmitForm,
@@ -131,9 +145,6 @@ pub use crate::{
         Purchase,
         polar::{PolarConfig, PolarProvider},
         test_mode::{TEST_CHECKOUT_PATH, TEST_MODE, TEST_PORTAL_PATH, TestModeProvider, signed_payment},
-        webhooks::{
-            TIMESTAMP_TOLERANCE_SECS, WebhookError, WebhookHeaders, sign as sign_webhook, verify as verify_webhook,
-        },
     },
     pipelines::{MAX_ITEMS, MAX_LINE, MAX_NODES, PRESETS_LISTED, Pipelines, RUNS_LISTED, SWEEP_EVERY},
     posts::Posts,
@@ -170,8 +181,10 @@ pub use crate::{
     storage::{AnalystSettingsRow, AnalystStore, DigestRow, FindingRow, ObservationRow, PeriodCounts, ReviewRow},
     storage::{ChatActionRow, ChatSessionRow, ChatStore, ChatTurnRow, SessionChange},
     storage::{SearchHitRow, SearchScope, SearchStore},
+    storage::{WebhookAttemptRow, WebhookChanges, WebhookRow, WebhookStore},
     studio::{OpenError, Studio},
     support::{Escalator, Support},
+    webhooks::Webhooks,
 };
 
 #[cfg(feature = "sqlite")]

@@ -255,6 +255,15 @@ const ROUTES: &[&str] = &[
     "POST /api/toolkit/brand/marks",
     "PATCH /api/toolkit/brand/marks/{id}",
     "DELETE /api/toolkit/brand/marks/{id}",
+    "GET /api/toolkit/webhooks",
+    "POST /api/toolkit/webhooks",
+    "GET /api/toolkit/webhooks/{id}",
+    "PATCH /api/toolkit/webhooks/{id}",
+    "DELETE /api/toolkit/webhooks/{id}",
+    "POST /api/toolkit/webhooks/{id}/rotate-secret",
+    "GET /api/toolkit/webhooks/{id}/deliveries",
+    "POST /api/toolkit/webhooks/{id}/test",
+    "POST /api/toolkit/webhooks/{id}/deliveries/{deliveryId}/replay",
 ];
 
 /// Routes that answer 405 by design (the agent endpoint has no event stream and no session).

@@ -41,6 +41,9 @@ enum Access {
     SessionOnly,
     /// A platform admin's session (marked by the operator).
     Admin,
+    /// The house's owner or an admin (so a session: keys are at most members); the code a
+    /// viewer is refused with. B calls with its owner's session, so a foreign id is 404.
+    HouseAdmin(&'static str),
     /// A machine credential of this kind only (spec §5.6): the support bridge's header secret
     /// (`bridge`) or the bearer token of the `analyst`, `action` or `renderer`. Every person's
     /// credential is refused 401; the control sends the kind's own secret.
@@ -194,6 +197,9 @@ struct World {
     ticket: String,
     /// A chat session of the person behind A's keys.
     chat: String,
+    /// A webhook endpoint of A, and a spare one for the delete.
+    webhook: String,
+    spare_webhook: String,
 }
 
 async fn world(app: &TestApp, a_email: String) -> World {
@@ -382,6 +388,13 @@ async fn world(app: &TestApp, a_email: String) -> World {
         studio_client::api::TicketCreated::Noted(n) => panic!("a ticket, not {n:?}"),
     };
     let chat = key.chat_start(Some("matrix")).await.expect("chat session").id;
+    let hook = |description: &str| studio_client::api::NewWebhook {
+        url: "http://127.0.0.1:9/hook".into(),
+        description: Some(description.into()),
+        ..Default::default()
+    };
+    let webhook = a_owner.create_webhook(&hook("matrix")).await.expect("webhook").webhook.id;
+    let spare_webhook = a_owner.create_webhook(&hook("spare")).await.expect("webhook").webhook.id;
     let url = a_owner.checkout_topup("pack_250").await.expect("test-mode checkout").url;
     let checkout = url.rsplit('/').next().expect("checkout id").to_string();
 
@@ -410,6 +423,8 @@ async fn world(app: &TestApp, a_email: String) -> World {
         post.clone(),
         ticket.clone(),
         chat.clone(),
+        webhook.clone(),
+        spare_webhook.clone(),
     ];
     World {
         a_email,
@@ -453,6 +468,8 @@ async fn world(app: &TestApp, a_email: String) -> World {
         experiment,
         ticket,
         chat,
+        webhook,
+        spare_webhook,
     }
 }
 
@@ -907,6 +924,26 @@ fn rows(w: &World) -> Vec<Row> {
         row("POST /api/toolkit/admin/support/{id}/notes", Admin, Status(200))
             .id(&w.ticket)
             .json(json!({ "content": "internal" })),
+        // Webhook endpoints (docs/webhooks.md): every role reads; the owner or an admin writes.
+        row("GET /api/toolkit/webhooks", AnyRole, Status(200)),
+        row("POST /api/toolkit/webhooks", HouseAdmin("FORBIDDEN"), Status(201))
+            .json(json!({ "url": "http://127.0.0.1:9/new", "events": ["job"] })),
+        row("GET /api/toolkit/webhooks/{id}", AnyRole, Status(200)).id(&w.webhook),
+        row("PATCH /api/toolkit/webhooks/{id}", HouseAdmin("FORBIDDEN"), Status(200))
+            .id(&w.webhook)
+            .json(json!({ "description": "changed" })),
+        row("POST /api/toolkit/webhooks/{id}/rotate-secret", HouseAdmin("FORBIDDEN"), Status(200)).id(&w.webhook),
+        row("GET /api/toolkit/webhooks/{id}/deliveries", AnyRole, Status(200)).id(&w.webhook),
+        // The ping goes to a closed loopback port: answered 200 with the failed attempt.
+        row("POST /api/toolkit/webhooks/{id}/test", HouseAdmin("FORBIDDEN"), Status(200)).id(&w.webhook),
+        // The matrix fills only the first parameter, so A's own call names no delivery.
+        row(
+            "POST /api/toolkit/webhooks/{id}/deliveries/{deliveryId}/replay",
+            HouseAdmin("FORBIDDEN"),
+            Code(404, "DELIVERY_NOT_FOUND"),
+        )
+        .id(&w.webhook),
+        row("DELETE /api/toolkit/webhooks/{id}", HouseAdmin("FORBIDDEN"), Status(200)).id(&w.spare_webhook),
         row("GET /api/mcp", NotAllowed, Status(405)),
         row("DELETE /api/mcp", NotAllowed, Status(405)),
     ]
@@ -934,6 +971,7 @@ fn expected(row: &Row, who: Who) -> Want {
         (Money, _) => Want::Code(403, "role_cannot_spend_money"),
         (Admin, _) => Want::Code(403, "FORBIDDEN"),
         (SessionOnly, Who::Viewer) => Want::Code(403, "SESSION_REQUIRED"),
+        (HouseAdmin(code), Who::Viewer) => Want::Code(403, code),
         (NotViewer(code), Who::Viewer) => Want::Code(403, code),
         (AnyRole, Who::Viewer) => row.ok,
         (_, Who::Foreign) => match (&row.foreign, &row.id) {
@@ -948,12 +986,12 @@ fn expected(row: &Row, who: Who) -> Want {
 fn credential(w: &World, row: &Row, who: Who) -> Option<(&'static str, String)> {
     let session = |token: &str| Some(("cookie", format!("studio_session={token}")));
     let bearer = |key: &str| Some(("authorization", format!("Bearer {key}")));
-    let owner_only = matches!(row.access, Access::Money | Access::SessionOnly | Access::Admin);
+    let owner_only = matches!(row.access, Access::Money | Access::SessionOnly | Access::Admin | Access::HouseAdmin(_));
     match who {
         Who::Nobody => None,
         Who::Revoked => bearer(&w.a_revoked),
         Who::Viewer => bearer(&w.a_viewer),
-        Who::Foreign if matches!(row.access, Access::SessionOnly) => session(&w.b_session),
+        Who::Foreign if matches!(row.access, Access::SessionOnly | Access::HouseAdmin(_)) => session(&w.b_session),
         Who::Foreign => bearer(&w.b_member),
         Who::Control if owner_only => session(&w.a_session),
         Who::Control => match row.access {
@@ -1058,6 +1096,7 @@ async fn every_route_answers_as_the_spec_says(backend: Backend) {
         c.analyst_token = Some(MACHINE_SECRETS[1].1.into());
         c.action_token = Some(MACHINE_SECRETS[2].1.into());
         c.renderer_token = Some(MACHINE_SECRETS[3].1.into());
+        c.webhooks.allow_http_loopback = true;
     })
     .await
     .expect("app");

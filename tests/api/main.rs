@@ -41,3 +41,4 @@ mod subject_gate;
 mod support;
 mod tokens;
 mod web_console;
+mod webhooks;

@@ -28,6 +28,7 @@ mod roles;
 mod search;
 mod support;
 pub mod vocabulary;
+mod webhooks;
 
 pub use accounts::{
     CheckEmailRequest, CheckEmailResponse, Organization, SessionInfo, SignInRequest, SignUpRequest, SignUpResponse,
@@ -75,3 +76,4 @@ pub use quality::*;
 pub use roles::{KeyRole, ParseRoleError, Quality, SeatRole};
 pub use search::*;
 pub use support::*;
+pub use webhooks::*;

@@ -110,7 +110,7 @@ impl Chat<'_> {
     pub async fn apply(&self, caller: &Caller, req: ChatApplyRequest) -> Result<ChatApplied> {
         // In a task of its own: a caller who hangs up never strands a claim mid-apply.
         let (studio, caller) = (self.0.clone(), caller.clone());
-        tokio::spawn(async move { studio.chat().apply_once(&caller, req).await }).await.map_err(Error::internal)?
+        tokio::spawn(async move { studio.ai().chat().apply_once(&caller, req).await }).await.map_err(Error::internal)?
     }
 
     async fn apply_once(&self, caller: &Caller, req: ChatApplyRequest) -> Result<ChatApplied> {

@@ -45,10 +45,10 @@ const TRANSCRIPT_TURNS: i64 = 20;
 #[derive(Debug, Clone, Copy)]
 pub struct Chat<'a>(pub(crate) &'a Studio);
 
-impl Studio {
+impl<'a> crate::ai::Ai<'a> {
     /// The studio assistant's operations.
-    pub fn chat(&self) -> Chat<'_> {
-        Chat(self)
+    pub fn chat(&self) -> Chat<'a> {
+        Chat(self.0)
     }
 }
 
@@ -172,7 +172,9 @@ impl Chat<'_> {
     pub async fn turn(&self, caller: &Caller, id: &str, req: ChatTurnRequest) -> Result<ChatTurnResponse> {
         // In a task of its own: a caller who hangs up never leaves a counted turn unstored.
         let (studio, caller, id) = (self.0.clone(), caller.clone(), id.to_string());
-        tokio::spawn(async move { studio.chat().take_turn(&caller, &id, req).await }).await.map_err(Error::internal)?
+        tokio::spawn(async move { studio.ai().chat().take_turn(&caller, &id, req).await })
+            .await
+            .map_err(Error::internal)?
     }
 
     async fn take_turn(&self, caller: &Caller, id: &str, req: ChatTurnRequest) -> Result<ChatTurnResponse> {

@@ -68,6 +68,30 @@ pub struct CoreConfig {
     pub signing_key: SigningKey,
     /// The studio assistant: its turn limit and what a turn costs.
     pub chat: ChatConfig,
+    /// Webhook endpoints and their delivery (docs/webhooks.md).
+    pub webhooks: WebhooksConfig,
+}
+
+/// Webhook endpoints' settings (docs/webhooks.md).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebhooksConfig {
+    /// `STUDIO_WEBHOOKS_ALLOW_HTTP_LOOPBACK=1`: an endpoint may be `http://` to a loopback
+    /// address (development and tests). Off, every endpoint is https to a public address.
+    pub allow_http_loopback: bool,
+    /// `STUDIO_WEBHOOKS_RETRY_SCHEDULE`: seconds to wait before each retry of a failed
+    /// delivery, in order (each waited with up to 20 % jitter); its length is the number of
+    /// retries. The default spans more than 24 hours.
+    pub retry_schedule: Vec<u64>,
+}
+
+/// The default retry schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (27.6 hours in all,
+/// eight attempts).
+pub const DEFAULT_RETRY_SCHEDULE: [u64; 7] = [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000];
+
+impl Default for WebhooksConfig {
+    fn default() -> Self {
+        WebhooksConfig { allow_http_loopback: false, retry_schedule: DEFAULT_RETRY_SCHEDULE.to_vec() }
+    }
 }
 
 /// The studio assistant's settings (docs/assistant.md).
@@ -155,6 +179,7 @@ impl Default for CoreConfig {
             replay_render_lease_secs: 300,
             signing_key: SigningKey::default(),
             chat: ChatConfig::default(),
+            webhooks: WebhooksConfig::default(),
         }
     }
 }

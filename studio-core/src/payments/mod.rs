@@ -127,7 +127,9 @@ pub trait PaymentsProvider: Send + Sync + std::fmt::Debug + 'static {
 pub(crate) mod polar;
 
 pub(crate) mod test_mode;
-pub(crate) mod webhooks;
+/// Standard Webhooks signing and verification, compiled at the crate root under the `signing`
+/// feature (which `engine` includes) and named here as before.
+pub(crate) use crate::standard_webhooks as webhooks;
 
 /// The one event type that grants tokens.
 pub const PAYMENT_SUCCEEDED: &str = "payment.succeeded";

@@ -3,7 +3,7 @@
 //!
 //! One trait per domain (`AccountStore`, `LibraryStore`, `ModelStore`, `JobStore`,
 //! `LedgerStore`, `BillingStore`, `SeatStore`, `ProfileStore`, `MailStore`, `InvitationStore`, `LookbookStore`,
-//! `PipelineStore`, `BrandStore`, `LaneStore`, `PostStore`, `AnalystStore`, `ConsoleStore`, `InternalStore`, `SupportStore`, `ChatStore`, `SearchStore`), each
+//! `PipelineStore`, `BrandStore`, `LaneStore`, `PostStore`, `AnalystStore`, `ConsoleStore`, `InternalStore`, `SupportStore`, `ChatStore`, `SearchStore`, `WebhookStore`), each
 //! beside its row types in the file of its name, and
 //! [`Storage`] as their union. Two real implementations share one body of SQL (`sql/`, one file
 //! per domain): SQLite (the embedded default) and PostgreSQL (scale-out). Only `sql/tx.rs`, the
@@ -35,6 +35,7 @@ mod search;
 mod seats;
 mod sql;
 mod support;
+mod webhooks;
 
 #[cfg(feature = "postgres")]
 mod postgres;
@@ -99,6 +100,7 @@ pub use support::{
     MessageEffect, ScreenshotRow, SupportReportRow, SupportStore, ThreadMessageRow, TicketFilter, TicketLineRow,
     TicketMessageRow, TicketRow,
 };
+pub use webhooks::{WebhookAttemptRow, WebhookChanges, WebhookRow, WebhookStore};
 
 /// A storage failure. `Conflict` is a uniqueness rule the caller may turn into a 409.
 #[derive(Debug, thiserror::Error)]
@@ -143,6 +145,7 @@ pub trait Storage:
     + SupportStore
     + SearchStore
     + ChatStore
+    + WebhookStore
     + Send
     + Sync
     + 'static

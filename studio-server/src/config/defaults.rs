@@ -60,6 +60,7 @@ impl Default for ServerConfig {
             signing_key: None,
             mail: MailConfig::default(),
             link_preview: PreviewPolicy::default(),
+            webhooks: studio_core::WebhooksConfig::default(),
         }
     }
 }

@@ -47,6 +47,7 @@ impl ServerConfig {
             machines: self.machines(),
             replay_render_lease_secs: self.replay_render_lease_secs,
             chat: ChatConfig { turn_limit: self.chat_turn_limit, turn_price: self.chat_turn_price },
+            webhooks: self.webhooks.clone(),
             ..CoreConfig::default()
         }
     }

@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use studio_core::{BillingConfig, MailConfig, PackLimits, PeopleConfig, PreviewPolicy};
+use studio_core::{BillingConfig, MailConfig, PackLimits, PeopleConfig, PreviewPolicy, WebhooksConfig};
 
 mod ai;
 mod billing;
@@ -23,6 +23,7 @@ mod file;
 mod mail;
 mod signing;
 mod validate;
+mod webhooks;
 
 use env::Env;
 use file::FileConfig;
@@ -156,6 +157,9 @@ pub struct ServerConfig {
     /// always runs the strict default (public addresses on ports 80 and 443, the system
     /// resolver). Only tests set another (docs/invitations.md).
     pub link_preview: PreviewPolicy,
+    /// `STUDIO_WEBHOOKS_ALLOW_HTTP_LOOPBACK` and `STUDIO_WEBHOOKS_RETRY_SCHEDULE`
+    /// (docs/webhooks.md).
+    pub webhooks: WebhooksConfig,
 }
 
 /// A configuration that cannot be used.
@@ -199,6 +203,7 @@ impl ServerConfig {
         c.check_server()?;
         c = env.mail(c);
         c = env.secrets(c);
+        c = env.webhooks(c)?;
         c.check_mail()?;
         c.check_test_mode()?;
         c.check_chat()?;

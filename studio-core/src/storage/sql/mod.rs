@@ -31,6 +31,7 @@ pub(super) mod search;
 pub(super) mod seats;
 pub(super) mod support;
 pub(super) mod tx;
+pub(super) mod webhooks;
 
 /// Implement [`Storage`](super::Storage) and every per-domain store for a backend type.
 macro_rules! impl_storage {
@@ -160,6 +161,14 @@ macro_rules! impl_storage {
             $lock_by_select
         );
         $crate::storage::sql::posts::impl_post_store!(
+            $ty,
+            $backend,
+            $lock,
+            $skip_locked,
+            $one_statement,
+            $lock_by_select
+        );
+        $crate::storage::sql::webhooks::impl_webhook_store!(
             $ty,
             $backend,
             $lock,

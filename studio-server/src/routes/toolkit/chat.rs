@@ -30,7 +30,7 @@ async fn list(
     Auth(caller): Auth,
     ApiQuery(query): ApiQuery<ChatSessionsQuery>,
 ) -> Result<ApiJson<ChatSessionList>, AppError> {
-    Ok(ApiJson(state.studio.chat().sessions(&caller, query).await?))
+    Ok(ApiJson(state.studio.ai().chat().sessions(&caller, query).await?))
 }
 
 async fn create(
@@ -38,7 +38,7 @@ async fn create(
     Auth(caller): Auth,
     ApiJson(body): ApiJson<NewChatSession>,
 ) -> Result<Created<ChatSession>, AppError> {
-    Ok(Created(state.studio.chat().create(&caller, body).await?))
+    Ok(Created(state.studio.ai().chat().create(&caller, body).await?))
 }
 
 async fn turns(
@@ -47,7 +47,7 @@ async fn turns(
     ApiPath(SessionId { id }): ApiPath<SessionId>,
     ApiQuery(query): ApiQuery<ChatTurnsQuery>,
 ) -> Result<ApiJson<ChatTurnList>, AppError> {
-    Ok(ApiJson(state.studio.chat().turns(&caller, &id, query).await?))
+    Ok(ApiJson(state.studio.ai().chat().turns(&caller, &id, query).await?))
 }
 
 async fn turn(
@@ -56,7 +56,7 @@ async fn turn(
     ApiPath(SessionId { id }): ApiPath<SessionId>,
     ApiJson(body): ApiJson<ChatTurnRequest>,
 ) -> Result<ApiJson<ChatTurnResponse>, AppError> {
-    Ok(ApiJson(state.studio.chat().turn(&caller, &id, body).await?))
+    Ok(ApiJson(state.studio.ai().chat().turn(&caller, &id, body).await?))
 }
 
 async fn apply(
@@ -64,7 +64,7 @@ async fn apply(
     Auth(caller): Auth,
     ApiJson(body): ApiJson<ChatApplyRequest>,
 ) -> Result<ApiJson<ChatApplied>, AppError> {
-    Ok(ApiJson(state.studio.chat().apply(&caller, body).await?))
+    Ok(ApiJson(state.studio.ai().chat().apply(&caller, body).await?))
 }
 
 async fn warm(
@@ -72,7 +72,7 @@ async fn warm(
     Auth(caller): Auth,
     ApiJson(body): ApiJson<ChatWarmRequest>,
 ) -> Result<ApiJson<ChatWarm>, AppError> {
-    Ok(ApiJson(state.studio.chat().warm(&caller, body).await?))
+    Ok(ApiJson(state.studio.ai().chat().warm(&caller, body).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

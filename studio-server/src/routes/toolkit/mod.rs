@@ -26,6 +26,7 @@ mod search;
 mod support;
 mod takes;
 mod tools;
+mod webhooks;
 
 use aide::axum::ApiRouter;
 use axum::extract::Multipart;
@@ -76,6 +77,7 @@ pub(super) fn router() -> ApiRouter<AppState> {
         .merge(my_access::router())
         .merge(org::router())
         .merge(tools::router())
+        .merge(webhooks::router())
         .merge(lookbook::router())
         .merge(factory::router())
         .merge(presets::router())

@@ -1,0 +1,252 @@
+//! The SQL of webhook endpoints ([`WebhookStore`](crate::storage::WebhookStore)). Each method is
+//! one statement; every one names the house in its `WHERE`, so no house reaches another's rows.
+
+/// The columns of `webhook_endpoints` in [`WebhookRow`](crate::storage::WebhookRow) order.
+macro_rules! webhook_columns {
+    () => {
+        "id, org_id, url, description, events, enabled, secret_sealed, previous_sealed, previous_expires_at, \
+         disabled_reason, created_by, created_at, updated_at"
+    };
+}
+
+pub(in crate::storage) use webhook_columns;
+
+/// The columns of `webhook_attempts` in [`WebhookAttemptRow`](crate::storage::WebhookAttemptRow) order.
+macro_rules! attempt_columns {
+    () => {
+        "id, org_id, endpoint_id, delivery_id, event, event_seq, payload, attempt, ok, status, latency_ms, response, \
+         error, next_attempt_at, created_at"
+    };
+}
+
+pub(in crate::storage) use attempt_columns;
+
+macro_rules! impl_webhook_store {
+    ($ty:ty, $backend:literal, $lock:literal, $skip_locked:literal, $one_statement:literal, $lock_by_select:literal) => {
+        #[async_trait::async_trait]
+        impl $crate::storage::WebhookStore for $ty {
+            async fn insert_webhook(
+                &self,
+                row: &$crate::storage::WebhookRow,
+                max: i64,
+            ) -> Result<bool, $crate::storage::StorageError> {
+                let _w = self.write_lock().await;
+                // The count and the insert are one statement, so two concurrent creates cannot
+                // both pass the cap's check.
+                let done = sqlx::query(concat!(
+                    "INSERT INTO webhook_endpoints (",
+                    $crate::storage::sql::webhooks::webhook_columns!(),
+                    ") SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13 \
+                     WHERE (SELECT COUNT(*) FROM webhook_endpoints WHERE org_id = $2) < $14"
+                ))
+                .bind(&row.id)
+                .bind(&row.org_id)
+                .bind(&row.url)
+                .bind(&row.description)
+                .bind(&row.events)
+                .bind(row.enabled)
+                .bind(&row.secret_sealed)
+                .bind(&row.previous_sealed)
+                .bind(row.previous_expires_at)
+                .bind(&row.disabled_reason)
+                .bind(&row.created_by)
+                .bind(row.created_at)
+                .bind(row.updated_at)
+                .bind(max)
+                .execute(&self.pool)
+                .await?;
+                Ok(done.rows_affected() > 0)
+            }
+
+            async fn webhook(
+                &self,
+                org_id: &str,
+                id: &str,
+            ) -> Result<Option<$crate::storage::WebhookRow>, $crate::storage::StorageError> {
+                Ok(sqlx::query_as(concat!(
+                    "SELECT ",
+                    $crate::storage::sql::webhooks::webhook_columns!(),
+                    " FROM webhook_endpoints WHERE org_id = $1 AND id = $2"
+                ))
+                .bind(org_id)
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?)
+            }
+
+            async fn webhooks(
+                &self,
+                org_id: &str,
+            ) -> Result<Vec<$crate::storage::WebhookRow>, $crate::storage::StorageError> {
+                Ok(sqlx::query_as(concat!(
+                    "SELECT ",
+                    $crate::storage::sql::webhooks::webhook_columns!(),
+                    " FROM webhook_endpoints WHERE org_id = $1 ORDER BY created_at, id"
+                ))
+                .bind(org_id)
+                .fetch_all(&self.pool)
+                .await?)
+            }
+
+            async fn update_webhook(
+                &self,
+                org_id: &str,
+                id: &str,
+                changes: &$crate::storage::WebhookChanges,
+                now: chrono::DateTime<chrono::Utc>,
+            ) -> Result<Option<$crate::storage::WebhookRow>, $crate::storage::StorageError> {
+                let _w = self.write_lock().await;
+                Ok(sqlx::query_as(concat!(
+                    "UPDATE webhook_endpoints SET url = COALESCE($3, url), \
+                     description = COALESCE($4, description), events = COALESCE($5, events), \
+                     enabled = COALESCE($6, enabled), \
+                     disabled_reason = CASE WHEN $6 IS NULL THEN disabled_reason ELSE NULL END, \
+                     updated_at = $7 WHERE org_id = $1 AND id = $2 RETURNING ",
+                    $crate::storage::sql::webhooks::webhook_columns!()
+                ))
+                .bind(org_id)
+                .bind(id)
+                .bind(&changes.url)
+                .bind(&changes.description)
+                .bind(&changes.events)
+                .bind(changes.enabled)
+                .bind(now)
+                .fetch_optional(&self.pool)
+                .await?)
+            }
+
+            async fn rotate_webhook_secret(
+                &self,
+                org_id: &str,
+                id: &str,
+                sealed: &str,
+                until: chrono::DateTime<chrono::Utc>,
+                now: chrono::DateTime<chrono::Utc>,
+            ) -> Result<Option<$crate::storage::WebhookRow>, $crate::storage::StorageError> {
+                let _w = self.write_lock().await;
+                Ok(sqlx::query_as(concat!(
+                    "UPDATE webhook_endpoints SET previous_sealed = secret_sealed, secret_sealed = $3, \
+                     previous_expires_at = $4, updated_at = $5 WHERE org_id = $1 AND id = $2 RETURNING ",
+                    $crate::storage::sql::webhooks::webhook_columns!()
+                ))
+                .bind(org_id)
+                .bind(id)
+                .bind(sealed)
+                .bind(until)
+                .bind(now)
+                .fetch_optional(&self.pool)
+                .await?)
+            }
+
+            async fn delete_webhook(&self, org_id: &str, id: &str) -> Result<bool, $crate::storage::StorageError> {
+                let _w = self.write_lock().await;
+                let mut tx = self.begin_write().await?;
+                let done = sqlx::query("DELETE FROM webhook_endpoints WHERE org_id = $1 AND id = $2")
+                    .bind(org_id)
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?;
+                sqlx::query("DELETE FROM webhook_attempts WHERE org_id = $1 AND endpoint_id = $2")
+                    .bind(org_id)
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?;
+                tx.commit().await?;
+                Ok(done.rows_affected() > 0)
+            }
+
+            async fn disable_webhook(
+                &self,
+                org_id: &str,
+                id: &str,
+                reason: &str,
+                now: chrono::DateTime<chrono::Utc>,
+            ) -> Result<(), $crate::storage::StorageError> {
+                let _w = self.write_lock().await;
+                sqlx::query(
+                    "UPDATE webhook_endpoints SET enabled = FALSE, disabled_reason = $3, updated_at = $4 \
+                     WHERE org_id = $1 AND id = $2",
+                )
+                .bind(org_id)
+                .bind(id)
+                .bind(reason)
+                .bind(now)
+                .execute(&self.pool)
+                .await?;
+                Ok(())
+            }
+
+            async fn insert_webhook_attempt(
+                &self,
+                row: &$crate::storage::WebhookAttemptRow,
+            ) -> Result<(), $crate::storage::StorageError> {
+                let _w = self.write_lock().await;
+                sqlx::query(concat!(
+                    "INSERT INTO webhook_attempts (",
+                    $crate::storage::sql::webhooks::attempt_columns!(),
+                    ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)"
+                ))
+                .bind(&row.id)
+                .bind(&row.org_id)
+                .bind(&row.endpoint_id)
+                .bind(&row.delivery_id)
+                .bind(&row.event)
+                .bind(row.event_seq)
+                .bind(&row.payload)
+                .bind(row.attempt)
+                .bind(row.ok)
+                .bind(row.status)
+                .bind(row.latency_ms)
+                .bind(&row.response)
+                .bind(&row.error)
+                .bind(row.next_attempt_at)
+                .bind(row.created_at)
+                .execute(&self.pool)
+                .await?;
+                Ok(())
+            }
+
+            async fn webhook_attempts(
+                &self,
+                org_id: &str,
+                endpoint_id: &str,
+                limit: i64,
+                before: Option<&str>,
+            ) -> Result<Vec<$crate::storage::WebhookAttemptRow>, $crate::storage::StorageError> {
+                Ok(sqlx::query_as(concat!(
+                    "SELECT ",
+                    $crate::storage::sql::webhooks::attempt_columns!(),
+                    " FROM webhook_attempts WHERE org_id = $1 AND endpoint_id = $2 AND ($3 IS NULL OR id < $3) \
+                     ORDER BY id DESC LIMIT $4"
+                ))
+                .bind(org_id)
+                .bind(endpoint_id)
+                .bind(before)
+                .bind(limit)
+                .fetch_all(&self.pool)
+                .await?)
+            }
+
+            async fn last_webhook_attempt(
+                &self,
+                org_id: &str,
+                endpoint_id: &str,
+                delivery_id: &str,
+            ) -> Result<Option<$crate::storage::WebhookAttemptRow>, $crate::storage::StorageError> {
+                Ok(sqlx::query_as(concat!(
+                    "SELECT ",
+                    $crate::storage::sql::webhooks::attempt_columns!(),
+                    " FROM webhook_attempts WHERE org_id = $1 AND endpoint_id = $2 AND delivery_id = $3 \
+                     ORDER BY attempt DESC, id DESC LIMIT 1"
+                ))
+                .bind(org_id)
+                .bind(endpoint_id)
+                .bind(delivery_id)
+                .fetch_optional(&self.pool)
+                .await?)
+            }
+        }
+    };
+}
+
+pub(in crate::storage) use impl_webhook_store;

@@ -1,0 +1,141 @@
+//! Webhook endpoints as stored, and the `WebhookStore` trait (docs/webhooks.md). The signing
+//! secrets are stored sealed (`webhooks/seal.rs`); this layer never sees them in clear.
+
+use chrono::{DateTime, Utc};
+
+use super::StorageError;
+
+/// An endpoint as stored.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct WebhookRow {
+    /// Id (`whk_…`).
+    pub id: String,
+    /// The house.
+    pub org_id: String,
+    /// Where deliveries go.
+    pub url: String,
+    /// A note for people.
+    pub description: String,
+    /// The event kinds as a JSON array of strings.
+    pub events: String,
+    /// False once disabled.
+    pub enabled: bool,
+    /// The current signing secret, sealed.
+    pub secret_sealed: String,
+    /// The rotated-out secret, sealed, while it still signs.
+    pub previous_sealed: Option<String>,
+    /// Until when the rotated-out secret signs.
+    pub previous_expires_at: Option<DateTime<Utc>>,
+    /// Why the delivery rules disabled it.
+    pub disabled_reason: Option<String>,
+    /// Who created it.
+    pub created_by: String,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+    /// When it last changed.
+    pub updated_at: DateTime<Utc>,
+}
+
+/// The changes of a patch; `None` keeps the stored value.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WebhookChanges {
+    /// A new URL.
+    pub url: Option<String>,
+    /// A new description.
+    pub description: Option<String>,
+    /// New event kinds (JSON array text).
+    pub events: Option<String>,
+    /// Enable (clears `disabled_reason`) or disable.
+    pub enabled: Option<bool>,
+}
+
+/// One delivery attempt as logged.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct WebhookAttemptRow {
+    /// Id (`wha_…`, time-ordered).
+    pub id: String,
+    /// The house.
+    pub org_id: String,
+    /// The endpoint.
+    pub endpoint_id: String,
+    /// The delivery (`msg_…`): the `webhook-id` of every attempt of one event.
+    pub delivery_id: String,
+    /// The event kind.
+    pub event: String,
+    /// The house event number, when the event has one.
+    pub event_seq: Option<i64>,
+    /// The exact body sent.
+    pub payload: String,
+    /// 1, 2, 3, …
+    pub attempt: i32,
+    /// A 2xx answer.
+    pub ok: bool,
+    /// The receiver's status.
+    pub status: Option<i32>,
+    /// How long it took.
+    pub latency_ms: i64,
+    /// The first 1 KB of the answer.
+    pub response: Option<String>,
+    /// What went wrong, in words.
+    pub error: Option<String>,
+    /// When the next attempt is due.
+    pub next_attempt_at: Option<DateTime<Utc>>,
+    /// When it was made.
+    pub created_at: DateTime<Utc>,
+}
+
+/// Webhook endpoints.
+#[async_trait::async_trait]
+pub trait WebhookStore {
+    /// Insert a new endpoint unless the house already keeps `max` of them; false when it does.
+    async fn insert_webhook(&self, row: &WebhookRow, max: i64) -> Result<bool, StorageError>;
+    /// One endpoint of the house.
+    async fn webhook(&self, org_id: &str, id: &str) -> Result<Option<WebhookRow>, StorageError>;
+    /// Every endpoint of the house, oldest first.
+    async fn webhooks(&self, org_id: &str) -> Result<Vec<WebhookRow>, StorageError>;
+    /// Apply a patch; None when there is no such endpoint.
+    async fn update_webhook(
+        &self,
+        org_id: &str,
+        id: &str,
+        changes: &WebhookChanges,
+        now: DateTime<Utc>,
+    ) -> Result<Option<WebhookRow>, StorageError>;
+    /// Replace the signing secret, keeping the current one as the previous until `until`;
+    /// None when there is no such endpoint.
+    async fn rotate_webhook_secret(
+        &self,
+        org_id: &str,
+        id: &str,
+        sealed: &str,
+        until: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> Result<Option<WebhookRow>, StorageError>;
+    /// Delete an endpoint and its log; false when there is no such endpoint.
+    async fn delete_webhook(&self, org_id: &str, id: &str) -> Result<bool, StorageError>;
+    /// Disable an endpoint for `reason` (the delivery rules: a 410, a run of failures).
+    async fn disable_webhook(
+        &self,
+        org_id: &str,
+        id: &str,
+        reason: &str,
+        now: DateTime<Utc>,
+    ) -> Result<(), StorageError>;
+    /// Log one attempt.
+    async fn insert_webhook_attempt(&self, row: &WebhookAttemptRow) -> Result<(), StorageError>;
+    /// Up to `limit` attempts of an endpoint, newest first, older than the attempt `before`.
+    async fn webhook_attempts(
+        &self,
+        org_id: &str,
+        endpoint_id: &str,
+        limit: i64,
+        before: Option<&str>,
+    ) -> Result<Vec<WebhookAttemptRow>, StorageError>;
+    /// The latest attempt of one delivery of an endpoint.
+    async fn last_webhook_attempt(
+        &self,
+        org_id: &str,
+        endpoint_id: &str,
+        delivery_id: &str,
+    ) -> Result<Option<WebhookAttemptRow>, StorageError>;
+}

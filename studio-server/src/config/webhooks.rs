@@ -1,0 +1,78 @@
+//! Webhooks' settings: `STUDIO_WEBHOOKS_ALLOW_HTTP_LOOPBACK` (development: http endpoints on a
+//! loopback address) and `STUDIO_WEBHOOKS_RETRY_SCHEDULE` (seconds before each retry,
+//! comma-separated), docs/webhooks.md.
+
+use super::env::Env;
+use super::{ConfigError, ServerConfig};
+
+/// The most retries a schedule may list, and the longest single wait (7 days).
+const MAX_RETRIES: usize = 30;
+const MAX_WAIT_SECS: u64 = 7 * 86_400;
+
+impl Env<'_> {
+    /// Both variables; a malformed one is refused by name.
+    pub(super) fn webhooks(&self, mut c: ServerConfig) -> Result<ServerConfig, ConfigError> {
+        if let Some(v) = self.set("STUDIO_WEBHOOKS_ALLOW_HTTP_LOOPBACK") {
+            c.webhooks.allow_http_loopback = match v.trim().to_ascii_lowercase().as_str() {
+                "1" | "true" | "yes" | "on" => true,
+                "0" | "false" | "no" | "off" => false,
+                _ => {
+                    return Err(ConfigError::Env("STUDIO_WEBHOOKS_ALLOW_HTTP_LOOPBACK", format!("1 or 0, not {v:?}")));
+                }
+            };
+        }
+        if let Some(v) = self.set("STUDIO_WEBHOOKS_RETRY_SCHEDULE") {
+            c.webhooks.retry_schedule = retry_schedule(&v)?;
+        }
+        Ok(c)
+    }
+}
+
+/// `5,300,1800`: whole seconds, each at most 7 days, at most 30 of them.
+fn retry_schedule(v: &str) -> Result<Vec<u64>, ConfigError> {
+    let bad = |why: String| ConfigError::Env("STUDIO_WEBHOOKS_RETRY_SCHEDULE", why);
+    let waits = v
+        .split(',')
+        .map(|s| s.trim().parse::<u64>().map_err(|_| bad(format!("whole seconds separated by commas, not {v:?}"))))
+        .collect::<Result<Vec<_>, _>>()?;
+    if waits.len() > MAX_RETRIES {
+        return Err(bad(format!("at most {MAX_RETRIES} retries")));
+    }
+    if waits.iter().any(|w| *w > MAX_WAIT_SECS) {
+        return Err(bad(format!("each wait at most {MAX_WAIT_SECS} seconds")));
+    }
+    Ok(waits)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    fn load(pairs: &[(&str, &str)]) -> Result<ServerConfig, ConfigError> {
+        let env: HashMap<String, String> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        ServerConfig::load(None, |k| env.get(k).cloned())
+    }
+
+    #[test]
+    fn the_webhook_settings_are_read_and_checked() {
+        let c = load(&[]).unwrap();
+        assert!(!c.webhooks.allow_http_loopback);
+        assert!(c.webhooks.retry_schedule.iter().sum::<u64>() >= 86_400, "the default spans a day");
+        let c = load(&[("STUDIO_WEBHOOKS_ALLOW_HTTP_LOOPBACK", "1"), ("STUDIO_WEBHOOKS_RETRY_SCHEDULE", "1, 2,3")])
+            .unwrap();
+        assert!(c.webhooks.allow_http_loopback);
+        assert_eq!(c.webhooks.retry_schedule, vec![1, 2, 3]);
+        assert_eq!(c.core_config().webhooks, c.webhooks);
+        for (name, value) in [
+            ("STUDIO_WEBHOOKS_ALLOW_HTTP_LOOPBACK", "maybe"),
+            ("STUDIO_WEBHOOKS_RETRY_SCHEDULE", "1,x"),
+            ("STUDIO_WEBHOOKS_RETRY_SCHEDULE", "-5"),
+            ("STUDIO_WEBHOOKS_RETRY_SCHEDULE", "999999999"),
+        ] {
+            let refused = load(&[(name, value)]).unwrap_err();
+            assert!(refused.to_string().starts_with(name), "{refused}");
+        }
+    }
+}

@@ -1,0 +1,306 @@
+//! Webhook endpoints (docs/webhooks.md) through studio-client on both backends: the secret
+//! answered once and kept sealed, every role reading, only the owner or an admin writing, the
+//! URL guard (https; loopback http only when allowed; private, loopback, link-local and
+//! metadata targets refused, by literal and by a name that resolves to one), event kinds,
+//! rotation, patch and delete, another house's 404.
+
+use std::net::IpAddr;
+use std::sync::Arc;
+
+use studio_client::api::{DeliveriesQuery, NewWebhook, SeatRole, WebhookPatch};
+use studio_core::{HostResolver, PreviewPolicy};
+use studio_tests::{Backend, House, backend_tests, spawn};
+
+backend_tests!(
+    webhook_endpoints_are_the_house_admins_to_write,
+    webhook_targets_must_be_public_https,
+    webhook_tests_and_replays_are_signed_logged_and_bounded
+);
+
+fn refused(e: studio_client::Error) -> (Option<u16>, String) {
+    (e.status(), e.code().unwrap_or("").to_string())
+}
+
+fn hook(url: &str) -> NewWebhook {
+    NewWebhook { url: url.into(), ..Default::default() }
+}
+
+/// Every name resolves to the addresses it was built with (a DNS answer the test chooses).
+#[derive(Debug)]
+struct Resolves(Vec<IpAddr>);
+
+#[async_trait::async_trait]
+impl HostResolver for Resolves {
+    async fn resolve(&self, _host: &str) -> std::io::Result<Vec<IpAddr>> {
+        Ok(self.0.clone())
+    }
+}
+
+async fn webhook_endpoints_are_the_house_admins_to_write(backend: Backend) {
+    let Some(app) = spawn(backend, |c| {
+        c.runner_concurrency = 0;
+        c.webhooks.allow_http_loopback = true;
+    })
+    .await
+    else {
+        return;
+    };
+    let house = House::new(&app, "hooks").await;
+    let other = House::new(&app, "hooks-other").await;
+    let admin = house.seat(&app, "hooks-admin", SeatRole::Admin).await;
+    let member = house.seat(&app, "hooks-member", SeatRole::Member).await;
+    let viewer = house.seat(&app, "hooks-viewer", SeatRole::Viewer).await;
+    let owner = &house.session;
+
+    let new = NewWebhook {
+        url: " http://127.0.0.1:4999/hook ".into(),
+        description: Some("  Our shop  ".into()),
+        events: Some(vec!["job".into(), "pack.ready".into(), "job".into()]),
+        enabled: None,
+    };
+    let created = owner.create_webhook(&new).await.expect("owner creates");
+    let w = &created.webhook;
+    assert!(w.id.starts_with("whk_"), "{}", w.id);
+    assert_eq!(w.url, "http://127.0.0.1:4999/hook");
+    assert_eq!(w.description, "Our shop");
+    assert_eq!(w.events, vec!["job", "pack.ready"]);
+    assert!(w.enabled && w.disabled_reason.is_none());
+    assert!(created.secret.starts_with("whsec_"), "a Standard Webhooks secret");
+
+    // The secret is answered once: no read shows it, and the database keeps it sealed.
+    for reader in [owner, &house.key, &member.session, &viewer.session, &admin.session] {
+        let listed = reader.webhooks().await.expect("every role reads");
+        assert_eq!(listed.webhooks, vec![w.clone()]);
+        let text = serde_json::to_string(&reader.webhook(&w.id).await.expect("read")).unwrap();
+        assert!(!text.contains(&created.secret) && !text.contains("whsec_"), "{text}");
+    }
+    let row = app.studio.storage().webhook(&house.org_id, &w.id).await.unwrap().expect("stored");
+    let secret_body = created.secret.trim_start_matches("whsec_");
+    assert!(!row.secret_sealed.contains(secret_body), "the stored secret is sealed");
+    assert!(row.secret_sealed.starts_with("v1."));
+
+    // Only the owner or an admin writes; keys are at most members.
+    let by_admin = admin.session.create_webhook(&hook("http://127.0.0.1:4999/admin")).await.expect("admin creates");
+    for writer in [&house.key, &member.session, &viewer.session] {
+        let e = writer.create_webhook(&hook("http://127.0.0.1:4999/no")).await.unwrap_err();
+        assert_eq!(refused(e), (Some(403), "FORBIDDEN".into()));
+        let e = writer.patch_webhook(&w.id, &WebhookPatch { enabled: Some(false), ..Default::default() }).await;
+        assert_eq!(refused(e.unwrap_err()), (Some(403), "FORBIDDEN".into()));
+        assert_eq!(refused(writer.rotate_webhook_secret(&w.id).await.unwrap_err()), (Some(403), "FORBIDDEN".into()));
+        assert_eq!(refused(writer.delete_webhook(&w.id).await.unwrap_err()), (Some(403), "FORBIDDEN".into()));
+    }
+
+    // Event kinds are the socket's own, or `*`.
+    let e = owner
+        .create_webhook(&NewWebhook { events: Some(vec!["job.done".into()]), ..hook("http://127.0.0.1:4999/x") })
+        .await
+        .unwrap_err();
+    assert_eq!(refused(e), (Some(400), "UNKNOWN_EVENT".into()));
+    assert_eq!(by_admin.webhook.events, vec!["*"], "all kinds by default");
+
+    // Rotation: a new secret, answered once; the previous one is kept sealed for 24 hours.
+    let rotated = owner.rotate_webhook_secret(&w.id).await.expect("rotate");
+    assert!(rotated.secret.starts_with("whsec_") && rotated.secret != created.secret);
+    let hours = (rotated.previous_secret_expires_at - chrono::Utc::now()).num_minutes();
+    assert!((23 * 60..=24 * 60).contains(&hours), "{hours} minutes of overlap");
+    let row_after = app.studio.storage().webhook(&house.org_id, &w.id).await.unwrap().expect("stored");
+    assert_eq!(row_after.previous_sealed.as_deref(), Some(row.secret_sealed.as_str()));
+
+    // Patch: each field given; a bad URL changes nothing.
+    let patch = WebhookPatch {
+        description: Some("renamed".into()),
+        events: Some(vec!["*".into()]),
+        enabled: Some(false),
+        url: None,
+    };
+    let patched = admin.session.patch_webhook(&w.id, &patch).await.expect("admin patches");
+    assert_eq!((patched.description.as_str(), patched.enabled), ("renamed", false));
+    assert_eq!(patched.events, vec!["*"]);
+    let e = owner.patch_webhook(&w.id, &WebhookPatch { url: Some("ftp://x".into()), ..Default::default() }).await;
+    assert_eq!(refused(e.unwrap_err()), (Some(400), "BAD_WEBHOOK_URL".into()));
+    assert_eq!(owner.webhook(&w.id).await.unwrap().url, "http://127.0.0.1:4999/hook");
+
+    // Another house sees none of it and reaches none of it.
+    assert!(other.key.webhooks().await.expect("own list").webhooks.is_empty());
+    assert_eq!(refused(other.key.webhook(&w.id).await.unwrap_err()), (Some(404), "NOT_FOUND".into()));
+    let e = other.session.patch_webhook(&w.id, &patch).await.unwrap_err();
+    assert_eq!(refused(e), (Some(404), "NOT_FOUND".into()));
+    assert_eq!(refused(other.session.rotate_webhook_secret(&w.id).await.unwrap_err()), (Some(404), "NOT_FOUND".into()));
+    assert_eq!(refused(other.session.delete_webhook(&w.id).await.unwrap_err()), (Some(404), "NOT_FOUND".into()));
+
+    // Delete, then it is gone.
+    let deleted = owner.delete_webhook(&w.id).await.expect("delete");
+    assert!(deleted.deleted && deleted.id == w.id);
+    assert_eq!(refused(owner.webhook(&w.id).await.unwrap_err()), (Some(404), "NOT_FOUND".into()));
+    assert_eq!(owner.webhooks().await.unwrap().webhooks.len(), 1, "the admin's endpoint stays");
+}
+
+async fn webhook_targets_must_be_public_https(backend: Backend) {
+    // Every name resolves to a private address: a DNS answer no URL check can see.
+    let private: IpAddr = "10.1.2.3".parse().unwrap();
+    let Some(app) = spawn(backend, move |c| {
+        c.runner_concurrency = 0;
+        c.link_preview = PreviewPolicy::with_resolver(Arc::new(Resolves(vec![private])));
+    })
+    .await
+    else {
+        return;
+    };
+    let house = House::new(&app, "hook-targets").await;
+    let owner = &house.session;
+    for (url, code) in [
+        ("http://127.0.0.1:4999/hook", "BAD_WEBHOOK_URL"),
+        ("http://93.184.216.34/hook", "BAD_WEBHOOK_URL"),
+        ("ftp://93.184.216.34/hook", "BAD_WEBHOOK_URL"),
+        ("https://user:pw@93.184.216.34/hook", "BAD_WEBHOOK_URL"),
+        ("", "BAD_WEBHOOK_URL"),
+        ("https://127.0.0.1/hook", "WEBHOOK_TARGET_REFUSED"),
+        ("https://10.0.0.7/hook", "WEBHOOK_TARGET_REFUSED"),
+        ("https://192.168.1.20/hook", "WEBHOOK_TARGET_REFUSED"),
+        ("https://169.254.169.254/latest/meta-data", "WEBHOOK_TARGET_REFUSED"),
+        ("https://[::1]/hook", "WEBHOOK_TARGET_REFUSED"),
+        ("https://[fe80::1]/hook", "WEBHOOK_TARGET_REFUSED"),
+        ("https://hooks.example.com/in", "WEBHOOK_TARGET_REFUSED"),
+    ] {
+        let e = owner.create_webhook(&hook(url)).await.unwrap_err();
+        assert_eq!(refused(e), (Some(400), code.into()), "{url}");
+    }
+    // A public address literal passes (nothing is sent at creation).
+    let ok = owner.create_webhook(&hook("https://93.184.216.34/hook")).await.expect("public https");
+    assert_eq!(ok.webhook.url, "https://93.184.216.34/hook");
+    assert_eq!(owner.webhooks().await.unwrap().webhooks.len(), 1, "nothing refused was kept");
+}
+
+/// What the local receiver was sent: headers and body of each request, in order.
+#[derive(Debug, Clone, Default)]
+struct Received(Arc<std::sync::Mutex<Vec<(axum::http::HeaderMap, bytes::Bytes)>>>);
+
+/// A receiver on 127.0.0.1 that answers each request with the next status of `script` (the
+/// last one repeated), a redirect `Location` for a 3xx, and a body longer than the log keeps.
+async fn receiver(script: Vec<u16>) -> (String, Received) {
+    use axum::http::{HeaderMap, StatusCode};
+    let received = Received::default();
+    let log = received.clone();
+    let handler = move |headers: HeaderMap, body: bytes::Bytes| {
+        let log = log.clone();
+        let script = script.clone();
+        async move {
+            let n = {
+                let mut seen = log.0.lock().unwrap();
+                seen.push((headers, body));
+                seen.len()
+            };
+            let status = script.get(n - 1).or(script.last()).copied().unwrap_or(200);
+            let code = StatusCode::from_u16(status).unwrap();
+            let mut res = axum::response::Response::new(axum::body::Body::from("x".repeat(4000)));
+            *res.status_mut() = code;
+            if code.is_redirection() {
+                res.headers_mut().insert("location", "https://elsewhere.example/hook".parse().unwrap());
+            }
+            res
+        }
+    };
+    let app = axum::Router::new().route("/hook", axum::routing::post(handler));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.ok() });
+    (format!("http://{addr}/hook"), received)
+}
+
+/// A resolver whose answer the test changes midway (a DNS change).
+#[derive(Debug)]
+struct Switchable(Arc<std::sync::Mutex<Vec<IpAddr>>>);
+
+#[async_trait::async_trait]
+impl HostResolver for Switchable {
+    async fn resolve(&self, _host: &str) -> std::io::Result<Vec<IpAddr>> {
+        Ok(self.0.lock().unwrap().clone())
+    }
+}
+
+async fn webhook_tests_and_replays_are_signed_logged_and_bounded(backend: Backend) {
+    let dns = Arc::new(std::sync::Mutex::new(vec!["127.0.0.1".parse::<IpAddr>().unwrap()]));
+    let resolver = Switchable(dns.clone());
+    let Some(app) = spawn(backend, move |c| {
+        c.runner_concurrency = 0;
+        c.webhooks.allow_http_loopback = true;
+        c.link_preview = PreviewPolicy::with_resolver(Arc::new(resolver));
+    })
+    .await
+    else {
+        return;
+    };
+    let house = House::new(&app, "hook-log").await;
+    let owner = &house.session;
+    // 500, then 200, then a redirect, then 410.
+    let (url, received) = receiver(vec![500, 200, 301, 410]).await;
+    let created = owner.create_webhook(&hook(&url)).await.expect("create");
+    let id = created.webhook.id.clone();
+
+    let first = owner.test_webhook(&id).await.expect("test answers the attempt");
+    assert_eq!((first.ok, first.status, first.event.as_str(), first.attempt), (false, Some(500), "ping", 1));
+    assert_eq!(first.error.as_deref(), Some("answered 500 Internal Server Error"));
+    assert_eq!(first.response.as_ref().map(String::len), Some(1024), "the answer is kept up to 1 KB");
+    // The receiver got a Standard Webhooks delivery its secret verifies.
+    let (headers, body) = received.0.lock().unwrap()[0].clone();
+    let mut map = reqwest::header::HeaderMap::new();
+    for name in ["webhook-id", "webhook-timestamp", "webhook-signature"] {
+        map.insert(name, headers.get(name).expect(name).to_str().unwrap().parse().unwrap());
+    }
+    let verified = studio_client::verify_webhook(&created.secret, &map, &body).expect("signed with the secret");
+    assert_eq!(verified, first.delivery_id);
+    let sent: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!((sent["type"].as_str(), sent["webhookId"].as_str()), (Some("ping"), Some(id.as_str())));
+
+    // A replay resends the same bytes under the same webhook-id, as the next attempt.
+    let again = owner.replay_webhook_delivery(&id, &first.delivery_id).await.expect("replay");
+    assert_eq!((again.ok, again.status, again.attempt), (true, Some(200), 2));
+    assert_eq!(again.delivery_id, first.delivery_id);
+    let (headers2, body2) = received.0.lock().unwrap()[1].clone();
+    assert_eq!(body2, body, "the same bytes");
+    assert_eq!(headers2.get("webhook-id"), headers.get("webhook-id"));
+    let e = owner.replay_webhook_delivery(&id, "msg_nope").await.unwrap_err();
+    assert_eq!(refused(e), (Some(404), "DELIVERY_NOT_FOUND".into()));
+
+    // A redirect is a failure that says where, and is not followed.
+    let moved = owner.test_webhook(&id).await.expect("test");
+    assert_eq!((moved.ok, moved.status), (false, Some(301)));
+    assert_eq!(moved.error.as_deref(), Some("redirect to https://elsewhere.example/hook (not followed)"));
+    assert_eq!(received.0.lock().unwrap().len(), 3, "nothing went to the redirect's target");
+
+    // 410 disables the endpoint, with the reason.
+    let gone = owner.test_webhook(&id).await.expect("test");
+    assert_eq!((gone.ok, gone.status), (false, Some(410)));
+    let endpoint = owner.webhook(&id).await.unwrap();
+    assert!(!endpoint.enabled);
+    assert_eq!(endpoint.disabled_reason.as_deref(), Some("The receiver answered 410 Gone."));
+    let enabled = owner.patch_webhook(&id, &WebhookPatch { enabled: Some(true), ..Default::default() }).await;
+    assert!(enabled.unwrap().disabled_reason.is_none(), "enabling clears the reason");
+
+    // The log: one row per attempt, newest first, paged; any role reads it.
+    let log = house.key.webhook_deliveries(&id, &DeliveriesQuery::default()).await.expect("log");
+    let attempts: Vec<(Option<u16>, i32)> = log.deliveries.iter().map(|d| (d.status, d.attempt)).collect();
+    assert_eq!(attempts, vec![(Some(410), 1), (Some(301), 1), (Some(200), 2), (Some(500), 1)]);
+    assert!(log.next_cursor.is_none());
+    let page = owner.webhook_deliveries(&id, &DeliveriesQuery { limit: Some(3), cursor: None }).await.unwrap();
+    let rest = owner.webhook_deliveries(&id, &DeliveriesQuery { limit: Some(3), cursor: page.next_cursor }).await;
+    assert_eq!(rest.unwrap().deliveries, log.deliveries[3..].to_vec());
+    let e = owner.webhook_deliveries(&id, &DeliveriesQuery { limit: Some(0), cursor: None }).await.unwrap_err();
+    assert_eq!(refused(e), (Some(400), "BAD_LIMIT".into()));
+    let e = house.key.test_webhook(&id).await.unwrap_err();
+    assert_eq!(refused(e), (Some(403), "FORBIDDEN".into()));
+
+    // A name that resolved to an allowed address at creation and later resolves to a private
+    // one (a DNS change) is refused at delivery, before anything is sent.
+    let named = url.replace("127.0.0.1", "hooks.test");
+    let target = owner.create_webhook(&hook(&named)).await.expect("create by name").webhook;
+    let ok = owner.test_webhook(&target.id).await.expect("test");
+    assert_eq!(ok.status, Some(410), "delivered to the loopback address the name had");
+    let before = received.0.lock().unwrap().len();
+    *dns.lock().unwrap() = vec!["10.9.8.7".parse().unwrap()];
+    let refused_at_delivery = owner.test_webhook(&target.id).await.expect("answered");
+    assert!(!refused_at_delivery.ok && refused_at_delivery.status.is_none());
+    let error = refused_at_delivery.error.clone().unwrap_or_default();
+    assert!(error.starts_with("refused:") && error.contains("10.9.8.7"), "{error}");
+    assert_eq!(received.0.lock().unwrap().len(), before, "nothing was sent");
+}
