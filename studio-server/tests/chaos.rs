@@ -299,8 +299,9 @@ impl Actor {
             InputSource::Bytes { file_name: "look.png".into(), bytes: png(w, 24, shade) }
         };
         // Local develops cost the machine real work (upscales at 1k only), so two in five submits
-        // go to the fal queue and some are colour changes without a colour, which the provider
-        // refuses at once; those two spend at any tier.
+        // go to the fal queue and some are colour changes without a colour, which the submit
+        // refuses before any hold (400 BAD_PARAMS; the run's closing audit proves nothing was
+        // held for them); those two spend at any tier.
         let any_tier = *self.rng.pick(&[Quality::K1, Quality::K2, Quality::K4, Quality::K4]);
         let (develop, quality) = match self.rng.below(100) {
             0..40 => {
@@ -339,7 +340,10 @@ impl Actor {
                 self.last = Some((develop, r.job_id));
                 self.saw("submitted");
             }
-            Err(e) => self.allowed("submit", &e, &[]),
+            Err(e) => {
+                let colourless = develop.tool == "color-change" && !develop.params.contains_key("color");
+                self.allowed("submit", &e, if colourless { &["BAD_PARAMS"] } else { &[] })
+            }
         }
     }
 
