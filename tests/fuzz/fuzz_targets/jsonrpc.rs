@@ -99,7 +99,7 @@ fuzz_target!(|data: &[u8]| {
     let h = harness();
     let endpoint = studio_mcp::Endpoint::new(h.studio.clone());
     let reply = h.block_on(
-        endpoint.handle(&body, version.as_deref(), || async { Some(h.studio.authenticate_key(&h.key).await) }),
+        endpoint.handle(&body, version.as_deref(), || async { Some(h.studio.accounts().authenticate_key(&h.key).await) }),
     );
     assert!([200, 202, 400, 401].contains(&reply.status), "status {}", reply.status);
     let Some(answer) = reply.body else {

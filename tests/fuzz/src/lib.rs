@@ -55,9 +55,9 @@ impl Harness {
             let studio = state.studio.clone();
             let signup =
                 SignUpRequest { email: "fuzz@example.com".into(), password: "a fuzzing password".into(), name: None };
-            let (_, session) = studio.sign_up(signup).await.expect("sign up");
-            let owner = studio.authenticate_session(&session).await.expect("session");
-            let minted = studio.mint_key(&owner, MintKeyRequest { name: "fuzz".into(), role: None }).await;
+            let (_, session) = studio.accounts().sign_up(signup).await.expect("sign up");
+            let owner = studio.accounts().authenticate_session(&session).await.expect("session");
+            let minted = studio.accounts().mint_key(&owner, MintKeyRequest { name: "fuzz".into(), role: None }).await;
             (router, studio, minted.expect("mint").key.expect("the secret"))
         });
         Harness { runtime, router, studio, key, blob_dir, _dir: dir }
