@@ -475,8 +475,15 @@ export const unlockLook = (/** @type {string} */ id) => post(`/api/toolkit/lookb
 /** @returns {Promise<{jobs: {key: string, jobId: string}[], tokensHeld: number, output: OutputPlan}>} */
 export const lookVariations = (/** @type {string} */ id, /** @type {string[]} */ keys, /** @type {string} */ quality, /** @type {OutputRequest | null} */ output, /** @type {string} */ idempotencyKey) =>
   post(`/api/toolkit/lookbook/looks/${enc(id)}/variations`, { keys, quality, output, idempotencyKey });
-/** @returns {Promise<{templates: {id: string, name: string, organizationId?: string | null, slots: any[], shot_count: number}[]}>} */
+/**
+ * @typedef {{id: string, name: string, organizationId?: string | null, slots: string[], shot_count: number,
+ *   created_at: string, updated_at: string}} ShotTemplate
+ * @typedef {{id: string, type: string, framing: string, pose: string, expression: string, sort_order: number}} TemplateShot
+ */
+/** @returns {Promise<{templates: ShotTemplate[]}>} */
 export const lookTemplates = () => get('/api/toolkit/lookbook/templates');
+/** @returns {Promise<{template: ShotTemplate, shots: TemplateShot[]}>} */
+export const lookTemplate = (/** @type {string} */ id) => get(`/api/toolkit/lookbook/templates/${enc(id)}`);
 /** @returns {Promise<Vocabulary>} */
 export const lookVocabulary = () => get('/api/toolkit/lookbook/vocabulary');
 /** @returns {Promise<FactoryPlan>} */

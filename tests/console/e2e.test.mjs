@@ -483,6 +483,49 @@ test('the console end to end', async (t) => {
     run.spentOnLooks = lockPrice + varyPrice;
   });
 
+  await t.test('a shot template selects its framings in the variations grid, priced, holding nothing', async () => {
+    await page.goto(`${BASE}/looks/${encodeURIComponent(run.lookId)}`);
+    await page.getByRole('button', { name: 'Unlock', exact: true }).waitFor();
+    const before = await balanceOf(page);
+    const jobsBefore = (await (await fetch(`${BASE}/api/toolkit/lookbook/looks/${encodeURIComponent(run.lookId)}`, { headers: { cookie: run.cookie } })).json()).variations.length;
+    // What the API says each template frames: its shots' framings, each once.
+    const framings = async (id) => {
+      const r = await (await fetch(`${BASE}/api/toolkit/lookbook/templates/${encodeURIComponent(id)}`, { headers: { cookie: run.cookie } })).json();
+      return [...new Set(r.shots.map((s) => s.framing))].sort();
+    };
+    const vocabulary = await (await fetch(`${BASE}/api/toolkit/lookbook/vocabulary`, { headers: { cookie: run.cookie } })).json();
+    const checked = async () => {
+      const on = [];
+      for (const v of vocabulary.variations) if (await page.getByRole('checkbox', { name: new RegExp(`^${v.name}\\b`) }).isChecked()) on.push(v.key);
+      return on.sort();
+    };
+    const template = page.getByLabel('Shot template', { exact: true });
+    for (const [id, name] of [
+      ['tpl_builtin_ecommerce', 'E-commerce set'],
+      ['tpl_builtin_accessories', 'Accessories close-ups'],
+    ]) {
+      await template.selectOption(id);
+      await page.getByRole('button', { name: 'Use template', exact: true }).click();
+      await page.getByRole('status').filter({ hasText: new RegExp(`^${name}: `) }).waitFor();
+      const want = await framings(id);
+      assert.ok(want.length > 0, `${name} frames something`);
+      await until(`${name}'s keys to be selected`, async () => JSON.stringify(await checked()) === JSON.stringify(want));
+      // The grid's total follows: frames × the price a frame, on the button.
+      const per = Number((await page.getByText(/^\d+ frames? × \d+ tokens?/).innerText()).match(/× (\d+) tokens?/)[1]);
+      const n = want.length;
+      const button = page.getByRole('button', { name: `Develop ${n} ${n === 1 ? 'variation' : 'variations'} · ${n * per} ${n * per === 1 ? 'token' : 'tokens'}`, exact: true });
+      await button.waitFor();
+      assert.ok(per > 0);
+      if (id === 'tpl_builtin_ecommerce') {
+        assert.deepEqual(want, ['back', 'detail', 'full-front', 'three-quarter']);
+        await shoot(page, 'look-template-1440');
+      }
+    }
+    assert.equal(await balanceOf(page), before, 'applying a template holds nothing');
+    const after = await (await fetch(`${BASE}/api/toolkit/lookbook/looks/${encodeURIComponent(run.lookId)}`, { headers: { cookie: run.cookie } })).json();
+    assert.equal(after.variations.length, jobsBefore, 'no variation was developed');
+  });
+
   await t.test('the factory plans looks from a selection and drafts them', async () => {
     await page.goto(`${BASE}/looks/factory`);
     await page.getByRole('checkbox', { name: 'Select look-green', exact: true }).check();

@@ -2,8 +2,8 @@
 /**
  * One look (`/looks/{id}`): its picks; develop-lock with destination and quality, its whole price
  * on the button before anything is held; each frame's state live from the jobs socket; lock a
- * landed frame as the look's base, unlock; variations as a grid of keys with the total price,
- * and the frames as a contact sheet.
+ * landed frame as the look's base, unlock; variations as a grid of keys with the total price
+ * (a shot template selects the keys its shots frame), and the frames as a contact sheet.
  */
 
 import { useEffect, useState } from '../vendor/hooks.mjs';
@@ -11,7 +11,7 @@ import { html } from '../html.js';
 import * as api from '../api.js';
 import { can, useStore } from '../store.js';
 import { feed } from '../socket.js';
-import { Loading, PageTitle, Refusal, tokens, useTitle } from '../ui/common.js';
+import { Loading, PageTitle, Refusal, tokens, useId, useTitle } from '../ui/common.js';
 import { Thumb } from '../ui/assets.js';
 import { OutputFields, framePrice, outputOf } from '../ui/output.js';
 import { MoreTokens } from './develop.js';
@@ -154,6 +154,7 @@ function SpendForm({ kind, look, book, vocabulary, onDone }) {
   return html`<section class="card" aria-labelledby=${`${kind}-title`}>
     <h2 id=${`${kind}-title`}>${kind === 'lock' ? 'Develop the look' : 'Variations'}</h2>
     <form class="stack" onSubmit=${submit}>
+      ${kind === 'variations' && html`<${TemplatePicker} vocabulary=${vocabulary} onApply=${setKeys} />`}
       ${kind === 'variations' &&
       html`<fieldset class="role-input"><legend>Frames to make</legend>
         <ul class="key-grid">
@@ -175,4 +176,60 @@ function SpendForm({ kind, look, book, vocabulary, onDone }) {
       </button>
     </form>
   </section>`;
+}
+
+/**
+ * A shot template for the variations grid: its shots' framings become the selected keys (a
+ * framing the vocabulary lacks is left out, one framed twice is one frame), so the grid's total
+ * price follows. Nothing is held: the variations button still develops them.
+ * @param {{vocabulary: import('../api.js').Vocabulary | null, onApply: (keys: string[]) => void}} props
+ */
+function TemplatePicker({ vocabulary, onApply }) {
+  const [templates, setTemplates] = useState(/** @type {import('../api.js').ShotTemplate[] | null} */ (null));
+  const [chosen, setChosen] = useState('');
+  const [applied, setApplied] = useState(/** @type {{name: string, shots: import('../api.js').TemplateShot[], keys: string[]} | null} */ (null));
+  const [error, setError] = useState(/** @type {unknown} */ (null));
+  const [busy, setBusy] = useState(false);
+  const id = useId('template');
+  useEffect(() => {
+    api.lookTemplates().then((r) => {
+      setTemplates(r.templates);
+      setChosen(r.templates[0]?.id ?? '');
+    }, setError);
+  }, []);
+  const name = (/** @type {string} */ key) => vocabulary?.variations.find((v) => v.key === key)?.name ?? key;
+  const apply = async () => {
+    if (!chosen || !vocabulary) return;
+    setError(null);
+    setBusy(true);
+    try {
+      const r = await api.lookTemplate(chosen);
+      const known = vocabulary.variations.map((v) => v.key);
+      const shots = [...r.shots].sort((a, b) => a.sort_order - b.sort_order);
+      /** @type {string[]} */
+      const keys = [];
+      for (const s of shots) if (known.includes(s.framing) && !keys.includes(s.framing)) keys.push(s.framing);
+      onApply(keys);
+      setApplied({ name: r.template.name, shots, keys });
+    } catch (e) {
+      setError(e);
+    }
+    setBusy(false);
+  };
+  if (templates !== null && templates.length === 0) return null;
+  return html`<div class="template-pick">
+    <div class="row">
+      <div class="field grow"><label for=${id}>Shot template</label>
+        <select id=${id} value=${chosen} disabled=${!templates} onChange=${(/** @type {any} */ e) => setChosen(e.currentTarget.value)}>
+          ${(templates ?? []).map((t) => html`<option key=${t.id} value=${t.id}>${t.name} (${t.shot_count} shots${t.organizationId ? ', the house’s own' : ''})</option>`)}
+        </select></div>
+      <button type="button" disabled=${busy || !chosen || !vocabulary} onClick=${apply}>Use template</button>
+    </div>
+    ${applied &&
+    html`<p class="hint" role="status">${applied.name}: ${applied.shots.length} ${applied.shots.length === 1 ? 'shot' : 'shots'}, ${applied.keys.length} ${applied.keys.length === 1 ? 'frame' : 'frames'} selected (${applied.keys.map(name).join(', ')}). Nothing is held until you develop them.</p>
+      <ol class="shot-list small" aria-label=${`Shots of ${applied.name}`}>
+        ${applied.shots.map((s) => html`<li key=${s.id}><strong>${name(s.framing)}</strong> · ${s.pose}, ${s.expression}${s.type === 'motion' ? ' (a motion shot, made here as a still frame)' : ''}</li>`)}
+      </ol>`}
+    <${Refusal} error=${error} />
+  </div>`;
 }

@@ -29,7 +29,7 @@ function LookList() {
   useStore();
   const powers = can();
   const [looks, setLooks] = useState(/** @type {import('../api.js').Look[] | null} */ (null));
-  const [templates, setTemplates] = useState(/** @type {any[] | null} */ (null));
+  const [templates, setTemplates] = useState(/** @type {import('../api.js').ShotTemplate[] | null} */ (null));
   const [error, setError] = useState(/** @type {unknown} */ (null));
   useEffect(() => {
     api.listLooks().then((r) => setLooks(r.looks), setError);
@@ -62,6 +62,7 @@ function LookList() {
           </ul>`}
     <section class="card" aria-labelledby="templates-title">
       <h2 id="templates-title">Shot templates</h2>
+      <p class="muted">A template is a set of shots. On a locked look, under Variations, “Use template” selects the frames its shots need; nothing is held until you develop them.</p>
       ${templates === null
         ? html`<${Loading} />`
         : templates.length === 0
@@ -69,7 +70,7 @@ function LookList() {
           : html`<ul class="list" aria-label="Templates">
               ${templates.map(
                 (t) => html`<li key=${t.id}><strong>${t.name}</strong>
-                  <span class="muted">${t.shot_count} shots${t.organizationId ? ' · the house’s own' : ' · built in'}</span></li>`,
+                  <span class="muted">${t.shot_count} shots${t.slots.length ? ` for ${t.slots.join(', ')}` : ''}${t.organizationId ? ' · the house’s own' : ' · built in'}</span></li>`,
               )}
             </ul>`}
     </section>
