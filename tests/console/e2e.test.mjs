@@ -89,15 +89,38 @@ async function axe(page) {
   });
 }
 
-/** Sign-up through the page. */
-async function signUp(page, who) {
-  await page.goto(`${BASE}/sign-up`);
+/** Sign-up through the page (on this server, or on `base`). */
+async function signUp(page, who, base = BASE) {
+  await page.goto(`${base}/sign-up`);
   await page.getByLabel('Name', { exact: true }).fill(who.name);
   await page.getByLabel('Email', { exact: true }).fill(who.email);
   await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
   await page.getByRole('button', { name: 'Create account', exact: true }).click();
-  await page.waitForURL(`${BASE}/library`);
+  await page.waitForURL(`${base}/library`);
   await page.getByRole('navigation', { name: 'Main' }).waitFor();
+}
+
+/**
+ * A context on the second server (the fake AI reader's, ASSISTANT_URL): its requests go to
+ * `alog` (checked against that server's /openapi.json), its page errors to the run's problems.
+ */
+async function secondContext(alog) {
+  const c = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  c.on('request', (r) => alog.push({ method: r.method(), url: r.url() }));
+  c.on('page', (p) => {
+    p.on('websocket', (ws) => alog.push({ method: 'GET', url: ws.url() }));
+    p.on('pageerror', (e) => problems.push(`page error on ${p.url()}: ${e.message}`));
+    p.on('console', (m) => {
+      if (m.type() === 'error' && !/status of (401|402|403|404|409|413|415|400|503)/.test(m.text())) problems.push(`console error on ${p.url()}: ${m.text()}`);
+    });
+  });
+  return c;
+}
+
+/** The session cookie of a context, as a header value. */
+async function cookieOf(context, base = BASE) {
+  const c = (await context.cookies(base)).find((k) => k.name === 'studio_session');
+  return `studio_session=${c.value}`;
 }
 
 before(async () => {
@@ -718,6 +741,147 @@ test('the console end to end', async (t) => {
     assert.equal(await item.getByText(/unread/).count(), 0, 'read once opened');
   });
 
+  await t.test("models with test-mode billing: a free face taken from the catalog, a priced one bought through the owner's checkout", async (st) => {
+    if (!run.adminPage) return st.skip('needs the platform admin of the ticket step (LETTERS): only an admin publishes a face');
+    const ap = run.adminPage;
+    const acookie = await cookieOf(run.adminContext);
+    // The admin publishes two faces from frames of their own house (the admin API: the console has no catalog editor).
+    await ap.goto(`${BASE}/library`);
+    await ap.getByLabel('Upload images', { exact: true }).setInputFiles([
+      { name: 'face-free.png', mimeType: 'image/png', buffer: png(480, 600, [210, 170, 150]) },
+      { name: 'face-sale.png', mimeType: 'image/png', buffer: png(480, 600, [150, 120, 200]) },
+    ]);
+    const idOf = async (name) => {
+      const tile = ap.getByRole('link', { name, exact: true });
+      await tile.waitFor();
+      return decodeURIComponent((await tile.getAttribute('href')).split('/')[2]);
+    };
+    const publish = async (name, priceCents, assetId) => {
+      const res = await fetch(`${BASE}/api/toolkit/admin/offerings`, {
+        method: 'POST',
+        headers: { cookie: acookie, origin: BASE, 'content-type': 'application/json' },
+        body: JSON.stringify({ kind: 'model', name, priceCents, assetIds: [assetId], note: 'For the console run' }),
+      });
+      assert.ok(res.ok, `publishing ${name}: ${res.status} ${await res.clone().text()}`);
+      return (await res.json()).offering;
+    };
+    const free = await publish(`Free face ${stamp}`, 0, await idOf('face-free'));
+    const sale = await publish(`Sale face ${stamp}`, 1200, await idOf('face-sale'));
+    run.faceAssetId = await idOf('face-sale');
+
+    // The owner explores: the catalog lists both, the free one is taken at once.
+    await page.goto(`${BASE}/models`);
+    const catalog = page.getByRole('list', { name: 'Catalog', exact: true });
+    const board = page.getByRole('list', { name: 'Casting board', exact: true });
+    const balance = await balanceOf(page);
+    await catalog.getByRole('button', { name: `Take ${free.name}`, exact: true }).click();
+    await catalog.getByRole('listitem').filter({ hasText: free.name }).getByText('Yours', { exact: true }).waitFor();
+    await board.getByRole('link', { name: free.name, exact: true }).waitFor();
+    assert.equal(await balanceOf(page), balance, 'a free face spends nothing');
+    // The priced one names its price in the catalog and on its page; buying is the owner's checkout.
+    await catalog.getByRole('button', { name: `Buy ${sale.name} · $12.00`, exact: true }).waitFor();
+    await shoot(page, 'models-catalog-1440');
+    await page.goto(`${BASE}/models/${encodeURIComponent(sale.id)}`);
+    await page.getByRole('heading', { name: sale.name, exact: true, level: 1 }).waitFor();
+    assert.equal(await page.getByRole('link', { name: 'Cast into a develop', exact: true }).count(), 0, 'not castable before it is paid');
+    await page.getByRole('button', { name: `Buy ${sale.name} · $12.00`, exact: true }).click();
+    await page.waitForURL(/\/api\/toolkit\/ai\/billing\/test-checkout\/[^/]+$/);
+    const held = async () => {
+      const e = await (await fetch(`${BASE}/api/toolkit/entitlements`, { headers: { cookie: run.cookie } })).json();
+      return e.holdings.filter((h) => h.offeringId === sale.id);
+    };
+    assert.deepEqual(await held(), [], 'nothing is granted before the payment');
+    await page.getByRole('button', { name: 'Pay $12.00', exact: true }).click();
+    await page.getByText("Paid. The offering is now the house's.").waitFor();
+    const holdings = await held();
+    assert.equal(holdings.length, 1, 'the house holds the face once');
+    assert.equal(holdings[0].priceCents, 1200);
+    // Back in the console: the face is the house's, castable, and the catalog says so.
+    await page.goto(`${BASE}/models/${encodeURIComponent(sale.id)}`);
+    await page.getByRole('link', { name: 'Cast into a develop', exact: true }).waitFor();
+    assert.equal(await page.getByRole('button', { name: /^Buy / }).count(), 0, 'no second Buy');
+    assert.match(await page.locator('main').innerText(), /held by the house/);
+    await page.goto(`${BASE}/models`);
+    await catalog.getByRole('listitem').filter({ hasText: sale.name }).getByText('Yours', { exact: true }).waitFor();
+    await board.getByRole('listitem').filter({ hasText: sale.name }).getByText(/· held/).waitFor();
+  });
+
+  await t.test('the admin console grants tokens to a house, cancels a queued develop and retries it', async (st) => {
+    if (!run.adminPage) return st.skip('needs the platform admin of the ticket step (LETTERS)');
+    const ap = run.adminPage;
+    const acookie = await cookieOf(run.adminContext);
+    const balanceBy = async (cookie) => (await (await fetch(`${BASE}/api/toolkit/ai/billing/balance`, { headers: { cookie } })).json()).balance;
+
+    // People and grants: tokens to the owner's house, the balance up by exactly that.
+    const before = await balanceBy(run.cookie);
+    await ap.goto(`${BASE}/admin/people`);
+    await ap.getByLabel('Find people', { exact: true }).fill(owner.email);
+    await ap.getByRole('button', { name: `Grant tokens to ${owner.email}`, exact: true }).click();
+    const form = ap.getByRole('form', { name: `Grant tokens to ${owner.email}`, exact: true });
+    await form.getByLabel('Tokens', { exact: true }).fill('7');
+    await form.getByLabel('Reason', { exact: true }).fill('A reshoot on the studio');
+    await form.getByRole('button', { name: 'Grant', exact: true }).click();
+    await ap.getByRole('status').filter({ hasText: `Granted 7 tokens to ${owner.email}'s house.` }).waitFor();
+    assert.equal(await balanceBy(run.cookie), before + 7, 'the house has exactly 7 more');
+    await page.goto(`${BASE}/library`);
+    await until('the owner to see the grant', async () => (await balanceOf(page)) === before + 7);
+    await shoot(ap, 'admin-people-1440');
+
+    // A burst of develops in the admin's own house (tokens granted for it), so the newest is still queued.
+    const me = await (await fetch(`${BASE}/api/account`, { headers: { cookie: acookie } })).json();
+    const grant = await fetch(`${BASE}/api/toolkit/admin/grant-tokens`, {
+      method: 'POST',
+      headers: { cookie: acookie, origin: BASE, 'content-type': 'application/json' },
+      body: JSON.stringify({ userId: me.profile.id, tokens: 400, reason: 'the console run' }),
+    });
+    assert.ok(grant.ok, `grant to the admin's house: ${grant.status}`);
+    const submitted = [];
+    for (let i = 0; i < 6; i++) {
+      const form = new FormData();
+      form.append('tool', 'upscale');
+      form.append('quality', '4k');
+      form.append('idempotencyKey', `burst-${stamp}-${i}`);
+      form.append('image', run.faceAssetId);
+      const res = await fetch(`${BASE}/api/toolkit/jobs/submit`, { method: 'POST', headers: { cookie: acookie, origin: BASE }, body: form });
+      assert.ok(res.ok, `submit ${i}: ${res.status} ${await res.clone().text()}`);
+      submitted.push((await res.json()).jobId);
+    }
+    try {
+      await ap.goto(`${BASE}/admin/develops`);
+      const status = ap.getByLabel('Status', { exact: true });
+      await status.selectOption('queued');
+      const cancel = ap.getByRole('button', { name: /^Cancel job_/ }).first();
+      await cancel.waitFor();
+      const jobId = (await cancel.getAttribute('aria-label')).slice('Cancel '.length);
+      assert.ok(submitted.includes(jobId), `the queued develop is one of the burst (${jobId})`);
+      const job = await (await fetch(`${BASE}/api/toolkit/jobs/${encodeURIComponent(jobId)}`, { headers: { cookie: acookie } })).json();
+      await cancel.click();
+      const cancelled = ap.getByRole('status').filter({ hasText: `Cancelled ${jobId}: ` });
+      await cancelled.waitFor();
+      const released = Number((await cancelled.innerText()).match(/: (\d+) tokens? released\.$/)[1]);
+      assert.equal(released, job.tokens, 'the whole hold is released');
+      const after = await (await fetch(`${BASE}/api/toolkit/jobs/${encodeURIComponent(jobId)}`, { headers: { cookie: acookie } })).json();
+      assert.equal(after.status, 'cancelled');
+      // Retry: a new develop of the same request, a new hold of today's price.
+      await status.selectOption('cancelled');
+      await ap.getByRole('button', { name: `Retry ${jobId}`, exact: true }).click();
+      const retried = ap.getByRole('status').filter({ hasText: `Retried ${jobId} as ` });
+      await retried.waitFor();
+      const [, newId, held] = (await retried.innerText()).match(/ as (job_[^:]+): (\d+) tokens? held\.$/);
+      submitted.push(newId);
+      assert.equal(Number(held), job.tokens, 'the retry holds the same price');
+      const again = await (await fetch(`${BASE}/api/toolkit/jobs/${encodeURIComponent(newId)}`, { headers: { cookie: acookie } })).json();
+      assert.equal(again.tool, 'upscale');
+      assert.ok(['queued', 'running', 'done'].includes(again.status), again.status);
+      await shoot(ap, 'admin-develops-1440');
+    } finally {
+      // The burst is only for the buttons: what is still queued goes back.
+      for (const id of submitted) {
+        await fetch(`${BASE}/api/toolkit/jobs/${encodeURIComponent(id)}/cancel`, { method: 'POST', headers: { cookie: acookie, origin: BASE } }).catch(() => null);
+      }
+    }
+  });
+
   await t.test('account: usage by workflow as a chart for 7, 30 and 90 days; memories remembered, corrected and retired', async () => {
     await page.goto(`${BASE}/account`);
     for (const days of [7, 90, 30]) {
@@ -803,6 +967,97 @@ test('the console end to end', async (t) => {
     const adoc = await (await fetch(`${ABASE}/openapi.json`)).json();
     assert.deepEqual(strayRequests(alog, operations(adoc), ABASE, PAGES), [], 'the assistant run asked only operations of /openapi.json');
     await ac.close();
+  });
+
+  await t.test('the assistant says its turn limit, then the escalation to support, and a handoff the reader asks for', async (st) => {
+    const ABASE = process.env.ASSISTANT_URL;
+    if (!ABASE) return st.skip('needs the second server of run.sh with the fake AI reader (ASSISTANT_URL)');
+    const alog = [];
+    const ac = await secondContext(alog);
+    const ap = await ac.newPage();
+    await signUp(ap, { name: 'Tess Turns', email: `turns-${stamp}@maison.test` }, ABASE);
+    const cookie = await cookieOf(ac, ABASE);
+    const session = async () => (await (await fetch(`${ABASE}/api/toolkit/chat/sessions`, { headers: { cookie } })).json()).sessions[0];
+    await ap.getByRole('button', { name: 'Assistant', exact: true }).click();
+    const panel = ap.getByRole('complementary', { name: 'Assistant', exact: true });
+    const say = async (text) => {
+      await panel.getByRole('textbox', { name: 'Message', exact: true }).fill(text);
+      await panel.getByRole('button', { name: 'Send', exact: true }).click();
+    };
+    // The run's second server takes two turns a session (run.sh).
+    await say('What can you do?');
+    await panel.getByText(/Turn 1 of 2\./).waitFor({ timeout: 60_000 });
+    const limit = (await session()).turnLimit;
+    assert.equal(limit, 2, 'the session takes two turns');
+    await say('And after that?');
+    await panel.getByText(/Turn 2 of 2\./).waitFor({ timeout: 60_000 });
+    const reached = panel.getByRole('status').filter({ hasText: 'reached its limit of 2 turns' });
+    await reached.waitFor();
+    assert.match(await reached.innerText(), /next message hands it to support/);
+    await shoot(ap, 'assistant-limit-1440');
+    // One more: the studio hands the session to support (turn_limit) and the panel says so with the ticket.
+    await say('One more thing, please.');
+    await panel.getByText(/^Handed to support \(turn limit\)\./).waitFor({ timeout: 60_000 });
+    const follow = panel.getByRole('link', { name: 'Follow it under Support', exact: true });
+    const ticketId = decodeURIComponent((await follow.getAttribute('href')).split('/')[2]);
+    const s1 = await session();
+    assert.equal(s1.status, 'escalated');
+    assert.equal(s1.escalationReason, 'turn_limit');
+    assert.equal(s1.ticketId, ticketId, 'the link is the escalation ticket');
+    const tickets = await (await fetch(`${ABASE}/api/toolkit/support/tickets`, { headers: { cookie } })).json();
+    assert.ok(tickets.tickets.some((tk) => tk.id === ticketId), 'the ticket is the person’s own thread');
+    await panel.getByRole('status').filter({ hasText: 'This conversation is with support now' }).waitFor();
+    assert.equal(await reached.count(), 0, 'the limit line gives way to the escalation');
+    assert.deepEqual(await axe(ap), [], 'the escalated panel passes axe');
+    await shoot(ap, 'assistant-escalated-1440');
+    // A new conversation whose reader hands it over itself.
+    await panel.getByRole('button', { name: 'New conversation', exact: true }).click();
+    await say('Please hand me to a person.');
+    await panel.getByText(/^Handed to support \(handoff\)\./).waitFor({ timeout: 60_000 });
+    const s2 = await session();
+    assert.notEqual(s2.id, s1.id);
+    assert.equal(s2.escalationReason, 'handoff');
+    await panel.getByRole('link', { name: 'Follow it under Support', exact: true }).waitFor();
+    const adoc = await (await fetch(`${ABASE}/openapi.json`)).json();
+    assert.deepEqual(strayRequests(alog, operations(adoc), ABASE, PAGES), [], 'only operations of /openapi.json');
+    await ac.close();
+  });
+
+  await t.test('a paid brand DNA read: the first is free, the second names its price and charges exactly that', async (st) => {
+    const ABASE = process.env.ASSISTANT_URL;
+    if (!ABASE) return st.skip('needs the second server of run.sh with the fake AI reader (ASSISTANT_URL)');
+    const alog = [];
+    const bc = await secondContext(alog);
+    const bp = await bc.newPage();
+    await signUp(bp, { name: 'Bea Brand', email: `brand-${stamp}@maison.test` }, ABASE);
+    const cookie = await cookieOf(bc, ABASE);
+    const apiBalance = async () => (await (await fetch(`${ABASE}/api/toolkit/ai/billing/balance`, { headers: { cookie } })).json()).balance;
+    await bp.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Brand', exact: true }).click();
+    await bp.waitForURL(`${ABASE}/brand`);
+    const pick = bp.getByLabel('Images for the DNA read', { exact: true });
+    await pick.setInputFiles([{ name: 'mood-1.png', mimeType: 'image/png', buffer: png(320, 240, [30, 30, 30]) }]);
+    const before = await until('the balance', () => balanceOf(bp).catch(() => null));
+    await bp.getByRole('button', { name: 'Read the DNA · free', exact: true }).click();
+    await bp.getByRole('status').filter({ hasText: 'Read. Nothing was charged.' }).waitFor({ timeout: 60_000 });
+    assert.equal(await bp.getByLabel('Vision', { exact: true }).inputValue(), 'Quiet tailoring in chalk and ink.', 'the read filled the profile');
+    assert.equal(await apiBalance(), before, 'the first read is free');
+    // The second read names its price before anything is sent, and charges exactly that.
+    const paid = bp.getByRole('button', { name: /^Read the DNA · \d+ tokens?$/ });
+    await paid.waitFor();
+    const price = Number((await paid.innerText()).match(/(\d+) tokens?/)[1]);
+    assert.ok(price > 0, 'a later read has a price');
+    assert.equal(await balanceOf(bp), before, 'naming the price holds nothing');
+    await pick.setInputFiles([{ name: 'mood-2.png', mimeType: 'image/png', buffer: png(320, 240, [230, 225, 210]) }]);
+    await shoot(bp, 'brand-paid-read-1440');
+    await paid.click();
+    await bp.getByRole('status').filter({ hasText: `Read. Charged ${price} ${price === 1 ? 'token' : 'tokens'}.` }).waitFor({ timeout: 60_000 });
+    await until('the balance to drop by the price', async () => (await balanceOf(bp)) === before - price);
+    assert.equal(await apiBalance(), before - price, 'charged exactly the price shown');
+    const brand = await (await fetch(`${ABASE}/api/toolkit/brand`, { headers: { cookie } })).json();
+    assert.equal(brand.profile.dnaRuns, 2);
+    const adoc = await (await fetch(`${ABASE}/openapi.json`)).json();
+    assert.deepEqual(strayRequests(alog, operations(adoc), ABASE, PAGES), [], 'only operations of /openapi.json');
+    await bc.close();
   });
 
   await t.test("a viewer's session shows no Develop control", async (st) => {

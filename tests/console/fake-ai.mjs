@@ -1,8 +1,10 @@
-// A fake AI reader for the assistant's browser test: an OpenAI-compatible `POST /v1/chat/completions`
-// that answers every chat turn with a reply and one proposed develop (an upscale at 1k of the first
-// library asset the studio's context names), so the console's propose-then-Apply path runs without
-// a real model. Any other read (a DNA read, a lane) gets an empty object, which the studio refuses
-// as bad output, charging nothing.
+// A fake AI reader for the assistant's and the brand's browser tests: an OpenAI-compatible
+// `POST /v1/chat/completions` that answers every chat turn with a reply and one proposed develop
+// (an upscale at 1k of the first library asset the studio's context names), so the console's
+// propose-then-Apply path runs without a real model; a turn whose message asks to be handed to a
+// person ("hand me to a person") is answered with `handoff: true`, so the escalation shows. A
+// brand DNA read gets a small valid profile (so a paid second read can be charged). Any other
+// read (a lane) gets an empty object, which the studio refuses as bad output, charging nothing.
 //
 //   node fake-ai.mjs --port 4010
 
@@ -21,15 +23,33 @@ http
       }
       const asset = body.match(/ast_[0-9a-f]{32}/)?.[0];
       const chat = /reply/.test(body) && /handoff/.test(body);
+      const dna = !chat && /visionEn/.test(body) && /signatureKeywords/.test(body);
+      // The person's newest message: the last user message of the request.
+      let last = '';
+      try {
+        const users = (JSON.parse(body).messages ?? []).filter((m) => m.role === 'user');
+        last = JSON.stringify(users[users.length - 1]?.content ?? '');
+      } catch {
+        last = '';
+      }
       const answer = chat
-        ? {
-            reply: asset ? 'I can upscale your newest image at 1k. Apply to start it.' : 'Upload an image first.',
-            actions: asset
-              ? [{ kind: 'develop', summary: 'Upscale your newest image at 1k', request: { tool: 'upscale', quality: '1k', inputs: { image: asset } } }]
-              : [],
-            handoff: false,
-          }
-        : {};
+        ? /hand me to a person/i.test(last)
+          ? { reply: 'A person from support will take this from here.', actions: [], handoff: true }
+          : {
+              reply: asset ? 'I can upscale your newest image at 1k. Apply to start it.' : 'Upload an image first.',
+              actions: asset
+                ? [{ kind: 'develop', summary: 'Upscale your newest image at 1k', request: { tool: 'upscale', quality: '1k', inputs: { image: asset } } }]
+                : [],
+              handoff: false,
+            }
+        : dna
+          ? {
+              visionEn: 'Quiet tailoring in chalk and ink.',
+              vibe: ['calm', 'austere'],
+              palette: ['#1a1a1a', 'ivory'],
+              signatureKeywords: [{ category: 'cut', phrase: 'raw hems' }],
+            }
+          : {};
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ choices: [{ message: { role: 'assistant', content: JSON.stringify(answer) } }] }));
     });

@@ -48,15 +48,16 @@ STUDIO_DATA_DIR="$data" STUDIO_LISTEN="127.0.0.1:$port" STUDIO_BILLING=test STUD
   STUDIO_SMTP_URL="smtp://127.0.0.1:$smtp" STUDIO_MAIL_FROM="Studio <studio@maison.test>" \
   "$bin" >"$data/server.log" 2>&1 &
 server=$!
-# A second server whose AI reader is a fake (fake-ai.mjs), for the assistant's test only: the
-# first keeps no AI reader, as the part-1 run and the "not configured" panel expect.
+# A second server whose AI reader is a fake (fake-ai.mjs), for the assistant's and the paid brand
+# DNA read's tests: the first keeps no AI reader, as the part-1 run and the "not configured" panel
+# expect. Its chat sessions take two turns, so the turn limit and its escalation show quickly.
 ai=$(free_port)
 port2=$(free_port)
 data2=$(mktemp -d)
 node "$here/fake-ai.mjs" --port "$ai" >"$data2/ai.log" 2>&1 &
 fakeai=$!
 STUDIO_DATA_DIR="$data2" STUDIO_LISTEN="127.0.0.1:$port2" STUDIO_BILLING=test STUDIO_RATE_LIMIT_PER_MIN=0 \
-  STUDIO_AI_URL="http://127.0.0.1:$ai/v1" STUDIO_AI_KEY=fake-key STUDIO_AI_MODEL=fake-reader \
+  STUDIO_CHAT_TURN_LIMIT=2 STUDIO_AI_URL="http://127.0.0.1:$ai/v1" STUDIO_AI_KEY=fake-key STUDIO_AI_MODEL=fake-reader \
   "$bin" >"$data2/server.log" 2>&1 &
 server2=$!
 cleanup() {

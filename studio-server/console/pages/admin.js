@@ -10,7 +10,7 @@ import { useEffect, useState } from '../vendor/hooks.mjs';
 import { html } from '../html.js';
 import * as api from '../api.js';
 import { useStore } from '../store.js';
-import { Loading, PageTitle, Refusal, formatWhen, useId, useTitle } from '../ui/common.js';
+import { Loading, PageTitle, Refusal, formatWhen, tokens, useId, useTitle } from '../ui/common.js';
 import { BarChart } from '../ui/charts.js';
 import { SupportQueue, SupportTicket } from './admin-support.js';
 
@@ -90,7 +90,7 @@ function Develops() {
     setError(null);
     try {
       const r = await api.adminDevelopAction(jobId, action);
-      setDone(action === 'cancel' ? `Cancelled ${jobId}: ${r.tokensReleased} tokens released.` : `Retried ${jobId} as ${r.newJobId}: ${r.tokensHeld} tokens held.`);
+      setDone(action === 'cancel' ? `Cancelled ${jobId}: ${tokens(r.tokensReleased)} released.` : `Retried ${jobId} as ${r.newJobId}: ${tokens(r.tokensHeld)} held.`);
       reload();
     } catch (e) {
       setError(e);
@@ -178,7 +178,7 @@ function People() {
     setError(null);
     try {
       const r = await api.adminGrantTokens(grant.id, Number(amount), reason);
-      setDone(`Granted ${r.granted} tokens to ${grant.email}'s house.`);
+      setDone(`Granted ${tokens(r.granted)} to ${grant.email}'s house.`);
       setGrant(null);
     } catch (err) {
       setError(err);

@@ -111,7 +111,7 @@ export function Assistant({ onClose }) {
       <li ref=${end} aria-hidden="true"></li>
     </ol>
     ${escalated && html`<p role="status">This conversation is with support now: answer them under <a href="/support">Support</a>, or start a new conversation.</p>`}
-    ${session && session.turns >= session.turnLimit && !escalated && html`<p role="status">This conversation reached its ${session.turnLimit} turns.</p>`}
+    ${session && session.turns >= session.turnLimit && !escalated && html`<p role="status" class="notice">This conversation reached its limit of ${session.turnLimit} turns: the next message hands it to support. Start a new conversation to go on with the assistant.</p>`}
     <${Refusal} error=${error} />
     <form class="stack" onSubmit=${send}>
       <label for=${messageId}>Message</label>
