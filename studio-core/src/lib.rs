@@ -181,7 +181,7 @@ pub use crate::{
     storage::{AnalystSettingsRow, AnalystStore, DigestRow, FindingRow, ObservationRow, PeriodCounts, ReviewRow},
     storage::{ChatActionRow, ChatSessionRow, ChatStore, ChatTurnRow, SessionChange},
     storage::{SearchHitRow, SearchScope, SearchStore},
-    storage::{WebhookAttemptRow, WebhookChanges, WebhookRow, WebhookStore},
+    storage::{DeliveryFate, WebhookAttemptRow, WebhookChanges, WebhookDeliveryRow, WebhookRow, WebhookStore},
     studio::{OpenError, Studio},
     support::{Escalator, Support},
     webhooks::Webhooks,

@@ -24,6 +24,8 @@ pub struct Studio {
     pub(crate) job_wakeup: Arc<tokio::sync::Notify>,
     /// Wakes the mail worker when a letter is posted in this process.
     pub(crate) mail_wakeup: Arc<tokio::sync::Notify>,
+    /// Wakes the webhook workers when an event is queued for delivery (here, or on a replica).
+    pub(crate) webhook_wakeup: Arc<tokio::sync::Notify>,
     /// True once [`Studio::start_event_relay`] relays the database's shared channel.
     pub(crate) relaying: Arc<std::sync::atomic::AtomicBool>,
     /// Asset list answers, each with the library version it was read at.
@@ -62,6 +64,7 @@ impl Studio {
             pack_wakeup: Arc::new(tokio::sync::Notify::new()),
             job_wakeup: Arc::new(tokio::sync::Notify::new()),
             mail_wakeup: Arc::new(tokio::sync::Notify::new()),
+            webhook_wakeup: Arc::new(tokio::sync::Notify::new()),
             relaying: Arc::new(std::sync::atomic::AtomicBool::new(false)),
             asset_lists: Arc::default(),
             keys: Arc::default(),
@@ -107,6 +110,8 @@ impl Studio {
     /// Deliver a house event to every socket: through the storage's shared channel when the
     /// relay runs (every replica, this one included, receives it), else in-process.
     pub(crate) async fn publish(&self, event: HouseEvent) {
+        // Into the webhook outbox first: a socket may miss an event, a subscribed endpoint may not.
+        self.webhooks().enqueue(&event).await;
         if self.relaying.load(Ordering::Acquire) {
             match self.storage.announce(&event.org_id, event.as_str()).await {
                 Ok(true) => return,
@@ -133,6 +138,7 @@ impl Studio {
                 if message["type"] == "job" && message["job"]["status"] == "queued" {
                     me.job_wakeup.notify_one();
                 }
+                me.webhook_wakeup.notify_waiters();
                 me.events.publish(HouseEvent::from_text(&org_id, text));
             }
         });

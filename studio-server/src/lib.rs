@@ -65,6 +65,10 @@ pub async fn build_app(config: &ServerConfig) -> anyhow::Result<(Router, AppStat
     }
     let worker = studio.clone();
     tokio::spawn(async move { worker.library().run_pack_worker(std::future::pending::<()>()).await });
+    if config.webhooks.workers > 0 {
+        let courier = studio.clone();
+        tokio::spawn(async move { courier.webhooks().run_worker(std::future::pending::<()>()).await });
+    }
     let sweeper = studio.clone();
     tokio::spawn(async move {
         sweeper.billing().run_grant_expiry(std::time::Duration::from_secs(30), std::future::pending::<()>()).await

@@ -2,7 +2,9 @@
 //! answered once and kept sealed, every role reading, only the owner or an admin writing, the
 //! URL guard (https; loopback http only when allowed; private, loopback, link-local and
 //! metadata targets refused, by literal and by a name that resolves to one), event kinds,
-//! rotation, patch and delete, another house's 404.
+//! rotation, patch and delete, another house's 404; and the outbox: a develop's changes delivered
+//! in order, retries on the schedule, an endpoint disabled when its attempts run out (its owner
+//! told), a lease taken over after a worker died, two replicas delivering each event once.
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -14,7 +16,12 @@ use studio_tests::{Backend, House, backend_tests, spawn};
 backend_tests!(
     webhook_endpoints_are_the_house_admins_to_write,
     webhook_targets_must_be_public_https,
-    webhook_tests_and_replays_are_signed_logged_and_bounded
+    webhook_tests_and_replays_are_signed_logged_and_bounded,
+    a_develops_changes_are_delivered_in_order_signed_and_numbered,
+    a_failing_receiver_gets_the_event_again_after_each_failure,
+    an_endpoint_whose_attempts_run_out_is_disabled_and_its_owner_told,
+    a_delivery_whose_worker_died_is_made_once_its_lease_lapses,
+    two_replicas_deliver_a_thousand_events_once_each
 );
 
 fn refused(e: studio_client::Error) -> (Option<u16>, String) {
@@ -303,4 +310,307 @@ async fn webhook_tests_and_replays_are_signed_logged_and_bounded(backend: Backen
     let error = refused_at_delivery.error.clone().unwrap_or_default();
     assert!(error.starts_with("refused:") && error.contains("10.9.8.7"), "{error}");
     assert_eq!(received.0.lock().unwrap().len(), before, "nothing was sent");
+}
+
+/// Headers and bodies the receiver got, as (webhook-id, parsed body) in arrival order.
+fn deliveries_of(received: &Received) -> Vec<(String, serde_json::Value)> {
+    received
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(h, b)| {
+            let id = h.get("webhook-id").and_then(|v| v.to_str().ok()).unwrap_or_default().to_string();
+            (id, serde_json::from_slice(b).unwrap_or_default())
+        })
+        .collect()
+}
+
+/// Wait up to 20 s until the receiver got `n` requests.
+async fn until_received(received: &Received, n: usize) {
+    for _ in 0..400 {
+        if received.0.lock().unwrap().len() >= n {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("the receiver got {} requests, not {n}", received.0.lock().unwrap().len());
+}
+
+/// The outbox's rows of a house by status.
+async fn outbox(app: &studio_tests::TestApp, org_id: &str) -> Vec<(String, i64)> {
+    app.studio.storage().webhook_delivery_counts(org_id).await.expect("counts")
+}
+
+fn upscale() -> studio_client::DevelopSubmit {
+    studio_client::DevelopSubmit::new("upscale")
+        .input(
+            "image",
+            studio_client::InputSource::Bytes { file_name: "in.png".into(), bytes: studio_tests::images::png(60, 40) },
+        )
+        .quality(studio_client::api::Quality::K1)
+}
+
+async fn a_develops_changes_are_delivered_in_order_signed_and_numbered(backend: Backend) {
+    let Some(app) = spawn(backend, |c| {
+        c.webhooks.allow_http_loopback = true;
+        c.webhooks.poll_ms = 50;
+    })
+    .await
+    else {
+        return;
+    };
+    let house = House::new(&app, "hook-order").await;
+    let owner = &house.session;
+    let (url, received) = receiver(vec![200]).await;
+    let jobs = owner
+        .create_webhook(&NewWebhook { events: Some(vec!["job".into()]), ..hook(&url) })
+        .await
+        .expect("create");
+    // Subscribed to packs only: a develop sends it nothing.
+    let (pack_url, pack_received) = receiver(vec![200]).await;
+    owner
+        .create_webhook(&NewWebhook { events: Some(vec!["pack.ready".into()]), ..hook(&pack_url) })
+        .await
+        .expect("create");
+
+    let accepted = house.key.submit_develop(&upscale()).await.expect("submit");
+    let mut status = house.key.job(&accepted.job_id).await.expect("job");
+    for _ in 0..400 {
+        if status.status.is_terminal() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        status = house.key.job(&accepted.job_id).await.expect("job");
+    }
+    assert_eq!(status.status, studio_client::api::JobStatus::Done, "{status:?}");
+    // queued, running, done: one delivery each, in the order they happened.
+    until_received(&received, 3).await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let got = deliveries_of(&received);
+    let states: Vec<&str> = got.iter().map(|(_, b)| b["job"]["status"].as_str().unwrap_or("")).collect();
+    assert_eq!(states, vec!["queued", "running", "done"], "{got:?}");
+    let seqs: Vec<i64> = got.iter().map(|(_, b)| b["job"]["eventSeq"].as_i64().expect("eventSeq")).collect();
+    assert!(seqs.windows(2).all(|w| w[0] < w[1]), "event numbers rise: {seqs:?}");
+    assert!(got.iter().all(|(_, b)| b["type"] == "job" && b["job"]["id"] == accepted.job_id.as_str()));
+    let ids: std::collections::HashSet<&String> = got.iter().map(|(id, _)| id).collect();
+    assert_eq!(ids.len(), 3, "one webhook-id per event");
+    // Each verifies with the endpoint's secret.
+    for (headers, body) in received.0.lock().unwrap().iter() {
+        let mut map = reqwest::header::HeaderMap::new();
+        for name in ["webhook-id", "webhook-timestamp", "webhook-signature"] {
+            map.insert(name, headers.get(name).expect(name).to_str().unwrap().parse().unwrap());
+        }
+        studio_client::verify_webhook(&jobs.secret, &map, body).expect("signed with the endpoint's secret");
+    }
+    // The log shows each as one successful first attempt.
+    let log = owner.webhook_deliveries(&jobs.webhook.id, &DeliveriesQuery::default()).await.expect("log");
+    assert_eq!(log.deliveries.len(), 3);
+    assert!(log.deliveries.iter().all(|d| d.ok && d.attempt == 1 && d.event == "job" && d.next_attempt_at.is_none()));
+    assert_eq!(log.deliveries[0].event_seq, seqs.last().copied(), "newest first, with its event number");
+    assert!(pack_received.0.lock().unwrap().is_empty(), "an endpoint gets only the kinds it asked for");
+    assert_eq!(outbox(&app, &house.org_id).await, vec![("delivered".to_string(), 3)]);
+}
+
+async fn a_failing_receiver_gets_the_event_again_after_each_failure(backend: Backend) {
+    let Some(app) = spawn(backend, |c| {
+        c.runner_concurrency = 0;
+        c.webhooks.allow_http_loopback = true;
+        c.webhooks.retry_schedule = vec![0, 0, 0, 0];
+        c.webhooks.poll_ms = 50;
+    })
+    .await
+    else {
+        return;
+    };
+    let house = House::new(&app, "hook-retry").await;
+    let (url, received) = receiver(vec![500, 500, 500, 200]).await;
+    let id = house.session.create_webhook(&hook(&url)).await.expect("create").webhook.id;
+    // With the runner off, the submit's `queued` is the one event.
+    house.key.submit_develop(&upscale()).await.expect("submit");
+    until_received(&received, 4).await;
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let got = deliveries_of(&received);
+    assert_eq!(got.len(), 4, "exactly once more after each failure, and not after the success");
+    assert!(got.iter().all(|(id, body)| *id == got[0].0 && *body == got[0].1), "the same event, the same webhook-id");
+    let log = house.key.webhook_deliveries(&id, &DeliveriesQuery::default()).await.expect("log");
+    let attempts: Vec<(i32, bool, Option<u16>)> = log.deliveries.iter().map(|d| (d.attempt, d.ok, d.status)).collect();
+    assert_eq!(attempts, vec![(4, true, Some(200)), (3, false, Some(500)), (2, false, Some(500)), (1, false, Some(500))]);
+    assert!(log.deliveries[1].next_attempt_at.is_some(), "a failed attempt says when the next is due");
+    assert!(log.deliveries.iter().all(|d| d.delivery_id == got[0].0));
+    assert_eq!(outbox(&app, &house.org_id).await, vec![("delivered".to_string(), 1)]);
+    assert!(house.session.webhook(&id).await.unwrap().enabled, "a recovered receiver stays enabled");
+}
+
+async fn an_endpoint_whose_attempts_run_out_is_disabled_and_its_owner_told(backend: Backend) {
+    let Some(app) = spawn(backend, |c| {
+        c.runner_concurrency = 0;
+        c.webhooks.allow_http_loopback = true;
+        c.webhooks.retry_schedule = vec![0];
+        c.webhooks.poll_ms = 50;
+    })
+    .await
+    else {
+        return;
+    };
+    let house = House::new(&app, "hook-out").await;
+    // A redirect, then a 503: two attempts, both failed, and the schedule has no more.
+    let (url, received) = receiver(vec![301, 503]).await;
+    let id = house.session.create_webhook(&hook(&url)).await.expect("create").webhook.id;
+    house.key.submit_develop(&upscale()).await.expect("submit");
+    until_received(&received, 2).await;
+    let mut endpoint = house.session.webhook(&id).await.unwrap();
+    for _ in 0..100 {
+        if !endpoint.enabled {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        endpoint = house.session.webhook(&id).await.unwrap();
+    }
+    assert!(!endpoint.enabled, "disabled when its attempts ran out");
+    let reason = endpoint.disabled_reason.clone().unwrap_or_default();
+    assert!(reason.starts_with("All 2 attempts of delivery msg_") && reason.ends_with("the last: answered 503 Service Unavailable."), "{reason}");
+    let log = house.key.webhook_deliveries(&id, &DeliveriesQuery::default()).await.expect("log");
+    assert_eq!(log.deliveries[1].error.as_deref(), Some("redirect to https://elsewhere.example/hook (not followed)"));
+    assert_eq!(received.0.lock().unwrap().len(), 2, "the redirect was not followed");
+    // The owner gets one letter that says which endpoint and why.
+    let filter = studio_core::LetterFilter {
+        to: Some(house.email.clone()),
+        kind: Some("webhook_disabled".into()),
+        limit: 10,
+        ..Default::default()
+    };
+    let letters = app.studio.storage().list_letters(&filter).await.expect("letters");
+    assert_eq!(letters.len(), 1, "one letter to the owner");
+    assert!(letters[0].text.contains(&id) && letters[0].text.contains(&reason), "{}", letters[0].text);
+    // While disabled, new events are not queued for it, and nothing more is sent.
+    house.key.submit_develop(&upscale()).await.expect("submit");
+    tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+    assert_eq!(received.0.lock().unwrap().len(), 2);
+    assert_eq!(outbox(&app, &house.org_id).await, vec![("failed".to_string(), 1)]);
+}
+
+/// A second core on `app`'s database with the server's own settings (signing key included),
+/// as another replica or the same server started again.
+async fn another_process(app: &studio_tests::TestApp) -> studio_core::Studio {
+    studio_core::Studio::open(
+        &app.database_url,
+        &studio_core::BlobConfig::Local(app.data_dir.join("blobs")),
+        app.studio.config().clone(),
+    )
+    .await
+    .expect("a second core on the same database")
+}
+
+async fn a_delivery_whose_worker_died_is_made_once_its_lease_lapses(backend: Backend) {
+    // The server delivers nothing itself: the test plays the worker that dies and the one after.
+    let Some(app) = spawn(backend, |c| {
+        c.runner_concurrency = 0;
+        c.webhooks.allow_http_loopback = true;
+        c.webhooks.workers = 0;
+        c.webhooks.poll_ms = 50;
+    })
+    .await
+    else {
+        return;
+    };
+    let house = House::new(&app, "hook-lease").await;
+    let (url, received) = receiver(vec![200]).await;
+    let id = house.session.create_webhook(&hook(&url)).await.expect("create").webhook.id;
+    house.key.submit_develop(&upscale()).await.expect("submit");
+    assert_eq!(outbox(&app, &house.org_id).await, vec![("pending".to_string(), 1)]);
+
+    // A worker claims it for two seconds and dies before sending anything.
+    let storage = app.studio.storage();
+    let at = chrono::Utc::now();
+    let claimed = storage.claim_webhook_delivery("dead-worker", at, at + chrono::Duration::seconds(2)).await.unwrap();
+    let claimed = claimed.expect("due");
+    assert_eq!(claimed.attempts, 1);
+    // While its lease holds, no other worker takes it.
+    let restarted = another_process(&app).await;
+    assert_eq!(restarted.webhooks().deliver_due().await.unwrap(), 0, "the lease holds");
+    assert!(received.0.lock().unwrap().is_empty());
+    // Once it lapses, the next worker makes the attempt, once.
+    tokio::time::sleep(std::time::Duration::from_millis(2_200)).await;
+    assert_eq!(restarted.webhooks().deliver_due().await.unwrap(), 1);
+    assert_eq!(restarted.webhooks().deliver_due().await.unwrap(), 0);
+    let got = deliveries_of(&received);
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].0, claimed.id, "under the delivery's own webhook-id");
+    // The dead worker's late word changes nothing.
+    let late = storage.finish_webhook_delivery(&claimed.id, "dead-worker", studio_core::DeliveryFate::Failed, chrono::Utc::now());
+    assert!(!late.await.unwrap(), "a lapsed claim cannot record a fate");
+    assert_eq!(outbox(&app, &house.org_id).await, vec![("delivered".to_string(), 1)]);
+    let log = house.key.webhook_deliveries(&id, &DeliveriesQuery::default()).await.expect("log");
+    assert_eq!(log.deliveries.len(), 1);
+    assert_eq!((log.deliveries[0].attempt, log.deliveries[0].ok), (2, true), "the lost attempt is counted");
+}
+
+async fn two_replicas_deliver_a_thousand_events_once_each(backend: Backend) {
+    let Some(app) = spawn(backend, |c| {
+        c.runner_concurrency = 0;
+        c.webhooks.allow_http_loopback = true;
+        c.webhooks.workers = 0;
+        c.webhooks.poll_ms = 20;
+    })
+    .await
+    else {
+        return;
+    };
+    let house = House::new(&app, "hook-replicas").await;
+    let (url_a, received_a) = receiver(vec![200]).await;
+    let (url_b, received_b) = receiver(vec![200]).await;
+    let a = house.session.create_webhook(&hook(&url_a)).await.expect("create").webhook.id;
+    let b = house.session.create_webhook(&hook(&url_b)).await.expect("create").webhook.id;
+    // A thousand events, each queued for both endpoints (as a publish queues them).
+    const EVENTS: i64 = 1_000;
+    let at = chrono::Utc::now();
+    let mut rows = Vec::new();
+    for seq in 1..=EVENTS {
+        for endpoint in [&a, &b] {
+            rows.push(studio_core::WebhookDeliveryRow {
+                id: format!("msg_{}", uuid::Uuid::now_v7().simple()),
+                org_id: house.org_id.clone(),
+                endpoint_id: endpoint.clone(),
+                event: "job".into(),
+                event_seq: Some(seq),
+                payload: serde_json::json!({"type": "job", "job": {"eventSeq": seq}}).to_string(),
+                attempts: 0,
+                status: "pending".into(),
+                next_attempt_at: at,
+                claim_token: None,
+                lease_until: None,
+                created_at: at,
+                updated_at: at,
+            });
+        }
+    }
+    app.studio.storage().enqueue_webhook_deliveries(&rows).await.expect("queue");
+    // Two replicas, each with its workers, on the one database.
+    let mut replicas = Vec::new();
+    for _ in 0..2 {
+        let replica = another_process(&app).await;
+        replicas.push(tokio::spawn(async move { replica.webhooks().run_worker(std::future::pending::<()>()).await }));
+    }
+    let total = (EVENTS * 2) as usize;
+    for _ in 0..1_200 {
+        if received_a.0.lock().unwrap().len() + received_b.0.lock().unwrap().len() >= total {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    for replica in replicas {
+        replica.abort();
+    }
+    for received in [&received_a, &received_b] {
+        let got = deliveries_of(received);
+        let ids: std::collections::HashSet<&String> = got.iter().map(|(id, _)| id).collect();
+        assert_eq!(got.len(), EVENTS as usize, "each event once to each endpoint: no duplicate, none lost");
+        assert_eq!(ids.len(), EVENTS as usize);
+        let mut seqs: Vec<i64> = got.iter().map(|(_, b)| b["job"]["eventSeq"].as_i64().unwrap()).collect();
+        seqs.sort_unstable();
+        assert_eq!(seqs, (1..=EVENTS).collect::<Vec<_>>());
+    }
+    assert_eq!(outbox(&app, &house.org_id).await, vec![("delivered".to_string(), EVENTS * 2)]);
 }

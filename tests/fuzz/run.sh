@@ -10,6 +10,7 @@
 #   FUZZ_SECONDS=1800 FUZZ_TARGETS=multipart bash tests/fuzz/run.sh   # longer, one target
 #   FUZZ_SANITIZER=address bash tests/fuzz/run.sh           # with AddressSanitizer
 #   FUZZ_PROFILE=release FUZZ_SECONDS=600 bash tests/fuzz/run.sh     # optimised, for long runs
+#   FUZZ_BUILD_ONLY=1 bash tests/fuzz/run.sh                # install and build, run nothing
 #
 # Installs cargo-fuzz (pinned) into target/ci-tools when missing. Builds with the nightly
 # toolchain, optimised with debug assertions (so integer overflow panics) and, by default,
@@ -53,6 +54,8 @@ esac
 start=$(date +%s)
 cargo +nightly fuzz build "${FLAGS[@]}"
 echo "fuzz targets built in $(( $(date +%s) - start )) s"
+# FUZZ_BUILD_ONLY=1: build and stop (CI builds ahead, in the background, then runs).
+[ -n "${FUZZ_BUILD_ONLY:-}" ] && exit 0
 
 for target in $TARGETS; do
     mkdir -p "corpus/$target"

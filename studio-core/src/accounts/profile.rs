@@ -142,8 +142,15 @@ impl Accounts<'_> {
         self.account(caller, account_days(None)).await
     }
 
-    async fn house_owner_email(&self, org_id: &str) -> Result<Option<String>> {
+    pub(crate) async fn house_owner_email(&self, org_id: &str) -> Result<Option<String>> {
         Ok(self.0.storage.seats(org_id).await?.into_iter().find(|s| s.role == "owner").map(|s| s.email))
+    }
+
+    /// The house's name and its owner's address, for a letter about the house (None when the
+    /// house or its owner is gone).
+    pub(crate) async fn house_and_owner(&self, org_id: &str) -> Result<Option<(String, String)>> {
+        let Some(org) = self.0.storage.org_by_id(org_id).await? else { return Ok(None) };
+        Ok(self.house_owner_email(org_id).await?.map(|email| (org.name, email)))
     }
 
     /// Set where the house's receipts go (the owner's session).

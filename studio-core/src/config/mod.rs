@@ -82,6 +82,12 @@ pub struct WebhooksConfig {
     /// delivery, in order (each waited with up to 20 % jitter); its length is the number of
     /// retries. The default spans more than 24 hours.
     pub retry_schedule: Vec<u64>,
+    /// How often, in milliseconds, each worker looks for due deliveries it was not woken for
+    /// (retries coming due, events queued on another replica). Default 1000.
+    pub poll_ms: u64,
+    /// Deliveries one process attempts at once (each endpoint still one at a time). Default 4;
+    /// 0 runs no webhook worker in this process (another replica delivers).
+    pub workers: usize,
 }
 
 /// The default retry schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (27.6 hours in all,
@@ -90,7 +96,12 @@ pub const DEFAULT_RETRY_SCHEDULE: [u64; 7] = [5, 300, 1_800, 7_200, 18_000, 36_0
 
 impl Default for WebhooksConfig {
     fn default() -> Self {
-        WebhooksConfig { allow_http_loopback: false, retry_schedule: DEFAULT_RETRY_SCHEDULE.to_vec() }
+        WebhooksConfig {
+            allow_http_loopback: false,
+            retry_schedule: DEFAULT_RETRY_SCHEDULE.to_vec(),
+            poll_ms: 1_000,
+            workers: 4,
+        }
     }
 }
 

@@ -108,6 +108,22 @@ pub(crate) fn seat_invitation(house: &str, role: &str, inviter: &str, link: &str
     )
 }
 
+/// To a house's owner: the delivery rules disabled one of its webhook endpoints.
+pub(crate) fn webhook_disabled(house: &str, url: &str, id: &str, reason: &str) -> Written {
+    letter(
+        &format!("A webhook of {house} was disabled"),
+        &[
+            format!("Studio stopped delivering events to {url} ({id}). {reason}"),
+            format!(
+                "Every attempt is in its delivery log (studio webhooks deliveries {id}). Once the receiver answers \
+                 again, enable the endpoint (PATCH /api/toolkit/webhooks/{id} with enabled: true) and replay what it \
+                 missed (studio webhooks replay)."
+            ),
+        ],
+        None,
+    )
+}
+
 /// Drip, day 0.
 pub(crate) fn drip_welcome(name: Option<&str>, base: &str) -> Written {
     letter(

@@ -100,7 +100,7 @@ pub use support::{
     MessageEffect, ScreenshotRow, SupportReportRow, SupportStore, ThreadMessageRow, TicketFilter, TicketLineRow,
     TicketMessageRow, TicketRow,
 };
-pub use webhooks::{WebhookAttemptRow, WebhookChanges, WebhookRow, WebhookStore};
+pub use webhooks::{DeliveryFate, WebhookAttemptRow, WebhookChanges, WebhookDeliveryRow, WebhookRow, WebhookStore};
 
 /// A storage failure. `Conflict` is a uniqueness rule the caller may turn into a 409.
 #[derive(Debug, thiserror::Error)]

@@ -84,6 +84,50 @@ pub struct WebhookAttemptRow {
     pub created_at: DateTime<Utc>,
 }
 
+/// One event waiting for (or done with) delivery to one endpoint: a row of the outbox.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct WebhookDeliveryRow {
+    /// Id (`msg_…`, time-ordered): the `webhook-id` of every attempt.
+    pub id: String,
+    /// The house.
+    pub org_id: String,
+    /// The endpoint.
+    pub endpoint_id: String,
+    /// The event kind.
+    pub event: String,
+    /// The house event number, when the event has one.
+    pub event_seq: Option<i64>,
+    /// The exact body every attempt sends.
+    pub payload: String,
+    /// Attempts claimed so far (the claim counts the one it starts).
+    pub attempts: i32,
+    /// `pending`, `delivered`, `failed` or `dropped`.
+    pub status: String,
+    /// When the next attempt is due.
+    pub next_attempt_at: DateTime<Utc>,
+    /// The claim of the worker making an attempt now.
+    pub claim_token: Option<String>,
+    /// Until when that claim holds.
+    pub lease_until: Option<DateTime<Utc>>,
+    /// When the event was published.
+    pub created_at: DateTime<Utc>,
+    /// When the row last changed.
+    pub updated_at: DateTime<Utc>,
+}
+
+/// What became of a claimed delivery.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum DeliveryFate {
+    /// A 2xx: done.
+    Delivered,
+    /// Failed, to be tried again at this time.
+    Retry(DateTime<Utc>),
+    /// Failed for good (the schedule ran out, or 410).
+    Failed,
+    /// Not sent: the endpoint was disabled or deleted.
+    Dropped,
+}
+
 /// Webhook endpoints.
 #[async_trait::async_trait]
 pub trait WebhookStore {
@@ -113,14 +157,15 @@ pub trait WebhookStore {
     ) -> Result<Option<WebhookRow>, StorageError>;
     /// Delete an endpoint and its log; false when there is no such endpoint.
     async fn delete_webhook(&self, org_id: &str, id: &str) -> Result<bool, StorageError>;
-    /// Disable an endpoint for `reason` (the delivery rules: a 410, a run of failures).
+    /// Disable an enabled endpoint for `reason` (the delivery rules: a 410, a run of failures);
+    /// false when it was already disabled (or is gone), so the rules act once.
     async fn disable_webhook(
         &self,
         org_id: &str,
         id: &str,
         reason: &str,
         now: DateTime<Utc>,
-    ) -> Result<(), StorageError>;
+    ) -> Result<bool, StorageError>;
     /// Log one attempt.
     async fn insert_webhook_attempt(&self, row: &WebhookAttemptRow) -> Result<(), StorageError>;
     /// Up to `limit` attempts of an endpoint, newest first, older than the attempt `before`.
@@ -138,4 +183,26 @@ pub trait WebhookStore {
         endpoint_id: &str,
         delivery_id: &str,
     ) -> Result<Option<WebhookAttemptRow>, StorageError>;
+    /// Queue deliveries (the outbox), each `pending` and due at its `next_attempt_at`.
+    async fn enqueue_webhook_deliveries(&self, rows: &[WebhookDeliveryRow]) -> Result<(), StorageError>;
+    /// Claim the oldest due pending delivery whose endpoint has no other attempt in flight, until
+    /// `lease_until`, counting the attempt it starts; None when none is due. A delivery whose
+    /// lease lapsed (its worker died) is due again.
+    async fn claim_webhook_delivery(
+        &self,
+        claim_token: &str,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+    ) -> Result<Option<WebhookDeliveryRow>, StorageError>;
+    /// Record what became of a claimed delivery and release the claim; false when the claim
+    /// was taken over meanwhile (nothing is changed then).
+    async fn finish_webhook_delivery(
+        &self,
+        id: &str,
+        claim_token: &str,
+        fate: DeliveryFate,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StorageError>;
+    /// How many deliveries of the house are in each status, as (status, count).
+    async fn webhook_delivery_counts(&self, org_id: &str) -> Result<Vec<(String, i64)>, StorageError>;
 }

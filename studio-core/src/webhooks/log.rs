@@ -45,7 +45,7 @@ pub(crate) struct Send<'a> {
 }
 
 impl Webhooks<'_> {
-    /// Make one attempt to `endpoint` and log it; a 410 disables the endpoint. `next_attempt_at`
+    /// Make one attempt to `endpoint` and log it; a 410 disables the endpoint (and its owner is told). `next_attempt_at`
     /// is what the caller will schedule when this attempt fails (recorded on the row).
     pub(crate) async fn send_logged(
         &self,
@@ -87,8 +87,7 @@ impl Webhooks<'_> {
         };
         self.0.storage.insert_webhook_attempt(&row).await?;
         if outcome.gone {
-            let reason = "The receiver answered 410 Gone.";
-            self.0.storage.disable_webhook(&endpoint.org_id, &endpoint.id, reason, now()).await?;
+            self.disable_and_tell(endpoint, "The receiver answered 410 Gone.").await?;
         }
         Ok(row)
     }

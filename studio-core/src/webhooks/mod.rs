@@ -10,6 +10,7 @@
 
 pub(crate) mod deliver;
 mod log;
+mod outbox;
 mod seal;
 pub(crate) mod signing;
 pub(crate) mod target;

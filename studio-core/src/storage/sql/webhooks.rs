@@ -21,6 +21,16 @@ macro_rules! attempt_columns {
 
 pub(in crate::storage) use attempt_columns;
 
+/// The columns of `webhook_deliveries` in [`WebhookDeliveryRow`](crate::storage::WebhookDeliveryRow) order.
+macro_rules! delivery_columns {
+    () => {
+        "id, org_id, endpoint_id, event, event_seq, payload, attempts, status, next_attempt_at, claim_token, \
+         lease_until, created_at, updated_at"
+    };
+}
+
+pub(in crate::storage) use delivery_columns;
+
 macro_rules! impl_webhook_store {
     ($ty:ty, $backend:literal, $lock:literal, $skip_locked:literal, $one_statement:literal, $lock_by_select:literal) => {
         #[async_trait::async_trait]
@@ -146,11 +156,13 @@ macro_rules! impl_webhook_store {
                     .bind(id)
                     .execute(&mut *tx)
                     .await?;
-                sqlx::query("DELETE FROM webhook_attempts WHERE org_id = $1 AND endpoint_id = $2")
-                    .bind(org_id)
-                    .bind(id)
-                    .execute(&mut *tx)
-                    .await?;
+                for table in ["webhook_attempts", "webhook_deliveries"] {
+                    sqlx::query(&format!("DELETE FROM {table} WHERE org_id = $1 AND endpoint_id = $2"))
+                        .bind(org_id)
+                        .bind(id)
+                        .execute(&mut *tx)
+                        .await?;
+                }
                 tx.commit().await?;
                 Ok(done.rows_affected() > 0)
             }
@@ -161,11 +173,11 @@ macro_rules! impl_webhook_store {
                 id: &str,
                 reason: &str,
                 now: chrono::DateTime<chrono::Utc>,
-            ) -> Result<(), $crate::storage::StorageError> {
+            ) -> Result<bool, $crate::storage::StorageError> {
                 let _w = self.write_lock().await;
-                sqlx::query(
+                let done = sqlx::query(
                     "UPDATE webhook_endpoints SET enabled = FALSE, disabled_reason = $3, updated_at = $4 \
-                     WHERE org_id = $1 AND id = $2",
+                     WHERE org_id = $1 AND id = $2 AND enabled = TRUE",
                 )
                 .bind(org_id)
                 .bind(id)
@@ -173,7 +185,7 @@ macro_rules! impl_webhook_store {
                 .bind(now)
                 .execute(&self.pool)
                 .await?;
-                Ok(())
+                Ok(done.rows_affected() > 0)
             }
 
             async fn insert_webhook_attempt(
@@ -243,6 +255,105 @@ macro_rules! impl_webhook_store {
                 .bind(endpoint_id)
                 .bind(delivery_id)
                 .fetch_optional(&self.pool)
+                .await?)
+            }
+
+            async fn enqueue_webhook_deliveries(
+                &self,
+                rows: &[$crate::storage::WebhookDeliveryRow],
+            ) -> Result<(), $crate::storage::StorageError> {
+                if rows.is_empty() {
+                    return Ok(());
+                }
+                let _w = self.write_lock().await;
+                let mut tx = self.begin_write().await?;
+                for row in rows {
+                    sqlx::query(concat!(
+                        "INSERT INTO webhook_deliveries (",
+                        $crate::storage::sql::webhooks::delivery_columns!(),
+                        ") VALUES ($1, $2, $3, $4, $5, $6, 0, 'pending', $7, NULL, NULL, $8, $8)"
+                    ))
+                    .bind(&row.id)
+                    .bind(&row.org_id)
+                    .bind(&row.endpoint_id)
+                    .bind(&row.event)
+                    .bind(row.event_seq)
+                    .bind(&row.payload)
+                    .bind(row.next_attempt_at)
+                    .bind(row.created_at)
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn claim_webhook_delivery(
+                &self,
+                claim_token: &str,
+                now: chrono::DateTime<chrono::Utc>,
+                lease_until: chrono::DateTime<chrono::Utc>,
+            ) -> Result<Option<$crate::storage::WebhookDeliveryRow>, $crate::storage::StorageError> {
+                let _w = self.write_lock().await;
+                // The oldest due row whose endpoint has nothing else in flight, so one endpoint's
+                // events leave in order while its attempts succeed; a lapsed lease is due again.
+                Ok(sqlx::query_as(concat!(
+                    "UPDATE webhook_deliveries SET claim_token = $1, lease_until = $2, attempts = attempts + 1, \
+                     updated_at = $3 WHERE id = (SELECT d.id FROM webhook_deliveries d WHERE d.status = 'pending' \
+                     AND d.next_attempt_at <= $3 AND (d.lease_until IS NULL OR d.lease_until < $3) \
+                     AND NOT EXISTS (SELECT 1 FROM webhook_deliveries f WHERE f.endpoint_id = d.endpoint_id \
+                     AND f.status = 'pending' AND f.lease_until >= $3) \
+                     ORDER BY d.next_attempt_at, d.id LIMIT 1",
+                    $skip_locked,
+                    ") AND status = 'pending' AND (lease_until IS NULL OR lease_until < $3) RETURNING ",
+                    $crate::storage::sql::webhooks::delivery_columns!()
+                ))
+                .bind(claim_token)
+                .bind(lease_until)
+                .bind(now)
+                .fetch_optional(&self.pool)
+                .await?)
+            }
+
+            async fn finish_webhook_delivery(
+                &self,
+                id: &str,
+                claim_token: &str,
+                fate: $crate::storage::DeliveryFate,
+                now: chrono::DateTime<chrono::Utc>,
+            ) -> Result<bool, $crate::storage::StorageError> {
+                use $crate::storage::DeliveryFate;
+                let _w = self.write_lock().await;
+                let (status, next) = match fate {
+                    DeliveryFate::Delivered => ("delivered", None),
+                    DeliveryFate::Retry(at) => ("pending", Some(at)),
+                    DeliveryFate::Failed => ("failed", None),
+                    DeliveryFate::Dropped => ("dropped", None),
+                };
+                let done = sqlx::query(
+                    "UPDATE webhook_deliveries SET status = $1, next_attempt_at = COALESCE($2, next_attempt_at), \
+                     claim_token = NULL, lease_until = NULL, updated_at = $3 \
+                     WHERE id = $4 AND claim_token = $5 AND status = 'pending'",
+                )
+                .bind(status)
+                .bind(next)
+                .bind(now)
+                .bind(id)
+                .bind(claim_token)
+                .execute(&self.pool)
+                .await?;
+                Ok(done.rows_affected() > 0)
+            }
+
+            async fn webhook_delivery_counts(
+                &self,
+                org_id: &str,
+            ) -> Result<Vec<(String, i64)>, $crate::storage::StorageError> {
+                Ok(sqlx::query_as(
+                    "SELECT status, COUNT(*) FROM webhook_deliveries WHERE org_id = $1 GROUP BY status ORDER BY status",
+                )
+                .bind(org_id)
+                .fetch_all(&self.pool)
                 .await?)
             }
         }
