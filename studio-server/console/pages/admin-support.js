@@ -54,7 +54,7 @@ export function SupportTicket({ id }) {
     }
   };
   if (!ticket) return html`<section class="card">${error ? html`<${Refusal} error=${error} />` : html`<${Loading} />`}</section>`;
-  return html`<section class="card stack" aria-label="Ticket">
+  return html`<section class="card stack ticket" aria-label="Ticket">
     <p class="muted small"><a href="/admin/support">Support queue</a></p>
     <h2>${ticket.summary}</h2>
     <p class="muted">${ticket.personEmail ?? ''} · ${ticket.houseName ?? ''} · ${ticket.source}${ticket.reason ? ` (${ticket.reason})` : ''}${ticket.topic ? ` · ${ticket.topic}` : ''}</p>

@@ -106,11 +106,11 @@ function Develops() {
     <${Refusal} error=${error} />
     ${value === null
       ? html`<${Loading} />`
-      : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Develops, newest first"><table class="table"><caption>Develops, newest first</caption>
+      : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Develops, newest first"><table class="table stacked"><caption>Develops, newest first</caption>
           <thead><tr><th scope="col">Develop</th><th scope="col">House</th><th scope="col">Tool</th><th scope="col">Status</th><th scope="col">Tokens</th><th scope="col">When</th><th scope="col">Action</th></tr></thead>
-          <tbody>${value.develops.map((j) => html`<tr key=${j.id}><td>${j.id}</td><td>${j.houseId}</td><td>${j.tool} ${j.quality}</td>
-            <td>${j.status}${j.error ? `: ${j.error}` : ''}</td><td>${j.tokensSettled ?? j.tokens}</td><td>${formatWhen(j.createdAt)}</td>
-            <td>${j.status === 'queued' ? html`<button type="button" aria-label=${`Cancel ${j.id}`} onClick=${() => act(j.id, 'cancel')}>Cancel</button>` : ''}
+          <tbody>${value.develops.map((j) => html`<tr key=${j.id}><td data-label="Develop">${j.id}</td><td data-label="House">${j.houseId}</td><td data-label="Tool">${j.tool} ${j.quality}</td>
+            <td data-label="Status">${j.status}${j.error ? `: ${j.error}` : ''}</td><td data-label="Tokens">${j.tokensSettled ?? j.tokens}</td><td data-label="When">${formatWhen(j.createdAt)}</td>
+            <td data-label="Action">${j.status === 'queued' ? html`<button type="button" aria-label=${`Cancel ${j.id}`} onClick=${() => act(j.id, 'cancel')}>Cancel</button>` : ''}
               ${j.status === 'failed' || j.status === 'cancelled' ? html`<button type="button" aria-label=${`Retry ${j.id}`} onClick=${() => act(j.id, 'retry')}>Retry</button>` : ''}</td></tr>`)}</tbody>
         </table></div>`}
   </section>`;
@@ -155,9 +155,9 @@ function Payments() {
     <${BarChart} title="Payments by status" bars=${value.totals.map((t) => ({ label: t.status, value: t.count }))} />
     ${value.payments.length === 0
       ? html`<p class="muted">No payments yet.</p>`
-      : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Payments, newest first"><table class="table"><caption>Payments, newest first</caption>
+      : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Payments, newest first"><table class="table stacked"><caption>Payments, newest first</caption>
           <thead><tr><th scope="col">Reference</th><th scope="col">House</th><th scope="col">Item</th><th scope="col">Amount</th><th scope="col">Status</th><th scope="col">When</th></tr></thead>
-          <tbody>${value.payments.map((p) => html`<tr key=${p.reference}><td>${p.reference}</td><td>${p.houseId}</td><td>${p.kind} ${p.item}</td><td>${(p.amountCents / 100).toFixed(2)}</td><td>${p.status}</td><td>${formatWhen(p.createdAt)}</td></tr>`)}</tbody>
+          <tbody>${value.payments.map((p) => html`<tr key=${p.reference}><td data-label="Reference">${p.reference}</td><td data-label="House">${p.houseId}</td><td data-label="Item">${p.kind} ${p.item}</td><td data-label="Amount">${(p.amountCents / 100).toFixed(2)}</td><td data-label="Status">${p.status}</td><td data-label="When">${formatWhen(p.createdAt)}</td></tr>`)}</tbody>
         </table></div>`}
   </section>`;
 }

@@ -56,7 +56,7 @@ function LookList() {
                   <${Thumb} id=${l.lookBaseAssetId ?? l.modelAssetId} />
                   <span class="name">${l.name}</span>
                 </a>
-                <span class="muted small">${l.status} · ${l.itemAssetIds.length} pieces · ${formatWhen(l.createdAt)}</span>
+                <span class="tile-meta muted small">${l.status} · ${l.itemAssetIds.length} pieces · ${formatWhen(l.createdAt)}</span>
               </li>`,
             )}
           </ul>`}

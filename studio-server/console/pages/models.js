@@ -52,7 +52,7 @@ function Board() {
   return html`<div class="sections">
     <div class="toolbar"><${PageTitle}>Models<//></div>
     <${Refusal} error=${error} />
-    <section class="card" aria-labelledby="board-title">
+    <section class="card wide" aria-labelledby="board-title">
       <h2 id="board-title">Casting board</h2>
       ${models === null
         ? html`<${Loading} />`
@@ -65,14 +65,14 @@ function Board() {
                     <img src=${coverOf(m)} alt="" width="256" height="256" loading="lazy" />
                     <span class="name">${m.name}</span>
                   </a>
-                  <span class="small muted">${m.tier}${m.mine ? ' · the house’s own' : m.owned ? ' · held' : ` · ${money(m.priceCents, m.currency)}`}${m.usable ? '' : ' · not castable yet'}</span>
+                  <span class="tile-meta small muted">${m.tier}${m.mine ? ' · the house’s own' : m.owned ? ' · held' : ` · ${money(m.priceCents, m.currency)}`}${m.usable ? '' : ' · not castable yet'}</span>
                 </li>`,
               )}
             </ul>`}
     </section>
     ${powers.write && html`<${OwnModel} onKept=${(/** @type {string} */ id) => navigate(`/models/${encodeURIComponent(id)}`)} />`}
     ${billing &&
-    html`<section class="card" aria-labelledby="explore-title">
+    html`<section class="card wide" aria-labelledby="explore-title">
       <h2 id="explore-title">Catalog</h2>
       ${offerings === null
         ? html`<${Loading} />`
@@ -83,11 +83,11 @@ function Board() {
                 (o) => html`<li class="tile" key=${o.id}>
                   <img src=${small(o.previewUrl)} alt=${o.name} width="256" height="256" loading="lazy" />
                   <span class="name">${o.name}</span>
-                  <span class="small muted">${o.kind} · ${money(o.priceCents, o.currency)}${o.exclusive ? ' · exclusive' : ''}</span>
+                  <span class="tile-meta small muted">${o.kind} · ${money(o.priceCents, o.currency)}${o.exclusive ? ' · exclusive' : ''}</span>
                   ${o.owned
-                    ? html`<span class="small">Yours</span>`
+                    ? html`<span class="tile-meta"><span class="state state-done">Yours</span></span>`
                     : (o.priceCents ? powers.pay : powers.write) &&
-                      html`<button type="button" onClick=${() => take(o)}>${o.priceCents ? `Buy ${o.name} · ${money(o.priceCents, o.currency)}` : `Take ${o.name}`}</button>`}
+                      html`<span class="tile-meta"><button type="button" onClick=${() => take(o)}>${o.priceCents ? `Buy ${o.name} · ${money(o.priceCents, o.currency)}` : `Take ${o.name}`}</button></span>`}
                 </li>`,
               )}
             </ul>`}
