@@ -81,6 +81,8 @@ async function imageLoaded(locator) {
 
 async function shoot(page, name) {
   fs.mkdirSync(SCREENS, { recursive: true });
+  // From the top, so the sticky header sits where a person sees it, not across the middle.
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: path.join(SCREENS, `${name}.png`), fullPage: true });
 }
 

@@ -118,7 +118,7 @@ function OwnModel({ onKept }) {
       setError(err);
     }
   };
-  return html`<section class="card" aria-labelledby="own-title">
+  return html`<section class="card wide" aria-labelledby="own-title">
     <h2 id="own-title">Keep a model of your own frames</h2>
     <form class="stack" onSubmit=${submit}>
       <div class="field"><label for=${nameId}>Model name</label>
