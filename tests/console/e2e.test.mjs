@@ -835,7 +835,7 @@ test('the console end to end', async (t) => {
     assert.equal(await balanceBy(run.cookie), before + 7, 'the house has exactly 7 more');
     await page.goto(`${BASE}/library`);
     await until('the owner to see the grant', async () => (await balanceOf(page)) === before + 7);
-    await shoot(ap, 'admin-people-1440');
+    await shoot(ap, 'admin-grant-1440');
 
     // A burst of develops in the admin's own house (tokens granted for it), so the newest is still queued.
     const me = await (await fetch(`${BASE}/api/account`, { headers: { cookie: acookie } })).json();
@@ -887,7 +887,7 @@ test('the console end to end', async (t) => {
       const again = await (await fetch(`${BASE}/api/toolkit/jobs/${encodeURIComponent(newId)}`, { headers: { cookie: acookie } })).json();
       assert.equal(again.tool, 'upscale');
       assert.ok(['queued', 'running', 'done'].includes(again.status), again.status);
-      await shoot(ap, 'admin-develops-1440');
+      await shoot(ap, 'admin-develop-actions-1440');
     } finally {
       // The burst is only for the buttons: what is still queued goes back.
       for (const id of submitted) {

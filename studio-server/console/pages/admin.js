@@ -193,14 +193,14 @@ function People() {
       ? html`<${Loading} />`
       : html`<ul class="list" aria-label="People">
           ${value.users.map((u) => html`<li key=${u.id}><div class="grow"><strong>${u.name ?? u.email}</strong>
-            <span class="muted"> ${u.email} · ${u.houses} houses${u.emailVerified ? '' : ' · unverified'}${u.platformAdmin ? ' · platform admin' : ''}</span></div>
-            <button type="button" aria-label=${`Grant tokens to ${u.email}`} onClick=${() => setGrant({ id: u.id, email: u.email })}>Grant tokens</button></li>`)}
+            <span class="muted"> ${u.email} · ${u.houses} ${u.houses === 1 ? 'house' : 'houses'}${u.emailVerified ? '' : ' · unverified'}${u.platformAdmin ? ' · platform admin' : ''}</span></div>
+            <button type="button" aria-label=${`Grant tokens to ${u.email}`} aria-expanded=${grant?.id === u.id} onClick=${() => setGrant(grant?.id === u.id ? null : { id: u.id, email: u.email })}>Grant tokens</button>
+            ${grant?.id === u.id &&
+            html`<form class="row grant-form" onSubmit=${give} aria-label=${`Grant tokens to ${u.email}`}>
+              <div class="field"><label for=${amountId}>Tokens</label><input id=${amountId} type="number" min="1" value=${amount} onInput=${(/** @type {any} */ e) => setAmount(e.currentTarget.value)} /></div>
+              <div class="field grow"><label for=${reasonId}>Reason</label><input id=${reasonId} value=${reason} onInput=${(/** @type {any} */ e) => setReason(e.currentTarget.value)} /></div>
+              <button type="submit" class="primary">Grant</button>
+            </form>`}</li>`)}
         </ul>`}
-    ${grant &&
-    html`<form class="row" onSubmit=${give} aria-label=${`Grant tokens to ${grant.email}`}>
-      <div class="field"><label for=${amountId}>Tokens</label><input id=${amountId} type="number" min="1" value=${amount} onInput=${(/** @type {any} */ e) => setAmount(e.currentTarget.value)} /></div>
-      <div class="field"><label for=${reasonId}>Reason</label><input id=${reasonId} value=${reason} onInput=${(/** @type {any} */ e) => setReason(e.currentTarget.value)} /></div>
-      <button type="submit" class="primary">Grant</button>
-    </form>`}
   </section>`;
 }
