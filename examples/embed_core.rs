@@ -137,6 +137,7 @@ async fn demo(State(studio): State<Studio>) -> Result<Json<Value>, AppError> {
                 params: BTreeMap::new(),
                 idempotency_key: Some(format!("demo-{}", asset.id)),
                 folder_id: None,
+                webhook_url: None,
             },
         )
         .await?;

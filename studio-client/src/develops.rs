@@ -47,6 +47,9 @@ pub struct DevelopSubmit {
     pub brand_id: Option<String>,
     /// The collection the landed frame is filed in (the library's root when None).
     pub folder_id: Option<String>,
+    /// An https URL this develop's changes are also delivered to, signed with the house's
+    /// default webhook endpoint's secret (docs/webhooks.md).
+    pub webhook_url: Option<String>,
 }
 
 impl DevelopSubmit {
@@ -60,6 +63,7 @@ impl DevelopSubmit {
             idempotency_key: None,
             brand_id: None,
             folder_id: None,
+            webhook_url: None,
         }
     }
 
@@ -102,6 +106,14 @@ impl DevelopSubmit {
         self
     }
 
+    /// Deliver this develop's changes to `url` too (sent as the form's `webhookUrl`), signed with
+    /// the house's default webhook endpoint's secret; refused 400 `NO_WEBHOOK_ENDPOINT` when the
+    /// house has none, and like an endpoint's URL when it is not public https.
+    pub fn webhook_url(mut self, url: impl Into<String>) -> Self {
+        self.webhook_url = Some(url.into());
+        self
+    }
+
     /// The form's text fields and file parts, in order, ready to become a form for each attempt
     /// (bytes in memory are shared between attempts, files are opened again).
     fn prepare(&self, key: &str) -> Vec<(String, Field<'_>)> {
@@ -114,6 +126,9 @@ impl DevelopSubmit {
         }
         if let Some(f) = &self.folder_id {
             fields.push(("folderId".into(), Field::Text(f.clone())));
+        }
+        if let Some(u) = &self.webhook_url {
+            fields.push(("webhookUrl".into(), Field::Text(u.clone())));
         }
         if let Some(q) = self.quality {
             fields.push(("quality".into(), Field::Text(q.as_str().to_string())));

@@ -5,6 +5,11 @@
 //! or a whole frame), every job has ended (re-run after its lease lapsed) with its hold settled
 //! or released and the ledger conserved, and every pack completes with all its entries.
 //!
+//!
+//! A webhook delivery cut off by a kill (the receiver has the request, the server never hears
+//! back) is made again by the restarted server once its claim's lease lapses, under the same
+//! `webhook-id`, and recorded as delivered.
+//!
 //! `STUDIO_CRASH_ROUNDS` sets how many kill-and-restart rounds run (default 2) and
 //! `STUDIO_CHAOS_SEED` replays a run's workload (sizes, tools and the moment of the kill).
 
@@ -262,4 +267,90 @@ async fn crash_postgres_recovers_uploads_jobs_and_packs() {
     let Some(database) = fresh_postgres().await else { return };
     let url = database.url.clone();
     crash_recovery(Some(url)).await;
+}
+
+/// What a receiver got: the `webhook-id` of each request, in order.
+type Ids = Arc<Mutex<Vec<String>>>;
+
+/// A receiver on 127.0.0.1 that never answers its first request (the server is killed while it
+/// waits) and answers 200 to every later one.
+async fn hanging_receiver() -> (String, Ids, Arc<tokio::sync::Notify>) {
+    let ids: Ids = Arc::default();
+    let first = Arc::new(tokio::sync::Notify::new());
+    let (log, told) = (ids.clone(), first.clone());
+    let handler = move |headers: axum::http::HeaderMap| {
+        let (log, told) = (log.clone(), told.clone());
+        async move {
+            let id = headers.get("webhook-id").and_then(|v| v.to_str().ok()).unwrap_or_default().to_string();
+            let n = {
+                let mut seen = log.lock().unwrap();
+                seen.push(id);
+                seen.len()
+            };
+            if n == 1 {
+                told.notify_one();
+                std::future::pending::<()>().await;
+            }
+            "ok"
+        }
+    };
+    let app = axum::Router::new().route("/hook", axum::routing::post(handler));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.ok() });
+    (format!("http://{addr}/hook"), ids, first)
+}
+
+async fn webhook_cut_off_by_a_kill(database_url: Option<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let env =
+        [("STUDIO_WEBHOOKS_ALLOW_HTTP_LOOPBACK", "1".to_string()), ("STUDIO_WEBHOOKS_LEASE_SECS", "3".to_string())];
+    // No runner: the submit's `queued` is the one event.
+    let start = || Server::start(dir.path(), database_url.as_deref(), 0, &env);
+    let server = start().await;
+    let h = house(&server).await;
+    let (url, ids, first) = hanging_receiver().await;
+    let owner = server.client().with_session(&h.session);
+    let new = studio_client::api::NewWebhook { url, ..Default::default() };
+    let endpoint = owner.create_webhook(&new).await.expect("create").webhook.id;
+    let png = common::png(40, 30, 7);
+    let submit = DevelopSubmit::new("upscale")
+        .input("image", InputSource::Bytes { file_name: "in.png".into(), bytes: png })
+        .quality(Quality::K1);
+    h.key.submit_develop(&submit).await.expect("submit");
+    tokio::time::timeout(Duration::from_secs(30), first.notified())
+        .await
+        .expect("the first attempt reached the receiver");
+    drop(server); // SIGKILL while the receiver holds the request
+
+    let server = start().await;
+    let storage = storage(dir.path(), database_url.as_deref()).await;
+    let mut delivered = false;
+    for _ in 0..300 {
+        if storage.webhook_delivery_counts(&h.org_id).await.unwrap() == vec![("delivered".to_string(), 1)] {
+            delivered = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let seen = ids.lock().unwrap().clone();
+    ensure!(delivered, "not delivered after the restart; the receiver saw {seen:?}");
+    ensure!(seen.len() == 2 && seen[0] == seen[1] && seen[0].starts_with("msg_"), "{seen:?}");
+    let log =
+        server.client().with_session(&h.session).webhook_deliveries(&endpoint, &Default::default()).await.expect("log");
+    // The cut-off attempt logged nothing (the server died waiting); the one after says 2.
+    let attempts: Vec<(i32, bool)> = log.deliveries.iter().map(|d| (d.attempt, d.ok)).collect();
+    ensure!(attempts == vec![(2, true)], "{attempts:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crash_sqlite_webhook_cut_off_is_delivered_after_restart() {
+    webhook_cut_off_by_a_kill(None).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crash_postgres_webhook_cut_off_is_delivered_after_restart() {
+    let Some(database) = fresh_postgres().await else { return };
+    let url = database.url.clone();
+    webhook_cut_off_by_a_kill(Some(url)).await;
 }

@@ -184,6 +184,7 @@ async fn develops_carry_the_clause_in_metadata(backend: Backend) {
         params: [("brandClause".to_string(), "forged".to_string())].into(),
         idempotency_key: None,
         folder_id: None,
+        webhook_url: None,
     };
     let started = app.studio.develops().start_develop(&caller, start).await.expect("start_develop");
     let row = storage.job(&house.org_id, &started.job_id).await.unwrap().unwrap();

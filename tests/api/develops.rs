@@ -590,6 +590,7 @@ async fn start_develop_follows_changes_made_by_another_replica(backend: Backend)
         params: Default::default(),
         idempotency_key: None,
         folder_id: None,
+        webhook_url: None,
     };
     let clause_of = |job_id: String| {
         let storage = app.studio.storage();

@@ -21,7 +21,8 @@ backend_tests!(
     a_failing_receiver_gets_the_event_again_after_each_failure,
     an_endpoint_whose_attempts_run_out_is_disabled_and_its_owner_told,
     a_delivery_whose_worker_died_is_made_once_its_lease_lapses,
-    two_replicas_deliver_a_thousand_events_once_each
+    two_replicas_deliver_a_thousand_events_once_each,
+    a_develops_own_webhook_url_is_signed_by_the_default_endpoint
 );
 
 fn refused(e: studio_client::Error) -> (Option<u16>, String) {
@@ -312,6 +313,20 @@ async fn webhook_tests_and_replays_are_signed_logged_and_bounded(backend: Backen
     assert_eq!(received.0.lock().unwrap().len(), before, "nothing was sent");
 }
 
+/// A server whose workers deliver webhooks to loopback receivers, looking for due ones every
+/// 50 ms; `tweak` changes the rest.
+async fn delivering(
+    backend: Backend,
+    tweak: impl FnOnce(&mut studio_server::ServerConfig),
+) -> Option<studio_tests::TestApp> {
+    spawn(backend, |c| {
+        c.webhooks.allow_http_loopback = true;
+        c.webhooks.poll_ms = 50;
+        tweak(c);
+    })
+    .await
+}
+
 /// Headers and bodies the receiver got, as (webhook-id, parsed body) in arrival order.
 fn deliveries_of(received: &Received) -> Vec<(String, serde_json::Value)> {
     received
@@ -352,21 +367,12 @@ fn upscale() -> studio_client::DevelopSubmit {
 }
 
 async fn a_develops_changes_are_delivered_in_order_signed_and_numbered(backend: Backend) {
-    let Some(app) = spawn(backend, |c| {
-        c.webhooks.allow_http_loopback = true;
-        c.webhooks.poll_ms = 50;
-    })
-    .await
-    else {
-        return;
-    };
+    let Some(app) = delivering(backend, |_| {}).await else { return };
     let house = House::new(&app, "hook-order").await;
     let owner = &house.session;
     let (url, received) = receiver(vec![200]).await;
-    let jobs = owner
-        .create_webhook(&NewWebhook { events: Some(vec!["job".into()]), ..hook(&url) })
-        .await
-        .expect("create");
+    let jobs =
+        owner.create_webhook(&NewWebhook { events: Some(vec!["job".into()]), ..hook(&url) }).await.expect("create");
     // Subscribed to packs only: a develop sends it nothing.
     let (pack_url, pack_received) = receiver(vec![200]).await;
     owner
@@ -413,11 +419,9 @@ async fn a_develops_changes_are_delivered_in_order_signed_and_numbered(backend: 
 }
 
 async fn a_failing_receiver_gets_the_event_again_after_each_failure(backend: Backend) {
-    let Some(app) = spawn(backend, |c| {
+    let Some(app) = delivering(backend, |c| {
         c.runner_concurrency = 0;
-        c.webhooks.allow_http_loopback = true;
         c.webhooks.retry_schedule = vec![0, 0, 0, 0];
-        c.webhooks.poll_ms = 50;
     })
     .await
     else {
@@ -435,7 +439,10 @@ async fn a_failing_receiver_gets_the_event_again_after_each_failure(backend: Bac
     assert!(got.iter().all(|(id, body)| *id == got[0].0 && *body == got[0].1), "the same event, the same webhook-id");
     let log = house.key.webhook_deliveries(&id, &DeliveriesQuery::default()).await.expect("log");
     let attempts: Vec<(i32, bool, Option<u16>)> = log.deliveries.iter().map(|d| (d.attempt, d.ok, d.status)).collect();
-    assert_eq!(attempts, vec![(4, true, Some(200)), (3, false, Some(500)), (2, false, Some(500)), (1, false, Some(500))]);
+    assert_eq!(
+        attempts,
+        vec![(4, true, Some(200)), (3, false, Some(500)), (2, false, Some(500)), (1, false, Some(500))]
+    );
     assert!(log.deliveries[1].next_attempt_at.is_some(), "a failed attempt says when the next is due");
     assert!(log.deliveries.iter().all(|d| d.delivery_id == got[0].0));
     assert_eq!(outbox(&app, &house.org_id).await, vec![("delivered".to_string(), 1)]);
@@ -443,11 +450,9 @@ async fn a_failing_receiver_gets_the_event_again_after_each_failure(backend: Bac
 }
 
 async fn an_endpoint_whose_attempts_run_out_is_disabled_and_its_owner_told(backend: Backend) {
-    let Some(app) = spawn(backend, |c| {
+    let Some(app) = delivering(backend, |c| {
         c.runner_concurrency = 0;
-        c.webhooks.allow_http_loopback = true;
         c.webhooks.retry_schedule = vec![0];
-        c.webhooks.poll_ms = 50;
     })
     .await
     else {
@@ -469,7 +474,11 @@ async fn an_endpoint_whose_attempts_run_out_is_disabled_and_its_owner_told(backe
     }
     assert!(!endpoint.enabled, "disabled when its attempts ran out");
     let reason = endpoint.disabled_reason.clone().unwrap_or_default();
-    assert!(reason.starts_with("All 2 attempts of delivery msg_") && reason.ends_with("the last: answered 503 Service Unavailable."), "{reason}");
+    assert!(
+        reason.starts_with("All 2 attempts of delivery msg_")
+            && reason.ends_with("the last: answered 503 Service Unavailable."),
+        "{reason}"
+    );
     let log = house.key.webhook_deliveries(&id, &DeliveriesQuery::default()).await.expect("log");
     assert_eq!(log.deliveries[1].error.as_deref(), Some("redirect to https://elsewhere.example/hook (not followed)"));
     assert_eq!(received.0.lock().unwrap().len(), 2, "the redirect was not followed");
@@ -504,11 +513,9 @@ async fn another_process(app: &studio_tests::TestApp) -> studio_core::Studio {
 
 async fn a_delivery_whose_worker_died_is_made_once_its_lease_lapses(backend: Backend) {
     // The server delivers nothing itself: the test plays the worker that dies and the one after.
-    let Some(app) = spawn(backend, |c| {
+    let Some(app) = delivering(backend, |c| {
         c.runner_concurrency = 0;
-        c.webhooks.allow_http_loopback = true;
         c.webhooks.workers = 0;
-        c.webhooks.poll_ms = 50;
     })
     .await
     else {
@@ -538,7 +545,12 @@ async fn a_delivery_whose_worker_died_is_made_once_its_lease_lapses(backend: Bac
     assert_eq!(got.len(), 1);
     assert_eq!(got[0].0, claimed.id, "under the delivery's own webhook-id");
     // The dead worker's late word changes nothing.
-    let late = storage.finish_webhook_delivery(&claimed.id, "dead-worker", studio_core::DeliveryFate::Failed, chrono::Utc::now());
+    let late = storage.finish_webhook_delivery(
+        &claimed.id,
+        "dead-worker",
+        studio_core::DeliveryFate::Failed,
+        chrono::Utc::now(),
+    );
     assert!(!late.await.unwrap(), "a lapsed claim cannot record a fate");
     assert_eq!(outbox(&app, &house.org_id).await, vec![("delivered".to_string(), 1)]);
     let log = house.key.webhook_deliveries(&id, &DeliveriesQuery::default()).await.expect("log");
@@ -547,9 +559,8 @@ async fn a_delivery_whose_worker_died_is_made_once_its_lease_lapses(backend: Bac
 }
 
 async fn two_replicas_deliver_a_thousand_events_once_each(backend: Backend) {
-    let Some(app) = spawn(backend, |c| {
+    let Some(app) = delivering(backend, |c| {
         c.runner_concurrency = 0;
-        c.webhooks.allow_http_loopback = true;
         c.webhooks.workers = 0;
         c.webhooks.poll_ms = 20;
     })
@@ -575,6 +586,7 @@ async fn two_replicas_deliver_a_thousand_events_once_each(backend: Backend) {
                 event: "job".into(),
                 event_seq: Some(seq),
                 payload: serde_json::json!({"type": "job", "job": {"eventSeq": seq}}).to_string(),
+                url: None,
                 attempts: 0,
                 status: "pending".into(),
                 next_attempt_at: at,
@@ -613,4 +625,84 @@ async fn two_replicas_deliver_a_thousand_events_once_each(backend: Backend) {
         assert_eq!(seqs, (1..=EVENTS).collect::<Vec<_>>());
     }
     assert_eq!(outbox(&app, &house.org_id).await, vec![("delivered".to_string(), EVENTS * 2)]);
+}
+
+/// Poll a develop until it ends.
+async fn until_done(client: &studio_client::Client, job_id: &str) {
+    for _ in 0..400 {
+        if client.job(job_id).await.expect("job").status.is_terminal() {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("{job_id} did not end");
+}
+
+async fn a_develops_own_webhook_url_is_signed_by_the_default_endpoint(backend: Backend) {
+    let Some(app) = delivering(backend, |_| {}).await else { return };
+    let house = House::new(&app, "hook-own").await;
+    let (own_url, own) = receiver(vec![200]).await;
+
+    // Refused before anything is held: no endpoint to sign with, a URL that is not allowed.
+    let before = house.key.balance().await.unwrap();
+    let e = house.key.submit_develop(&upscale().webhook_url(&own_url)).await.unwrap_err();
+    assert_eq!(refused(e), (Some(400), "NO_WEBHOOK_ENDPOINT".into()));
+    // The agent endpoint's start_develop refuses it the same way.
+    let call = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "start_develop",
+        "arguments": {"tool": "upscale", "quality": "1k", "inputs": {"image": "ast_any"}, "webhookUrl": own_url}}});
+    let result = house.key.mcp(&call).await.expect("mcp").expect("an answer")["result"].clone();
+    assert_eq!(result["isError"], true, "{result}");
+    let error = result["structuredContent"]["error"].as_str().unwrap_or_default();
+    assert!(error.starts_with("NO_WEBHOOK_ENDPOINT"), "{error}");
+    let (default_url, default_received) = receiver(vec![200]).await;
+    let default = house
+        .session
+        .create_webhook(&NewWebhook { events: Some(vec!["pack.ready".into()]), ..hook(&default_url) })
+        .await
+        .expect("the default endpoint");
+    let (later_url, _) = receiver(vec![200]).await;
+    let later_hook = NewWebhook { events: Some(vec!["pack.ready".into()]), ..hook(&later_url) };
+    let later = house.session.create_webhook(&later_hook).await.expect("a later endpoint");
+    for (url, code) in
+        [("ftp://127.0.0.1/hook", "BAD_WEBHOOK_URL"), ("https://10.0.0.9/hook", "WEBHOOK_TARGET_REFUSED")]
+    {
+        let e = house.key.submit_develop(&upscale().webhook_url(url)).await.unwrap_err();
+        assert_eq!(refused(e), (Some(400), code.into()), "{url}");
+    }
+    let after = house.key.balance().await.unwrap();
+    assert_eq!((after.balance, after.held), (before.balance, before.held), "nothing was held");
+    assert!(house.key.jobs_since(0).await.unwrap().jobs.is_empty(), "nothing was queued");
+
+    // The develop's three changes go to its own URL, signed with the oldest endpoint's secret.
+    let accepted = house.key.submit_develop(&upscale().webhook_url(&own_url)).await.expect("submit");
+    until_done(&house.key, &accepted.job_id).await;
+    until_received(&own, 3).await;
+    let got = deliveries_of(&own);
+    let states: Vec<&str> = got.iter().map(|(_, b)| b["job"]["status"].as_str().unwrap_or("")).collect();
+    assert_eq!(states, vec!["queued", "running", "done"]);
+    for (headers, body) in own.0.lock().unwrap().iter() {
+        let mut map = reqwest::header::HeaderMap::new();
+        for name in ["webhook-id", "webhook-timestamp", "webhook-signature"] {
+            map.insert(name, headers.get(name).expect(name).to_str().unwrap().parse().unwrap());
+        }
+        studio_client::verify_webhook(&default.secret, &map, body).expect("signed with the default endpoint's secret");
+        assert!(studio_client::verify_webhook(&later.secret, &map, body).is_err(), "not with another endpoint's");
+    }
+    assert!(default_received.0.lock().unwrap().is_empty(), "the endpoint's own URL gets none of it");
+    let log = house.key.webhook_deliveries(&default.webhook.id, &DeliveriesQuery::default()).await.expect("log");
+    assert_eq!(log.deliveries.len(), 3);
+    assert!(log.deliveries.iter().all(|d| d.ok && d.url.as_deref() == Some(own_url.as_str())), "{log:?}");
+
+    // A replay goes back to the develop's URL; a 410 there ends that delivery, not the endpoint.
+    let replayed = house.session.replay_webhook_delivery(&default.webhook.id, &log.deliveries[0].delivery_id).await;
+    assert_eq!(replayed.expect("replay").url.as_deref(), Some(own_url.as_str()));
+    assert_eq!(own.0.lock().unwrap().len(), 4);
+    let (gone_url, gone) = receiver(vec![410]).await;
+    let second = house.key.submit_develop(&upscale().webhook_url(&gone_url)).await.expect("submit");
+    until_done(&house.key, &second.job_id).await;
+    until_received(&gone, 3).await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(gone.0.lock().unwrap().len(), 3, "each change once: a 410 is not retried");
+    let endpoint = house.session.webhook(&default.webhook.id).await.unwrap();
+    assert!(endpoint.enabled && endpoint.disabled_reason.is_none(), "the endpoint stays enabled");
 }

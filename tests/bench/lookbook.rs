@@ -190,6 +190,7 @@ impl Bench {
                 params: BTreeMap::new(),
                 idempotency_key: None,
                 folder_id: None,
+                webhook_url: None,
             })
             .collect();
         let mut ids = Vec::with_capacity(FRAMES);

@@ -25,6 +25,7 @@ mod sockets;
 mod submit;
 mod thumbs;
 mod uploads;
+mod webhooks;
 
 use std::path::PathBuf;
 
@@ -46,6 +47,7 @@ const GROUPS: &[&str] = &[
     "search",
     "thumbs",
     "segmentation",
+    "webhooks",
 ];
 
 /// Row groups that call studio-core in this process and start no server.
@@ -67,6 +69,7 @@ async fn run_group(name: &str, opts: &Options) -> anyhow::Result<Vec<Row>> {
         "pipelines" => pipelines::run(opts).await,
         "search" => search::run(opts).await,
         "segmentation" => segmentation::run(opts).await,
+        "webhooks" => webhooks::run(opts).await,
         other => anyhow::bail!("unknown row group {other}"),
     }
 }

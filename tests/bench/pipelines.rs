@@ -232,6 +232,7 @@ impl Bench {
                     params: BTreeMap::new(),
                     idempotency_key: None,
                     folder_id: None,
+                    webhook_url: None,
                 })
             })
             .collect();

@@ -33,7 +33,7 @@ const CHANGES_PER_SEC: u64 = 50;
 /// Sockets opened at once while connecting.
 const CONNECTING: usize = 64;
 
-type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+pub(crate) type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 /// What one subscriber saw: every message's eventSeq and arrival; the first subscriber also
 /// keeps which change each eventSeq was.
@@ -193,7 +193,7 @@ async fn submit_and_cancel(
 }
 
 /// Open the house's job socket with its key.
-async fn open(url: &str, key: &str) -> anyhow::Result<Socket> {
+pub(crate) async fn open(url: &str, key: &str) -> anyhow::Result<Socket> {
     let mut request = url.into_client_request()?;
     request.headers_mut().insert("authorization", format!("Bearer {key}").parse()?);
     // The library's default read buffer (128 KiB, zeroed on every read) would make the

@@ -237,6 +237,7 @@ async fn submit_rate(submits: &Submits, total: usize) -> anyhow::Result<Throughp
             params: BTreeMap::new(),
             idempotency_key: None,
             folder_id: None,
+            webhook_url: None,
         };
         async move {
             studio.develops().start_develop(&caller, req).await?;

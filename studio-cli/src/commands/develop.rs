@@ -16,7 +16,7 @@ use super::{Context, Interrupted, Usage, count};
 /// The input roles the server takes (spec §4.3); `garment` may repeat.
 pub(crate) const ROLES: [&str; 5] = ["image", "garment", "model", "mask", "background"];
 /// Form fields that are never tool options: given through their own flags.
-const RESERVED: [&str; 6] = ["tool", "idempotencyKey", "brandId", "quality", "output", "folderId"];
+const RESERVED: [&str; 7] = ["tool", "idempotencyKey", "brandId", "quality", "output", "folderId", "webhookUrl"];
 /// The tools that cut a subject from its ground: their inputs are preflighted first, and a
 /// photo the subject gate would refuse is named in a warning before anything is held.
 const CUTOUT_TOOLS: [&str; 4] = ["packshot", "color-change", "harmonize", "lookbook"];
@@ -64,6 +64,10 @@ pub(crate) struct Args {
     /// unknown folder is refused before anything is held.
     #[arg(long, value_name = "FOLDER_ID", value_parser = clap::builder::NonEmptyStringValueParser::new())]
     folder: Option<String>,
+    /// Also deliver this develop's changes to URL as signed webhooks (the house's default
+    /// endpoint's secret signs them; see `studio webhooks`).
+    #[arg(long, value_name = "URL", value_parser = clap::builder::NonEmptyStringValueParser::new())]
+    webhook_url: Option<String>,
     /// Submitting again with the same key returns the same job and holds nothing more.
     #[arg(long, value_name = "KEY", value_parser = clap::builder::NonEmptyStringValueParser::new())]
     idempotency_key: Option<String>,
@@ -187,6 +191,9 @@ fn request(args: &Args) -> Result<DevelopSubmit> {
     }
     if let Some(folder) = &args.folder {
         submit = submit.folder(folder.trim());
+    }
+    if let Some(url) = &args.webhook_url {
+        submit = submit.webhook_url(url.trim());
     }
     Ok(submit)
 }

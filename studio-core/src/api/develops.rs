@@ -367,6 +367,12 @@ pub struct StartDevelop {
     /// held.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub folder_id: Option<String>,
+    /// An https URL this develop's own changes are delivered to, as webhooks signed with the
+    /// house's default endpoint's secret (its oldest enabled one; docs/webhooks.md). Refused
+    /// 400 `NO_WEBHOOK_ENDPOINT` when the house has none, and like an endpoint's URL when the
+    /// target is not public https, before anything is held.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhook_url: Option<String>,
 }
 
 /// The result of start_develop.

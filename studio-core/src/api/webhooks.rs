@@ -155,6 +155,10 @@ pub struct WebhookDelivery {
     pub next_attempt_at: Option<DateTime<Utc>>,
     /// When the attempt was made.
     pub created_at: DateTime<Utc>,
+    /// The URL the attempt went to when it was not the endpoint's own: a develop's `webhookUrl`
+    /// (signed with this endpoint's secret); absent for the endpoint's URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
 }
 
 /// `GET /api/toolkit/webhooks/{id}/deliveries?limit=&cursor=`.

@@ -88,6 +88,10 @@ pub struct WebhooksConfig {
     /// Deliveries one process attempts at once (each endpoint still one at a time). Default 4;
     /// 0 runs no webhook worker in this process (another replica delivers).
     pub workers: usize,
+    /// `STUDIO_WEBHOOKS_LEASE_SECS`: how long a worker's claim on a delivery holds (default 60,
+    /// well beyond one attempt's 10 s); a delivery whose worker died is attempted again once it
+    /// lapses. Shorter than an attempt, a slow receiver may get the event twice.
+    pub lease_secs: u64,
 }
 
 /// The default retry schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (27.6 hours in all,
@@ -101,6 +105,7 @@ impl Default for WebhooksConfig {
             retry_schedule: DEFAULT_RETRY_SCHEDULE.to_vec(),
             poll_ms: 1_000,
             workers: 4,
+            lease_secs: 60,
         }
     }
 }

@@ -269,7 +269,13 @@ impl Develops<'_> {
     /// Tell every socket of the house (on every replica sharing the database) that a job changed.
     pub(crate) async fn publish_job(&self, row: &JobRow) {
         let message = json!({"type": "job", "job": self.job_view(row)});
-        self.0.publish(HouseEvent::new(&row.org_id, &message)).await;
+        let event = HouseEvent::new(&row.org_id, &message);
+        if row.params.contains(crate::webhooks::WEBHOOK_URL_FIELD)
+            && let Ok(options) = serde_json::from_str::<BTreeMap<String, String>>(&row.params)
+        {
+            self.0.webhooks().enqueue_for_develop(&options, &event).await;
+        }
+        self.0.publish(event).await;
     }
 
     /// Refuse a caller who may not develop before anything is read or stored.
@@ -353,6 +359,7 @@ impl Develops<'_> {
         }
         check_params(&params, "BAD_FORM")?;
         self.check_develop_folder(caller, &mut params).await?;
+        self.0.webhooks().check_develop_webhook(caller, &mut params).await?;
         if tool == crate::lookbook::LOOK_TOOL && params.contains_key("lookId") {
             return Err(Error::invalid(
                 "BAD_FORM",
@@ -406,7 +413,11 @@ impl Develops<'_> {
         if let Some(folder) = req.folder_id.take() {
             req.params.insert(filing::FOLDER_FIELD.to_string(), folder);
         }
+        if let Some(url) = req.webhook_url.take() {
+            req.params.insert(crate::webhooks::WEBHOOK_URL_FIELD.to_string(), url);
+        }
         self.check_develop_folder(caller, &mut req.params).await?;
+        self.0.webhooks().check_develop_webhook(caller, &mut req.params).await?;
         let idempotency_key = clean(req.idempotency_key.clone(), "idempotencyKey")?;
         let mut taken: Vec<&str> = Vec::with_capacity(req.inputs.len());
         for role in req.inputs.keys() {

@@ -82,6 +82,8 @@ pub struct WebhookAttemptRow {
     pub next_attempt_at: Option<DateTime<Utc>>,
     /// When it was made.
     pub created_at: DateTime<Utc>,
+    /// The URL it went to when not the endpoint's own (a develop's `webhookUrl`).
+    pub url: Option<String>,
 }
 
 /// One event waiting for (or done with) delivery to one endpoint: a row of the outbox.
@@ -99,6 +101,8 @@ pub struct WebhookDeliveryRow {
     pub event_seq: Option<i64>,
     /// The exact body every attempt sends.
     pub payload: String,
+    /// A develop's own `webhookUrl`, signed with the endpoint's secret; None for the endpoint's URL.
+    pub url: Option<String>,
     /// Attempts claimed so far (the claim counts the one it starts).
     pub attempts: i32,
     /// `pending`, `delivered`, `failed` or `dropped`.

@@ -32,6 +32,7 @@ pub(crate) fn attempt_view(row: &WebhookAttemptRow) -> WebhookDelivery {
         error: row.error.clone(),
         next_attempt_at: row.next_attempt_at,
         created_at: row.created_at,
+        url: row.url.clone(),
     }
 }
 
@@ -42,6 +43,8 @@ pub(crate) struct Send<'a> {
     pub(crate) event_seq: Option<i64>,
     pub(crate) payload: &'a str,
     pub(crate) attempt: i32,
+    /// A develop's own URL instead of the endpoint's (signed with the endpoint's secret).
+    pub(crate) url: Option<&'a str>,
 }
 
 impl Webhooks<'_> {
@@ -60,7 +63,7 @@ impl Webhooks<'_> {
             &config.link_preview,
             config.webhooks.allow_http_loopback,
             Request {
-                url: &endpoint.url,
+                url: send.url.unwrap_or(&endpoint.url),
                 secrets: &secrets,
                 id: send.delivery_id,
                 timestamp: at.timestamp(),
@@ -84,9 +87,11 @@ impl Webhooks<'_> {
             error: outcome.error,
             next_attempt_at: if outcome.ok || outcome.gone { None } else { next_attempt_at },
             created_at: at,
+            url: send.url.map(str::to_string),
         };
         self.0.storage.insert_webhook_attempt(&row).await?;
-        if outcome.gone {
+        // A 410 from a develop's own URL ends that delivery only; the endpoint is not its.
+        if outcome.gone && send.url.is_none() {
             self.disable_and_tell(endpoint, "The receiver answered 410 Gone.").await?;
         }
         Ok(row)
@@ -118,7 +123,8 @@ impl Webhooks<'_> {
         let endpoint = self.0.storage.webhook(&caller.org_id, id).await?.ok_or_else(not_found)?;
         let delivery_id = new_id("msg");
         let payload = json!({"type": PING, "webhookId": endpoint.id, "sentAt": now()}).to_string();
-        let send = Send { delivery_id: &delivery_id, event: PING, event_seq: None, payload: &payload, attempt: 1 };
+        let send =
+            Send { delivery_id: &delivery_id, event: PING, event_seq: None, payload: &payload, attempt: 1, url: None };
         Ok(attempt_view(&self.send_logged(&endpoint, send, None).await?))
     }
 
@@ -137,6 +143,7 @@ impl Webhooks<'_> {
             event_seq: last.event_seq,
             payload: &last.payload,
             attempt: last.attempt + 1,
+            url: last.url.as_deref(),
         };
         Ok(attempt_view(&self.send_logged(&endpoint, send, None).await?))
     }

@@ -15,6 +15,8 @@ mod seal;
 pub(crate) mod signing;
 pub(crate) mod target;
 
+pub(crate) use outbox::WEBHOOK_URL_FIELD;
+
 use base64::Engine;
 use chrono::Duration;
 
@@ -105,7 +107,7 @@ pub(crate) fn view(row: &WebhookRow) -> Webhook {
 
 impl Webhooks<'_> {
     /// A URL checked for form and target: 400 `BAD_WEBHOOK_URL`, `WEBHOOK_TARGET_REFUSED`.
-    async fn checked_url(&self, url: &str) -> Result<String> {
+    pub(crate) async fn checked_url(&self, url: &str) -> Result<String> {
         let allow = self.0.config.webhooks.allow_http_loopback;
         let parsed = target::parse(url, allow).map_err(target::Refusal::into_error)?;
         target::check(&self.0.config.link_preview, &parsed, allow).await.map_err(target::Refusal::into_error)?;

@@ -11,26 +11,39 @@
 //!   the delivery and its last error, and the house's owner is sent a letter;
 //! - the endpoint disabled or deleted before the attempt: dropped, nothing sent.
 //!
-//! A worker that dies mid-attempt leaves its lease to lapse ([`LEASE_SECS`]); the row is then
+//! A develop submitted with its own `webhookUrl` ([`WEBHOOK_URL_FIELD`], checked before anything
+//! is held by [`Webhooks::check_develop_webhook`]) has its changes queued for that URL too, under
+//! the house's default endpoint (its oldest enabled one), whose secret signs them and whose log
+//! shows them with their `url`. A 410 or a run-out schedule there ends that delivery only: the
+//! endpoint is not disabled for a URL that is not its own.
+//!
+//! A worker that dies mid-attempt leaves its lease to lapse (`lease_secs`, 60 s); the row is then
 //! due again and another worker (or the restarted process) makes the attempt: delivery is at
 //! least once, and every attempt of one event carries the same `webhook-id` to deduplicate on.
 
+use std::collections::BTreeMap;
 use std::future::Future;
 
 use chrono::Duration;
 
-use crate::error::Result;
+use crate::caller::Caller;
+use crate::error::{Error, Result};
 use crate::events::{HouseEvent, RESYNC};
 use crate::ids::{new_id, now, random_secret};
 use crate::storage::{DeliveryFate, WebhookDeliveryRow, WebhookRow};
 use crate::webhooks::Webhooks;
 use crate::webhooks::log::Send;
 
-/// How long a claim holds: well beyond one attempt (10 s, `deliver.rs`) and its DNS check.
-pub(crate) const LEASE_SECS: i64 = 60;
-
 /// The most jitter added to a wait, as a fraction of it.
 const JITTER: f64 = 0.2;
+
+/// The submit field, and the job option, naming a develop's own webhook URL.
+pub(crate) const WEBHOOK_URL_FIELD: &str = "webhookUrl";
+
+/// The house's default endpoint: its oldest enabled one (the list is oldest first).
+fn default_endpoint(endpoints: &[WebhookRow]) -> Option<&WebhookRow> {
+    endpoints.iter().find(|e| e.enabled)
+}
 
 /// Whether `endpoint` takes events of `kind` (its `events` is a JSON array of kinds or `*`).
 fn subscribed(endpoint: &WebhookRow, kind: &str) -> bool {
@@ -68,6 +81,48 @@ impl Webhooks<'_> {
         }
     }
 
+    /// Queue a develop's change for the develop's own `webhookUrl`, when its options name one,
+    /// under the house's default endpoint; logged and skipped when the house has none any more.
+    pub(crate) async fn enqueue_for_develop(&self, options: &BTreeMap<String, String>, event: &HouseEvent) {
+        let Some(url) = options.get(WEBHOOK_URL_FIELD) else { return };
+        let queued = async {
+            let endpoints = self.0.storage.webhooks(&event.org_id).await?;
+            let Some(endpoint) = default_endpoint(&endpoints) else {
+                tracing::warn!(org = %event.org_id, "a develop's webhookUrl has no default endpoint to sign with; skipped");
+                return Ok(());
+            };
+            self.queue(event, std::iter::once((endpoint, Some(url.clone())))).await
+        };
+        if let Err(e) = queued.await {
+            tracing::warn!(error = %e, org = %event.org_id, "queueing a develop's change for its webhookUrl failed");
+        }
+    }
+
+    /// Check a develop's `webhookUrl` option before anything is held: blank is dropped; the URL
+    /// must pass the endpoints' guard (400 `BAD_WEBHOOK_URL`, `WEBHOOK_TARGET_REFUSED`) and the
+    /// house must have an enabled endpoint to sign with (400 `NO_WEBHOOK_ENDPOINT`).
+    pub(crate) async fn check_develop_webhook(
+        &self,
+        caller: &Caller,
+        options: &mut BTreeMap<String, String>,
+    ) -> Result<()> {
+        let Some(raw) = options.get(WEBHOOK_URL_FIELD) else { return Ok(()) };
+        if raw.trim().is_empty() {
+            options.remove(WEBHOOK_URL_FIELD);
+            return Ok(());
+        }
+        let url = self.checked_url(raw.trim()).await?;
+        if default_endpoint(&self.0.storage.webhooks(&caller.org_id).await?).is_none() {
+            return Err(Error::invalid(
+                "NO_WEBHOOK_ENDPOINT",
+                "A develop's webhookUrl is signed with the secret of the house's default webhook endpoint (its oldest \
+                 enabled one), and this house has none: create one first (POST /api/toolkit/webhooks). Nothing was held.",
+            ));
+        }
+        options.insert(WEBHOOK_URL_FIELD.to_string(), url);
+        Ok(())
+    }
+
     async fn try_enqueue(&self, event: &HouseEvent) -> Result<()> {
         let endpoints = self.0.storage.webhooks(&event.org_id).await?;
         if endpoints.is_empty() {
@@ -75,18 +130,28 @@ impl Webhooks<'_> {
         }
         let message = event.message();
         let Some(kind) = message["type"].as_str() else { return Ok(()) };
+        self.queue(event, endpoints.iter().filter(|e| e.enabled && subscribed(e, kind)).map(|e| (e, None))).await
+    }
+
+    /// Queue `event` for each (endpoint, URL override) and wake the workers.
+    async fn queue<'e>(
+        &self,
+        event: &HouseEvent,
+        targets: impl Iterator<Item = (&'e WebhookRow, Option<String>)>,
+    ) -> Result<()> {
+        let message = event.message();
+        let kind = message["type"].as_str().unwrap_or_default();
         let event_seq = message["job"]["eventSeq"].as_i64();
         let at = now();
-        let rows: Vec<WebhookDeliveryRow> = endpoints
-            .iter()
-            .filter(|e| e.enabled && subscribed(e, kind))
-            .map(|e| WebhookDeliveryRow {
+        let rows: Vec<WebhookDeliveryRow> = targets
+            .map(|(e, url)| WebhookDeliveryRow {
                 id: new_id("msg"),
                 org_id: e.org_id.clone(),
                 endpoint_id: e.id.clone(),
                 event: kind.to_string(),
                 event_seq,
                 payload: event.as_str().to_string(),
+                url,
                 attempts: 0,
                 status: "pending".into(),
                 next_attempt_at: at,
@@ -148,7 +213,8 @@ impl Webhooks<'_> {
         let storage = &self.0.storage;
         let claim = random_secret();
         let at = now();
-        let Some(row) = storage.claim_webhook_delivery(&claim, at, at + Duration::seconds(LEASE_SECS)).await? else {
+        let lease = Duration::seconds(i64::try_from(self.0.config.webhooks.lease_secs.max(1)).unwrap_or(60));
+        let Some(row) = storage.claim_webhook_delivery(&claim, at, at + lease).await? else {
             return Ok(false);
         };
         let fate = match storage.webhook(&row.org_id, &row.endpoint_id).await? {
@@ -172,12 +238,15 @@ impl Webhooks<'_> {
             event_seq: row.event_seq,
             payload: &row.payload,
             attempt: row.attempts,
+            url: row.url.as_deref(),
         };
         let logged = self.send_logged(endpoint, send, next).await?;
         Ok(match next {
             _ if logged.ok => DeliveryFate::Delivered,
             _ if logged.status == Some(410) => DeliveryFate::Failed,
             Some(at) => DeliveryFate::Retry(at),
+            // A develop's own URL failing does not disable the endpoint that signs for it.
+            None if row.url.is_some() => DeliveryFate::Failed,
             None => {
                 let error = logged.error.as_deref().unwrap_or("no answer");
                 let reason = format!(

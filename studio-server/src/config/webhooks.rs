@@ -1,6 +1,7 @@
 //! Webhooks' settings: `STUDIO_WEBHOOKS_ALLOW_HTTP_LOOPBACK` (development: http endpoints on a
 //! loopback address) and `STUDIO_WEBHOOKS_RETRY_SCHEDULE` (seconds before each retry,
-//! comma-separated), docs/webhooks.md.
+//! comma-separated) and `STUDIO_WEBHOOKS_LEASE_SECS` (how long a delivery's claim holds),
+//! docs/webhooks.md.
 
 use super::env::Env;
 use super::{ConfigError, ServerConfig};
@@ -23,6 +24,12 @@ impl Env<'_> {
         }
         if let Some(v) = self.set("STUDIO_WEBHOOKS_RETRY_SCHEDULE") {
             c.webhooks.retry_schedule = retry_schedule(&v)?;
+        }
+        if let Some(v) = self.set("STUDIO_WEBHOOKS_LEASE_SECS") {
+            c.webhooks.lease_secs =
+                v.trim().parse::<u64>().ok().filter(|s| (1..=3_600).contains(s)).ok_or_else(|| {
+                    ConfigError::Env("STUDIO_WEBHOOKS_LEASE_SECS", format!("1 to 3600 seconds, not {v:?}"))
+                })?;
         }
         Ok(c)
     }
@@ -65,11 +72,15 @@ mod tests {
         assert!(c.webhooks.allow_http_loopback);
         assert_eq!(c.webhooks.retry_schedule, vec![1, 2, 3]);
         assert_eq!(c.core_config().webhooks, c.webhooks);
+        assert_eq!(load(&[]).unwrap().webhooks.lease_secs, 60);
+        assert_eq!(load(&[("STUDIO_WEBHOOKS_LEASE_SECS", " 3 ")]).unwrap().webhooks.lease_secs, 3);
         for (name, value) in [
             ("STUDIO_WEBHOOKS_ALLOW_HTTP_LOOPBACK", "maybe"),
             ("STUDIO_WEBHOOKS_RETRY_SCHEDULE", "1,x"),
             ("STUDIO_WEBHOOKS_RETRY_SCHEDULE", "-5"),
             ("STUDIO_WEBHOOKS_RETRY_SCHEDULE", "999999999"),
+            ("STUDIO_WEBHOOKS_LEASE_SECS", "0"),
+            ("STUDIO_WEBHOOKS_LEASE_SECS", "an hour"),
         ] {
             let refused = load(&[(name, value)]).unwrap_err();
             assert!(refused.to_string().starts_with(name), "{refused}");

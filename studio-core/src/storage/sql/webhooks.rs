@@ -15,7 +15,7 @@ pub(in crate::storage) use webhook_columns;
 macro_rules! attempt_columns {
     () => {
         "id, org_id, endpoint_id, delivery_id, event, event_seq, payload, attempt, ok, status, latency_ms, response, \
-         error, next_attempt_at, created_at"
+         error, next_attempt_at, created_at, url"
     };
 }
 
@@ -24,7 +24,7 @@ pub(in crate::storage) use attempt_columns;
 /// The columns of `webhook_deliveries` in [`WebhookDeliveryRow`](crate::storage::WebhookDeliveryRow) order.
 macro_rules! delivery_columns {
     () => {
-        "id, org_id, endpoint_id, event, event_seq, payload, attempts, status, next_attempt_at, claim_token, \
+        "id, org_id, endpoint_id, event, event_seq, payload, url, attempts, status, next_attempt_at, claim_token, \
          lease_until, created_at, updated_at"
     };
 }
@@ -196,7 +196,7 @@ macro_rules! impl_webhook_store {
                 sqlx::query(concat!(
                     "INSERT INTO webhook_attempts (",
                     $crate::storage::sql::webhooks::attempt_columns!(),
-                    ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)"
+                    ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)"
                 ))
                 .bind(&row.id)
                 .bind(&row.org_id)
@@ -213,6 +213,7 @@ macro_rules! impl_webhook_store {
                 .bind(&row.error)
                 .bind(row.next_attempt_at)
                 .bind(row.created_at)
+                .bind(&row.url)
                 .execute(&self.pool)
                 .await?;
                 Ok(())
@@ -271,7 +272,7 @@ macro_rules! impl_webhook_store {
                     sqlx::query(concat!(
                         "INSERT INTO webhook_deliveries (",
                         $crate::storage::sql::webhooks::delivery_columns!(),
-                        ") VALUES ($1, $2, $3, $4, $5, $6, 0, 'pending', $7, NULL, NULL, $8, $8)"
+                        ") VALUES ($1, $2, $3, $4, $5, $6, $7, 0, 'pending', $8, NULL, NULL, $9, $9)"
                     ))
                     .bind(&row.id)
                     .bind(&row.org_id)
@@ -279,6 +280,7 @@ macro_rules! impl_webhook_store {
                     .bind(&row.event)
                     .bind(row.event_seq)
                     .bind(&row.payload)
+                    .bind(&row.url)
                     .bind(row.next_attempt_at)
                     .bind(row.created_at)
                     .execute(&mut *tx)
