@@ -2,22 +2,26 @@
 real studio-server (docs/webhooks.md, "Checked by a third party").
 
     python tests/webhooks/receiver.py URL --source server
+    python tests/webhooks/receiver.py URL --source outbox
     python tests/webhooks/receiver.py URL --source listen --studio target/debug/studio
 
 It signs a house up and starts a receiver on a free loopback port whose every request is checked
 with `standardwebhooks.Webhook(secret).verify(body, headers)` (a refused request is answered 400
-and recorded). The deliveries come from one of two sources:
+and recorded). The deliveries come from one of three sources:
 
 - `server`: the server's own signed deliveries to an endpoint of the house (the server must run
   with STUDIO_WEBHOOKS_ALLOW_HTTP_LOOPBACK=1): `POST …/{id}/test` pings, and a replay of one of
   them (`POST …/{id}/deliveries/{deliveryId}/replay`: the same webhook-id again);
+- `outbox`: a few develops, their job changes delivered by the server itself to an endpoint
+  subscribed to every kind; then one develop submitted with its own `webhookUrl` (a second
+  receiver), signed with the same endpoint's secret as the house's default endpoint;
 - `listen`: a few develops, their job changes forwarded by `studio webhooks listen --forward-to`.
 
 Then:
 
 - every request that reached the receiver was accepted; `server`: each test answered the 200 the
-  receiver gave and the replay came under its delivery's own webhook-id; `listen`: every job's last
-  change arrived, each job's changes in eventSeq order, no webhook-id twice;
+  receiver gave and the replay came under its delivery's own webhook-id; `outbox` and `listen`:
+  every job's last change arrived, each job's changes in eventSeq order, no webhook-id twice;
 - the package refuses a delivery whose body was altered by one byte, one re-signed with a timestamp
   ten minutes old, and one without its signature header;
 - (`server` only) after two rotations the first secret, rotated out, no longer verifies a new
@@ -186,15 +190,12 @@ class Receiver:
         return False
 
 
-def develop(api, asset, n):
-    """Submit `n` upscales of `asset`; their job ids."""
+def develop(api, asset, n, **extra):
+    """Submit `n` upscales of `asset` (with `extra` form fields); their job ids."""
     jobs = []
     for i in range(n):
-        answer = api.multipart(
-            "/api/toolkit/jobs/submit",
-            {"tool": "upscale", "quality": "1k", "image": asset, "idempotencyKey": f"receiver-{time.time_ns()}-{i}"},
-            {},
-        )
+        fields = {"tool": "upscale", "quality": "1k", "image": asset, "idempotencyKey": f"receiver-{time.time_ns()}-{i}"}
+        answer = api.multipart("/api/toolkit/jobs/submit", dict(fields, **extra), {})
         jobs.append(answer["jobId"])
     return jobs
 
@@ -301,13 +302,11 @@ def server_source(api, receiver, endpoint, first, pings):
     print("after two rotations: refused under the first secret, accepted under the second and the third")
 
 
-def listen_source(api, receiver, asset, first, args):
-    jobs = develop(api, asset, args.develops)
-    receiver.wait_for(finished(jobs), args.wait, f"the last change of {len(jobs)} develops")
+def in_order(source, receiver):
+    """Nothing refused, no webhook-id twice, each job's changes in eventSeq order."""
     events = receiver.events()
-    print(f"listen: the receiver accepted {len(events)} forwards, refused {len(receiver.refused)}")
     for headers, _, why in receiver.refused:
-        fail(f"forward {headers.get('webhook-id')} refused by the verifier: {why}")
+        fail(f"{source}: {headers.get('webhook-id')} refused by the verifier: {why}")
     ids = [h["webhook-id"] for h, _ in receiver.accepted]
     if len(set(ids)) != len(ids):
         fail(f"a forward arrived twice under one webhook-id: {sorted(i for i in ids if ids.count(i) > 1)[:3]}")
@@ -318,6 +317,33 @@ def listen_source(api, receiver, asset, first, args):
     for job, got in seqs.items():
         if got != sorted(got):
             fail(f"{job}'s changes arrived out of order: eventSeq {got}")
+    return events
+
+
+def listen_source(api, receiver, asset, first, args):
+    jobs = develop(api, asset, args.develops)
+    receiver.wait_for(finished(jobs), args.wait, f"the last change of {len(jobs)} develops")
+    events = in_order("listen", receiver)
+    print(f"listen: the receiver accepted {len(events)} forwards, refused {len(receiver.refused)}")
+    if receiver.accepted:
+        refusals(first, receiver)
+
+
+def outbox_source(api, receiver, asset, first, args):
+    """The server's own deliveries of develops' changes (the outbox), then a develop's own
+    webhookUrl to a second receiver, signed with the same (the default endpoint's) secret."""
+    jobs = develop(api, asset, args.develops)
+    receiver.wait_for(finished(jobs), args.wait, f"the last change of {len(jobs)} develops")
+    events = in_order("outbox", receiver)
+    print(f"outbox: the receiver accepted {len(events)} deliveries of {len(jobs)} develops, refused {len(receiver.refused)}")
+    own = Receiver(first)
+    try:
+        job = develop(api, asset, 1, webhookUrl=own.url)
+        own.wait_for(finished(job), args.wait, "the last change of a develop with its own webhookUrl")
+        got = in_order("webhookUrl", own)
+        print(f"webhookUrl: the develop's own receiver accepted {len(got)} deliveries, refused {len(own.refused)}")
+    finally:
+        own.server.shutdown()
     if receiver.accepted:
         refusals(first, receiver)
 
@@ -325,7 +351,7 @@ def listen_source(api, receiver, asset, first, args):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("url")
-    parser.add_argument("--source", choices=["server", "listen"], required=True)
+    parser.add_argument("--source", choices=["server", "listen", "outbox"], required=True)
     parser.add_argument("--studio", default="target/debug/studio", help="the CLI, for --source listen")
     parser.add_argument("--develops", type=int, default=3, help="develops (listen) or pings (server)")
     parser.add_argument("--wait", type=float, default=120.0)
@@ -335,7 +361,7 @@ def main():
     api.sign_up()
     asset = api.multipart("/api/toolkit/assets/upload", {}, {"file": ("piece.png", png())})["asset"]["id"]
     listener = None
-    if args.source == "server":
+    if args.source in ("server", "outbox"):
         receiver = Receiver("whsec_" + base64.b64encode(b"placeholder until created").decode())
         created = api.call("POST", "/api/toolkit/webhooks", {"url": receiver.url, "events": ["*"]}, session=True)
         first = created["secret"]
@@ -357,6 +383,8 @@ def main():
     try:
         if args.source == "server":
             server_source(api, receiver, endpoint, first, args.develops)
+        elif args.source == "outbox":
+            outbox_source(api, receiver, asset, first, args)
         else:
             listen_source(api, receiver, asset, first, args)
     finally:

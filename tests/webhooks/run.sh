@@ -7,18 +7,20 @@
 # STUDIO_WEBHOOKS_RETRY_SCHEDULE, then runs the receiver with
 #  - server: the server's own signed deliveries to an endpoint of the house: test pings, a replay,
 #    and two secret rotations;
+#  - outbox: develops whose job changes the server delivers itself (its outbox), and one develop
+#    with its own webhookUrl, signed with the same endpoint's secret;
 #  - listen: develops whose job changes `target/debug/studio webhooks listen --forward-to` (the
 #    CLI's forwarder) posts to the receiver.
 #
-#   bash tests/webhooks/run.sh               # both
-#   bash tests/webhooks/run.sh listen        # or server: one source only
+#   bash tests/webhooks/run.sh               # all three
+#   bash tests/webhooks/run.sh listen        # or server, outbox: one source only
 #
 # PYTHON names an interpreter with `standardwebhooks` installed (default: target/ci-venv/bin/python,
 # the venv .ci/run keeps). The server is stopped on exit.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-SOURCES="${1:-server listen}"
+SOURCES="${1:-server outbox listen}"
 PYTHON="${PYTHON:-target/ci-venv/bin/python}"
 SERVER_BIN="target/debug/studio-server"
 STUDIO_BIN="target/debug/studio"
