@@ -114,7 +114,7 @@ function Editor() {
 
   return html`<div class="sections">
     <div class="toolbar"><${PageTitle}>Pipelines<//></div>
-    <section class="card" aria-labelledby="presets-title">
+    <section class="card wide" aria-labelledby="presets-title">
       <h2 id="presets-title">Presets</h2>
       ${presets === null
         ? html`<${Loading} />`
@@ -181,7 +181,7 @@ function Editor() {
       <${Refusal} error=${error}>${error instanceof api.ApiError && error.code === 'INSUFFICIENT_TOKENS' && html`<${MoreTokens} />`}<//>
       ${preview && html`<${Preview} preview=${preview} />`}
     </section>
-    <section class="card" aria-labelledby="pruns-title">
+    <section class="card wide" aria-labelledby="pruns-title">
       <h2 id="pruns-title">Runs</h2>
       ${runs === null
         ? html`<${Loading} />`
