@@ -22,7 +22,8 @@ backend_tests!(
     an_endpoint_whose_attempts_run_out_is_disabled_and_its_owner_told,
     a_delivery_whose_worker_died_is_made_once_its_lease_lapses,
     two_replicas_deliver_a_thousand_events_once_each,
-    a_develops_own_webhook_url_is_signed_by_the_default_endpoint
+    a_develops_own_webhook_url_is_signed_by_the_default_endpoint,
+    a_develops_silent_url_does_not_hold_back_its_endpoint
 );
 
 fn refused(e: studio_client::Error) -> (Option<u16>, String) {
@@ -705,4 +706,43 @@ async fn a_develops_own_webhook_url_is_signed_by_the_default_endpoint(backend: B
     assert_eq!(gone.0.lock().unwrap().len(), 3, "each change once: a 410 is not retried");
     let endpoint = house.session.webhook(&default.webhook.id).await.unwrap();
     assert!(endpoint.enabled && endpoint.disabled_reason.is_none(), "the endpoint stays enabled");
+}
+
+/// A receiver on 127.0.0.1 that counts requests and never answers one.
+async fn silent_receiver() -> (String, Arc<std::sync::atomic::AtomicUsize>) {
+    let seen = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = seen.clone();
+    let handler = move || {
+        let count = count.clone();
+        async move {
+            count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            std::future::pending::<&'static str>().await
+        }
+    };
+    let app = axum::Router::new().route("/hook", axum::routing::post(handler));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.ok() });
+    (format!("http://{addr}/hook"), seen)
+}
+
+async fn a_develops_silent_url_does_not_hold_back_its_endpoint(backend: Backend) {
+    let Some(app) = delivering(backend, |_| {}).await else { return };
+    let house = House::new(&app, "hook-silent").await;
+    let (url, received) = receiver(vec![200]).await;
+    house.session.create_webhook(&hook(&url)).await.expect("create");
+    let (silent, asked) = silent_receiver().await;
+    // Each attempt to the silent URL holds a worker for 10 s; the endpoint's own copies of the
+    // same changes are a target of their own and arrive meanwhile.
+    let accepted = house.key.submit_develop(&upscale().webhook_url(&silent)).await.expect("submit");
+    until_done(&house.key, &accepted.job_id).await;
+    let started = std::time::Instant::now();
+    until_received(&received, 3).await;
+    let waited = started.elapsed();
+    assert!(waited < std::time::Duration::from_secs(5), "the endpoint's deliveries waited {waited:?}");
+    let got = deliveries_of(&received);
+    let states: Vec<&str> = got.iter().map(|(_, b)| b["job"]["status"].as_str().unwrap_or("")).collect();
+    assert_eq!(states, vec!["queued", "running", "done"]);
+    let asked = asked.load(std::sync::atomic::Ordering::SeqCst);
+    assert!((1..=3).contains(&asked), "the silent URL was asked {asked} times: one change at a time");
 }

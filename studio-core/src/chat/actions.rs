@@ -67,6 +67,9 @@ fn proposal(studio: &Studio, item: &Value) -> Option<Proposal> {
                 return None;
             }
             req.idempotency_key = None;
+            // A model's answer never chooses where a house's signed events go.
+            req.webhook_url = None;
+            req.params.remove(crate::webhooks::WEBHOOK_URL_FIELD);
             let price = studio.develops().frame_price(&req.tool, quality);
             let fallback = format!("Develop {} at {}", req.tool, quality.as_str());
             (serde_json::to_value(req).ok()?, price, fallback)

@@ -116,8 +116,9 @@ pub(crate) fn webhook_disabled(house: &str, url: &str, id: &str, reason: &str) -
             format!("Studio stopped delivering events to {url} ({id}). {reason}"),
             format!(
                 "Every attempt is in its delivery log (studio webhooks deliveries {id}). Once the receiver answers \
-                 again, enable the endpoint (PATCH /api/toolkit/webhooks/{id} with enabled: true) and replay what it \
-                 missed (studio webhooks replay)."
+                 again, enable the endpoint (PATCH /api/toolkit/webhooks/{id} with enabled: true); events are not \
+                 queued for it while it is disabled, and any delivery in its log can be sent again (studio webhooks \
+                 replay)."
             ),
         ],
         None,

@@ -48,13 +48,14 @@ pub(crate) struct Send<'a> {
 }
 
 impl Webhooks<'_> {
-    /// Make one attempt to `endpoint` and log it; a 410 disables the endpoint (and its owner is told). `next_attempt_at`
-    /// is what the caller will schedule when this attempt fails (recorded on the row).
+    /// Make one attempt to `endpoint` and log it; a 410 disables the endpoint (and its owner is
+    /// told). `retry_in` is the wait before the next attempt when this one fails: the row records
+    /// the attempt's end plus that wait as `next_attempt_at`, which the outbox schedules.
     pub(crate) async fn send_logged(
         &self,
         endpoint: &WebhookRow,
         send: Send<'_>,
-        next_attempt_at: Option<chrono::DateTime<chrono::Utc>>,
+        retry_in: Option<chrono::Duration>,
     ) -> Result<WebhookAttemptRow> {
         let at = now();
         let secrets = self.signing_secrets(endpoint, at);
@@ -71,6 +72,10 @@ impl Webhooks<'_> {
             },
         )
         .await;
+        let mut error = outcome.error;
+        if outcome.gone && send.url.is_some() {
+            error = Some("410 Gone: this develop's URL is not tried again".into());
+        }
         let row = WebhookAttemptRow {
             id: new_id("wha"),
             org_id: endpoint.org_id.clone(),
@@ -84,15 +89,15 @@ impl Webhooks<'_> {
             status: outcome.status.map(i32::from),
             latency_ms: outcome.latency_ms,
             response: outcome.response,
-            error: outcome.error,
-            next_attempt_at: if outcome.ok || outcome.gone { None } else { next_attempt_at },
+            error,
+            next_attempt_at: if outcome.ok || outcome.gone { None } else { retry_in.map(|wait| now() + wait) },
             created_at: at,
             url: send.url.map(str::to_string),
         };
         self.0.storage.insert_webhook_attempt(&row).await?;
         // A 410 from a develop's own URL ends that delivery only; the endpoint is not its.
         if outcome.gone && send.url.is_none() {
-            self.disable_and_tell(endpoint, "The receiver answered 410 Gone.").await?;
+            self.disable_and_tell(endpoint, "The receiver answered 410 Gone.").await;
         }
         Ok(row)
     }

@@ -13,9 +13,10 @@
 //!
 //! A develop submitted with its own `webhookUrl` ([`WEBHOOK_URL_FIELD`], checked before anything
 //! is held by [`Webhooks::check_develop_webhook`]) has its changes queued for that URL too, under
-//! the house's default endpoint (its oldest enabled one), whose secret signs them and whose log
-//! shows them with their `url`. A 410 or a run-out schedule there ends that delivery only: the
-//! endpoint is not disabled for a URL that is not its own.
+//! the house's default endpoint at the submit (its oldest enabled one, pinned in the job's
+//! options), whose secret signs them and whose log shows them with their `url`. That URL is a
+//! target of its own: its attempts never hold back the endpoint's. A 410 or a run-out schedule
+//! there ends that delivery only: the endpoint is not disabled for a URL that is not its own.
 //!
 //! A worker that dies mid-attempt leaves its lease to lapse (`lease_secs`, 60 s); the row is then
 //! due again and another worker (or the restarted process) makes the attempt: delivery is at
@@ -39,6 +40,9 @@ const JITTER: f64 = 0.2;
 
 /// The submit field, and the job option, naming a develop's own webhook URL.
 pub(crate) const WEBHOOK_URL_FIELD: &str = "webhookUrl";
+/// The job option naming the endpoint that signs for that URL: the house's default endpoint at
+/// the submit, pinned so every change of one develop is signed with one secret. Set only here.
+const WEBHOOK_ENDPOINT_FIELD: &str = "webhookEndpointId";
 
 /// The house's default endpoint: its oldest enabled one (the list is oldest first).
 fn default_endpoint(endpoints: &[WebhookRow]) -> Option<&WebhookRow> {
@@ -84,14 +88,16 @@ impl Webhooks<'_> {
     /// Queue a develop's change for the develop's own `webhookUrl`, when its options name one,
     /// under the house's default endpoint; logged and skipped when the house has none any more.
     pub(crate) async fn enqueue_for_develop(&self, options: &BTreeMap<String, String>, event: &HouseEvent) {
-        let Some(url) = options.get(WEBHOOK_URL_FIELD) else { return };
+        let (Some(url), Some(signer)) = (options.get(WEBHOOK_URL_FIELD), options.get(WEBHOOK_ENDPOINT_FIELD)) else {
+            return;
+        };
         let queued = async {
-            let endpoints = self.0.storage.webhooks(&event.org_id).await?;
-            let Some(endpoint) = default_endpoint(&endpoints) else {
-                tracing::warn!(org = %event.org_id, "a develop's webhookUrl has no default endpoint to sign with; skipped");
+            let endpoint = self.0.storage.webhook(&event.org_id, signer).await?.filter(|e| e.enabled);
+            let Some(endpoint) = endpoint else {
+                tracing::warn!(org = %event.org_id, "the endpoint that signs a develop's webhookUrl is disabled or gone; skipped");
                 return Ok(());
             };
-            self.queue(event, std::iter::once((endpoint, Some(url.clone())))).await
+            self.queue(event, std::iter::once((&endpoint, Some(url.clone())))).await
         };
         if let Err(e) = queued.await {
             tracing::warn!(error = %e, org = %event.org_id, "queueing a develop's change for its webhookUrl failed");
@@ -106,19 +112,23 @@ impl Webhooks<'_> {
         caller: &Caller,
         options: &mut BTreeMap<String, String>,
     ) -> Result<()> {
+        // Only this check names the signing endpoint; a submit cannot choose it.
+        options.remove(WEBHOOK_ENDPOINT_FIELD);
         let Some(raw) = options.get(WEBHOOK_URL_FIELD) else { return Ok(()) };
         if raw.trim().is_empty() {
             options.remove(WEBHOOK_URL_FIELD);
             return Ok(());
         }
         let url = self.checked_url(raw.trim()).await?;
-        if default_endpoint(&self.0.storage.webhooks(&caller.org_id).await?).is_none() {
+        let endpoints = self.0.storage.webhooks(&caller.org_id).await?;
+        let Some(signer) = default_endpoint(&endpoints) else {
             return Err(Error::invalid(
                 "NO_WEBHOOK_ENDPOINT",
                 "A develop's webhookUrl is signed with the secret of the house's default webhook endpoint (its oldest \
                  enabled one), and this house has none: create one first (POST /api/toolkit/webhooks). Nothing was held.",
             ));
-        }
+        };
+        options.insert(WEBHOOK_ENDPOINT_FIELD.to_string(), signer.id.clone());
         options.insert(WEBHOOK_URL_FIELD.to_string(), url);
         Ok(())
     }
@@ -230,8 +240,8 @@ impl Webhooks<'_> {
     /// Make the claimed attempt and say what becomes of the delivery.
     async fn attempt(&self, endpoint: &WebhookRow, row: &WebhookDeliveryRow) -> Result<DeliveryFate> {
         let schedule = &self.0.config.webhooks.retry_schedule;
-        let wait = usize::try_from(row.attempts - 1).ok().and_then(|i| schedule.get(i)).copied();
-        let next = wait.map(|w| now() + jittered(w));
+        // Attempt n (the claim counted it) waits schedule[n - 1] after it ends, if it fails.
+        let wait = usize::try_from(row.attempts - 1).ok().and_then(|i| schedule.get(i)).map(|w| jittered(*w));
         let send = Send {
             delivery_id: &row.id,
             event: &row.event,
@@ -240,8 +250,8 @@ impl Webhooks<'_> {
             attempt: row.attempts,
             url: row.url.as_deref(),
         };
-        let logged = self.send_logged(endpoint, send, next).await?;
-        Ok(match next {
+        let logged = self.send_logged(endpoint, send, wait).await?;
+        Ok(match logged.next_attempt_at {
             _ if logged.ok => DeliveryFate::Delivered,
             _ if logged.status == Some(410) => DeliveryFate::Failed,
             Some(at) => DeliveryFate::Retry(at),
@@ -255,31 +265,44 @@ impl Webhooks<'_> {
                     row.id,
                     span(now() - row.created_at)
                 );
-                self.disable_and_tell(endpoint, &reason).await?;
+                self.disable_and_tell(endpoint, &reason).await;
                 DeliveryFate::Failed
             }
         })
     }
 
-    /// Disable `endpoint` for `reason` and, when this call disabled it, write to the house's owner.
-    pub(crate) async fn disable_and_tell(&self, endpoint: &WebhookRow, reason: &str) -> Result<()> {
-        if !self.0.storage.disable_webhook(&endpoint.org_id, &endpoint.id, reason, now()).await? {
+    /// Disable `endpoint` for `reason` and write to the house's owner, once: the letter is
+    /// queued before the endpoint is disabled (a crash in between sends it again rather than
+    /// never), and only while the endpoint, read afresh, is still enabled. A failure is logged,
+    /// never returned: the attempt that led here is already recorded.
+    pub(crate) async fn disable_and_tell(&self, endpoint: &WebhookRow, reason: &str) {
+        if let Err(e) = self.try_disable_and_tell(endpoint, reason).await {
+            tracing::warn!(webhook = %endpoint.id, error = %e, "disabling a webhook endpoint or writing to its owner failed");
+        }
+    }
+
+    async fn try_disable_and_tell(&self, endpoint: &WebhookRow, reason: &str) -> Result<()> {
+        let fresh = self.0.storage.webhook(&endpoint.org_id, &endpoint.id).await?;
+        if !fresh.is_some_and(|e| e.enabled) {
             return Ok(());
         }
-        tracing::warn!(webhook = %endpoint.id, %reason, "a webhook endpoint was disabled");
-        let Some((house, owner)) = self.0.accounts().house_and_owner(&endpoint.org_id).await? else { return Ok(()) };
-        let written = crate::mail::templates::webhook_disabled(&house, &endpoint.url, &endpoint.id, reason);
-        self.0
-            .mail()
-            .post_letter(crate::mail::Letter {
-                kind: "webhook_disabled",
-                to: owner,
-                user_id: None,
-                subject: written.subject,
-                html: written.html,
-                text: written.text,
-            })
-            .await?;
+        if let Some((house, owner)) = self.0.accounts().house_and_owner(&endpoint.org_id).await? {
+            let written = crate::mail::templates::webhook_disabled(&house, &endpoint.url, &endpoint.id, reason);
+            self.0
+                .mail()
+                .post_letter(crate::mail::Letter {
+                    kind: "webhook_disabled",
+                    to: owner,
+                    user_id: None,
+                    subject: written.subject,
+                    html: written.html,
+                    text: written.text,
+                })
+                .await?;
+        }
+        if self.0.storage.disable_webhook(&endpoint.org_id, &endpoint.id, reason, now()).await? {
+            tracing::warn!(webhook = %endpoint.id, %reason, "a webhook endpoint was disabled");
+        }
         Ok(())
     }
 }

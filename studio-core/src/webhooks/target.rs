@@ -73,6 +73,9 @@ pub(crate) fn parse(url: &str, allow_http_loopback: bool) -> Result<Url, Refusal
     Ok(parsed)
 }
 
+/// How long resolving a target's name may take, at creation, at a submit and before each attempt.
+pub(crate) const RESOLVE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// The one address a delivery to `url` may connect to: every address the host resolves to is
 /// public, or loopback when `allow_http_loopback` (an http URL must be loopback then).
 pub(crate) async fn check(policy: &PreviewPolicy, url: &Url, allow_http_loopback: bool) -> Result<SocketAddr, Refusal> {
@@ -87,7 +90,10 @@ pub(crate) async fn check(policy: &PreviewPolicy, url: &Url, allow_http_loopback
         if name.parse::<IpAddr>().is_ok() || name.bytes().all(|b| b.is_ascii_digit() || b == b'.' || b == b'x') {
             return Err(Refusal::Url("a numeric host name".into()));
         }
-        policy.resolver().resolve(name).await.map_err(|e| Refusal::Address(format!("{name} does not resolve ({e})")))?
+        tokio::time::timeout(RESOLVE_TIMEOUT, policy.resolver().resolve(name))
+            .await
+            .map_err(|_| Refusal::Address(format!("{name} did not resolve within {} s", RESOLVE_TIMEOUT.as_secs())))?
+            .map_err(|e| Refusal::Address(format!("{name} does not resolve ({e})")))?
     };
     let first = *addresses.first().ok_or_else(|| Refusal::Address(format!("{host} has no address")))?;
     for ip in &addresses {

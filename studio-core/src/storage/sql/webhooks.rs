@@ -297,19 +297,24 @@ macro_rules! impl_webhook_store {
                 lease_until: chrono::DateTime<chrono::Utc>,
             ) -> Result<Option<$crate::storage::WebhookDeliveryRow>, $crate::storage::StorageError> {
                 let _w = self.write_lock().await;
-                // The oldest due row whose endpoint has nothing else in flight, so one endpoint's
-                // events leave in order while its attempts succeed; a lapsed lease is due again.
-                Ok(sqlx::query_as(concat!(
+                // The oldest due row whose target (the endpoint's URL, or one develop's own URL
+                // under it) has nothing else in flight, so one target's events leave one at a
+                // time while its attempts succeed; a lapsed lease is due again. PostgreSQL also
+                // locks the endpoint's row for the claim, so two claims at once do not both pass
+                // that check for one endpoint; SQLite's writes are one at a time anyway.
+                let lock = if $backend == "postgres" { " FOR UPDATE OF d, e SKIP LOCKED" } else { "" };
+                let sql = format!(
                     "UPDATE webhook_deliveries SET claim_token = $1, lease_until = $2, attempts = attempts + 1, \
-                     updated_at = $3 WHERE id = (SELECT d.id FROM webhook_deliveries d WHERE d.status = 'pending' \
+                     updated_at = $3 WHERE id = (SELECT d.id FROM webhook_deliveries d \
+                     JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE d.status = 'pending' \
                      AND d.next_attempt_at <= $3 AND (d.lease_until IS NULL OR d.lease_until < $3) \
                      AND NOT EXISTS (SELECT 1 FROM webhook_deliveries f WHERE f.endpoint_id = d.endpoint_id \
-                     AND f.status = 'pending' AND f.lease_until >= $3) \
-                     ORDER BY d.next_attempt_at, d.id LIMIT 1",
-                    $skip_locked,
-                    ") AND status = 'pending' AND (lease_until IS NULL OR lease_until < $3) RETURNING ",
+                     AND COALESCE(f.url, '') = COALESCE(d.url, '') AND f.status = 'pending' AND f.lease_until >= $3) \
+                     ORDER BY d.next_attempt_at, d.id LIMIT 1{lock}) \
+                     AND status = 'pending' AND (lease_until IS NULL OR lease_until < $3) RETURNING {}",
                     $crate::storage::sql::webhooks::delivery_columns!()
-                ))
+                );
+                Ok(sqlx::query_as(&sql)
                 .bind(claim_token)
                 .bind(lease_until)
                 .bind(now)
