@@ -23,7 +23,8 @@ backend_tests!(
     a_delivery_whose_worker_died_is_made_once_its_lease_lapses,
     two_replicas_deliver_a_thousand_events_once_each,
     a_develops_own_webhook_url_is_signed_by_the_default_endpoint,
-    a_develops_silent_url_does_not_hold_back_its_endpoint
+    a_develops_silent_url_does_not_hold_back_its_endpoint,
+    a_change_never_published_is_caught_up_when_a_process_starts
 );
 
 fn refused(e: studio_client::Error) -> (Option<u16>, String) {
@@ -745,4 +746,56 @@ async fn a_develops_silent_url_does_not_hold_back_its_endpoint(backend: Backend)
     assert_eq!(states, vec!["queued", "running", "done"]);
     let asked = asked.load(std::sync::atomic::Ordering::SeqCst);
     assert!((1..=3).contains(&asked), "the silent URL was asked {asked} times: one change at a time");
+}
+
+async fn a_change_never_published_is_caught_up_when_a_process_starts(backend: Backend) {
+    let Some(app) = delivering(backend, |c| c.runner_concurrency = 0).await else { return };
+    let house = House::new(&app, "hook-catch-up").await;
+    let (url, received) = receiver(vec![200]).await;
+    let id = house.session.create_webhook(&hook(&url)).await.expect("create").webhook.id;
+    let job = house.key.submit_develop(&upscale()).await.expect("submit").job_id;
+    until_received(&received, 1).await;
+    // The job changes in the database and the process dies before publishing it: the storage
+    // call is the change without its publish.
+    let storage = app.studio.storage();
+    storage.cancel_job(&house.org_id, &job, chrono::Utc::now()).await.expect("cancel");
+    let cancelled = storage.job(&house.org_id, &job).await.unwrap().expect("job");
+    assert_eq!(cancelled.status, "cancelled");
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(received.0.lock().unwrap().len(), 1, "nothing published, nothing sent");
+
+    // A process starting again catches up: the change is queued and delivered, once.
+    let restarted = another_process(&app).await;
+    assert_eq!(restarted.webhooks().catch_up().await.unwrap(), 1);
+    restarted.webhooks().deliver_due().await.unwrap();
+    until_received(&received, 2).await;
+    let got = deliveries_of(&received);
+    assert_eq!(got[1].1["job"]["status"], "cancelled");
+    assert_eq!(got[1].1["job"]["eventSeq"].as_i64(), Some(cancelled.event_seq));
+    // Caught up again: nothing newer. And the same change queued a second time (a replica
+    // catching up at the same moment) is skipped by the outbox, not sent twice.
+    assert_eq!(restarted.webhooks().catch_up().await.unwrap(), 0);
+    let again = studio_core::WebhookDeliveryRow {
+        id: format!("msg_{}", uuid::Uuid::now_v7().simple()),
+        org_id: house.org_id.clone(),
+        endpoint_id: id.clone(),
+        event: "job".into(),
+        event_seq: Some(cancelled.event_seq),
+        payload: got[1].1.to_string(),
+        url: None,
+        attempts: 0,
+        status: "pending".into(),
+        next_attempt_at: chrono::Utc::now(),
+        claim_token: None,
+        lease_until: None,
+        created_at: chrono::Utc::now(),
+        updated_at: chrono::Utc::now(),
+    };
+    storage.enqueue_webhook_deliveries(&[again]).await.expect("a duplicate is skipped, not refused");
+    restarted.webhooks().deliver_due().await.unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(received.0.lock().unwrap().len(), 2);
+    assert_eq!(outbox(&app, &house.org_id).await, vec![("delivered".to_string(), 2)]);
+    let log = house.key.webhook_deliveries(&id, &DeliveriesQuery::default()).await.expect("log");
+    assert_eq!(log.deliveries.len(), 2);
 }

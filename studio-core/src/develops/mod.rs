@@ -266,6 +266,14 @@ impl Develops<'_> {
         }
     }
 
+    /// The socket messages of the house's jobs whose latest change is newer than `since`, oldest
+    /// change first, at most `limit` (each job as it is now: a change it went through since and
+    /// left is not kept).
+    pub(crate) async fn job_changes_since(&self, org_id: &str, since: i64, limit: i64) -> Result<Vec<HouseEvent>> {
+        let rows = self.0.storage.jobs_since(org_id, since, limit).await?;
+        Ok(rows.iter().map(|row| HouseEvent::new(org_id, &json!({"type": "job", "job": self.job_view(row)}))).collect())
+    }
+
     /// Tell every socket of the house (on every replica sharing the database) that a job changed.
     pub(crate) async fn publish_job(&self, row: &JobRow) {
         let message = json!({"type": "job", "job": self.job_view(row)});

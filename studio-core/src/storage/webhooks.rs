@@ -187,7 +187,8 @@ pub trait WebhookStore {
         endpoint_id: &str,
         delivery_id: &str,
     ) -> Result<Option<WebhookAttemptRow>, StorageError>;
-    /// Queue deliveries (the outbox), each `pending` and due at its `next_attempt_at`.
+    /// Queue deliveries (the outbox), each `pending` and due at its `next_attempt_at`; a job
+    /// change already queued for an endpoint (same endpoint, same event number) is skipped.
     async fn enqueue_webhook_deliveries(&self, rows: &[WebhookDeliveryRow]) -> Result<(), StorageError>;
     /// Claim the oldest due pending delivery whose endpoint has no other attempt in flight, until
     /// `lease_until`, counting the attempt it starts; None when none is due. A delivery whose
@@ -207,6 +208,10 @@ pub trait WebhookStore {
         fate: DeliveryFate,
         now: DateTime<Utc>,
     ) -> Result<bool, StorageError>;
+    /// Every enabled endpoint of every house (the catch-up at a process's start).
+    async fn enabled_webhooks(&self) -> Result<Vec<WebhookRow>, StorageError>;
+    /// The newest job change (event number) queued for an endpoint's own URL; None when none was.
+    async fn newest_queued_job_change(&self, org_id: &str, endpoint_id: &str) -> Result<Option<i64>, StorageError>;
     /// How many deliveries of the house are in each status, as (status, count).
     async fn webhook_delivery_counts(&self, org_id: &str) -> Result<Vec<(String, i64)>, StorageError>;
 }

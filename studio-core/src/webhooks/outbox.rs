@@ -44,6 +44,9 @@ pub(crate) const WEBHOOK_URL_FIELD: &str = "webhookUrl";
 /// the submit, pinned so every change of one develop is signed with one secret. Set only here.
 const WEBHOOK_ENDPOINT_FIELD: &str = "webhookEndpointId";
 
+/// The most job changes one endpoint catches up on at a process's start.
+const CATCH_UP_LIMIT: i64 = 1_000;
+
 /// The house's default endpoint: its oldest enabled one (the list is oldest first).
 fn default_endpoint(endpoints: &[WebhookRow]) -> Option<&WebhookRow> {
     endpoints.iter().find(|e| e.enabled)
@@ -183,12 +186,39 @@ impl Webhooks<'_> {
     /// wakes for an event queued in this process (or relayed from a replica), else every
     /// `poll_ms` for retries coming due. Every process that serves runs one.
     pub async fn run_worker(&self, shutdown: impl Future<Output = ()>) {
+        if let Err(e) = self.catch_up().await {
+            tracing::warn!(error = %e, "catching up on job changes for webhooks failed");
+        }
         let workers = self.0.config.webhooks.workers.max(1);
         let all = futures_util::future::join_all((0..workers).map(|_| self.worker()));
         tokio::select! {
             () = shutdown => {}
             _ = all => {}
         }
+    }
+
+    /// Queue, for every enabled endpoint that takes job changes, the house's job changes newer
+    /// than the newest it has queued: a change committed just before a process died and never
+    /// published reaches the endpoint when a process starts again. Each job as it is now; a
+    /// change already queued (by its publish, or by another replica's catch-up) is skipped by
+    /// the outbox's unique index. An endpoint that has queued no job change yet is skipped (it
+    /// has nothing to catch up from). Answers how many changes were offered.
+    pub async fn catch_up(&self) -> Result<u64> {
+        let mut offered = 0;
+        for endpoint in self.0.storage.enabled_webhooks().await? {
+            if !subscribed(&endpoint, "job") {
+                continue;
+            }
+            let Some(newest) = self.0.storage.newest_queued_job_change(&endpoint.org_id, &endpoint.id).await? else {
+                continue;
+            };
+            let changes = self.0.develops().job_changes_since(&endpoint.org_id, newest, CATCH_UP_LIMIT).await?;
+            for change in &changes {
+                self.queue(change, std::iter::once((&endpoint, None))).await?;
+            }
+            offered += changes.len() as u64;
+        }
+        Ok(offered)
     }
 
     async fn worker(&self) {

@@ -272,7 +272,7 @@ macro_rules! impl_webhook_store {
                     sqlx::query(concat!(
                         "INSERT INTO webhook_deliveries (",
                         $crate::storage::sql::webhooks::delivery_columns!(),
-                        ") VALUES ($1, $2, $3, $4, $5, $6, $7, 0, 'pending', $8, NULL, NULL, $9, $9)"
+                        ") VALUES ($1, $2, $3, $4, $5, $6, $7, 0, 'pending', $8, NULL, NULL, $9, $9) ON CONFLICT DO NOTHING"
                     ))
                     .bind(&row.id)
                     .bind(&row.org_id)
@@ -308,8 +308,9 @@ macro_rules! impl_webhook_store {
                      updated_at = $3 WHERE id = (SELECT d.id FROM webhook_deliveries d \
                      JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE d.status = 'pending' \
                      AND d.next_attempt_at <= $3 AND (d.lease_until IS NULL OR d.lease_until < $3) \
-                     AND NOT EXISTS (SELECT 1 FROM webhook_deliveries f WHERE f.endpoint_id = d.endpoint_id \
-                     AND COALESCE(f.url, '') = COALESCE(d.url, '') AND f.status = 'pending' AND f.lease_until >= $3) \
+                     AND (d.endpoint_id, COALESCE(d.url, '')) NOT IN (SELECT f.endpoint_id, COALESCE(f.url, '') \
+                     FROM webhook_deliveries f WHERE f.claim_token IS NOT NULL AND f.lease_until >= $3 \
+                     AND f.status = 'pending') \
                      ORDER BY d.next_attempt_at, d.id LIMIT 1{lock}) \
                      AND status = 'pending' AND (lease_until IS NULL OR lease_until < $3) RETURNING {}",
                     $crate::storage::sql::webhooks::delivery_columns!()
@@ -350,6 +351,32 @@ macro_rules! impl_webhook_store {
                 .execute(&self.pool)
                 .await?;
                 Ok(done.rows_affected() > 0)
+            }
+
+            async fn enabled_webhooks(&self) -> Result<Vec<$crate::storage::WebhookRow>, $crate::storage::StorageError> {
+                Ok(sqlx::query_as(concat!(
+                    "SELECT ",
+                    $crate::storage::sql::webhooks::webhook_columns!(),
+                    " FROM webhook_endpoints WHERE enabled = TRUE ORDER BY org_id, created_at, id"
+                ))
+                .fetch_all(&self.pool)
+                .await?)
+            }
+
+            async fn newest_queued_job_change(
+                &self,
+                org_id: &str,
+                endpoint_id: &str,
+            ) -> Result<Option<i64>, $crate::storage::StorageError> {
+                let newest: (Option<i64>,) = sqlx::query_as(
+                    "SELECT MAX(event_seq) FROM webhook_deliveries WHERE org_id = $1 AND endpoint_id = $2 \
+                     AND event = 'job' AND url IS NULL",
+                )
+                .bind(org_id)
+                .bind(endpoint_id)
+                .fetch_one(&self.pool)
+                .await?;
+                Ok(newest.0)
             }
 
             async fn webhook_delivery_counts(
