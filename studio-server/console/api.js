@@ -635,6 +635,18 @@ export const adminAiCosts = (/** @type {number} */ since) => get(`/api/toolkit/a
 export const adminTokenomics = (/** @type {number} */ since) => get(`/api/toolkit/admin/tokenomics?since=${since}&bucket=day`);
 /** @returns {Promise<any>} */
 export const adminPayments = () => get('/api/toolkit/admin/payments?limit=50');
+/**
+ * A house's holding as the admin reads it (`AdminHolding`: the holding, its house, and its revocation).
+ * @typedef {{id: string, kind: string, offeringId: string, name: string, source: string, priceCents: number,
+ *   currency: string, paymentRef?: string | null, exclusive: boolean, acquiredAt: string, organizationId: string,
+ *   revokedAt?: string | null, revokeReason?: string | null}} AdminHolding
+ * A payment that could not become a holding (`refunded`, or `review`: a person must refund it).
+ * @typedef {{id: string, reference: string, organizationId: string, paymentId?: string | null, amountCents: number,
+ *   currency: string, reason: string, status: string, createdAt: string}} PaymentCase
+ */
+/** @returns {Promise<{holdings: AdminHolding[], nextCursor?: string | null, cases: PaymentCase[]}>} */
+export const adminEntitlements = (/** @type {string | null} */ cursor = null) =>
+  get(`/api/toolkit/admin/entitlements${query({ limit: 50, cursor })}`);
 /** @returns {Promise<{users: any[]}>} */
 export const adminUsers = (/** @type {string} */ q) => get(`/api/toolkit/admin/users${query({ q, limit: 50 })}`);
 /** @returns {Promise<any>} */

@@ -814,6 +814,33 @@ test('the console end to end', async (t) => {
     await page.goto(`${BASE}/models`);
     await catalog.getByRole('listitem').filter({ hasText: sale.name }).getByText('Yours', { exact: true }).waitFor();
     await board.getByRole('listitem').filter({ hasText: sale.name }).getByText(/· held/).waitFor();
+
+    // The platform admin sees the purchase under Payments: a holding of the owner's house at $12.00.
+    const house = (await (await fetch(`${BASE}/api/auth/session`, { headers: { cookie: run.cookie } })).json()).organization.id;
+    await ap.goto(`${BASE}/admin`);
+    await ap.getByRole('navigation', { name: 'Admin sections' }).getByRole('link', { name: 'Payments', exact: true }).click();
+    await ap.waitForURL(`${BASE}/admin/payments`);
+    const heldTable = ap.getByRole('table', { name: 'Holdings, newest first', exact: true });
+    const bought = heldTable.getByRole('row').filter({ hasText: sale.name });
+    await bought.waitFor();
+    const columns = await heldTable.getByRole('columnheader').allInnerTexts();
+    const cells = await bought.getByRole('cell').allInnerTexts();
+    const cell = (name) => cells[columns.indexOf(name)]?.trim();
+    assert.equal(cell('House'), house, "the holding is the owner's house's");
+    assert.equal(cell('Price'), '$12.00');
+    assert.equal(cell('Source'), 'purchase');
+    assert.equal(cell('Status'), 'held');
+    const taken = heldTable.getByRole('row').filter({ hasText: free.name });
+    assert.equal(await taken.getByRole('cell').nth(columns.indexOf('Price')).innerText(), 'free', 'the face taken free is held too');
+    await shoot(ap, 'admin-holdings-1440');
+    for (const [width, height] of [
+      [375, 812],
+      [1440, 900],
+    ]) {
+      await ap.setViewportSize({ width, height });
+      await bought.waitFor();
+      assert.deepEqual(await axe(ap), [], `the holdings pass axe at ${width} px`);
+    }
   });
 
   await t.test('the admin console grants tokens to a house, cancels a queued develop and retries it', async (st) => {

@@ -2,7 +2,8 @@
 /**
  * The admin console, for platform admins only (the shell shows its link to them alone; the server
  * refuses everyone else with 403). Sections by path: `/admin` overview, `/admin/develops` (cancel,
- * retry), `/admin/failures`, `/admin/costs` (AI costs and tokenomics as charts), `/admin/payments`,
+ * retry), `/admin/failures`, `/admin/costs` (AI costs and tokenomics as charts), `/admin/payments` (token
+ * packs paid, and what houses hold of the models market with the payments that could not become holdings),
  * `/admin/support` (the queue; pages/admin-support.js), `/admin/people` (and token grants).
  */
 
@@ -148,6 +149,11 @@ function Costs() {
 }
 
 function Payments() {
+  return html`<${PaymentList} /><${Holdings} />`;
+}
+
+/** Token packs paid through checkout: totals by status and the list. */
+function PaymentList() {
   const { value, error } = useRead(api.adminPayments);
   if (!value) return html`<section class="card">${error ? html`<${Refusal} error=${error} />` : html`<${Loading} />`}</section>`;
   return html`<section class="card">
@@ -159,6 +165,71 @@ function Payments() {
           <thead><tr><th scope="col">Reference</th><th scope="col">House</th><th scope="col">Item</th><th scope="col">Amount</th><th scope="col">Status</th><th scope="col">When</th></tr></thead>
           <tbody>${value.payments.map((p) => html`<tr key=${p.reference}><td data-label="Reference">${p.reference}</td><td data-label="House">${p.houseId}</td><td data-label="Item">${p.kind} ${p.item}</td><td data-label="Amount">${(p.amountCents / 100).toFixed(2)}</td><td data-label="Status">${p.status}</td><td data-label="When">${formatWhen(p.createdAt)}</td></tr>`)}</tbody>
         </table></div>`}
+  </section>`;
+}
+
+/** An amount as the catalog says it ("$12.00"); nothing paid is "free". */
+function money(/** @type {number} */ cents, /** @type {string} */ currency) {
+  if (!cents) return 'free';
+  try {
+    return new Intl.NumberFormat(undefined, { style: 'currency', currency: currency.toUpperCase() }).format(cents / 100);
+  } catch {
+    return `${(cents / 100).toFixed(2)} ${currency.toUpperCase()}`;
+  }
+}
+
+/** Why a paid claim did not become a holding, in words. */
+const CASE_REASONS = /** @type {Record<string, string>} */ ({
+  claim_expired: 'the claim expired before the payment landed',
+  claim_released: 'the claim was released before the payment landed',
+  taken: 'another house took the exclusive face first',
+  already_held: 'the house already held it',
+});
+
+/**
+ * What houses hold of the models market (bought, taken free or granted), newest first, page by
+ * page (`GET /api/toolkit/admin/entitlements`), and the payments that could not become holdings.
+ */
+function Holdings() {
+  const { value, error, setError } = useRead(() => api.adminEntitlements());
+  const [older, setOlder] = useState(/** @type {import('../api.js').AdminHolding[]} */ ([]));
+  const [cursor, setCursor] = useState(/** @type {string | null | undefined} */ (undefined));
+  const [busy, setBusy] = useState(false);
+  if (!value) return html`<section class="card">${error ? html`<${Refusal} error=${error} />` : html`<${Loading} />`}</section>`;
+  const next = cursor === undefined ? value.nextCursor ?? null : cursor;
+  const more = async () => {
+    if (!next) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const page = await api.adminEntitlements(next);
+      setOlder([...older, ...page.holdings]);
+      setCursor(page.nextCursor ?? null);
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const holdings = [...value.holdings, ...older];
+  return html`<section class="card stack">
+    ${holdings.length === 0
+      ? html`<p class="muted">No house holds a model yet.</p>`
+      : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Holdings, newest first"><table class="table stacked"><caption>Holdings, newest first</caption>
+          <thead><tr><th scope="col">House</th><th scope="col">Held</th><th scope="col">Price</th><th scope="col">Source</th><th scope="col">Status</th><th scope="col">When</th></tr></thead>
+          <tbody>${holdings.map((h) => html`<tr key=${h.id}><td data-label="House">${h.organizationId}</td><td data-label="Held">${h.name} (${h.kind}${h.exclusive ? ', exclusive' : ''})</td>
+            <td data-label="Price">${money(h.priceCents, h.currency)}</td><td data-label="Source">${h.source}</td>
+            <td data-label="Status">${h.revokedAt ? `revoked ${formatWhen(h.revokedAt)}${h.revokeReason ? `: ${h.revokeReason}` : ''}` : 'held'}</td><td data-label="When">${formatWhen(h.acquiredAt)}</td></tr>`)}</tbody>
+        </table></div>`}
+    ${next && html`<div class="row"><button type="button" disabled=${busy} onClick=${more}>Older holdings</button></div>`}
+    <${Refusal} error=${error} />
+    ${value.cases.length > 0 &&
+    html`<div class="table-wrap" tabindex="0" role="region" aria-label="Payment cases, newest first"><table class="table stacked"><caption>Payment cases, newest first</caption>
+        <thead><tr><th scope="col">Reference</th><th scope="col">House</th><th scope="col">Amount</th><th scope="col">Why</th><th scope="col">Status</th><th scope="col">When</th></tr></thead>
+        <tbody>${value.cases.map((c) => html`<tr key=${c.id}><td data-label="Reference">${c.reference}${c.paymentId ? ` (${c.paymentId})` : ''}</td><td data-label="House">${c.organizationId}</td>
+          <td data-label="Amount">${money(c.amountCents, c.currency)}</td><td data-label="Why">${CASE_REASONS[c.reason] ?? c.reason}</td>
+          <td data-label="Status">${c.status === 'review' ? 'review: a person must refund it' : c.status}</td><td data-label="When">${formatWhen(c.createdAt)}</td></tr>`)}</tbody>
+      </table></div>`}
   </section>`;
 }
 
