@@ -354,6 +354,27 @@ async fn until_received(received: &Received, n: usize) {
     panic!("the receiver got {} requests, not {n}", received.0.lock().unwrap().len());
 }
 
+/// A job change queued for `endpoint`, due now, as a publish queues one.
+fn job_change(org_id: &str, endpoint: &str, seq: i64, payload: String) -> studio_core::WebhookDeliveryRow {
+    let at = chrono::Utc::now();
+    studio_core::WebhookDeliveryRow {
+        id: format!("msg_{}", uuid::Uuid::now_v7().simple()),
+        org_id: org_id.to_string(),
+        endpoint_id: endpoint.to_string(),
+        event: "job".into(),
+        event_seq: Some(seq),
+        payload,
+        url: None,
+        attempts: 0,
+        status: "pending".into(),
+        next_attempt_at: at,
+        claim_token: None,
+        lease_until: None,
+        created_at: at,
+        updated_at: at,
+    }
+}
+
 /// The outbox's rows of a house by status.
 async fn outbox(app: &studio_tests::TestApp, org_id: &str) -> Vec<(String, i64)> {
     app.studio.storage().webhook_delivery_counts(org_id).await.expect("counts")
@@ -577,26 +598,11 @@ async fn two_replicas_deliver_a_thousand_events_once_each(backend: Backend) {
     let b = house.session.create_webhook(&hook(&url_b)).await.expect("create").webhook.id;
     // A thousand events, each queued for both endpoints (as a publish queues them).
     const EVENTS: i64 = 1_000;
-    let at = chrono::Utc::now();
     let mut rows = Vec::new();
     for seq in 1..=EVENTS {
         for endpoint in [&a, &b] {
-            rows.push(studio_core::WebhookDeliveryRow {
-                id: format!("msg_{}", uuid::Uuid::now_v7().simple()),
-                org_id: house.org_id.clone(),
-                endpoint_id: endpoint.clone(),
-                event: "job".into(),
-                event_seq: Some(seq),
-                payload: serde_json::json!({"type": "job", "job": {"eventSeq": seq}}).to_string(),
-                url: None,
-                attempts: 0,
-                status: "pending".into(),
-                next_attempt_at: at,
-                claim_token: None,
-                lease_until: None,
-                created_at: at,
-                updated_at: at,
-            });
+            let payload = serde_json::json!({"type": "job", "job": {"eventSeq": seq}}).to_string();
+            rows.push(job_change(&house.org_id, endpoint, seq, payload));
         }
     }
     app.studio.storage().enqueue_webhook_deliveries(&rows).await.expect("queue");
@@ -775,22 +781,7 @@ async fn a_change_never_published_is_caught_up_when_a_process_starts(backend: Ba
     // Caught up again: nothing newer. And the same change queued a second time (a replica
     // catching up at the same moment) is skipped by the outbox, not sent twice.
     assert_eq!(restarted.webhooks().catch_up().await.unwrap(), 0);
-    let again = studio_core::WebhookDeliveryRow {
-        id: format!("msg_{}", uuid::Uuid::now_v7().simple()),
-        org_id: house.org_id.clone(),
-        endpoint_id: id.clone(),
-        event: "job".into(),
-        event_seq: Some(cancelled.event_seq),
-        payload: got[1].1.to_string(),
-        url: None,
-        attempts: 0,
-        status: "pending".into(),
-        next_attempt_at: chrono::Utc::now(),
-        claim_token: None,
-        lease_until: None,
-        created_at: chrono::Utc::now(),
-        updated_at: chrono::Utc::now(),
-    };
+    let again = job_change(&house.org_id, &id, cancelled.event_seq, got[1].1.to_string());
     storage.enqueue_webhook_deliveries(&[again]).await.expect("a duplicate is skipped, not refused");
     restarted.webhooks().deliver_due().await.unwrap();
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
