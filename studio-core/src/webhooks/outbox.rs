@@ -100,7 +100,7 @@ impl Webhooks<'_> {
                 tracing::warn!(org = %event.org_id, "the endpoint that signs a develop's webhookUrl is disabled or gone; skipped");
                 return Ok(());
             };
-            self.queue(event, std::iter::once((&endpoint, Some(url.clone())))).await
+            self.queue(event, &event.message(), std::iter::once((&endpoint, Some(url.clone())))).await
         };
         if let Err(e) = queued.await {
             tracing::warn!(error = %e, org = %event.org_id, "queueing a develop's change for its webhookUrl failed");
@@ -143,16 +143,18 @@ impl Webhooks<'_> {
         }
         let message = event.message();
         let Some(kind) = message["type"].as_str() else { return Ok(()) };
-        self.queue(event, endpoints.iter().filter(|e| e.enabled && subscribed(e, kind)).map(|e| (e, None))).await
+        self.queue(event, &message, endpoints.iter().filter(|e| e.enabled && subscribed(e, kind)).map(|e| (e, None)))
+            .await
     }
 
-    /// Queue `event` for each (endpoint, URL override) and wake the workers.
+    /// Queue `event` (whose parsed `message` the caller already holds) for each (endpoint, URL
+    /// override) and wake the workers.
     async fn queue<'e>(
         &self,
         event: &HouseEvent,
+        message: &serde_json::Value,
         targets: impl Iterator<Item = (&'e WebhookRow, Option<String>)>,
     ) -> Result<()> {
-        let message = event.message();
         let kind = message["type"].as_str().unwrap_or_default();
         let event_seq = message["job"]["eventSeq"].as_i64();
         let at = now();
@@ -214,7 +216,7 @@ impl Webhooks<'_> {
             };
             let changes = self.0.develops().job_changes_since(&endpoint.org_id, newest, CATCH_UP_LIMIT).await?;
             for change in &changes {
-                self.queue(change, std::iter::once((&endpoint, None))).await?;
+                self.queue(change, &change.message(), std::iter::once((&endpoint, None))).await?;
             }
             offered += changes.len() as u64;
         }
