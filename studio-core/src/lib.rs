@@ -117,7 +117,7 @@ pub use crate::{
     },
     error::{Error, ErrorKind, Result},
     events::{EventBus, HouseEvent, RESYNC},
-    images::{MAX_IMAGE_MB, image_too_large},
+    images::{MAX_IMAGE_MB, OutputSpace, image_too_large},
     internal::{
         Internal,
         replay::{MAX_RENDER_BYTES, PREVIEW_EDGE, RENDER_FORMATS, render_too_large},

@@ -23,7 +23,7 @@ use std::io::Cursor;
 use bytes::Bytes;
 use chrono::{Duration, Utc};
 use image::metadata::Orientation;
-use image::{DynamicImage, ImageDecoder, ImageReader};
+use image::{DynamicImage, ImageEncoder};
 
 use crate::api::LANE_RESULT_SECS;
 use crate::caller::Caller;
@@ -93,18 +93,9 @@ pub(crate) fn decode_oriented(bytes: &[u8]) -> Result<(DynamicImage, Orientation
         image::ImageError::Limits(_) => images::too_many_pixels(),
         e => Error::invalid("BAD_FORM", format!("The image could not be decoded: {e}.")),
     };
-    let mut reader = ImageReader::new(Cursor::new(bytes))
-        .with_guessed_format()
-        .map_err(|e| Error::invalid("BAD_FORM", format!("The image could not be read: {e}.")))?;
-    reader.limits(images::limits());
-    let mut decoder = reader.into_decoder().map_err(bad)?;
-    let (w, h) = decoder.dimensions();
-    if w > images::MAX_SIDE || h > images::MAX_SIDE || u64::from(w) * u64::from(h) > images::MAX_PIXELS {
-        return Err(images::too_many_pixels());
-    }
-    let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
-    let mut img = DynamicImage::from_decoder(decoder).map_err(bad)?;
-    img.apply_orientation(orientation);
+    // Colour-managed: the picture in sRGB whatever profile it carries (images/colour.rs).
+    let managed = images::colour::decode(bytes).map_err(bad)?;
+    let (img, orientation) = (managed.image, managed.orientation);
     if img.width() == 0 || img.height() == 0 {
         return Err(Error::invalid("BAD_FORM", "The image has no pixels."));
     }
@@ -117,12 +108,20 @@ pub(crate) fn prepare(bytes: &[u8]) -> Result<Prepared> {
     let (img, orientation) = decode_oriented(bytes)?;
     let img = if img.width().max(img.height()) > SEND_EDGE { img.thumbnail(SEND_EDGE, SEND_EDGE) } else { img };
     let mut out = Cursor::new(Vec::new());
+    let icc = images::colour::srgb_icc().to_vec();
     let mime = if img.color().has_alpha() {
-        img.write_to(&mut out, image::ImageFormat::Png).map_err(Error::internal)?;
+        let rgba = img.into_rgba8();
+        let mut encoder = image::codecs::png::PngEncoder::new(&mut out);
+        encoder.set_icc_profile(icc).map_err(Error::internal)?;
+        encoder
+            .write_image(rgba.as_raw(), rgba.width(), rgba.height(), image::ExtendedColorType::Rgba8)
+            .map_err(Error::internal)?;
         "image/png"
     } else {
         let rgb = DynamicImage::ImageRgb8(img.into_rgb8());
-        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 90).encode_image(&rgb).map_err(Error::internal)?;
+        let mut encoder = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 90);
+        encoder.set_icc_profile(icc).map_err(Error::internal)?;
+        encoder.encode_image(&rgb).map_err(Error::internal)?;
         "image/jpeg"
     };
     Ok(Prepared { image: AiImage { mime: mime.to_string(), bytes: out.into_inner().into() }, orientation })

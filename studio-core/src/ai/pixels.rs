@@ -125,7 +125,11 @@ fn masked(source: &[u8], mask: &[u8]) -> Result<Option<(Vec<u8>, [u32; 4])>> {
         return Ok(None);
     }
     let mut png = Cursor::new(Vec::new());
-    out.write_to(&mut png, image::ImageFormat::Png).map_err(Error::internal)?;
+    let mut encoder = image::codecs::png::PngEncoder::new(&mut png);
+    image::ImageEncoder::set_icc_profile(&mut encoder, crate::images::colour::srgb_icc().to_vec())
+        .map_err(Error::internal)?;
+    image::ImageEncoder::write_image(encoder, out.as_raw(), w, h, image::ExtendedColorType::Rgba8)
+        .map_err(Error::internal)?;
     Ok(Some((png.into_inner(), [x0, y0, x1, y1])))
 }
 

@@ -1,17 +1,19 @@
 //! Image facts read without decoding pixels: dimensions from the header (with EXIF orientation
 //! applied) and refusal of decompression bombs before any pixel buffer exists.
 
+pub(crate) mod colour;
 mod whole;
 
 use std::io::Cursor;
 
-use image::{ImageDecoder, ImageReader, Limits};
+use image::{ImageDecoder, ImageEncoder, ImageReader, Limits};
 
 use crate::error::{Error, ErrorKind, Result};
 
 /// The largest image accepted, in megabytes (spec §8).
 pub const MAX_IMAGE_MB: u64 = 12;
 
+pub use colour::OutputSpace;
 pub(crate) use whole::Whole;
 
 /// Widest or tallest image accepted, in pixels.
@@ -102,26 +104,36 @@ pub(crate) fn too_many_pixels() -> Error {
     .with("maxPixels", MAX_PIXELS)
 }
 
-/// Decode (under the limits) and turn upright by the EXIF orientation. 400 `BAD_IMAGE` when
-/// the bytes do not decode.
+/// Decode (under the limits), convert to sRGB through the embedded profile ([`colour`]) and turn
+/// upright by the EXIF orientation. 400 `BAD_IMAGE` when the bytes do not decode.
 pub(crate) fn decode_upright(bytes: &[u8]) -> Result<image::DynamicImage> {
-    let bad = |e: image::ImageError| Error::invalid("BAD_IMAGE", format!("The image could not be decoded: {e}"));
-    let mut reader = ImageReader::new(Cursor::new(bytes)).with_guessed_format().map_err(Error::internal)?;
-    reader.limits(limits());
-    let mut decoder = reader.into_decoder().map_err(bad)?;
-    let orientation = decoder.orientation().unwrap_or(image::metadata::Orientation::NoTransforms);
-    let mut img = image::DynamicImage::from_decoder(decoder).map_err(bad)?;
-    img.apply_orientation(orientation);
-    Ok(img)
+    decode_managed(bytes).map(|m| m.image)
 }
 
-/// Decode (under the limits), turn upright by the EXIF orientation, fit inside `width` ×
-/// `height` keeping proportions (Lanczos3) and encode as JPEG at quality 90.
+/// [`decode_upright`] with where the colour came from, for outputs that may keep the input's space.
+pub(crate) fn decode_managed(bytes: &[u8]) -> Result<colour::Managed> {
+    colour::decode(bytes).map_err(|e| Error::invalid("BAD_IMAGE", format!("The image could not be decoded: {e}")))
+}
+
+/// Decode (under the limits, colour-managed), turn upright by the EXIF orientation, fit inside
+/// `width` × `height` keeping proportions (Lanczos3) and encode as JPEG at quality 90 with the
+/// sRGB profile embedded.
 pub(crate) fn rendition_jpeg(bytes: &[u8], width: u32, height: u32) -> Result<Vec<u8>> {
-    let img = decode_upright(bytes)?;
-    let fitted = img.resize(width, height, image::imageops::FilterType::Lanczos3).to_rgb8();
+    rendition_jpeg_in(bytes, width, height, OutputSpace::Srgb)
+}
+
+/// [`rendition_jpeg`] written in `space`: under [`OutputSpace::Keep`] an input with its own RGB
+/// profile comes out in that space with that profile (a pack's resized entries follow the house's
+/// `colour.output`).
+pub(crate) fn rendition_jpeg_in(bytes: &[u8], width: u32, height: u32, space: OutputSpace) -> Result<Vec<u8>> {
+    let managed = decode_managed(bytes)?;
+    let target = colour::Target::of(space, &managed.source);
+    let mut fitted = managed.image.resize(width, height, image::imageops::FilterType::Lanczos3).to_rgb8();
+    target.convert(&mut fitted);
     let mut out = Vec::new();
-    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 90).encode_image(&fitted).map_err(Error::internal)?;
+    let mut encoder = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 90);
+    encoder.set_icc_profile(target.icc()).map_err(Error::internal)?;
+    encoder.encode_image(&fitted).map_err(Error::internal)?;
     Ok(out)
 }
 

@@ -8,6 +8,7 @@
 
 use crate::library::Library;
 use bytes::Bytes;
+use image::ImageEncoder;
 
 use crate::caller::Caller;
 use crate::error::{Error, Result};
@@ -34,16 +35,20 @@ fn render(original: &[u8], w: u32) -> Result<Vec<u8>> {
     let img = crate::images::decode_upright(original)?;
     let img = if img.width() > w { img.thumbnail(w, u32::MAX) } else { img };
     let mut out = Vec::new();
+    // Renditions are for screens: sRGB, with its profile.
+    let icc = crate::images::colour::srgb_icc().to_vec();
     if img.color().has_alpha() {
         let rgba = img.to_rgba8();
-        image::codecs::webp::WebPEncoder::new_lossless(&mut out)
-            .encode(rgba.as_raw(), rgba.width(), rgba.height(), image::ExtendedColorType::Rgba8)
+        let mut encoder = image::codecs::webp::WebPEncoder::new_lossless(&mut out);
+        encoder.set_icc_profile(icc).map_err(Error::internal)?;
+        encoder
+            .write_image(rgba.as_raw(), rgba.width(), rgba.height(), image::ExtendedColorType::Rgba8)
             .map_err(Error::internal)?;
     } else {
         let rgb = img.to_rgb8();
-        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, JPEG_QUALITY)
-            .encode_image(&rgb)
-            .map_err(Error::internal)?;
+        let mut encoder = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, JPEG_QUALITY);
+        encoder.set_icc_profile(icc).map_err(Error::internal)?;
+        encoder.encode_image(&rgb).map_err(Error::internal)?;
     }
     Ok(out)
 }

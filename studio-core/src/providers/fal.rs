@@ -12,7 +12,6 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::io::Cursor;
 use std::time::Duration;
 
 use reqwest::{StatusCode, Url};
@@ -606,11 +605,15 @@ async fn output_from(bytes: Vec<u8>) -> Result<DevelopOutput, ProviderError> {
 fn to_png(bytes: &[u8]) -> Result<Vec<u8>, ProviderError> {
     let bad =
         |e: image::ImageError| ProviderError::Rejected(format!("fal returned an image that cannot be decoded: {e}"));
-    let mut reader = image::ImageReader::new(Cursor::new(bytes)).with_guessed_format().map_err(|e| bad(e.into()))?;
-    reader.limits(crate::images::limits());
-    let decoded = reader.decode().map_err(bad)?;
+    // Colour-managed: converted to sRGB through its profile, stored with the sRGB profile.
+    let decoded = crate::images::colour::decode(bytes).map_err(bad)?.image;
     let mut out = Vec::new();
-    decoded.write_to(&mut Cursor::new(&mut out), image::ImageFormat::Png).map_err(bad)?;
+    let mut encoder = image::codecs::png::PngEncoder::new(&mut out);
+    image::ImageEncoder::set_icc_profile(&mut encoder, crate::images::colour::srgb_icc().to_vec())
+        .map_err(|e| bad(image::ImageError::Unsupported(e)))?;
+    let color = decoded.color().into();
+    image::ImageEncoder::write_image(encoder, decoded.as_bytes(), decoded.width(), decoded.height(), color)
+        .map_err(bad)?;
     Ok(out)
 }
 
@@ -626,6 +629,7 @@ mod tests {
     use super::*;
     use crate::api::Quality;
     use crate::providers::{DevelopInput, Providers};
+    use std::io::Cursor;
 
     const KEY: &str = "fal-test-key-123";
 

@@ -136,7 +136,10 @@ fn render(img: &RgbImage, subject: &Subject, keep: Option<&GrayImage>) -> Result
         return Err(nothing("nothing solid is left once the ground is taken away"));
     }
     let mut png = Vec::new();
-    PngEncoder::new_with_quality(&mut png, CompressionType::Fast, FilterType::Adaptive)
+    let mut encoder = PngEncoder::new_with_quality(&mut png, CompressionType::Fast, FilterType::Adaptive);
+    // The cutout's colours are sRGB (decoded through images/colour.rs): say so.
+    let _ = encoder.set_icc_profile(crate::images::colour::srgb_icc().to_vec());
+    encoder
         .write_image(out.as_raw(), w, h, ExtendedColorType::Rgba8)
         .map_err(|e| CutoutError::Undecodable(format!("the cutout could not be encoded: {e}")))?;
     Ok(Cutout { png, width: w, height: h, bbox: [x0, y0, x1, y1] })

@@ -58,8 +58,15 @@ fn layout(bytes: &[u8]) -> Option<Layout> {
     None
 }
 
-/// Encode `img` as baseline JPEG at `quality`, bands in parallel when the frame is tall enough.
+/// Encode `img` (sRGB) as baseline JPEG at `quality`, bands in parallel when the frame is tall
+/// enough, with the sRGB profile embedded.
 pub(crate) fn encode(img: &RgbImage, quality: u8) -> Result<Vec<u8>> {
+    let plain = encode_plain(img, quality)?;
+    Ok(crate::images::colour::embed_in_jpeg(plain, crate::images::colour::srgb_icc()))
+}
+
+/// [`encode`] without a profile.
+fn encode_plain(img: &RgbImage, quality: u8) -> Result<Vec<u8>> {
     let (w, h) = img.dimensions();
     let rows = band_rows(w);
     let view = |y0: u32, y1: u32| {

@@ -27,10 +27,9 @@ pub(crate) mod subject;
 mod tone;
 
 use std::collections::BTreeMap;
-use std::io::Cursor;
 use std::ops::RangeInclusive;
 
-use image::{DynamicImage, GrayImage, ImageDecoder, ImageReader, RgbImage};
+use image::{DynamicImage, GrayImage, RgbImage};
 
 use super::{DevelopOutput, DevelopRequest, Provider, ProviderError};
 use ops::rejected;
@@ -71,14 +70,8 @@ pub(crate) fn decode(bytes: &[u8], role: &str) -> Result<Frame, ProviderError> {
         )),
         e => rejected(format!("the {role} image could not be decoded: {e}")),
     };
-    let mut reader = ImageReader::new(Cursor::new(bytes))
-        .with_guessed_format()
-        .map_err(|e| rejected(format!("the {role} image could not be read: {e}")))?;
-    reader.limits(crate::images::limits());
-    let mut decoder = reader.into_decoder().map_err(bad)?;
-    let orientation = decoder.orientation().unwrap_or(image::metadata::Orientation::NoTransforms);
-    let mut img = DynamicImage::from_decoder(decoder).map_err(bad)?;
-    img.apply_orientation(orientation);
+    // Colour-managed: the pixels in sRGB whatever profile the input carries (images/colour.rs).
+    let img = crate::images::colour::decode(bytes).map_err(bad)?.image;
     if img.width() == 0 || img.height() == 0 {
         return Err(rejected(format!("the {role} image has no pixels")));
     }
@@ -267,6 +260,7 @@ mod tests {
     use crate::providers::DevelopInput;
     use bytes::Bytes;
     use image::Rgb;
+    use std::io::Cursor;
 
     fn png(img: &RgbImage) -> Bytes {
         let mut out = Vec::new();
