@@ -89,6 +89,26 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Managed, ImageError> {
     Ok(Managed { image, orientation, source })
 }
 
+/// Where the colour of the image in `bytes` comes from, read from its header alone (no pixels
+/// decoded): what an output under [`OutputSpace::Keep`] needs to know of its input.
+pub(crate) fn source_of(bytes: &[u8]) -> Source {
+    if jpeg_facts(bytes).is_some_and(|f| f.components == 4) {
+        return Source::Cmyk;
+    }
+    let Ok(reader) = ImageReader::new(Cursor::new(bytes)).with_guessed_format() else { return Source::Srgb };
+    let Ok(mut decoder) = reader.into_decoder() else { return Source::Srgb };
+    if !decoder.color_type().has_color() {
+        return Source::Srgb;
+    }
+    match decoder.icc_profile().ok().flatten() {
+        Some(icc) => match ColorProfile::new_from_slice(&icc) {
+            Ok(p) if p.color_space == DataColorSpace::Rgb && !is_srgb(&p) => Source::Rgb(icc.into()),
+            _ => Source::Srgb,
+        },
+        None => Source::Srgb,
+    }
+}
+
 /// The sRGB profile every output embeds by default (an ICC v4 matrix/shaper profile).
 pub(crate) fn srgb_icc() -> &'static [u8] {
     static ICC: OnceLock<Vec<u8>> = OnceLock::new();
@@ -115,6 +135,11 @@ impl Target {
             (OutputSpace::Keep, Source::Rgb(icc)) => Target { kept: Some(icc.clone()) },
             _ => Target::srgb(),
         }
+    }
+
+    /// Whether the target is sRGB.
+    pub(crate) fn is_srgb(&self) -> bool {
+        self.kept.is_none()
     }
 
     /// The profile to embed in the output.

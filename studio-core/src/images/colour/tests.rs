@@ -401,6 +401,37 @@ fn keep_writes_the_inputs_profile_and_space() {
     assert_eq!(OutputSpace::default(), OutputSpace::Srgb);
 }
 
+#[test]
+fn a_develop_under_keep_carries_the_inputs_profile() {
+    use crate::providers::{DevelopInput, DevelopRequest, local::LocalProvider};
+    let sample = rgb_sample(P3, true);
+    let develop = |policy: Option<&str>| {
+        let request = DevelopRequest {
+            job_id: "job_keep".into(),
+            tool: "upscale".into(),
+            quality: crate::api::Quality::K1,
+            inputs: vec![DevelopInput {
+                role: "image".into(),
+                bytes: sample.bytes.clone().into(),
+                mime: "image/jpeg".into(),
+            }],
+            params: policy.map(|p| ("colourOutput".to_string(), p.to_string())).into_iter().collect(),
+        };
+        LocalProvider.develop_blocking(&request).expect("develop").bytes
+    };
+    let p3 = ColorProfile::new_display_p3().encode().expect("encodes");
+    let kept = develop(Some("keep"));
+    assert_eq!(icc_of(&kept).as_deref(), Some(p3.as_slice()), "keep carries Display P3");
+    let d = worst(&sample.want, &read_patches(&decode(&kept).expect("decodes").image.into_rgb8()));
+    assert!(d <= 2.0, "the kept develop is ΔE2000 {d:.2} off");
+    for policy in [None, Some("srgb")] {
+        assert_eq!(icc_of(&develop(policy)).as_deref(), Some(srgb_icc()), "{policy:?} is sRGB");
+    }
+    assert!(matches!(source_of(&sample.bytes), Source::Rgb(_)));
+    assert!(matches!(source_of(&png_with(&patch_image(&PATCHES), None)), Source::Srgb));
+    assert!(matches!(source_of(&cmyk_jpeg(&INKS, None, false)), Source::Cmyk));
+}
+
 // ---- CMYK ----
 
 /// Inks (0..255) of garment colours a print file might carry.
@@ -563,4 +594,28 @@ fn cost_on_a_2k_frame() {
         decode(&bytes).expect("managed");
     });
     println!("2k decode: plain {plain:.1} ms, colour-managed {managed:.1} ms (+{:.1} ms)", managed - plain);
+    // A whole 2k develop (the local upscale to the 2,048 px tier): the same pixels without a
+    // profile (no conversion) and with the Adobe RGB profile (converted on decode).
+    let untagged = jpeg_with(&img, None);
+    let develop = |bytes: &[u8]| {
+        use crate::providers::{DevelopInput, DevelopRequest, local::LocalProvider};
+        let request = DevelopRequest {
+            job_id: "job_cost".into(),
+            tool: "upscale".into(),
+            quality: crate::api::Quality::K2,
+            inputs: vec![DevelopInput {
+                role: "image".into(),
+                bytes: bytes.to_vec().into(),
+                mime: "image/jpeg".into(),
+            }],
+            params: Default::default(),
+        };
+        LocalProvider.develop_blocking(&request).expect("develop");
+    };
+    let without = time(&|| develop(&untagged));
+    let with = time(&|| develop(&bytes));
+    println!(
+        "2k develop (upscale, K2): no profile {without:.1} ms, Adobe RGB converted {with:.1} ms (+{:.1} %)",
+        (with - without) / without * 100.0
+    );
 }

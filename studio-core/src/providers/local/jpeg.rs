@@ -65,6 +65,17 @@ pub(crate) fn encode(img: &RgbImage, quality: u8) -> Result<Vec<u8>> {
     Ok(crate::images::colour::embed_in_jpeg(plain, crate::images::colour::srgb_icc()))
 }
 
+/// [`encode`] written in `target`'s space (the sRGB pixels converted into it) with its profile.
+pub(crate) fn encode_in(img: &RgbImage, quality: u8, target: &crate::images::colour::Target) -> Result<Vec<u8>> {
+    if target.is_srgb() {
+        return encode(img, quality);
+    }
+    let mut converted = img.clone();
+    target.convert(&mut converted);
+    let plain = encode_plain(&converted, quality)?;
+    Ok(crate::images::colour::embed_in_jpeg(plain, &target.icc()))
+}
+
 /// [`encode`] without a profile.
 fn encode_plain(img: &RgbImage, quality: u8) -> Result<Vec<u8>> {
     let (w, h) = img.dimensions();

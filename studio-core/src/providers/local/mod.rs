@@ -31,6 +31,8 @@ use std::ops::RangeInclusive;
 
 use image::{DynamicImage, GrayImage, RgbImage};
 
+use crate::images::{OutputSpace, colour};
+
 use super::{DevelopOutput, DevelopRequest, Provider, ProviderError};
 use ops::rejected;
 
@@ -139,7 +141,14 @@ impl LocalProvider {
             "lookbook" => compose::lookbook(request, &params, long_edge)?,
             _ => Self::develop_image(tool, request, &params, long_edge)?,
         };
-        let mut bytes = jpeg::encode(&out, JPEG_QUALITY)?;
+        // The house's `colour.output` (docs/colour.md): sRGB unless `keep` and the input is RGB
+        // with its own profile.
+        let space = params.get(COLOUR_OUTPUT).map(OutputSpace::from_policy).unwrap_or_default();
+        let target = match (space, request.input("image")) {
+            (OutputSpace::Keep, Some(input)) => colour::Target::of(space, &colour::source_of(&input.bytes)),
+            _ => colour::Target::srgb(),
+        };
+        let mut bytes = jpeg::encode_in(&out, JPEG_QUALITY, &target)?;
         if let Some(clause) = params.get(BRAND_CLAUSE).filter(|c| !c.trim().is_empty()) {
             bytes = with_comment(bytes, &format!("{BRAND_CLAUSE}: {clause}"));
         }
@@ -182,6 +191,10 @@ impl LocalProvider {
         jpeg::encode(image, JPEG_QUALITY)
     }
 }
+
+/// The option a develop carries the house's colour output policy in (`srgb` or `keep`, the brand
+/// profile's `colour.output`; docs/colour.md). Absent is sRGB.
+pub(crate) const COLOUR_OUTPUT: &str = "colourOutput";
 
 /// The option a develop carries the house's brand clause in (docs/brand.md); the local tools
 /// draw no words, so they record it in the frame's metadata rather than its pixels.
