@@ -112,7 +112,19 @@ pub(crate) fn source_of(bytes: &[u8]) -> Source {
 /// The sRGB profile every output embeds by default (an ICC v4 matrix/shaper profile).
 pub(crate) fn srgb_icc() -> &'static [u8] {
     static ICC: OnceLock<Vec<u8>> = OnceLock::new();
-    ICC.get_or_init(|| ColorProfile::new_srgb().encode().unwrap_or_default())
+    ICC.get_or_init(|| encode_fixed(&ColorProfile::new_srgb()))
+}
+
+/// `profile`'s ICC bytes with a fixed creation date (the engine stamps the time of encoding in
+/// the header's bytes 24..36), so that the same output is the same bytes on every run and every
+/// machine. Empty if the profile cannot be encoded.
+pub(crate) fn encode_fixed(profile: &ColorProfile) -> Vec<u8> {
+    let mut icc = profile.encode().unwrap_or_default();
+    if let Some(date) = icc.get_mut(24..36) {
+        // 2026-01-01 00:00:00, as six big-endian u16.
+        date.copy_from_slice(&[0x07, 0xEA, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0]);
+    }
+    icc
 }
 
 /// The space one output is written in: sRGB, or under [`OutputSpace::Keep`] the input's RGB
@@ -332,6 +344,13 @@ fn decode_cmyk(bytes: &[u8], adobe: bool) -> Result<Managed, ImageError> {
     })?;
     let (w, h) = head.dimensions().unwrap_or((0, 0));
     check_size(w as u32, h as u32)?;
+    // The inks (4 bytes a pixel) are held beside the RGB result: the same allocation cap as any
+    // other decode bounds them.
+    if limits().max_alloc.is_some_and(|cap| (w as u64) * (h as u64) * 4 > cap) {
+        return Err(ImageError::Limits(image::error::LimitError::from_kind(
+            image::error::LimitErrorKind::InsufficientMemory,
+        )));
+    }
     let stored = head.input_colorspace().unwrap_or(ColorSpace::CMYK);
     let ycck = stored == ColorSpace::YCCK;
     let out_space = if ycck { ColorSpace::YCCK } else { ColorSpace::CMYK };
