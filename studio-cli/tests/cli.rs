@@ -1720,7 +1720,7 @@ async fn people_commands_manage_seats_memories_and_houses() {
     // Invite a second person (signs in for the call), who accepts through the API.
     let guest_email = unique_email("cli-guest");
     let guest = app.client.sign_up(&guest_email, PASSWORD, None).await.expect("guest");
-    app.studio.storage().set_email_verified(&guest.account.user.id, chrono::Utc::now()).await.unwrap();
+    app.studio.storage().set_email_verified(&guest.account.user.id.as_str().into(), chrono::Utc::now()).await.unwrap();
     let run = owner.run(&["seats", "invite", &guest_email, "--role", "viewer", "--password", PASSWORD, "--json"]).await;
     assert_eq!(run.code, 0, "{run:?}");
     let invitation: serde_json::Value = serde_json::from_str(run.stdout.trim()).expect("invitation JSON");

@@ -3,6 +3,7 @@
 
 use crate::api::SeatRole;
 use crate::error::{Error, Result};
+use crate::ids::{OrgId, UserId};
 
 /// The credential a request came with.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,9 +22,9 @@ pub enum Via {
 #[derive(Debug, Clone)]
 pub struct Caller {
     /// The house the request acts for.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// The person: the seat holder, or the person who minted the key.
-    pub user_id: String,
+    pub user_id: UserId,
     /// The effective role: the seat's role, or the key's role as a seat.
     pub role: SeatRole,
     /// Session or key.
@@ -107,12 +108,12 @@ impl Caller {
 /// core operation that takes `&PlatformAdmin` cannot be reached without the check.
 #[derive(Debug, Clone)]
 pub struct PlatformAdmin {
-    user_id: String,
+    user_id: UserId,
 }
 
 impl PlatformAdmin {
     /// The admin's own person id (recorded on what they do).
-    pub fn user_id(&self) -> &str {
+    pub fn user_id(&self) -> &UserId {
         &self.user_id
     }
 }

@@ -1,4 +1,177 @@
-//! Opaque identifiers: a short type prefix and a time-ordered UUID, so ids sort by creation.
+//! Opaque identifiers: a short type prefix and a time-ordered UUID, so ids sort by creation; and
+//! the typed ids that cross layers ([`OrgId`], [`UserId`], ...), so a storage call cannot take a
+//! person's id where a house's is due without the compiler noticing.
+//!
+//! A typed id is parsed once at the edge (an authenticated [`crate::Caller`], a path segment, a
+//! stored row) and carried typed from there. It reads as `&str` wherever text is wanted (it
+//! dereferences to `str`), so SQL binds, logs and wire types take it as they took the string;
+//! the reverse needs an explicit `From`, which is the point. Parsing never fails: an id that
+//! names nothing is found nowhere and answers 404, as before.
+
+/// Declares typed ids: an owned string newtype, transparent on the wire and in both databases.
+macro_rules! typed_ids {
+    ($($(#[$m:meta])* $name:ident $(= $prefix:literal)?;)*) => {$(
+        $(#[$m])*
+        #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema, sqlx::Type)]
+        #[serde(transparent)]
+        #[sqlx(transparent)]
+        pub struct $name(String);
+
+        $(
+            impl $name {
+                /// The prefix new ids of this kind carry.
+                pub const PREFIX: &'static str = $prefix;
+
+                /// A new id of this kind, time-ordered.
+                #[allow(dead_code)]
+                pub(crate) fn generate() -> Self {
+                    Self(new_id($prefix))
+                }
+            }
+        )?
+
+        impl $name {
+            /// The id as text.
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+
+            /// The id's text, owned.
+            pub fn into_string(self) -> String {
+                self.0
+            }
+        }
+
+        impl From<String> for $name {
+            fn from(s: String) -> Self {
+                Self(s)
+            }
+        }
+
+        impl From<&str> for $name {
+            fn from(s: &str) -> Self {
+                Self(s.to_owned())
+            }
+        }
+
+        impl From<&String> for $name {
+            fn from(s: &String) -> Self {
+                Self(s.clone())
+            }
+        }
+
+        impl From<$name> for String {
+            fn from(id: $name) -> String {
+                id.0
+            }
+        }
+
+        impl std::ops::Deref for $name {
+            type Target = str;
+            fn deref(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl AsRef<str> for $name {
+            fn as_ref(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl std::borrow::Borrow<str> for $name {
+            fn borrow(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl PartialEq<str> for $name {
+            fn eq(&self, other: &str) -> bool {
+                self.0 == other
+            }
+        }
+
+        impl PartialEq<&str> for $name {
+            fn eq(&self, other: &&str) -> bool {
+                self.0 == *other
+            }
+        }
+
+        impl PartialEq<String> for $name {
+            fn eq(&self, other: &String) -> bool {
+                &self.0 == other
+            }
+        }
+
+        impl PartialEq<$name> for String {
+            fn eq(&self, other: &$name) -> bool {
+                *self == other.0
+            }
+        }
+
+        impl PartialEq<&$name> for $name {
+            fn eq(&self, other: &&$name) -> bool {
+                self.0 == other.0
+            }
+        }
+
+        impl PartialEq<$name> for &$name {
+            fn eq(&self, other: &$name) -> bool {
+                self.0 == other.0
+            }
+        }
+
+        impl PartialEq<$name> for &str {
+            fn eq(&self, other: &$name) -> bool {
+                *self == other.0
+            }
+        }
+
+        impl From<$name> for serde_json::Value {
+            fn from(id: $name) -> serde_json::Value {
+                serde_json::Value::String(id.0)
+            }
+        }
+
+        impl From<&$name> for std::sync::Arc<str> {
+            fn from(id: &$name) -> std::sync::Arc<str> {
+                std::sync::Arc::from(id.0.as_str())
+            }
+        }
+
+        impl PartialEq<$name> for str {
+            fn eq(&self, other: &$name) -> bool {
+                self == other.0
+            }
+        }
+    )*};
+}
+
+typed_ids! {
+    /// A house (organization): `org_…`.
+    OrgId = "org";
+    /// A person (user): `usr_…`.
+    UserId = "usr";
+    /// A develop's job: `job_…`.
+    JobId = "job";
+    /// A hold on a house's tokens: `hold_…`.
+    HoldId = "hold";
+    /// A folder of the library: `fld_…`.
+    FolderId = "fld";
+    /// A letter of the mail archive: a bare UUID (letters carry no prefix).
+    LetterId;
+    /// A webhook endpoint: `whk_…`.
+    WebhookId = "whk";
+    /// An assistant conversation: `chat_…`.
+    ChatSessionId = "chat";
+}
 
 /// A new id such as `usr_0190c6…`.
 pub(crate) fn new_id(prefix: &str) -> String {

@@ -2,6 +2,7 @@
 //! operation is a method on it (implemented in the domain folders). The facade also owns the
 //! event relay: publishing a house event and relaying the database's shared channel.
 
+use crate::ids::OrgId;
 use std::sync::Arc;
 
 use crate::blobs::{BlobConfig, Blobs};
@@ -113,7 +114,7 @@ impl Studio {
         // Into the webhook outbox first: a socket may miss an event, a subscribed endpoint may not.
         self.webhooks().enqueue(&event).await;
         if self.relaying.load(Ordering::Acquire) {
-            match self.storage.announce(&event.org_id, event.as_str()).await {
+            match self.storage.announce(&OrgId::from(&*event.org_id), event.as_str()).await {
                 Ok(true) => return,
                 Ok(false) => {}
                 Err(e) => tracing::warn!(error = %e, "announcing an event failed; delivering it here only"),

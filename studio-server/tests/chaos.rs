@@ -138,7 +138,7 @@ struct Charges {
 
 /// One house under chaos.
 struct HouseRun {
-    org_id: String,
+    org_id: studio_core::OrgId,
     /// A member key's client on each process.
     keys: Vec<Client>,
     /// The owner's session on each process.

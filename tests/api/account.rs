@@ -307,7 +307,7 @@ async fn me_exports_and_erases_the_person(backend: Backend) {
     let made = house.key.create_folder("kept", None).await.expect("work in the house");
 
     let erased = member.session.erase_me().await.expect("erase");
-    assert!(erased.erased && erased.houses_left.contains(&house.org_id));
+    assert!(erased.erased && erased.houses_left.contains(&house.org_id.to_string()));
     assert_eq!(member.session.me().await.expect_err("the session ended").status(), Some(401));
     let e = app.client.sign_in(&member.email, studio_tests::PASSWORD).await.expect_err("no sign-in");
     assert_eq!(e.status(), Some(401));
@@ -435,7 +435,7 @@ async fn the_catalogue_opens_by_trial_plan_or_grant(backend: Backend) {
     let brand_open =
         |access: &studio_client::api::MyAccess| access.toolkits.iter().any(|k| k.id == "brand" && k.accessible);
     assert!(!brand_open(&later_session.my_access().await.unwrap()), "an unproven address is only a claim");
-    app.studio.storage().set_email_verified(&later.account.user.id, chrono::Utc::now()).await.unwrap();
+    app.studio.storage().set_email_verified(&later.account.user.id.as_str().into(), chrono::Utc::now()).await.unwrap();
     assert!(brand_open(&later_session.my_access().await.unwrap()), "open once the address is proven");
     let revoked =
         admin.session.admin_access(&grant(AccessAction::RevokeToolkit, None, Some(&email), Some("brand"), None)).await;

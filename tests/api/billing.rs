@@ -39,7 +39,7 @@ enum Cred {
 /// An owner (session token, org id) in a fresh house.
 struct Owner {
     session: String,
-    org_id: String,
+    org_id: studio_core::OrgId,
 }
 
 async fn call(app: &TestApp, method: &str, path: &str, cred: &Cred, body: Option<Value>) -> (u16, Value) {
@@ -87,7 +87,7 @@ async fn owner(app: &TestApp) -> Owner {
 /// A session for a new person seated in `org_id` with `role`.
 async fn seat(app: &TestApp, org_id: &str, role: &str) -> Cred {
     let signed = app.client.sign_up(&unique_email(role), PASSWORD, None).await.unwrap();
-    let user_id = signed.account.user.id.clone();
+    let user_id: studio_core::UserId = signed.account.user.id.as_str().into();
     let now = chrono::Utc::now();
     let storage = app.studio.storage();
     storage

@@ -222,7 +222,7 @@ async fn the_context_carries_this_houses_balance_brand_and_develops(backend: Bac
         "Loud neon".into(),
         theirs[0].clone(),
         theirs[1].clone(),
-        other.org_id.clone(),
+        other.org_id.to_string(),
     ] {
         assert!(!text.contains(&absent), "the context never holds {absent:?}: {text}");
     }

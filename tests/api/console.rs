@@ -107,7 +107,7 @@ async fn console_figures_match_what_happened(backend: Backend) {
     let house = House::new(&app, "console").await;
     let key = &house.key;
     let org = house.org_id.clone();
-    let mine = || AdminDevelopsQuery { house: Some(org.clone()), ..Default::default() };
+    let mine = || AdminDevelopsQuery { house: Some(org.to_string()), ..Default::default() };
 
     // A develop that lands (settled, 9 tokens), one that fails, one left queued.
     let done = key.submit_develop(&upscale(png(120, 80))).await.expect("submit").job_id;
@@ -183,7 +183,7 @@ async fn console_figures_match_what_happened(backend: Backend) {
     let result = key.job(&done).await.unwrap().result_asset_id.expect("a frame");
     let brought = key.upload_bytes("b.png", png(64, 48), &UploadOptions::default()).await.expect("upload").asset.id;
     let frames =
-        |origin: &str| FramesQuery { house: Some(org.clone()), origin: Some(origin.into()), ..Default::default() };
+        |origin: &str| FramesQuery { house: Some(org.to_string()), origin: Some(origin.into()), ..Default::default() };
     let made = boss.admin_frames(&frames("made")).await.expect("made");
     assert_eq!(made.frames.iter().map(|f| f.id.as_str()).collect::<Vec<_>>(), vec![result.as_str()]);
     assert_eq!(made.frames[0].tool.as_deref(), Some("upscale"));
@@ -206,11 +206,13 @@ async fn console_figures_match_what_happened(backend: Backend) {
     assert_eq!(boss.admin_verdict(&done).await.unwrap().id, kept.id, "kept once");
     let e = boss.admin_verdict(&failed).await.unwrap_err();
     assert_eq!((e.status(), e.code()), (Some(409), Some("NOT_LANDED")));
-    let listed =
-        boss.admin_verdicts(&VerdictsQuery { house: Some(org.clone()), ..Default::default() }).await.expect("verdicts");
+    let listed = boss
+        .admin_verdicts(&VerdictsQuery { house: Some(org.to_string()), ..Default::default() })
+        .await
+        .expect("verdicts");
     assert_eq!(listed.verdicts.iter().map(|v| v.job_id.as_str()).collect::<Vec<_>>(), vec![done.as_str()]);
     for bucket in ["day", "week", "month"] {
-        let q = RollupQuery { house: Some(org.clone()), bucket: Some(bucket.into()), ..Default::default() };
+        let q = RollupQuery { house: Some(org.to_string()), bucket: Some(bucket.into()), ..Default::default() };
         let rollup = boss.admin_judge_rollup(&q).await.expect("rollup");
         assert_eq!(rollup.buckets.len(), 1, "{bucket}");
         let b = &rollup.buckets[0];
@@ -235,12 +237,14 @@ async fn console_figures_match_what_happened(backend: Backend) {
     let url = house.session.checkout_topup("pack_1000").await.expect("checkout").url;
     let paid = reqwest::Client::new().post(format!("{}{url}", app.base)).send().await.expect("pay");
     assert_eq!(paid.status(), 200);
-    let payments =
-        boss.admin_payments(&PaymentsQuery { house: Some(org.clone()), ..Default::default() }).await.expect("payments");
+    let payments = boss
+        .admin_payments(&PaymentsQuery { house: Some(org.to_string()), ..Default::default() })
+        .await
+        .expect("payments");
     assert_eq!(payments.payments.len(), 1);
     assert_eq!((payments.payments[0].status.as_str(), payments.payments[0].tokens), ("paid", 1000));
     assert_eq!(payments.paid_cents, payments.payments[0].amount_cents);
-    let open = PaymentsQuery { house: Some(org.clone()), status: Some("open".into()), ..Default::default() };
+    let open = PaymentsQuery { house: Some(org.to_string()), status: Some("open".into()), ..Default::default() };
     assert!(boss.admin_payments(&open).await.unwrap().payments.is_empty());
 
     // tokenomics: two sign-up grants (the admin's house and this one), one top-up, 9 spent.

@@ -53,8 +53,8 @@ fn code(e: &studio_client::Error) -> (u16, String) {
 /// Spendable + held + settled = credited, and the running totals equal the ledger's sums.
 async fn assert_conserved(app: &TestApp, org_id: &str) {
     let storage = app.studio.storage();
-    let totals = storage.balance(org_id).await.expect("balance");
-    let audit = storage.audit(org_id).await.expect("audit");
+    let totals = storage.balance(&org_id.into()).await.expect("balance");
+    let audit = storage.audit(&org_id.into()).await.expect("audit");
     assert_eq!(totals.spendable() + totals.held + totals.settled, totals.credited, "tokens conserved");
     assert_eq!(
         (audit.grant_tokens, audit.topup_tokens, audit.held, audit.settled, audit.credited),

@@ -173,7 +173,7 @@ async fn tokens_are_single_use_replaced_and_expire(backend: Backend) {
             .storage()
             .issue_email_token(EmailTokenRow {
                 token_hash: hex::encode(<sha2::Sha256 as sha2::Digest>::digest(secret.as_bytes())),
-                user_id: user.id.clone(),
+                user_id: user.id.as_str().into(),
                 purpose: purpose.into(),
                 email: email.clone(),
                 created_at: now - chrono::Duration::hours(49),

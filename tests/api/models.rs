@@ -45,8 +45,8 @@ async fn tokens(app: &TestApp, caller: &Caller) -> (i64, i64, usize) {
 /// Spendable + held + settled = credited, and the running totals equal the ledger's sums.
 async fn assert_conserved(app: &TestApp, org_id: &str) {
     let storage = app.studio.storage();
-    let totals = storage.balance(org_id).await.expect("balance");
-    let audit = storage.audit(org_id).await.expect("audit");
+    let totals = storage.balance(&org_id.into()).await.expect("balance");
+    let audit = storage.audit(&org_id.into()).await.expect("audit");
     assert_eq!(totals.spendable() + totals.held + totals.settled, totals.credited, "tokens conserved");
     assert_eq!((audit.held, audit.settled, audit.credited), (totals.held, totals.settled, totals.credited));
 }

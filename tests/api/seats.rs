@@ -145,7 +145,7 @@ async fn reseating_follows_the_role_matrix(backend: Backend) {
         email: house.email.clone(),
         session: house.session.clone(),
         user_id: house.user_id.clone(),
-        home_org_id: house.org_id.clone(),
+        home_org_id: house.org_id.to_string(),
     };
     let of = |role: SeatRole, n: usize| -> &Person {
         if role == SeatRole::Owner { &owner } else { &people.iter().filter(|(r, _)| *r == role).nth(n).unwrap().1 }
@@ -268,7 +268,7 @@ async fn a_house_always_has_exactly_one_owner(backend: Backend) {
         email: house.email.clone(),
         session: house.session.clone(),
         user_id: house.user_id.clone(),
-        home_org_id: house.org_id.clone(),
+        home_org_id: house.org_id.to_string(),
     }];
     for (n, role) in [SeatRole::Admin, SeatRole::Member, SeatRole::Viewer, SeatRole::Member].into_iter().enumerate() {
         people.push(house.seat(&app, &format!("one-owner-{n}"), role).await);

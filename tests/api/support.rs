@@ -132,7 +132,7 @@ async fn tickets_threads_and_the_admin_queue(backend: Backend) {
     assert_eq!(refused(e), (Some(403), "FORBIDDEN".into()));
     let e = house.session.admin_support_ticket(&first.id).await.unwrap_err();
     assert_eq!(refused(e), (Some(403), "FORBIDDEN".into()));
-    let mine = AdminTicketsQuery { house: Some(house.org_id.clone()), ..AdminTicketsQuery::default() };
+    let mine = AdminTicketsQuery { house: Some(house.org_id.to_string()), ..AdminTicketsQuery::default() };
     let queue = admin.session.admin_support_queue(&mine).await.expect("queue");
     assert_eq!(queue.tickets.len(), 2);
     assert_eq!(queue.tickets[0].person_email.as_deref(), Some(house.email.as_str()));

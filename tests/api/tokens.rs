@@ -122,7 +122,7 @@ async fn admin_is_made_by_the_operator_not_by_signing_up(backend: Backend) {
 async fn expired_grant(app: &TestApp, org_id: &str, amount: i64) {
     let now = chrono::Utc::now();
     let credit = NewCredit {
-        org_id: org_id.to_string(),
+        org_id: org_id.into(),
         bucket: Bucket::Grant,
         amount,
         user_id: None,

@@ -359,8 +359,8 @@ fn job_change(org_id: &str, endpoint: &str, seq: i64, payload: String) -> studio
     let at = chrono::Utc::now();
     studio_core::WebhookDeliveryRow {
         id: format!("msg_{}", uuid::Uuid::now_v7().simple()),
-        org_id: org_id.to_string(),
-        endpoint_id: endpoint.to_string(),
+        org_id: org_id.into(),
+        endpoint_id: endpoint.into(),
         event: "job".into(),
         event_seq: Some(seq),
         payload,
@@ -377,7 +377,7 @@ fn job_change(org_id: &str, endpoint: &str, seq: i64, payload: String) -> studio
 
 /// The outbox's rows of a house by status.
 async fn outbox(app: &studio_tests::TestApp, org_id: &str) -> Vec<(String, i64)> {
-    app.studio.storage().webhook_delivery_counts(org_id).await.expect("counts")
+    app.studio.storage().webhook_delivery_counts(&org_id.into()).await.expect("counts")
 }
 
 fn upscale() -> studio_client::DevelopSubmit {

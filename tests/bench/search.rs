@@ -78,7 +78,7 @@ async fn measure(
     drop(server);
     let started = Instant::now();
     let storage = studio_core::open_storage(database_url).await?;
-    let written = storage.seed_assets(&org, count as i64).await?;
+    let written = storage.seed_assets(&org.as_str().into(), count as i64).await?;
     anyhow::ensure!(written == count as u64, "seeded {written} assets, not {count}");
     drop(storage);
     let seeded = started.elapsed();

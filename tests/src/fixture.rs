@@ -27,7 +27,7 @@ pub struct House {
     /// The owner's user id.
     pub user_id: String,
     /// The house's organization id.
-    pub org_id: String,
+    pub org_id: studio_core::OrgId,
 }
 
 impl House {
@@ -67,7 +67,7 @@ impl House {
             session,
             secret,
             user_id: signed.account.user.id,
-            org_id: signed.account.organization.id,
+            org_id: signed.account.organization.id.into(),
         })
     }
 
@@ -109,7 +109,7 @@ impl Person {
         let signed = app.client.sign_up(&email, PASSWORD, None).await.unwrap_or_else(|e| panic!("{tag}: {e:#}"));
         app.studio
             .storage()
-            .set_email_verified(&signed.account.user.id, chrono::Utc::now())
+            .set_email_verified(&signed.account.user.id.as_str().into(), chrono::Utc::now())
             .await
             .expect("verify the address");
         Person {

@@ -9,6 +9,7 @@
 //! a few letters of each purpose per hour.
 
 use crate::accounts::Accounts;
+use crate::ids::UserId;
 use chrono::Duration;
 
 use crate::accounts::{Email, MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS, hash_password};
@@ -66,7 +67,7 @@ impl Accounts<'_> {
             .post_letter(Letter {
                 kind: "verify-email",
                 to: user.email.clone(),
-                user_id: Some(user.id.clone()),
+                user_id: Some(user.id.to_string()),
                 subject: written.subject,
                 html: written.html,
                 text: written.text,
@@ -94,7 +95,7 @@ impl Accounts<'_> {
     }
 
     /// Seconds until the person may be sent another letter of `purpose`; None when now.
-    async fn letter_wait(&self, user_id: &str, purpose: &str) -> Result<Option<u64>> {
+    async fn letter_wait(&self, user_id: &UserId, purpose: &str) -> Result<Option<u64>> {
         let now = crate::ids::now();
         let hour = Duration::hours(1);
         let (count, oldest) = self.0.storage.recent_email_tokens(user_id, purpose, now - hour).await?;
@@ -165,7 +166,7 @@ impl Accounts<'_> {
             .post_letter(Letter {
                 kind: "password-reset",
                 to: user.email.clone(),
-                user_id: Some(user.id.clone()),
+                user_id: Some(user.id.to_string()),
                 subject: written.subject,
                 html: written.html,
                 text: written.text,

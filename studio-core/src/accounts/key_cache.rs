@@ -9,6 +9,7 @@
 //! The epoch is read before the key row, never after: a row read after epoch `e` holds every
 //! change up to `e`, so keeping it under `e` can only make it look staler than it is.
 
+use crate::ids::OrgId;
 use std::collections::HashMap;
 use std::sync::Mutex;
 
@@ -23,7 +24,7 @@ pub(crate) struct VerifiedKey {
     /// The key's id.
     pub key_id: String,
     /// Its house.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// The person who minted it.
     pub created_by: String,
     /// Its role, as stored.

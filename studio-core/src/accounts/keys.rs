@@ -2,6 +2,7 @@
 //! request) and authenticate. Only the SHA-256 of a key is stored.
 
 use crate::accounts::Accounts;
+use crate::ids::UserId;
 use chrono::Duration;
 
 use crate::accounts::key_cache::VerifiedKey;
@@ -44,7 +45,7 @@ impl Accounts<'_> {
         let row = KeyRow {
             id: new_id("key"),
             org_id: caller.org_id.clone(),
-            created_by: caller.user_id.clone(),
+            created_by: caller.user_id.to_string(),
             name,
             role: req.role.unwrap_or_default().as_str().to_string(),
             prefix: secret[..SHOWN_PREFIX_CHARS].to_string(),
@@ -101,7 +102,7 @@ impl Accounts<'_> {
         }
         let kept = VerifiedKey {
             key_id: row.id,
-            org_id: row.org_id,
+            org_id: row.org_id.clone(),
             created_by: row.created_by,
             role: row.role,
             epoch: stamp.key_epoch,
@@ -124,7 +125,7 @@ impl Accounts<'_> {
         let role: KeyRole = key.role.parse().map_err(Error::internal)?;
         Ok(Caller {
             org_id: key.org_id,
-            user_id: key.created_by,
+            user_id: UserId::from(key.created_by),
             role: role.as_seat(),
             via: Via::Key { key_id: key.key_id },
             admin: false,

@@ -11,6 +11,7 @@ use crate::accounts::Accounts;
 use crate::api::{Memory, MemoryList, MemoryRequest, MemoryScope, MemoryStatus};
 use crate::caller::Caller;
 use crate::error::{Error, Result};
+use crate::ids::UserId;
 use crate::ids::{new_id, now};
 use crate::storage::{MemoryRow, MemoryWrite};
 
@@ -29,8 +30,8 @@ pub(crate) fn wire<T: serde::Serialize>(v: &T) -> String {
 
 /// Whose personal memories the caller sees: the person of a session; nobody's for a key (no
 /// user id matches the empty string).
-pub(crate) fn person_of(caller: &Caller) -> &str {
-    if caller.is_session() { &caller.user_id } else { "" }
+pub(crate) fn person_of(caller: &Caller) -> UserId {
+    if caller.is_session() { caller.user_id.clone() } else { UserId::default() }
 }
 
 pub(crate) fn memory_view(m: &MemoryRow) -> Result<Memory> {
@@ -53,13 +54,13 @@ pub(crate) fn memory_view(m: &MemoryRow) -> Result<Memory> {
 impl Accounts<'_> {
     /// The house's memories and the caller's own personal ones, newest first, history included.
     pub async fn memories(&self, caller: &Caller) -> Result<MemoryList> {
-        let rows = self.0.storage.memories(&caller.org_id, person_of(caller)).await?;
+        let rows = self.0.storage.memories(&caller.org_id, &person_of(caller)).await?;
         Ok(MemoryList { memories: rows.iter().map(memory_view).collect::<Result<_>>()? })
     }
 
     /// Only the active memories the caller may see: what the assistant's context is built from.
     pub async fn active_memories(&self, caller: &Caller) -> Result<Vec<Memory>> {
-        let rows = self.0.storage.memories(&caller.org_id, person_of(caller)).await?;
+        let rows = self.0.storage.memories(&caller.org_id, &person_of(caller)).await?;
         rows.iter().filter(|m| m.status == "active").map(memory_view).collect()
     }
 
@@ -106,7 +107,7 @@ impl Accounts<'_> {
             evidence_count: 1,
             supersedes_id: replaces.map(str::to_string),
             projected: true,
-            created_by: caller.user_id.clone(),
+            created_by: caller.user_id.to_string(),
             created_at: at,
             updated_at: at,
         };
@@ -127,7 +128,7 @@ impl Accounts<'_> {
         let row = self
             .0
             .storage
-            .retire_memory(&caller.org_id, person_of(caller), id, now())
+            .retire_memory(&caller.org_id, &person_of(caller), id, now())
             .await?
             .ok_or_else(|| Error::not_found("MEMORY_NOT_FOUND", "No active memory you can see has that id."))?;
         memory_view(&row)

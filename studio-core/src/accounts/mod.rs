@@ -2,6 +2,7 @@
 //! public check-email. Beside it: keys, seats, memories, the person's own record (profile) and
 //! the tool catalogue (access). Passwords are Argon2id, hashed off the async runtime.
 
+use crate::ids::{OrgId, UserId};
 pub(crate) mod access;
 mod email_links;
 pub(crate) mod key_cache;
@@ -70,11 +71,11 @@ impl std::fmt::Debug for SessionToken {
 }
 
 pub(crate) fn user_view(u: &UserRow) -> User {
-    User { id: u.id.clone(), email: u.email.clone(), name: u.name.clone(), created_at: u.created_at }
+    User { id: u.id.to_string(), email: u.email.clone(), name: u.name.clone(), created_at: u.created_at }
 }
 
 pub(crate) fn org_view(o: &OrgRow) -> Organization {
-    Organization { id: o.id.clone(), name: o.name.clone(), created_at: o.created_at }
+    Organization { id: o.id.to_string(), name: o.name.clone(), created_at: o.created_at }
 }
 
 async fn hash_password(password: String) -> Result<String> {
@@ -144,13 +145,13 @@ impl Accounts<'_> {
             None => format!("{}'s house", email.as_str().split('@').next().unwrap_or("My")),
         };
         let user = UserRow {
-            id: new_id("usr"),
+            id: UserId::from(new_id("usr")),
             email: email.as_str().to_string(),
             name,
             password_hash: Some(hash),
             created_at: now,
         };
-        let org = OrgRow { id: new_id("org"), name: house_name, created_at: now };
+        let org = OrgRow { id: OrgId::from(new_id("org")), name: house_name, created_at: now };
         let account =
             NewAccount { user: user.clone(), org: org.clone(), grant_tokens: self.0.config.signup_grant_tokens.max(0) };
         match self.0.storage.create_account(account).await {
@@ -188,15 +189,15 @@ impl Accounts<'_> {
         Ok(())
     }
 
-    async fn start_session(&self, user_id: &str, org_id: &str) -> Result<SessionToken> {
+    async fn start_session(&self, user_id: &UserId, org_id: &OrgId) -> Result<SessionToken> {
         let secret = format!("sess_{}", random_secret());
         let now = crate::ids::now();
         self.0
             .storage
             .insert_session(SessionRow {
                 token_hash: sha256_hex(&secret),
-                user_id: user_id.to_string(),
-                org_id: org_id.to_string(),
+                user_id: user_id.clone(),
+                org_id: org_id.clone(),
                 created_at: now,
                 expires_at: now + Duration::days(self.0.config.session_days.max(1)),
             })

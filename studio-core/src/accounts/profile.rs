@@ -2,6 +2,7 @@
 //! (read, export, erase), onboarding steps and intake answers (§4.15).
 
 use crate::accounts::Accounts;
+use crate::ids::{OrgId, UserId};
 use bytes::Bytes;
 use chrono::Duration;
 
@@ -142,13 +143,13 @@ impl Accounts<'_> {
         self.account(caller, account_days(None)).await
     }
 
-    pub(crate) async fn house_owner_email(&self, org_id: &str) -> Result<Option<String>> {
+    pub(crate) async fn house_owner_email(&self, org_id: &OrgId) -> Result<Option<String>> {
         Ok(self.0.storage.seats(org_id).await?.into_iter().find(|s| s.role == "owner").map(|s| s.email))
     }
 
     /// The house's name and its owner's address, for a letter about the house (None when the
     /// house or its owner is gone).
-    pub(crate) async fn house_and_owner(&self, org_id: &str) -> Result<Option<(String, String)>> {
+    pub(crate) async fn house_and_owner(&self, org_id: &OrgId) -> Result<Option<(String, String)>> {
         let Some(org) = self.0.storage.org_by_id(org_id).await? else { return Ok(None) };
         Ok(self.house_owner_email(org_id).await?.map(|email| (org.name, email)))
     }
@@ -222,7 +223,7 @@ impl Accounts<'_> {
 
     /// A person's avatar bytes and type, for someone who shares a house with them. 401 for a
     /// stranger, 404 when there is no picture.
-    pub async fn avatar(&self, caller: &Caller, user_id: &str) -> Result<(Bytes, String)> {
+    pub async fn avatar(&self, caller: &Caller, user_id: &UserId) -> Result<(Bytes, String)> {
         caller.require_session()?;
         if caller.user_id != user_id && !self.0.storage.share_house(&caller.user_id, user_id).await? {
             return Err(Error::unauthenticated("Avatars are shown to people who share a house."));
@@ -246,7 +247,7 @@ impl Accounts<'_> {
             let founder = self.0.storage.founder(&seat.org_id).await?.as_deref() == Some(caller.user_id.as_str());
             houses.push(MyHouse {
                 active: seat.org_id == caller.org_id,
-                organization_id: seat.org_id,
+                organization_id: seat.org_id.to_string(),
                 name: seat.org_name,
                 role: seat.role.parse().map_err(Error::internal)?,
                 founder,

@@ -17,6 +17,7 @@
 //! person, and cannot change who sits in it.
 
 use crate::accounts::Accounts;
+use crate::ids::{OrgId, UserId};
 use chrono::Duration;
 
 use crate::SessionToken;
@@ -36,7 +37,7 @@ fn role_of(s: &str) -> Result<SeatRole> {
 
 fn seat_view(s: &SeatRow) -> Result<Seat> {
     Ok(Seat {
-        user_id: s.user_id.clone(),
+        user_id: s.user_id.to_string(),
         email: s.email.clone(),
         name: s.name.clone(),
         role: role_of(&s.role)?,
@@ -70,7 +71,7 @@ impl Accounts<'_> {
             .iter()
             .map(|i| self.invitation_view(i, &org_name))
             .collect::<Result<_>>()?;
-        Ok(SeatList { organization_id: caller.org_id.clone(), seats, invitations })
+        Ok(SeatList { organization_id: caller.org_id.to_string(), seats, invitations })
     }
 
     fn invitation_view(&self, i: &SeatInvitationRow, org_name: &str) -> Result<SeatInvitation> {
@@ -78,7 +79,7 @@ impl Accounts<'_> {
             id: i.id.clone(),
             email: i.email.clone(),
             role: role_of(&i.role)?,
-            organization_id: i.org_id.clone(),
+            organization_id: i.org_id.to_string(),
             organization_name: org_name.to_string(),
             expires_at: i.expires_at,
             url: self.0.mail().mail_link(&format!("/join/{}", i.id)),
@@ -109,7 +110,7 @@ impl Accounts<'_> {
             org_id: caller.org_id.clone(),
             email: email.as_str().to_string(),
             role: req.role.as_str().to_string(),
-            invited_by: caller.user_id.clone(),
+            invited_by: caller.user_id.to_string(),
             status: "pending".to_string(),
             created_at: at,
             expires_at: at + Duration::days(people.seat_invite_days.max(1)),
@@ -189,18 +190,18 @@ impl Accounts<'_> {
     }
 
     /// Point the session at another house the person sits in.
-    pub async fn switch_house(&self, caller: &Caller, session: &SessionToken, org_id: &str) -> Result<ActiveHouse> {
+    pub async fn switch_house(&self, caller: &Caller, session: &SessionToken, org_id: &OrgId) -> Result<ActiveHouse> {
         caller.require_session()?;
-        self.switch_house_to(session, org_id.trim()).await
+        self.switch_house_to(session, &OrgId::from(org_id.trim())).await
     }
 
-    async fn switch_house_to(&self, session: &SessionToken, org_id: &str) -> Result<ActiveHouse> {
+    async fn switch_house_to(&self, session: &SessionToken, org_id: &OrgId) -> Result<ActiveHouse> {
         if !self.0.storage.switch_session_house(&sha256_hex(&session.0), org_id).await? {
             return Err(Error::not_found("HOUSE_NOT_FOUND", "You have no seat in that house."));
         }
         let caller = self.authenticate_session(session).await?;
         let org = self.0.storage.org_by_id(org_id).await?.ok_or_else(|| Error::internal("house vanished"))?;
-        Ok(ActiveHouse { organization_id: org.id, organization_name: org.name, role: caller.role })
+        Ok(ActiveHouse { organization_id: org.id.to_string(), organization_name: org.name, role: caller.role })
     }
 
     /// Change a seat's role (see the matrix at the top of this file).
@@ -212,7 +213,8 @@ impl Accounts<'_> {
         if req.user_id == caller.user_id {
             return Err(Error::forbidden("CANNOT_RESEAT_SELF", "Nobody changes their own seat."));
         }
-        let target = self.0.storage.membership(&caller.org_id, &req.user_id).await?.ok_or_else(seat_not_found)?;
+        let target =
+            self.0.storage.membership(&caller.org_id, &UserId::from(&req.user_id)).await?.ok_or_else(seat_not_found)?;
         let allowed = manageable(caller.role);
         if !allowed.contains(&target.role.as_str()) {
             return Err(Error::forbidden("FORBIDDEN", format!("A {} cannot re-seat a {}.", caller.role, target.role)));
@@ -220,15 +222,15 @@ impl Accounts<'_> {
         let seat = self
             .0
             .storage
-            .set_seat_role(&caller.org_id, &req.user_id, req.role.as_str(), allowed)
+            .set_seat_role(&caller.org_id, &UserId::from(&req.user_id), req.role.as_str(), allowed)
             .await?
             .ok_or_else(seat_not_found)?;
-        Ok(SeatRoleChanged { user_id: seat.user_id, role: role_of(&seat.role)?, email: seat.email })
+        Ok(SeatRoleChanged { user_id: seat.user_id.to_string(), role: role_of(&seat.role)?, email: seat.email })
     }
 
     /// Remove a seat (owner, admin, or oneself). The person's work stays with the house, and
     /// their sessions acting for it end at once; organization keys belong to the house and stay.
-    pub async fn remove_seat(&self, caller: &Caller, user_id: &str) -> Result<SeatRemoved> {
+    pub async fn remove_seat(&self, caller: &Caller, user_id: &UserId) -> Result<SeatRemoved> {
         caller.require_session()?;
         let target = self.0.storage.membership(&caller.org_id, user_id).await?.ok_or_else(seat_not_found)?;
         if self.0.storage.founder(&caller.org_id).await?.as_deref() == Some(user_id) {
@@ -246,7 +248,7 @@ impl Accounts<'_> {
             return Err(Error::forbidden("FORBIDDEN", format!("A {} cannot remove a {}.", caller.role, target.role)));
         }
         let seat = self.0.storage.remove_seat(&caller.org_id, user_id, allowed).await?.ok_or_else(seat_not_found)?;
-        Ok(SeatRemoved { user_id: seat.user_id, email: seat.email, work_stays_with_house: true })
+        Ok(SeatRemoved { user_id: seat.user_id.to_string(), email: seat.email, work_stays_with_house: true })
     }
 
     /// Hand the house to another seat (owner only); the outgoing owner becomes admin in the
@@ -259,7 +261,8 @@ impl Accounts<'_> {
         if req.user_id == caller.user_id {
             return Err(Error::invalid("ALREADY_OWNER", "You already own this house."));
         }
-        let target = self.0.storage.membership(&caller.org_id, &req.user_id).await?.ok_or_else(seat_not_found)?;
+        let target =
+            self.0.storage.membership(&caller.org_id, &UserId::from(&req.user_id)).await?.ok_or_else(seat_not_found)?;
         let moved = match self.0.storage.transfer_ownership(&caller.org_id, &caller.user_id, &target.user_id).await {
             Ok(moved) => moved,
             Err(StorageError::Conflict(_)) => false,
@@ -270,8 +273,8 @@ impl Accounts<'_> {
         }
         let email = self.0.storage.user_by_id(&target.user_id).await?.map(|u| u.email).unwrap_or_default();
         Ok(Transferred {
-            organization_id: caller.org_id.clone(),
-            user_id: target.user_id,
+            organization_id: caller.org_id.to_string(),
+            user_id: target.user_id.to_string(),
             email,
             previous_owner_role: SeatRole::Admin,
         })

@@ -8,6 +8,7 @@
 //! `estimated`; in-process work (the local provider) costs no provider anything and is recorded
 //! as an exact 0. docs/admin.md lists the table.
 
+use crate::ids::OrgId;
 use std::collections::BTreeMap;
 
 use crate::api::{AiCosts, DayCost, KeptCost, SinceQuery, ToolCost, ToolKept};
@@ -60,7 +61,7 @@ impl Admin<'_> {
     /// ledger write). A failure is logged: the charge stands either way.
     pub(crate) async fn record_cost(
         &self,
-        org_id: &str,
+        org_id: &OrgId,
         hold_id: &str,
         job_id: Option<&str>,
         tool: &str,
@@ -71,7 +72,7 @@ impl Admin<'_> {
         let row = CostRecordRow {
             id: new_id("pcs"),
             hold_id: hold_id.to_string(),
-            org_id: org_id.to_string(),
+            org_id: org_id.clone(),
             job_id: job_id.map(str::to_string),
             tool: tool.to_string(),
             provider: provider.to_string(),

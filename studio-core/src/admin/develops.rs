@@ -22,8 +22,8 @@ const MAX_FAILED_READ: i64 = 10_000;
 fn develop(row: JobRow) -> AdminDevelop {
     AdminDevelop {
         id: row.id,
-        house_id: row.org_id,
-        user_id: row.user_id,
+        house_id: row.org_id.to_string(),
+        user_id: row.user_id.map(String::from),
         tool: row.tool,
         quality: row.quality,
         status: row.status,
@@ -174,7 +174,7 @@ impl Admin<'_> {
             if g.examples.len() < EXAMPLES {
                 g.examples.push(FailureExample {
                     job_id: row.id,
-                    house_id: row.org_id,
+                    house_id: row.org_id.to_string(),
                     error: row.error.unwrap_or_default(),
                     at,
                 });

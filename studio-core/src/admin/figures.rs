@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::storage::NamedCount;
 
 use super::Admin;
-use super::window::{Bucket, cursor, days_back, filter, next_cursor, page_limit, since_days};
+use super::window::{Bucket, cursor, days_back, filter, house_filter, next_cursor, page_limit, since_days};
 
 /// The statuses of a payment.
 const PAYMENT_STATUSES: [&str; 4] = ["open", "charged", "paid", "failed"];
@@ -92,7 +92,8 @@ impl Admin<'_> {
         {
             return Err(Error::invalid("BAD_STATUS", "status is one of open, charged, paid, failed."));
         }
-        let house = filter(&q.house);
+        let house = house_filter(&q.house);
+        let house = house.as_ref();
         let limit = page_limit(q.limit)?;
         let before = cursor(q.cursor.as_deref())?;
         let storage = &self.0.storage;
@@ -113,8 +114,8 @@ impl Admin<'_> {
                 .into_iter()
                 .map(|r| AdminPayment {
                     reference: r.reference,
-                    house_id: r.org_id,
-                    user_id: r.user_id,
+                    house_id: r.org_id.to_string(),
+                    user_id: r.user_id.map(String::from),
                     kind: r.kind,
                     item: r.item,
                     tokens: r.tokens,

@@ -17,7 +17,7 @@ fn frame(row: AssetRow) -> AdminFrame {
     AdminFrame {
         origin: if row.tool.is_some() { "made" } else { "brought" }.to_string(),
         id: row.id,
-        house_id: row.org_id,
+        house_id: row.org_id.to_string(),
         name: row.name,
         tool: row.tool,
         mime: row.mime,

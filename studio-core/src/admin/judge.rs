@@ -26,7 +26,7 @@ fn stored(row: VerdictRow) -> StoredVerdict {
         id: row.id,
         job_id: row.job_id,
         frame_id: row.frame_id,
-        house_id: row.org_id,
+        house_id: row.org_id.to_string(),
         tool: row.tool,
         model: row.model,
         rubric: row.rubric,

@@ -113,7 +113,7 @@ impl Admin<'_> {
         for m in rows.iter().take(limit as usize) {
             let observations = self.0.storage.observations(&m.id).await?;
             items.push(ReviewItem {
-                organization_id: m.org_id.clone(),
+                organization_id: m.org_id.to_string(),
                 memory: memory_view(m)?,
                 observations: observations.iter().map(observation_view).collect(),
             });

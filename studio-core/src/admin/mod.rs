@@ -12,6 +12,7 @@
 //! commands call: whoever can run the binary against the database is the authority there, so
 //! it takes no proof. It is how the first platform admin is made; signing up never makes one.
 
+use crate::ids::UserId;
 mod analyst;
 mod costs;
 mod develops;
@@ -129,7 +130,7 @@ impl Admin<'_> {
         };
         let not_found = || Error::not_found("USER_NOT_FOUND", "No person with that id.");
         studio.storage.user_by_id(user_id).await?.ok_or_else(not_found)?;
-        let seat = studio.storage.home_membership(user_id).await?.ok_or_else(not_found)?;
+        let seat = studio.storage.home_membership(&UserId::from(user_id)).await?.ok_or_else(not_found)?;
         let reason = req.reason.map(|r| r.trim().chars().take(500).collect::<String>()).filter(|r| !r.is_empty());
         let after = studio
             .billing()
@@ -137,7 +138,7 @@ impl Admin<'_> {
                 org_id: seat.org_id,
                 bucket: Bucket::Grant,
                 amount: tokens,
-                user_id: Some(admin.user_id().to_string()),
+                user_id: Some(admin.user_id().clone()),
                 reason: reason.unwrap_or_else(|| "admin grant".to_string()),
                 expires_at,
                 now: crate::ids::now(),

@@ -13,6 +13,7 @@ use crate::api::{
 };
 use crate::caller::PlatformAdmin;
 use crate::error::{Error, Result};
+use crate::ids::OrgId;
 use crate::models::{KIND_MODEL, holding_view};
 use crate::storage::{CatalogRow, EntitlementRow};
 
@@ -27,7 +28,7 @@ const CASES_SHOWN: i64 = 100;
 
 fn admin_holding(e: EntitlementRow) -> AdminHolding {
     AdminHolding {
-        organization_id: e.org_id.clone(),
+        organization_id: e.org_id.to_string(),
         revoked_at: e.revoked_at,
         revoke_reason: e.revoke_reason.clone(),
         holding: holding_view(e),
@@ -134,7 +135,8 @@ impl Admin<'_> {
     /// house), with the latest payment cases.
     pub async fn entitlements(&self, _admin: &PlatformAdmin, q: AdminPageQuery) -> Result<AdminEntitlements> {
         let (limit, cursor) = super::page(q.limit, q.cursor.as_deref(), "ent_")?;
-        let house = q.house.as_deref().map(str::trim).filter(|h| !h.is_empty());
+        let house = q.house.as_deref().map(str::trim).filter(|h| !h.is_empty()).map(OrgId::from);
+        let house = house.as_ref();
         let mut rows = self.0.storage.all_entitlements(house, cursor.as_deref(), limit + 1).await?;
         let next_cursor = (rows.len() as i64 > limit).then(|| rows[limit as usize - 1].id.clone());
         rows.truncate(limit as usize);
@@ -147,7 +149,7 @@ impl Admin<'_> {
                 .map(|c| PaymentCase {
                     id: c.id,
                     reference: c.reference,
-                    organization_id: c.org_id,
+                    organization_id: c.org_id.to_string(),
                     payment_id: c.payment_id,
                     amount_cents: c.amount_cents,
                     currency: c.currency,

@@ -9,8 +9,9 @@ use crate::api::{
 };
 use crate::caller::PlatformAdmin;
 use crate::error::{Error, Result};
+use crate::ids::UserId;
 use crate::ids::{new_id, now};
-use crate::storage::{ToolGrantRow, ToolItemRow};
+use crate::storage::{GrantedTool, ToolGrantRow, ToolItemRow};
 
 use super::Admin;
 
@@ -38,7 +39,7 @@ impl Admin<'_> {
                 (Some(id.to_string()), None, Some(user.email))
             }
             (None, Some(e)) => match studio.storage.user_by_email(e.as_str()).await? {
-                Some(u) => (Some(u.id), None, Some(u.email)),
+                Some(u) => (Some(u.id.into_string()), None, Some(u.email)),
                 None => (None, Some(e.as_str().to_string()), Some(e.as_str().to_string())),
             },
             (None, None) => return Err(Error::invalid("TARGET_REQUIRED", "Name a person by userId or email.")),
@@ -67,7 +68,7 @@ impl Admin<'_> {
             AccessAction::GrantToolkit | AccessAction::GrantTool => {
                 let grant = ToolGrantRow {
                     id: new_id("grt"),
-                    user_id,
+                    user_id: user_id.map(UserId::from),
                     email,
                     toolkit_id,
                     tool_id,
@@ -81,10 +82,12 @@ impl Admin<'_> {
                 studio
                     .storage
                     .revoke_tool_access(
-                        user_id.as_deref(),
+                        user_id.map(UserId::from).as_ref(),
                         address.as_deref(),
-                        toolkit_id.as_deref(),
-                        tool_id.as_deref(),
+                        match (toolkit_id.as_deref(), tool_id.as_deref()) {
+                            (Some(kit), _) => GrantedTool::Toolkit(kit),
+                            (None, tool) => GrantedTool::Tool(tool.unwrap_or_default()),
+                        },
                         now(),
                     )
                     .await?

@@ -1,6 +1,7 @@
 //! What the console's reads share: the `since` window in days, page sizes, `(time, id)`
 //! cursors and day/week/month buckets.
 
+use crate::ids::OrgId;
 use chrono::{DateTime, Datelike, Duration, NaiveDate, Utc};
 
 use crate::error::{Error, Result};
@@ -64,6 +65,11 @@ pub(crate) fn next_cursor(at: DateTime<Utc>, id: &str) -> String {
 /// A text filter: trimmed, None when empty.
 pub(crate) fn filter(v: &Option<String>) -> Option<&str> {
     v.as_deref().map(str::trim).filter(|s| !s.is_empty())
+}
+
+/// A house filter: trimmed, None when empty.
+pub(crate) fn house_filter(v: &Option<String>) -> Option<OrgId> {
+    filter(v).map(OrgId::from)
 }
 
 /// How figures are grouped over time.

@@ -15,6 +15,7 @@
 //! [`LANE_RESULT_SECS`]; the pack worker's sweep deletes expired rows and blobs.
 
 use crate::ai::Ai;
+use crate::ids::OrgId;
 use std::future::Future;
 
 use futures_util::FutureExt;
@@ -206,7 +207,7 @@ impl Ai<'_> {
 
     /// Settle (or release) a hold, trying again after 100 ms, 400 ms and 1.6 s on a storage
     /// failure: both are idempotent by hold id, so a retry after a lost answer is safe.
-    async fn resolve_with_retries(&self, org_id: &str, hold_id: &str, settle: bool) -> Result<()> {
+    async fn resolve_with_retries(&self, org_id: &OrgId, hold_id: &str, settle: bool) -> Result<()> {
         let mut wait = std::time::Duration::from_millis(100);
         let mut attempt = 1;
         loop {
@@ -230,7 +231,7 @@ impl Ai<'_> {
     /// The 402 code describe-item answers: `AI_NEEDS_BILLING` when nothing refills the house (it
     /// has never paid the payment provider, so it has no customer there), else
     /// `INSUFFICIENT_TOKENS` (a top-up will do).
-    pub(crate) async fn needs_billing_code(&self, org_id: &str) -> Result<&'static str> {
+    pub(crate) async fn needs_billing_code(&self, org_id: &OrgId) -> Result<&'static str> {
         let account = self.0.storage.billing_account(org_id).await?;
         let customer = account.and_then(|a| a.customer_id).is_some_and(|c| !c.trim().is_empty());
         Ok(if customer { "INSUFFICIENT_TOKENS" } else { "AI_NEEDS_BILLING" })
@@ -240,7 +241,7 @@ impl Ai<'_> {
     /// cap is the lane's 502 `code`.
     pub(crate) async fn keep_lane_result(
         &self,
-        org_id: &str,
+        org_id: &OrgId,
         lane: &str,
         code: &'static str,
         png: Vec<u8>,
@@ -258,7 +259,7 @@ impl Ai<'_> {
         let expires_at = now + Duration::seconds(LANE_RESULT_SECS);
         let row = LaneResultRow {
             id: id.clone(),
-            org_id: org_id.to_string(),
+            org_id: org_id.clone(),
             lane: lane.to_string(),
             blob_key: blob.key,
             mime: "image/png".to_string(),

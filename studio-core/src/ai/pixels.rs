@@ -192,7 +192,7 @@ impl Ai<'_> {
         let dims = Some((cut.width, cut.height));
         let name: String = name.chars().take(200).collect();
         let filed =
-            AssetRow::over_blob(id.clone(), &caller.org_id, Some(caller.user_id.clone()), name, kind, &blob, dims);
+            AssetRow::over_blob(id.clone(), &caller.org_id, Some(caller.user_id.to_string()), name, kind, &blob, dims);
         let row = AssetRow { tool: Some("remove-background".to_string()), ..filed };
         if let Err(e) = self.0.storage.insert_asset(row).await {
             let _ = self.0.blobs.delete(&key).await;

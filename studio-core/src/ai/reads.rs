@@ -13,6 +13,7 @@
 //! an empty string (or list), never a failure; an answer that is not a JSON object is.
 
 use crate::ai::Ai;
+use crate::ids::OrgId;
 use serde_json::{Map, Value};
 
 use crate::admin::AI_READER;
@@ -181,7 +182,7 @@ impl Ai<'_> {
     async fn ask(
         &self,
         client: &AiClient,
-        org: &str,
+        org: &OrgId,
         tool: &str,
         assets: &[AssetRow],
         system: &str,

@@ -166,8 +166,8 @@ impl Billing<'_> {
         let (email, customer_id) = self.checkout_contact(caller).await?;
         let request = CheckoutRequest {
             reference: reference.clone(),
-            org_id: caller.org_id.clone(),
-            user_id: caller.user_id.clone(),
+            org_id: caller.org_id.to_string(),
+            user_id: caller.user_id.to_string(),
             email,
             purchase,
             tokens,
@@ -440,7 +440,7 @@ impl Billing<'_> {
         };
         let request = ChargeRequest {
             reference: charge.reference.clone(),
-            org_id: charge.org_id.clone(),
+            org_id: charge.org_id.to_string(),
             customer_id: customer_id.clone(),
             pack: charge.item.clone(),
             tokens: charge.tokens,

@@ -7,6 +7,7 @@
 //! granted stay.
 
 use crate::billing::Billing;
+use crate::ids::OrgId;
 use chrono::Duration;
 
 use crate::api::{PlanCanceled, PlanView};
@@ -20,13 +21,13 @@ pub const PLAN_PERIOD_DAYS: i64 = 30;
 
 impl Billing<'_> {
     /// The plan row, if the house pays for one whose period has not run out.
-    async fn live_plan(&self, org_id: &str) -> Result<Option<PlanRow>> {
+    async fn live_plan(&self, org_id: &OrgId) -> Result<Option<PlanRow>> {
         let plan = self.0.storage.current_plan(org_id).await?;
         Ok(plan.filter(|p| p.last_paid_at + Duration::days(PLAN_PERIOD_DAYS) > now()))
     }
 
     /// The house's plan for the account page, or None.
-    pub(crate) async fn plan_view(&self, org_id: &str) -> Result<Option<PlanView>> {
+    pub(crate) async fn plan_view(&self, org_id: &OrgId) -> Result<Option<PlanView>> {
         let Some(plan) = self.live_plan(org_id).await? else { return Ok(None) };
         let tier = self.0.config.billing.tiers.iter().find(|t| t.slug == plan.item);
         Ok(Some(PlanView {

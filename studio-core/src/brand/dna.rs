@@ -10,6 +10,7 @@
 //! back): a failed read charges nothing. The charged part runs in a task of its own so a
 //! dropped request never strands a hold.
 
+use crate::ids::OrgId;
 use bytes::Bytes;
 use serde::Deserialize;
 use serde_json::Value;
@@ -184,7 +185,7 @@ struct Read {
 
 impl Brand<'_> {
     async fn brand_read(&self, caller: &Caller, read: Read) -> Result<BrandDnaResponse> {
-        let org = caller.org_id.as_str();
+        let org = &caller.org_id;
         let now = crate::ids::now();
         let stale = now - chrono::Duration::minutes(CLAIM_STALE_MINUTES);
         let free = self.0.storage.claim_free_brand_read(org, now, stale).await?;
@@ -227,7 +228,7 @@ impl Brand<'_> {
         }
     }
 
-    async fn brand_ask(&self, org: &str, read: &Read) -> Result<Profile> {
+    async fn brand_ask(&self, org: &OrgId, read: &Read) -> Result<Profile> {
         let mut images = Vec::with_capacity(read.images.len());
         for bytes in &read.images {
             images.push(scaled(bytes.clone()).await);

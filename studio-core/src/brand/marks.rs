@@ -7,6 +7,7 @@
 use crate::api::{CreateMarkRequest, Mark, MarkDeleted, MarkList, MarkPatch, MarkResponse, MarksQuery, Riding};
 use crate::caller::Caller;
 use crate::error::{Error, Result};
+use crate::ids::OrgId;
 use crate::storage::{BrandMarkRow, StorageError};
 
 use super::Brand;
@@ -99,7 +100,7 @@ impl Brand<'_> {
 
     /// The renditions that ride a frame of `collection_id` (or of the house): the collection's
     /// set when it has one, else the house's; at most two, by sortOrder then registration.
-    pub async fn riding_marks(&self, org_id: &str, collection_id: Option<&str>) -> Result<Vec<Mark>> {
+    pub async fn riding_marks(&self, org_id: &OrgId, collection_id: Option<&str>) -> Result<Vec<Mark>> {
         let mut rows = match collection_id.filter(|c| !c.is_empty()) {
             Some(c) => self.0.storage.brand_marks(org_id, c).await?,
             None => Vec::new(),
@@ -180,7 +181,7 @@ impl Brand<'_> {
             placement,
             note,
             sort_order: req.sort_order.unwrap_or(0),
-            created_by: Some(caller.user_id.clone()),
+            created_by: Some(caller.user_id.to_string()),
             created_at: crate::ids::now(),
             filename: asset.name.clone(),
         };

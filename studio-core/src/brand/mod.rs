@@ -3,6 +3,7 @@
 //! both go through (`clamp`); the paid DNA read in `dna.rs`; marks in `marks.rs`. Every
 //! choice the spec leaves open is in docs/brand.md.
 
+use crate::ids::OrgId;
 use std::collections::BTreeSet;
 
 use crate::api::{BrandPatch, BrandProfile, BrandResponse, SignatureKeyword};
@@ -239,7 +240,7 @@ impl Brand<'_> {
     }
 
     /// The clause a develop of the house carries now (empty: none).
-    pub(crate) async fn clause_for(&self, org_id: &str) -> Result<String> {
+    pub(crate) async fn clause_for(&self, org_id: &OrgId) -> Result<String> {
         let row = self.0.storage.brand_profile(org_id).await?;
         Ok(clause(&Profile::of(row.as_ref())))
     }
@@ -255,7 +256,7 @@ impl Brand<'_> {
     /// remove it when the clause is empty (a caller's own `brandClause` never survives, and a
     /// duplicate carries today's clause, not its source's).
     pub(crate) async fn carry_clause(&self, jobs: &mut [crate::storage::JobRow]) -> Result<()> {
-        let mut clauses: std::collections::BTreeMap<String, String> = std::collections::BTreeMap::new();
+        let mut clauses: std::collections::BTreeMap<OrgId, String> = std::collections::BTreeMap::new();
         for job in jobs.iter_mut() {
             if !clauses.contains_key(&job.org_id) {
                 let c = self.clause_for(&job.org_id).await?;

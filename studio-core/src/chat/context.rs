@@ -64,7 +64,7 @@ impl Chat<'_> {
         let memories = self.0.accounts().active_memories(caller).await?.len() as i64;
         let count = |key: &str| kept.get(key).and_then(Value::as_array).map_or(0, |a| a.len() as i64);
         Ok(ChatWarm {
-            session_id: session.id,
+            session_id: session.id.to_string(),
             built_at,
             cached,
             fresh_until: built_at + Duration::seconds(CONTEXT_TTL_SECS),

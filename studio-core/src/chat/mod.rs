@@ -14,6 +14,7 @@
 //! person who asks for one with `toPerson` is handed over at once (`requested`), and so is an
 //! answer that asks for it (`handoff`). The assistant never spends: only apply does.
 
+use crate::ids::ChatSessionId;
 mod actions;
 mod context;
 mod guard;
@@ -74,7 +75,7 @@ fn page(limit: Option<u32>) -> Result<i64> {
 impl Chat<'_> {
     fn session_view(&self, row: &ChatSessionRow) -> ChatSession {
         ChatSession {
-            id: row.id.clone(),
+            id: row.id.to_string(),
             title: row.title.clone(),
             status: row.status.clone(),
             turns: row.turns,
@@ -102,7 +103,7 @@ impl Chat<'_> {
         }
         let at = now();
         let row = ChatSessionRow {
-            id: new_id("chat"),
+            id: ChatSessionId::from(new_id("chat")),
             org_id: caller.org_id.clone(),
             user_id: caller.user_id.clone(),
             via: via(caller).to_string(),
@@ -286,7 +287,7 @@ impl Chat<'_> {
         let turns = self.0.storage.chat_turns(&session.id, 0, i64::MAX).await?;
         let escalation = Escalation {
             reason: Some(reason.to_string()),
-            session_id: session.id.clone(),
+            session_id: session.id.to_string(),
             organization_id: None,
             contact_email: None,
             transcript: Some(transcript_for_support(&turns, &person)),
@@ -325,7 +326,7 @@ impl Chat<'_> {
     }
 
     /// The last [`TRANSCRIPT_TURNS`] turns as the reader is shown them.
-    async fn transcript(&self, session_id: &str) -> Result<Vec<(String, String)>> {
+    async fn transcript(&self, session_id: &ChatSessionId) -> Result<Vec<(String, String)>> {
         let session_turns = self.0.storage.chat_turns(session_id, 0, i64::MAX).await?;
         let skip = session_turns.len().saturating_sub(TRANSCRIPT_TURNS as usize);
         Ok(session_turns.into_iter().skip(skip).map(|t| (t.role, t.content)).collect())
@@ -383,10 +384,10 @@ fn transcript_item(role: &str, text: &str, at: chrono::DateTime<chrono::Utc>) ->
 }
 
 /// A new turn (its `seq` is assigned when stored).
-fn turn_row(session_id: &str, role: &str, content: &str, data: Value, tokens: i64) -> ChatTurnRow {
+fn turn_row(session_id: &ChatSessionId, role: &str, content: &str, data: Value, tokens: i64) -> ChatTurnRow {
     ChatTurnRow {
         id: new_id("turn"),
-        session_id: session_id.to_string(),
+        session_id: session_id.clone(),
         seq: 0,
         role: role.to_string(),
         content: content.to_string(),

@@ -2,6 +2,8 @@
 //! `since` backfill. Every path holds tokens for every frame in the same transaction that
 //! queues it (storage `create_jobs`), so nothing is queued unpaid and a refusal writes nothing.
 
+use crate::ids::OrgId;
+use crate::ids::UserId;
 pub(crate) mod filing;
 pub(crate) mod options;
 pub(crate) mod preflight;
@@ -269,7 +271,7 @@ impl Develops<'_> {
     /// The socket messages of the house's jobs whose latest change is newer than `since`, oldest
     /// change first, at most `limit` (each job as it is now: a change it went through since and
     /// left is not kept).
-    pub(crate) async fn job_changes_since(&self, org_id: &str, since: i64, limit: i64) -> Result<Vec<HouseEvent>> {
+    pub(crate) async fn job_changes_since(&self, org_id: &OrgId, since: i64, limit: i64) -> Result<Vec<HouseEvent>> {
         let rows = self.0.storage.jobs_since(org_id, since, limit).await?;
         Ok(rows.iter().map(|row| HouseEvent::new(org_id, &json!({"type": "job", "job": self.job_view(row)}))).collect())
     }
@@ -484,14 +486,15 @@ impl Develops<'_> {
                 .model_reference_asset(caller, id)
                 .await?
                 .ok_or_else(|| Error::not_found(code, format!("No model {id:?} this house may cast.")))?;
-            InputImage { org_id: caller.org_id.clone(), blob_key: a.blob_key, mime: a.mime, bytes: a.bytes }
+            InputImage { org_id: caller.org_id.to_string(), blob_key: a.blob_key, mime: a.mime, bytes: a.bytes }
         } else if let Some(image) = self.0.submit_cache.image(id).filter(|_| !fresh) {
             checks.live_assets.push(id.to_string());
             image
         } else {
             match self.0.storage.asset_by_id(id).await? {
                 Some(a) if a.deleted_at.is_none() => {
-                    let image = InputImage { org_id: a.org_id, blob_key: a.blob_key, mime: a.mime, bytes: a.bytes };
+                    let image =
+                        InputImage { org_id: a.org_id.to_string(), blob_key: a.blob_key, mime: a.mime, bytes: a.bytes };
                     self.0.submit_cache.keep_image(id, image.clone());
                     image
                 }
@@ -512,7 +515,7 @@ impl Develops<'_> {
     }
 
     /// A new queued job of a house on its own hold, priced today.
-    pub(crate) fn new_job_for(&self, org_id: &str, user_id: Option<String>, spec: JobSpec) -> JobRow {
+    pub(crate) fn new_job_for(&self, org_id: &OrgId, user_id: Option<UserId>, spec: JobSpec) -> JobRow {
         let tokens = self.frame_price(&spec.tool, spec.quality);
         JobRow {
             run_id: spec.params.get("runId").cloned(),
@@ -694,7 +697,7 @@ impl Develops<'_> {
     /// Cancel a house's queued job (its hold released in the same transaction, once), announce
     /// it and let its pipeline know: the one cancel path of the house's own route and the admin
     /// console's action.
-    pub(crate) async fn cancel_in(&self, org_id: &str, id: &str) -> Result<CancelOutcome> {
+    pub(crate) async fn cancel_in(&self, org_id: &OrgId, id: &str) -> Result<CancelOutcome> {
         let outcome = self.0.storage.cancel_job(org_id, id, crate::ids::now()).await?;
         if let CancelOutcome::Cancelled(row) = &outcome {
             self.publish_job(row).await;

@@ -230,7 +230,7 @@ impl Develops<'_> {
         let row = AssetRow::over_blob(
             id,
             &job.org_id,
-            job.user_id.clone(),
+            job.user_id.clone().map(String::from),
             name.chars().take(200).collect(),
             kind,
             &blob,

@@ -11,6 +11,7 @@
 //! by the next submit on every replica, and a submit costs no read of its own while nothing
 //! changed.
 
+use crate::ids::OrgId;
 use std::collections::HashMap;
 use std::sync::Mutex;
 
@@ -51,23 +52,23 @@ impl SubmitCache {
     }
 
     /// The brand profile kept for a house.
-    pub(crate) fn brand(&self, org_id: &str) -> Option<Option<BrandProfileRow>> {
+    pub(crate) fn brand(&self, org_id: &OrgId) -> Option<Option<BrandProfileRow>> {
         self.brands.get(org_id)
     }
 
     /// Keep a house's brand profile as read from storage.
-    pub(crate) fn keep_brand(&self, org_id: &str, profile: Option<BrandProfileRow>) {
+    pub(crate) fn keep_brand(&self, org_id: &OrgId, profile: Option<BrandProfileRow>) {
         self.brands.put(org_id, profile);
     }
 
     /// The house's profile was written here: the next submit reads it afresh rather than coming
     /// back `Stale` once.
-    pub(crate) fn forget_brand(&self, org_id: &str) {
+    pub(crate) fn forget_brand(&self, org_id: &OrgId) {
         self.brands.remove(org_id);
     }
 
     /// A submit came back `Stale`: forget the house's profile and the images it named.
-    pub(crate) fn forget(&self, org_id: &str, asset_ids: &[String]) {
+    pub(crate) fn forget(&self, org_id: &OrgId, asset_ids: &[String]) {
         self.forget_brand(org_id);
         for id in asset_ids {
             self.images.remove(id);
@@ -121,17 +122,17 @@ mod tests {
         assert_eq!(cache.image("ast_1"), None);
         cache.keep_image("ast_1", image("org_a"));
         cache.keep_image("ast_2", image("org_a"));
-        cache.keep_brand("org_a", None);
+        cache.keep_brand(&"org_a".into(), None);
         assert_eq!(cache.image("ast_1"), Some(image("org_a")));
-        assert_eq!(cache.brand("org_a"), Some(None), "a house without a profile is kept as such");
-        assert_eq!(cache.brand("org_b"), None, "a house never read is not");
-        cache.forget("org_a", &["ast_1".to_string()]);
+        assert_eq!(cache.brand(&"org_a".into()), Some(None), "a house without a profile is kept as such");
+        assert_eq!(cache.brand(&"org_b".into()), None, "a house never read is not");
+        cache.forget(&"org_a".into(), &["ast_1".to_string()]);
         assert_eq!(cache.image("ast_1"), None);
         assert_eq!(cache.image("ast_2"), Some(image("org_a")), "only the named images are forgotten");
-        assert_eq!(cache.brand("org_a"), None);
-        cache.keep_brand("org_a", None);
-        cache.forget_brand("org_a");
-        assert_eq!(cache.brand("org_a"), None, "a profile written here is read afresh");
+        assert_eq!(cache.brand(&"org_a".into()), None);
+        cache.keep_brand(&"org_a".into(), None);
+        cache.forget_brand(&"org_a".into());
+        assert_eq!(cache.brand(&"org_a".into()), None, "a profile written here is read afresh");
         assert_eq!(cache.image("ast_2"), Some(image("org_a")), "its images stay");
     }
 

@@ -2,6 +2,7 @@
 //! outcome, time taken) by [`Studio::record_reader_call`], and the analyst's `chat-quality`
 //! reads them back. There is no chat yet; the reader is the service's only conversational model.
 
+use crate::ids::OrgId;
 use std::collections::BTreeMap;
 
 use crate::api::{AnalystQuery, ChatQuality, DEFAULT_WINDOW_HOURS, ReaderCalls, ReaderPurpose};
@@ -50,14 +51,14 @@ impl Internal<'_> {
     /// answer matters more than its statistics.
     pub(crate) async fn record_reader_call(
         &self,
-        org_id: Option<&str>,
+        org_id: Option<&OrgId>,
         purpose: &str,
         outcome: ReaderOutcome,
         started: std::time::Instant,
     ) {
         let row = AiCallRow {
             id: crate::ids::new_id("aic"),
-            org_id: org_id.map(str::to_string),
+            org_id: org_id.cloned(),
             purpose: purpose.to_string(),
             outcome: outcome.as_str().to_string(),
             millis: i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX),

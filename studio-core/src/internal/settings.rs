@@ -3,6 +3,7 @@
 //! house's long-horizon autonomy level (revised with an expected revision, 409 when stale),
 //! read with the house's weekly series.
 
+use crate::ids::OrgId;
 use std::collections::BTreeMap;
 
 use chrono::{Datelike, Duration, NaiveDate};
@@ -75,15 +76,15 @@ fn experiment_not_found() -> Error {
     Error::not_found("EXPERIMENT_NOT_FOUND", "No experiment has that id.")
 }
 
-fn house_id(raw: Option<&str>) -> Result<&str> {
-    let id = raw.map(str::trim).filter(|i| !i.is_empty());
+fn house_id(raw: Option<&str>) -> Result<OrgId> {
+    let id = raw.map(str::trim).filter(|i| !i.is_empty()).map(OrgId::from);
     id.ok_or_else(|| Error::invalid("ORGANIZATION_REQUIRED", "Name the house with organizationId."))
 }
 
-fn autonomy_view(org_id: &str, row: Option<AutonomyRow>) -> Autonomy {
+fn autonomy_view(org_id: &OrgId, row: Option<AutonomyRow>) -> Autonomy {
     match row {
         Some(r) => Autonomy {
-            organization_id: r.org_id,
+            organization_id: r.org_id.to_string(),
             level: r.level,
             note: r.note,
             revision: r.revision,
@@ -284,7 +285,7 @@ impl Internal<'_> {
         Ok(flag_view(self.0.storage.put_flag(&row).await?))
     }
 
-    async fn house_autonomy(&self, org_id: &str) -> Result<Autonomy> {
+    async fn house_autonomy(&self, org_id: &OrgId) -> Result<Autonomy> {
         if !self.0.storage.house_exists(org_id).await? {
             return Err(Error::not_found("ORGANIZATION_NOT_FOUND", "No house has that id."));
         }
@@ -293,14 +294,14 @@ impl Internal<'_> {
 
     /// Admin: a house's autonomy. 400 `ORGANIZATION_REQUIRED`; 404 `ORGANIZATION_NOT_FOUND`.
     pub async fn autonomy(&self, _admin: &PlatformAdmin, q: AutonomyQuery) -> Result<Autonomy> {
-        self.house_autonomy(house_id(q.organization_id.as_deref())?).await
+        self.house_autonomy(&house_id(q.organization_id.as_deref())?).await
     }
 
     /// Admin: revise a house's autonomy from the revision read. 400 `ORGANIZATION_REQUIRED`,
     /// `BAD_LEVEL` (with `levels`), `TOO_LONG`, `EXPECTED_REVISION_REQUIRED`; 404
     /// `ORGANIZATION_NOT_FOUND`; 409 `STALE_REVISION` (with the current `revision`).
     pub async fn revise_autonomy(&self, admin: &PlatformAdmin, req: AutonomyRevision) -> Result<Autonomy> {
-        let org_id = house_id(req.organization_id.as_deref())?;
+        let org_id = &house_id(req.organization_id.as_deref())?;
         let level = req.level.as_deref().map(str::trim).unwrap_or_default();
         if !AUTONOMY_LEVELS.contains(&level) {
             return Err(Error::invalid("BAD_LEVEL", "level is manual, suggest, supervised or autonomous.")
@@ -318,7 +319,7 @@ impl Internal<'_> {
         })?;
         let current = self.house_autonomy(org_id).await?;
         let row = AutonomyRow {
-            org_id: org_id.to_string(),
+            org_id: org_id.clone(),
             level: level.to_string(),
             note: note.to_string(),
             revision: expected + 1,
@@ -343,7 +344,7 @@ impl Internal<'_> {
     /// `ORGANIZATION_NOT_FOUND`.
     pub async fn longhorizon(&self, machine: &Machine, q: LongHorizonQuery) -> Result<LongHorizon> {
         require(machine, MachineKind::Analyst)?;
-        let org_id = house_id(q.organization_id.as_deref())?;
+        let org_id = &house_id(q.organization_id.as_deref())?;
         let autonomy = self.house_autonomy(org_id).await?;
         let w = window(q.hours, LONGHORIZON_HOURS);
         let s = &self.0.storage;

@@ -5,6 +5,7 @@ use crate::api::{Balance, HoldView, PriceBook};
 use crate::billing::Billing;
 use crate::caller::Caller;
 use crate::error::{Error, Result};
+use crate::ids::OrgId;
 use crate::ids::new_id;
 use crate::storage::{BalanceRow, HoldRow, NewCredit, NewHold, ReserveOutcome, ResolveOutcome};
 
@@ -91,12 +92,12 @@ impl Billing<'_> {
     }
 
     /// Charge a hold (the frame landed). Exactly once: a second call changes nothing.
-    pub async fn settle_hold(&self, org_id: &str, hold_id: &str) -> Result<HoldOutcome> {
+    pub async fn settle_hold(&self, org_id: &OrgId, hold_id: &str) -> Result<HoldOutcome> {
         resolved(self.0.storage.settle(org_id, hold_id, crate::ids::now()).await?, true)
     }
 
     /// Return a hold's tokens to the buckets they came from. Exactly once.
-    pub async fn release_hold(&self, org_id: &str, hold_id: &str) -> Result<HoldOutcome> {
+    pub async fn release_hold(&self, org_id: &OrgId, hold_id: &str) -> Result<HoldOutcome> {
         resolved(self.0.storage.release(org_id, hold_id, crate::ids::now()).await?, false)
     }
 

@@ -2,6 +2,7 @@
 //! soft deletion. An asset of another house is never revealed (404), except on the legacy
 //! bytes route, which the spec has answer 403.
 
+use crate::ids::OrgId;
 use crate::library::Library;
 use std::sync::Arc;
 
@@ -233,7 +234,7 @@ impl Library<'_> {
             None => self.0.storage.library_version(&caller.org_id).await?,
         };
         let key = ListKey {
-            org_id: caller.org_id.clone(),
+            org_id: caller.org_id.to_string(),
             folder_id: folder.map(str::to_string),
             limit,
             cursor: after.as_ref().map(|(_, id)| id.clone()),
@@ -252,7 +253,7 @@ impl Library<'_> {
     /// cursor of the next page when another follows.
     async fn asset_page(
         &self,
-        org_id: &str,
+        org_id: &OrgId,
         folder: Option<&str>,
         kind: Option<AssetKind>,
         limit: i64,
@@ -355,7 +356,7 @@ impl Library<'_> {
         let filed = AssetRow::over_blob(
             pending.asset_id.clone(),
             &caller.org_id,
-            Some(caller.user_id.clone()),
+            Some(caller.user_id.to_string()),
             name,
             kind.as_str(),
             &pending.blob,
@@ -513,7 +514,8 @@ impl Library<'_> {
             changes.approval = Some(match approved {
                 true => {
                     let person = self.0.storage.user_by_id(&caller.user_id).await?;
-                    let director = person.map(|u| u.name.unwrap_or(u.email)).unwrap_or_else(|| caller.user_id.clone());
+                    let director =
+                        person.map(|u| u.name.unwrap_or(u.email)).unwrap_or_else(|| caller.user_id.to_string());
                     Some((director, crate::ids::now()))
                 }
                 false => None,

@@ -3,6 +3,7 @@
 //! worker that survives restarts, and announced with `pack.ready` on the event bus. Links
 //! live seven days, then a sweep removes the archive.
 
+use crate::ids::OrgId;
 use crate::library::Library;
 use std::collections::HashSet;
 use std::io::Write;
@@ -218,7 +219,7 @@ impl Library<'_> {
         let mut row = PackRow {
             id: new_id("pck"),
             org_id: caller.org_id.clone(),
-            created_by: Some(caller.user_id.clone()),
+            created_by: Some(caller.user_id.to_string()),
             filename: format!("{stem}.zip"),
             asset_ids: serde_json::to_string(&assets.iter().map(|a| &a.id).collect::<Vec<_>>())
                 .map_err(Error::internal)?,
@@ -292,7 +293,7 @@ impl Library<'_> {
     /// Build the archive for these frames into the blob store; returns its key and size.
     async fn build_archive(
         &self,
-        org_id: &str,
+        org_id: &OrgId,
         pack_id: &str,
         assets: &[AssetRow],
         sizes: &[PackSize],

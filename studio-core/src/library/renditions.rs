@@ -6,6 +6,7 @@
 //! An asset's renditions are removed when the asset is deleted. An image with transparency is
 //! rendered as lossless WebP (so a cutout keeps its alpha), any other as JPEG.
 
+use crate::ids::OrgId;
 use crate::library::Library;
 use bytes::Bytes;
 use image::ImageEncoder;
@@ -21,7 +22,7 @@ pub const RENDITION_WIDTHS: [u32; 3] = [256, 512, 1024];
 const JPEG_QUALITY: u8 = 82;
 
 /// Where rendition `w` of an asset lives.
-fn rendition_key(org_id: &str, asset_id: &str, w: u32) -> String {
+fn rendition_key(org_id: &OrgId, asset_id: &str, w: u32) -> String {
     format!("orgs/{org_id}/renditions/{asset_id}/w{w}")
 }
 
@@ -101,7 +102,7 @@ impl Library<'_> {
 
     /// Remove the renditions of assets just deleted (they are remade from nothing else, so a
     /// failure is only logged).
-    pub(crate) async fn forget_renditions(&self, org_id: &str, asset_ids: &[String]) {
+    pub(crate) async fn forget_renditions(&self, org_id: &OrgId, asset_ids: &[String]) {
         for id in asset_ids {
             for w in RENDITION_WIDTHS {
                 if let Err(e) = self.0.blobs.delete(&rendition_key(org_id, id, w)).await {

@@ -63,7 +63,7 @@ pub(crate) fn look_view(row: &LookRow) -> Result<Look> {
     };
     Ok(Look {
         id: row.id.clone(),
-        organization_id: row.org_id.clone(),
+        organization_id: row.org_id.to_string(),
         created_by_user_id: row.created_by.clone(),
         brand_id: row.brand_id.clone(),
         name: row.name.clone(),
@@ -138,7 +138,7 @@ fn draft_row(
     Ok(LookRow {
         id: new_id("look"),
         org_id: caller.org_id.clone(),
-        created_by: caller.user_id.clone(),
+        created_by: caller.user_id.to_string(),
         brand_id,
         name: draft.name,
         model_asset_id: model.to_string(),
@@ -160,7 +160,7 @@ fn draft_row(
 fn template_view(t: &TemplateRow) -> Result<ShotTemplate> {
     Ok(ShotTemplate {
         id: t.id.clone(),
-        organization_id: t.org_id.clone(),
+        organization_id: t.org_id.clone().map(String::from),
         name: t.name.clone(),
         slots: parse(&t.slots)?,
         shot_count: t.shot_count,

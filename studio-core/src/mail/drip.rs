@@ -78,7 +78,7 @@ impl Mail<'_> {
                 let letter = Letter {
                     kind: step.kind,
                     to: person.email.clone(),
-                    user_id: Some(person.user_id.clone()),
+                    user_id: Some(person.user_id.to_string()),
                     subject: written.subject,
                     html: written.html,
                     text: written.text,

@@ -12,6 +12,8 @@
 //!
 //! See docs/mail.md.
 
+use crate::ids::LetterId;
+use crate::ids::UserId;
 pub(crate) mod drip;
 mod smtp;
 pub(crate) mod templates;
@@ -60,7 +62,7 @@ impl Letter {
             id: id.to_string(),
             kind: self.kind.to_string(),
             to_addr: self.to,
-            user_id: self.user_id,
+            user_id: self.user_id.map(UserId::from),
             subject: self.subject,
             html: self.html,
             text: self.text,
@@ -288,7 +290,10 @@ impl Mail<'_> {
             .ok_or_else(|| Error::invalid("UNPARSEABLE", "The webhook body is not a mail event."))?;
         let ack = MailWebhookAck { ok: true, duplicate: None, ignored: None, status: None };
         let Some(status) = report.status else { return Ok(MailWebhookAck { ignored: Some(true), ..ack }) };
-        let outcome = studio.storage.apply_mail_event(&webhook_id, report.letter_id.as_deref(), status, now).await?;
+        let outcome = studio
+            .storage
+            .apply_mail_event(&webhook_id, report.letter_id.clone().map(LetterId::from).as_ref(), status, now)
+            .await?;
         Ok(match outcome {
             MailEventOutcome::Applied(status) => MailWebhookAck { status: Some(status), ..ack },
             MailEventOutcome::Duplicate => MailWebhookAck { duplicate: Some(true), ..ack },
@@ -335,7 +340,7 @@ fn letter_view(row: LetterRow, bodies: bool) -> EmailLetter {
         id: row.id,
         kind: row.kind,
         to: row.to_addr,
-        user_id: row.user_id,
+        user_id: row.user_id.map(String::from),
         subject: row.subject,
         status: row.status,
         attempts: row.attempts,

@@ -164,8 +164,8 @@ impl Models<'_> {
         };
         let request = CheckoutRequest {
             reference: claim.reference.clone(),
-            org_id: caller.org_id.clone(),
-            user_id: caller.user_id.clone(),
+            org_id: caller.org_id.to_string(),
+            user_id: caller.user_id.to_string(),
             email,
             purchase: Purchase::Offering { kind: claim.kind.clone(), id: claim.offering_id.clone() },
             tokens: 0,

@@ -7,6 +7,7 @@
 //! Casting and patching write to the house's library, so they ask
 //! [`Caller::require_write_library`]: every role but viewer; a viewer is 403 `FORBIDDEN`.
 
+use crate::ids::OrgId;
 mod market;
 
 pub(crate) use market::{KIND_MODEL, holding_view};
@@ -44,7 +45,7 @@ fn json_list(text: &str) -> Vec<String> {
 
 impl BoardModelRow {
     /// Whether house `org_id` may cast it: its own, held, or free.
-    pub(crate) fn usable_by(&self, org_id: &str) -> bool {
+    pub(crate) fn usable_by(&self, org_id: &OrgId) -> bool {
         (self.model.tier == TIER_YOURS && self.model.org_id == org_id) || self.owned || self.model.tier == "free"
     }
 }
@@ -151,7 +152,7 @@ pub struct Models<'a>(pub(crate) &'a crate::studio::Studio);
 
 impl Models<'_> {
     /// A model as the house `org_id` sees it.
-    pub(crate) fn model_view(&self, org_id: &str, row: BoardModelRow) -> Model {
+    pub(crate) fn model_view(&self, org_id: &OrgId, row: BoardModelRow) -> Model {
         let usable = row.usable_by(org_id);
         let BoardModelRow { model: m, owned } = row;
         let mine = m.tier == TIER_YOURS && m.org_id == org_id;
@@ -208,7 +209,7 @@ impl Models<'_> {
     /// [`Studio::live_assets`] of any house.
     pub(crate) async fn live_assets_of(
         &self,
-        org_id: &str,
+        org_id: &OrgId,
         ids: &[String],
         code: &'static str,
     ) -> Result<Vec<AssetRow>> {
@@ -223,7 +224,7 @@ impl Models<'_> {
     }
 
     /// A new model row of `org_id` from a cast request, its frames checked against that house.
-    pub(crate) async fn model_row(&self, org_id: &str, created_by: &str, req: CastModelRequest) -> Result<ModelRow> {
+    pub(crate) async fn model_row(&self, org_id: &OrgId, created_by: &str, req: CastModelRequest) -> Result<ModelRow> {
         let name = req.name.trim();
         if name.is_empty() {
             return Err(Error::invalid("NAME_REQUIRED", "A model needs a name."));
@@ -243,7 +244,7 @@ impl Models<'_> {
         }
         Ok(ModelRow {
             id: new_id("mdl"),
-            org_id: org_id.to_string(),
+            org_id: org_id.clone(),
             created_by: Some(created_by.to_string()),
             name: name.to_string(),
             asset_ids: serde_json::to_string(&asset_ids).map_err(Error::internal)?,

@@ -3,6 +3,7 @@
 //! compiles the line, previews it and keeps presets; `runs.rs` starts, shows and cancels runs;
 //! `schedule.rs` queues each step when its inputs land. See docs/pipelines.md.
 
+use crate::ids::FolderId;
 mod runs;
 mod schedule;
 
@@ -421,7 +422,7 @@ impl Pipelines<'_> {
         let row = PipelinePresetRow {
             id: new_id("ppr"),
             org_id: caller.org_id.clone(),
-            created_by: Some(caller.user_id.clone()),
+            created_by: Some(caller.user_id.to_string()),
             name: plan.name.clone(),
             plan: serde_json::to_string(&plan).map_err(Error::internal)?,
             sink_folder_id: plan.sink_folder_id.clone(),
@@ -448,7 +449,14 @@ impl Pipelines<'_> {
         let row = self
             .0
             .storage
-            .update_pipeline_preset(&caller.org_id, id, &plan.name, &text, plan.sink_folder_id.as_deref(), now())
+            .update_pipeline_preset(
+                &caller.org_id,
+                id,
+                &plan.name,
+                &text,
+                plan.sink_folder_id.clone().map(FolderId::from).as_ref(),
+                now(),
+            )
             .await?
             .ok_or_else(|| preset_not_found("NOT_FOUND"))?;
         Ok(PipelinePresetResponse { preset: self.preset_view(&row) })

@@ -2,6 +2,7 @@
 //! before any job row exists), the run's view derived from its steps and their jobs (so its
 //! counts are true at every moment), the list, the detail and cancel.
 
+use crate::ids::OrgId;
 use crate::pipelines::Pipelines;
 use serde::{Deserialize, Serialize};
 
@@ -338,7 +339,7 @@ impl Pipelines<'_> {
     /// The house's pipeline runs among `ids`, viewed, by id.
     pub(crate) async fn pipeline_runs_by_id(
         &self,
-        org_id: &str,
+        org_id: &OrgId,
         ids: &[String],
     ) -> Result<std::collections::HashMap<String, PipelineRun>> {
         let mut views = std::collections::HashMap::new();

@@ -4,6 +4,7 @@
 //! A pass runs after every pipeline job ends and from a sweep over open runs, on every
 //! replica: storage guards each step so no step is queued twice, whoever passes.
 
+use crate::ids::OrgId;
 use crate::pipelines::Pipelines;
 use std::time::Duration;
 
@@ -92,7 +93,7 @@ impl Pipelines<'_> {
     }
 
     /// One scheduler pass over a run of a house; records its ending once nothing is active.
-    pub(crate) async fn advance_run(&self, org_id: &str, run_id: &str) -> Result<()> {
+    pub(crate) async fn advance_run(&self, org_id: &OrgId, run_id: &str) -> Result<()> {
         let Some(run) = self.0.storage.pipeline_run(org_id, run_id).await? else { return Ok(()) };
         if run.status != "developing" {
             return Ok(());
@@ -150,7 +151,7 @@ impl Pipelines<'_> {
             };
             let full = open.len() as i64 == SWEEP_BATCH;
             for (org_id, run_id) in open {
-                if let Err(e) = self.advance_run(&org_id, &run_id).await {
+                if let Err(e) = self.advance_run(&OrgId::from(org_id), &run_id).await {
                     tracing::warn!(error = %e, run = %run_id, "a pipeline pass failed");
                 }
                 after = run_id;

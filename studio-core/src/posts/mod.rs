@@ -89,7 +89,7 @@ impl Posts<'_> {
         let row = PostRow {
             id: new_id("post"),
             org_id: caller.org_id.clone(),
-            author_id: caller.user_id.clone(),
+            author_id: caller.user_id.to_string(),
             title,
             body,
             created_at: now,

@@ -133,10 +133,11 @@ impl Search<'_> {
         let print = fingerprint(&words, &kinds);
         let after = read_cursor(query.cursor.as_deref(), &print)?;
         let names: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
+        let person = crate::accounts::memory::person_of(caller);
         let scope = SearchScope {
             org_id: &caller.org_id,
             kinds: &names,
-            memory_person: crate::accounts::memory::person_of(caller),
+            memory_person: &person,
             ticket_person: &caller.user_id,
         };
         let after_ref = after.as_ref().map(|(score, id)| (*score, id.as_str()));

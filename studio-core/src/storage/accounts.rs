@@ -1,5 +1,6 @@
 //! People, houses, seats, sessions and organization keys: the rows and the `AccountStore` trait.
 
+use crate::ids::{OrgId, UserId};
 use chrono::{DateTime, Utc};
 
 use super::StorageError;
@@ -8,7 +9,7 @@ use super::StorageError;
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct UserRow {
     /// Id.
-    pub id: String,
+    pub id: UserId,
     /// Lowercased email.
     pub email: String,
     /// Display name.
@@ -23,7 +24,7 @@ pub struct UserRow {
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct OrgRow {
     /// Id.
-    pub id: String,
+    pub id: OrgId,
     /// Name.
     pub name: String,
     /// Creation time.
@@ -34,9 +35,9 @@ pub struct OrgRow {
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct MembershipRow {
     /// The house.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// The person.
-    pub user_id: String,
+    pub user_id: UserId,
     /// owner, admin, member or viewer (a CHECK constraint in both schemas).
     pub role: String,
     /// When the seat was given.
@@ -49,9 +50,9 @@ pub struct SessionRow {
     /// SHA-256 hex of the cookie value.
     pub token_hash: String,
     /// The person.
-    pub user_id: String,
+    pub user_id: UserId,
     /// The house the session acts for.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// Creation time.
     pub created_at: DateTime<Utc>,
     /// After this the session is refused.
@@ -63,9 +64,9 @@ pub struct SessionRow {
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct SessionSeat {
     /// The person.
-    pub user_id: String,
+    pub user_id: UserId,
     /// The house the session acts for.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// The seat's role in that house.
     pub role: String,
     /// The person's email (for the admin allowlist).
@@ -93,7 +94,7 @@ pub struct KeyRow {
     /// Id.
     pub id: String,
     /// The owning house.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// The person who minted it.
     pub created_by: String,
     /// Label.
@@ -140,9 +141,9 @@ pub trait AccountStore: Send + Sync {
     /// Give a person a seat (or change its role).
     async fn upsert_membership(&self, seat: MembershipRow) -> Result<(), StorageError>;
     /// A person's seat in a house.
-    async fn membership(&self, org_id: &str, user_id: &str) -> Result<Option<MembershipRow>, StorageError>;
+    async fn membership(&self, org_id: &OrgId, user_id: &UserId) -> Result<Option<MembershipRow>, StorageError>;
     /// The house a person signs into: the oldest they own, else their oldest seat.
-    async fn home_membership(&self, user_id: &str) -> Result<Option<MembershipRow>, StorageError>;
+    async fn home_membership(&self, user_id: &UserId) -> Result<Option<MembershipRow>, StorageError>;
     /// Store a new session.
     async fn insert_session(&self, session: SessionRow) -> Result<(), StorageError>;
     /// A session by token hash, if not expired at `now`.
@@ -155,14 +156,19 @@ pub trait AccountStore: Send + Sync {
     /// Store a newly minted key.
     async fn insert_key(&self, key: KeyRow) -> Result<(), StorageError>;
     /// Every key of a house, revoked included, newest first.
-    async fn list_keys(&self, org_id: &str) -> Result<Vec<KeyRow>, StorageError>;
+    async fn list_keys(&self, org_id: &OrgId) -> Result<Vec<KeyRow>, StorageError>;
     /// A key by secret hash (revoked or not).
     async fn key_by_hash(&self, secret_hash: &str) -> Result<Option<KeyRow>, StorageError>;
     /// The house's key epoch and library version, read in one statement (each 0 before its
     /// first move): what a verified key kept in memory is checked against on every request.
-    async fn house_stamp(&self, org_id: &str) -> Result<HouseStamp, StorageError>;
+    async fn house_stamp(&self, org_id: &OrgId) -> Result<HouseStamp, StorageError>;
     /// Revoke a key of this house (keeps the first revocation time). None when not this house's.
-    async fn revoke_key(&self, org_id: &str, key_id: &str, now: DateTime<Utc>) -> Result<Option<KeyRow>, StorageError>;
+    async fn revoke_key(
+        &self,
+        org_id: &OrgId,
+        key_id: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Option<KeyRow>, StorageError>;
     /// Record a use of a key, unless one at or after `stale_before` is already recorded.
     async fn touch_key(
         &self,

@@ -1,5 +1,6 @@
 //! Checkouts, billing accounts, auto top-up and payments: the rows and the `BillingStore` trait.
 
+use crate::ids::{OrgId, UserId};
 use chrono::{DateTime, Utc};
 
 use super::{BalanceRow, Bucket, StorageError};
@@ -10,9 +11,9 @@ pub struct CheckoutRow {
     /// Our reference (`chk_…` for checkouts, `chg_…` for auto top-up charges).
     pub reference: String,
     /// The house that pays and receives the tokens.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// Who asked (the owner, or the member whose run charged).
-    pub user_id: Option<String>,
+    pub user_id: Option<UserId>,
     /// topup, subscription, custom or autocharge (a CHECK constraint).
     pub kind: String,
     /// The pack or tier slug (`custom` for a custom amount).
@@ -39,7 +40,7 @@ pub struct CheckoutRow {
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct BillingAccountRow {
     /// The house.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// The provider's customer, once the house has paid.
     pub customer_id: Option<String>,
     /// True once a payment saved a card for off-session charges.
@@ -60,7 +61,7 @@ pub struct BillingAccountRow {
 #[derive(Debug, Clone, PartialEq)]
 pub struct AutochargeSettings {
     /// The house.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// Armed.
     pub enabled: bool,
     /// Charge below this many spendable tokens.
@@ -90,9 +91,9 @@ pub struct NewAutocharge {
     /// The charge's reference (`chg_…`).
     pub reference: String,
     /// The house.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// Who ran it.
-    pub user_id: Option<String>,
+    pub user_id: Option<UserId>,
     /// The packs active now (the saved refill pack must be one of them).
     pub packs: Vec<RefillPack>,
     /// Start of the current month (UTC): charges since count against the ceiling.
@@ -180,7 +181,7 @@ pub trait BillingStore: Send + Sync {
     /// A checkout or charge by reference.
     async fn checkout(&self, reference: &str) -> Result<Option<CheckoutRow>, StorageError>;
     /// A house's billing account, if it has one.
-    async fn billing_account(&self, org_id: &str) -> Result<Option<BillingAccountRow>, StorageError>;
+    async fn billing_account(&self, org_id: &OrgId) -> Result<Option<BillingAccountRow>, StorageError>;
     /// Save a house's auto top-up settings (creating its account row).
     async fn save_autocharge(&self, settings: AutochargeSettings) -> Result<BillingAccountRow, StorageError>;
     /// In one transaction, locked against every other ledger write of the house: re-check that
@@ -194,9 +195,9 @@ pub trait BillingStore: Send + Sync {
     /// debounce nor the ceiling (the reservation is rolled back).
     async fn autocharge_failed(&self, reference: &str) -> Result<(), StorageError>;
     /// A house's auto top-up charges that did not fail, newest first.
-    async fn autocharges(&self, org_id: &str, limit: i64) -> Result<Vec<CheckoutRow>, StorageError>;
+    async fn autocharges(&self, org_id: &OrgId, limit: i64) -> Result<Vec<CheckoutRow>, StorageError>;
     /// Cents of auto top-up charges (not failed) made at or after `since`.
-    async fn autocharge_spent(&self, org_id: &str, since: DateTime<Utc>) -> Result<i64, StorageError>;
+    async fn autocharge_spent(&self, org_id: &OrgId, since: DateTime<Utc>) -> Result<i64, StorageError>;
     /// Apply a verified payment event in one transaction: record its webhook id (a repeat is
     /// `Duplicate`), and for `payment.succeeded` grant the checkout's tokens once per payment
     /// (top-ups into the top-up bucket; subscriptions into the grant bucket, up to the

@@ -2,6 +2,7 @@
 //! free-first-read rule rests on one conditional write (`claim_free_brand_read`), so two first
 //! reads at once cannot both be free on either backend.
 
+use crate::ids::OrgId;
 use chrono::{DateTime, Utc};
 
 use super::StorageError;
@@ -10,7 +11,7 @@ use super::StorageError;
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow, serde::Deserialize)]
 pub struct BrandProfileRow {
     /// The house.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// The vision in English.
     pub vision_en: String,
     /// JSON array of strings.
@@ -66,7 +67,7 @@ pub struct BrandMarkRow {
     /// Id (`mark_…`).
     pub id: String,
     /// The house.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// The asset.
     pub asset_id: String,
     /// The collection (folder) id, or '' at house level.
@@ -91,12 +92,12 @@ pub struct BrandMarkRow {
 #[async_trait::async_trait]
 pub trait BrandStore {
     /// The house's profile, if it has one.
-    async fn brand_profile(&self, org_id: &str) -> Result<Option<BrandProfileRow>, StorageError>;
+    async fn brand_profile(&self, org_id: &OrgId) -> Result<Option<BrandProfileRow>, StorageError>;
     /// Write the fields a patch sets in one statement (creating the row with the defaults when
     /// missing); the others and `dna_runs` are untouched.
     async fn save_brand_profile(
         &self,
-        org_id: &str,
+        org_id: &OrgId,
         fields: &BrandFieldsPatch,
         now: DateTime<Utc>,
     ) -> Result<BrandProfileRow, StorageError>;
@@ -104,7 +105,7 @@ pub trait BrandStore {
     /// `dna_runs` and drop the free-read claim, in one statement.
     async fn record_brand_read(
         &self,
-        org_id: &str,
+        org_id: &OrgId,
         fields: &BrandFields,
         now: DateTime<Utc>,
     ) -> Result<BrandProfileRow, StorageError>;
@@ -113,23 +114,23 @@ pub trait BrandStore {
     /// callers at most one gets true.
     async fn claim_free_brand_read(
         &self,
-        org_id: &str,
+        org_id: &OrgId,
         now: DateTime<Utc>,
         stale_before: DateTime<Utc>,
     ) -> Result<bool, StorageError>;
     /// Give a free-read claim back (the read failed), so the next read is free again.
-    async fn release_free_brand_read(&self, org_id: &str) -> Result<(), StorageError>;
+    async fn release_free_brand_read(&self, org_id: &OrgId) -> Result<(), StorageError>;
     /// Register a mark; `Conflict("mark")` when the asset is already one at that level.
     async fn insert_brand_mark(&self, row: &BrandMarkRow) -> Result<(), StorageError>;
     /// One mark of the house (its asset live).
-    async fn brand_mark(&self, org_id: &str, id: &str) -> Result<Option<BrandMarkRow>, StorageError>;
+    async fn brand_mark(&self, org_id: &OrgId, id: &str) -> Result<Option<BrandMarkRow>, StorageError>;
     /// The marks of one level ('' for the house), whose assets are live, by sortOrder then
     /// registration time.
-    async fn brand_marks(&self, org_id: &str, collection_id: &str) -> Result<Vec<BrandMarkRow>, StorageError>;
+    async fn brand_marks(&self, org_id: &OrgId, collection_id: &str) -> Result<Vec<BrandMarkRow>, StorageError>;
     /// Change a mark; false when it is not the house's.
     async fn update_brand_mark(
         &self,
-        org_id: &str,
+        org_id: &OrgId,
         id: &str,
         material: &str,
         placement: Option<&str>,
@@ -137,5 +138,5 @@ pub trait BrandStore {
         sort_order: i64,
     ) -> Result<bool, StorageError>;
     /// Unregister a mark; false when it is not the house's.
-    async fn delete_brand_mark(&self, org_id: &str, id: &str) -> Result<bool, StorageError>;
+    async fn delete_brand_mark(&self, org_id: &OrgId, id: &str) -> Result<bool, StorageError>;
 }

@@ -1,6 +1,8 @@
 //! The studio assistant as stored: chat sessions, their turns and proposed actions, and the
 //! `ChatStore` trait (docs/assistant.md).
 
+use crate::ids::ChatSessionId;
+use crate::ids::{OrgId, UserId};
 use chrono::{DateTime, Utc};
 
 use super::StorageError;
@@ -9,11 +11,11 @@ use super::StorageError;
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct ChatSessionRow {
     /// Id (`chat_…`).
-    pub id: String,
+    pub id: ChatSessionId,
     /// The house.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// The person whose session it is.
-    pub user_id: String,
+    pub user_id: UserId,
     /// Through which credential: `session` (the person's browser session) or `key` (the keys
     /// the person minted).
     pub via: String,
@@ -47,7 +49,7 @@ pub struct ChatTurnRow {
     /// Id (`turn_…`).
     pub id: String,
     /// The session.
-    pub session_id: String,
+    pub session_id: ChatSessionId,
     /// Its place in the session, from 1 (assigned when stored).
     pub seq: i64,
     /// `person`, `assistant`, `action` or `notice`.
@@ -68,7 +70,7 @@ pub struct ChatActionRow {
     /// Id (`act_…`).
     pub id: String,
     /// The session.
-    pub session_id: String,
+    pub session_id: ChatSessionId,
     /// The assistant turn that proposed it.
     pub turn_id: String,
     /// `develop`, `pack` or `look`.
@@ -109,8 +111,8 @@ pub trait ChatStore {
     /// The person's session in the house through `via`, if it is theirs.
     async fn chat_session(
         &self,
-        org_id: &str,
-        user_id: &str,
+        org_id: &OrgId,
+        user_id: &UserId,
         via: &str,
         id: &str,
     ) -> Result<Option<ChatSessionRow>, StorageError>;
@@ -118,40 +120,50 @@ pub trait ChatStore {
     /// `before` (`(updated_at, id)`) when given.
     async fn chat_sessions(
         &self,
-        org_id: &str,
-        user_id: &str,
+        org_id: &OrgId,
+        user_id: &UserId,
         via: &str,
         limit: i64,
         before: Option<(DateTime<Utc>, &str)>,
     ) -> Result<Vec<ChatSessionRow>, StorageError>;
     /// Take one person turn on an open session below `limit` turns: the count moves and the
     /// new count is answered; None when the session is escalated or at its limit.
-    async fn take_chat_turn(&self, session_id: &str, limit: i64) -> Result<Option<i64>, StorageError>;
+    async fn take_chat_turn(&self, session_id: &ChatSessionId, limit: i64) -> Result<Option<i64>, StorageError>;
     /// Mark an open session escalated for `reason` (before its ticket is made); false when it
     /// is escalated already, so two escalations never make two tickets.
-    async fn claim_escalation(&self, session_id: &str, reason: &str) -> Result<bool, StorageError>;
+    async fn claim_escalation(&self, session_id: &ChatSessionId, reason: &str) -> Result<bool, StorageError>;
     /// Open again a session whose escalation made no ticket (the ticket could not be written).
-    async fn drop_escalation(&self, session_id: &str) -> Result<(), StorageError>;
+    async fn drop_escalation(&self, session_id: &ChatSessionId) -> Result<(), StorageError>;
     /// Give back a turn [`ChatStore::take_chat_turn`] took for a turn that was refused.
-    async fn return_chat_turn(&self, session_id: &str) -> Result<(), StorageError>;
+    async fn return_chat_turn(&self, session_id: &ChatSessionId) -> Result<(), StorageError>;
     /// Append `turns` (their `seq` assigned in order after the last) and `actions` in one
     /// transaction with `change`; answers the turns as stored.
     async fn append_chat_turns(
         &self,
-        session_id: &str,
+        session_id: &ChatSessionId,
         turns: Vec<ChatTurnRow>,
         actions: &[ChatActionRow],
         change: SessionChange<'_>,
         now: DateTime<Utc>,
     ) -> Result<Vec<ChatTurnRow>, StorageError>;
     /// Up to `limit` turns after `after_seq`, in order.
-    async fn chat_turns(&self, session_id: &str, after_seq: i64, limit: i64) -> Result<Vec<ChatTurnRow>, StorageError>;
+    async fn chat_turns(
+        &self,
+        session_id: &ChatSessionId,
+        after_seq: i64,
+        limit: i64,
+    ) -> Result<Vec<ChatTurnRow>, StorageError>;
     /// The actions proposed in the session, oldest first.
-    async fn chat_actions(&self, session_id: &str) -> Result<Vec<ChatActionRow>, StorageError>;
+    async fn chat_actions(&self, session_id: &ChatSessionId) -> Result<Vec<ChatActionRow>, StorageError>;
     /// Keep the context built for a session.
-    async fn cache_chat_context(&self, session_id: &str, context: &str, at: DateTime<Utc>) -> Result<(), StorageError>;
+    async fn cache_chat_context(
+        &self,
+        session_id: &ChatSessionId,
+        context: &str,
+        at: DateTime<Utc>,
+    ) -> Result<(), StorageError>;
     /// One action of the session.
-    async fn chat_action(&self, session_id: &str, id: &str) -> Result<Option<ChatActionRow>, StorageError>;
+    async fn chat_action(&self, session_id: &ChatSessionId, id: &str) -> Result<Option<ChatActionRow>, StorageError>;
     /// Claim an action to apply it: a proposed one, or one whose claim is older than
     /// `stale_before` (an apply that died). False when another apply holds it or it is applied.
     async fn claim_chat_action(

@@ -1,6 +1,7 @@
 //! The admin console's reads across houses and its two tables (provider cost records and stored
 //! verdicts): the rows and the `ConsoleStore` trait.
 
+use crate::ids::OrgId;
 use chrono::{DateTime, Utc};
 
 use super::{AssetRow, CheckoutRow, JobRow, StorageError};
@@ -13,7 +14,7 @@ pub struct CostRecordRow {
     /// The settled hold (one record per hold).
     pub hold_id: String,
     /// The house charged.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// The develop, when a develop was charged.
     pub job_id: Option<String>,
     /// The tool or lane.
@@ -57,7 +58,7 @@ pub struct VerdictRow {
     /// Its frame (the result asset), when it landed.
     pub frame_id: Option<String>,
     /// The house.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// The develop's tool.
     pub tool: String,
     /// The judge that computed it.
@@ -205,13 +206,13 @@ pub trait ConsoleStore {
     /// Payments (billing checkouts) newest first, optionally of one house and status.
     async fn payments(
         &self,
-        org_id: Option<&str>,
+        org_id: Option<&OrgId>,
         status: Option<&str>,
         before: Option<(DateTime<Utc>, &str)>,
         limit: i64,
     ) -> Result<Vec<CheckoutRow>, StorageError>;
     /// Payments counted by status (`total` cents), optionally of one house.
-    async fn payment_totals(&self, org_id: Option<&str>) -> Result<Vec<NamedCount>, StorageError>;
+    async fn payment_totals(&self, org_id: Option<&OrgId>) -> Result<Vec<NamedCount>, StorageError>;
     /// Keep a verdict unless one of the same job and rubric is kept already; the kept one.
     async fn keep_verdict(&self, row: &VerdictRow) -> Result<VerdictRow, StorageError>;
     /// The kept verdict of a job under a rubric.

@@ -16,6 +16,7 @@
 //! own task, so a caller that goes away (a dropped request) never cancels a transaction that
 //! others' submits ride in.
 
+use crate::ids::OrgId;
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -47,7 +48,7 @@ pub(crate) struct PendingJobs {
 /// drain task runs.
 #[derive(Default)]
 pub(crate) struct JobQueue {
-    houses: Mutex<HashMap<String, Vec<PendingJobs>>>,
+    houses: Mutex<HashMap<OrgId, Vec<PendingJobs>>>,
     /// Told of every call queued, for drains waiting for followers.
     arrived: Notify,
 }
@@ -61,7 +62,7 @@ impl std::fmt::Debug for JobQueue {
 impl JobQueue {
     /// Queue a call of house `org_id`; true when that house has no drain task running and the
     /// caller must start one.
-    pub(crate) fn push(&self, org_id: &str, pending: PendingJobs) -> bool {
+    pub(crate) fn push(&self, org_id: &OrgId, pending: PendingJobs) -> bool {
         let mut houses = self.houses.lock().unwrap_or_else(|p| p.into_inner());
         match houses.get_mut(org_id) {
             Some(waiting) => {
@@ -70,7 +71,7 @@ impl JobQueue {
                 false
             }
             None => {
-                houses.insert(org_id.to_string(), vec![pending]);
+                houses.insert(org_id.clone(), vec![pending]);
                 true
             }
         }
@@ -79,7 +80,7 @@ impl JobQueue {
     /// Up to [`MAX_GROUP`] of the house's queued calls, oldest first. Empty means none were
     /// waiting and the drain task must stop: the house leaves the map in the same step, so a
     /// call queued after this starts a new one.
-    fn take(&self, org_id: &str) -> Vec<PendingJobs> {
+    fn take(&self, org_id: &OrgId) -> Vec<PendingJobs> {
         let mut houses = self.houses.lock().unwrap_or_else(|p| p.into_inner());
         let Some(waiting) = houses.get_mut(org_id) else { return Vec::new() };
         let n = waiting.len().min(MAX_GROUP);
@@ -91,13 +92,13 @@ impl JobQueue {
     }
 
     /// How many of the house's calls are waiting.
-    fn waiting(&self, org_id: &str) -> usize {
+    fn waiting(&self, org_id: &OrgId) -> usize {
         self.houses.lock().unwrap_or_else(|p| p.into_inner()).get(org_id).map_or(0, Vec::len)
     }
 
     /// The drain task ended without emptying the queue (it panicked): drop what waits, so its
     /// callers get an error instead of waiting for ever, and let the next call start a drain.
-    fn abandon(&self, org_id: &str) {
+    fn abandon(&self, org_id: &OrgId) {
         self.houses.lock().unwrap_or_else(|p| p.into_inner()).remove(org_id);
     }
 }
@@ -106,13 +107,13 @@ impl JobQueue {
 /// that (an unwinding panic), it abandons the queue.
 pub(crate) struct DrainGuard<'a> {
     queue: &'a JobQueue,
-    org_id: &'a str,
+    org_id: &'a OrgId,
     stopped: bool,
 }
 
 impl<'a> DrainGuard<'a> {
     /// Guard house `org_id`'s queue for the drain task's lifetime.
-    pub(crate) fn new(queue: &'a JobQueue, org_id: &'a str) -> Self {
+    pub(crate) fn new(queue: &'a JobQueue, org_id: &'a OrgId) -> Self {
         DrainGuard { queue, org_id, stopped: false }
     }
 
@@ -162,6 +163,11 @@ impl Drop for DrainGuard<'_> {
 mod tests {
     use super::*;
 
+    /// A house id that lives as long as the test (a drain guard borrows it).
+    fn house(id: &str) -> &'static OrgId {
+        Box::leak(Box::new(OrgId::from(id)))
+    }
+
     fn pending() -> (PendingJobs, oneshot::Receiver<Result<CreateJobsOutcome, StorageError>>) {
         let (reply, rx) = oneshot::channel();
         (PendingJobs { jobs: Vec::new(), take: None, checks: SubmitChecks::default(), reply }, rx)
@@ -170,22 +176,22 @@ mod tests {
     #[test]
     fn one_drain_per_house_and_a_new_one_after_it_stops() {
         let queue = JobQueue::default();
-        assert!(queue.push("a", pending().0), "the first call starts a drain");
-        assert!(!queue.push("a", pending().0), "a drain is running for this house");
-        assert!(queue.push("b", pending().0), "another house drains on its own");
-        let mut guard = DrainGuard::new(&queue, "a");
+        assert!(queue.push(&"a".into(), pending().0), "the first call starts a drain");
+        assert!(!queue.push(&"a".into(), pending().0), "a drain is running for this house");
+        assert!(queue.push(&"b".into(), pending().0), "another house drains on its own");
+        let mut guard = DrainGuard::new(&queue, house("a"));
         assert_eq!(guard.next_group().map(|g| g.len()), Some(2));
         assert!(guard.next_group().is_none(), "empty: the drain stops");
         drop(guard);
-        assert!(queue.push("a", pending().0), "after it stopped, the next call starts one");
-        assert!(!queue.push("b", pending().0), "house b's drain has not stopped");
+        assert!(queue.push(&"a".into(), pending().0), "after it stopped, the next call starts one");
+        assert!(!queue.push(&"b".into(), pending().0), "house b's drain has not stopped");
     }
 
     #[tokio::test]
     async fn a_drain_waits_for_as_many_followers_as_it_answered_and_no_longer() {
         let queue = std::sync::Arc::new(JobQueue::default());
-        queue.push("a", pending().0);
-        let guard = DrainGuard::new(&queue, "a");
+        queue.push(&"a".into(), pending().0);
+        let guard = DrainGuard::new(&queue, house("a"));
         let started = tokio::time::Instant::now();
         assert_eq!(guard.followers(1), None, "after a lone call it does not wait");
         guard.await_followers(guard.followers(1)).await;
@@ -200,19 +206,19 @@ mod tests {
             tokio::spawn(async move {
                 for _ in 0..3 {
                     tokio::task::yield_now().await;
-                    queue.push("a", pending().0);
+                    queue.push(&"a".into(), pending().0);
                 }
             })
         };
         guard.await_followers(expected).await;
         adder.await.unwrap();
-        assert_eq!(queue.waiting("a"), 4);
+        assert_eq!(queue.waiting(&"a".into()), 4);
 
         // Nobody comes back: the wait gives up.
         let started = tokio::time::Instant::now();
         guard.await_followers(guard.followers(8)).await;
         assert!(started.elapsed() >= FOLLOWER_PATIENCE);
-        assert_eq!(queue.waiting("a"), 4, "it took nothing");
+        assert_eq!(queue.waiting(&"a".into()), 4, "it took nothing");
         let mut guard = guard;
         assert_eq!(guard.next_group().map(|g| g.len()), Some(4));
     }
@@ -220,13 +226,13 @@ mod tests {
     #[tokio::test]
     async fn callers_back_before_the_wait_starts_end_it_at_once() {
         let queue = JobQueue::default();
-        queue.push("a", pending().0);
-        let guard = DrainGuard::new(&queue, "a");
+        queue.push(&"a".into(), pending().0);
+        let guard = DrainGuard::new(&queue, house("a"));
         // Counted, then answered: all eight are back (on another thread) before the drain
         // waits. Counting after they were back would wait for eight more, who never come.
         let expected = guard.followers(8);
         for _ in 0..8 {
-            queue.push("a", pending().0);
+            queue.push(&"a".into(), pending().0);
         }
         let started = tokio::time::Instant::now();
         guard.await_followers(expected).await;
@@ -239,9 +245,9 @@ mod tests {
     fn groups_are_capped() {
         let queue = JobQueue::default();
         for _ in 0..MAX_GROUP + 3 {
-            queue.push("a", pending().0);
+            queue.push(&"a".into(), pending().0);
         }
-        let mut guard = DrainGuard::new(&queue, "a");
+        let mut guard = DrainGuard::new(&queue, house("a"));
         assert_eq!(guard.next_group().map(|g| g.len()), Some(MAX_GROUP));
         assert_eq!(guard.next_group().map(|g| g.len()), Some(3));
         assert!(guard.next_group().is_none());
@@ -251,15 +257,15 @@ mod tests {
     fn a_drain_that_dies_releases_its_waiters() {
         let queue = JobQueue::default();
         let (p, mut rx) = pending();
-        queue.push("a", p);
+        queue.push(&"a".into(), p);
         let (q, mut rx2) = pending();
         {
-            let mut guard = DrainGuard::new(&queue, "a");
+            let mut guard = DrainGuard::new(&queue, house("a"));
             let group = guard.next_group().expect("group");
-            queue.push("a", q);
+            queue.push(&"a".into(), q);
             drop(group); // taken and dropped unanswered, as by a panic
         } // dropped before the queue ran empty
         assert!(rx.try_recv().is_err() && rx2.try_recv().is_err());
-        assert!(queue.push("a", pending().0), "a new drain can start");
+        assert!(queue.push(&"a".into(), pending().0), "a new drain can start");
     }
 }

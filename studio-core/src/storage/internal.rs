@@ -2,6 +2,7 @@
 //! render queue, experiments, feature flags, each house's autonomy level, research notes on
 //! invite requests, AI reader outcomes, and the platform-wide aggregates the analyst reads.
 
+use crate::ids::OrgId;
 use chrono::{DateTime, Utc};
 
 use super::{InviteRequestRow, StorageError};
@@ -14,7 +15,7 @@ pub struct EvidenceRow {
     /// The develop (one evidence per job).
     pub job_id: String,
     /// The develop's house.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// The develop's tool.
     pub tool: String,
     /// The job's status when the evidence was opened.
@@ -114,7 +115,7 @@ pub struct FlagRow {
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct AutonomyRow {
     /// The house.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// `manual`, `suggest`, `supervised` or `autonomous`.
     pub level: String,
     /// Why.
@@ -146,7 +147,7 @@ pub struct AiCallRow {
     /// Id (`aic_…`).
     pub id: String,
     /// The house it was for, when one.
-    pub org_id: Option<String>,
+    pub org_id: Option<OrgId>,
     /// What asked (`read_model`, `describe_item`, `replay_summary`, ...).
     pub purpose: String,
     /// `answered`, `unusable`, `rejected` or `unavailable`.
@@ -285,11 +286,11 @@ pub trait InternalStore {
     /// Flags by key, after `after`, `active` when given.
     async fn flags(&self, active: Option<bool>, limit: i64, after: Option<&str>) -> Result<Vec<FlagRow>, StorageError>;
     /// A house's autonomy, when ever revised.
-    async fn autonomy(&self, org_id: &str) -> Result<Option<AutonomyRow>, StorageError>;
+    async fn autonomy(&self, org_id: &OrgId) -> Result<Option<AutonomyRow>, StorageError>;
     /// Revise a house's autonomy from revision `expected` (0: never revised); None when stale.
     async fn revise_autonomy(&self, row: &AutonomyRow, expected: i64) -> Result<Option<AutonomyRow>, StorageError>;
     /// True when the house exists.
-    async fn house_exists(&self, org_id: &str) -> Result<bool, StorageError>;
+    async fn house_exists(&self, org_id: &OrgId) -> Result<bool, StorageError>;
     /// One invite request with its derived status.
     async fn invite_request(&self, id: &str) -> Result<Option<InviteRequestRow>, StorageError>;
     /// Invite requests asked at or after `since` (of `status` when given), newest first, with
@@ -317,15 +318,16 @@ pub trait InternalStore {
     /// The funnel of people who signed up at or after `since`.
     async fn funnel(&self, since: DateTime<Utc>) -> Result<FunnelRow, StorageError>;
     /// Develops queued since (key: tool), or of one house.
-    async fn develop_stamps(&self, since: DateTime<Utc>, org_id: Option<&str>) -> Result<Vec<StampRow>, StorageError>;
+    async fn develop_stamps(&self, since: DateTime<Utc>, org_id: Option<&OrgId>)
+    -> Result<Vec<StampRow>, StorageError>;
     /// Uploads since (key: `upload`), or of one house.
-    async fn upload_stamps(&self, since: DateTime<Utc>, org_id: Option<&str>) -> Result<Vec<StampRow>, StorageError>;
+    async fn upload_stamps(&self, since: DateTime<Utc>, org_id: Option<&OrgId>) -> Result<Vec<StampRow>, StorageError>;
     /// Packs requested since (key: `pack`).
     async fn pack_stamps(&self, since: DateTime<Utc>) -> Result<Vec<StampRow>, StorageError>;
     /// AI lane results since (key: the lane).
     async fn lane_stamps(&self, since: DateTime<Utc>) -> Result<Vec<StampRow>, StorageError>;
     /// Tokens settled by one house's holds since (amount: tokens, at: settled).
-    async fn spend_stamps(&self, org_id: &str, since: DateTime<Utc>) -> Result<Vec<StampRow>, StorageError>;
+    async fn spend_stamps(&self, org_id: &OrgId, since: DateTime<Utc>) -> Result<Vec<StampRow>, StorageError>;
     /// Failed jobs since, by tool (key) and stored reason (detail).
     async fn failure_counts(&self, since: DateTime<Utc>, limit: i64) -> Result<Vec<StampRow>, StorageError>;
     /// Letters written since (key: kind, detail: status).

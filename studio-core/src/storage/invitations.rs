@@ -1,6 +1,7 @@
 //! The platform gate: redeem codes, invitations by email and requests to be let in: the rows and
 //! the `InvitationStore` trait.
 
+use crate::ids::UserId;
 use chrono::{DateTime, Utc};
 
 use super::{BalanceRow, NewCredit, StorageError};
@@ -147,7 +148,7 @@ pub trait InvitationStore: Send + Sync {
     /// A code by its `LABEL-XXXXXX` (uppercase).
     async fn code_by_code(&self, code: &str) -> Result<Option<InviteCodeRow>, StorageError>;
     /// A person's own code.
-    async fn own_code(&self, user_id: &str) -> Result<Option<InviteCodeRow>, StorageError>;
+    async fn own_code(&self, user_id: &UserId) -> Result<Option<InviteCodeRow>, StorageError>;
     /// Every admin-minted code, newest first.
     async fn admin_codes(&self) -> Result<Vec<InviteCodeRow>, StorageError>;
     /// Revoke a code (keeps the first revocation time); None when unknown.
@@ -176,7 +177,7 @@ pub trait InvitationStore: Send + Sync {
     async fn accept_invitation(
         &self,
         id: &str,
-        user_id: &str,
+        user_id: &UserId,
         grant: Option<NewCredit>,
         now: DateTime<Utc>,
     ) -> Result<AcceptOutcome, StorageError>;

@@ -1,5 +1,6 @@
 //! Develop jobs and their events: the rows, the `JobStore` trait, and the shared event channel.
 
+use crate::ids::{OrgId, UserId};
 use chrono::{DateTime, Utc};
 
 use super::{AssetRow, StorageError};
@@ -10,9 +11,9 @@ pub struct JobRow {
     /// Id.
     pub id: String,
     /// The owning house.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// Who submitted it.
-    pub user_id: Option<String>,
+    pub user_id: Option<UserId>,
     /// Tool slug.
     pub tool: String,
     /// 1k, 2k or 4k (a CHECK constraint).
@@ -65,10 +66,17 @@ impl JobRow {
     /// A new job as a submit writes it: queued, unclaimed, unsettled and not yet numbered,
     /// paid by the hold named after it, with no options, inputs or links (set those with
     /// struct update syntax).
-    pub fn queued(id: String, org_id: &str, user_id: Option<String>, tool: &str, quality: &str, tokens: i64) -> JobRow {
+    pub fn queued(
+        id: String,
+        org_id: &OrgId,
+        user_id: Option<UserId>,
+        tool: &str,
+        quality: &str,
+        tokens: i64,
+    ) -> JobRow {
         JobRow {
             hold_id: format!("hold_{id}"),
-            org_id: org_id.to_string(),
+            org_id: org_id.clone(),
             user_id,
             tool: tool.to_string(),
             quality: quality.to_string(),
@@ -101,7 +109,7 @@ impl JobRow {
 #[derive(Debug, Clone, PartialEq)]
 pub struct TakeRecord {
     /// Who asked.
-    pub user_id: String,
+    pub user_id: UserId,
     /// Their key.
     pub idempotency_key: String,
     /// The frames taken again, sorted, as a JSON array.
@@ -184,15 +192,15 @@ pub trait JobStore: Send + Sync {
         checks: SubmitChecks,
     ) -> Result<CreateJobsOutcome, StorageError>;
     /// A job of a house.
-    async fn job(&self, org_id: &str, id: &str) -> Result<Option<JobRow>, StorageError>;
+    async fn job(&self, org_id: &OrgId, id: &str) -> Result<Option<JobRow>, StorageError>;
     /// The job of a house that made asset `asset_id` (its result), if a develop made it.
-    async fn job_made(&self, org_id: &str, asset_id: &str) -> Result<Option<JobRow>, StorageError>;
+    async fn job_made(&self, org_id: &OrgId, asset_id: &str) -> Result<Option<JobRow>, StorageError>;
     /// A house's jobs whose latest change is after `since`, ascending by event_seq.
-    async fn jobs_since(&self, org_id: &str, since: i64, limit: i64) -> Result<Vec<JobRow>, StorageError>;
+    async fn jobs_since(&self, org_id: &OrgId, since: i64, limit: i64) -> Result<Vec<JobRow>, StorageError>;
     /// A house's jobs submitted at or after `after`, newest first (runs are derived from these).
-    async fn recent_jobs(&self, org_id: &str, after: DateTime<Utc>, limit: i64) -> Result<Vec<JobRow>, StorageError>;
+    async fn recent_jobs(&self, org_id: &OrgId, after: DateTime<Utc>, limit: i64) -> Result<Vec<JobRow>, StorageError>;
     /// A house's jobs, newest first, optionally of one status.
-    async fn list_jobs(&self, org_id: &str, status: Option<&str>, limit: i64) -> Result<Vec<JobRow>, StorageError>;
+    async fn list_jobs(&self, org_id: &OrgId, status: Option<&str>, limit: i64) -> Result<Vec<JobRow>, StorageError>;
     /// Claim the oldest queued job, or a running one whose lease lapsed before `stale_before`;
     /// marks it running. Safe against other runners and replicas.
     async fn claim_job(&self, now: DateTime<Utc>, stale_before: DateTime<Utc>) -> Result<Option<JobRow>, StorageError>;
@@ -202,16 +210,16 @@ pub trait JobStore: Send + Sync {
     /// in one transaction. None when it had already ended (nothing changes).
     async fn finish_job(
         &self,
-        org_id: &str,
+        org_id: &OrgId,
         id: &str,
         end: JobEnd,
         now: DateTime<Utc>,
     ) -> Result<Option<JobRow>, StorageError>;
     /// Cancel a queued job of a house and release its hold, in one transaction.
-    async fn cancel_job(&self, org_id: &str, id: &str, now: DateTime<Utc>) -> Result<CancelOutcome, StorageError>;
+    async fn cancel_job(&self, org_id: &OrgId, id: &str, now: DateTime<Utc>) -> Result<CancelOutcome, StorageError>;
     /// Announce a house event to every process on this database. False when the backend has no
     /// shared channel (the caller delivers in-process instead).
-    async fn announce(&self, org_id: &str, message: &str) -> Result<bool, StorageError>;
+    async fn announce(&self, org_id: &OrgId, message: &str) -> Result<bool, StorageError>;
     /// Announcements from every process sharing the database (PostgreSQL LISTEN), as
     /// `(org_id, message)`; None when the backend has no shared channel.
     async fn listen(&self) -> Result<Option<tokio::sync::mpsc::Receiver<(String, String)>>, StorageError>;

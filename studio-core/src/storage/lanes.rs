@@ -1,6 +1,7 @@
 //! Lanes: the unkept results of the AI utility lanes (a depth map, a segment cutout) as stored
 //! until they expire, with the `LaneStore` trait.
 
+use crate::ids::OrgId;
 use chrono::{DateTime, Utc};
 
 use super::StorageError;
@@ -11,7 +12,7 @@ pub struct LaneResultRow {
     /// Id (`lres_…`).
     pub id: String,
     /// The house whose lane made it.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// The lane (`depth`, `segment`).
     pub lane: String,
     /// Where the bytes are in the blob store.

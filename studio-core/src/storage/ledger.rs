@@ -1,5 +1,6 @@
 //! The token ledger: balances, holds, entries: the rows and the `LedgerStore` trait.
 
+use crate::ids::{OrgId, UserId};
 use chrono::{DateTime, Utc};
 
 use super::StorageError;
@@ -55,7 +56,7 @@ pub struct HoldRow {
     /// Id (idempotency: reserving the same id twice holds once).
     pub id: String,
     /// The house.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// Tokens held.
     pub amount: i64,
     /// Part taken from the grant bucket.
@@ -109,13 +110,13 @@ pub enum Bucket {
 #[derive(Debug, Clone)]
 pub struct NewCredit {
     /// The house.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// Bucket.
     pub bucket: Bucket,
     /// Tokens, positive.
     pub amount: i64,
     /// Who caused it, if a person.
-    pub user_id: Option<String>,
+    pub user_id: Option<UserId>,
     /// Why.
     pub reason: String,
     /// When the grant lapses, if ever.
@@ -130,13 +131,13 @@ pub struct NewHold {
     /// Hold id; reserving an id that exists returns the existing hold and charges nothing.
     pub id: String,
     /// The house.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// Tokens, positive.
     pub amount: i64,
     /// The develop it pays for.
     pub generation_id: Option<String>,
     /// Who asked.
-    pub user_id: Option<String>,
+    pub user_id: Option<UserId>,
     /// Entry time.
     pub now: DateTime<Utc>,
 }
@@ -176,23 +177,23 @@ pub trait LedgerStore: Send + Sync {
     /// Reserve tokens (grant bucket first), atomically against concurrent reserves.
     async fn reserve(&self, hold: NewHold) -> Result<ReserveOutcome, StorageError>;
     /// Charge a held hold; a second resolve changes nothing.
-    async fn settle(&self, org_id: &str, hold_id: &str, now: DateTime<Utc>) -> Result<ResolveOutcome, StorageError>;
+    async fn settle(&self, org_id: &OrgId, hold_id: &str, now: DateTime<Utc>) -> Result<ResolveOutcome, StorageError>;
     /// Return a held hold to its buckets; a second resolve changes nothing.
-    async fn release(&self, org_id: &str, hold_id: &str, now: DateTime<Utc>) -> Result<ResolveOutcome, StorageError>;
+    async fn release(&self, org_id: &OrgId, hold_id: &str, now: DateTime<Utc>) -> Result<ResolveOutcome, StorageError>;
     /// The running totals (zeros for a house with no ledger yet).
-    async fn balance(&self, org_id: &str) -> Result<BalanceRow, StorageError>;
+    async fn balance(&self, org_id: &OrgId) -> Result<BalanceRow, StorageError>;
     /// A hold by id within a house.
-    async fn hold(&self, org_id: &str, hold_id: &str) -> Result<Option<HoldRow>, StorageError>;
+    async fn hold(&self, org_id: &OrgId, hold_id: &str) -> Result<Option<HoldRow>, StorageError>;
     /// Open holds of a house, oldest first.
-    async fn open_holds(&self, org_id: &str) -> Result<Vec<HoldRow>, StorageError>;
+    async fn open_holds(&self, org_id: &OrgId) -> Result<Vec<HoldRow>, StorageError>;
     /// Every hold of a house, resolved or not, oldest first (a history scan: for audits and
     /// tests, never for reads).
-    async fn holds(&self, org_id: &str) -> Result<Vec<HoldRow>, StorageError>;
+    async fn holds(&self, org_id: &OrgId) -> Result<Vec<HoldRow>, StorageError>;
     /// Sums over the house's entries, for audits.
-    async fn audit(&self, org_id: &str) -> Result<LedgerAudit, StorageError>;
+    async fn audit(&self, org_id: &OrgId) -> Result<LedgerAudit, StorageError>;
     /// Expire the grants due by `now` (of one house, or of every house): each due grant entry
     /// gets one `expire` entry taking what is left of it (at most the grant bucket) out of the
     /// grant bucket, in a transaction that locks the house's balance. Holds already taken are
     /// untouched. Answers the tokens expired.
-    async fn expire_grants(&self, org_id: Option<&str>, now: DateTime<Utc>) -> Result<i64, StorageError>;
+    async fn expire_grants(&self, org_id: Option<&OrgId>, now: DateTime<Utc>) -> Result<i64, StorageError>;
 }

@@ -1,5 +1,6 @@
 //! The library: folders, assets and packs: the rows and the `LibraryStore` trait.
 
+use crate::ids::OrgId;
 use chrono::{DateTime, Utc};
 
 use super::StorageError;
@@ -10,7 +11,7 @@ pub struct FolderRow {
     /// Id.
     pub id: String,
     /// The owning house.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// Name, 1 to 200 characters (a CHECK constraint).
     pub name: String,
     /// Parent collection, same house.
@@ -25,7 +26,7 @@ pub struct AssetRow {
     /// Id.
     pub id: String,
     /// The owning house.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// Who uploaded it.
     pub created_by: Option<String>,
     /// Display name.
@@ -80,7 +81,7 @@ impl AssetRow {
     /// set what differs (a tool's result names its `tool`) with struct update syntax.
     pub fn over_blob(
         id: String,
-        org_id: &str,
+        org_id: &OrgId,
         created_by: Option<String>,
         name: String,
         kind: &str,
@@ -89,7 +90,7 @@ impl AssetRow {
     ) -> AssetRow {
         AssetRow {
             id,
-            org_id: org_id.to_string(),
+            org_id: org_id.clone(),
             created_by,
             name,
             sku: None,
@@ -142,7 +143,7 @@ pub struct PackRow {
     /// Id.
     pub id: String,
     /// The owning house.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// Who asked for it.
     pub created_by: Option<String>,
     /// The archive's file name.
@@ -183,50 +184,51 @@ pub trait LibraryStore: Send + Sync {
     /// Store a new collection.
     async fn insert_folder(&self, folder: FolderRow) -> Result<(), StorageError>;
     /// A house's collections, oldest first.
-    async fn list_folders(&self, org_id: &str) -> Result<Vec<FolderRow>, StorageError>;
+    async fn list_folders(&self, org_id: &OrgId) -> Result<Vec<FolderRow>, StorageError>;
     /// One collection of a house.
-    async fn folder(&self, org_id: &str, id: &str) -> Result<Option<FolderRow>, StorageError>;
+    async fn folder(&self, org_id: &OrgId, id: &str) -> Result<Option<FolderRow>, StorageError>;
     /// Rename a collection of a house; None when not this house's.
-    async fn rename_folder(&self, org_id: &str, id: &str, name: &str) -> Result<Option<FolderRow>, StorageError>;
+    async fn rename_folder(&self, org_id: &OrgId, id: &str, name: &str) -> Result<Option<FolderRow>, StorageError>;
     /// Delete a collection of a house in one transaction: its assets (live and deleted) and its
     /// sub-collections move up to its parent, the marks registered for it go, then it does.
     /// (live assets moved, sub-collections moved); None when not this house's.
-    async fn delete_folder(&self, org_id: &str, id: &str) -> Result<Option<(i64, i64)>, StorageError>;
+    async fn delete_folder(&self, org_id: &OrgId, id: &str) -> Result<Option<(i64, i64)>, StorageError>;
     /// Store a new asset.
     async fn insert_asset(&self, asset: AssetRow) -> Result<(), StorageError>;
     /// A house's live assets, newest first, optionally in one collection.
-    async fn list_assets(&self, org_id: &str, folder_id: Option<&str>) -> Result<Vec<AssetRow>, StorageError>;
+    async fn list_assets(&self, org_id: &OrgId, folder_id: Option<&str>) -> Result<Vec<AssetRow>, StorageError>;
     /// One page of [`Storage::list_assets`], optionally of one `kind` only (the scenes are the
     /// `background` kind): at most `limit` rows, starting after the asset at `after` (its
     /// `created_at` and id) in that order.
     async fn list_assets_page(
         &self,
-        org_id: &str,
+        org_id: &OrgId,
         folder_id: Option<&str>,
         kind: Option<&str>,
         limit: i64,
         after: Option<(DateTime<Utc>, &str)>,
     ) -> Result<Vec<AssetRow>, StorageError>;
     /// How many live assets a house has, optionally in one collection.
-    async fn count_assets(&self, org_id: &str, folder_id: Option<&str>) -> Result<i64, StorageError>;
+    async fn count_assets(&self, org_id: &OrgId, folder_id: Option<&str>) -> Result<i64, StorageError>;
     /// The house's library version: moved (by triggers) in every transaction that inserts,
     /// updates or deletes one of its assets; 0 before the first.
-    async fn library_version(&self, org_id: &str) -> Result<i64, StorageError>;
+    async fn library_version(&self, org_id: &OrgId) -> Result<i64, StorageError>;
     /// An asset by id, whatever its house and state (callers decide what to reveal).
     async fn asset_by_id(&self, id: &str) -> Result<Option<AssetRow>, StorageError>;
     /// Soft-delete a house's live assets among `ids`; returns how many this call took out.
-    async fn soft_delete_assets(&self, org_id: &str, ids: &[String], now: DateTime<Utc>) -> Result<i64, StorageError>;
+    async fn soft_delete_assets(&self, org_id: &OrgId, ids: &[String], now: DateTime<Utc>)
+    -> Result<i64, StorageError>;
     /// Apply `changes` to the house's live assets among `ids`; returns how many rows matched.
-    async fn update_assets(&self, org_id: &str, ids: &[String], changes: &AssetChanges) -> Result<i64, StorageError>;
+    async fn update_assets(&self, org_id: &OrgId, ids: &[String], changes: &AssetChanges) -> Result<i64, StorageError>;
     /// Stamp `group_id` on every id, all or nothing: false (and no change) unless every id is a
     /// live asset of the house.
-    async fn set_asset_group(&self, org_id: &str, ids: &[String], group_id: &str) -> Result<bool, StorageError>;
+    async fn set_asset_group(&self, org_id: &OrgId, ids: &[String], group_id: &str) -> Result<bool, StorageError>;
     /// How many of `ids` (taken as given) are live assets of the house.
-    async fn count_live_assets(&self, org_id: &str, ids: &[String]) -> Result<i64, StorageError>;
+    async fn count_live_assets(&self, org_id: &OrgId, ids: &[String]) -> Result<i64, StorageError>;
     /// Store a new pack.
     async fn insert_pack(&self, pack: PackRow) -> Result<(), StorageError>;
     /// A pack of a house.
-    async fn pack(&self, org_id: &str, id: &str) -> Result<Option<PackRow>, StorageError>;
+    async fn pack(&self, org_id: &OrgId, id: &str) -> Result<Option<PackRow>, StorageError>;
     /// Claim the oldest queued pack, or one whose builder went quiet before `stale_before`;
     /// marks it building. Safe against other workers and replicas.
     async fn claim_pack(

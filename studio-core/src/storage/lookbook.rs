@@ -1,5 +1,6 @@
 //! Looks, shot templates and the standing preset: the rows and the `LookbookStore` trait.
 
+use crate::ids::OrgId;
 use chrono::{DateTime, Utc};
 
 use super::{CreateJobsOutcome, JobRow, StorageError};
@@ -10,7 +11,7 @@ pub struct LookRow {
     /// Id.
     pub id: String,
     /// The house.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// Who made it.
     pub created_by: String,
     /// The brand it is for.
@@ -51,7 +52,7 @@ pub struct TemplateRow {
     /// Id.
     pub id: String,
     /// The house, or None for a built-in.
-    pub org_id: Option<String>,
+    pub org_id: Option<OrgId>,
     /// Name.
     pub name: String,
     /// JSON array of item roles.
@@ -85,7 +86,7 @@ pub struct TemplateShotRow {
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct PresetRow {
     /// The house.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// The default model.
     pub model_asset_id: Option<String>,
     /// The background object.
@@ -106,7 +107,7 @@ pub struct PresetRow {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LookGuard {
     /// The house.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// The look.
     pub look_id: String,
     /// `draft` for a develop-lock, `locked` for variations.
@@ -162,9 +163,9 @@ pub trait LookbookStore: Send + Sync {
     /// Store new looks in one transaction (one for a look, several for a factory batch).
     async fn insert_looks(&self, looks: Vec<LookRow>) -> Result<(), StorageError>;
     /// A house's looks, newest first.
-    async fn looks(&self, org_id: &str, limit: i64) -> Result<Vec<LookRow>, StorageError>;
+    async fn looks(&self, org_id: &OrgId, limit: i64) -> Result<Vec<LookRow>, StorageError>;
     /// A look of the house.
-    async fn look(&self, org_id: &str, id: &str) -> Result<Option<LookRow>, StorageError>;
+    async fn look(&self, org_id: &OrgId, id: &str) -> Result<Option<LookRow>, StorageError>;
     /// Hold and queue `jobs` on a look in one transaction that locks the house's balance and the
     /// look's row: an earlier request with the same idempotency keys answers first; then the
     /// look must exist, be in `guard.status` and have nothing in flight. Anything refused writes
@@ -174,21 +175,21 @@ pub trait LookbookStore: Send + Sync {
     /// is in flight (checked under the look's row lock).
     async fn set_look_lock(
         &self,
-        org_id: &str,
+        org_id: &OrgId,
         look_id: &str,
         change: LockChange,
         now: DateTime<Utc>,
     ) -> Result<LockOutcome, StorageError>;
     /// The develop jobs of a look, oldest first.
-    async fn look_jobs(&self, org_id: &str, look_id: &str) -> Result<Vec<JobRow>, StorageError>;
+    async fn look_jobs(&self, org_id: &OrgId, look_id: &str) -> Result<Vec<JobRow>, StorageError>;
     /// The built-in templates, then the house's, each group oldest first.
-    async fn templates(&self, org_id: &str) -> Result<Vec<TemplateRow>, StorageError>;
+    async fn templates(&self, org_id: &OrgId) -> Result<Vec<TemplateRow>, StorageError>;
     /// A built-in template or one of the house's.
-    async fn template(&self, org_id: &str, id: &str) -> Result<Option<TemplateRow>, StorageError>;
+    async fn template(&self, org_id: &OrgId, id: &str) -> Result<Option<TemplateRow>, StorageError>;
     /// A template's shots in order.
     async fn template_shots(&self, template_id: &str) -> Result<Vec<TemplateShotRow>, StorageError>;
     /// The house's standing preset, if saved.
-    async fn preset(&self, org_id: &str) -> Result<Option<PresetRow>, StorageError>;
+    async fn preset(&self, org_id: &OrgId) -> Result<Option<PresetRow>, StorageError>;
     /// Save the standing preset. With `keep_sizes` the stored list of sizes stays (the row's own
     /// `sizes` is used only when none is stored yet).
     async fn save_preset(&self, preset: PresetRow, keep_sizes: bool) -> Result<PresetRow, StorageError>;

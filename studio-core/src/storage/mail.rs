@@ -1,6 +1,8 @@
 //! Mail: the letter archive that is also the outbox, delivery reports, the drip's record and
 //! the email tokens (verification, password reset): the rows and the `MailStore` trait.
 
+use crate::ids::LetterId;
+use crate::ids::UserId;
 use chrono::{DateTime, Utc};
 
 use super::StorageError;
@@ -15,7 +17,7 @@ pub struct LetterRow {
     /// The recipient's address.
     pub to_addr: String,
     /// The person it was written to, when known.
-    pub user_id: Option<String>,
+    pub user_id: Option<UserId>,
     /// Subject line.
     pub subject: String,
     /// HTML body.
@@ -92,7 +94,7 @@ pub enum MailEventOutcome {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DripCandidate {
     /// The person.
-    pub user_id: String,
+    pub user_id: UserId,
     /// Their address.
     pub email: String,
     /// Display name.
@@ -111,7 +113,7 @@ pub struct EmailTokenRow {
     /// SHA-256 hex of the secret.
     pub token_hash: String,
     /// The person.
-    pub user_id: String,
+    pub user_id: UserId,
     /// `verify` or `reset`.
     pub purpose: String,
     /// The address the letter went to (a verification proves only this address).
@@ -182,7 +184,7 @@ pub trait MailStore: Send + Sync {
     async fn apply_mail_event(
         &self,
         webhook_id: &str,
-        letter_id: Option<&str>,
+        letter_id: Option<&LetterId>,
         status: &str,
         now: DateTime<Utc>,
     ) -> Result<MailEventOutcome, StorageError>;
@@ -199,7 +201,7 @@ pub trait MailStore: Send + Sync {
     /// oldest of those times.
     async fn recent_email_tokens(
         &self,
-        user_id: &str,
+        user_id: &UserId,
         purpose: &str,
         since: DateTime<Utc>,
     ) -> Result<(i64, Option<DateTime<Utc>>), StorageError>;
@@ -214,5 +216,5 @@ pub trait MailStore: Send + Sync {
         now: DateTime<Utc>,
     ) -> Result<TokenUse, StorageError>;
     /// True once the person's address is verified.
-    async fn email_verified(&self, user_id: &str) -> Result<bool, StorageError>;
+    async fn email_verified(&self, user_id: &UserId) -> Result<bool, StorageError>;
 }

@@ -90,7 +90,8 @@ pub use pipelines::{
 pub use postgres::PgStorage;
 pub use posts::{PostRow, PostStore};
 pub use profiles::{
-    MemoryRow, MemoryWrite, PlanRow, ProfileRow, ProfileStore, ToolGrantRow, ToolItemRow, UserListRow, WorkflowUsageRow,
+    GrantedTool, MemoryRow, MemoryWrite, PlanRow, ProfileRow, ProfileStore, ToolGrantRow, ToolItemRow, UserListRow,
+    WorkflowUsageRow,
 };
 pub use search::{SearchHitRow, SearchScope, SearchStore};
 pub use seats::{AcceptSeat, EraseOutcome, SeatInvitationRow, SeatRow, SeatStore};

@@ -3,6 +3,7 @@
 //! offering), holdings (what a house acquired) and the cases of payments that could not become
 //! a holding. The rows and the `ModelStore` trait.
 
+use crate::ids::{OrgId, UserId};
 use chrono::{DateTime, Utc};
 
 use super::StorageError;
@@ -13,7 +14,7 @@ pub struct ModelRow {
     /// Id (`mdl_…`).
     pub id: String,
     /// The owning house; for a catalog offering, the publishing admin's house (its frames).
-    pub org_id: String,
+    pub org_id: OrgId,
     /// Who cast or published it.
     pub created_by: Option<String>,
     /// Name, 1 to 200 characters (a CHECK constraint).
@@ -70,9 +71,9 @@ pub struct ClaimRow {
     /// Our reference (`clm_…`), the checkout's reference at the provider.
     pub reference: String,
     /// The buying house.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// The owner who clicked.
-    pub user_id: Option<String>,
+    pub user_id: Option<UserId>,
     /// Offering kind (`model`).
     pub kind: String,
     /// The offering.
@@ -105,7 +106,7 @@ pub struct EntitlementRow {
     /// Id (`ent_…`).
     pub id: String,
     /// The house.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// Offering kind (`model`).
     pub kind: String,
     /// The offering.
@@ -140,7 +141,7 @@ pub struct EntitlementCaseRow {
     /// The claim paid.
     pub reference: String,
     /// The paying house.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// The provider's payment.
     pub payment_id: Option<String>,
     /// Paid, in cents.
@@ -202,11 +203,11 @@ pub trait ModelStore: Send + Sync {
     async fn insert_model(&self, model: ModelRow) -> Result<(), StorageError>;
     /// Every model `org_id` may see at `now`: its own, and catalog offerings that are live (or
     /// retired but held by it), minus exclusive faces another house holds or claims.
-    async fn board_models(&self, org_id: &str, now: DateTime<Utc>) -> Result<Vec<BoardModelRow>, StorageError>;
+    async fn board_models(&self, org_id: &OrgId, now: DateTime<Utc>) -> Result<Vec<BoardModelRow>, StorageError>;
     /// One model of the board of `org_id`, or None when out of its scope.
     async fn board_model(
         &self,
-        org_id: &str,
+        org_id: &OrgId,
         id: &str,
         now: DateTime<Utc>,
     ) -> Result<Option<BoardModelRow>, StorageError>;
@@ -215,7 +216,7 @@ pub trait ModelStore: Send + Sync {
     /// None when the house has no such own model.
     async fn patch_model(
         &self,
-        org_id: &str,
+        org_id: &OrgId,
         id: &str,
         sheets: &[String],
         traits: &serde_json::Map<String, serde_json::Value>,
@@ -251,14 +252,14 @@ pub trait ModelStore: Send + Sync {
     /// A house's live holdings (newest first) and its open claims (pending, unexpired at `now`).
     async fn entitlements(
         &self,
-        org_id: &str,
+        org_id: &OrgId,
         now: DateTime<Utc>,
     ) -> Result<(Vec<EntitlementRow>, Vec<ClaimRow>), StorageError>;
     /// Every holding (revoked included), newest first, `limit` after the cursor id, optionally
     /// of one house.
     async fn all_entitlements(
         &self,
-        org_id: Option<&str>,
+        org_id: Option<&OrgId>,
         after: Option<&str>,
         limit: i64,
     ) -> Result<Vec<EntitlementRow>, StorageError>;

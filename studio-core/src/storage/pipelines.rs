@@ -2,6 +2,8 @@
 //! every step is held when the run is created; a step gets its job row (reusing its hold) when
 //! its inputs have landed. Every change to a run's steps takes the run's row lock first.
 
+use crate::ids::FolderId;
+use crate::ids::{OrgId, UserId};
 use chrono::{DateTime, Utc};
 
 use super::{JobRow, StorageError};
@@ -12,7 +14,7 @@ pub struct PipelinePresetRow {
     /// Id.
     pub id: String,
     /// The house.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// Who saved it.
     pub created_by: Option<String>,
     /// Name.
@@ -33,9 +35,9 @@ pub struct PipelineRunRow {
     /// Id (`run_<uuid>`).
     pub id: String,
     /// The house.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// Who started it.
-    pub user_id: Option<String>,
+    pub user_id: Option<UserId>,
     /// The plan's name.
     pub name: String,
     /// The plan's id, when it had one.
@@ -73,7 +75,7 @@ pub struct PipelineStepRow {
     /// The run.
     pub run_id: String,
     /// The house.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// Position in the line.
     pub idx: i64,
     /// The item.
@@ -189,21 +191,21 @@ pub trait PipelineStore: Send + Sync {
     /// Save a preset.
     async fn insert_pipeline_preset(&self, row: PipelinePresetRow) -> Result<(), StorageError>;
     /// A house's presets, newest first.
-    async fn pipeline_presets(&self, org_id: &str, limit: i64) -> Result<Vec<PipelinePresetRow>, StorageError>;
+    async fn pipeline_presets(&self, org_id: &OrgId, limit: i64) -> Result<Vec<PipelinePresetRow>, StorageError>;
     /// One preset of a house.
-    async fn pipeline_preset(&self, org_id: &str, id: &str) -> Result<Option<PipelinePresetRow>, StorageError>;
+    async fn pipeline_preset(&self, org_id: &OrgId, id: &str) -> Result<Option<PipelinePresetRow>, StorageError>;
     /// Replace a preset's plan; None when the house has no such preset.
     async fn update_pipeline_preset(
         &self,
-        org_id: &str,
+        org_id: &OrgId,
         id: &str,
         name: &str,
         plan: &str,
-        sink_folder_id: Option<&str>,
+        sink_folder_id: Option<&FolderId>,
         now: DateTime<Utc>,
     ) -> Result<Option<PipelinePresetRow>, StorageError>;
     /// Delete a preset; false when the house has no such preset.
-    async fn delete_pipeline_preset(&self, org_id: &str, id: &str) -> Result<bool, StorageError>;
+    async fn delete_pipeline_preset(&self, org_id: &OrgId, id: &str) -> Result<bool, StorageError>;
     /// In one transaction that holds the house's balance row: answer an earlier run with the
     /// same person and key, or refuse a line the balance cannot cover, or reserve one hold per
     /// step, insert the run and its steps and queue `jobs` (the steps that can start now, each
@@ -215,11 +217,11 @@ pub trait PipelineStore: Send + Sync {
         jobs: Vec<JobRow>,
     ) -> Result<RunCreateOutcome, StorageError>;
     /// One run of a house.
-    async fn pipeline_run(&self, org_id: &str, id: &str) -> Result<Option<PipelineRunRow>, StorageError>;
+    async fn pipeline_run(&self, org_id: &OrgId, id: &str) -> Result<Option<PipelineRunRow>, StorageError>;
     /// A house's runs, newest first.
-    async fn pipeline_runs(&self, org_id: &str, limit: i64) -> Result<Vec<PipelineRunRow>, StorageError>;
+    async fn pipeline_runs(&self, org_id: &OrgId, limit: i64) -> Result<Vec<PipelineRunRow>, StorageError>;
     /// The house's runs among `ids`.
-    async fn pipeline_runs_in(&self, org_id: &str, ids: &[String]) -> Result<Vec<PipelineRunRow>, StorageError>;
+    async fn pipeline_runs_in(&self, org_id: &OrgId, ids: &[String]) -> Result<Vec<PipelineRunRow>, StorageError>;
     /// A run's steps in line order, with their jobs' state.
     async fn pipeline_steps(&self, run_id: &str) -> Result<Vec<StepState>, StorageError>;
     /// Runs still developing with an id after `after` (ids are time-ordered: oldest first), as
@@ -230,7 +232,7 @@ pub trait PipelineStore: Send + Sync {
     /// is left alone, so concurrent passes on several replicas cannot queue a step twice.
     async fn advance_pipeline(
         &self,
-        org_id: &str,
+        org_id: &OrgId,
         run_id: &str,
         advance: StepAdvance,
         now: DateTime<Utc>,
@@ -238,7 +240,7 @@ pub trait PipelineStore: Send + Sync {
     /// Record a run's ending once no step is active; false when it had already ended.
     async fn finish_pipeline_run(
         &self,
-        org_id: &str,
+        org_id: &OrgId,
         run_id: &str,
         status: &str,
         now: DateTime<Utc>,
@@ -248,7 +250,7 @@ pub trait PipelineStore: Send + Sync {
     /// None when the house has no such run.
     async fn cancel_pipeline(
         &self,
-        org_id: &str,
+        org_id: &OrgId,
         run_id: &str,
         now: DateTime<Utc>,
     ) -> Result<Option<RunCancelled>, StorageError>;

@@ -1,6 +1,7 @@
 //! PostgreSQL storage for scale-out: several replicas share one database. Ledger writes lock
 //! the house's balance row (`FOR UPDATE`), so concurrent reserves on any replica serialise per house.
 
+use crate::ids::{ChatSessionId, FolderId, LetterId, OrgId, UserId, WebhookId};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -76,7 +77,7 @@ impl PgStorage {
     }
 
     /// NOTIFY every process listening on this database (itself included).
-    async fn announce_event(&self, org_id: &str, message: &str) -> Result<bool, StorageError> {
+    async fn announce_event(&self, org_id: &OrgId, message: &str) -> Result<bool, StorageError> {
         sqlx::query("SELECT pg_notify($1, $2)")
             .bind(EVENT_CHANNEL)
             .bind(format!("{org_id}\n{message}"))

@@ -1,5 +1,6 @@
 //! Posts: a house's notes board as stored, and the `PostStore` trait.
 
+use crate::ids::{OrgId, UserId};
 use chrono::{DateTime, Utc};
 
 use super::StorageError;
@@ -10,7 +11,7 @@ pub struct PostRow {
     /// Id (`post_…`).
     pub id: String,
     /// The house.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// The author.
     pub author_id: String,
     /// Title.
@@ -29,12 +30,12 @@ pub trait PostStore {
     /// Write a new post.
     async fn insert_post(&self, row: &PostRow) -> Result<(), StorageError>;
     /// One post of the house.
-    async fn post(&self, org_id: &str, id: &str) -> Result<Option<PostRow>, StorageError>;
+    async fn post(&self, org_id: &OrgId, id: &str) -> Result<Option<PostRow>, StorageError>;
     /// Up to `limit` posts of the house, newest first, written before `before` (its
     /// `(created_at, id)`) when given.
     async fn posts(
         &self,
-        org_id: &str,
+        org_id: &OrgId,
         limit: i64,
         before: Option<(DateTime<Utc>, &str)>,
     ) -> Result<Vec<PostRow>, StorageError>;
@@ -42,13 +43,13 @@ pub trait PostStore {
     /// no such post by that author.
     async fn update_post(
         &self,
-        org_id: &str,
+        org_id: &OrgId,
         id: &str,
-        author_id: &str,
+        author_id: &UserId,
         title: Option<&str>,
         body: Option<&str>,
         now: DateTime<Utc>,
     ) -> Result<Option<PostRow>, StorageError>;
     /// Delete a post of the house written by `author_id`; false when there is no such post.
-    async fn delete_post(&self, org_id: &str, id: &str, author_id: &str) -> Result<bool, StorageError>;
+    async fn delete_post(&self, org_id: &OrgId, id: &str, author_id: &UserId) -> Result<bool, StorageError>;
 }

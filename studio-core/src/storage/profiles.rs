@@ -2,6 +2,7 @@
 //! memories, onboarding steps, intake answers, tool access grants and tool items, the people
 //! list for admins, and what the account page reads. The rows and the `ProfileStore` trait.
 
+use crate::ids::{OrgId, UserId};
 use chrono::{DateTime, Utc};
 
 use super::StorageError;
@@ -33,11 +34,11 @@ pub struct MemoryRow {
     /// Id.
     pub id: String,
     /// The house.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// house or person.
     pub scope: String,
     /// The person, for a personal memory.
-    pub user_id: Option<String>,
+    pub user_id: Option<UserId>,
     /// fact, preference, lesson, playbook, outcome_pattern or image_reading.
     pub memory_class: String,
     /// A free label (defaults to `statement`).
@@ -71,13 +72,22 @@ pub enum MemoryWrite {
     PredecessorNotActive,
 }
 
+/// What a grant opens: a whole toolkit or one tool (catalogue slugs), never both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GrantedTool<'a> {
+    /// A toolkit by its id.
+    Toolkit(&'a str),
+    /// One tool by its id.
+    Tool(&'a str),
+}
+
 /// A grant of a toolkit or a tool, to a person or to an address.
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct ToolGrantRow {
     /// Id.
     pub id: String,
     /// The person, when granted by id.
-    pub user_id: Option<String>,
+    pub user_id: Option<UserId>,
     /// The address, when granted by email.
     pub email: Option<String>,
     /// A whole toolkit.
@@ -170,53 +180,54 @@ pub struct PlanRow {
 #[async_trait::async_trait]
 pub trait ProfileStore: Send + Sync {
     /// A person's profile (None when unknown or erased).
-    async fn profile(&self, user_id: &str) -> Result<Option<ProfileRow>, StorageError>;
+    async fn profile(&self, user_id: &UserId) -> Result<Option<ProfileRow>, StorageError>;
     /// Change a person's display name.
-    async fn set_user_name(&self, user_id: &str, name: &str) -> Result<(), StorageError>;
+    async fn set_user_name(&self, user_id: &UserId, name: &str) -> Result<(), StorageError>;
     /// Record that the person proved their address (keeps the first time).
-    async fn set_email_verified(&self, user_id: &str, now: DateTime<Utc>) -> Result<(), StorageError>;
+    async fn set_email_verified(&self, user_id: &UserId, now: DateTime<Utc>) -> Result<(), StorageError>;
     /// Do two people share a house?
-    async fn share_house(&self, a: &str, b: &str) -> Result<bool, StorageError>;
+    async fn share_house(&self, a: &UserId, b: &UserId) -> Result<bool, StorageError>;
     /// Point the avatar at `key` (or none) and bump its version; the previous key, if any.
-    async fn set_avatar(&self, user_id: &str, key: Option<&str>) -> Result<Option<String>, StorageError>;
+    async fn set_avatar(&self, user_id: &UserId, key: Option<&str>) -> Result<Option<String>, StorageError>;
     /// Set the house's billing contact.
-    async fn set_billing_email(&self, org_id: &str, email: &str) -> Result<(), StorageError>;
+    async fn set_billing_email(&self, org_id: &OrgId, email: &str) -> Result<(), StorageError>;
     /// The house's billing contact.
-    async fn billing_email(&self, org_id: &str) -> Result<Option<String>, StorageError>;
+    async fn billing_email(&self, org_id: &OrgId) -> Result<Option<String>, StorageError>;
     /// Tokens settled per develop tool by the house's finished jobs since `since`, most first.
-    async fn workflow_usage(&self, org_id: &str, since: DateTime<Utc>) -> Result<Vec<WorkflowUsageRow>, StorageError>;
+    async fn workflow_usage(&self, org_id: &OrgId, since: DateTime<Utc>)
+    -> Result<Vec<WorkflowUsageRow>, StorageError>;
     /// Tokens the house's ledger settled since `since` (jobs and charged reads alike).
-    async fn settled_since(&self, org_id: &str, since: DateTime<Utc>) -> Result<i64, StorageError>;
+    async fn settled_since(&self, org_id: &OrgId, since: DateTime<Utc>) -> Result<i64, StorageError>;
     /// The house's latest paid subscription, if any.
-    async fn current_plan(&self, org_id: &str) -> Result<Option<PlanRow>, StorageError>;
+    async fn current_plan(&self, org_id: &OrgId) -> Result<Option<PlanRow>, StorageError>;
     /// Mark a plan canceled (keeps the first time); false when it is not this house's.
-    async fn cancel_plan(&self, org_id: &str, reference: &str, now: DateTime<Utc>) -> Result<bool, StorageError>;
+    async fn cancel_plan(&self, org_id: &OrgId, reference: &str, now: DateTime<Utc>) -> Result<bool, StorageError>;
     /// Paid checkouts of a house, newest first.
-    async fn invoices(&self, org_id: &str, limit: i64) -> Result<Vec<super::CheckoutRow>, StorageError>;
+    async fn invoices(&self, org_id: &OrgId, limit: i64) -> Result<Vec<super::CheckoutRow>, StorageError>;
 
     /// Write a memory; with `replaces`, mark that predecessor corrected in the same transaction,
     /// only if it is active, in the same house and scope, and (for a personal memory) the
     /// writer's own.
     async fn write_memory(&self, memory: MemoryRow, replaces: Option<&str>) -> Result<MemoryWrite, StorageError>;
     /// The house's memories plus the person's own personal ones, newest first.
-    async fn memories(&self, org_id: &str, user_id: &str) -> Result<Vec<MemoryRow>, StorageError>;
+    async fn memories(&self, org_id: &OrgId, user_id: &UserId) -> Result<Vec<MemoryRow>, StorageError>;
     /// A person's personal memories in every house (their export).
-    async fn personal_memories(&self, user_id: &str) -> Result<Vec<MemoryRow>, StorageError>;
+    async fn personal_memories(&self, user_id: &UserId) -> Result<Vec<MemoryRow>, StorageError>;
     /// Retire an active memory the person may see; the retired row, or None.
     async fn retire_memory(
         &self,
-        org_id: &str,
-        user_id: &str,
+        org_id: &OrgId,
+        user_id: &UserId,
         id: &str,
         now: DateTime<Utc>,
     ) -> Result<Option<MemoryRow>, StorageError>;
 
     /// The onboarding steps a person has completed, with their times.
-    async fn onboarding_steps(&self, user_id: &str) -> Result<Vec<(String, DateTime<Utc>)>, StorageError>;
+    async fn onboarding_steps(&self, user_id: &UserId) -> Result<Vec<(String, DateTime<Utc>)>, StorageError>;
     /// Mark a step completed (keeps the first completion time); true when it is new.
     async fn complete_onboarding_step(
         &self,
-        user_id: &str,
+        user_id: &UserId,
         step: &str,
         now: DateTime<Utc>,
     ) -> Result<bool, StorageError>;
@@ -226,27 +237,26 @@ pub trait ProfileStore: Send + Sync {
     async fn record_intake(
         &self,
         id: &str,
-        user_id: &str,
-        org_id: &str,
+        user_id: &UserId,
+        org_id: &OrgId,
         answers: &str,
         now: DateTime<Utc>,
     ) -> Result<(), StorageError>;
     /// A person's intake answers, oldest first: (id, house, JSON, time).
-    async fn intakes(&self, user_id: &str) -> Result<Vec<(String, String, String, DateTime<Utc>)>, StorageError>;
+    async fn intakes(&self, user_id: &UserId) -> Result<Vec<(String, String, String, DateTime<Utc>)>, StorageError>;
 
     /// Store a grant (unless an equal live one exists); true when a new row was written.
     async fn grant_tool_access(&self, grant: ToolGrantRow) -> Result<bool, StorageError>;
     /// Revoke live grants to the person (by id) or the address, of the toolkit or tool; how many.
     async fn revoke_tool_access(
         &self,
-        user_id: Option<&str>,
+        user_id: Option<&UserId>,
         email: Option<&str>,
-        toolkit_id: Option<&str>,
-        tool_id: Option<&str>,
+        what: GrantedTool<'_>,
         now: DateTime<Utc>,
     ) -> Result<i64, StorageError>;
     /// Live grants to a person by id, or by their address once they have proven it.
-    async fn tool_grants(&self, user_id: &str, email: &str) -> Result<Vec<ToolGrantRow>, StorageError>;
+    async fn tool_grants(&self, user_id: &UserId, email: &str) -> Result<Vec<ToolGrantRow>, StorageError>;
     /// A tool's items, by category then sort order.
     async fn tool_items(&self, tool_id: &str) -> Result<Vec<ToolItemRow>, StorageError>;
     /// Store a tool item.

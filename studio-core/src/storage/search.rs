@@ -1,6 +1,7 @@
 //! Search: the house-wide full-text index as read (`search_docs`, kept by triggers on every
 //! source table; migrations 0026), and the `SearchStore` trait.
 
+use crate::ids::OrgId;
 use chrono::{DateTime, Utc};
 
 use super::StorageError;
@@ -63,5 +64,5 @@ pub trait SearchStore {
     /// `SS27-0000042`), dated one second apart from 2025-01-01 and pointing at no blob. Ids
     /// are derived from the house and the ordinal, so seeding one house twice is a conflict.
     /// Answers how many rows were written.
-    async fn seed_assets(&self, org_id: &str, count: i64) -> Result<u64, StorageError>;
+    async fn seed_assets(&self, org_id: &OrgId, count: i64) -> Result<u64, StorageError>;
 }

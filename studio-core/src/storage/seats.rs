@@ -5,6 +5,7 @@
 //! owner-to-admin swap in one transaction), so a house has exactly one owner whatever order
 //! concurrent requests arrive in.
 
+use crate::ids::{OrgId, UserId};
 use chrono::{DateTime, Utc};
 
 use super::StorageError;
@@ -15,7 +16,7 @@ pub struct SeatInvitationRow {
     /// Id (what the invitee accepts).
     pub id: String,
     /// The house.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// Lowercased address invited.
     pub email: String,
     /// The seat offered.
@@ -36,11 +37,11 @@ pub struct SeatInvitationRow {
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct SeatRow {
     /// The house.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// The house's name.
     pub org_name: String,
     /// The person.
-    pub user_id: String,
+    pub user_id: UserId,
     /// Their address.
     pub email: String,
     /// Their name.
@@ -81,11 +82,11 @@ pub enum EraseOutcome {
 #[async_trait::async_trait]
 pub trait SeatStore: Send + Sync {
     /// Every seat of a house, owner first, then by seat age.
-    async fn seats(&self, org_id: &str) -> Result<Vec<SeatRow>, StorageError>;
+    async fn seats(&self, org_id: &OrgId) -> Result<Vec<SeatRow>, StorageError>;
     /// Every seat a person has, oldest first.
-    async fn seats_of(&self, user_id: &str) -> Result<Vec<SeatRow>, StorageError>;
+    async fn seats_of(&self, user_id: &UserId) -> Result<Vec<SeatRow>, StorageError>;
     /// The person whose sign-up created the house.
-    async fn founder(&self, org_id: &str) -> Result<Option<String>, StorageError>;
+    async fn founder(&self, org_id: &OrgId) -> Result<Option<String>, StorageError>;
     /// Store an invitation, superseding the pending one for the same house and address, unless
     /// the house has made `weekly_limit` invitations since `since` (then false, nothing stored).
     async fn create_seat_invitation(
@@ -99,7 +100,7 @@ pub trait SeatStore: Send + Sync {
     /// Pending, unexpired invitations of a house, newest first.
     async fn pending_seat_invitations(
         &self,
-        org_id: &str,
+        org_id: &OrgId,
         now: DateTime<Utc>,
     ) -> Result<Vec<SeatInvitationRow>, StorageError>;
     /// Invitations ever sent to an address (the person's export).
@@ -109,27 +110,37 @@ pub trait SeatStore: Send + Sync {
     async fn accept_seat_invitation(
         &self,
         id: &str,
-        user_id: &str,
+        user_id: &UserId,
         now: DateTime<Utc>,
     ) -> Result<AcceptSeat, StorageError>;
     /// Set a seat's role when its current role is one of `from` (never an owner seat, never to
     /// owner). The updated seat, or None when there is no such seat in an allowed role.
     async fn set_seat_role(
         &self,
-        org_id: &str,
-        user_id: &str,
+        org_id: &OrgId,
+        user_id: &UserId,
         role: &str,
         from: &[&str],
     ) -> Result<Option<SeatRow>, StorageError>;
     /// Remove a seat whose role is one of `from` (never an owner seat) and end the person's
     /// sessions acting for that house, in one transaction. The removed seat, or None.
-    async fn remove_seat(&self, org_id: &str, user_id: &str, from: &[&str]) -> Result<Option<SeatRow>, StorageError>;
+    async fn remove_seat(
+        &self,
+        org_id: &OrgId,
+        user_id: &UserId,
+        from: &[&str],
+    ) -> Result<Option<SeatRow>, StorageError>;
     /// Move ownership from `from_user` (must hold the owner seat) to `to_user` (must hold a
     /// seat), demoting the outgoing owner to admin in the same transaction. False when either
     /// condition fails (nothing changes).
-    async fn transfer_ownership(&self, org_id: &str, from_user: &str, to_user: &str) -> Result<bool, StorageError>;
+    async fn transfer_ownership(
+        &self,
+        org_id: &OrgId,
+        from_user: &UserId,
+        to_user: &UserId,
+    ) -> Result<bool, StorageError>;
     /// Point a session at another house the person has a seat in. False when they have none.
-    async fn switch_session_house(&self, token_hash: &str, org_id: &str) -> Result<bool, StorageError>;
+    async fn switch_session_house(&self, token_hash: &str, org_id: &OrgId) -> Result<bool, StorageError>;
     /// Erase a person: refused while they are the only owner of a house with other members;
     /// otherwise seats, sessions, personal memories, onboarding, intake, tool grants, email
     /// tokens, the letters archived for them, the seat and platform invitations and the invite
@@ -139,7 +150,7 @@ pub trait SeatStore: Send + Sync {
     /// attributed, all in one transaction.
     async fn erase_user(
         &self,
-        user_id: &str,
+        user_id: &UserId,
         tombstone_email: &str,
         now: DateTime<Utc>,
     ) -> Result<EraseOutcome, StorageError>;

@@ -5,6 +5,7 @@
 //! transactions run one after another and readers (WAL) are never blocked. One process owns the
 //! file; scale-out deployments use PostgreSQL.
 
+use crate::ids::{ChatSessionId, FolderId, LetterId, OrgId, UserId, WebhookId};
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -73,7 +74,7 @@ impl SqliteStorage {
     }
 
     /// One process owns the file, so there is nobody else to tell: events stay in-process.
-    async fn announce_event(&self, _org_id: &str, _message: &str) -> Result<bool, StorageError> {
+    async fn announce_event(&self, _org_id: &OrgId, _message: &str) -> Result<bool, StorageError> {
         Ok(false)
     }
 

@@ -1,6 +1,7 @@
 //! Support: tickets, their thread messages (internal notes included), noted reports and the
 //! screenshots people attach, as stored, with the `SupportStore` trait.
 
+use crate::ids::{OrgId, UserId};
 use chrono::{DateTime, Utc};
 
 use super::StorageError;
@@ -11,9 +12,9 @@ pub struct TicketRow {
     /// Id (`tkt_…`).
     pub id: String,
     /// The house (None for a visitor's escalated chat).
-    pub org_id: Option<String>,
+    pub org_id: Option<OrgId>,
     /// The person whose thread it is (None for an escalation the bridge raised).
-    pub user_id: Option<String>,
+    pub user_id: Option<UserId>,
     /// `person` or `escalation`.
     pub source: String,
     /// new, open, pending, on_hold or resolved (a CHECK constraint).
@@ -105,9 +106,9 @@ pub struct SupportReportRow {
     /// Id (`srep_…`).
     pub id: String,
     /// The house.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// The person.
-    pub user_id: String,
+    pub user_id: UserId,
     /// The topic.
     pub topic: Option<String>,
     /// The subject.
@@ -136,9 +137,9 @@ pub struct ScreenshotRow {
     /// Id (`shot_…`).
     pub id: String,
     /// The house it was sent from.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// The person who sent it.
-    pub user_id: String,
+    pub user_id: UserId,
     /// The object name its links sign (`o`).
     pub object: String,
     /// Where the bytes are.
@@ -159,7 +160,7 @@ pub struct TicketFilter {
     /// One status.
     pub status: Option<String>,
     /// One house.
-    pub org_id: Option<String>,
+    pub org_id: Option<OrgId>,
     /// One topic.
     pub topic: Option<String>,
     /// One ticket.
@@ -188,8 +189,8 @@ pub trait SupportStore {
     /// `(last_message_at, id)`) when given.
     async fn person_tickets(
         &self,
-        org_id: &str,
-        user_id: &str,
+        org_id: &OrgId,
+        user_id: &UserId,
         limit: i64,
         before: Option<(DateTime<Utc>, &str)>,
     ) -> Result<Vec<TicketLineRow>, StorageError>;

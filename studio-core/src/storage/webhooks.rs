@@ -1,6 +1,8 @@
 //! Webhook endpoints as stored, and the `WebhookStore` trait (docs/webhooks.md). The signing
 //! secrets are stored sealed (`webhooks/seal.rs`); this layer never sees them in clear.
 
+use crate::ids::OrgId;
+use crate::ids::WebhookId;
 use chrono::{DateTime, Utc};
 
 use super::StorageError;
@@ -9,9 +11,9 @@ use super::StorageError;
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct WebhookRow {
     /// Id (`whk_…`).
-    pub id: String,
+    pub id: WebhookId,
     /// The house.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// Where deliveries go.
     pub url: String,
     /// A note for people.
@@ -55,9 +57,9 @@ pub struct WebhookAttemptRow {
     /// Id (`wha_…`, time-ordered).
     pub id: String,
     /// The house.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// The endpoint.
-    pub endpoint_id: String,
+    pub endpoint_id: WebhookId,
     /// The delivery (`msg_…`): the `webhook-id` of every attempt of one event.
     pub delivery_id: String,
     /// The event kind.
@@ -92,9 +94,9 @@ pub struct WebhookDeliveryRow {
     /// Id (`msg_…`, time-ordered): the `webhook-id` of every attempt.
     pub id: String,
     /// The house.
-    pub org_id: String,
+    pub org_id: OrgId,
     /// The endpoint.
-    pub endpoint_id: String,
+    pub endpoint_id: WebhookId,
     /// The event kind.
     pub event: String,
     /// The house event number, when the event has one.
@@ -138,13 +140,13 @@ pub trait WebhookStore {
     /// Insert a new endpoint unless the house already keeps `max` of them; false when it does.
     async fn insert_webhook(&self, row: &WebhookRow, max: i64) -> Result<bool, StorageError>;
     /// One endpoint of the house.
-    async fn webhook(&self, org_id: &str, id: &str) -> Result<Option<WebhookRow>, StorageError>;
+    async fn webhook(&self, org_id: &OrgId, id: &str) -> Result<Option<WebhookRow>, StorageError>;
     /// Every endpoint of the house, oldest first.
-    async fn webhooks(&self, org_id: &str) -> Result<Vec<WebhookRow>, StorageError>;
+    async fn webhooks(&self, org_id: &OrgId) -> Result<Vec<WebhookRow>, StorageError>;
     /// Apply a patch; None when there is no such endpoint.
     async fn update_webhook(
         &self,
-        org_id: &str,
+        org_id: &OrgId,
         id: &str,
         changes: &WebhookChanges,
         now: DateTime<Utc>,
@@ -153,19 +155,19 @@ pub trait WebhookStore {
     /// None when there is no such endpoint.
     async fn rotate_webhook_secret(
         &self,
-        org_id: &str,
+        org_id: &OrgId,
         id: &str,
         sealed: &str,
         until: DateTime<Utc>,
         now: DateTime<Utc>,
     ) -> Result<Option<WebhookRow>, StorageError>;
     /// Delete an endpoint and its log; false when there is no such endpoint.
-    async fn delete_webhook(&self, org_id: &str, id: &str) -> Result<bool, StorageError>;
+    async fn delete_webhook(&self, org_id: &OrgId, id: &str) -> Result<bool, StorageError>;
     /// Disable an enabled endpoint for `reason` (the delivery rules: a 410, a run of failures);
     /// false when it was already disabled (or is gone), so the rules act once.
     async fn disable_webhook(
         &self,
-        org_id: &str,
+        org_id: &OrgId,
         id: &str,
         reason: &str,
         now: DateTime<Utc>,
@@ -175,16 +177,16 @@ pub trait WebhookStore {
     /// Up to `limit` attempts of an endpoint, newest first, older than the attempt `before`.
     async fn webhook_attempts(
         &self,
-        org_id: &str,
-        endpoint_id: &str,
+        org_id: &OrgId,
+        endpoint_id: &WebhookId,
         limit: i64,
         before: Option<&str>,
     ) -> Result<Vec<WebhookAttemptRow>, StorageError>;
     /// The latest attempt of one delivery of an endpoint.
     async fn last_webhook_attempt(
         &self,
-        org_id: &str,
-        endpoint_id: &str,
+        org_id: &OrgId,
+        endpoint_id: &WebhookId,
         delivery_id: &str,
     ) -> Result<Option<WebhookAttemptRow>, StorageError>;
     /// Queue deliveries (the outbox), each `pending` and due at its `next_attempt_at`; a job
@@ -211,7 +213,11 @@ pub trait WebhookStore {
     /// Every enabled endpoint of every house (the catch-up at a process's start).
     async fn enabled_webhooks(&self) -> Result<Vec<WebhookRow>, StorageError>;
     /// The newest job change (event number) queued for an endpoint's own URL; None when none was.
-    async fn newest_queued_job_change(&self, org_id: &str, endpoint_id: &str) -> Result<Option<i64>, StorageError>;
+    async fn newest_queued_job_change(
+        &self,
+        org_id: &OrgId,
+        endpoint_id: &WebhookId,
+    ) -> Result<Option<i64>, StorageError>;
     /// How many deliveries of the house are in each status, as (status, count).
-    async fn webhook_delivery_counts(&self, org_id: &str) -> Result<Vec<(String, i64)>, StorageError>;
+    async fn webhook_delivery_counts(&self, org_id: &OrgId) -> Result<Vec<(String, i64)>, StorageError>;
 }

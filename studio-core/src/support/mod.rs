@@ -9,6 +9,7 @@
 //! the minter reads support's answers from their browser. A thread that is not the caller's
 //! (another person, another house, an unknown id) is 503 `THREAD_UNAVAILABLE`, as the spec says.
 
+use crate::ids::OrgId;
 use chrono::Utc;
 use serde_json::{Value, json};
 
@@ -216,7 +217,7 @@ fn check(new: &NewTicket) -> Result<Checked> {
 impl Support<'_> {
     /// What the server reads and attaches to a ticket of `org_id`: the plan, the spendable
     /// balance and the house's last develop (never taken from the client).
-    pub(crate) async fn context(&self, org_id: &str) -> Result<Value> {
+    pub(crate) async fn context(&self, org_id: &OrgId) -> Result<Value> {
         let studio = self.0;
         let plan = studio.billing().plan_view(org_id).await?;
         let spendable = studio.storage.balance(org_id).await?.spendable();
@@ -255,7 +256,7 @@ impl Support<'_> {
                 id: new_id("tmsg"),
                 ticket_id: row.ticket.id.clone(),
                 author: "person".into(),
-                author_id: Some(caller.user_id.clone()),
+                author_id: Some(caller.user_id.to_string()),
                 internal: false,
                 content: body,
                 created_at: now,
@@ -320,7 +321,7 @@ impl Support<'_> {
             id: new_id("tmsg"),
             ticket_id: ticket.id.clone(),
             author: "person".into(),
-            author_id: Some(caller.user_id.clone()),
+            author_id: Some(caller.user_id.to_string()),
             internal: false,
             content: body,
             created_at: now,

@@ -2,6 +2,7 @@
 //! whole thread with notes, context and fresh screenshot links, reply, internal note, status)
 //! and the analyst's support aggregates (`GET /api/internal/analyst/support`).
 
+use crate::ids::OrgId;
 use chrono::Duration;
 use serde_json::Value;
 
@@ -28,9 +29,9 @@ fn admin_ticket(row: &TicketLineRow) -> AdminTicket {
         source: row.ticket.source.clone(),
         topic: row.ticket.topic.clone(),
         reason: row.ticket.reason.clone(),
-        house_id: row.ticket.org_id.clone(),
+        house_id: row.ticket.org_id.clone().map(String::from),
         house_name: row.house_name.clone(),
-        person_id: row.ticket.user_id.clone(),
+        person_id: row.ticket.user_id.clone().map(String::from),
         person_email: row.person_email.clone(),
         contact_email: row.ticket.contact_email.clone(),
         last_author: row.last_author.clone(),
@@ -74,7 +75,7 @@ impl Support<'_> {
                 .map(status)
                 .transpose()?
                 .map(String::from),
-            org_id: query.house.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(String::from),
+            org_id: query.house.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(OrgId::from),
             topic: topic(query.topic.as_deref())?,
             ticket_id: None,
             since: None,

@@ -5,6 +5,7 @@
 //! logged as the next attempt). Every attempt goes through `deliver.rs`, so the target guard,
 //! the signature, the timeouts and the 410 rule are the same for all of them.
 
+use crate::ids::WebhookId;
 use serde_json::json;
 
 use crate::api::{DEFAULT_DELIVERIES_PAGE, DeliveriesQuery, MAX_DELIVERIES_PAGE, WebhookDelivery, WebhookDeliveryPage};
@@ -114,7 +115,8 @@ impl Webhooks<'_> {
             return Err(Error::invalid("BAD_CURSOR", "That cursor is not one we gave."));
         }
         self.0.storage.webhook(&caller.org_id, id).await?.ok_or_else(not_found)?;
-        let mut rows = self.0.storage.webhook_attempts(&caller.org_id, id, i64::from(limit) + 1, cursor).await?;
+        let mut rows =
+            self.0.storage.webhook_attempts(&caller.org_id, &WebhookId::from(id), i64::from(limit) + 1, cursor).await?;
         let more = rows.len() > limit as usize;
         rows.truncate(limit as usize);
         let next_cursor = if more { rows.last().map(|r| r.id.clone()) } else { None };
@@ -139,9 +141,10 @@ impl Webhooks<'_> {
     pub async fn replay(&self, caller: &Caller, id: &str, delivery_id: &str) -> Result<WebhookDelivery> {
         require_manage(caller)?;
         let endpoint = self.0.storage.webhook(&caller.org_id, id).await?.ok_or_else(not_found)?;
-        let last = self.0.storage.last_webhook_attempt(&caller.org_id, id, delivery_id).await?.ok_or_else(|| {
-            Error::not_found("DELIVERY_NOT_FOUND", "No delivery with that id was made to this webhook.")
-        })?;
+        let last =
+            self.0.storage.last_webhook_attempt(&caller.org_id, &WebhookId::from(id), delivery_id).await?.ok_or_else(
+                || Error::not_found("DELIVERY_NOT_FOUND", "No delivery with that id was made to this webhook."),
+            )?;
         let send = Send {
             delivery_id: &last.delivery_id,
             event: &last.event,

@@ -8,6 +8,7 @@
 //! (`signing.rs`). The URL must pass the target guard (`target.rs`) at creation, on a change,
 //! and before every delivery.
 
+use crate::ids::WebhookId;
 pub(crate) mod deliver;
 mod log;
 mod outbox;
@@ -95,7 +96,7 @@ fn description(text: Option<String>) -> Result<Option<String>> {
 
 pub(crate) fn view(row: &WebhookRow) -> Webhook {
     Webhook {
-        id: row.id.clone(),
+        id: row.id.to_string(),
         url: row.url.clone(),
         description: row.description.clone(),
         events: serde_json::from_str(&row.events).unwrap_or_default(),
@@ -141,7 +142,7 @@ impl Webhooks<'_> {
         let secret = new_secret();
         let at = now();
         let row = WebhookRow {
-            id: new_id("whk"),
+            id: WebhookId::from(new_id("whk")),
             org_id: caller.org_id.clone(),
             url,
             description,
@@ -151,7 +152,7 @@ impl Webhooks<'_> {
             previous_sealed: None,
             previous_expires_at: None,
             disabled_reason: None,
-            created_by: caller.user_id.clone(),
+            created_by: caller.user_id.to_string(),
             created_at: at,
             updated_at: at,
         };

@@ -22,6 +22,7 @@
 //! due again and another worker (or the restarted process) makes the attempt: delivery is at
 //! least once, and every attempt of one event carries the same `webhook-id` to deduplicate on.
 
+use crate::ids::OrgId;
 use std::collections::BTreeMap;
 use std::future::Future;
 
@@ -94,8 +95,9 @@ impl Webhooks<'_> {
         let (Some(url), Some(signer)) = (options.get(WEBHOOK_URL_FIELD), options.get(WEBHOOK_ENDPOINT_FIELD)) else {
             return;
         };
+        let org = OrgId::from(&*event.org_id);
         let queued = async {
-            let endpoint = self.0.storage.webhook(&event.org_id, signer).await?.filter(|e| e.enabled);
+            let endpoint = self.0.storage.webhook(&org, signer).await?.filter(|e| e.enabled);
             let Some(endpoint) = endpoint else {
                 tracing::warn!(org = %event.org_id, "the endpoint that signs a develop's webhookUrl is disabled or gone; skipped");
                 return Ok(());
@@ -131,13 +133,14 @@ impl Webhooks<'_> {
                  enabled one), and this house has none: create one first (POST /api/toolkit/webhooks). Nothing was held.",
             ));
         };
-        options.insert(WEBHOOK_ENDPOINT_FIELD.to_string(), signer.id.clone());
+        options.insert(WEBHOOK_ENDPOINT_FIELD.to_string(), signer.id.to_string());
         options.insert(WEBHOOK_URL_FIELD.to_string(), url);
         Ok(())
     }
 
     async fn try_enqueue(&self, event: &HouseEvent) -> Result<()> {
-        let endpoints = self.0.storage.webhooks(&event.org_id).await?;
+        let org = OrgId::from(&*event.org_id);
+        let endpoints = self.0.storage.webhooks(&org).await?;
         if endpoints.is_empty() {
             return Ok(());
         }

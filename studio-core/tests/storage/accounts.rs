@@ -91,7 +91,7 @@ async fn sessions_expire_and_can_be_deleted(storage: Arc<dyn Storage>) {
 fn key(org_id: &str, user_id: &str, id: &str, role: &str, minutes_ago: i64) -> KeyRow {
     KeyRow {
         id: id.to_string(),
-        org_id: org_id.to_string(),
+        org_id: org_id.into(),
         created_by: user_id.to_string(),
         name: id.to_string(),
         role: role.to_string(),

@@ -17,7 +17,7 @@ async fn postgres_events_announced_together_arrive_whole_once_and_in_order() {
             let storage = storage.clone();
             tasks.push(tokio::spawn(async move {
                 for n in 0..25 {
-                    let sent = storage.announce(&format!("org-{r}-{t}"), &format!("{{\"n\":{n}}}")).await;
+                    let sent = storage.announce(&format!("org-{r}-{t}").into(), &format!("{{\"n\":{n}}}")).await;
                     assert!(matches!(sent, Ok(true)), "announced: {sent:?}");
                 }
             }));
@@ -25,7 +25,7 @@ async fn postgres_events_announced_together_arrive_whole_once_and_in_order() {
     }
     // One event over NOTIFY's 8,000 bytes, among the others: refused, and only it.
     let long = format!("{{\"pad\":\"{}\"}}", "x".repeat(9_000));
-    assert!(s.storage.announce("org-long", &long).await.is_err(), "an event over the limit is refused");
+    assert!(s.storage.announce(&"org-long".into(), &long).await.is_err(), "an event over the limit is refused");
     for task in tasks {
         task.await.expect("announcing task");
     }

@@ -29,7 +29,7 @@ fn hold(org_id: &str, id: &str, amount: i64) -> NewHold {
     }
 }
 
-async fn assert_totals_match_entries(storage: &dyn Storage, org_id: &str) {
+async fn assert_totals_match_entries(storage: &dyn Storage, org_id: &studio_core::OrgId) {
     let b = storage.balance(org_id).await.unwrap();
     let a = storage.audit(org_id).await.unwrap();
     assert_eq!(

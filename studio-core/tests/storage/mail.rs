@@ -18,7 +18,7 @@ fn queued(id: &str, to: &str, user_id: Option<&str>) -> LetterRow {
         id: id.into(),
         kind: "test".into(),
         to_addr: to.into(),
-        user_id: user_id.map(str::to_string),
+        user_id: user_id.map(Into::into),
         subject: "s".into(),
         html: "<p>h</p>".into(),
         text: "t".into(),
@@ -85,19 +85,19 @@ async fn the_outbox_hands_each_letter_to_one_worker(storage: Arc<dyn Storage>) {
     // Delivery reports: once per webhook id, and a status never moves back.
     let hook = |n: u32| format!("{tag}-{n}");
     assert_eq!(
-        storage.apply_mail_event(&hook(1), Some(&ids[0]), "bounced", now).await.unwrap(),
+        storage.apply_mail_event(&hook(1), Some(&ids[0].as_str().into()), "bounced", now).await.unwrap(),
         MailEventOutcome::Applied("bounced".into())
     );
     assert_eq!(
-        storage.apply_mail_event(&hook(1), Some(&ids[0]), "bounced", now).await.unwrap(),
+        storage.apply_mail_event(&hook(1), Some(&ids[0].as_str().into()), "bounced", now).await.unwrap(),
         MailEventOutcome::Duplicate
     );
     assert_eq!(
-        storage.apply_mail_event(&hook(2), Some(&ids[0]), "delivered", now).await.unwrap(),
+        storage.apply_mail_event(&hook(2), Some(&ids[0].as_str().into()), "delivered", now).await.unwrap(),
         MailEventOutcome::Applied("bounced".into())
     );
     assert_eq!(
-        storage.apply_mail_event(&hook(3), Some("nope"), "delivered", now).await.unwrap(),
+        storage.apply_mail_event(&hook(3), Some(&"nope".into()), "delivered", now).await.unwrap(),
         MailEventOutcome::UnknownLetter
     );
 

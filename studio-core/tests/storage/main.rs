@@ -19,7 +19,7 @@ mod submits;
 use std::sync::Arc;
 
 use chrono::Utc;
-use studio_core::{NewAccount, OrgRow, Storage, UserRow};
+use studio_core::{NewAccount, OrgId, OrgRow, Storage, UserId, UserRow};
 use studio_testdb::TestDatabase;
 
 /// A storage under test, with whatever keeps it alive (dropped after it: a PostgreSQL subject's
@@ -76,17 +76,17 @@ impl Rng {
 }
 
 /// A new person with a house and `grant` tokens; returns (user id, org id).
-pub(crate) async fn new_house(storage: &dyn Storage, grant: i64) -> (String, String) {
+pub(crate) async fn new_house(storage: &dyn Storage, grant: i64) -> (UserId, OrgId) {
     let tag = uuid::Uuid::new_v4().simple().to_string();
     let now = Utc::now();
     let user = UserRow {
-        id: format!("usr_{tag}"),
+        id: format!("usr_{tag}").into(),
         email: format!("{tag}@example.com"),
         name: None,
         password_hash: None,
         created_at: now,
     };
-    let org = OrgRow { id: format!("org_{tag}"), name: "House".into(), created_at: now };
+    let org = OrgRow { id: format!("org_{tag}").into(), name: "House".into(), created_at: now };
     storage
         .create_account(NewAccount { user: user.clone(), org: org.clone(), grant_tokens: grant })
         .await
@@ -95,11 +95,11 @@ pub(crate) async fn new_house(storage: &dyn Storage, grant: i64) -> (String, Str
 }
 
 /// A queued upscale of `tokens` for `user` of house `org`, as `create_jobs` takes it.
-pub(crate) fn queued_job(org: &str, user: &str, tokens: i64, key: Option<String>) -> studio_core::JobRow {
+pub(crate) fn queued_job(org: &OrgId, user: &UserId, tokens: i64, key: Option<String>) -> studio_core::JobRow {
     let id = format!("job_{}", uuid::Uuid::new_v4().simple());
     studio_core::JobRow {
         idempotency_key: key,
-        ..studio_core::JobRow::queued(id, org, Some(user.to_string()), "upscale", "1k", tokens)
+        ..studio_core::JobRow::queued(id, org, Some(user.clone()), "upscale", "1k", tokens)
     }
 }
 

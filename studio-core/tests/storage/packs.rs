@@ -62,7 +62,7 @@ async fn each_queued_pack_is_claimed_once(storage: Arc<dyn Storage>) {
     for w in workers {
         claimed.extend(w.await.unwrap());
     }
-    let mine: Vec<&String> = claimed.iter().filter(|id| id.ends_with(&org)).collect();
+    let mine: Vec<&String> = claimed.iter().filter(|id| id.ends_with(org.as_str())).collect();
     let mut sorted = mine.clone();
     sorted.sort();
     sorted.dedup();

@@ -13,7 +13,7 @@ use crate::{conformance, new_house, queued_job};
 conformance!(a_stale_read_writes_nothing, stale_calls_in_a_group_leave_the_others_written);
 
 /// A live library image of the house.
-async fn image(storage: &dyn Storage, org: &str) -> String {
+async fn image(storage: &dyn Storage, org: &studio_core::OrgId) -> String {
     let id = format!("ast_{}", uuid::Uuid::new_v4().simple());
     let blob = StoredBlob {
         key: format!("orgs/{org}/assets/{id}.png"),
@@ -29,7 +29,7 @@ async fn image(storage: &dyn Storage, org: &str) -> String {
     id
 }
 
-fn job(org: &str, user: &str, key: Option<&str>) -> JobRow {
+fn job(org: &studio_core::OrgId, user: &studio_core::UserId, key: Option<&str>) -> JobRow {
     queued_job(org, user, 10, key.map(str::to_string))
 }
 

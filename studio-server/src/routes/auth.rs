@@ -55,7 +55,7 @@ async fn switch_house(
     PersonSession(caller, session): PersonSession,
     ApiJson(req): ApiJson<SwitchHouseRequest>,
 ) -> Result<ApiJson<ActiveHouse>, AppError> {
-    Ok(ApiJson(state.studio.accounts().switch_house(&caller, &session, &req.organization_id).await?))
+    Ok(ApiJson(state.studio.accounts().switch_house(&caller, &session, &req.organization_id.as_str().into()).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

@@ -853,7 +853,7 @@ async fn audit_chat(store: &dyn studio_core::Storage, h: &MoneyHouse) {
     };
     let mut stored = BTreeMap::new();
     for session in &sessions {
-        for action in store.chat_actions(session).await.unwrap() {
+        for action in store.chat_actions(&session.as_str().into()).await.unwrap() {
             if action.status == "applied" {
                 let result: Value = serde_json::from_str(action.result.as_deref().unwrap_or("null")).unwrap();
                 stored.insert(action.id.clone(), result["jobId"].as_str().unwrap_or_default().to_string());
@@ -899,7 +899,7 @@ async fn audit_market(store: &dyn studio_core::Storage, world: &World) {
         let claims = h.book.lock().unwrap().claims.clone();
         let held: BTreeMap<String, (Option<String>, bool)> = holdings
             .iter()
-            .filter(|e| &e.org_id == org)
+            .filter(|e| e.org_id == org)
             .map(|e| (e.id.clone(), (e.payment_ref.clone(), e.revoked_at.is_some())))
             .collect();
         let paid: BTreeMap<String, (Option<String>, bool)> = claims

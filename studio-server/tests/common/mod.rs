@@ -116,7 +116,7 @@ pub(crate) struct House {
     /// The owner's session token.
     pub(crate) session: String,
     /// The house.
-    pub(crate) org_id: String,
+    pub(crate) org_id: studio_core::OrgId,
 }
 
 /// Sign up on `server` and mint a member key.
@@ -125,7 +125,7 @@ pub(crate) async fn house(server: &Server) -> House {
     let email = format!("proc-{}@example.com", unique());
     let signed = anon.sign_up(&email, "a long enough password", None).await.expect("sign up");
     let key = anon.with_session(&signed.session).mint_key("proc", None).await.expect("mint").key.expect("secret");
-    House { key: anon.with_api_key(key), session: signed.session, org_id: signed.account.organization.id }
+    House { key: anon.with_api_key(key), session: signed.session, org_id: signed.account.organization.id.into() }
 }
 
 /// A `w` × `h` PNG whose pixels depend on `seed`.

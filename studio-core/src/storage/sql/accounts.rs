@@ -44,10 +44,10 @@ macro_rules! impl_account_store {
                 open_balance(&mut tx, &a.org.id, a.org.created_at).await?;
                 if a.grant_tokens > 0 {
                     let credit = NewCredit {
-                        org_id: a.org.id.clone(),
+                        org_id: crate::ids::OrgId::from(a.org.id.clone()),
                         bucket: Bucket::Grant,
                         amount: a.grant_tokens,
-                        user_id: Some(a.user.id.clone()),
+                        user_id: Some(crate::ids::UserId::from(a.user.id.clone())),
                         reason: "signup".to_string(),
                         expires_at: None,
                         now: a.org.created_at,
@@ -94,7 +94,7 @@ macro_rules! impl_account_store {
                 Ok(())
             }
 
-            async fn membership(&self, org_id: &str, user_id: &str) -> Result<Option<MembershipRow>, StorageError> {
+            async fn membership(&self, org_id: &OrgId, user_id: &UserId) -> Result<Option<MembershipRow>, StorageError> {
                 Ok(sqlx::query_as(
                     "SELECT org_id, user_id, role, created_at FROM memberships WHERE org_id = $1 AND user_id = $2",
                 )
@@ -104,7 +104,7 @@ macro_rules! impl_account_store {
                 .await?)
             }
 
-            async fn home_membership(&self, user_id: &str) -> Result<Option<MembershipRow>, StorageError> {
+            async fn home_membership(&self, user_id: &UserId) -> Result<Option<MembershipRow>, StorageError> {
                 Ok(sqlx::query_as(
                     "SELECT org_id, user_id, role, created_at FROM memberships WHERE user_id = $1 \
                      ORDER BY CASE WHEN role = 'owner' THEN 0 ELSE 1 END, created_at, org_id LIMIT 1",
@@ -205,7 +205,7 @@ macro_rules! impl_account_store {
                 Ok(())
             }
 
-            async fn list_keys(&self, org_id: &str) -> Result<Vec<KeyRow>, StorageError> {
+            async fn list_keys(&self, org_id: &OrgId) -> Result<Vec<KeyRow>, StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ", key_columns!(), " FROM api_keys WHERE org_id = $1 ORDER BY created_at DESC, id DESC"
                 ))
@@ -221,7 +221,7 @@ macro_rules! impl_account_store {
                     .await?)
             }
 
-            async fn house_stamp(&self, org_id: &str) -> Result<HouseStamp, StorageError> {
+            async fn house_stamp(&self, org_id: &OrgId) -> Result<HouseStamp, StorageError> {
                 Ok(sqlx::query_as(
                     "SELECT COALESCE((SELECT epoch FROM key_epochs WHERE org_id = $1), 0) AS key_epoch, \
                      COALESCE((SELECT version FROM library_versions WHERE org_id = $1), 0) AS library_version",
@@ -231,7 +231,7 @@ macro_rules! impl_account_store {
                 .await?)
             }
 
-            async fn revoke_key(&self, org_id: &str, key_id: &str, now: DateTime<Utc>) -> Result<Option<KeyRow>, StorageError> {
+            async fn revoke_key(&self, org_id: &OrgId, key_id: &str, now: DateTime<Utc>) -> Result<Option<KeyRow>, StorageError> {
                 let _w = self.write_lock().await;
                 Ok(sqlx::query_as(concat!(
                     "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2 AND org_id = $3 RETURNING ",

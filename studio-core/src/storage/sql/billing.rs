@@ -32,7 +32,7 @@ macro_rules! impl_billing_store {
                     .await?)
             }
 
-            async fn billing_account(&self, org_id: &str) -> Result<Option<BillingAccountRow>, StorageError> {
+            async fn billing_account(&self, org_id: &OrgId) -> Result<Option<BillingAccountRow>, StorageError> {
                 Ok(sqlx::query_as(concat!("SELECT ", account_columns!(), " FROM billing_accounts WHERE org_id = $1"))
                     .bind(org_id)
                     .fetch_optional(&self.pool)
@@ -140,7 +140,7 @@ macro_rules! impl_billing_store {
                 Ok(())
             }
 
-            async fn autocharges(&self, org_id: &str, limit: i64) -> Result<Vec<CheckoutRow>, StorageError> {
+            async fn autocharges(&self, org_id: &OrgId, limit: i64) -> Result<Vec<CheckoutRow>, StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ", checkout_columns!(), " FROM billing_checkouts WHERE org_id = $1 AND kind = 'autocharge' \
                      AND status <> 'failed' ORDER BY created_at DESC, reference DESC LIMIT $2"
@@ -151,7 +151,7 @@ macro_rules! impl_billing_store {
                 .await?)
             }
 
-            async fn autocharge_spent(&self, org_id: &str, since: DateTime<Utc>) -> Result<i64, StorageError> {
+            async fn autocharge_spent(&self, org_id: &OrgId, since: DateTime<Utc>) -> Result<i64, StorageError> {
                 let mut tx = self.begin_write().await?;
                 let spent = autocharge_spent_in(&mut tx, org_id, since).await?;
                 tx.commit().await?;
@@ -261,7 +261,7 @@ macro_rules! impl_billing_store {
                     .await?;
                 }
                 tx.commit().await?;
-                Ok(PaymentOutcome::Granted { org_id: checkout.org_id, tokens, bucket, balance })
+                Ok(PaymentOutcome::Granted { org_id: checkout.org_id.to_string(), tokens, bucket, balance })
             }
         }
 
@@ -291,7 +291,7 @@ macro_rules! impl_billing_store {
         }
 
         /// Cents of a house's auto top-up charges (not failed) since a time.
-        async fn autocharge_spent_in(tx: &mut Tx, org_id: &str, since: DateTime<Utc>) -> Result<i64, StorageError> {
+        async fn autocharge_spent_in(tx: &mut Tx, org_id: &OrgId, since: DateTime<Utc>) -> Result<i64, StorageError> {
             let (spent,): (i64,) = sqlx::query_as(
                 "SELECT CAST(COALESCE(SUM(amount_cents), 0) AS BIGINT) FROM billing_checkouts \
                  WHERE org_id = $1 AND kind = 'autocharge' AND status <> 'failed' AND created_at >= $2",

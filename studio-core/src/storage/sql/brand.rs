@@ -27,7 +27,7 @@ macro_rules! impl_brand_store {
         impl $crate::storage::BrandStore for $ty {
             async fn brand_profile(
                 &self,
-                org_id: &str,
+                org_id: &OrgId,
             ) -> Result<Option<$crate::storage::BrandProfileRow>, $crate::storage::StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ",
@@ -41,7 +41,7 @@ macro_rules! impl_brand_store {
 
             async fn save_brand_profile(
                 &self,
-                org_id: &str,
+                org_id: &OrgId,
                 fields: &$crate::storage::BrandFieldsPatch,
                 now: chrono::DateTime<chrono::Utc>,
             ) -> Result<$crate::storage::BrandProfileRow, $crate::storage::StorageError> {
@@ -71,7 +71,7 @@ macro_rules! impl_brand_store {
 
             async fn record_brand_read(
                 &self,
-                org_id: &str,
+                org_id: &OrgId,
                 fields: &$crate::storage::BrandFields,
                 now: chrono::DateTime<chrono::Utc>,
             ) -> Result<$crate::storage::BrandProfileRow, $crate::storage::StorageError> {
@@ -98,7 +98,7 @@ macro_rules! impl_brand_store {
 
             async fn claim_free_brand_read(
                 &self,
-                org_id: &str,
+                org_id: &OrgId,
                 now: chrono::DateTime<chrono::Utc>,
                 stale_before: chrono::DateTime<chrono::Utc>,
             ) -> Result<bool, $crate::storage::StorageError> {
@@ -122,7 +122,7 @@ macro_rules! impl_brand_store {
                 Ok(claimed.rows_affected() == 1)
             }
 
-            async fn release_free_brand_read(&self, org_id: &str) -> Result<(), $crate::storage::StorageError> {
+            async fn release_free_brand_read(&self, org_id: &OrgId) -> Result<(), $crate::storage::StorageError> {
                 let _w = self.write_lock().await;
                 sqlx::query("UPDATE brand_profiles SET free_read_at = NULL WHERE org_id = $1")
                     .bind(org_id)
@@ -158,7 +158,7 @@ macro_rules! impl_brand_store {
 
             async fn brand_mark(
                 &self,
-                org_id: &str,
+                org_id: &OrgId,
                 id: &str,
             ) -> Result<Option<$crate::storage::BrandMarkRow>, $crate::storage::StorageError> {
                 Ok(sqlx::query_as(concat!(
@@ -175,7 +175,7 @@ macro_rules! impl_brand_store {
 
             async fn brand_marks(
                 &self,
-                org_id: &str,
+                org_id: &OrgId,
                 collection_id: &str,
             ) -> Result<Vec<$crate::storage::BrandMarkRow>, $crate::storage::StorageError> {
                 Ok(sqlx::query_as(concat!(
@@ -192,7 +192,7 @@ macro_rules! impl_brand_store {
 
             async fn update_brand_mark(
                 &self,
-                org_id: &str,
+                org_id: &OrgId,
                 id: &str,
                 material: &str,
                 placement: Option<&str>,
@@ -215,7 +215,7 @@ macro_rules! impl_brand_store {
                 Ok(done.rows_affected() == 1)
             }
 
-            async fn delete_brand_mark(&self, org_id: &str, id: &str) -> Result<bool, $crate::storage::StorageError> {
+            async fn delete_brand_mark(&self, org_id: &OrgId, id: &str) -> Result<bool, $crate::storage::StorageError> {
                 let _w = self.write_lock().await;
                 let done = sqlx::query("DELETE FROM brand_marks WHERE org_id = $1 AND id = $2")
                     .bind(org_id)

@@ -34,7 +34,7 @@ macro_rules! impl_chat_store {
         /// change) first so the session row serialises its writers.
         async fn append_turns_in(
             tx: &mut Tx,
-            session_id: &str,
+            session_id: &ChatSessionId,
             mut turns: Vec<$crate::storage::ChatTurnRow>,
             change: &$crate::storage::SessionChange<'_>,
             now: chrono::DateTime<chrono::Utc>,
@@ -108,8 +108,8 @@ macro_rules! impl_chat_store {
 
             async fn chat_session(
                 &self,
-                org_id: &str,
-                user_id: &str,
+                org_id: &OrgId,
+                user_id: &UserId,
                 via: &str,
                 id: &str,
             ) -> Result<Option<$crate::storage::ChatSessionRow>, $crate::storage::StorageError> {
@@ -128,8 +128,8 @@ macro_rules! impl_chat_store {
 
             async fn chat_sessions(
                 &self,
-                org_id: &str,
-                user_id: &str,
+                org_id: &OrgId,
+                user_id: &UserId,
                 via: &str,
                 limit: i64,
                 before: Option<(chrono::DateTime<chrono::Utc>, &str)>,
@@ -157,7 +157,7 @@ macro_rules! impl_chat_store {
 
             async fn claim_escalation(
                 &self,
-                session_id: &str,
+                session_id: &ChatSessionId,
                 reason: &str,
             ) -> Result<bool, $crate::storage::StorageError> {
                 let _w = self.write_lock().await;
@@ -171,7 +171,7 @@ macro_rules! impl_chat_store {
                 Ok(done.rows_affected() == 1)
             }
 
-            async fn drop_escalation(&self, session_id: &str) -> Result<(), $crate::storage::StorageError> {
+            async fn drop_escalation(&self, session_id: &ChatSessionId) -> Result<(), $crate::storage::StorageError> {
                 let _w = self.write_lock().await;
                 sqlx::query(
                     "UPDATE chat_sessions SET status = 'open', reason = NULL WHERE id = $1 AND ticket_id IS NULL",
@@ -184,7 +184,7 @@ macro_rules! impl_chat_store {
 
             async fn take_chat_turn(
                 &self,
-                session_id: &str,
+                session_id: &ChatSessionId,
                 limit: i64,
             ) -> Result<Option<i64>, $crate::storage::StorageError> {
                 let _w = self.write_lock().await;
@@ -199,7 +199,7 @@ macro_rules! impl_chat_store {
                 Ok(row.map(|(n,)| n))
             }
 
-            async fn return_chat_turn(&self, session_id: &str) -> Result<(), $crate::storage::StorageError> {
+            async fn return_chat_turn(&self, session_id: &ChatSessionId) -> Result<(), $crate::storage::StorageError> {
                 let _w = self.write_lock().await;
                 sqlx::query("UPDATE chat_sessions SET turns = turns - 1 WHERE id = $1 AND turns > 0")
                     .bind(session_id)
@@ -210,7 +210,7 @@ macro_rules! impl_chat_store {
 
             async fn append_chat_turns(
                 &self,
-                session_id: &str,
+                session_id: &ChatSessionId,
                 turns: Vec<$crate::storage::ChatTurnRow>,
                 actions: &[$crate::storage::ChatActionRow],
                 change: $crate::storage::SessionChange<'_>,
@@ -246,7 +246,7 @@ macro_rules! impl_chat_store {
 
             async fn chat_turns(
                 &self,
-                session_id: &str,
+                session_id: &ChatSessionId,
                 after_seq: i64,
                 limit: i64,
             ) -> Result<Vec<$crate::storage::ChatTurnRow>, $crate::storage::StorageError> {
@@ -264,7 +264,7 @@ macro_rules! impl_chat_store {
 
             async fn chat_actions(
                 &self,
-                session_id: &str,
+                session_id: &ChatSessionId,
             ) -> Result<Vec<$crate::storage::ChatActionRow>, $crate::storage::StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ",
@@ -278,7 +278,7 @@ macro_rules! impl_chat_store {
 
             async fn cache_chat_context(
                 &self,
-                session_id: &str,
+                session_id: &ChatSessionId,
                 context: &str,
                 at: chrono::DateTime<chrono::Utc>,
             ) -> Result<(), $crate::storage::StorageError> {
@@ -294,7 +294,7 @@ macro_rules! impl_chat_store {
 
             async fn chat_action(
                 &self,
-                session_id: &str,
+                session_id: &ChatSessionId,
                 id: &str,
             ) -> Result<Option<$crate::storage::ChatActionRow>, $crate::storage::StorageError> {
                 Ok(sqlx::query_as(concat!(

@@ -200,7 +200,7 @@ macro_rules! impl_console_store {
 
             async fn payments(
                 &self,
-                org_id: Option<&str>,
+                org_id: Option<&OrgId>,
                 status: Option<&str>,
                 before: Option<(chrono::DateTime<chrono::Utc>, &str)>,
                 limit: i64,
@@ -228,7 +228,7 @@ macro_rules! impl_console_store {
 
             async fn payment_totals(
                 &self,
-                org_id: Option<&str>,
+                org_id: Option<&OrgId>,
             ) -> Result<Vec<$crate::storage::NamedCount>, $crate::storage::StorageError> {
                 Ok(sqlx::query_as(
                     "SELECT status AS name, CAST(COUNT(*) AS BIGINT) AS n, \

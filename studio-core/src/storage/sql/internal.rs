@@ -362,7 +362,7 @@ macro_rules! impl_internal_store {
                 .await?)
             }
 
-            async fn autonomy(&self, org_id: &str) -> Result<Option<$crate::storage::AutonomyRow>, StorageError> {
+            async fn autonomy(&self, org_id: &OrgId) -> Result<Option<$crate::storage::AutonomyRow>, StorageError> {
                 Ok(sqlx::query_as(
                     "SELECT org_id, level, note, revision, revised_by, revised_at FROM house_autonomy WHERE org_id = $1",
                 )
@@ -407,7 +407,7 @@ macro_rules! impl_internal_store {
                 Ok(row)
             }
 
-            async fn house_exists(&self, org_id: &str) -> Result<bool, StorageError> {
+            async fn house_exists(&self, org_id: &OrgId) -> Result<bool, StorageError> {
                 let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM organizations WHERE id = $1")
                     .bind(org_id)
                     .fetch_one(&self.pool)
@@ -542,7 +542,7 @@ macro_rules! impl_internal_store {
             async fn develop_stamps(
                 &self,
                 since: chrono::DateTime<chrono::Utc>,
-                org_id: Option<&str>,
+                org_id: Option<&OrgId>,
             ) -> Result<Vec<$crate::storage::StampRow>, StorageError> {
                 self.stamps("SELECT tool AS key, status AS detail, tokens AS amount, created_at AS at FROM jobs \
                      WHERE created_at >= $1 AND ($2 IS NULL OR org_id = $2)", since, org_id).await
@@ -551,7 +551,7 @@ macro_rules! impl_internal_store {
             async fn upload_stamps(
                 &self,
                 since: chrono::DateTime<chrono::Utc>,
-                org_id: Option<&str>,
+                org_id: Option<&OrgId>,
             ) -> Result<Vec<$crate::storage::StampRow>, StorageError> {
                 self.stamps("SELECT 'upload' AS key, kind AS detail, bytes AS amount, created_at AS at FROM assets \
                      WHERE tool IS NULL AND created_at >= $1 AND ($2 IS NULL OR org_id = $2)", since, org_id).await
@@ -569,7 +569,7 @@ macro_rules! impl_internal_store {
 
             async fn spend_stamps(
                 &self,
-                org_id: &str,
+                org_id: &OrgId,
                 since: chrono::DateTime<chrono::Utc>,
             ) -> Result<Vec<$crate::storage::StampRow>, StorageError> {
                 self.stamps("SELECT 'settled' AS key, status AS detail, amount, resolved_at AS at FROM holds \
@@ -617,7 +617,7 @@ macro_rules! impl_internal_store {
                 &self,
                 sql: &str,
                 since: chrono::DateTime<chrono::Utc>,
-                org_id: Option<&str>,
+                org_id: Option<&OrgId>,
             ) -> Result<Vec<$crate::storage::StampRow>, StorageError> {
                 let sql = format!(
                     "SELECT key, detail, CAST(amount AS BIGINT) AS amount, at FROM ({sql}) s ORDER BY at LIMIT 200000"

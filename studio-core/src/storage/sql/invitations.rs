@@ -58,7 +58,7 @@ macro_rules! impl_invitation_store {
                 .await?)
             }
 
-            async fn own_code(&self, user_id: &str) -> Result<Option<$crate::storage::InviteCodeRow>, StorageError> {
+            async fn own_code(&self, user_id: &UserId) -> Result<Option<$crate::storage::InviteCodeRow>, StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ", $crate::storage::sql::invitations::invite_code_columns!(),
                     " FROM invite_codes c WHERE c.owner_user_id = $1"
@@ -260,7 +260,7 @@ macro_rules! impl_invitation_store {
             async fn accept_invitation(
                 &self,
                 id: &str,
-                user_id: &str,
+                user_id: &UserId,
                 grant: Option<NewCredit>,
                 now: DateTime<Utc>,
             ) -> Result<$crate::storage::AcceptOutcome, StorageError> {

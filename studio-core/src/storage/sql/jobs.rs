@@ -17,12 +17,12 @@ macro_rules! impl_job_store {
                 let (reply, answer) = tokio::sync::oneshot::channel();
                 let org_id = jobs[0].org_id.clone();
                 if self.job_queue.push(&org_id, PendingJobs { jobs, take, checks, reply }) {
-                    tokio::spawn(self.clone().drain_job_queue(org_id));
+                    tokio::spawn(self.clone().drain_job_queue(org_id.clone()));
                 }
                 answer.await.map_err(|_| StorageError::Unsupported("the submit queue stopped before answering".into()))?
             }
 
-            async fn job(&self, org_id: &str, id: &str) -> Result<Option<JobRow>, StorageError> {
+            async fn job(&self, org_id: &OrgId, id: &str) -> Result<Option<JobRow>, StorageError> {
                 Ok(sqlx::query_as(concat!("SELECT ", job_columns!(), " FROM jobs WHERE id = $1 AND org_id = $2"))
                     .bind(id)
                     .bind(org_id)
@@ -30,7 +30,7 @@ macro_rules! impl_job_store {
                     .await?)
             }
 
-            async fn job_made(&self, org_id: &str, asset_id: &str) -> Result<Option<JobRow>, StorageError> {
+            async fn job_made(&self, org_id: &OrgId, asset_id: &str) -> Result<Option<JobRow>, StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ", job_columns!(), " FROM jobs WHERE org_id = $1 AND result_asset_id = $2 \
                      ORDER BY created_at LIMIT 1"
@@ -41,7 +41,7 @@ macro_rules! impl_job_store {
                 .await?)
             }
 
-            async fn jobs_since(&self, org_id: &str, since: i64, limit: i64) -> Result<Vec<JobRow>, StorageError> {
+            async fn jobs_since(&self, org_id: &OrgId, since: i64, limit: i64) -> Result<Vec<JobRow>, StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ", job_columns!(), " FROM jobs WHERE org_id = $1 AND event_seq > $2 ORDER BY event_seq LIMIT $3"
                 ))
@@ -52,7 +52,7 @@ macro_rules! impl_job_store {
                 .await?)
             }
 
-            async fn recent_jobs(&self, org_id: &str, after: DateTime<Utc>, limit: i64) -> Result<Vec<JobRow>, StorageError> {
+            async fn recent_jobs(&self, org_id: &OrgId, after: DateTime<Utc>, limit: i64) -> Result<Vec<JobRow>, StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ", job_columns!(), " FROM jobs WHERE org_id = $1 AND created_at >= $2 \
                      ORDER BY created_at DESC, id DESC LIMIT $3"
@@ -64,7 +64,7 @@ macro_rules! impl_job_store {
                 .await?)
             }
 
-            async fn list_jobs(&self, org_id: &str, status: Option<&str>, limit: i64) -> Result<Vec<JobRow>, StorageError> {
+            async fn list_jobs(&self, org_id: &OrgId, status: Option<&str>, limit: i64) -> Result<Vec<JobRow>, StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ", job_columns!(), " FROM jobs WHERE org_id = $1 AND (CAST($2 AS TEXT) IS NULL OR status = $2) \
                      ORDER BY created_at DESC, id DESC LIMIT $3"
@@ -120,7 +120,7 @@ macro_rules! impl_job_store {
                 Ok(())
             }
 
-            async fn finish_job(&self, org_id: &str, id: &str, end: JobEnd, now: DateTime<Utc>) -> Result<Option<JobRow>, StorageError> {
+            async fn finish_job(&self, org_id: &OrgId, id: &str, end: JobEnd, now: DateTime<Utc>) -> Result<Option<JobRow>, StorageError> {
                 let _w = self.write_lock().await;
                 let mut tx = self.begin_write().await?;
                 let job: Option<JobRow> = sqlx::query_as(concat!(
@@ -172,7 +172,7 @@ macro_rules! impl_job_store {
                 Ok(Some(job))
             }
 
-            async fn cancel_job(&self, org_id: &str, id: &str, now: DateTime<Utc>) -> Result<CancelOutcome, StorageError> {
+            async fn cancel_job(&self, org_id: &OrgId, id: &str, now: DateTime<Utc>) -> Result<CancelOutcome, StorageError> {
                 let _w = self.write_lock().await;
                 let mut tx = self.begin_write().await?;
                 let job: Option<JobRow> = sqlx::query_as(concat!(
@@ -204,7 +204,7 @@ macro_rules! impl_job_store {
                 Ok(CancelOutcome::Cancelled(job))
             }
 
-            async fn announce(&self, org_id: &str, message: &str) -> Result<bool, StorageError> {
+            async fn announce(&self, org_id: &OrgId, message: &str) -> Result<bool, StorageError> {
                 self.announce_event(org_id, message).await
             }
 
@@ -216,7 +216,7 @@ macro_rules! impl_job_store {
         /// Group commit of develop submits (see `group_commit.rs`): the queue's drain task.
         impl $ty {
             /// Run a house's queued submits, as many per transaction as are waiting, until none are.
-            async fn drain_job_queue(self, org_id: String) {
+            async fn drain_job_queue(self, org_id: OrgId) {
                 let mut guard = DrainGuard::new(&self.job_queue, &org_id);
                 while let Some(group) = guard.next_group() {
                     let answers = self.run_group(group).await;
@@ -287,7 +287,7 @@ macro_rules! impl_job_store {
         /// group no round trip.
         async fn lock_for_checks<'c>(
             tx: &mut Tx,
-            org_id: &str,
+            org_id: &OrgId,
             checks: impl Iterator<Item = &'c $crate::storage::SubmitChecks>,
         ) -> Result<(BalanceRow, Checked), StorageError> {
             let mut brand = false;
@@ -325,7 +325,7 @@ macro_rules! impl_job_store {
 
         /// What checks ask about the house (its brand profile when `brand`, which of `assets`
         /// are live), read in the transaction that writes them.
-        async fn read_for_checks(tx: &mut Tx, org_id: &str, brand: bool, assets: &[&str]) -> Result<Checked, StorageError> {
+        async fn read_for_checks(tx: &mut Tx, org_id: &OrgId, brand: bool, assets: &[&str]) -> Result<Checked, StorageError> {
             let profile = if brand {
                 sqlx::query_as(concat!(
                     "SELECT ", $crate::storage::sql::brand::brand_profile_columns!(), " FROM brand_profiles WHERE org_id = $1"

@@ -35,15 +35,15 @@ macro_rules! impl_ledger_store {
                 Ok(ReserveOutcome::Reserved(hold))
             }
 
-            async fn settle(&self, org_id: &str, hold_id: &str, now: DateTime<Utc>) -> Result<ResolveOutcome, StorageError> {
+            async fn settle(&self, org_id: &OrgId, hold_id: &str, now: DateTime<Utc>) -> Result<ResolveOutcome, StorageError> {
                 self.resolve(org_id, hold_id, now, true).await
             }
 
-            async fn release(&self, org_id: &str, hold_id: &str, now: DateTime<Utc>) -> Result<ResolveOutcome, StorageError> {
+            async fn release(&self, org_id: &OrgId, hold_id: &str, now: DateTime<Utc>) -> Result<ResolveOutcome, StorageError> {
                 self.resolve(org_id, hold_id, now, false).await
             }
 
-            async fn balance(&self, org_id: &str) -> Result<BalanceRow, StorageError> {
+            async fn balance(&self, org_id: &OrgId) -> Result<BalanceRow, StorageError> {
                 let row: Option<BalanceRow> = sqlx::query_as(
                     "SELECT grant_tokens, topup_tokens, held, settled, credited, job_event_seq FROM balances WHERE org_id = $1",
                 )
@@ -53,7 +53,7 @@ macro_rules! impl_ledger_store {
                 Ok(row.unwrap_or_default())
             }
 
-            async fn hold(&self, org_id: &str, hold_id: &str) -> Result<Option<HoldRow>, StorageError> {
+            async fn hold(&self, org_id: &OrgId, hold_id: &str) -> Result<Option<HoldRow>, StorageError> {
                 Ok(sqlx::query_as(concat!("SELECT ", hold_columns!(), " FROM holds WHERE id = $1 AND org_id = $2"))
                     .bind(hold_id)
                     .bind(org_id)
@@ -61,7 +61,7 @@ macro_rules! impl_ledger_store {
                     .await?)
             }
 
-            async fn open_holds(&self, org_id: &str) -> Result<Vec<HoldRow>, StorageError> {
+            async fn open_holds(&self, org_id: &OrgId) -> Result<Vec<HoldRow>, StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ", hold_columns!(), " FROM holds WHERE org_id = $1 AND status = 'held' ORDER BY created_at, id"
                 ))
@@ -70,7 +70,7 @@ macro_rules! impl_ledger_store {
                 .await?)
             }
 
-            async fn holds(&self, org_id: &str) -> Result<Vec<HoldRow>, StorageError> {
+            async fn holds(&self, org_id: &OrgId) -> Result<Vec<HoldRow>, StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ", hold_columns!(), " FROM holds WHERE org_id = $1 ORDER BY created_at, id"
                 ))
@@ -79,8 +79,8 @@ macro_rules! impl_ledger_store {
                 .await?)
             }
 
-            async fn expire_grants(&self, org_id: Option<&str>, now: DateTime<Utc>) -> Result<i64, StorageError> {
-                let due: Vec<(String, String, i64)> = sqlx::query_as(
+            async fn expire_grants(&self, org_id: Option<&OrgId>, now: DateTime<Utc>) -> Result<i64, StorageError> {
+                let due: Vec<(String, OrgId, i64)> = sqlx::query_as(
                     "SELECT e.entry_id, e.org_id, g.grant_delta FROM grant_expiries e \
                      JOIN ledger_entries g ON g.id = e.entry_id \
                      WHERE e.expires_at <= $1 AND ($2 IS NULL OR e.org_id = $2) \
@@ -102,7 +102,7 @@ macro_rules! impl_ledger_store {
                 Ok(expired)
             }
 
-            async fn audit(&self, org_id: &str) -> Result<LedgerAudit, StorageError> {
+            async fn audit(&self, org_id: &OrgId) -> Result<LedgerAudit, StorageError> {
                 Ok(sqlx::query_as(
                     "SELECT CAST(COALESCE(SUM(grant_delta), 0) AS BIGINT) AS grant_tokens, \
                             CAST(COALESCE(SUM(topup_delta), 0) AS BIGINT) AS topup_tokens, \
@@ -121,7 +121,7 @@ macro_rules! impl_ledger_store {
 
         impl $ty {
             /// Settle (`charge`) or release a hold exactly once.
-            async fn resolve(&self, org_id: &str, hold_id: &str, now: DateTime<Utc>, charge: bool) -> Result<ResolveOutcome, StorageError> {
+            async fn resolve(&self, org_id: &OrgId, hold_id: &str, now: DateTime<Utc>, charge: bool) -> Result<ResolveOutcome, StorageError> {
                 let _w = self.write_lock().await;
                 let mut tx = self.begin_write().await?;
                 lock_balance(&mut tx, org_id).await?;

@@ -17,7 +17,7 @@ macro_rules! impl_library_store {
                 Ok(())
             }
 
-            async fn list_folders(&self, org_id: &str) -> Result<Vec<FolderRow>, StorageError> {
+            async fn list_folders(&self, org_id: &OrgId) -> Result<Vec<FolderRow>, StorageError> {
                 Ok(sqlx::query_as(
                     "SELECT id, org_id, name, parent_id, created_at FROM folders WHERE org_id = $1 ORDER BY created_at, id",
                 )
@@ -26,7 +26,7 @@ macro_rules! impl_library_store {
                 .await?)
             }
 
-            async fn folder(&self, org_id: &str, id: &str) -> Result<Option<FolderRow>, StorageError> {
+            async fn folder(&self, org_id: &OrgId, id: &str) -> Result<Option<FolderRow>, StorageError> {
                 Ok(sqlx::query_as("SELECT id, org_id, name, parent_id, created_at FROM folders WHERE id = $1 AND org_id = $2")
                     .bind(id)
                     .bind(org_id)
@@ -34,7 +34,7 @@ macro_rules! impl_library_store {
                     .await?)
             }
 
-            async fn rename_folder(&self, org_id: &str, id: &str, name: &str) -> Result<Option<FolderRow>, StorageError> {
+            async fn rename_folder(&self, org_id: &OrgId, id: &str, name: &str) -> Result<Option<FolderRow>, StorageError> {
                 let _w = self.write_lock().await;
                 Ok(sqlx::query_as(
                     "UPDATE folders SET name = $1 WHERE id = $2 AND org_id = $3 RETURNING id, org_id, name, parent_id, created_at",
@@ -46,7 +46,7 @@ macro_rules! impl_library_store {
                 .await?)
             }
 
-            async fn delete_folder(&self, org_id: &str, id: &str) -> Result<Option<(i64, i64)>, StorageError> {
+            async fn delete_folder(&self, org_id: &OrgId, id: &str) -> Result<Option<(i64, i64)>, StorageError> {
                 let _w = self.write_lock().await;
                 let mut tx = self.begin_write().await?;
                 let folder: Option<FolderRow> = sqlx::query_as(concat!(
@@ -100,13 +100,13 @@ macro_rules! impl_library_store {
                 Ok(())
             }
 
-            async fn list_assets(&self, org_id: &str, folder_id: Option<&str>) -> Result<Vec<AssetRow>, StorageError> {
+            async fn list_assets(&self, org_id: &OrgId, folder_id: Option<&str>) -> Result<Vec<AssetRow>, StorageError> {
                 self.list_assets_page(org_id, folder_id, None, i64::MAX, None).await
             }
 
             async fn list_assets_page(
                 &self,
-                org_id: &str,
+                org_id: &OrgId,
                 folder_id: Option<&str>,
                 kind: Option<&str>,
                 limit: i64,
@@ -129,7 +129,7 @@ macro_rules! impl_library_store {
                 .await?)
             }
 
-            async fn count_assets(&self, org_id: &str, folder_id: Option<&str>) -> Result<i64, StorageError> {
+            async fn count_assets(&self, org_id: &OrgId, folder_id: Option<&str>) -> Result<i64, StorageError> {
                 Ok(sqlx::query_scalar(
                     "SELECT COUNT(*) FROM assets WHERE org_id = $1 AND deleted_at IS NULL AND ($2 IS NULL OR folder_id = $2)",
                 )
@@ -139,7 +139,7 @@ macro_rules! impl_library_store {
                 .await?)
             }
 
-            async fn library_version(&self, org_id: &str) -> Result<i64, StorageError> {
+            async fn library_version(&self, org_id: &OrgId) -> Result<i64, StorageError> {
                 let version: Option<i64> = sqlx::query_scalar("SELECT version FROM library_versions WHERE org_id = $1")
                     .bind(org_id)
                     .fetch_optional(&self.pool)
@@ -154,7 +154,7 @@ macro_rules! impl_library_store {
                     .await?)
             }
 
-            async fn soft_delete_assets(&self, org_id: &str, ids: &[String], now: DateTime<Utc>) -> Result<i64, StorageError> {
+            async fn soft_delete_assets(&self, org_id: &OrgId, ids: &[String], now: DateTime<Utc>) -> Result<i64, StorageError> {
                 let _w = self.write_lock().await;
                 let mut tx = self.begin_write().await?;
                 let mut deleted = 0;
@@ -171,7 +171,7 @@ macro_rules! impl_library_store {
                 Ok(deleted)
             }
 
-            async fn update_assets(&self, org_id: &str, ids: &[String], c: &AssetChanges) -> Result<i64, StorageError> {
+            async fn update_assets(&self, org_id: &OrgId, ids: &[String], c: &AssetChanges) -> Result<i64, StorageError> {
                 let _w = self.write_lock().await;
                 let mut tx = self.begin_write().await?;
                 let approval = c.approval.clone().unwrap_or_default();
@@ -216,7 +216,7 @@ macro_rules! impl_library_store {
                 Ok(matched)
             }
 
-            async fn set_asset_group(&self, org_id: &str, ids: &[String], group_id: &str) -> Result<bool, StorageError> {
+            async fn set_asset_group(&self, org_id: &OrgId, ids: &[String], group_id: &str) -> Result<bool, StorageError> {
                 let _w = self.write_lock().await;
                 let mut tx = self.begin_write().await?;
                 for id in ids {
@@ -235,7 +235,7 @@ macro_rules! impl_library_store {
                 Ok(true)
             }
 
-            async fn count_live_assets(&self, org_id: &str, ids: &[String]) -> Result<i64, StorageError> {
+            async fn count_live_assets(&self, org_id: &OrgId, ids: &[String]) -> Result<i64, StorageError> {
                 let mut live = 0;
                 for id in ids {
                     let found: Option<(String,)> =
@@ -278,7 +278,7 @@ macro_rules! impl_library_store {
                 Ok(())
             }
 
-            async fn pack(&self, org_id: &str, id: &str) -> Result<Option<PackRow>, StorageError> {
+            async fn pack(&self, org_id: &OrgId, id: &str) -> Result<Option<PackRow>, StorageError> {
                 Ok(sqlx::query_as(concat!("SELECT ", pack_columns!(), " FROM packs WHERE id = $1 AND org_id = $2"))
                     .bind(id)
                     .bind(org_id)

@@ -39,7 +39,7 @@ macro_rules! impl_lookbook_store {
                 Ok(())
             }
 
-            async fn looks(&self, org_id: &str, limit: i64) -> Result<Vec<LookRow>, StorageError> {
+            async fn looks(&self, org_id: &OrgId, limit: i64) -> Result<Vec<LookRow>, StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ",
                     look_columns!(),
@@ -51,7 +51,7 @@ macro_rules! impl_lookbook_store {
                 .await?)
             }
 
-            async fn look(&self, org_id: &str, id: &str) -> Result<Option<LookRow>, StorageError> {
+            async fn look(&self, org_id: &OrgId, id: &str) -> Result<Option<LookRow>, StorageError> {
                 Ok(sqlx::query_as(concat!("SELECT ", look_columns!(), " FROM looks WHERE org_id = $1 AND id = $2"))
                     .bind(org_id)
                     .bind(id)
@@ -94,7 +94,7 @@ macro_rules! impl_lookbook_store {
                 Ok(LookJobsOutcome::Jobs(outcome))
             }
 
-            async fn set_look_lock(&self, org_id: &str, look_id: &str, change: LockChange, now: DateTime<Utc>) -> Result<LockOutcome, StorageError> {
+            async fn set_look_lock(&self, org_id: &OrgId, look_id: &str, change: LockChange, now: DateTime<Utc>) -> Result<LockOutcome, StorageError> {
                 let _w = self.write_lock().await;
                 let mut tx = self.begin_write().await?;
                 let look: Option<LookRow> =
@@ -150,7 +150,7 @@ macro_rules! impl_lookbook_store {
                 Ok(LockOutcome::Changed(look))
             }
 
-            async fn look_jobs(&self, org_id: &str, look_id: &str) -> Result<Vec<JobRow>, StorageError> {
+            async fn look_jobs(&self, org_id: &OrgId, look_id: &str) -> Result<Vec<JobRow>, StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ",
                     job_columns!(),
@@ -162,7 +162,7 @@ macro_rules! impl_lookbook_store {
                 .await?)
             }
 
-            async fn templates(&self, org_id: &str) -> Result<Vec<TemplateRow>, StorageError> {
+            async fn templates(&self, org_id: &OrgId) -> Result<Vec<TemplateRow>, StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ",
                     template_columns!(),
@@ -174,7 +174,7 @@ macro_rules! impl_lookbook_store {
                 .await?)
             }
 
-            async fn template(&self, org_id: &str, id: &str) -> Result<Option<TemplateRow>, StorageError> {
+            async fn template(&self, org_id: &OrgId, id: &str) -> Result<Option<TemplateRow>, StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ",
                     template_columns!(),
@@ -197,7 +197,7 @@ macro_rules! impl_lookbook_store {
                 .await?)
             }
 
-            async fn preset(&self, org_id: &str) -> Result<Option<PresetRow>, StorageError> {
+            async fn preset(&self, org_id: &OrgId) -> Result<Option<PresetRow>, StorageError> {
                 Ok(sqlx::query_as(concat!("SELECT ", preset_columns!(), " FROM standing_presets WHERE org_id = $1"))
                     .bind(org_id)
                     .fetch_optional(&self.pool)

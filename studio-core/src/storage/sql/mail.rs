@@ -182,7 +182,7 @@ macro_rules! impl_mail_store {
             async fn apply_mail_event(
                 &self,
                 webhook_id: &str,
-                letter_id: Option<&str>,
+                letter_id: Option<&LetterId>,
                 status: &str,
                 now: DateTime<Utc>,
             ) -> Result<$crate::storage::MailEventOutcome, StorageError> {
@@ -251,7 +251,7 @@ macro_rules! impl_mail_store {
                 for (user_id, email, name, created_at, has_develop, step) in rows {
                     if out.last().is_none_or(|c| c.user_id != user_id) {
                         out.push($crate::storage::DripCandidate {
-                            user_id,
+                            user_id: crate::ids::UserId::from(user_id),
                             email,
                             name,
                             created_at,
@@ -324,7 +324,7 @@ macro_rules! impl_mail_store {
 
             async fn recent_email_tokens(
                 &self,
-                user_id: &str,
+                user_id: &UserId,
                 purpose: &str,
                 since: DateTime<Utc>,
             ) -> Result<(i64, Option<DateTime<Utc>>), StorageError> {
@@ -414,7 +414,7 @@ macro_rules! impl_mail_store {
                 Ok(TokenUse::Accepted { user_id, email, sessions_ended: ended.rows_affected() })
             }
 
-            async fn email_verified(&self, user_id: &str) -> Result<bool, StorageError> {
+            async fn email_verified(&self, user_id: &UserId) -> Result<bool, StorageError> {
                 let row: Option<(bool,)> =
                     sqlx::query_as("SELECT email_verified_at IS NOT NULL FROM users WHERE id = $1")
                         .bind(user_id)

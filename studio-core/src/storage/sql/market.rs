@@ -42,7 +42,7 @@ macro_rules! impl_market_helpers {
         }
 
         /// Whether `org_id` holds offering `id`.
-        async fn holds_in(tx: &mut Tx, org_id: &str, id: &str) -> Result<bool, StorageError> {
+        async fn holds_in(tx: &mut Tx, org_id: &OrgId, id: &str) -> Result<bool, StorageError> {
             let row: Option<(String,)> = sqlx::query_as(
                 "SELECT id FROM entitlements WHERE kind = 'model' AND offering_id = $1 AND org_id = $2 \
                  AND revoked_at IS NULL",
@@ -125,7 +125,7 @@ macro_rules! impl_market_helpers {
                     .bind(&claim.reference)
                     .execute(&mut **tx)
                     .await?;
-                    return Ok(PaymentOutcome::Entitled { org_id: claim.org_id, holding: Box::new(holding) });
+                    return Ok(PaymentOutcome::Entitled { org_id: claim.org_id.to_string(), holding: Box::new(holding) });
                 }
                 reason = Some(if holds_in(tx, &claim.org_id, &claim.offering_id).await? {
                     "already_held"

@@ -389,12 +389,12 @@ where
     };
     let org = super::OrgRow { id: "org_t".into(), name: "T".into(), created_at: now };
     storage.create_account(super::NewAccount { user, org, grant_tokens: 5 }).await.expect("account");
-    assert_eq!(storage.audit("org_t").await.expect("audit").entries, 1);
+    assert_eq!(storage.audit(&"org_t".into()).await.expect("audit").entries, 1);
     for statement in ["UPDATE ledger_entries SET grant_delta = 500", "DELETE FROM ledger_entries"] {
         let refused = execute(statement).await;
         assert!(refused.is_err_and(|e| e.to_string().contains("append-only")), "{statement} must be refused");
     }
-    assert_eq!(storage.audit("org_t").await.expect("audit").grant_tokens, 5);
+    assert_eq!(storage.audit(&"org_t".into()).await.expect("audit").grant_tokens, 5);
 }
 
 /// Many concurrent submits to one storage (so the group commit takes several per transaction):
@@ -418,7 +418,7 @@ pub(super) async fn assert_grouped_submits(storage: std::sync::Arc<dyn super::St
     let job = move |i: usize, key: Option<&str>| JobRow {
         idempotency_key: key.map(str::to_string),
         created_at: now,
-        ..JobRow::queued(format!("job_g{i}"), "org_g", Some("usr_g".into()), "upscale", "1k", 9)
+        ..JobRow::queued(format!("job_g{i}"), &"org_g".into(), Some("usr_g".into()), "upscale", "1k", 9)
     };
     // 30 calls for 9 tokens each against 100 tokens; two idempotency keys are shared.
     let calls = (0..30).map(|i| {
@@ -459,12 +459,12 @@ pub(super) async fn assert_grouped_submits(storage: std::sync::Arc<dyn super::St
     let mut seqs: Vec<i64> = created.iter().map(|j| j.event_seq).collect();
     seqs.sort();
     assert_eq!(seqs, (1..=11).collect::<Vec<_>>(), "one eventSeq per job");
-    let balance = storage.balance("org_g").await.expect("balance");
-    let audit = storage.audit("org_g").await.expect("audit");
+    let balance = storage.balance(&"org_g".into()).await.expect("balance");
+    let audit = storage.audit(&"org_g".into()).await.expect("audit");
     assert_eq!((balance.grant_tokens, balance.held, balance.job_event_seq), (1, 99, 11));
     assert_eq!((audit.grant_tokens, audit.held, audit.credited, audit.entries), (1, 99, 100, 12));
     for j in &created {
-        let stored = storage.job("org_g", &j.id).await.expect("job").expect("stored");
+        let stored = storage.job(&"org_g".into(), &j.id).await.expect("job").expect("stored");
         assert_eq!(&stored, j, "the job as answered is the job as stored");
     }
 }

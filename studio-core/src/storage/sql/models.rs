@@ -103,7 +103,7 @@ macro_rules! impl_model_store {
 
             async fn board_models(
                 &self,
-                org_id: &str,
+                org_id: &OrgId,
                 now: DateTime<Utc>,
             ) -> Result<Vec<$crate::storage::BoardModelRow>, StorageError> {
                 Ok(sqlx::query_as(concat!(
@@ -123,7 +123,7 @@ macro_rules! impl_model_store {
 
             async fn board_model(
                 &self,
-                org_id: &str,
+                org_id: &OrgId,
                 id: &str,
                 now: DateTime<Utc>,
             ) -> Result<Option<$crate::storage::BoardModelRow>, StorageError> {
@@ -144,7 +144,7 @@ macro_rules! impl_model_store {
 
             async fn patch_model(
                 &self,
-                org_id: &str,
+                org_id: &OrgId,
                 id: &str,
                 sheets: &[String],
                 traits: &serde_json::Map<String, serde_json::Value>,
@@ -393,7 +393,7 @@ macro_rules! impl_model_store {
 
             async fn entitlements(
                 &self,
-                org_id: &str,
+                org_id: &OrgId,
                 now: DateTime<Utc>,
             ) -> Result<(Vec<$crate::storage::EntitlementRow>, Vec<$crate::storage::ClaimRow>), StorageError> {
                 let holdings = sqlx::query_as(concat!(
@@ -419,7 +419,7 @@ macro_rules! impl_model_store {
 
             async fn all_entitlements(
                 &self,
-                org_id: Option<&str>,
+                org_id: Option<&OrgId>,
                 after: Option<&str>,
                 limit: i64,
             ) -> Result<Vec<$crate::storage::EntitlementRow>, StorageError> {
@@ -430,7 +430,7 @@ macro_rules! impl_model_store {
                        (SELECT a.acquired_at, a.id FROM entitlements a WHERE a.id = $2)) \
                      ORDER BY e.acquired_at DESC, e.id DESC LIMIT $3"
                 ))
-                .bind(org_id.unwrap_or(""))
+                .bind(org_id.map_or("", |o| o.as_str()))
                 .bind(after.unwrap_or(""))
                 .bind(limit)
                 .fetch_all(&self.pool)

@@ -51,7 +51,7 @@ macro_rules! impl_pipeline_store {
                 Ok(())
             }
 
-            async fn pipeline_presets(&self, org_id: &str, limit: i64) -> Result<Vec<$crate::storage::PipelinePresetRow>, StorageError> {
+            async fn pipeline_presets(&self, org_id: &OrgId, limit: i64) -> Result<Vec<$crate::storage::PipelinePresetRow>, StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ",
                     $crate::storage::sql::pipelines::pipeline_preset_columns!(),
@@ -63,7 +63,7 @@ macro_rules! impl_pipeline_store {
                 .await?)
             }
 
-            async fn pipeline_preset(&self, org_id: &str, id: &str) -> Result<Option<$crate::storage::PipelinePresetRow>, StorageError> {
+            async fn pipeline_preset(&self, org_id: &OrgId, id: &str) -> Result<Option<$crate::storage::PipelinePresetRow>, StorageError> {
                 let _w = self.write_lock().await;
                 Ok(sqlx::query_as(concat!(
                     "SELECT ",
@@ -78,11 +78,11 @@ macro_rules! impl_pipeline_store {
 
             async fn update_pipeline_preset(
                 &self,
-                org_id: &str,
+                org_id: &OrgId,
                 id: &str,
                 name: &str,
                 plan: &str,
-                sink_folder_id: Option<&str>,
+                sink_folder_id: Option<&FolderId>,
                 now: DateTime<Utc>,
             ) -> Result<Option<$crate::storage::PipelinePresetRow>, StorageError> {
                 let _w = self.write_lock().await;
@@ -101,7 +101,7 @@ macro_rules! impl_pipeline_store {
                 .await?)
             }
 
-            async fn delete_pipeline_preset(&self, org_id: &str, id: &str) -> Result<bool, StorageError> {
+            async fn delete_pipeline_preset(&self, org_id: &OrgId, id: &str) -> Result<bool, StorageError> {
                 let _w = self.write_lock().await;
                 let done = sqlx::query("DELETE FROM pipeline_presets WHERE org_id = $1 AND id = $2")
                     .bind(org_id)
@@ -211,7 +211,7 @@ macro_rules! impl_pipeline_store {
                 Ok(RunCreateOutcome::Created(run, queued))
             }
 
-            async fn pipeline_run(&self, org_id: &str, id: &str) -> Result<Option<$crate::storage::PipelineRunRow>, StorageError> {
+            async fn pipeline_run(&self, org_id: &OrgId, id: &str) -> Result<Option<$crate::storage::PipelineRunRow>, StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ",
                     $crate::storage::sql::pipelines::pipeline_run_columns!(),
@@ -223,7 +223,7 @@ macro_rules! impl_pipeline_store {
                 .await?)
             }
 
-            async fn pipeline_runs(&self, org_id: &str, limit: i64) -> Result<Vec<$crate::storage::PipelineRunRow>, StorageError> {
+            async fn pipeline_runs(&self, org_id: &OrgId, limit: i64) -> Result<Vec<$crate::storage::PipelineRunRow>, StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ",
                     $crate::storage::sql::pipelines::pipeline_run_columns!(),
@@ -235,7 +235,7 @@ macro_rules! impl_pipeline_store {
                 .await?)
             }
 
-            async fn pipeline_runs_in(&self, org_id: &str, ids: &[String]) -> Result<Vec<$crate::storage::PipelineRunRow>, StorageError> {
+            async fn pipeline_runs_in(&self, org_id: &OrgId, ids: &[String]) -> Result<Vec<$crate::storage::PipelineRunRow>, StorageError> {
                 if ids.is_empty() {
                     return Ok(Vec::new());
                 }
@@ -281,7 +281,7 @@ macro_rules! impl_pipeline_store {
 
             async fn advance_pipeline(
                 &self,
-                org_id: &str,
+                org_id: &OrgId,
                 run_id: &str,
                 advance: $crate::storage::StepAdvance,
                 now: DateTime<Utc>,
@@ -347,7 +347,7 @@ macro_rules! impl_pipeline_store {
                 Ok(outcome)
             }
 
-            async fn finish_pipeline_run(&self, org_id: &str, run_id: &str, status: &str, now: DateTime<Utc>) -> Result<bool, StorageError> {
+            async fn finish_pipeline_run(&self, org_id: &OrgId, run_id: &str, status: &str, now: DateTime<Utc>) -> Result<bool, StorageError> {
                 let _w = self.write_lock().await;
                 let done = sqlx::query(
                     "UPDATE pipeline_runs SET status = $1, finished_at = $2 \
@@ -363,7 +363,7 @@ macro_rules! impl_pipeline_store {
                 Ok(done.rows_affected() == 1)
             }
 
-            async fn cancel_pipeline(&self, org_id: &str, run_id: &str, now: DateTime<Utc>) -> Result<Option<$crate::storage::RunCancelled>, StorageError> {
+            async fn cancel_pipeline(&self, org_id: &OrgId, run_id: &str, now: DateTime<Utc>) -> Result<Option<$crate::storage::RunCancelled>, StorageError> {
                 let _w = self.write_lock().await;
                 let mut tx = self.begin_write().await?;
                 let run: Option<$crate::storage::PipelineRunRow> = sqlx::query_as(concat!(

@@ -35,7 +35,7 @@ macro_rules! impl_post_store {
 
             async fn post(
                 &self,
-                org_id: &str,
+                org_id: &OrgId,
                 id: &str,
             ) -> Result<Option<$crate::storage::PostRow>, $crate::storage::StorageError> {
                 Ok(sqlx::query_as(concat!(
@@ -51,7 +51,7 @@ macro_rules! impl_post_store {
 
             async fn posts(
                 &self,
-                org_id: &str,
+                org_id: &OrgId,
                 limit: i64,
                 before: Option<(chrono::DateTime<chrono::Utc>, &str)>,
             ) -> Result<Vec<$crate::storage::PostRow>, $crate::storage::StorageError> {
@@ -75,9 +75,9 @@ macro_rules! impl_post_store {
 
             async fn update_post(
                 &self,
-                org_id: &str,
+                org_id: &OrgId,
                 id: &str,
-                author_id: &str,
+                author_id: &UserId,
                 title: Option<&str>,
                 body: Option<&str>,
                 now: chrono::DateTime<chrono::Utc>,
@@ -100,9 +100,9 @@ macro_rules! impl_post_store {
 
             async fn delete_post(
                 &self,
-                org_id: &str,
+                org_id: &OrgId,
                 id: &str,
-                author_id: &str,
+                author_id: &UserId,
             ) -> Result<bool, $crate::storage::StorageError> {
                 let _w = self.write_lock().await;
                 let done = sqlx::query("DELETE FROM posts WHERE org_id = $1 AND id = $2 AND author_id = $3")

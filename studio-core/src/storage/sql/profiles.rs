@@ -5,7 +5,7 @@ macro_rules! impl_profile_store {
     ($ty:ty, $backend:literal, $lock:literal, $skip_locked:literal, $one_statement:literal, $lock_by_select:literal) => {
         #[async_trait::async_trait]
         impl $crate::storage::ProfileStore for $ty {
-            async fn profile(&self, user_id: &str) -> Result<Option<ProfileRow>, StorageError> {
+            async fn profile(&self, user_id: &UserId) -> Result<Option<ProfileRow>, StorageError> {
                 Ok(sqlx::query_as(
                     "SELECT id, email, name, created_at, email_verified_at, avatar_key, avatar_version, platform_admin \
                      FROM users WHERE id = $1 AND erased_at IS NULL",
@@ -15,13 +15,13 @@ macro_rules! impl_profile_store {
                 .await?)
             }
 
-            async fn set_user_name(&self, user_id: &str, name: &str) -> Result<(), StorageError> {
+            async fn set_user_name(&self, user_id: &UserId, name: &str) -> Result<(), StorageError> {
                 let _w = self.write_lock().await;
                 sqlx::query("UPDATE users SET name = $1 WHERE id = $2").bind(name).bind(user_id).execute(&self.pool).await?;
                 Ok(())
             }
 
-            async fn set_email_verified(&self, user_id: &str, now: DateTime<Utc>) -> Result<(), StorageError> {
+            async fn set_email_verified(&self, user_id: &UserId, now: DateTime<Utc>) -> Result<(), StorageError> {
                 let _w = self.write_lock().await;
                 sqlx::query("UPDATE users SET email_verified_at = COALESCE(email_verified_at, $1) WHERE id = $2")
                     .bind(now)
@@ -31,7 +31,7 @@ macro_rules! impl_profile_store {
                 Ok(())
             }
 
-            async fn share_house(&self, a: &str, b: &str) -> Result<bool, StorageError> {
+            async fn share_house(&self, a: &UserId, b: &UserId) -> Result<bool, StorageError> {
                 let row: Option<(String,)> = sqlx::query_as(
                     "SELECT x.org_id FROM memberships x JOIN memberships y ON y.org_id = x.org_id \
                      WHERE x.user_id = $1 AND y.user_id = $2 LIMIT 1",
@@ -43,7 +43,7 @@ macro_rules! impl_profile_store {
                 Ok(row.is_some())
             }
 
-            async fn set_avatar(&self, user_id: &str, key: Option<&str>) -> Result<Option<String>, StorageError> {
+            async fn set_avatar(&self, user_id: &UserId, key: Option<&str>) -> Result<Option<String>, StorageError> {
                 let _w = self.write_lock().await;
                 let mut tx = self.begin_write().await?;
                 let old: Option<(Option<String>,)> =
@@ -60,7 +60,7 @@ macro_rules! impl_profile_store {
                 Ok(old.and_then(|(k,)| k))
             }
 
-            async fn set_billing_email(&self, org_id: &str, email: &str) -> Result<(), StorageError> {
+            async fn set_billing_email(&self, org_id: &OrgId, email: &str) -> Result<(), StorageError> {
                 let _w = self.write_lock().await;
                 sqlx::query("UPDATE organizations SET billing_email = $1 WHERE id = $2")
                     .bind(email)
@@ -70,7 +70,7 @@ macro_rules! impl_profile_store {
                 Ok(())
             }
 
-            async fn billing_email(&self, org_id: &str) -> Result<Option<String>, StorageError> {
+            async fn billing_email(&self, org_id: &OrgId) -> Result<Option<String>, StorageError> {
                 let row: Option<(Option<String>,)> =
                     sqlx::query_as("SELECT billing_email FROM organizations WHERE id = $1")
                         .bind(org_id)
@@ -81,7 +81,7 @@ macro_rules! impl_profile_store {
 
             async fn workflow_usage(
                 &self,
-                org_id: &str,
+                org_id: &OrgId,
                 since: DateTime<Utc>,
             ) -> Result<Vec<WorkflowUsageRow>, StorageError> {
                 Ok(sqlx::query_as(
@@ -96,7 +96,7 @@ macro_rules! impl_profile_store {
                 .await?)
             }
 
-            async fn settled_since(&self, org_id: &str, since: DateTime<Utc>) -> Result<i64, StorageError> {
+            async fn settled_since(&self, org_id: &OrgId, since: DateTime<Utc>) -> Result<i64, StorageError> {
                 let (n,): (i64,) = sqlx::query_as(
                     "SELECT CAST(COALESCE(SUM(settled_delta), 0) AS BIGINT) FROM ledger_entries \
                      WHERE org_id = $1 AND kind = 'settled' AND created_at >= $2",
@@ -108,7 +108,7 @@ macro_rules! impl_profile_store {
                 Ok(n)
             }
 
-            async fn current_plan(&self, org_id: &str) -> Result<Option<PlanRow>, StorageError> {
+            async fn current_plan(&self, org_id: &OrgId) -> Result<Option<PlanRow>, StorageError> {
                 Ok(sqlx::query_as(
                     "SELECT c.reference, c.item, c.tokens, c.amount_cents, MAX(g.created_at) AS last_paid_at, \
                      c.canceled_at FROM billing_checkouts c JOIN billing_grants g ON g.reference = c.reference \
@@ -121,7 +121,7 @@ macro_rules! impl_profile_store {
                 .await?)
             }
 
-            async fn cancel_plan(&self, org_id: &str, reference: &str, now: DateTime<Utc>) -> Result<bool, StorageError> {
+            async fn cancel_plan(&self, org_id: &OrgId, reference: &str, now: DateTime<Utc>) -> Result<bool, StorageError> {
                 let _w = self.write_lock().await;
                 let done = sqlx::query(
                     "UPDATE billing_checkouts SET canceled_at = COALESCE(canceled_at, $1) \
@@ -135,7 +135,7 @@ macro_rules! impl_profile_store {
                 Ok(done.rows_affected() == 1)
             }
 
-            async fn invoices(&self, org_id: &str, limit: i64) -> Result<Vec<CheckoutRow>, StorageError> {
+            async fn invoices(&self, org_id: &OrgId, limit: i64) -> Result<Vec<CheckoutRow>, StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ", checkout_columns!(), " FROM billing_checkouts WHERE org_id = $1 AND status = 'paid' \
                      ORDER BY paid_at DESC, reference DESC LIMIT $2"
@@ -191,7 +191,7 @@ macro_rules! impl_profile_store {
                 Ok(MemoryWrite::Stored)
             }
 
-            async fn memories(&self, org_id: &str, user_id: &str) -> Result<Vec<MemoryRow>, StorageError> {
+            async fn memories(&self, org_id: &OrgId, user_id: &UserId) -> Result<Vec<MemoryRow>, StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ", memory_columns!(), " FROM memories WHERE org_id = $1 \
                      AND (scope = 'house' OR user_id = $2) ORDER BY created_at DESC, id DESC"
@@ -202,7 +202,7 @@ macro_rules! impl_profile_store {
                 .await?)
             }
 
-            async fn personal_memories(&self, user_id: &str) -> Result<Vec<MemoryRow>, StorageError> {
+            async fn personal_memories(&self, user_id: &UserId) -> Result<Vec<MemoryRow>, StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ", memory_columns!(), " FROM memories WHERE user_id = $1 AND scope = 'person' \
                      ORDER BY created_at, id"
@@ -214,8 +214,8 @@ macro_rules! impl_profile_store {
 
             async fn retire_memory(
                 &self,
-                org_id: &str,
-                user_id: &str,
+                org_id: &OrgId,
+                user_id: &UserId,
                 id: &str,
                 now: DateTime<Utc>,
             ) -> Result<Option<MemoryRow>, StorageError> {
@@ -233,7 +233,7 @@ macro_rules! impl_profile_store {
                 .await?)
             }
 
-            async fn onboarding_steps(&self, user_id: &str) -> Result<Vec<(String, DateTime<Utc>)>, StorageError> {
+            async fn onboarding_steps(&self, user_id: &UserId) -> Result<Vec<(String, DateTime<Utc>)>, StorageError> {
                 Ok(sqlx::query_as(
                     "SELECT step, completed_at FROM onboarding_steps WHERE user_id = $1 ORDER BY completed_at, step",
                 )
@@ -244,7 +244,7 @@ macro_rules! impl_profile_store {
 
             async fn complete_onboarding_step(
                 &self,
-                user_id: &str,
+                user_id: &UserId,
                 step: &str,
                 now: DateTime<Utc>,
             ) -> Result<bool, StorageError> {
@@ -270,8 +270,8 @@ macro_rules! impl_profile_store {
             async fn record_intake(
                 &self,
                 id: &str,
-                user_id: &str,
-                org_id: &str,
+                user_id: &UserId,
+                org_id: &OrgId,
                 answers: &str,
                 now: DateTime<Utc>,
             ) -> Result<(), StorageError> {
@@ -291,7 +291,7 @@ macro_rules! impl_profile_store {
 
             async fn intakes(
                 &self,
-                user_id: &str,
+                user_id: &UserId,
             ) -> Result<Vec<(String, String, String, DateTime<Utc>)>, StorageError> {
                 Ok(sqlx::query_as(
                     "SELECT id, org_id, answers, created_at FROM intake_answers WHERE user_id = $1 \
@@ -340,12 +340,15 @@ macro_rules! impl_profile_store {
 
             async fn revoke_tool_access(
                 &self,
-                user_id: Option<&str>,
+                user_id: Option<&UserId>,
                 email: Option<&str>,
-                toolkit_id: Option<&str>,
-                tool_id: Option<&str>,
+                what: $crate::storage::GrantedTool<'_>,
                 now: DateTime<Utc>,
             ) -> Result<i64, StorageError> {
+                let (toolkit_id, tool_id) = match what {
+                    $crate::storage::GrantedTool::Toolkit(k) => (Some(k), None),
+                    $crate::storage::GrantedTool::Tool(t) => (None, Some(t)),
+                };
                 let _w = self.write_lock().await;
                 let done = sqlx::query(
                     "UPDATE tool_grants SET revoked_at = $1 WHERE revoked_at IS NULL \
@@ -362,7 +365,7 @@ macro_rules! impl_profile_store {
                 Ok(done.rows_affected() as i64)
             }
 
-            async fn tool_grants(&self, user_id: &str, email: &str) -> Result<Vec<ToolGrantRow>, StorageError> {
+            async fn tool_grants(&self, user_id: &UserId, email: &str) -> Result<Vec<ToolGrantRow>, StorageError> {
                 Ok(sqlx::query_as(
                     "SELECT g.id, g.user_id, g.email, g.toolkit_id, g.tool_id, g.granted_by, g.created_at, g.revoked_at \
                      FROM tool_grants g WHERE g.revoked_at IS NULL AND (g.user_id = $1 OR (g.email = $2 AND EXISTS \

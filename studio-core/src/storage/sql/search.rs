@@ -106,7 +106,7 @@ macro_rules! impl_search_store {
                     .await?)
             }
 
-            async fn seed_assets(&self, org_id: &str, count: i64) -> Result<u64, $crate::storage::StorageError> {
+            async fn seed_assets(&self, org_id: &OrgId, count: i64) -> Result<u64, $crate::storage::StorageError> {
                 let _w = self.write_lock().await;
                 let statement = if $backend == "sqlite" {
                     concat!(

@@ -12,7 +12,7 @@ macro_rules! impl_seat_store {
     ($ty:ty, $backend:literal, $lock:literal, $skip_locked:literal, $one_statement:literal, $lock_by_select:literal) => {
         #[async_trait::async_trait]
         impl $crate::storage::SeatStore for $ty {
-            async fn seats(&self, org_id: &str) -> Result<Vec<SeatRow>, StorageError> {
+            async fn seats(&self, org_id: &OrgId) -> Result<Vec<SeatRow>, StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ", seat_columns!(), " FROM memberships m JOIN users u ON u.id = m.user_id \
                      JOIN organizations o ON o.id = m.org_id WHERE m.org_id = $1 \
@@ -24,7 +24,7 @@ macro_rules! impl_seat_store {
                 .await?)
             }
 
-            async fn seats_of(&self, user_id: &str) -> Result<Vec<SeatRow>, StorageError> {
+            async fn seats_of(&self, user_id: &UserId) -> Result<Vec<SeatRow>, StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ", seat_columns!(), " FROM memberships m JOIN users u ON u.id = m.user_id \
                      JOIN organizations o ON o.id = m.org_id WHERE m.user_id = $1 ORDER BY m.created_at, m.org_id"
@@ -34,7 +34,7 @@ macro_rules! impl_seat_store {
                 .await?)
             }
 
-            async fn founder(&self, org_id: &str) -> Result<Option<String>, StorageError> {
+            async fn founder(&self, org_id: &OrgId) -> Result<Option<String>, StorageError> {
                 let row: Option<(Option<String>,)> =
                     sqlx::query_as("SELECT founded_by FROM organizations WHERE id = $1")
                         .bind(org_id)
@@ -106,7 +106,7 @@ macro_rules! impl_seat_store {
 
             async fn pending_seat_invitations(
                 &self,
-                org_id: &str,
+                org_id: &OrgId,
                 now: DateTime<Utc>,
             ) -> Result<Vec<SeatInvitationRow>, StorageError> {
                 Ok(sqlx::query_as(concat!(
@@ -132,7 +132,7 @@ macro_rules! impl_seat_store {
             async fn accept_seat_invitation(
                 &self,
                 id: &str,
-                user_id: &str,
+                user_id: &UserId,
                 now: DateTime<Utc>,
             ) -> Result<AcceptSeat, StorageError> {
                 let _w = self.write_lock().await;
@@ -187,8 +187,8 @@ macro_rules! impl_seat_store {
 
             async fn set_seat_role(
                 &self,
-                org_id: &str,
-                user_id: &str,
+                org_id: &OrgId,
+                user_id: &UserId,
                 role: &str,
                 from: &[&str],
             ) -> Result<Option<SeatRow>, StorageError> {
@@ -224,8 +224,8 @@ macro_rules! impl_seat_store {
 
             async fn remove_seat(
                 &self,
-                org_id: &str,
-                user_id: &str,
+                org_id: &OrgId,
+                user_id: &UserId,
                 from: &[&str],
             ) -> Result<Option<SeatRow>, StorageError> {
                 let _w = self.write_lock().await;
@@ -264,7 +264,7 @@ macro_rules! impl_seat_store {
                 Ok(seat)
             }
 
-            async fn transfer_ownership(&self, org_id: &str, from_user: &str, to_user: &str) -> Result<bool, StorageError> {
+            async fn transfer_ownership(&self, org_id: &OrgId, from_user: &UserId, to_user: &UserId) -> Result<bool, StorageError> {
                 if from_user == to_user {
                     return Ok(false);
                 }
@@ -295,7 +295,7 @@ macro_rules! impl_seat_store {
                 Ok(true)
             }
 
-            async fn switch_session_house(&self, token_hash: &str, org_id: &str) -> Result<bool, StorageError> {
+            async fn switch_session_house(&self, token_hash: &str, org_id: &OrgId) -> Result<bool, StorageError> {
                 let _w = self.write_lock().await;
                 let done = sqlx::query(
                     "UPDATE sessions SET org_id = $1 WHERE token_hash = $2 AND EXISTS \
@@ -310,7 +310,7 @@ macro_rules! impl_seat_store {
 
             async fn erase_user(
                 &self,
-                user_id: &str,
+                user_id: &UserId,
                 tombstone_email: &str,
                 now: DateTime<Utc>,
             ) -> Result<EraseOutcome, StorageError> {

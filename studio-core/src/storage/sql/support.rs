@@ -103,8 +103,8 @@ macro_rules! impl_support_store {
 
             async fn person_tickets(
                 &self,
-                org_id: &str,
-                user_id: &str,
+                org_id: &OrgId,
+                user_id: &UserId,
                 limit: i64,
                 before: Option<(chrono::DateTime<chrono::Utc>, &str)>,
             ) -> Result<Vec<$crate::storage::TicketLineRow>, $crate::storage::StorageError> {

@@ -6,7 +6,7 @@
 macro_rules! impl_tx_helpers {
     ($ty:ty, $backend:literal, $lock:literal, $skip_locked:literal, $one_statement:literal, $lock_by_select:literal) => {
         /// Open a new house's running totals at zero (inside the transaction that creates it).
-        async fn open_balance(tx: &mut Tx, org_id: &str, now: DateTime<Utc>) -> Result<(), StorageError> {
+        async fn open_balance(tx: &mut Tx, org_id: &OrgId, now: DateTime<Utc>) -> Result<(), StorageError> {
             sqlx::query("INSERT INTO balances (org_id, updated_at) VALUES ($1, $2)")
                 .bind(org_id)
                 .bind(now)
@@ -71,7 +71,7 @@ macro_rules! impl_tx_helpers {
         struct GroupWrites {
             holds: Vec<HoldRow>,
             /// Who asked for each hold of `holds`, by hold id, when no job of `jobs` says.
-            hold_users: std::collections::HashMap<String, Option<String>>,
+            hold_users: std::collections::HashMap<String, Option<UserId>>,
             jobs: Vec<JobRow>,
             takes: Vec<(TakeRecord, String, DateTime<Utc>)>,
         }
@@ -155,7 +155,7 @@ macro_rules! impl_tx_helpers {
             /// `after` (as planned). With `$one_statement` (PostgreSQL) every write is one
             /// statement, the inserts in data-modifying CTEs beside the totals' UPDATE, so the
             /// group holds the house's lock for one round trip instead of four.
-            async fn flush(self, tx: &mut Tx, org_id: &str, before: &BalanceRow, after: &BalanceRow) -> Result<(), StorageError> {
+            async fn flush(self, tx: &mut Tx, org_id: &OrgId, before: &BalanceRow, after: &BalanceRow) -> Result<(), StorageError> {
                 if self.holds.is_empty() && self.jobs.is_empty() {
                     return Ok(());
                 }
@@ -345,7 +345,7 @@ macro_rules! impl_tx_helpers {
         }
 
         /// Settle or release a hold inside a write transaction whose balance row is locked.
-        async fn resolve_in(tx: &mut Tx, org_id: &str, hold_id: &str, now: DateTime<Utc>, charge: bool, seq_delta: i64) -> Result<(ResolveOutcome, i64), StorageError> {
+        async fn resolve_in(tx: &mut Tx, org_id: &OrgId, hold_id: &str, now: DateTime<Utc>, charge: bool, seq_delta: i64) -> Result<(ResolveOutcome, i64), StorageError> {
             let hold: Option<HoldRow> = sqlx::query_as(concat!(
                 "SELECT ", hold_columns!(), " FROM holds WHERE id = $1 AND org_id = $2", $lock
             ))
@@ -390,7 +390,7 @@ macro_rules! impl_tx_helpers {
         }
 
         /// The house's next job event number (its balance row must be locked).
-        async fn next_event_seq(tx: &mut Tx, org_id: &str) -> Result<i64, StorageError> {
+        async fn next_event_seq(tx: &mut Tx, org_id: &OrgId) -> Result<i64, StorageError> {
             let (seq,): (i64,) = sqlx::query_as(
                 "UPDATE balances SET job_event_seq = job_event_seq + 1 WHERE org_id = $1 RETURNING job_event_seq",
             )
@@ -402,7 +402,7 @@ macro_rules! impl_tx_helpers {
 
         /// Lock (PostgreSQL) and read a house's running totals inside a write transaction,
         /// creating the row if the house has none yet.
-        async fn lock_balance(tx: &mut Tx, org_id: &str) -> Result<BalanceRow, StorageError> {
+        async fn lock_balance(tx: &mut Tx, org_id: &OrgId) -> Result<BalanceRow, StorageError> {
             // PostgreSQL: lock the row without writing it (the common case: it exists). SQLite
             // starts with the write: a transaction that reads first cannot write later if
             // another connection wrote in between (SQLITE_BUSY_SNAPSHOT, which no busy timeout
@@ -473,7 +473,7 @@ macro_rules! impl_tx_helpers {
         /// `expire` entry taking what is left of it (at most the grant bucket) out of the grant
         /// bucket and the credited total. None when it was no longer pending (a concurrent sweep
         /// took it); else the tokens taken.
-        async fn apply_expiry(tx: &mut Tx, org_id: &str, entry_id: &str, amount: i64, now: DateTime<Utc>) -> Result<Option<i64>, StorageError> {
+        async fn apply_expiry(tx: &mut Tx, org_id: &OrgId, entry_id: &str, amount: i64, now: DateTime<Utc>) -> Result<Option<i64>, StorageError> {
             let bal = lock_balance(tx, org_id).await?;
             let pending = sqlx::query("DELETE FROM grant_expiries WHERE entry_id = $1")
                 .bind(entry_id)

@@ -70,7 +70,7 @@ macro_rules! impl_webhook_store {
 
             async fn webhook(
                 &self,
-                org_id: &str,
+                org_id: &OrgId,
                 id: &str,
             ) -> Result<Option<$crate::storage::WebhookRow>, $crate::storage::StorageError> {
                 Ok(sqlx::query_as(concat!(
@@ -86,7 +86,7 @@ macro_rules! impl_webhook_store {
 
             async fn webhooks(
                 &self,
-                org_id: &str,
+                org_id: &OrgId,
             ) -> Result<Vec<$crate::storage::WebhookRow>, $crate::storage::StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ",
@@ -100,7 +100,7 @@ macro_rules! impl_webhook_store {
 
             async fn update_webhook(
                 &self,
-                org_id: &str,
+                org_id: &OrgId,
                 id: &str,
                 changes: &$crate::storage::WebhookChanges,
                 now: chrono::DateTime<chrono::Utc>,
@@ -127,7 +127,7 @@ macro_rules! impl_webhook_store {
 
             async fn rotate_webhook_secret(
                 &self,
-                org_id: &str,
+                org_id: &OrgId,
                 id: &str,
                 sealed: &str,
                 until: chrono::DateTime<chrono::Utc>,
@@ -148,7 +148,7 @@ macro_rules! impl_webhook_store {
                 .await?)
             }
 
-            async fn delete_webhook(&self, org_id: &str, id: &str) -> Result<bool, $crate::storage::StorageError> {
+            async fn delete_webhook(&self, org_id: &OrgId, id: &str) -> Result<bool, $crate::storage::StorageError> {
                 let _w = self.write_lock().await;
                 let mut tx = self.begin_write().await?;
                 let done = sqlx::query("DELETE FROM webhook_endpoints WHERE org_id = $1 AND id = $2")
@@ -169,7 +169,7 @@ macro_rules! impl_webhook_store {
 
             async fn disable_webhook(
                 &self,
-                org_id: &str,
+                org_id: &OrgId,
                 id: &str,
                 reason: &str,
                 now: chrono::DateTime<chrono::Utc>,
@@ -221,8 +221,8 @@ macro_rules! impl_webhook_store {
 
             async fn webhook_attempts(
                 &self,
-                org_id: &str,
-                endpoint_id: &str,
+                org_id: &OrgId,
+                endpoint_id: &WebhookId,
                 limit: i64,
                 before: Option<&str>,
             ) -> Result<Vec<$crate::storage::WebhookAttemptRow>, $crate::storage::StorageError> {
@@ -242,8 +242,8 @@ macro_rules! impl_webhook_store {
 
             async fn last_webhook_attempt(
                 &self,
-                org_id: &str,
-                endpoint_id: &str,
+                org_id: &OrgId,
+                endpoint_id: &WebhookId,
                 delivery_id: &str,
             ) -> Result<Option<$crate::storage::WebhookAttemptRow>, $crate::storage::StorageError> {
                 Ok(sqlx::query_as(concat!(
@@ -365,8 +365,8 @@ macro_rules! impl_webhook_store {
 
             async fn newest_queued_job_change(
                 &self,
-                org_id: &str,
-                endpoint_id: &str,
+                org_id: &OrgId,
+                endpoint_id: &WebhookId,
             ) -> Result<Option<i64>, $crate::storage::StorageError> {
                 let newest: (Option<i64>,) = sqlx::query_as(
                     "SELECT MAX(event_seq) FROM webhook_deliveries WHERE org_id = $1 AND endpoint_id = $2 \
@@ -381,7 +381,7 @@ macro_rules! impl_webhook_store {
 
             async fn webhook_delivery_counts(
                 &self,
-                org_id: &str,
+                org_id: &OrgId,
             ) -> Result<Vec<(String, i64)>, $crate::storage::StorageError> {
                 Ok(sqlx::query_as(
                     "SELECT status, COUNT(*) FROM webhook_deliveries WHERE org_id = $1 GROUP BY status ORDER BY status",

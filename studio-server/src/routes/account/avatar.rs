@@ -30,7 +30,7 @@ fn too_large() -> AppError {
 struct UserPath {
     /// The person's id.
     #[serde(rename = "userId")]
-    user_id: String,
+    user_id: studio_core::UserId,
 }
 
 async fn upload(

@@ -156,7 +156,7 @@ async fn job_socket(
 /// that falls too far behind is closed (code 4000) so its client reconnects and backfills with
 /// `since`. The credential is checked again every few seconds; once it no longer authenticates
 /// (key revoked, session ended, seat removed) the socket closes with 4001.
-async fn serve_socket(state: AppState, org_id: String, credential: Credential, mut socket: WebSocket) {
+async fn serve_socket(state: AppState, org_id: studio_core::OrgId, credential: Credential, mut socket: WebSocket) {
     let studio = &state.studio;
     let mut events = studio.events().subscribe();
     let mut ping = tokio::time::interval(std::time::Duration::from_secs(SOCKET_PING_SECS));

@@ -19,7 +19,7 @@ use crate::state::AppState;
 struct UserPath {
     /// The seated person's id.
     #[serde(rename = "userId")]
-    user_id: String,
+    user_id: studio_core::UserId,
 }
 
 async fn list(State(state): State<AppState>, Auth(caller): Auth) -> Result<ApiJson<SeatList>, AppError> {
