@@ -42,7 +42,7 @@ async fn upload(house: &House, name: &str, seed: u8) -> String {
     house.key.upload_bytes(name, bytes, &UploadOptions::default()).await.expect("upload").asset.id
 }
 
-/// upscale 1k → reframe 4:5 (`reframe_mode` lets a test make it fail) → upscale 2k.
+/// upscale 1k → reframe 4:5 in `reframe_mode` → upscale 2k.
 fn chain(reframe_mode: &str, sink: Option<&str>) -> Value {
     json!({
         "name": "Cut, frame, enlarge",
@@ -83,8 +83,8 @@ async fn run(app: &TestApp, house: &House, id: &str) -> Value {
 /// Spendable + held + settled = credited, and the running totals equal the ledger's sums.
 async fn assert_conserved(app: &TestApp, org_id: &str) {
     let storage = app.studio.storage();
-    let totals = storage.balance(org_id).await.expect("balance");
-    let audit = storage.audit(org_id).await.expect("audit");
+    let totals = storage.balance(&org_id.into()).await.expect("balance");
+    let audit = storage.audit(&org_id.into()).await.expect("audit");
     assert_eq!(totals.spendable() + totals.held + totals.settled, totals.credited, "tokens conserved");
     assert_eq!((audit.held, audit.settled), (totals.held, totals.settled), "running totals match the ledger");
 }
@@ -181,7 +181,12 @@ async fn a_failing_step_releases_its_dependents(backend: Backend) {
     let house = House::new(&app, "fails").await;
     let items = items(&house, 2).await;
     let (before, _) = balance(&house).await;
-    let body = json!({"plan": chain("sideways", None), "items": items});
+    // The items are flat colour fields, so the packshot in the middle finds no subject when it
+    // runs and fails (its options are fine: a plan with options a tool cannot read is refused
+    // before it starts, see plans_and_items_are_checked).
+    let mut plan = chain("auto", None);
+    plan["nodes"][1] = json!({"id": "b", "tool": "packshot", "quality": "1k", "inputs": {"image": {"node": "a"}}});
+    let body = json!({"plan": plan, "items": items});
     let (status, started) = call(&app, &house, "POST", "/api/toolkit/pipelines/runs", Some(body)).await;
     assert_eq!(status, 202, "{started}");
     let id = started["runId"].as_str().unwrap();
@@ -336,6 +341,11 @@ async fn plans_and_items_are_checked(backend: Backend) {
             "inputs": {"image": {"item": "image"}}}]}),
             Some("a"),
         ),
+        (
+            json!({"name": "ground", "nodes": [{"id": "a", "tool": "packshot", "params": {"ground": "bone"},
+            "inputs": {"image": {"item": "image"}}}]}),
+            Some("a"),
+        ),
         (json!({"name": "typo", "nodes": [{"id": "a", "tool": "upscale", "input": {}}]}), None),
         (json!({"name": "", "nodes": [node("a", "upscale", json!({"image": {"item": "image"}}))]}), None),
         (json!({"name": "none", "nodes": []}), None),
@@ -349,6 +359,10 @@ async fn plans_and_items_are_checked(backend: Backend) {
         let (status, body) = preview(plan.clone(), one.clone()).await;
         assert_eq!((status, body["error"].as_str()), (400, Some("BAD_PLAN")), "{plan} → {body}");
         assert_eq!(body["node"].as_str(), named, "{body}");
+        if plan["name"] == "ground" {
+            let message = body["message"].as_str().unwrap_or_default();
+            assert!(message.contains("params.ground") && message.contains("#rrggbb"), "{body}");
+        }
     }
     let good = json!({"name": "up", "nodes": [node("a", "upscale", json!({"image": {"item": "image"}}))]});
     for items in [json!([]), json!({"image": mine}), json!([["x"]]), json!([{"image": 3}]), json!([{}])] {

@@ -253,6 +253,12 @@ impl Pipelines<'_> {
                 return Err(bad_node(id, format!("{} needs inputs.{role}.", node.tool)));
             }
         }
+        // The tool's options as its provider will read them, so a plan with an option the tool
+        // cannot read is refused before a run holds anything (not failed step by step).
+        let roles: Vec<&str> = node.inputs.keys().map(String::as_str).collect();
+        provider
+            .check_params(&node.tool, &node.params, node.quality.unwrap_or(DEFAULT_QUALITY), &roles)
+            .map_err(|e| bad_node(id, format!("{}: {e}.", node.tool)))?;
         Ok(())
     }
 
