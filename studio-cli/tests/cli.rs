@@ -2301,8 +2301,9 @@ async fn models_explore_take_and_buy_through_the_checkout() {
 }
 
 /// `studio brand show|set|dna|marks` against a real server without an AI reader: the profile's
-/// defaults, a set clamped by the server and the clause it derives, injection off, a DNA read
-/// refused with 503 and nothing charged, and marks registered, listed, changed and removed.
+/// defaults, a set clamped by the server and the clause it derives, injection off, the colour
+/// policy set and shown, a DNA read refused with 503 and nothing charged, and marks registered,
+/// listed, changed and removed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn brand_profile_and_marks_from_the_terminal() {
     let app = app_without_runner().await;
@@ -2323,6 +2324,14 @@ async fn brand_profile_and_marks_from_the_terminal() {
     let run = cli.run(&["brand", "set", "--inject", "off"]).await;
     assert!(run.stdout.contains("inject:   off") && run.stdout.contains("clause:   -"), "{run:?}");
     assert_eq!(cli.run(&["brand", "set"]).await.code, 2, "nothing to change is a usage error");
+    // The colour policy: sRGB by default, keep set and shown, a bad value a usage error.
+    assert!(run.stdout.contains("colour:   srgb"), "{run:?}");
+    let run = cli.run(&["brand", "set", "--colour-output", "keep"]).await;
+    assert!(run.code == 0 && run.stdout.contains("colour:   keep"), "{run:?}");
+    let shown: serde_json::Value = parsed(&cli.run(&["brand", "show", "--json"]).await);
+    assert_eq!(shown["profile"]["colour"], serde_json::json!({"output": "keep"}));
+    let run = cli.run(&["brand", "set", "--colour-output", "cmyk"]).await;
+    assert!(run.code == 2 && run.stderr.contains("keep or srgb"), "{run:?}");
 
     let run = cli.run(&["brand", "dna", utf8(&input), "--vibe", "calm"]).await;
     assert_eq!(run.code, 1, "{run:?}");

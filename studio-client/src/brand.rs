@@ -13,14 +13,15 @@ use crate::client::{Client, IMAGE_UPLOAD, PartSource, encode};
 use crate::develops::{Field, InputSource, form_of};
 
 impl Client {
-    /// `GET /api/toolkit/brand`: the profile, with the clause develops carry; a house that
-    /// never ran a read gets the empty defaults.
+    /// `GET /api/toolkit/brand`: the profile, with the clause develops carry and the colour
+    /// policy; a house that never ran a read gets the empty defaults (`srgb`).
     pub async fn brand_profile(&self) -> Result<BrandResponse, Error> {
         self.get("/api/toolkit/brand").await
     }
 
     /// `PATCH /api/toolkit/brand`: given fields replace the stored ones, then the whole is
-    /// clamped (docs/brand.md). 400 `BAD_JSON`; 403 for a viewer.
+    /// clamped (docs/brand.md); `colour` sets the house's colour policy (docs/colour.md). 400
+    /// `BAD_JSON`, `BAD_COLOUR_OUTPUT`; 403 for a viewer.
     pub async fn patch_brand(&self, patch: &BrandPatch) -> Result<BrandResponse, Error> {
         self.patch("/api/toolkit/brand", patch).await
     }

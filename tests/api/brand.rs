@@ -1,13 +1,16 @@
 //! Brand (§4.3): the profile's defaults, patch, clamps and clause; develops carrying the clause
 //! into their frame's metadata; the DNA read against a stand-in AI reader (wiremock) — first
 //! free, then 2 tokens, failures charging nothing, two first reads at once charging exactly one —
-//! and marks (register, 409, change, unregister, collection override, riding renditions).
+//! marks (register, 409, change, unregister, collection override, riding renditions), and the
+//! colour policy (patched and read, refused when bad, followed by develops, duplicates and packs'
+//! resized entries: an Adobe RGB input's profile under `keep`, sRGB's under `srgb`).
 
 use std::time::Duration;
 
 use serde_json::{Value, json};
 use studio_client::api::{
-    BrandPatch, CreateMarkRequest, JobStatus, KeyRole, MarkPatch, Quality, Riding, SignatureKeyword,
+    BrandColourPatch, BrandPatch, ColourOutput, CreateMarkRequest, JobStatus, KeyRole, MarkPatch, PackRequest,
+    PackSize, Quality, Riding, SignatureKeyword,
 };
 use studio_client::{Client, DevelopSubmit, InputSource, UploadOptions};
 use studio_tests::images::{padded_png, png};
@@ -26,6 +29,9 @@ backend_tests!(
     marks_register_change_and_unregister,
     collection_marks_override_the_house,
     develops_asking_for_marks_take_the_riding_ones,
+    colour_policy_is_patched_and_read,
+    develops_follow_the_colour_policy,
+    packs_follow_the_colour_policy,
 );
 
 const WAIT: Duration = Duration::from_secs(30);
@@ -64,6 +70,7 @@ async fn profile_defaults_patch_and_clamps(backend: Backend) {
     let p = got.profile;
     assert_eq!((p.vision_en.as_str(), p.vibe.len(), p.palette.len(), p.signature_keywords.len()), ("", 0, 0, 0));
     assert_eq!((p.inject_enabled, p.dna_runs, p.clause.as_str()), (true, 0, ""));
+    assert_eq!(p.colour.output, ColourOutput::Srgb, "sRGB by default");
 
     let patch = BrandPatch {
         vision_en: Some(format!("  Quiet   tailoring. {}", "x".repeat(600))),
@@ -76,6 +83,7 @@ async fn profile_defaults_patch_and_clamps(backend: Backend) {
             SignatureKeyword { category: "x".into(), phrase: "  ".into() },
         ]),
         inject_enabled: None,
+        colour: None,
     };
     let p = house.key.patch_brand(&patch).await.expect("patch").profile;
     assert_eq!(p.vision_en.chars().count(), 500);
@@ -549,4 +557,213 @@ async fn develops_asking_for_marks_take_the_riding_ones(backend: Backend) {
     let e = key.submit_develop(&develop("fld_nope")).await.expect_err("unknown collection");
     assert_eq!(refused(e), (Some(404), "COLLECTION_NOT_FOUND".into()));
     assert_eq!(tokens(&house).await, before, "nothing held");
+}
+
+/// A patch of the colour policy alone.
+fn colour_patch(output: ColourOutput) -> BrandPatch {
+    BrandPatch { colour: Some(BrandColourPatch::from(output)), ..Default::default() }
+}
+
+async fn colour_policy_is_patched_and_read(backend: Backend) {
+    let Some(app) = spawn(backend, |c| c.runner_concurrency = 0).await else { return };
+    let house = House::new(&app, "brand-colour").await;
+    let got = house.key.brand_profile().await.expect("defaults").profile;
+    assert_eq!(got.colour.output, ColourOutput::Srgb);
+    let quiet = BrandPatch { vision_en: Some("Quiet tailoring".into()), ..Default::default() };
+    house.key.patch_brand(&quiet).await.expect("patch");
+
+    // PATCH sets keep, GET reads it back; the other fields stand.
+    let p = house.key.patch_brand(&colour_patch(ColourOutput::Keep)).await.expect("keep").profile;
+    assert_eq!((p.colour.output, p.vision_en.as_str()), (ColourOutput::Keep, "Quiet tailoring"));
+    let read = house.key.brand_profile().await.expect("read").profile;
+    assert_eq!(read, p, "stored as answered");
+
+    // On the wire: `colour: {output}`, camelCase like the rest.
+    let http = reqwest::Client::new();
+    let send = |body: &'static str| {
+        http.patch(format!("{}/api/toolkit/brand", app.base))
+            .bearer_auth(&house.secret)
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+    };
+    let res = http.get(format!("{}/api/toolkit/brand", app.base)).bearer_auth(&house.secret).send().await.unwrap();
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(body["profile"]["colour"], json!({"output": "keep"}), "{body}");
+
+    // A patch of other fields keeps the policy.
+    let p = house.key.patch_brand(&BrandPatch { inject_enabled: Some(false), ..Default::default() }).await;
+    assert_eq!(p.expect("patch").profile.colour.output, ColourOutput::Keep);
+
+    // A bad value is 400 BAD_COLOUR_OUTPUT and changes nothing, not even the other fields sent
+    // with it; a colour of the wrong type is a malformed body.
+    for bad in [
+        r#"{"colour": {"output": "cmyk"}, "visionEn": "Loud"}"#,
+        r#"{"colour": {"output": "KEEP "}}"#,
+        r#"{"colour": {"output": ""}}"#,
+        r#"{"colour": {}}"#,
+    ] {
+        let res = send(bad).await.unwrap();
+        assert_eq!(res.status(), 400, "{bad}");
+        let body: Value = res.json().await.unwrap();
+        assert_eq!(body["error"], json!("BAD_COLOUR_OUTPUT"), "{bad}");
+        assert!(body["message"].as_str().is_some_and(|m| m.contains("keep")), "{body}");
+    }
+    for bad in [r#"{"colour": "keep"}"#, r#"{"colour": {"output": 1}}"#] {
+        let res = send(bad).await.unwrap();
+        assert_eq!(res.status(), 400, "{bad}");
+        let body: Value = res.json().await.unwrap();
+        assert_eq!(body["error"], json!("BAD_JSON"), "{bad}");
+    }
+    let after = house.key.brand_profile().await.expect("read").profile;
+    assert_eq!((after.colour.output, after.vision_en.as_str()), (ColourOutput::Keep, "Quiet tailoring"));
+
+    // A viewer reads it but cannot change it.
+    let viewer = viewer(&app, &house).await;
+    assert_eq!(viewer.brand_profile().await.expect("read").profile.colour.output, ColourOutput::Keep);
+    let e = viewer.patch_brand(&colour_patch(ColourOutput::Srgb)).await.expect_err("viewer");
+    assert_eq!(refused(e), (Some(403), "FORBIDDEN".into()));
+
+    // Back to sRGB; another house keeps its own default.
+    let p = house.key.patch_brand(&colour_patch(ColourOutput::Srgb)).await.expect("srgb").profile;
+    assert_eq!(p.colour.output, ColourOutput::Srgb);
+    let other = House::new(&app, "brand-colour-other").await;
+    house.key.patch_brand(&colour_patch(ColourOutput::Keep)).await.expect("keep");
+    assert_eq!(other.key.brand_profile().await.unwrap().profile.colour.output, ColourOutput::Srgb);
+}
+
+/// Adobe RGB (1998) as an ICC profile.
+fn adobe_icc() -> Vec<u8> {
+    moxcms::ColorProfile::new_adobe_rgb().encode().expect("adobe icc")
+}
+
+/// A small gradient stored as a PNG with `icc` in its iCCP chunk.
+fn tagged_png(icc: Option<Vec<u8>>) -> Vec<u8> {
+    use image::ImageEncoder;
+    let img = image::RgbImage::from_fn(32, 24, |x, y| image::Rgb([40 + x as u8 * 5, 90 + y as u8 * 4, 150]));
+    let mut out = Vec::new();
+    let mut enc = image::codecs::png::PngEncoder::new(&mut out);
+    if let Some(icc) = icc {
+        enc.set_icc_profile(icc).expect("png icc");
+    }
+    enc.write_image(img.as_raw(), img.width(), img.height(), image::ExtendedColorType::Rgb8).expect("png");
+    out
+}
+
+/// The ICC profile embedded in an encoded image, read by `image`'s decoder.
+fn icc_of(bytes: &[u8]) -> Option<Vec<u8>> {
+    use image::ImageDecoder;
+    let reader = image::ImageReader::new(std::io::Cursor::new(bytes)).with_guessed_format().expect("format");
+    reader.into_decoder().expect("decoder").icc_profile().expect("icc")
+}
+
+/// Whether `icc` is an sRGB profile: it parses, and its primaries are sRGB's.
+fn is_srgb(icc: &[u8]) -> bool {
+    let (got, want) = (moxcms::ColorProfile::new_from_slice(icc).expect("parses"), moxcms::ColorProfile::new_srgb());
+    let near = |a: moxcms::Xyzd, b: moxcms::Xyzd| (a.x - b.x).abs() + (a.y - b.y).abs() + (a.z - b.z).abs() < 0.01;
+    near(got.red_colorant, want.red_colorant)
+        && near(got.green_colorant, want.green_colorant)
+        && near(got.blue_colorant, want.blue_colorant)
+}
+
+async fn develops_follow_the_colour_policy(backend: Backend) {
+    let Some(app) = spawn(backend, |c| c.runner_concurrency = 1).await else { return };
+    let house = House::new(&app, "brand-colour-develop").await;
+    let storage = app.studio.storage();
+    let adobe = adobe_icc();
+    let upscale = |icc: Option<Vec<u8>>, options: Vec<(&str, &str)>| {
+        let mut d = DevelopSubmit::new("upscale")
+            .input("image", InputSource::Bytes { file_name: "a.png".into(), bytes: tagged_png(icc) })
+            .quality(Quality::K1);
+        for (k, v) in options {
+            d = d.param(k, v);
+        }
+        d
+    };
+    // (the job's colourOutput option, the frame's embedded profile)
+    let frame = |job: String| {
+        let (house, storage) = (&house, &storage);
+        async move {
+            let done = house.key.wait_for(&job, WAIT).await.expect("done");
+            assert_eq!(done.status, JobStatus::Done, "{:?}", done.error);
+            let row = storage.job(&house.org_id, &job).await.unwrap().unwrap();
+            let params: Value = serde_json::from_str(&row.params).unwrap();
+            let bytes = house.key.asset_bytes(done.result_asset_id.as_deref().unwrap()).await.expect("frame");
+            (params.get("colourOutput").cloned(), icc_of(&bytes).expect("the frame embeds a profile"))
+        }
+    };
+
+    // sRGB (the default): an Adobe RGB input lands with the sRGB profile, the same one an
+    // untagged input's frame carries; a caller's own colourOutput never survives.
+    let plain = house.key.submit_develop(&upscale(None, vec![])).await.expect("submit").job_id;
+    let (_, srgb) = frame(plain).await;
+    assert!(is_srgb(&srgb), "an untagged input's frame is sRGB");
+    let forged = upscale(Some(adobe.clone()), vec![("colourOutput", "keep")]);
+    let first = house.key.submit_develop(&forged).await.expect("submit").job_id;
+    let (option, icc) = frame(first.clone()).await;
+    assert_eq!(option, None, "the caller's colourOutput is dropped under srgb");
+    assert_eq!(icc, srgb, "sRGB's profile, not the input's");
+    assert_ne!(icc, adobe);
+
+    // keep: the input's own profile, byte for byte.
+    house.key.patch_brand(&colour_patch(ColourOutput::Keep)).await.expect("keep");
+    let kept = house.key.submit_develop(&upscale(Some(adobe.clone()), vec![])).await.expect("submit").job_id;
+    let (option, icc) = frame(kept.clone()).await;
+    assert_eq!(option, Some(json!("keep")));
+    assert_eq!(icc, adobe, "the Adobe RGB input's profile is embedded");
+    // An untagged input stays sRGB under keep.
+    let plain = house.key.submit_develop(&upscale(None, vec![])).await.expect("submit").job_id;
+    assert_eq!(frame(plain).await.1, srgb);
+
+    // A duplicate carries today's policy, not its source's: the sRGB job duplicated under keep
+    // keeps, and the kept job duplicated under srgb is sRGB.
+    let again = house.key.duplicate_job(&first, None).await.expect("duplicate").job_id;
+    assert_eq!(frame(again).await, (Some(json!("keep")), adobe.clone()));
+    house.key.patch_brand(&colour_patch(ColourOutput::Srgb)).await.expect("srgb");
+    let again = house.key.duplicate_job(&kept, None).await.expect("duplicate").job_id;
+    assert_eq!(frame(again).await, (None, srgb.clone()));
+
+    // A pipeline node may not set it (the line sets it from the house).
+    let item = house.key.upload_bytes("p.png", png(24, 16), &Default::default()).await.expect("upload").asset.id;
+    let plan = json!({"name": "mine", "nodes": [{"id": "a", "tool": "upscale", "quality": "1k",
+        "params": {"colourOutput": "keep"}, "inputs": {"image": {"item": "image"}}}]});
+    let request = studio_client::api::PipelineRunRequest {
+        plan: Some(plan),
+        items: json!([{ "image": item }]),
+        ..Default::default()
+    };
+    let e = house.key.start_pipeline_run(request).await.expect_err("reserved");
+    assert_eq!(refused(e), (Some(400), "BAD_PLAN".into()));
+}
+
+async fn packs_follow_the_colour_policy(backend: Backend) {
+    let Some(app) = spawn(backend, |c| c.runner_concurrency = 0).await else { return };
+    let house = House::new(&app, "brand-colour-pack").await;
+    let adobe = adobe_icc();
+    let asset = house.key.upload_bytes("adobe.png", tagged_png(Some(adobe.clone())), &Default::default()).await;
+    let asset = asset.expect("upload").asset.id;
+    // The resized entry of a pack of the one frame, read back from the archive.
+    let resized = |name: &'static str| {
+        let (app, house, asset) = (&app, &house, asset.clone());
+        async move {
+            let req = PackRequest {
+                asset_ids: vec![asset],
+                name: Some(name.into()),
+                sizes: vec![PackSize { name: "web".into(), width: 16, height: 16 }],
+            };
+            let pack = house.key.create_pack(&req).await.expect("pack");
+            assert_eq!(pack.status, "ready", "{pack:?}");
+            let path = app.data_dir.join(format!("{name}.zip"));
+            house.key.download_pack(&pack.pack_id, &path, |_, _| {}).await.expect("download");
+            let script = "import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\n\
+                          n = [i for i in z.namelist() if i.startswith('web/')][0]\nsys.stdout.buffer.write(z.read(n))";
+            let out = std::process::Command::new("python3").arg("-c").arg(script).arg(&path).output().expect("python3");
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            icc_of(&out.stdout).expect("the resized entry embeds a profile")
+        }
+    };
+    let icc = resized("srgb").await;
+    assert!(is_srgb(&icc) && icc != adobe, "sRGB by default");
+    house.key.patch_brand(&colour_patch(ColourOutput::Keep)).await.expect("keep");
+    assert_eq!(resized("keep").await, adobe, "under keep the resized entry carries the input's profile");
 }

@@ -1,12 +1,14 @@
 //! `studio brand`: the house's brand profile and marks (spec §2.5, §2.6, §4.3). `show` prints
-//! the profile and the clause develops carry; `set` changes fields of it; `dna` reads the profile
+//! the profile, the clause develops carry and the colour policy; `set` changes fields of it
+//! (`--colour-output keep|srgb` the space develops and packs are written in); `dna` reads the profile
 //! from 1 to 10 images (the first read is free, later ones cost 2 tokens); `marks ls|add|set|rm`
 //! keeps the renditions of the house's logo.
 
 use anyhow::Result;
 use clap::builder::NonEmptyStringValueParser;
 use studio_client::api::{
-    BrandPatch, BrandProfile, CreateMarkRequest, Mark, MarkList, MarkPatch, Riding, SignatureKeyword,
+    BrandColourPatch, BrandPatch, BrandProfile, ColourOutput, CreateMarkRequest, Mark, MarkList, MarkPatch, Riding,
+    SignatureKeyword,
 };
 
 use super::develop::source;
@@ -23,7 +25,7 @@ pub(crate) struct Args {
 /// The `brand` subcommands.
 #[derive(clap::Subcommand)]
 enum Command {
-    /// The profile and the clause develops carry.
+    /// The profile, the clause develops carry and the colour policy.
     Show(Json),
     /// Change fields of the profile; each given one replaces the stored one (then the server
     /// clamps the whole, docs/brand.md). `--vibe ''` empties a list.
@@ -61,6 +63,10 @@ struct Set {
     /// Whether develops carry the clause.
     #[arg(long, value_name = "on|off", value_parser = parse_switch)]
     inject: Option<bool>,
+    /// The colour space develops and packs' resized entries are written in: `keep` (an RGB
+    /// input's own, its profile embedded) or `srgb` (the default).
+    #[arg(long, value_name = "keep|srgb", value_parser = parse_colour_output)]
+    colour_output: Option<ColourOutput>,
     /// Print the server's {"ok", "profile"} as JSON.
     #[arg(long)]
     json: bool,
@@ -173,6 +179,10 @@ fn parse_switch(raw: &str) -> Result<bool, String> {
     }
 }
 
+fn parse_colour_output(raw: &str) -> Result<ColourOutput, String> {
+    ColourOutput::parse(raw.trim().to_ascii_lowercase().as_str()).ok_or_else(|| "keep or srgb".into())
+}
+
 fn keyword(raw: &str) -> SignatureKeyword {
     match raw.split_once('=') {
         Some((category, phrase)) => SignatureKeyword { category: category.trim().into(), phrase: phrase.trim().into() },
@@ -185,12 +195,13 @@ fn profile_text(p: &BrandProfile) -> String {
     let keywords: Vec<String> = p.signature_keywords.iter().map(|k| format!("{}: {}", k.category, k.phrase)).collect();
     let or_none = |s: String| if s.is_empty() { "-".to_string() } else { s };
     format!(
-        "vision:   {}\nvibe:     {}\npalette:  {}\nkeywords: {}\ninject:   {}\nreads:    {}\nclause:   {}\n",
+        "vision:   {}\nvibe:     {}\npalette:  {}\nkeywords: {}\ninject:   {}\ncolour:   {}\nreads:    {}\nclause:   {}\n",
         or_none(p.vision_en.clone()),
         or_none(p.vibe.join(", ")),
         or_none(p.palette.join(", ")),
         or_none(keywords.join("; ")),
         if p.inject_enabled { "on" } else { "off" },
+        p.colour.output,
         p.dna_runs,
         or_none(p.clause.clone()),
     )
@@ -246,11 +257,13 @@ pub(crate) async fn run(ctx: &Context, args: Args) -> Result<()> {
                 palette: s.palette,
                 signature_keywords: s.keywords.map(|k| k.iter().map(|k| keyword(k)).collect()),
                 inject_enabled: s.inject,
+                colour: s.colour_output.map(BrandColourPatch::from),
             };
             if patch == BrandPatch::default() {
-                return Err(
-                    Usage("say what to change: --vision, --vibe, --palette, --keyword or --inject".into()).into()
-                );
+                return Err(Usage(
+                    "say what to change: --vision, --vibe, --palette, --keyword, --inject or --colour-output".into(),
+                )
+                .into());
             }
             let answer = client.patch_brand(&patch).await?;
             print(s.json, &answer, |a| profile_text(&a.profile))

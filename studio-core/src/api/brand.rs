@@ -36,6 +36,69 @@ pub struct BrandProfile {
     /// The exact text develops carry as their `brandClause` option (docs/brand.md); empty when
     /// `injectEnabled` is false or the profile is empty.
     pub clause: String,
+    /// The house's colour policy: the space its develops and packs' resized entries are written
+    /// in (docs/colour.md).
+    #[serde(default)]
+    pub colour: BrandColour,
+}
+
+/// The space a house's outputs are written in (docs/colour.md).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ColourOutput {
+    /// sRGB, with the sRGB profile embedded (the default).
+    #[default]
+    Srgb,
+    /// The input's own space when it is RGB with a profile (Adobe RGB, Display P3, ...), its
+    /// profile embedded; sRGB otherwise.
+    Keep,
+}
+
+impl ColourOutput {
+    /// The wire spelling: `srgb` or `keep`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ColourOutput::Srgb => "srgb",
+            ColourOutput::Keep => "keep",
+        }
+    }
+
+    /// The policy of its wire spelling (exactly `srgb` or `keep`); `None` for anything else.
+    pub fn parse(value: &str) -> Option<Self> {
+        match value {
+            "srgb" => Some(ColourOutput::Srgb),
+            "keep" => Some(ColourOutput::Keep),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for ColourOutput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The brand profile's `colour`: `{output: "srgb" | "keep"}`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct BrandColour {
+    /// The space outputs are written in; `srgb` by default.
+    pub output: ColourOutput,
+}
+
+/// `colour` in a patch: `output` must be `srgb` or `keep` (anything else, or none, is 400
+/// `BAD_COLOUR_OUTPUT`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct BrandColourPatch {
+    /// `srgb` or `keep`.
+    #[serde(default)]
+    pub output: String,
+}
+
+impl From<ColourOutput> for BrandColourPatch {
+    fn from(output: ColourOutput) -> Self {
+        BrandColourPatch { output: output.as_str().to_string() }
+    }
 }
 
 /// `GET` and `PATCH /api/toolkit/brand`.
@@ -49,7 +112,8 @@ pub struct BrandResponse {
 
 /// `PATCH /api/toolkit/brand`: any of the fields; each given one replaces the stored one, then
 /// the whole profile is clamped as a read's answer is. `dnaRuns` and `clause` are not fields
-/// of a patch (sent, they are ignored).
+/// of a patch (sent, they are ignored); `colour.output` is checked, not clamped (400
+/// `BAD_COLOUR_OUTPUT`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct BrandPatch {
@@ -68,6 +132,9 @@ pub struct BrandPatch {
     /// Whether develops carry the clause.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inject_enabled: Option<bool>,
+    /// The colour policy: `{"output": "srgb" | "keep"}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub colour: Option<BrandColourPatch>,
 }
 
 /// `POST /api/toolkit/brand/dna`.

@@ -1,14 +1,16 @@
 //! Brand (§2.5, §2.6, §4.3): the view `studio.brand()`. The house's visual profile, read and
-//! patched here; the clause develops carry (`clause`); the clamps a patch and a read's answer
-//! both go through (`clamp`); the paid DNA read in `dna.rs`; marks in `marks.rs`. Every
-//! choice the spec leaves open is in docs/brand.md.
+//! patched here; the clause develops carry (`clause`) and the colour policy they and packs are
+//! written under (`colour`); the clamps a patch and a read's answer both go through (`clamp`);
+//! the paid DNA read in `dna.rs`; marks in `marks.rs`. Every choice the spec leaves open is in
+//! docs/brand.md.
 
 use crate::ids::OrgId;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
-use crate::api::{BrandPatch, BrandProfile, BrandResponse, SignatureKeyword};
+use crate::api::{BrandColour, BrandPatch, BrandProfile, BrandResponse, ColourOutput, SignatureKeyword};
 use crate::caller::Caller;
 use crate::error::{Error, Result};
+use crate::images::OutputSpace;
 use crate::storage::{BrandFields, BrandFieldsPatch, BrandProfileRow};
 use crate::studio::Studio;
 
@@ -19,6 +21,9 @@ pub use dna::{DNA_PRICE, DnaForm, MAX_DNA_IMAGES, MAX_DNA_SET_MB};
 
 /// The option name a develop's job carries the clause under.
 pub(crate) const CLAUSE_PARAM: &str = "brandClause";
+/// The option name a develop's job carries the house's colour policy under (set only for
+/// `keep`; the local provider reads it).
+pub(crate) const COLOUR_PARAM: &str = crate::providers::local::COLOUR_OUTPUT;
 /// Longest vision kept.
 const MAX_VISION_CHARS: usize = 500;
 /// Most mood words, and the longest.
@@ -183,10 +188,26 @@ impl Profile {
     }
 }
 
+/// The house's colour policy as stored (`srgb` without a row, or for anything unknown).
+fn colour_policy(row: Option<&BrandProfileRow>) -> ColourOutput {
+    row.and_then(|r| ColourOutput::parse(&r.colour_output)).unwrap_or_default()
+}
+
+/// The space outputs are written in under a policy.
+pub(crate) fn output_space(policy: ColourOutput) -> OutputSpace {
+    OutputSpace::from_policy(policy.as_str())
+}
+
+/// 400 `BAD_COLOUR_OUTPUT`: a patch's `colour.output` is neither `srgb` nor `keep`.
+fn bad_colour_output() -> Error {
+    Error::invalid("BAD_COLOUR_OUTPUT", "colour.output must be \"srgb\" or \"keep\".")
+}
+
 /// The wire profile of a stored row (or the empty defaults).
 fn view(row: Option<&BrandProfileRow>) -> BrandProfile {
     let p = Profile::of(row);
     BrandProfile {
+        colour: BrandColour { output: colour_policy(row) },
         clause: clause(&p),
         dna_runs: row.map_or(0, |r| r.dna_runs),
         vision_en: p.vision_en,
@@ -214,9 +235,14 @@ impl Brand<'_> {
     }
 
     /// `PATCH /api/toolkit/brand`: given fields replace the stored ones, then the whole is
-    /// clamped; `dnaRuns` is never touched. 403 for a viewer.
+    /// clamped; `dnaRuns` is never touched. 403 for a viewer; 400 `BAD_COLOUR_OUTPUT` (nothing
+    /// written) when `colour.output` is neither `srgb` nor `keep`.
     pub async fn patch(&self, caller: &Caller, patch: BrandPatch) -> Result<BrandResponse> {
         Self::may_patch(caller)?;
+        let colour_output = match &patch.colour {
+            None => None,
+            Some(c) => Some(ColourOutput::parse(&c.output).ok_or_else(bad_colour_output)?.as_str().to_string()),
+        };
         // Each clamp reads only its own field, so the fields sent are clamped alone and written
         // alone, in one statement: a concurrent patch of other fields (or a DNA read) stands.
         let sent = clamp(Profile {
@@ -233,6 +259,7 @@ impl Brand<'_> {
             palette: patch.palette.map(|_| sent.palette),
             signature_keywords: patch.signature_keywords.map(|_| sent.signature_keywords),
             inject_enabled: patch.inject_enabled,
+            colour_output,
         };
         let row = self.0.storage.save_brand_profile(&caller.org_id, &fields, crate::ids::now()).await?;
         self.0.submit_cache.forget_brand(&caller.org_id);
@@ -245,24 +272,35 @@ impl Brand<'_> {
         Ok(clause(&Profile::of(row.as_ref())))
     }
 
-    /// What the brand adds to new jobs before they are held and queued: the clause
-    /// ([`Brand::carry_clause`]) and, when asked, the riding marks ([`Brand::carry_marks`]).
+    /// The space the house's outputs are written in now (its `colour.output`).
+    pub(crate) async fn output_space_for(&self, org_id: &OrgId) -> Result<OutputSpace> {
+        let row = self.0.storage.brand_profile(org_id).await?;
+        Ok(output_space(colour_policy(row.as_ref())))
+    }
+
+    /// What the brand adds to new jobs before they are held and queued: the clause and the
+    /// colour policy ([`Brand::carry_clause`]) and, when asked, the riding marks
+    /// ([`Brand::carry_marks`]).
     pub(crate) async fn carry(&self, jobs: &mut [crate::storage::JobRow]) -> Result<()> {
         self.carry_clause(jobs).await?;
         self.carry_marks(jobs).await
     }
 
     /// Set each new job's `brandClause` option to its house's clause as it stands now, or
-    /// remove it when the clause is empty (a caller's own `brandClause` never survives, and a
-    /// duplicate carries today's clause, not its source's).
+    /// remove it when the clause is empty, and its `colourOutput` option to `keep` when the
+    /// house keeps its inputs' colour space, or remove it under `srgb` (a caller's own
+    /// `brandClause` or `colourOutput` never survives, and a duplicate carries today's clause
+    /// and policy, not its source's).
     pub(crate) async fn carry_clause(&self, jobs: &mut [crate::storage::JobRow]) -> Result<()> {
-        let mut clauses: std::collections::BTreeMap<OrgId, String> = std::collections::BTreeMap::new();
+        let mut houses: BTreeMap<OrgId, (String, ColourOutput)> = BTreeMap::new();
         for job in jobs.iter_mut() {
-            if !clauses.contains_key(&job.org_id) {
-                let c = self.clause_for(&job.org_id).await?;
-                clauses.insert(job.org_id.clone(), c);
+            if !houses.contains_key(&job.org_id) {
+                let row = self.0.storage.brand_profile(&job.org_id).await?;
+                let carried = (clause(&Profile::of(row.as_ref())), colour_policy(row.as_ref()));
+                houses.insert(job.org_id.clone(), carried);
             }
-            set_clause(job, &clauses[&job.org_id])?;
+            let (c, policy) = &houses[&job.org_id];
+            set_options(job, c, *policy)?;
         }
         Ok(())
     }
@@ -274,27 +312,40 @@ impl Brand<'_> {
         jobs: &mut [crate::storage::JobRow],
         profile: Option<&crate::storage::BrandProfileRow>,
     ) -> Result<()> {
-        let c = clause(&Profile::of(profile));
+        let (c, policy) = (clause(&Profile::of(profile)), colour_policy(profile));
         for job in jobs.iter_mut() {
-            set_clause(job, &c)?;
+            set_options(job, &c, policy)?;
         }
         self.carry_marks(jobs).await
     }
 }
 
-/// Set a job's `brandClause` option, or remove it when the clause is empty.
-fn set_clause(job: &mut crate::storage::JobRow, clause: &str) -> Result<()> {
+/// Set a job's `brandClause` and `colourOutput` options ([`apply_options`]).
+fn set_options(job: &mut crate::storage::JobRow, clause: &str, policy: ColourOutput) -> Result<()> {
     let mut params = job.params_map();
-    let had = params.contains_key(CLAUSE_PARAM);
+    if apply_options(&mut params, clause, policy) {
+        job.params = serde_json::to_string(&params).map_err(Error::internal)?;
+    }
+    Ok(())
+}
+
+/// Set the `brandClause` option, or remove it when the clause is empty; set the `colourOutput`
+/// option to `keep` under that policy, or remove it under `srgb` (the default). True when
+/// the options are to be rewritten: one of them is or was there.
+fn apply_options(params: &mut BTreeMap<String, String>, clause: &str, policy: ColourOutput) -> bool {
+    let had = params.contains_key(CLAUSE_PARAM) || params.contains_key(COLOUR_PARAM);
+    let keep = policy == ColourOutput::Keep;
     if clause.is_empty() {
         params.remove(CLAUSE_PARAM);
     } else {
         params.insert(CLAUSE_PARAM.to_string(), clause.to_string());
     }
-    if had || !clause.is_empty() {
-        job.params = serde_json::to_string(&params).map_err(Error::internal)?;
+    if keep {
+        params.insert(COLOUR_PARAM.to_string(), policy.as_str().to_string());
+    } else {
+        params.remove(COLOUR_PARAM);
     }
-    Ok(())
+    had || !clause.is_empty() || keep
 }
 
 #[cfg(test)]
@@ -327,6 +378,18 @@ mod tests {
         assert_eq!(p.vibe[0], "calm 0");
         assert_eq!(p.palette, vec!["#aabbcc", "#a0b1c2", "ivory", "navy blue"]);
         assert_eq!(p.signature_keywords, vec![kw("cut", "raw hems"), kw("signature", "gold buttons")]);
+    }
+
+    #[test]
+    fn jobs_carry_the_colour_policy_only_under_keep() {
+        let mut params: BTreeMap<String, String> =
+            [("colourOutput".to_string(), "keep".to_string()), ("scale".to_string(), "2".to_string())].into();
+        assert!(apply_options(&mut params, "", ColourOutput::Srgb), "a caller's own is dropped");
+        assert_eq!(params, [("scale".to_string(), "2".to_string())].into());
+        assert!(!apply_options(&mut params, "", ColourOutput::Srgb), "nothing to rewrite");
+        assert!(apply_options(&mut params, "Brand vision: Quiet.", ColourOutput::Keep));
+        assert_eq!(params.get("colourOutput").map(String::as_str), Some("keep"));
+        assert_eq!(params.get(CLAUSE_PARAM).map(String::as_str), Some("Brand vision: Quiet."));
     }
 
     #[test]

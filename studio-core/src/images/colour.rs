@@ -22,7 +22,8 @@ use moxcms::{
 use super::{MAX_PIXELS, MAX_SIDE, limits};
 
 /// The space an output is written in. The brand profile's `colour.output` chooses it per house
-/// (`"srgb"` or `"keep"`); until a caller passes the house's choice, outputs are sRGB.
+/// (`"srgb"` or `"keep"`): develops get it as their `colourOutput` option, packs' resized
+/// entries through `rendition_jpeg_in`; every other output is sRGB.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub enum OutputSpace {
     /// Pixels in sRGB with the sRGB profile embedded (the default).

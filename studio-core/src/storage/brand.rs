@@ -28,6 +28,9 @@ pub struct BrandProfileRow {
     pub free_read_at: Option<DateTime<Utc>>,
     /// Last change.
     pub updated_at: DateTime<Utc>,
+    /// The colour policy: `srgb` or `keep` (docs/colour.md).
+    #[serde(default)]
+    pub colour_output: String,
 }
 
 /// The fields a patch or a read writes (never `dna_runs`, which only a read moves).
@@ -59,6 +62,8 @@ pub struct BrandFieldsPatch {
     pub signature_keywords: Option<String>,
     /// Whether develops carry the clause.
     pub inject_enabled: Option<bool>,
+    /// The colour policy: `srgb` or `keep`.
+    pub colour_output: Option<String>,
 }
 
 /// A registered mark, with its asset's name.

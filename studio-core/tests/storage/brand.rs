@@ -1,6 +1,6 @@
 //! Brand profiles: a free-read claim goes to exactly one of many callers at once, is given back
 //! on failure, ends with the first successful read and lapses when stale; a patch never moves
-//! `dna_runs` and a read keeps `inject_enabled`.
+//! `dna_runs` and a read keeps `inject_enabled` and the colour policy.
 
 use std::sync::Arc;
 
@@ -29,6 +29,7 @@ fn patch(vision: &str, inject: bool) -> BrandFieldsPatch {
         palette: Some(f.palette),
         signature_keywords: Some(f.signature_keywords),
         inject_enabled: Some(f.inject_enabled),
+        colour_output: None,
     }
 }
 
@@ -82,7 +83,16 @@ async fn profile_writes_keep_their_own_fields(storage: Arc<dyn Storage>) {
     let fresh = new_house(storage.as_ref(), 0).await.1;
     let new = storage.save_brand_profile(&fresh, &BrandFieldsPatch::default(), Utc::now()).await.unwrap();
     assert_eq!((new.vision_en.as_str(), new.vibe.as_str(), new.inject_enabled), ("", "[]", true), "defaults");
-    let row = one;
+    assert_eq!(new.colour_output, "srgb", "the colour policy's default");
+    // The colour policy is written alone and kept by a patch of other fields and by a read.
+    let keep = BrandFieldsPatch { colour_output: Some("keep".into()), ..BrandFieldsPatch::default() };
+    let kept = storage.save_brand_profile(&org, &keep, Utc::now()).await.unwrap();
+    assert_eq!((kept.colour_output.as_str(), kept.vision_en.as_str(), kept.inject_enabled), ("keep", "Three", false));
+    let kept = storage.record_brand_read(&org, &fields("Four", true), Utc::now()).await.unwrap();
+    assert_eq!((kept.colour_output.as_str(), kept.vision_en.as_str()), ("keep", "Four"), "a read keeps the policy");
+    let kept = storage.save_brand_profile(&org, &only, Utc::now()).await.unwrap();
+    assert_eq!(kept.colour_output, "keep");
+    let row = kept;
     assert_eq!(storage.brand_profile(&org).await.unwrap(), Some(row));
     // Another house has nothing.
     let (_, other) = new_house(storage.as_ref(), 0).await;

@@ -166,17 +166,21 @@ pub(super) fn router() -> ApiRouter<AppState> {
                 op.summary("The house's brand profile")
                     .description(
                         "Any role. {ok, profile {visionEn, vibe, palette, signatureKeywords, injectEnabled, dnaRuns, \
-                         clause}}; a house that never ran a read gets the empty defaults. clause is the exact text \
-                         develops carry as their brandClause option (docs/brand.md).",
+                         clause, colour {output}}}; a house that never ran a read gets the empty defaults. clause is \
+                         the exact text develops carry as their brandClause option (docs/brand.md); colour.output \
+                         (srgb by default, or keep) is the space develops and packs' resized entries are written in \
+                         (docs/colour.md).",
                     )
                     .tag("brand")
             })
             .patch_with(patch_profile, |op| {
                 op.summary("Change the brand profile")
                     .description(
-                        "JSON any of visionEn, vibe, palette, signatureKeywords, injectEnabled: merged, then the \
-                         whole profile is clamped as a read's answer is (docs/brand.md); dnaRuns is never touched. \
-                         400 BAD_JSON; 403 FORBIDDEN for a viewer.",
+                        "JSON any of visionEn, vibe, palette, signatureKeywords, injectEnabled, colour {output: \
+                         srgb|keep}: merged, then the whole profile is clamped as a read's answer is \
+                         (docs/brand.md); dnaRuns is never touched. \
+                         400 BAD_JSON, BAD_COLOUR_OUTPUT (colour.output neither srgb nor keep; nothing \
+                         written); 403 FORBIDDEN for a viewer.",
                     )
                     .tag("brand")
             }),
