@@ -61,6 +61,21 @@ fn image(i: usize) -> InputSource {
     InputSource::Bytes { file_name: format!("look-{i}.png"), bytes: png(24 + i as u32, 32) }
 }
 
+/// `PATCH /api/toolkit/brand` with `body` sent as it is, as the house's key: what the typed
+/// client cannot send (malformed JSON, read-only fields).
+fn raw_patch(
+    http: &reqwest::Client,
+    app: &TestApp,
+    house: &House,
+    body: &'static str,
+) -> impl std::future::Future<Output = reqwest::Result<reqwest::Response>> {
+    http.patch(format!("{}/api/toolkit/brand", app.base))
+        .bearer_auth(&house.secret)
+        .header("content-type", "application/json")
+        .body(body)
+        .send()
+}
+
 async fn profile_defaults_patch_and_clamps(backend: Backend) {
     let Some(app) = spawn(backend, |c| c.runner_concurrency = 0).await else { return };
     let house = House::new(&app, "brand-profile").await;
@@ -111,13 +126,7 @@ async fn profile_defaults_patch_and_clamps(backend: Backend) {
 
     // dnaRuns and clause are not patchable; bad JSON is BAD_JSON; a viewer reads but cannot patch.
     let http = reqwest::Client::new();
-    let send = |body: &'static str| {
-        http.patch(format!("{}/api/toolkit/brand", app.base))
-            .bearer_auth(&house.secret)
-            .header("content-type", "application/json")
-            .body(body)
-            .send()
-    };
+    let send = |body: &'static str| raw_patch(&http, &app, &house, body);
     let res = send(r#"{"dnaRuns": 7, "clause": "mine", "injectEnabled": true}"#).await.unwrap();
     assert_eq!(res.status(), 200);
     let body: Value = res.json().await.unwrap();
@@ -580,13 +589,7 @@ async fn colour_policy_is_patched_and_read(backend: Backend) {
 
     // On the wire: `colour: {output}`, camelCase like the rest.
     let http = reqwest::Client::new();
-    let send = |body: &'static str| {
-        http.patch(format!("{}/api/toolkit/brand", app.base))
-            .bearer_auth(&house.secret)
-            .header("content-type", "application/json")
-            .body(body)
-            .send()
-    };
+    let send = |body: &'static str| raw_patch(&http, &app, &house, body);
     let res = http.get(format!("{}/api/toolkit/brand", app.base)).bearer_auth(&house.secret).send().await.unwrap();
     let body: Value = res.json().await.unwrap();
     assert_eq!(body["profile"]["colour"], json!({"output": "keep"}), "{body}");
