@@ -21,6 +21,7 @@ backend_tests!(
     a_failing_receiver_gets_the_event_again_after_each_failure,
     an_endpoint_whose_attempts_run_out_is_disabled_and_its_owner_told,
     a_delivery_whose_worker_died_is_made_once_its_lease_lapses,
+    an_earlier_change_queued_later_still_leaves_first,
     two_replicas_deliver_a_thousand_events_once_each,
     a_develops_own_webhook_url_is_signed_by_the_default_endpoint,
     a_develops_silent_url_does_not_hold_back_its_endpoint,
@@ -539,6 +540,7 @@ async fn a_delivery_whose_worker_died_is_made_once_its_lease_lapses(backend: Bac
     let Some(app) = delivering(backend, |c| {
         c.runner_concurrency = 0;
         c.webhooks.workers = 0;
+        c.webhooks.settle_ms = 0;
     })
     .await
     else {
@@ -579,6 +581,51 @@ async fn a_delivery_whose_worker_died_is_made_once_its_lease_lapses(backend: Bac
     let log = house.key.webhook_deliveries(&id, &DeliveriesQuery::default()).await.expect("log");
     assert_eq!(log.deliveries.len(), 1);
     assert_eq!((log.deliveries[0].attempt, log.deliveries[0].ok), (2, true), "the lost attempt is counted");
+}
+
+async fn an_earlier_change_queued_later_still_leaves_first(backend: Backend) {
+    // Two changes of one job published in the other order than they were made (a submit's
+    // `queued` and the runner's `running` race): the later event waits for the earlier one.
+    let Some(app) = delivering(backend, |c| {
+        c.runner_concurrency = 0;
+        c.webhooks.workers = 0;
+    })
+    .await
+    else {
+        return;
+    };
+    assert_eq!(app.studio.config().webhooks.settle_ms, 250, "the default settle");
+    let house = House::new(&app, "hook-order").await;
+    let (url, _received) = receiver(vec![200]).await;
+    let id = house.session.create_webhook(&hook(&url)).await.expect("create").webhook.id;
+    let storage = app.studio.storage();
+    let change = |seq: i64, due: chrono::DateTime<chrono::Utc>| {
+        let payload = serde_json::json!({"type": "job", "job": {"eventSeq": seq}}).to_string();
+        let mut row = job_change(&house.org_id, &id, seq, payload);
+        row.next_attempt_at = due;
+        row
+    };
+    let now = chrono::Utc::now();
+    let claim = |at: chrono::DateTime<chrono::Utc>| {
+        storage.claim_webhook_delivery("worker", at, at + chrono::Duration::seconds(30))
+    };
+    let done = |row: studio_core::WebhookDeliveryRow, fate| async move {
+        assert!(storage.finish_webhook_delivery(&row.id, "worker", fate, chrono::Utc::now()).await.unwrap());
+    };
+    // Event 11 is queued and due; event 10 arrives after it and is still settling.
+    storage.enqueue_webhook_deliveries(&[change(11, now)]).await.unwrap();
+    storage.enqueue_webhook_deliveries(&[change(10, now + chrono::Duration::seconds(1))]).await.unwrap();
+    assert!(claim(now).await.unwrap().is_none(), "11 waits while 10 settles");
+    let later = now + chrono::Duration::seconds(2);
+    let first = claim(later).await.unwrap().expect("10 is due");
+    assert_eq!(first.event_seq, Some(10));
+    assert!(claim(later).await.unwrap().is_none(), "one attempt at a time per target");
+    // Event 10 fails and waits for its retry: a retry holds nothing back, so 11 leaves.
+    done(first, studio_core::DeliveryFate::Retry(now + chrono::Duration::hours(1))).await;
+    let second = claim(later).await.unwrap().expect("11 is due");
+    assert_eq!(second.event_seq, Some(11));
+    done(second, studio_core::DeliveryFate::Delivered).await;
+    assert!(claim(later).await.unwrap().is_none(), "10 waits for its retry's time");
 }
 
 async fn two_replicas_deliver_a_thousand_events_once_each(backend: Backend) {

@@ -92,6 +92,11 @@ pub struct WebhooksConfig {
     /// well beyond one attempt's 10 s); a delivery whose worker died is attempted again once it
     /// lapses. Shorter than an attempt, a slow receiver may get the event twice.
     pub lease_secs: u64,
+    /// `STUDIO_WEBHOOKS_SETTLE_MS`: how long a queued event waits before it is due (default
+    /// 250). Two changes of one job can be published in the other order than they were made
+    /// (the submit's `queued` and the runner's `running` race); within this window the later
+    /// one waits for the earlier, so a target receives them in `eventSeq` order. 0 sends at once.
+    pub settle_ms: u64,
 }
 
 /// The default retry schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (27.6 hours in all,
@@ -106,6 +111,7 @@ impl Default for WebhooksConfig {
             poll_ms: 1_000,
             workers: 4,
             lease_secs: 60,
+            settle_ms: 250,
         }
     }
 }

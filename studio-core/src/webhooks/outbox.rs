@@ -161,6 +161,8 @@ impl Webhooks<'_> {
         let kind = message["type"].as_str().unwrap_or_default();
         let event_seq = message["job"]["eventSeq"].as_i64();
         let at = now();
+        let settle = self.0.config.webhooks.settle_ms;
+        let due = at + Duration::milliseconds(i64::try_from(settle).unwrap_or(0));
         let rows: Vec<WebhookDeliveryRow> = targets
             .map(|(e, url)| WebhookDeliveryRow {
                 id: new_id("msg"),
@@ -172,7 +174,7 @@ impl Webhooks<'_> {
                 url,
                 attempts: 0,
                 status: "pending".into(),
-                next_attempt_at: at,
+                next_attempt_at: due,
                 claim_token: None,
                 lease_until: None,
                 created_at: at,
@@ -183,7 +185,16 @@ impl Webhooks<'_> {
             return Ok(());
         }
         self.0.storage.enqueue_webhook_deliveries(&rows).await?;
-        self.0.webhook_wakeup.notify_waiters();
+        if settle == 0 {
+            self.0.webhook_wakeup.notify_waiters();
+        } else {
+            // Wake the workers when the rows come due rather than at the next poll.
+            let wakeup = self.0.webhook_wakeup.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(std::time::Duration::from_millis(settle)).await;
+                wakeup.notify_waiters();
+            });
+        }
         Ok(())
     }
 

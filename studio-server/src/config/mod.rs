@@ -157,8 +157,8 @@ pub struct ServerConfig {
     /// always runs the strict default (public addresses on ports 80 and 443, the system
     /// resolver). Only tests set another (docs/invitations.md).
     pub link_preview: PreviewPolicy,
-    /// `STUDIO_WEBHOOKS_ALLOW_HTTP_LOOPBACK`, `STUDIO_WEBHOOKS_RETRY_SCHEDULE` and `STUDIO_WEBHOOKS_LEASE_SECS`
-    /// (docs/webhooks.md).
+    /// `STUDIO_WEBHOOKS_ALLOW_HTTP_LOOPBACK`, `STUDIO_WEBHOOKS_RETRY_SCHEDULE`, `STUDIO_WEBHOOKS_LEASE_SECS`
+    /// and `STUDIO_WEBHOOKS_SETTLE_MS` (docs/webhooks.md).
     pub webhooks: WebhooksConfig,
 }
 

@@ -1,7 +1,7 @@
 //! Webhooks' settings: `STUDIO_WEBHOOKS_ALLOW_HTTP_LOOPBACK` (development: http endpoints on a
 //! loopback address) and `STUDIO_WEBHOOKS_RETRY_SCHEDULE` (seconds before each retry,
-//! comma-separated) and `STUDIO_WEBHOOKS_LEASE_SECS` (how long a delivery's claim holds),
-//! docs/webhooks.md.
+//! comma-separated), `STUDIO_WEBHOOKS_LEASE_SECS` (how long a delivery's claim holds) and
+//! `STUDIO_WEBHOOKS_SETTLE_MS` (how long a queued event waits for an earlier one), docs/webhooks.md.
 
 use super::env::Env;
 use super::{ConfigError, ServerConfig};
@@ -11,7 +11,7 @@ const MAX_RETRIES: usize = 30;
 const MAX_WAIT_SECS: u64 = 7 * 86_400;
 
 impl Env<'_> {
-    /// Both variables; a malformed one is refused by name.
+    /// The variables; a malformed one is refused by name.
     pub(super) fn webhooks(&self, mut c: ServerConfig) -> Result<ServerConfig, ConfigError> {
         if let Some(v) = self.set("STUDIO_WEBHOOKS_ALLOW_HTTP_LOOPBACK") {
             c.webhooks.allow_http_loopback = match v.trim().to_ascii_lowercase().as_str() {
@@ -30,6 +30,11 @@ impl Env<'_> {
                 v.trim().parse::<u64>().ok().filter(|s| (1..=3_600).contains(s)).ok_or_else(|| {
                     ConfigError::Env("STUDIO_WEBHOOKS_LEASE_SECS", format!("1 to 3600 seconds, not {v:?}"))
                 })?;
+        }
+        if let Some(v) = self.set("STUDIO_WEBHOOKS_SETTLE_MS") {
+            c.webhooks.settle_ms = v.trim().parse::<u64>().ok().filter(|s| *s <= 5_000).ok_or_else(|| {
+                ConfigError::Env("STUDIO_WEBHOOKS_SETTLE_MS", format!("0 to 5000 milliseconds, not {v:?}"))
+            })?;
         }
         Ok(c)
     }
@@ -74,6 +79,8 @@ mod tests {
         assert_eq!(c.core_config().webhooks, c.webhooks);
         assert_eq!(load(&[]).unwrap().webhooks.lease_secs, 60);
         assert_eq!(load(&[("STUDIO_WEBHOOKS_LEASE_SECS", " 3 ")]).unwrap().webhooks.lease_secs, 3);
+        assert_eq!(load(&[]).unwrap().webhooks.settle_ms, 250);
+        assert_eq!(load(&[("STUDIO_WEBHOOKS_SETTLE_MS", "0")]).unwrap().webhooks.settle_ms, 0);
         for (name, value) in [
             ("STUDIO_WEBHOOKS_ALLOW_HTTP_LOOPBACK", "maybe"),
             ("STUDIO_WEBHOOKS_RETRY_SCHEDULE", "1,x"),
@@ -81,6 +88,8 @@ mod tests {
             ("STUDIO_WEBHOOKS_RETRY_SCHEDULE", "999999999"),
             ("STUDIO_WEBHOOKS_LEASE_SECS", "0"),
             ("STUDIO_WEBHOOKS_LEASE_SECS", "an hour"),
+            ("STUDIO_WEBHOOKS_SETTLE_MS", "6000"),
+            ("STUDIO_WEBHOOKS_SETTLE_MS", "soon"),
         ] {
             let refused = load(&[(name, value)]).unwrap_err();
             assert!(refused.to_string().starts_with(name), "{refused}");

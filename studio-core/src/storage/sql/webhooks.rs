@@ -299,7 +299,10 @@ macro_rules! impl_webhook_store {
                 let _w = self.write_lock().await;
                 // The oldest due row whose target (the endpoint's URL, or one develop's own URL
                 // under it) has nothing else in flight, so one target's events leave one at a
-                // time while its attempts succeed; a lapsed lease is due again. PostgreSQL also
+                // time while its attempts succeed; a lapsed lease is due again. A row also waits
+                // while its target holds a never-attempted row of an earlier event (queued later,
+                // or still settling), so a target gets a house's events in `eventSeq` order; a
+                // retry waiting for its time holds nothing back. PostgreSQL also
                 // locks the endpoint's row for the claim, so two claims at once do not both pass
                 // that check for one endpoint; SQLite's writes are one at a time anyway.
                 let lock = if $backend == "postgres" { " FOR UPDATE OF d, e SKIP LOCKED" } else { "" };
@@ -311,6 +314,9 @@ macro_rules! impl_webhook_store {
                      AND (d.endpoint_id, COALESCE(d.url, '')) NOT IN (SELECT f.endpoint_id, COALESCE(f.url, '') \
                      FROM webhook_deliveries f WHERE f.claim_token IS NOT NULL AND f.lease_until >= $3 \
                      AND f.status = 'pending') \
+                     AND NOT EXISTS (SELECT 1 FROM webhook_deliveries o WHERE o.endpoint_id = d.endpoint_id \
+                     AND COALESCE(o.url, '') = COALESCE(d.url, '') AND o.status = 'pending' AND o.attempts = 0 \
+                     AND o.event_seq < d.event_seq) \
                      ORDER BY d.next_attempt_at, d.id LIMIT 1{lock}) \
                      AND status = 'pending' AND (lease_until IS NULL OR lease_until < $3) RETURNING {}",
                     $crate::storage::sql::webhooks::delivery_columns!()
