@@ -2301,9 +2301,9 @@ async fn models_explore_take_and_buy_through_the_checkout() {
 }
 
 /// `studio brand show|set|dna|marks` against a real server without an AI reader: the profile's
-/// defaults, a set clamped by the server and the clause it derives, injection off, the colour
-/// policy set and shown, a DNA read refused with 503 and nothing charged, and marks registered,
-/// listed, changed and removed.
+/// defaults, a set clamped by the server and the clause it derives, injection off, the colour and
+/// metadata policies set and shown, a DNA read refused with 503 and nothing charged, and marks
+/// registered, listed, changed and removed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn brand_profile_and_marks_from_the_terminal() {
     let app = app_without_runner().await;
@@ -2332,6 +2332,15 @@ async fn brand_profile_and_marks_from_the_terminal() {
     assert_eq!(shown["profile"]["colour"], serde_json::json!({"output": "keep"}));
     let run = cli.run(&["brand", "set", "--colour-output", "cmyk"]).await;
     assert!(run.code == 2 && run.stderr.contains("keep or srgb"), "{run:?}");
+    // The metadata policy likewise: rights by default, none set and shown, a bad value refused.
+    let run = cli.run(&["brand", "show"]).await;
+    assert!(run.stdout.contains("metadata: rights"), "{run:?}");
+    let run = cli.run(&["brand", "set", "--metadata-output", "none"]).await;
+    assert!(run.code == 0 && run.stdout.contains("metadata: none"), "{run:?}");
+    let shown: serde_json::Value = parsed(&cli.run(&["brand", "show", "--json"]).await);
+    assert_eq!(shown["profile"]["metadata"], serde_json::json!({"output": "none"}));
+    let run = cli.run(&["brand", "set", "--metadata-output", "gps"]).await;
+    assert!(run.code == 2 && run.stderr.contains("rights, all or none"), "{run:?}");
 
     let run = cli.run(&["brand", "dna", utf8(&input), "--vibe", "calm"]).await;
     assert_eq!(run.code, 1, "{run:?}");

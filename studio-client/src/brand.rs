@@ -13,15 +13,17 @@ use crate::client::{Client, IMAGE_UPLOAD, PartSource, encode};
 use crate::develops::{Field, InputSource, form_of};
 
 impl Client {
-    /// `GET /api/toolkit/brand`: the profile, with the clause develops carry and the colour
-    /// policy; a house that never ran a read gets the empty defaults (`srgb`).
+    /// `GET /api/toolkit/brand`: the profile, with the clause develops carry and the colour and
+    /// metadata policies; a house that never ran a read gets the empty defaults (`srgb`,
+    /// `rights`).
     pub async fn brand_profile(&self) -> Result<BrandResponse, Error> {
         self.get("/api/toolkit/brand").await
     }
 
     /// `PATCH /api/toolkit/brand`: given fields replace the stored ones, then the whole is
-    /// clamped (docs/brand.md); `colour` sets the house's colour policy (docs/colour.md). 400
-    /// `BAD_JSON`, `BAD_COLOUR_OUTPUT`; 403 for a viewer.
+    /// clamped (docs/brand.md); `colour` and `metadata` set the house's colour and metadata
+    /// policies (docs/colour.md). 400 `BAD_JSON`, `BAD_COLOUR_OUTPUT`, `BAD_METADATA_OUTPUT`; 403
+    /// for a viewer.
     pub async fn patch_brand(&self, patch: &BrandPatch) -> Result<BrandResponse, Error> {
         self.patch("/api/toolkit/brand", patch).await
     }

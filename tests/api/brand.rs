@@ -3,14 +3,16 @@
 //! free, then 2 tokens, failures charging nothing, two first reads at once charging exactly one —
 //! marks (register, 409, change, unregister, collection override, riding renditions), and the
 //! colour policy (patched and read, refused when bad, followed by develops, duplicates and packs'
-//! resized entries: an Adobe RGB input's profile under `keep`, sRGB's under `srgb`).
+//! resized entries: an Adobe RGB input's profile under `keep`, sRGB's under `srgb`), and the
+//! metadata policy (a camera JPEG's creator and copyright kept and its GPS dropped by default,
+//! everything under `all`, nothing under `none`, in develops and packs alike).
 
 use std::time::Duration;
 
 use serde_json::{Value, json};
 use studio_client::api::{
-    BrandColourPatch, BrandPatch, ColourOutput, CreateMarkRequest, JobStatus, KeyRole, MarkPatch, PackRequest,
-    PackSize, Quality, Riding, SignatureKeyword,
+    BrandColourPatch, BrandMetadataPatch, BrandPatch, ColourOutput, CreateMarkRequest, JobStatus, KeyRole, MarkPatch,
+    MetadataOutput, PackRequest, PackSize, Quality, Riding, SignatureKeyword,
 };
 use studio_client::{Client, DevelopSubmit, InputSource, UploadOptions};
 use studio_tests::images::{padded_png, png};
@@ -32,6 +34,7 @@ backend_tests!(
     colour_policy_is_patched_and_read,
     develops_follow_the_colour_policy,
     packs_follow_the_colour_policy,
+    develops_and_packs_follow_the_metadata_policy,
 );
 
 const WAIT: Duration = Duration::from_secs(30);
@@ -99,6 +102,7 @@ async fn profile_defaults_patch_and_clamps(backend: Backend) {
         ]),
         inject_enabled: None,
         colour: None,
+        metadata: None,
     };
     let p = house.key.patch_brand(&patch).await.expect("patch").profile;
     assert_eq!(p.vision_en.chars().count(), 500);
@@ -739,34 +743,133 @@ async fn develops_follow_the_colour_policy(backend: Backend) {
     assert_eq!(refused(e), (Some(400), "BAD_PLAN".into()));
 }
 
+/// The 16 px `web/` entry of a pack named `name` of the one asset, read back from the archive
+/// (with Python's zipfile, a reader that is not ours).
+async fn resized_entry(app: &TestApp, house: &House, asset: String, name: &str) -> Vec<u8> {
+    let req = PackRequest {
+        asset_ids: vec![asset],
+        name: Some(name.into()),
+        sizes: vec![PackSize { name: "web".into(), width: 16, height: 16 }],
+    };
+    let pack = house.key.create_pack(&req).await.expect("pack");
+    assert_eq!(pack.status, "ready", "{pack:?}");
+    let path = app.data_dir.join(format!("{name}.zip"));
+    house.key.download_pack(&pack.pack_id, &path, |_, _| {}).await.expect("download");
+    let script = "import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\n\
+                  n = [i for i in z.namelist() if i.startswith('web/')][0]\nsys.stdout.buffer.write(z.read(n))";
+    let out = std::process::Command::new("python3").arg("-c").arg(script).arg(&path).output().expect("python3");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    out.stdout
+}
+
 async fn packs_follow_the_colour_policy(backend: Backend) {
     let Some(app) = spawn(backend, |c| c.runner_concurrency = 0).await else { return };
     let house = House::new(&app, "brand-colour-pack").await;
     let adobe = adobe_icc();
     let asset = house.key.upload_bytes("adobe.png", tagged_png(Some(adobe.clone())), &Default::default()).await;
     let asset = asset.expect("upload").asset.id;
-    // The resized entry of a pack of the one frame, read back from the archive.
     let resized = |name: &'static str| {
         let (app, house, asset) = (&app, &house, asset.clone());
-        async move {
-            let req = PackRequest {
-                asset_ids: vec![asset],
-                name: Some(name.into()),
-                sizes: vec![PackSize { name: "web".into(), width: 16, height: 16 }],
-            };
-            let pack = house.key.create_pack(&req).await.expect("pack");
-            assert_eq!(pack.status, "ready", "{pack:?}");
-            let path = app.data_dir.join(format!("{name}.zip"));
-            house.key.download_pack(&pack.pack_id, &path, |_, _| {}).await.expect("download");
-            let script = "import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\n\
-                          n = [i for i in z.namelist() if i.startswith('web/')][0]\nsys.stdout.buffer.write(z.read(n))";
-            let out = std::process::Command::new("python3").arg("-c").arg(script).arg(&path).output().expect("python3");
-            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-            icc_of(&out.stdout).expect("the resized entry embeds a profile")
-        }
+        async move { icc_of(&resized_entry(app, house, asset, name).await).expect("the resized entry embeds a profile") }
     };
     let icc = resized("srgb").await;
     assert!(is_srgb(&icc) && icc != adobe, "sRGB by default");
     house.key.patch_brand(&colour_patch(ColourOutput::Keep)).await.expect("keep");
     assert_eq!(resized("keep").await, adobe, "under keep the resized entry carries the input's profile");
+}
+
+/// A camera's JPEG: EXIF with a creator, a copyright and a GPS position.
+fn camera_jpeg() -> Vec<u8> {
+    use exif::{Field, In, Tag, Value};
+    let ascii = |tag, v: &str| Field { tag, ifd_num: In::PRIMARY, value: Value::Ascii(vec![v.as_bytes().to_vec()]) };
+    let r = |num, denom| exif::Rational { num, denom };
+    let fields = [
+        ascii(Tag::Artist, "Ines Calder"),
+        ascii(Tag::Copyright, "(c) 2026 Maison Calder"),
+        ascii(Tag::GPSLatitudeRef, "N"),
+        Field {
+            tag: Tag::GPSLatitude,
+            ifd_num: In::PRIMARY,
+            value: Value::Rational(vec![r(48, 1), r(51, 1), r(0, 1)]),
+        },
+    ];
+    let mut writer = exif::experimental::Writer::new();
+    for f in &fields {
+        writer.push_field(f);
+    }
+    let mut tiff = std::io::Cursor::new(Vec::new());
+    writer.write(&mut tiff, false).expect("exif");
+    let payload = [b"Exif\0\0".as_slice(), tiff.get_ref()].concat();
+    let img = image::RgbImage::from_fn(48, 32, |x, y| image::Rgb([90 + x as u8, 60 + y as u8, 140]));
+    let mut jpeg = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 92).encode_image(&img).expect("jpeg");
+    let mut app1 = vec![0xFF, 0xE1];
+    app1.extend_from_slice(&((payload.len() + 2) as u16).to_be_bytes());
+    app1.extend_from_slice(&payload);
+    [&jpeg[..2], &app1, &jpeg[2..]].concat()
+}
+
+/// The EXIF tags an encoded image carries (none when it has no EXIF).
+fn exif_tags(bytes: &[u8]) -> Vec<exif::Tag> {
+    match exif::Reader::new().read_from_container(&mut std::io::Cursor::new(bytes)) {
+        Ok(exif) => exif.fields().map(|f| f.tag).collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+fn metadata_patch(output: &str) -> BrandPatch {
+    BrandPatch { metadata: Some(BrandMetadataPatch { output: output.into() }), ..Default::default() }
+}
+
+async fn develops_and_packs_follow_the_metadata_policy(backend: Backend) {
+    use exif::Tag;
+    let Some(app) = spawn(backend, |c| c.runner_concurrency = 1).await else { return };
+    let house = House::new(&app, "brand-metadata").await;
+    assert_eq!(house.key.brand_profile().await.expect("read").profile.metadata.output, MetadataOutput::Rights);
+    let asset = house.key.upload_bytes("camera.jpg", camera_jpeg(), &Default::default()).await;
+    let asset = asset.expect("upload").asset.id;
+    assert!(exif_tags(&house.key.asset_bytes(&asset).await.expect("original")).contains(&Tag::GPSLatitude));
+    let develop = || {
+        let house = &house;
+        let asset = asset.clone();
+        async move {
+            let d = DevelopSubmit::new("upscale").input("image", InputSource::Asset(asset)).quality(Quality::K1);
+            let job = house.key.submit_develop(&d).await.expect("submit").job_id;
+            let done = house.key.wait_for(&job, WAIT).await.expect("done");
+            assert_eq!(done.status, JobStatus::Done, "{:?}", done.error);
+            exif_tags(&house.key.asset_bytes(done.result_asset_id.as_deref().unwrap()).await.expect("frame"))
+        }
+    };
+
+    // rights (the default): the creator and the copyright, not the position.
+    let tags = develop().await;
+    assert!(tags.contains(&Tag::Artist) && tags.contains(&Tag::Copyright), "{tags:?}");
+    assert!(!tags.contains(&Tag::GPSLatitude) && !tags.contains(&Tag::GPSLatitudeRef), "{tags:?}");
+
+    // all: the position too; none: no EXIF at all.
+    let p = house.key.patch_brand(&metadata_patch("all")).await.expect("all").profile;
+    assert_eq!(p.metadata.output, MetadataOutput::All);
+    let tags = develop().await;
+    assert!(tags.contains(&Tag::Artist) && tags.contains(&Tag::GPSLatitude), "{tags:?}");
+    house.key.patch_brand(&metadata_patch("none")).await.expect("none");
+    assert_eq!(develop().await, Vec::<Tag>::new());
+
+    // A bad value is 400 BAD_METADATA_OUTPUT and changes nothing; a viewer may not patch it.
+    let http = reqwest::Client::new();
+    for bad in [r#"{"metadata": {"output": "gps"}, "visionEn": "Loud"}"#, r#"{"metadata": {}}"#] {
+        let res = raw_patch(&http, &app, &house, bad).await.unwrap();
+        assert_eq!(res.status(), 400, "{bad}");
+        let body: Value = res.json().await.unwrap();
+        assert_eq!(body["error"], json!("BAD_METADATA_OUTPUT"), "{bad}");
+    }
+    let after = house.key.brand_profile().await.expect("read").profile;
+    assert_eq!((after.metadata.output, after.vision_en.as_str()), (MetadataOutput::None, ""));
+    let viewer = viewer(&app, &house).await;
+    let e = viewer.patch_brand(&metadata_patch("all")).await.expect_err("viewer");
+    assert_eq!(refused(e), (Some(403), "FORBIDDEN".into()));
+
+    // A pack's resized entry follows the policy too (rights here).
+    house.key.patch_brand(&metadata_patch("rights")).await.expect("rights");
+    let tags = exif_tags(&resized_entry(&app, &house, asset.clone(), "camera").await);
+    assert!(tags.contains(&Tag::Copyright) && !tags.contains(&Tag::GPSLatitude), "{tags:?}");
 }

@@ -1,14 +1,15 @@
 //! `studio brand`: the house's brand profile and marks (spec §2.5, §2.6, §4.3). `show` prints
-//! the profile, the clause develops carry and the colour policy; `set` changes fields of it
-//! (`--colour-output keep|srgb` the space develops and packs are written in); `dna` reads the profile
+//! the profile, the clause develops carry and the colour and metadata policies; `set` changes
+//! fields of it (`--colour-output keep|srgb` the space develops and packs are written in,
+//! `--metadata-output rights|all|none` what they keep of their inputs' EXIF, IPTC and XMP); `dna` reads the profile
 //! from 1 to 10 images (the first read is free, later ones cost 2 tokens); `marks ls|add|set|rm`
 //! keeps the renditions of the house's logo.
 
 use anyhow::Result;
 use clap::builder::NonEmptyStringValueParser;
 use studio_client::api::{
-    BrandColourPatch, BrandPatch, BrandProfile, ColourOutput, CreateMarkRequest, Mark, MarkList, MarkPatch, Riding,
-    SignatureKeyword,
+    BrandColourPatch, BrandMetadataPatch, BrandPatch, BrandProfile, ColourOutput, CreateMarkRequest, Mark, MarkList,
+    MarkPatch, MetadataOutput, Riding, SignatureKeyword,
 };
 
 use super::develop::source;
@@ -25,7 +26,7 @@ pub(crate) struct Args {
 /// The `brand` subcommands.
 #[derive(clap::Subcommand)]
 enum Command {
-    /// The profile, the clause develops carry and the colour policy.
+    /// The profile, the clause develops carry and the colour and metadata policies.
     Show(Json),
     /// Change fields of the profile; each given one replaces the stored one (then the server
     /// clamps the whole, docs/brand.md). `--vibe ''` empties a list.
@@ -67,6 +68,10 @@ struct Set {
     /// input's own, its profile embedded) or `srgb` (the default).
     #[arg(long, value_name = "keep|srgb", value_parser = parse_colour_output)]
     colour_output: Option<ColourOutput>,
+    /// What develops and packs' resized entries keep of their input's EXIF, IPTC and XMP:
+    /// `rights` (creator, copyright, credit line, usage terms; the default), `all` or `none`.
+    #[arg(long, value_name = "rights|all|none", value_parser = parse_metadata_output)]
+    metadata_output: Option<MetadataOutput>,
     /// Print the server's {"ok", "profile"} as JSON.
     #[arg(long)]
     json: bool,
@@ -183,6 +188,10 @@ fn parse_colour_output(raw: &str) -> Result<ColourOutput, String> {
     ColourOutput::parse(raw.trim().to_ascii_lowercase().as_str()).ok_or_else(|| "keep or srgb".into())
 }
 
+fn parse_metadata_output(raw: &str) -> Result<MetadataOutput, String> {
+    MetadataOutput::parse(raw.trim().to_ascii_lowercase().as_str()).ok_or_else(|| "rights, all or none".into())
+}
+
 fn keyword(raw: &str) -> SignatureKeyword {
     match raw.split_once('=') {
         Some((category, phrase)) => SignatureKeyword { category: category.trim().into(), phrase: phrase.trim().into() },
@@ -195,13 +204,14 @@ fn profile_text(p: &BrandProfile) -> String {
     let keywords: Vec<String> = p.signature_keywords.iter().map(|k| format!("{}: {}", k.category, k.phrase)).collect();
     let or_none = |s: String| if s.is_empty() { "-".to_string() } else { s };
     format!(
-        "vision:   {}\nvibe:     {}\npalette:  {}\nkeywords: {}\ninject:   {}\ncolour:   {}\nreads:    {}\nclause:   {}\n",
+        "vision:   {}\nvibe:     {}\npalette:  {}\nkeywords: {}\ninject:   {}\ncolour:   {}\nmetadata: {}\nreads:    {}\nclause:   {}\n",
         or_none(p.vision_en.clone()),
         or_none(p.vibe.join(", ")),
         or_none(p.palette.join(", ")),
         or_none(keywords.join("; ")),
         if p.inject_enabled { "on" } else { "off" },
         p.colour.output,
+        p.metadata.output,
         p.dna_runs,
         or_none(p.clause.clone()),
     )
@@ -258,10 +268,12 @@ pub(crate) async fn run(ctx: &Context, args: Args) -> Result<()> {
                 signature_keywords: s.keywords.map(|k| k.iter().map(|k| keyword(k)).collect()),
                 inject_enabled: s.inject,
                 colour: s.colour_output.map(BrandColourPatch::from),
+                metadata: s.metadata_output.map(BrandMetadataPatch::from),
             };
             if patch == BrandPatch::default() {
                 return Err(Usage(
-                    "say what to change: --vision, --vibe, --palette, --keyword, --inject or --colour-output".into(),
+                    "say what to change: --vision, --vibe, --palette, --keyword, --inject, --colour-output or --metadata-output"
+                        .into(),
                 )
                 .into());
             }

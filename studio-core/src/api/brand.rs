@@ -40,6 +40,73 @@ pub struct BrandProfile {
     /// in (docs/colour.md).
     #[serde(default)]
     pub colour: BrandColour,
+    /// The house's metadata policy: what its develops and packs' resized entries keep of their
+    /// input's EXIF, IPTC and XMP (docs/colour.md, "Metadata").
+    #[serde(default)]
+    pub metadata: BrandMetadata,
+}
+
+/// What a house's outputs keep of their input's metadata (docs/colour.md, "Metadata").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum MetadataOutput {
+    /// The rights and credit fields alone: creator, copyright, credit line, usage terms (the
+    /// default); location, device serials and the rest are dropped.
+    #[default]
+    Rights,
+    /// Every EXIF, IPTC and XMP field of the input, its orientation set upright.
+    All,
+    /// Nothing but the colour profile.
+    None,
+}
+
+impl MetadataOutput {
+    /// The wire spelling: `rights`, `all` or `none`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MetadataOutput::Rights => "rights",
+            MetadataOutput::All => "all",
+            MetadataOutput::None => "none",
+        }
+    }
+
+    /// The policy of its wire spelling (exactly `rights`, `all` or `none`); `None` otherwise.
+    pub fn parse(value: &str) -> Option<Self> {
+        match value {
+            "rights" => Some(MetadataOutput::Rights),
+            "all" => Some(MetadataOutput::All),
+            "none" => Some(MetadataOutput::None),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for MetadataOutput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The brand profile's `metadata`: `{output: "rights" | "all" | "none"}`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct BrandMetadata {
+    /// What outputs keep; `rights` by default.
+    pub output: MetadataOutput,
+}
+
+/// `metadata` in a patch: `output` must be `rights`, `all` or `none` (anything else, or none,
+/// is 400 `BAD_METADATA_OUTPUT`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct BrandMetadataPatch {
+    /// `rights`, `all` or `none`.
+    #[serde(default)]
+    pub output: String,
+}
+
+impl From<MetadataOutput> for BrandMetadataPatch {
+    fn from(output: MetadataOutput) -> Self {
+        BrandMetadataPatch { output: output.as_str().to_string() }
+    }
 }
 
 /// The space a house's outputs are written in (docs/colour.md).
@@ -112,8 +179,8 @@ pub struct BrandResponse {
 
 /// `PATCH /api/toolkit/brand`: any of the fields; each given one replaces the stored one, then
 /// the whole profile is clamped as a read's answer is. `dnaRuns` and `clause` are not fields
-/// of a patch (sent, they are ignored); `colour.output` is checked, not clamped (400
-/// `BAD_COLOUR_OUTPUT`).
+/// of a patch (sent, they are ignored); `colour.output` and `metadata.output` are checked, not
+/// clamped (400 `BAD_COLOUR_OUTPUT`, `BAD_METADATA_OUTPUT`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct BrandPatch {
@@ -135,6 +202,9 @@ pub struct BrandPatch {
     /// The colour policy: `{"output": "srgb" | "keep"}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub colour: Option<BrandColourPatch>,
+    /// The metadata policy: `{"output": "rights" | "all" | "none"}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<BrandMetadataPatch>,
 }
 
 /// `POST /api/toolkit/brand/dna`.

@@ -1,13 +1,15 @@
 //! Brand (§2.5, §2.6, §4.3): the view `studio.brand()`. The house's visual profile, read and
-//! patched here; the clause develops carry (`clause`) and the colour policy they and packs are
-//! written under (`colour`); the clamps a patch and a read's answer both go through (`clamp`);
+//! patched here; the clause develops carry (`clause`) and the colour and metadata policies they
+//! and packs are written under (`colour`, `metadata`); the clamps a patch and a read's answer both go through (`clamp`);
 //! the paid DNA read in `dna.rs`; marks in `marks.rs`. Every choice the spec leaves open is in
 //! docs/brand.md.
 
 use crate::ids::OrgId;
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::api::{BrandColour, BrandPatch, BrandProfile, BrandResponse, ColourOutput, SignatureKeyword};
+use crate::api::{
+    BrandColour, BrandMetadata, BrandPatch, BrandProfile, BrandResponse, ColourOutput, MetadataOutput, SignatureKeyword,
+};
 use crate::caller::Caller;
 use crate::error::{Error, Result};
 use crate::images::OutputSpace;
@@ -24,6 +26,9 @@ pub(crate) const CLAUSE_PARAM: &str = "brandClause";
 /// The option name a develop's job carries the house's colour policy under (set only for
 /// `keep`; the local provider reads it).
 pub(crate) const COLOUR_PARAM: &str = crate::providers::local::COLOUR_OUTPUT;
+/// The option name a develop's job carries the house's metadata policy under (set only when it
+/// is not `rights`, the default; the runner reads it when it files the frame).
+pub(crate) const METADATA_PARAM: &str = "metadataOutput";
 /// Longest vision kept.
 const MAX_VISION_CHARS: usize = 500;
 /// Most mood words, and the longest.
@@ -193,6 +198,34 @@ fn colour_policy(row: Option<&BrandProfileRow>) -> ColourOutput {
     row.and_then(|r| ColourOutput::parse(&r.colour_output)).unwrap_or_default()
 }
 
+/// The house's metadata policy as stored (`rights` without a row, or for anything unknown).
+fn metadata_policy(row: Option<&BrandProfileRow>) -> MetadataOutput {
+    row.and_then(|r| MetadataOutput::parse(&r.metadata_output)).unwrap_or_default()
+}
+
+/// The metadata policy a job's options name (`rights` when they name none).
+pub(crate) fn job_metadata(params: &BTreeMap<String, String>) -> MetadataOutput {
+    params.get(METADATA_PARAM).and_then(|v| MetadataOutput::parse(v)).unwrap_or_default()
+}
+
+/// 400 `BAD_METADATA_OUTPUT`: a patch's `metadata.output` is not `rights`, `all` or `none`.
+fn bad_metadata_output() -> Error {
+    Error::invalid("BAD_METADATA_OUTPUT", "metadata.output must be \"rights\", \"all\" or \"none\".")
+}
+
+/// What a house adds to each new develop's options: its clause and its two policies.
+struct Carried {
+    clause: String,
+    colour: ColourOutput,
+    metadata: MetadataOutput,
+}
+
+impl Carried {
+    fn of(row: Option<&BrandProfileRow>) -> Self {
+        Carried { clause: clause(&Profile::of(row)), colour: colour_policy(row), metadata: metadata_policy(row) }
+    }
+}
+
 /// The space outputs are written in under a policy.
 pub(crate) fn output_space(policy: ColourOutput) -> OutputSpace {
     OutputSpace::from_policy(policy.as_str())
@@ -208,6 +241,7 @@ fn view(row: Option<&BrandProfileRow>) -> BrandProfile {
     let p = Profile::of(row);
     BrandProfile {
         colour: BrandColour { output: colour_policy(row) },
+        metadata: BrandMetadata { output: metadata_policy(row) },
         clause: clause(&p),
         dna_runs: row.map_or(0, |r| r.dna_runs),
         vision_en: p.vision_en,
@@ -243,6 +277,10 @@ impl Brand<'_> {
             None => None,
             Some(c) => Some(ColourOutput::parse(&c.output).ok_or_else(bad_colour_output)?.as_str().to_string()),
         };
+        let metadata_output = match &patch.metadata {
+            None => None,
+            Some(m) => Some(MetadataOutput::parse(&m.output).ok_or_else(bad_metadata_output)?.as_str().to_string()),
+        };
         // Each clamp reads only its own field, so the fields sent are clamped alone and written
         // alone, in one statement: a concurrent patch of other fields (or a DNA read) stands.
         let sent = clamp(Profile {
@@ -260,6 +298,7 @@ impl Brand<'_> {
             signature_keywords: patch.signature_keywords.map(|_| sent.signature_keywords),
             inject_enabled: patch.inject_enabled,
             colour_output,
+            metadata_output,
         };
         let row = self.0.storage.save_brand_profile(&caller.org_id, &fields, crate::ids::now()).await?;
         self.0.submit_cache.forget_brand(&caller.org_id);
@@ -278,6 +317,12 @@ impl Brand<'_> {
         Ok(output_space(colour_policy(row.as_ref())))
     }
 
+    /// What the house's outputs keep of their inputs' metadata now (its `metadata.output`).
+    pub(crate) async fn metadata_for(&self, org_id: &OrgId) -> Result<MetadataOutput> {
+        let row = self.0.storage.brand_profile(org_id).await?;
+        Ok(metadata_policy(row.as_ref()))
+    }
+
     /// What the brand adds to new jobs before they are held and queued: the clause and the
     /// colour policy ([`Brand::carry_clause`]) and, when asked, the riding marks
     /// ([`Brand::carry_marks`]).
@@ -292,15 +337,13 @@ impl Brand<'_> {
     /// `brandClause` or `colourOutput` never survives, and a duplicate carries today's clause
     /// and policy, not its source's).
     pub(crate) async fn carry_clause(&self, jobs: &mut [crate::storage::JobRow]) -> Result<()> {
-        let mut houses: BTreeMap<OrgId, (String, ColourOutput)> = BTreeMap::new();
+        let mut houses: BTreeMap<OrgId, Carried> = BTreeMap::new();
         for job in jobs.iter_mut() {
             if !houses.contains_key(&job.org_id) {
                 let row = self.0.storage.brand_profile(&job.org_id).await?;
-                let carried = (clause(&Profile::of(row.as_ref())), colour_policy(row.as_ref()));
-                houses.insert(job.org_id.clone(), carried);
+                houses.insert(job.org_id.clone(), Carried::of(row.as_ref()));
             }
-            let (c, policy) = &houses[&job.org_id];
-            set_options(job, c, *policy)?;
+            set_options(job, &houses[&job.org_id])?;
         }
         Ok(())
     }
@@ -312,40 +355,44 @@ impl Brand<'_> {
         jobs: &mut [crate::storage::JobRow],
         profile: Option<&crate::storage::BrandProfileRow>,
     ) -> Result<()> {
-        let (c, policy) = (clause(&Profile::of(profile)), colour_policy(profile));
+        let carried = Carried::of(profile);
         for job in jobs.iter_mut() {
-            set_options(job, &c, policy)?;
+            set_options(job, &carried)?;
         }
         self.carry_marks(jobs).await
     }
 }
 
-/// Set a job's `brandClause` and `colourOutput` options ([`apply_options`]).
-fn set_options(job: &mut crate::storage::JobRow, clause: &str, policy: ColourOutput) -> Result<()> {
+/// Set a job's `brandClause`, `colourOutput` and `metadataOutput` options ([`apply_options`]).
+fn set_options(job: &mut crate::storage::JobRow, carried: &Carried) -> Result<()> {
     let mut params = job.params_map();
-    if apply_options(&mut params, clause, policy) {
+    if apply_options(&mut params, carried) {
         job.params = serde_json::to_string(&params).map_err(Error::internal)?;
     }
     Ok(())
 }
 
 /// Set the `brandClause` option, or remove it when the clause is empty; set the `colourOutput`
-/// option to `keep` under that policy, or remove it under `srgb` (the default). True when
-/// the options are to be rewritten: one of them is or was there.
-fn apply_options(params: &mut BTreeMap<String, String>, clause: &str, policy: ColourOutput) -> bool {
-    let had = params.contains_key(CLAUSE_PARAM) || params.contains_key(COLOUR_PARAM);
-    let keep = policy == ColourOutput::Keep;
-    if clause.is_empty() {
-        params.remove(CLAUSE_PARAM);
-    } else {
-        params.insert(CLAUSE_PARAM.to_string(), clause.to_string());
-    }
-    if keep {
-        params.insert(COLOUR_PARAM.to_string(), policy.as_str().to_string());
-    } else {
-        params.remove(COLOUR_PARAM);
-    }
-    had || !clause.is_empty() || keep
+/// option to `keep` under that policy, or remove it under `srgb` (the default); set the
+/// `metadataOutput` option under `all` or `none`, or remove it under `rights` (the default).
+/// True when the options are to be rewritten: one of them is or was there.
+fn apply_options(params: &mut BTreeMap<String, String>, carried: &Carried) -> bool {
+    let had = [CLAUSE_PARAM, COLOUR_PARAM, METADATA_PARAM].iter().any(|k| params.contains_key(*k));
+    let mut set = |key: &str, value: Option<&str>| match value {
+        Some(v) => {
+            params.insert(key.to_string(), v.to_string());
+            true
+        }
+        None => {
+            params.remove(key);
+            false
+        }
+    };
+    let clause = set(CLAUSE_PARAM, Some(carried.clause.as_str()).filter(|c| !c.is_empty()));
+    let colour = set(COLOUR_PARAM, (carried.colour == ColourOutput::Keep).then_some(carried.colour.as_str()));
+    let metadata =
+        set(METADATA_PARAM, (carried.metadata != MetadataOutput::Rights).then_some(carried.metadata.as_str()));
+    had || clause || colour || metadata
 }
 
 #[cfg(test)]
@@ -381,14 +428,22 @@ mod tests {
     }
 
     #[test]
-    fn jobs_carry_the_colour_policy_only_under_keep() {
-        let mut params: BTreeMap<String, String> =
-            [("colourOutput".to_string(), "keep".to_string()), ("scale".to_string(), "2".to_string())].into();
-        assert!(apply_options(&mut params, "", ColourOutput::Srgb), "a caller's own is dropped");
+    fn jobs_carry_the_policies_only_when_they_are_not_the_default() {
+        let carried = |clause: &str, colour, metadata| Carried { clause: clause.into(), colour, metadata };
+        let mut params: BTreeMap<String, String> = [
+            ("colourOutput".to_string(), "keep".to_string()),
+            ("metadataOutput".to_string(), "all".to_string()),
+            ("scale".to_string(), "2".to_string()),
+        ]
+        .into();
+        let defaults = carried("", ColourOutput::Srgb, MetadataOutput::Rights);
+        assert!(apply_options(&mut params, &defaults), "a caller's own are dropped");
         assert_eq!(params, [("scale".to_string(), "2".to_string())].into());
-        assert!(!apply_options(&mut params, "", ColourOutput::Srgb), "nothing to rewrite");
-        assert!(apply_options(&mut params, "Brand vision: Quiet.", ColourOutput::Keep));
+        assert!(!apply_options(&mut params, &defaults), "nothing to rewrite");
+        assert!(apply_options(&mut params, &carried("Brand vision: Quiet.", ColourOutput::Keep, MetadataOutput::None)));
         assert_eq!(params.get("colourOutput").map(String::as_str), Some("keep"));
+        assert_eq!(params.get("metadataOutput").map(String::as_str), Some("none"));
+        assert_eq!(job_metadata(&params), MetadataOutput::None);
         assert_eq!(params.get(CLAUSE_PARAM).map(String::as_str), Some("Brand vision: Quiet."));
     }
 

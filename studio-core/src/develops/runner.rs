@@ -187,17 +187,23 @@ impl Develops<'_> {
                 .map_err(|e| ProviderError::Unavailable(format!("input {} could not be read: {e}", input.role)))?;
             inputs.push(DevelopInput { role: input.role.clone(), bytes, mime: input.mime.clone() });
         }
+        // The frame carries what the house's metadata policy keeps of its principal input's
+        // EXIF, IPTC and XMP (the `image` input, else the first).
+        let principal = inputs.iter().find(|i| i.role == "image").or(inputs.first()).map(|i| i.bytes.clone());
+        let params = job.params_map();
+        let metadata = crate::brand::job_metadata(&params);
         let request = DevelopRequest {
             job_id: job.id.clone(),
             tool: job.tool.clone(),
             quality: job.quality_tier(),
             inputs,
-            params: job.params_map(),
+            params,
         };
         let limit = std::time::Duration::from_secs(self.0.config.runner.timeout_secs);
-        let output = tokio::time::timeout(limit, provider.develop(request))
+        let mut output = tokio::time::timeout(limit, provider.develop(request))
             .await
             .map_err(|_| ProviderError::Unavailable(format!("the develop took longer than {limit:?}")))??;
+        output.bytes = crate::images::metadata::carry(output.bytes, principal.as_deref().unwrap_or_default(), metadata);
         self.file_result(job, &stored, output).await.map_err(|e| ProviderError::Unavailable(e.to_string()))
     }
 

@@ -2,6 +2,7 @@
 //! applied) and refusal of decompression bombs before any pixel buffer exists.
 
 pub(crate) mod colour;
+pub(crate) mod metadata;
 mod whole;
 
 use std::io::Cursor;
@@ -117,15 +118,21 @@ pub(crate) fn decode_managed(bytes: &[u8]) -> Result<colour::Managed> {
 
 /// Decode (under the limits, colour-managed), turn upright by the EXIF orientation, fit inside
 /// `width` × `height` keeping proportions (Lanczos3) and encode as JPEG at quality 90 with the
-/// sRGB profile embedded.
+/// sRGB profile embedded; no other metadata.
 pub(crate) fn rendition_jpeg(bytes: &[u8], width: u32, height: u32) -> Result<Vec<u8>> {
-    rendition_jpeg_in(bytes, width, height, OutputSpace::Srgb)
+    rendition_jpeg_in(bytes, width, height, OutputSpace::Srgb, metadata::MetadataOutput::None)
 }
 
-/// [`rendition_jpeg`] written in `space`: under [`OutputSpace::Keep`] an input with its own RGB
-/// profile comes out in that space with that profile (a pack's resized entries follow the house's
-/// `colour.output`).
-pub(crate) fn rendition_jpeg_in(bytes: &[u8], width: u32, height: u32, space: OutputSpace) -> Result<Vec<u8>> {
+/// [`rendition_jpeg`] written in `space`, carrying what `kept` keeps of the input's metadata: under
+/// [`OutputSpace::Keep`] an input with its own RGB profile comes out in that space with that
+/// profile (a pack's resized entries follow the house's `colour.output` and `metadata.output`).
+pub(crate) fn rendition_jpeg_in(
+    bytes: &[u8],
+    width: u32,
+    height: u32,
+    space: OutputSpace,
+    kept: metadata::MetadataOutput,
+) -> Result<Vec<u8>> {
     let managed = decode_managed(bytes)?;
     let target = colour::Target::of(space, &managed.source);
     let mut fitted = managed.image.resize(width, height, image::imageops::FilterType::Lanczos3).to_rgb8();
@@ -134,7 +141,7 @@ pub(crate) fn rendition_jpeg_in(bytes: &[u8], width: u32, height: u32, space: Ou
     let mut encoder = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 90);
     encoder.set_icc_profile(target.icc()).map_err(Error::internal)?;
     encoder.encode_image(&fitted).map_err(Error::internal)?;
-    Ok(out)
+    Ok(metadata::carry(out, bytes, kept))
 }
 
 /// A 64 × 64 PNG of one `#RRGGBB` colour.

@@ -300,15 +300,16 @@ impl Library<'_> {
     ) -> Result<(String, u64)> {
         let key = format!("orgs/{org_id}/packs/{pack_id}.zip");
         let plan = plan(assets, sizes);
-        // Resized entries follow the house's colour policy, read once per pack.
+        // Resized entries follow the house's colour and metadata policies, read once per pack.
         let space = self.0.brand().output_space_for(org_id).await?;
+        let kept = self.0.brand().metadata_for(org_id).await?;
         let (tx, mut rx) = mpsc::channel::<std::result::Result<Bytes, String>>(8);
         let blobs = self.0.blobs.clone();
         let handle = tokio::runtime::Handle::current();
         let writer = tokio::task::spawn_blocking(move || {
             let error_tx = tx.clone();
             let out = ChannelWriter { tx, buf: Vec::with_capacity(CHUNK) };
-            let result = write_zip(&handle, &blobs, plan, space, out);
+            let result = write_zip(&handle, &blobs, plan, (space, kept), out);
             if let Err(e) = &result {
                 let _ = error_tx.blocking_send(Err(e.clone()));
             }
@@ -463,12 +464,12 @@ fn estimate_seconds(bytes: i64, frames: usize, sizes: usize) -> i64 {
 
 /// Write the archive (on a blocking thread): originals one at a time in `READ_PIECE` ranged
 /// reads; renditions decoded under limits, turned upright (EXIF), resized one at a time and
-/// written in `space` (the house's colour policy).
+/// written under the house's colour and metadata policies.
 fn write_zip(
     rt: &tokio::runtime::Handle,
     blobs: &crate::blobs::Blobs,
     plan: Plan,
-    space: images::OutputSpace,
+    (space, kept): (images::OutputSpace, crate::api::MetadataOutput),
     out: ChannelWriter,
 ) -> std::result::Result<(), String> {
     use zip::write::SimpleFileOptions;
@@ -487,7 +488,7 @@ fn write_zip(
     }
     for (name, asset, size) in &plan.renditions {
         let bytes = rt.block_on(blobs.get_bytes(&asset.blob_key)).map_err(|e| e.to_string())?;
-        let jpeg = images::rendition_jpeg_in(&bytes, size.width, size.height, space).map_err(|e| e.message)?;
+        let jpeg = images::rendition_jpeg_in(&bytes, size.width, size.height, space, kept).map_err(|e| e.message)?;
         zip.start_file(name.as_str(), options).map_err(|e| e.to_string())?;
         zip.write_all(&jpeg).map_err(|e| e.to_string())?;
     }

@@ -39,10 +39,19 @@ const MAX_NAME_CHARS: usize = 200;
 /// Longest node id and item key.
 const MAX_ID_CHARS: usize = 40;
 /// Options the pipeline sets itself; a node may not.
-/// Options the line sets itself (the run and step, the house's brand clause and colour policy)
-/// or that only a direct develop takes (`placeMarks`), never a node's.
-const RESERVED_PARAMS: [&str; 8] =
-    ["runId", "pipelineStep", "lookId", "stage", "quality", "brandClause", "colourOutput", "placeMarks"];
+/// Options the line sets itself (the run and step, the house's brand clause, colour and metadata
+/// policies) or that only a direct develop takes (`placeMarks`), never a node's.
+const RESERVED_PARAMS: [&str; 9] = [
+    "runId",
+    "pipelineStep",
+    "lookId",
+    "stage",
+    "quality",
+    "brandClause",
+    "colourOutput",
+    "metadataOutput",
+    "placeMarks",
+];
 
 /// Where a compiled step's input comes from.
 #[derive(Debug, Clone, PartialEq)]

@@ -31,6 +31,9 @@ pub struct BrandProfileRow {
     /// The colour policy: `srgb` or `keep` (docs/colour.md).
     #[serde(default)]
     pub colour_output: String,
+    /// The metadata policy: `rights`, `all` or `none` (docs/colour.md).
+    #[serde(default)]
+    pub metadata_output: String,
 }
 
 /// The fields a patch or a read writes (never `dna_runs`, which only a read moves).
@@ -64,6 +67,8 @@ pub struct BrandFieldsPatch {
     pub inject_enabled: Option<bool>,
     /// The colour policy: `srgb` or `keep`.
     pub colour_output: Option<String>,
+    /// The metadata policy: `rights`, `all` or `none`.
+    pub metadata_output: Option<String>,
 }
 
 /// A registered mark, with its asset's name.

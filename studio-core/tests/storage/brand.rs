@@ -30,6 +30,7 @@ fn patch(vision: &str, inject: bool) -> BrandFieldsPatch {
         signature_keywords: Some(f.signature_keywords),
         inject_enabled: Some(f.inject_enabled),
         colour_output: None,
+        metadata_output: None,
     }
 }
 
@@ -92,6 +93,13 @@ async fn profile_writes_keep_their_own_fields(storage: Arc<dyn Storage>) {
     assert_eq!((kept.colour_output.as_str(), kept.vision_en.as_str()), ("keep", "Four"), "a read keeps the policy");
     let kept = storage.save_brand_profile(&org, &only, Utc::now()).await.unwrap();
     assert_eq!(kept.colour_output, "keep");
+    // The metadata policy likewise: `rights` by default, written alone, kept by other patches.
+    assert_eq!(new.metadata_output, "rights", "the metadata policy's default");
+    let none = BrandFieldsPatch { metadata_output: Some("none".into()), ..BrandFieldsPatch::default() };
+    let kept = storage.save_brand_profile(&org, &none, Utc::now()).await.unwrap();
+    assert_eq!((kept.metadata_output.as_str(), kept.colour_output.as_str()), ("none", "keep"));
+    let kept = storage.save_brand_profile(&org, &only, Utc::now()).await.unwrap();
+    assert_eq!(kept.metadata_output, "none");
     let row = kept;
     assert_eq!(storage.brand_profile(&org).await.unwrap(), Some(row));
     // Another house has nothing.

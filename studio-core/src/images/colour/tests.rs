@@ -307,7 +307,7 @@ fn upscaled(bytes: &[u8]) -> (RgbImage, Option<Vec<u8>>) {
 
 /// A pack's resize of `bytes` (the function packs call), decoded as a reader would.
 fn pack_resized(bytes: &[u8], space: OutputSpace) -> (RgbImage, Option<Vec<u8>>) {
-    let out = crate::images::rendition_jpeg_in(bytes, 200, 200, space).expect("resize");
+    let out = crate::images::rendition_jpeg_in(bytes, 200, 200, space, Default::default()).expect("resize");
     let icc = icc_of(&out);
     (decode(&out).expect("resize decodes").image.into_rgb8(), icc)
 }
@@ -394,7 +394,8 @@ fn keep_writes_the_inputs_profile_and_space() {
     println!("Adobe RGB kept: ΔE2000 worst patch {d:.2}");
     assert!(d <= 2.0, "kept output is ΔE2000 {d:.2} off");
     // The stored values are Adobe RGB ones, not sRGB ones.
-    let out = crate::images::rendition_jpeg_in(&sample.bytes, 200, 200, OutputSpace::Keep).expect("resize");
+    let out = crate::images::rendition_jpeg_in(&sample.bytes, 200, 200, OutputSpace::Keep, Default::default())
+        .expect("resize");
     let raw = read_patches(&image::load_from_memory(&out).expect("jpeg").into_rgb8());
     let off = sample.stored.iter().zip(&raw).map(|(a, b)| (0..3).map(|c| a[c].abs_diff(b[c])).max().unwrap_or(0)).max();
     assert!(off.unwrap_or(255) <= 4, "kept pixels are the input's device values (off by {off:?})");

@@ -6,7 +6,7 @@
 /// The columns of `brand_profiles` in [`BrandProfileRow`](crate::storage::BrandProfileRow) order.
 macro_rules! brand_profile_columns {
     () => {
-        "org_id, vision_en, vibe, palette, signature_keywords, inject_enabled, dna_runs, free_read_at, updated_at, colour_output"
+        "org_id, vision_en, vibe, palette, signature_keywords, inject_enabled, dna_runs, free_read_at, updated_at, colour_output, metadata_output"
     };
 }
 
@@ -48,13 +48,15 @@ macro_rules! impl_brand_store {
                 let _w = self.write_lock().await;
                 Ok(sqlx::query_as(concat!(
                     "INSERT INTO brand_profiles (org_id, vision_en, vibe, palette, signature_keywords, \
-                     inject_enabled, updated_at, colour_output) VALUES ($1, COALESCE($2, ''), COALESCE($3, '[]'), \
-                     COALESCE($4, '[]'), COALESCE($5, '[]'), COALESCE($6, $8), $7, COALESCE($9, 'srgb')) \
+                     inject_enabled, updated_at, colour_output, metadata_output) VALUES ($1, COALESCE($2, ''), \
+                     COALESCE($3, '[]'), COALESCE($4, '[]'), COALESCE($5, '[]'), COALESCE($6, $8), $7, \
+                     COALESCE($9, 'srgb'), COALESCE($10, 'rights')) \
                      ON CONFLICT (org_id) DO UPDATE SET vision_en = COALESCE($2, brand_profiles.vision_en), \
                      vibe = COALESCE($3, brand_profiles.vibe), palette = COALESCE($4, brand_profiles.palette), \
                      signature_keywords = COALESCE($5, brand_profiles.signature_keywords), \
                      inject_enabled = COALESCE($6, brand_profiles.inject_enabled), \
                      colour_output = COALESCE($9, brand_profiles.colour_output), \
+                     metadata_output = COALESCE($10, brand_profiles.metadata_output), \
                      updated_at = excluded.updated_at RETURNING ",
                     $crate::storage::sql::brand::brand_profile_columns!()
                 ))
@@ -67,6 +69,7 @@ macro_rules! impl_brand_store {
                 .bind(now)
                 .bind(true)
                 .bind(&fields.colour_output)
+                .bind(&fields.metadata_output)
                 .fetch_one(&self.pool)
                 .await?)
             }

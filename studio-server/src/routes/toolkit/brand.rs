@@ -166,10 +166,11 @@ pub(super) fn router() -> ApiRouter<AppState> {
                 op.summary("The house's brand profile")
                     .description(
                         "Any role. {ok, profile {visionEn, vibe, palette, signatureKeywords, injectEnabled, dnaRuns, \
-                         clause, colour {output}}}; a house that never ran a read gets the empty defaults. clause is \
+                         clause, colour {output}, metadata {output}}}; a house that never ran a read gets the empty defaults. clause is \
                          the exact text develops carry as their brandClause option (docs/brand.md); colour.output \
                          (srgb by default, or keep) is the space develops and packs' resized entries are written in \
-                         (docs/colour.md).",
+                         (docs/colour.md); metadata.output (rights by default, all or none) is what they \
+                         keep of their input's EXIF, IPTC and XMP (docs/colour.md).",
                     )
                     .tag("brand")
             })
@@ -177,9 +178,10 @@ pub(super) fn router() -> ApiRouter<AppState> {
                 op.summary("Change the brand profile")
                     .description(
                         "JSON any of visionEn, vibe, palette, signatureKeywords, injectEnabled, colour {output: \
-                         srgb|keep}: merged, then the whole profile is clamped as a read's answer is \
+                         srgb|keep}, metadata {output: rights|all|none}: merged, then the whole profile is clamped as a read's answer is \
                          (docs/brand.md); dnaRuns is never touched. \
                          400 BAD_JSON, BAD_COLOUR_OUTPUT (colour.output neither srgb nor keep; nothing \
+                         written), BAD_METADATA_OUTPUT (metadata.output not rights, all or none; nothing \
                          written); 403 FORBIDDEN for a viewer.",
                     )
                     .tag("brand")
