@@ -118,7 +118,7 @@ pub use crate::{
     error::{Error, ErrorKind, Result},
     events::{EventBus, HouseEvent, RESYNC},
     ids::{ChatSessionId, FolderId, HoldId, JobId, LetterId, OrgId, UserId, WebhookId},
-    images::{MAX_IMAGE_MB, OutputSpace, image_too_large},
+    images::{MAX_IMAGE_MB, OutputSpace, image_too_large, metadata::carry as carry_metadata},
     internal::{
         Internal,
         replay::{MAX_RENDER_BYTES, PREVIEW_EDGE, RENDER_FORMATS, render_too_large},

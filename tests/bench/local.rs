@@ -8,7 +8,8 @@
 //! vips writing its raw `.v` format, and the literal `vips resize in.png out.png` (which pays for
 //! a zlib encode of the large frame). The five take turns, run after run, and each figure is a
 //! median. Then every local tool's time at 2k on a 1200 × 1600 product shot, and the AI lane's
-//! local remove-background (a full-size RGBA cutout) beside packshot on a 2,000 × 2,500 one. Inputs are
+//! local remove-background (a full-size RGBA cutout) beside packshot on a 2,000 × 2,500 one, and
+//! what colour management and the metadata policy add to a 2k develop. Inputs are
 //! deterministic. When `vips` is not installed the baselines are skipped with a row that says how
 //! to install it.
 
@@ -184,8 +185,87 @@ fn measure(opts: &Options) -> anyhow::Result<Vec<Row>> {
         format!("{} (packshot at {tier_name} on the same image)", secs(pack)),
         format!("{} / no target", ratio(cut.as_secs_f64(), pack.as_secs_f64())),
     ));
+    rows.push(colour_and_metadata_cost(opts, tool_runs)?);
     std::fs::remove_dir_all(&dir)?;
     Ok(rows)
+}
+
+/// Target for the colour and metadata row: at most this many times the unmanaged develop.
+const MANAGED_TARGET: f64 = 1.10;
+
+/// What colour management and the metadata policy cost a develop (docs/colour.md): a 2k upscale
+/// of an Adobe RGB JPEG with a camera's EXIF, written back in Adobe RGB (`keep`, two conversions)
+/// with its rights carried (`rights`), against the same pixels as an untagged JPEG with no
+/// metadata, nothing carried. The two take turns; medians.
+fn colour_and_metadata_cost(opts: &Options, runs: usize) -> anyhow::Result<Row> {
+    use studio_core::api::MetadataOutput;
+    let provider = LocalProvider;
+    let tier = opts.size(Quality::K2, Quality::K1);
+    let (w, h) = opts.size((1200, 1600), (300, 400));
+    let pixels = photo_like(w, h);
+    let (tagged, plain) = (camera_jpeg(&pixels, true)?, camera_jpeg(&pixels, false)?);
+    let managed = request("upscale", tier, vec![("image", tagged.clone())], &[("colourOutput", "keep")]);
+    let unmanaged = request("upscale", tier, vec![("image", plain.clone())], &[]);
+    let [with, without] = timed(
+        runs.max(3),
+        [
+            &mut || {
+                let out = provider.develop_blocking(&managed)?;
+                let out = studio_core::carry_metadata(out.bytes, &tagged, MetadataOutput::Rights);
+                anyhow::ensure!(out.windows(6).any(|w| w == b"Exif\0\0"), "the rights were not carried");
+                Ok(())
+            },
+            &mut || {
+                let out = provider.develop_blocking(&unmanaged)?;
+                studio_core::carry_metadata(out.bytes, &plain, MetadataOutput::None);
+                Ok(())
+            },
+        ],
+    )?;
+    let tier_name = opts.size("2k", "1k");
+    Ok(Row::new(
+        format!(
+            "5. colour management + metadata: upscale at {tier_name} of a {w} × {h} Adobe RGB JPEG with EXIF, keep + rights (median of {})",
+            runs.max(3)
+        ),
+        secs(with),
+        format!("{} (the same pixels untagged, no metadata)", secs(without)),
+        format!("{} / ≤ {MANAGED_TARGET}×", ratio(with.as_secs_f64(), without.as_secs_f64())),
+        with.as_secs_f64() <= MANAGED_TARGET * without.as_secs_f64(),
+    ))
+}
+
+/// `pixels` as a JPEG q92; `tagged` embeds Adobe RGB (1998) and a camera's EXIF (creator,
+/// copyright, GPS).
+fn camera_jpeg(pixels: &RgbImage, tagged: bool) -> anyhow::Result<Bytes> {
+    use image::ImageEncoder;
+    let mut out = Vec::new();
+    let mut encoder = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 92);
+    if tagged {
+        encoder.set_icc_profile(moxcms::ColorProfile::new_adobe_rgb().encode()?)?;
+    }
+    encoder.write_image(pixels.as_raw(), pixels.width(), pixels.height(), image::ExtendedColorType::Rgb8)?;
+    if !tagged {
+        return Ok(Bytes::from(out));
+    }
+    use exif::{Field, In, Tag, Value};
+    let ascii = |tag, v: &str| Field { tag, ifd_num: In::PRIMARY, value: Value::Ascii(vec![v.as_bytes().to_vec()]) };
+    let fields = [
+        ascii(Tag::Artist, "Ines Calder"),
+        ascii(Tag::Copyright, "(c) 2026 Maison Calder"),
+        ascii(Tag::GPSLatitudeRef, "N"),
+    ];
+    let mut writer = exif::experimental::Writer::new();
+    for f in &fields {
+        writer.push_field(f);
+    }
+    let mut tiff = Cursor::new(Vec::new());
+    writer.write(&mut tiff, false)?;
+    let payload = [b"Exif\0\0".as_slice(), tiff.get_ref()].concat();
+    let mut app1 = vec![0xFF, 0xE1];
+    app1.extend_from_slice(&u16::try_from(payload.len() + 2)?.to_be_bytes());
+    app1.extend_from_slice(&payload);
+    Ok(Bytes::from([&out[..2], &app1, &out[2..]].concat()))
 }
 
 /// Median wall time of `runs` calls of each of `calls`, which take turns (one round after

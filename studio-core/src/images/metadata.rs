@@ -62,8 +62,9 @@ pub(crate) fn read(bytes: &[u8]) -> Found {
 
 /// `output` (a JPEG) with what `policy` keeps of `input`'s metadata; any other output, or an
 /// input with nothing to carry, comes back as it was. Metadata the output already held in APP1
-/// or APP13 is replaced.
-pub(crate) fn carry(output: Vec<u8>, input: &[u8], policy: MetadataOutput) -> Vec<u8> {
+/// or APP13 is replaced. The runner calls it on every develop's frame; public (as
+/// `studio_core::carry_metadata`) for embedders that run a provider themselves, and the bench.
+pub fn carry(output: Vec<u8>, input: &[u8], policy: MetadataOutput) -> Vec<u8> {
     let Some(segments) = jpeg_segments(&output) else { return output };
     let mut extra: Vec<(u8, Vec<u8>)> = Vec::new();
     match policy {
