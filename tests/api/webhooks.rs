@@ -358,22 +358,7 @@ async fn until_received(received: &Received, n: usize) {
 /// A job change queued for `endpoint`, due now, as a publish queues one.
 fn job_change(org_id: &str, endpoint: &str, seq: i64, payload: String) -> studio_core::WebhookDeliveryRow {
     let at = chrono::Utc::now();
-    studio_core::WebhookDeliveryRow {
-        id: format!("msg_{}", uuid::Uuid::now_v7().simple()),
-        org_id: org_id.into(),
-        endpoint_id: endpoint.into(),
-        event: "job".into(),
-        event_seq: Some(seq),
-        payload,
-        url: None,
-        attempts: 0,
-        status: "pending".into(),
-        next_attempt_at: at,
-        claim_token: None,
-        lease_until: None,
-        created_at: at,
-        updated_at: at,
-    }
+    studio_core::WebhookDeliveryRow::pending((&org_id.into(), &endpoint.into(), None), ("job", Some(seq), payload), at, at)
 }
 
 /// The outbox's rows of a house by status.

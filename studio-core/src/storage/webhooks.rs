@@ -121,6 +121,35 @@ pub struct WebhookDeliveryRow {
     pub updated_at: DateTime<Utc>,
 }
 
+impl WebhookDeliveryRow {
+    /// A new outbox row for `endpoint` (`url` for a develop's own URL under it), pending and never
+    /// attempted, published at `at` and due at `due`, under a fresh `msg_` id.
+    pub fn pending(
+        endpoint: (&OrgId, &WebhookId, Option<String>),
+        event: (&str, Option<i64>, String),
+        at: DateTime<Utc>,
+        due: DateTime<Utc>,
+    ) -> Self {
+        let ((org_id, endpoint_id, url), (kind, event_seq, payload)) = (endpoint, event);
+        WebhookDeliveryRow {
+            id: crate::ids::new_id("msg"),
+            org_id: org_id.clone(),
+            endpoint_id: endpoint_id.clone(),
+            event: kind.to_string(),
+            event_seq,
+            payload,
+            url,
+            attempts: 0,
+            status: "pending".into(),
+            next_attempt_at: due,
+            claim_token: None,
+            lease_until: None,
+            created_at: at,
+            updated_at: at,
+        }
+    }
+}
+
 /// What became of a claimed delivery.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum DeliveryFate {

@@ -31,7 +31,7 @@ use chrono::Duration;
 use crate::caller::Caller;
 use crate::error::{Error, Result};
 use crate::events::{HouseEvent, RESYNC};
-use crate::ids::{new_id, now, random_secret};
+use crate::ids::{now, random_secret};
 use crate::storage::{DeliveryFate, WebhookDeliveryRow, WebhookRow};
 use crate::webhooks::Webhooks;
 use crate::webhooks::log::Send;
@@ -164,21 +164,9 @@ impl Webhooks<'_> {
         let settle = self.0.config.webhooks.settle_ms;
         let due = at + Duration::milliseconds(i64::try_from(settle).unwrap_or(0));
         let rows: Vec<WebhookDeliveryRow> = targets
-            .map(|(e, url)| WebhookDeliveryRow {
-                id: new_id("msg"),
-                org_id: e.org_id.clone(),
-                endpoint_id: e.id.clone(),
-                event: kind.to_string(),
-                event_seq,
-                payload: event.as_str().to_string(),
-                url,
-                attempts: 0,
-                status: "pending".into(),
-                next_attempt_at: due,
-                claim_token: None,
-                lease_until: None,
-                created_at: at,
-                updated_at: at,
+            .map(|(e, url)| {
+                let body = (kind, event_seq, event.as_str().to_string());
+                WebhookDeliveryRow::pending((&e.org_id, &e.id, url), body, at, due)
             })
             .collect();
         if rows.is_empty() {
