@@ -562,10 +562,15 @@ async fn develops_asking_for_marks_take_the_riding_ones(backend: Backend) {
     let job = key.submit_develop(&develop(&folder)).await.expect("collection marks").job_id;
     let row = storage.job(&house.org_id, &job).await.unwrap().unwrap();
     assert_eq!(marks_of(&row.inputs), vec![c.clone()], "the collection's set overrides the house's");
-    let job = key.submit_develop(&develop("0")).await.expect("no marks").job_id;
-    let row = storage.job(&house.org_id, &job).await.unwrap().unwrap();
+    let unmarked = key.submit_develop(&develop("0")).await.expect("no marks").job_id;
+    let row = storage.job(&house.org_id, &unmarked).await.unwrap().unwrap();
     assert!(marks_of(&row.inputs).is_empty());
 
+    // The two develops above settle their holds first, so the books stand still while the
+    // refusal below is checked.
+    for id in [&job, &unmarked] {
+        key.wait_for(id, WAIT).await.expect("done");
+    }
     let before = tokens(&house).await;
     let e = key.submit_develop(&develop("fld_nope")).await.expect_err("unknown collection");
     assert_eq!(refused(e), (Some(404), "COLLECTION_NOT_FOUND".into()));
