@@ -538,7 +538,8 @@ export const cancelPipeline = (/** @type {string} */ id) => post(`/api/toolkit/p
 
 /**
  * @typedef {{visionEn: string, vibe: string[], palette: string[], signatureKeywords: {category: string, phrase: string}[],
- *   injectEnabled: boolean, dnaRuns: number, clause: string}} BrandProfile
+ *   injectEnabled: boolean, dnaRuns: number, clause: string, colour: {output: 'srgb' | 'keep'},
+ *   metadata: {output: 'rights' | 'all' | 'none'}}} BrandProfile
  * @typedef {{id: string, assetId: string, collectionId?: string | null, material: string, placement?: string | null,
  *   note?: string | null, sortOrder: number, filename: string, createdAt: string}} Mark
  */

@@ -623,6 +623,10 @@ test('the console end to end', async (t) => {
     await page.getByLabel('Vibe', { exact: true }).fill('calm, austere');
     await page.getByLabel('Palette', { exact: true }).fill('#000000, ivory');
     await page.getByLabel('Signature details', { exact: true }).fill('cut: raw hems\nfinish: matte');
+    assert.equal(await page.getByLabel('Colour space of outputs', { exact: true }).inputValue(), 'srgb', 'sRGB by default');
+    assert.equal(await page.getByLabel('Metadata outputs keep', { exact: true }).inputValue(), 'rights', 'rights by default');
+    await page.getByLabel('Colour space of outputs', { exact: true }).selectOption('keep');
+    await page.getByLabel('Metadata outputs keep', { exact: true }).selectOption('none');
     await page.getByRole('button', { name: 'Save profile', exact: true }).click();
     await page.getByText('The profile is saved.').waitFor();
     const expected = 'Brand vision: Quiet tailoring. Vibe: calm, austere. Palette: #000000, ivory. Signature details: cut: raw hems; finish: matte.';
@@ -630,6 +634,7 @@ test('the console end to end', async (t) => {
     await until('the clause', async () => (await clause.innerText()).trim() === expected);
     const api = await (await fetch(`${BASE}/api/toolkit/brand`, { headers: { cookie: run.cookie } })).json();
     assert.equal(api.profile.clause, expected, 'the clause shown is the studio’s');
+    assert.deepEqual([api.profile.colour, api.profile.metadata], [{ output: 'keep' }, { output: 'none' }], 'the policies saved');
     // The DNA read names its price before anything is sent; the first is free.
     await page.locator('input[type=file]').first().setInputFiles([{ name: 'mood.png', mimeType: 'image/png', buffer: png(320, 240, [120, 90, 60]) }]);
     const read = page.getByRole('button', { name: 'Read the DNA · free', exact: true });

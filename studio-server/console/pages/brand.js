@@ -1,7 +1,8 @@
 // @ts-check
 /**
  * Brand: the house's profile (vision, vibe, palette, signature details, whether develops carry
- * it) with the exact clause it produces; the DNA read from dropped or picked images, its price
+ * it, and the colour space and metadata its outputs are written with) with the exact clause it
+ * produces; the DNA read from dropped or picked images, its price
  * shown first (the house's first read is free); the marks (logo renditions) of the house and of
  * each collection (library folder).
  */
@@ -54,6 +55,8 @@ function ProfileForm({ profile, onSaved, write }) {
   const [palette, setPalette] = useState(profile.palette.join(', '));
   const [details, setDetails] = useState(profile.signatureKeywords.map((k) => `${k.category}: ${k.phrase}`).join('\n'));
   const [carry, setCarry] = useState(profile.injectEnabled);
+  const [colour, setColour] = useState(profile.colour.output);
+  const [metadata, setMetadata] = useState(profile.metadata.output);
   const [error, setError] = useState(/** @type {unknown} */ (null));
   const [saved, setSaved] = useState(false);
   const id = useId('brand');
@@ -75,6 +78,8 @@ function ProfileForm({ profile, onSaved, write }) {
             return at > 0 ? { category: l.slice(0, at).trim(), phrase: l.slice(at + 1).trim() } : { category: '', phrase: l };
           }),
         injectEnabled: carry,
+        colour: { output: colour },
+        metadata: { output: metadata },
       });
       onSaved(res.profile);
       setSaved(true);
@@ -101,6 +106,19 @@ function ProfileForm({ profile, onSaved, write }) {
           <textarea id=${`${id}-details`} rows="3" value=${details} aria-describedby=${`${id}-details-hint`} onInput=${(/** @type {any} */ e) => setDetails(e.currentTarget.value)}></textarea>
           <p class="hint" id=${`${id}-details-hint`}>One a line, as category: phrase (cut: raw hems).</p></div>
         <label class="row"><input type="checkbox" checked=${carry} onChange=${() => setCarry(!carry)} /> Develops carry the clause</label>
+        <div class="field"><label for=${`${id}-colour`}>Colour space of outputs</label>
+          <select id=${`${id}-colour`} value=${colour} aria-describedby=${`${id}-colour-hint`} onChange=${(/** @type {any} */ e) => setColour(e.currentTarget.value)}>
+            <option value="srgb">sRGB</option>
+            <option value="keep">The input’s own (Adobe RGB, Display P3)</option>
+          </select>
+          <p class="hint" id=${`${id}-colour-hint`}>Develops and packs’ resized images. An input in CMYK or without a profile comes out in sRGB either way.</p></div>
+        <div class="field"><label for=${`${id}-metadata`}>Metadata outputs keep</label>
+          <select id=${`${id}-metadata`} value=${metadata} aria-describedby=${`${id}-metadata-hint`} onChange=${(/** @type {any} */ e) => setMetadata(e.currentTarget.value)}>
+            <option value="rights">Rights and credit only</option>
+            <option value="all">Everything the input carries</option>
+            <option value="none">Nothing</option>
+          </select>
+          <p class="hint" id=${`${id}-metadata-hint`}>Rights and credit: creator, copyright, credit line and usage terms; location and camera serials are left out.</p></div>
       </fieldset>
       <${Refusal} error=${error} />
       ${saved && html`<p class="notice" role="status">The profile is saved.</p>`}
