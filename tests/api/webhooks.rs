@@ -358,7 +358,12 @@ async fn until_received(received: &Received, n: usize) {
 /// A job change queued for `endpoint`, due now, as a publish queues one.
 fn job_change(org_id: &str, endpoint: &str, seq: i64, payload: String) -> studio_core::WebhookDeliveryRow {
     let at = chrono::Utc::now();
-    studio_core::WebhookDeliveryRow::pending((&org_id.into(), &endpoint.into(), None), ("job", Some(seq), payload), at, at)
+    studio_core::WebhookDeliveryRow::pending(
+        (&org_id.into(), &endpoint.into(), None),
+        ("job", Some(seq), payload),
+        at,
+        at,
+    )
 }
 
 /// The outbox's rows of a house by status.

@@ -185,7 +185,7 @@ fn measure(opts: &Options) -> anyhow::Result<Vec<Row>> {
         format!("{} (packshot at {tier_name} on the same image)", secs(pack)),
         format!("{} / no target", ratio(cut.as_secs_f64(), pack.as_secs_f64())),
     ));
-    rows.push(colour_and_metadata_cost(opts, tool_runs)?);
+    rows.push(colour_and_metadata_cost(opts, opts.size(11, 1))?);
     std::fs::remove_dir_all(&dir)?;
     Ok(rows)
 }
@@ -207,7 +207,7 @@ fn colour_and_metadata_cost(opts: &Options, runs: usize) -> anyhow::Result<Row> 
     let managed = request("upscale", tier, vec![("image", tagged.clone())], &[("colourOutput", "keep")]);
     let unmanaged = request("upscale", tier, vec![("image", plain.clone())], &[]);
     let [with, without] = timed(
-        runs.max(3),
+        runs,
         [
             &mut || {
                 let out = provider.develop_blocking(&managed)?;

@@ -10,13 +10,14 @@
 //! mapped to white; colours outside sRGB are clipped, not compressed).
 
 use std::io::Cursor;
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::{Arc, OnceLock};
 
 use image::metadata::Orientation;
 use image::{DynamicImage, ImageDecoder, ImageError, ImageReader, RgbImage};
 use moxcms::{
     ColorProfile, DataColorSpace, Layout, LutMultidimensionalType, LutStore, LutWarehouse, Matrix3d, ProfileClass,
-    RenderingIntent, ToneReprCurve, TransformOptions, Vector3d,
+    RenderingIntent, ToneReprCurve, TransformExecutor, TransformOptions, Vector3d,
 };
 
 use super::{MAX_PIXELS, MAX_SIDE, limits};
@@ -171,8 +172,7 @@ impl Target {
         else {
             return;
         };
-        let src = img.as_raw().clone();
-        let _ = t.transform(&src, img);
+        transform_in_place(t.as_ref(), img, 3);
     }
 }
 
@@ -247,14 +247,48 @@ fn to_srgb(image: &mut DynamicImage, icc: Vec<u8>) -> Source {
 
 fn convert8(from: &ColorProfile, to: &ColorProfile, layout: Layout, buf: &mut [u8]) -> bool {
     let Ok(t) = from.create_transform_8bit(layout, to, layout, options()) else { return false };
-    let src = buf.to_vec();
-    t.transform(&src, buf).is_ok()
+    transform_in_place(t.as_ref(), buf, layout.channels())
 }
 
 fn convert16(from: &ColorProfile, to: &ColorProfile, layout: Layout, buf: &mut [u16]) -> bool {
     let Ok(t) = from.create_transform_16bit(layout, to, layout, options()) else { return false };
-    let src = buf.to_vec();
-    t.transform(&src, buf).is_ok()
+    transform_in_place(t.as_ref(), buf, layout.channels())
+}
+
+/// Run `t` over `buf` (pixels of `channels` samples) in place: in pieces of 16 Ki pixels, each
+/// copied aside and converted back into place (a piece stays in cache, and no second frame is
+/// allocated), the pieces shared among up to four threads. False when the engine refused.
+fn transform_in_place<T: Copy + Default + Send + Sync>(
+    t: &(dyn TransformExecutor<T> + Send + Sync),
+    buf: &mut [T],
+    channels: usize,
+) -> bool {
+    let piece = 16 * 1024 * channels;
+    let failed = AtomicBool::new(false);
+    let run = |part: &mut [T]| {
+        let mut scratch = vec![T::default(); piece.min(part.len())];
+        for p in part.chunks_mut(piece) {
+            let src = &mut scratch[..p.len()];
+            src.copy_from_slice(p);
+            if t.transform(src, p).is_err() {
+                failed.store(true, AtomicOrdering::Relaxed);
+            }
+        }
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4);
+    if threads == 1 || buf.len() <= piece {
+        run(buf);
+    } else {
+        // Whole pieces per thread, so every piece holds whole pixels.
+        let per_thread = buf.len().div_ceil(threads).div_ceil(piece) * piece;
+        let run = &run;
+        std::thread::scope(|s| {
+            for part in buf.chunks_mut(per_thread) {
+                s.spawn(move || run(part));
+            }
+        });
+    }
+    !failed.load(AtomicOrdering::Relaxed)
 }
 
 /// Whether an RGB profile is sRGB in all but name: a grid of colours through it lands within one
