@@ -15,6 +15,9 @@
 
 use exif::{Field, In, Tag, Value};
 
+use crate::invitations::decode_references;
+use crate::mail::templates::escape;
+
 pub(crate) use crate::api::MetadataOutput;
 
 const EXIF_ID: &[u8] = b"Exif\0\0";
@@ -271,7 +274,7 @@ fn xmp_value(xmp: &str, name: &str) -> Option<String> {
     let attribute = format!("{name}=\"");
     if let Some(start) = xmp.find(&attribute) {
         let rest = &xmp[start + attribute.len()..];
-        return rest.find('"').map(|end| unescape(&rest[..end])).filter(|v| !v.is_empty());
+        return rest.find('"').map(|end| decode_references(&rest[..end])).filter(|v| !v.is_empty());
     }
     let open = format!("<{name}");
     // The element itself, not a longer name that starts the same way (dc:creatorTool).
@@ -290,44 +293,7 @@ fn xmp_value(xmp: &str, name: &str) -> Option<String> {
         }
         None => body,
     };
-    Some(unescape(value.trim())).filter(|v| !v.is_empty())
-}
-
-fn unescape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut rest = s;
-    while let Some(amp) = rest.find('&') {
-        out.push_str(&rest[..amp]);
-        let tail = &rest[amp..];
-        let Some(semi) = tail.find(';') else { break };
-        let entity = &tail[1..semi];
-        let decoded = match entity {
-            "amp" => Some('&'),
-            "lt" => Some('<'),
-            "gt" => Some('>'),
-            "quot" => Some('"'),
-            "apos" => Some('\''),
-            e if e.starts_with("#x") => u32::from_str_radix(&e[2..], 16).ok().and_then(char::from_u32),
-            e if e.starts_with('#') => e[1..].parse().ok().and_then(char::from_u32),
-            _ => None,
-        };
-        match decoded {
-            Some(c) => {
-                out.push(c);
-                rest = &tail[semi + 1..];
-            }
-            None => {
-                out.push('&');
-                rest = &tail[1..];
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    Some(decode_references(value.trim())).filter(|v| !v.is_empty())
 }
 
 /// EXIF (TIFF bytes) with `Artist` and `Copyright` alone; None when neither is known.

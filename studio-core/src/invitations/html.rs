@@ -157,8 +157,9 @@ fn text(raw: &str) -> String {
     }
 }
 
-/// Decode character references: the five XML ones, `&nbsp;`, and numeric ones.
-fn decode(raw: &str) -> String {
+/// Decode character references: the five XML ones, `&nbsp;`, and numeric ones (also the XMP
+/// reader's, `images::metadata`).
+pub(crate) fn decode(raw: &str) -> String {
     if !raw.contains('&') {
         return raw.to_string();
     }
