@@ -109,9 +109,9 @@ function ProfileForm({ profile, onSaved, write }) {
         <div class="field"><label for=${`${id}-colour`}>Colour space of outputs</label>
           <select id=${`${id}-colour`} value=${colour} aria-describedby=${`${id}-colour-hint`} onChange=${(/** @type {any} */ e) => setColour(e.currentTarget.value)}>
             <option value="srgb">sRGB</option>
-            <option value="keep">The input’s own (Adobe RGB, Display P3)</option>
+            <option value="keep">The input’s own</option>
           </select>
-          <p class="hint" id=${`${id}-colour-hint`}>Develops and packs’ resized images. An input in CMYK or without a profile comes out in sRGB either way.</p></div>
+          <p class="hint" id=${`${id}-colour-hint`}>Develops and packs’ resized images. “The input’s own” keeps Adobe RGB or Display P3; an input in CMYK or without a profile comes out in sRGB either way.</p></div>
         <div class="field"><label for=${`${id}-metadata`}>Metadata outputs keep</label>
           <select id=${`${id}-metadata`} value=${metadata} aria-describedby=${`${id}-metadata-hint`} onChange=${(/** @type {any} */ e) => setMetadata(e.currentTarget.value)}>
             <option value="rights">Rights and credit only</option>
