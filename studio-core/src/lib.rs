@@ -65,6 +65,8 @@ mod lookbook;
 #[cfg(feature = "engine")]
 mod mail;
 #[cfg(feature = "engine")]
+mod markup;
+#[cfg(feature = "engine")]
 mod models;
 #[cfg(feature = "engine")]
 mod outbound;

@@ -15,8 +15,7 @@
 
 use exif::{Field, In, Tag, Value};
 
-use crate::invitations::decode_references;
-use crate::mail::templates::escape;
+use crate::markup::{decode_references, escape};
 
 pub(crate) use crate::api::MetadataOutput;
 

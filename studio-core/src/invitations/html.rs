@@ -4,6 +4,8 @@
 //! tags it keeps. It is not an HTML parser; it reads what a card shows, and anything it cannot
 //! read is simply absent from the card.
 
+use crate::markup::decode_references as decode;
+
 /// The longest title and description kept, in characters.
 const TEXT_CHARS: usize = 300;
 /// The longest URL kept, in bytes.
@@ -155,53 +157,6 @@ fn text(raw: &str) -> String {
         Some((cut, _)) => format!("{}…", &collapsed[..cut]),
         None => collapsed,
     }
-}
-
-/// Decode character references: the five XML ones, `&nbsp;`, and numeric ones (also the XMP
-/// reader's, `images::metadata`).
-pub(crate) fn decode(raw: &str) -> String {
-    if !raw.contains('&') {
-        return raw.to_string();
-    }
-    let mut out = String::with_capacity(raw.len());
-    let mut rest = raw;
-    while let Some(p) = rest.find('&') {
-        out.push_str(&rest[..p]);
-        rest = &rest[p..];
-        let end = rest.find(';').filter(|&e| e <= 10);
-        let decoded = end.and_then(|e| {
-            let entity = &rest[1..e];
-            let c = match entity {
-                "amp" => Some('&'),
-                "lt" => Some('<'),
-                "gt" => Some('>'),
-                "quot" => Some('"'),
-                "apos" => Some('\''),
-                "nbsp" => Some(' '),
-                _ => {
-                    let n = entity.strip_prefix("#x").or_else(|| entity.strip_prefix("#X"));
-                    let code = match n {
-                        Some(hex) => u32::from_str_radix(hex, 16).ok(),
-                        None => entity.strip_prefix('#').and_then(|d| d.parse().ok()),
-                    };
-                    code.and_then(char::from_u32).filter(|c| !c.is_control() || c.is_whitespace())
-                }
-            };
-            c.map(|c| (c, e))
-        });
-        match decoded {
-            Some((c, e)) => {
-                out.push(c);
-                rest = &rest[e + 1..];
-            }
-            None => {
-                out.push('&');
-                rest = &rest[1..];
-            }
-        }
-    }
-    out.push_str(rest);
-    out
 }
 
 /// What was found so far, by source, so the preferred source wins whatever the order.

@@ -19,8 +19,6 @@
 
 pub(crate) mod codes;
 mod html;
-
-pub(crate) use html::decode as decode_references;
 pub(crate) mod letters;
 pub(crate) mod preview;
 pub(crate) mod throwaway;

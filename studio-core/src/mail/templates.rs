@@ -9,21 +9,7 @@ pub(crate) struct Written {
     pub(crate) text: String,
 }
 
-/// Escape text for HTML element content and double-quoted attribute values.
-pub(crate) fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub(crate) use crate::markup::escape;
 
 fn greeting(name: Option<&str>) -> String {
     match name.map(str::trim).filter(|n| !n.is_empty()) {
