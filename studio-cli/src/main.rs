@@ -14,7 +14,7 @@ use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 use crate::commands::{
     Context, Interrupted, NotSignedIn, Source, Usage, account, admin, ai, assets, balance, billing, brand, chat,
     completions, develop, factory, folders, house, jobs, keys, login, logout, looks, mcp, memory, models, pack,
-    pipeline, prices, runs, search, seats, signup, support, takes, upload, webhooks, whoami,
+    pipeline, prices, runs, search, seats, signup, support, takes, upload, verify, webhooks, whoami,
 };
 
 /// Printed after `studio --help`.
@@ -36,7 +36,9 @@ Exit codes:
   3    authentication: no key configured, the server answered 401 (unknown or revoked key,
        wrong email or password)
   4    insufficient tokens: the server answered 402; the message says need and spendable
-  130  interrupted (Ctrl-C) while waiting; the work goes on server-side";
+  130  interrupted (Ctrl-C) while waiting; the work goes on server-side
+  `studio verify FILE` answers with its own: 0 credentials intact, 1 tampered or invalid (or
+  the file unreadable), 2 the file carries none";
 
 /// Terminal workflows against a Studio deployment: accounts, keys, the token balance, the library
 /// and develops.
@@ -138,6 +140,9 @@ enum Cmd {
     /// comes back on stdout as one line (a notification gets none). Diagnostics go to stderr.
     /// EOF on stdin ends it. See docs/mcp.md.
     Mcp(mcp::Args),
+    /// Check a file's content credentials (C2PA) offline: exit 0 when intact, 1 when tampered
+    /// or invalid, 2 when the file carries none.
+    Verify(verify::Args),
     /// Print a shell completion script (bash, zsh, fish) on stdout.
     Completions(completions::Args),
 }
@@ -153,6 +158,10 @@ async fn main() -> ExitCode {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => report(&e, None),
         };
+    }
+    // Offline, and its exit code is its verdict.
+    if let Cmd::Verify(args) = &cli.command {
+        return verify::run(args);
     }
     let ctx = match resolve(&cli, &matches) {
         Ok(ctx) => ctx,
@@ -192,6 +201,7 @@ async fn main() -> ExitCode {
         Cmd::Ai(args) => ai::run(&ctx, args).await,
         Cmd::Mcp(args) => mcp::run(&ctx, args).await,
         Cmd::Completions(args) => completions::run(Cli::command(), &args),
+        Cmd::Verify(_) => unreachable!("verify answered above"),
     };
     match done {
         Ok(()) => ExitCode::SUCCESS,

@@ -2934,3 +2934,53 @@ async fn webhooks_add_ls_rotate_test_rm_round_trip() {
     assert_eq!(run.code, 1, "{run:?}");
     assert!(run.stderr.contains("error: NOT_FOUND: "), "{run:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn verify_judges_a_files_credentials_offline_and_assets_show_prints_them() {
+    let app = app().await;
+    let (cli, dir, input) = develop_setup(&app, "cli-verify").await;
+    let out = dir.path().join("signed.jpg");
+    let args = ["develop", "upscale", "--image", utf8(&input), "--quality", "1k", "--wait", "-o", utf8(&out), "--json"];
+    let status: DevelopStatus = parsed(&cli.run(&args).await);
+    let result = status.result_asset_id.expect("a result asset");
+
+    // Intact: exit 0 and a sentence; offline, so no key or server is needed (an unreachable URL).
+    let offline = [("STUDIO_URL", "http://127.0.0.1:9")];
+    let run = cli.run_with(&["verify", utf8(&out)], &offline, None).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.contains("content credentials intact, signed by Studio"), "{run:?}");
+    assert!(run.stdout.contains("action c2pa.edited (algorithmicallyEnhanced) by Studio local provider"), "{run:?}");
+    assert!(run.stdout.contains("parentOf image (uploaded with the develop)"), "{run:?}");
+    let run = cli.run(&["verify", "--json", utf8(&out)]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let report: serde_json::Value = serde_json::from_str(run.stdout.trim()).expect("JSON");
+    assert_eq!((report["validation"].as_str(), report["hasCredentials"].as_bool()), (Some("valid"), Some(true)));
+
+    // Altered after signing: exit 1, saying so.
+    let mut bytes = std::fs::read(&out).expect("saved");
+    let at = bytes.len() - 64;
+    bytes[at] ^= 0x5A;
+    let altered = dir.path().join("altered.jpg");
+    std::fs::write(&altered, &bytes).expect("write");
+    let run = cli.run(&["verify", utf8(&altered)]).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stdout.contains("do NOT verify") && run.stdout.contains("Hashes do not match"), "{run:?}");
+
+    // None: exit 2; a file that cannot be read: exit 1.
+    let run = cli.run(&["verify", utf8(&input)]).await;
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stdout.contains("carries no content credentials"), "{run:?}");
+    let run = cli.run(&["verify", utf8(&dir.path().join("missing.jpg"))]).await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("cannot read"), "{run:?}");
+
+    // assets show prints the verdict under the origin; --json adds the report.
+    let run = cli.run(&["assets", "show", &result]).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.contains("Credentials: trusted (signed by Studio)\n"), "{run:?}");
+    assert!(run.stdout.contains("  action c2pa.opened\n"), "{run:?}");
+    let run = cli.run(&["assets", "show", &result, "--json"]).await;
+    let shown: serde_json::Value = serde_json::from_str(run.stdout.trim()).expect("JSON");
+    assert_eq!(shown["provenance"]["validation"], "trusted", "{shown}");
+    assert_eq!(shown["asset"]["provenance"]["digitalSourceType"], "algorithmicallyEnhanced", "{shown}");
+}

@@ -12,8 +12,8 @@ use studio_core::api::{
     ApiKey, AssetBatchPatch, AssetDetail, AssetIds, AssetKind, AssetList, AssetPatch, AssetResponse, Backgrounds,
     Balance, CheckEmailRequest, CheckEmailResponse, CreateFolderRequest, Deleted, ErrorBody, FolderDeleted, FolderList,
     FolderResponse, GrantTokensRequest, GrantTokensResponse, GroupRequest, GroupResponse, KeyList, KeyRole,
-    MintKeyRequest, Pack, PackRequest, Quote, QuoteRequest, RenameFolderRequest, RevokedKey, SessionInfo,
-    SignInRequest, SignUpRequest, SignUpResponse, SignedOut, Updated, UploadResponse,
+    MintKeyRequest, Pack, PackRequest, ProvenanceReport, Quote, QuoteRequest, RenameFolderRequest, RevokedKey,
+    SessionInfo, SignInRequest, SignUpRequest, SignUpResponse, SignedOut, Updated, UploadResponse,
 };
 
 use crate::error::Error;
@@ -458,6 +458,12 @@ impl Client {
     /// `GET /api/toolkit/assets/{id}/detail`: the asset as JSON and the develop that made it.
     pub async fn asset_detail(&self, id: &str) -> Result<AssetDetail, Error> {
         self.get(&format!("/api/toolkit/assets/{}/detail", encode(id))).await
+    }
+
+    /// `GET /api/toolkit/assets/{id}/provenance`: the asset's content credentials (C2PA), read
+    /// from its file now: actions, ingredients, signer and what the check found.
+    pub async fn asset_provenance(&self, id: &str) -> Result<ProvenanceReport, Error> {
+        self.get(&format!("/api/toolkit/assets/{}/provenance", encode(id))).await
     }
 
     /// Every asset, newest first, optionally one collection's: `GET /api/toolkit/assets` page by

@@ -22,6 +22,11 @@ pub use crate::standard_webhooks::{
     TIMESTAMP_TOLERANCE_SECS, WebhookError, WebhookHeaders, sign as sign_webhook, verify as verify_webhook,
 };
 
+/// Content credentials (C2PA): reading with `provenance` alone (the CLI's `studio verify`),
+/// signing develop outputs with the engine.
+#[cfg(feature = "provenance")]
+pub mod provenance;
+
 #[cfg(feature = "engine")]
 mod accounts;
 #[cfg(feature = "engine")]

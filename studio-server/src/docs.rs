@@ -137,6 +137,7 @@ const LINKS: &[CreateLinks] = &[
         targets: &[
             "GET /api/toolkit/assets/{id}",
             "GET /api/toolkit/assets/{id}/file",
+            "GET /api/toolkit/assets/{id}/provenance",
             "PATCH /api/toolkit/assets/{id}",
         ],
     },

@@ -31,7 +31,11 @@ use tokio::net::TcpListener;
 /// with no background work: what the operator commands use.
 pub async fn open_studio(config: &ServerConfig) -> anyhow::Result<Studio> {
     std::fs::create_dir_all(&config.data_dir)?;
-    let core = studio_core::CoreConfig { signing_key: config.signing_key()?, ..config.core_config() };
+    let core = studio_core::CoreConfig {
+        signing_key: config.signing_key()?,
+        credentials: config.content_credentials()?,
+        ..config.core_config()
+    };
     Ok(Studio::open(&config.database_url(), &config.blob_config()?, core).await?)
 }
 

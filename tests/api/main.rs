@@ -33,6 +33,7 @@ mod packs;
 mod pipelines;
 mod posts;
 mod preflight;
+mod provenance;
 mod ratelimit;
 mod search;
 mod seats;

@@ -185,20 +185,24 @@ fn measure(opts: &Options) -> anyhow::Result<Vec<Row>> {
         format!("{} (packshot at {tier_name} on the same image)", secs(pack)),
         format!("{} / no target", ratio(cut.as_secs_f64(), pack.as_secs_f64())),
     ));
-    rows.push(colour_and_metadata_cost(opts, opts.size(11, 1))?);
+    rows.extend(colour_and_metadata_cost(opts, opts.size(11, 1))?);
     std::fs::remove_dir_all(&dir)?;
     Ok(rows)
 }
 
-/// Target for the colour and metadata row: at most this many times the unmanaged develop.
+/// Target for the colour, metadata and credentials row: at most this many times the plain
+/// develop.
 const MANAGED_TARGET: f64 = 1.10;
 
-/// What colour management and the metadata policy cost a develop (docs/colour.md): a 2k upscale
-/// of an Adobe RGB JPEG with a camera's EXIF, written back in Adobe RGB (`keep`, two conversions)
-/// with its rights carried (`rights`), against the same pixels as an untagged JPEG with no
-/// metadata, nothing carried. The two take turns; medians.
-fn colour_and_metadata_cost(opts: &Options, runs: usize) -> anyhow::Result<Row> {
+/// What colour management, the metadata policy and content credentials cost a develop
+/// (docs/colour.md, docs/provenance.md): a 2k upscale of an Adobe RGB JPEG with a camera's EXIF,
+/// written back in Adobe RGB (`keep`, two conversions) with its rights carried (`rights`) and
+/// signed with a C2PA manifest naming the input as its parent (and read back, as the runner
+/// does), against the same pixels as an untagged JPEG with no metadata, nothing carried, nothing
+/// signed; a third turn does all but the signing. The three take turns; medians.
+fn colour_and_metadata_cost(opts: &Options, runs: usize) -> anyhow::Result<Vec<Row>> {
     use studio_core::api::MetadataOutput;
+    use studio_core::provenance::{ContentCredentials, Develop, SignedInput, sign_kept_frame};
     let provider = LocalProvider;
     let tier = opts.size(Quality::K2, Quality::K1);
     let (w, h) = opts.size((1200, 1600), (300, 400));
@@ -206,13 +210,31 @@ fn colour_and_metadata_cost(opts: &Options, runs: usize) -> anyhow::Result<Row> 
     let (tagged, plain) = (camera_jpeg(&pixels, true)?, camera_jpeg(&pixels, false)?);
     let managed = request("upscale", tier, vec![("image", tagged.clone())], &[("colourOutput", "keep")]);
     let unmanaged = request("upscale", tier, vec![("image", plain.clone())], &[]);
-    let [with, without] = timed(
+    let credentials = ContentCredentials::ephemeral("Bench")?;
+    let develop = Develop {
+        tool: "upscale".into(),
+        quality: tier.to_string(),
+        provider: "local".into(),
+        job_id: "job_bench".into(),
+        house_id: "org_bench".into(),
+        house_name: "Bench".into(),
+    };
+    let inputs = [SignedInput { title: "ast_bench (image)".into(), mime: "image/jpeg".into(), bytes: tagged.clone() }];
+    let [all, unsigned, without] = timed(
         runs,
         [
             &mut || {
                 let out = provider.develop_blocking(&managed)?;
                 let out = studio_core::carry_metadata(out.bytes, &tagged, MetadataOutput::Rights);
-                anyhow::ensure!(out.windows(6).any(|w| w == b"Exif\0\0"), "the rights were not carried");
+                let (signed, summary) =
+                    sign_kept_frame(&credentials, &out, "image/jpeg", &develop, &inputs).map_err(anyhow::Error::msg)?;
+                anyhow::ensure!(signed.windows(6).any(|w| w == b"Exif\0\0"), "the rights were not carried");
+                anyhow::ensure!(summary.has_credentials, "the frame was not signed");
+                Ok(())
+            },
+            &mut || {
+                let out = provider.develop_blocking(&managed)?;
+                studio_core::carry_metadata(out.bytes, &tagged, MetadataOutput::Rights);
                 Ok(())
             },
             &mut || {
@@ -223,16 +245,25 @@ fn colour_and_metadata_cost(opts: &Options, runs: usize) -> anyhow::Result<Row> 
         ],
     )?;
     let tier_name = opts.size("2k", "1k");
-    Ok(Row::new(
-        format!(
-            "5. colour management + metadata: upscale at {tier_name} of a {w} × {h} Adobe RGB JPEG with EXIF, keep + rights (median of {})",
-            runs.max(3)
+    let baseline = format!("{} (the same pixels untagged, no metadata, unsigned)", secs(without));
+    Ok(vec![
+        Row::new(
+            format!(
+                "5. colour + metadata + content credentials: upscale at {tier_name} of a {w} × {h} Adobe RGB JPEG with EXIF, keep + rights + a signed C2PA manifest (median of {})",
+                runs.max(3)
+            ),
+            secs(all),
+            baseline.clone(),
+            format!("{} / ≤ {MANAGED_TARGET}×", ratio(all.as_secs_f64(), without.as_secs_f64())),
+            all.as_secs_f64() <= MANAGED_TARGET * without.as_secs_f64(),
         ),
-        secs(with),
-        format!("{} (the same pixels untagged, no metadata)", secs(without)),
-        format!("{} / ≤ {MANAGED_TARGET}×", ratio(with.as_secs_f64(), without.as_secs_f64())),
-        with.as_secs_f64() <= MANAGED_TARGET * without.as_secs_f64(),
-    ))
+        Row::info(
+            "5. the same, colour + metadata alone, unsigned: the credentials cost the difference (information)",
+            secs(unsigned),
+            baseline,
+            format!("{} / no target", ratio(unsigned.as_secs_f64(), without.as_secs_f64())),
+        ),
+    ])
 }
 
 /// `pixels` as a JPEG q92; `tagged` embeds Adobe RGB (1998) and a camera's EXIF (creator,

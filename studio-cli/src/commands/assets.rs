@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::builder::NonEmptyStringValueParser;
-use studio_client::api::{Asset, AssetBatchPatch};
+use studio_client::api::{Asset, AssetBatchPatch, ProvenanceReport};
 
 use super::{Context, count, not_found};
 
@@ -140,8 +140,11 @@ async fn show(ctx: &Context, args: Show) -> Result<()> {
         }
         Err(e) => return Err(e.into()),
     };
+    let provenance = ctx.keyed_client()?.asset_provenance(&args.id).await?;
     if args.json {
-        println!("{}", serde_json::to_string(&detail)?);
+        let mut both = serde_json::to_value(&detail)?;
+        both["provenance"] = serde_json::to_value(&provenance)?;
+        println!("{both}");
     } else {
         print!("{}", details(&detail.asset));
         match &detail.origin {
@@ -158,8 +161,46 @@ async fn show(ctx: &Context, args: Show) -> Result<()> {
                 }
             }
         }
+        match provenance.summary.validation {
+            None => println!("Credentials: none"),
+            Some(v) => {
+                let signer = provenance.summary.signer.as_deref().unwrap_or("an unnamed signer");
+                println!("Credentials: {} (signed by {signer})", v.as_str());
+                print!("{}", provenance_lines(&provenance));
+            }
+        }
     }
     Ok(())
+}
+
+/// A manifest's actions, ingredients and findings, one per line, indented.
+pub(crate) fn provenance_lines(report: &ProvenanceReport) -> String {
+    let mut out = String::new();
+    if let Some(when) = &report.signed_at {
+        out.push_str(&format!("  signed at {when}\n"));
+    }
+    if let Some(house) = &report.house {
+        out.push_str(&format!("  made for {house}\n"));
+    }
+    for a in &report.actions {
+        let source = a.digital_source_type.as_deref().map(|t| format!(" ({t})")).unwrap_or_default();
+        let agent = a.software_agent.as_deref().map(|s| format!(" by {s}")).unwrap_or_default();
+        out.push_str(&format!("  action {}{source}{agent}\n", a.action));
+    }
+    for i in &report.ingredients {
+        let title = i.title.as_deref().unwrap_or("untitled");
+        let relationship = i.relationship.as_deref().unwrap_or("ingredient");
+        let own = match i.validation {
+            Some(v) => format!(", its own credentials {}", v.as_str()),
+            None => String::new(),
+        };
+        out.push_str(&format!("  {relationship} {title}{own}\n"));
+    }
+    for f in &report.findings {
+        let what = f.explanation.as_deref().unwrap_or("");
+        out.push_str(&format!("  finding {}: {what}\n", f.code));
+    }
+    out
 }
 
 /// A file name from an asset's name: letters, digits, `-`, `_` and `.` kept, the rest `-`.
@@ -327,6 +368,7 @@ mod tests {
             approved_by: None,
             approved_at: None,
             created_at: "2025-01-02T03:04:05Z".parse().unwrap(),
+            provenance: None,
         }
     }
 

@@ -32,6 +32,7 @@ pub(crate) mod signup;
 pub(crate) mod support;
 pub(crate) mod takes;
 pub(crate) mod upload;
+pub(crate) mod verify;
 pub(crate) mod webhooks;
 pub(crate) mod whoami;
 

@@ -19,6 +19,7 @@ use crate::api::{DepthResponse, RemoveBackgroundResponse, SegmentRequest, Segmen
 use crate::caller::Caller;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ids::new_id;
+use crate::provenance::{Develop, SignedInput, sign_output};
 use crate::providers::ProviderError;
 use crate::providers::fal::FalLanes;
 use crate::providers::local::subject::SUBJECT_NOT_FOUND;
@@ -170,30 +171,49 @@ impl Ai<'_> {
                 let bytes = image.bytes.clone();
                 let cut =
                     blocking(move || LocalProvider.remove_background_blocking(&bytes)).await?.map_err(cutout_error)?;
-                studio.ai().keep_cutout(&who, image.file_name.as_deref(), cut).await
+                studio.ai().keep_cutout(&who, &image, cut).await
             })
             .await?;
         Ok(RemoveBackgroundResponse { url: self.0.library().asset_file_url(&asset_id), spent, asset_id })
     }
 
-    /// File a cutout as a new asset of the house (kind clothes, tool `remove-background`).
-    async fn keep_cutout(&self, caller: &Caller, file_name: Option<&str>, cut: Cutout) -> Result<String> {
+    /// File a cutout of `source` as a new asset of the house (kind clothes, tool
+    /// `remove-background`), signed with content credentials naming `source` as its parent.
+    async fn keep_cutout(&self, caller: &Caller, source: &LaneImage, cut: Cutout) -> Result<String> {
         let id = new_id("ast");
         let key = format!("orgs/{}/assets/{id}", caller.org_id);
+        let house = self.0.storage.org_by_id(&caller.org_id).await?;
+        let develop = Develop {
+            tool: "remove-background".into(),
+            quality: String::new(),
+            provider: LOCAL.into(),
+            job_id: String::new(),
+            house_id: caller.org_id.to_string(),
+            house_name: house.map(|h| h.name).unwrap_or_default(),
+        };
+        let input = SignedInput {
+            title: source.file_name.clone().unwrap_or_else(|| "image (sent with the request)".into()),
+            mime: infer::get(&source.bytes).map_or("image/jpeg", |t| t.mime_type()).to_string(),
+            bytes: source.bytes.clone(),
+        };
+        let credentials = self.0.config.credentials.clone();
+        let (png, provenance) = sign_output(credentials, cut.png, "image/png".into(), develop, vec![input])
+            .await
+            .map_err(|e| lane_failed("REMOVE_BG_FAILED", e))?;
         let blob = self
             .0
             .blobs
-            .put_bytes(&key, cut.png, (MAX_LANE_IMAGE_BYTES * 8) as u64, |mime| mime == "image/png")
+            .put_bytes(&key, png, (MAX_LANE_IMAGE_BYTES * 8) as u64, |mime| mime == "image/png")
             .await
             .map_err(|e| stored_failed(e, "REMOVE_BG_FAILED"))?;
-        let stem = file_name.map(crate::images::display_name).filter(|n| !n.is_empty());
+        let stem = source.file_name.as_deref().map(crate::images::display_name).filter(|n| !n.is_empty());
         let name = format!("{} · cutout", stem.as_deref().unwrap_or("Upload"));
         let kind = crate::api::AssetKind::Clothes.as_str();
         let dims = Some((cut.width, cut.height));
         let name: String = name.chars().take(200).collect();
         let filed =
             AssetRow::over_blob(id.clone(), &caller.org_id, Some(caller.user_id.to_string()), name, kind, &blob, dims);
-        let row = AssetRow { tool: Some("remove-background".to_string()), ..filed };
+        let row = AssetRow { tool: Some("remove-background".to_string()), ..filed.with_provenance(&provenance) };
         if let Err(e) = self.0.storage.insert_asset(row).await {
             let _ = self.0.blobs.delete(&key).await;
             return Err(e.into());

@@ -193,6 +193,10 @@ pub struct Asset {
     pub approved_at: Option<DateTime<Utc>>,
     /// Upload time.
     pub created_at: DateTime<Utc>,
+    /// Its content credentials, as read when it was stored; null for an asset stored before
+    /// credentials were read (its provenance route reads the file and fills this in).
+    #[serde(default)]
+    pub provenance: Option<super::AssetProvenance>,
 }
 
 /// `GET /api/toolkit/assets`: newest first.

@@ -21,6 +21,7 @@ pub use runner::RunnerConfig;
 
 use crate::caller::MachineSecrets;
 use crate::payments::PaymentsProvider;
+use crate::provenance::ContentCredentials;
 use crate::providers::Providers;
 
 /// Settings the domain needs. The binary fills it from defaults, a TOML file and `STUDIO_*`.
@@ -70,6 +71,11 @@ pub struct CoreConfig {
     pub chat: ChatConfig,
     /// Webhook endpoints and their delivery (docs/webhooks.md).
     pub webhooks: WebhooksConfig,
+    /// The content-credentials signer every develop output is signed with
+    /// (docs/provenance.md). The server configures one (`STUDIO_C2PA_CERT` and
+    /// `STUDIO_C2PA_KEY`, else a local authority kept in its data dir); the default is a local
+    /// authority of this process only.
+    pub credentials: ContentCredentials,
 }
 
 /// Webhook endpoints' settings (docs/webhooks.md).
@@ -202,6 +208,8 @@ impl Default for CoreConfig {
             signing_key: SigningKey::default(),
             chat: ChatConfig::default(),
             webhooks: WebhooksConfig::default(),
+            // Generating a P-256 key pair and signing two certificates does not fail.
+            credentials: ContentCredentials::ephemeral("Studio").expect("a local content-credentials authority"),
         }
     }
 }

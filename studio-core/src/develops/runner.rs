@@ -10,11 +10,12 @@ use std::sync::Arc;
 use chrono::Duration;
 use tokio::sync::Semaphore;
 
-use crate::api::AssetKind;
+use crate::api::{AssetKind, AssetProvenance};
 use crate::develops::JobInput;
 use crate::error::{Error, Result};
 use crate::ids::new_id;
 use crate::library::assets::accepted_image;
+use crate::provenance::{Develop, SignedInput, sign_output};
 use crate::providers::{DevelopInput, DevelopOutput, DevelopRequest, ProviderError};
 use crate::storage::{AssetRow, JobEnd, JobRow};
 
@@ -176,7 +177,10 @@ impl Develops<'_> {
             .get(&job.tool)
             .ok_or_else(|| ProviderError::Rejected(format!("{} is no longer a tool this studio runs", job.tool)))?
             .clone();
-        let stored: Vec<JobInput> = job.input_list();
+        let mut stored: Vec<JobInput> = job.input_list();
+        // The principal input (the `image`, else the first) leads: it is the image an edit's
+        // manifest names as its parent.
+        stored.sort_by_key(|i| i.role != "image");
         let mut inputs = Vec::with_capacity(stored.len());
         for input in &stored {
             let bytes = self
@@ -188,8 +192,20 @@ impl Develops<'_> {
             inputs.push(DevelopInput { role: input.role.clone(), bytes, mime: input.mime.clone() });
         }
         // The frame carries what the house's metadata policy keeps of its principal input's
-        // EXIF, IPTC and XMP (the `image` input, else the first).
-        let principal = inputs.iter().find(|i| i.role == "image").or(inputs.first()).map(|i| i.bytes.clone());
+        // EXIF, IPTC and XMP, and its content credentials name every input as an ingredient.
+        let principal = inputs.first().map(|i| i.bytes.clone());
+        let ingredients: Vec<SignedInput> = stored
+            .iter()
+            .zip(&inputs)
+            .map(|(kept, input)| SignedInput {
+                title: match &kept.asset_id {
+                    Some(id) => format!("{id} ({})", kept.role),
+                    None => format!("{} (uploaded with the develop)", kept.role),
+                },
+                mime: input.mime.clone(),
+                bytes: input.bytes.clone(),
+            })
+            .collect();
         let params = job.params_map();
         let metadata = crate::brand::job_metadata(&params);
         let request = DevelopRequest {
@@ -204,11 +220,33 @@ impl Develops<'_> {
             .await
             .map_err(|_| ProviderError::Unavailable(format!("the develop took longer than {limit:?}")))??;
         output.bytes = crate::images::metadata::carry(output.bytes, principal.as_deref().unwrap_or_default(), metadata);
-        self.file_result(job, &stored, output).await.map_err(|e| ProviderError::Unavailable(e.to_string()))
+        let house =
+            self.0.storage.org_by_id(&job.org_id).await.map_err(|e| ProviderError::Unavailable(e.to_string()))?;
+        let develop = Develop {
+            tool: job.tool.clone(),
+            quality: job.quality.clone(),
+            provider: provider.name().to_string(),
+            job_id: job.id.clone(),
+            house_id: job.org_id.to_string(),
+            house_name: house.map(|h| h.name).unwrap_or_default(),
+        };
+        let credentials = self.0.config.credentials.clone();
+        let (signed, provenance) =
+            sign_output(credentials, std::mem::take(&mut output.bytes), output.mime.clone(), develop, ingredients)
+                .await
+                .map_err(ProviderError::Unavailable)?;
+        output.bytes = signed;
+        self.file_result(job, &stored, output, provenance).await.map_err(|e| ProviderError::Unavailable(e.to_string()))
     }
 
     /// Store a frame's bytes and build its asset row (inserted when the job ends).
-    async fn file_result(&self, job: &JobRow, inputs: &[JobInput], output: DevelopOutput) -> Result<AssetRow> {
+    async fn file_result(
+        &self,
+        job: &JobRow,
+        inputs: &[JobInput],
+        output: DevelopOutput,
+        provenance: AssetProvenance,
+    ) -> Result<AssetRow> {
         let id = new_id("ast");
         let key = format!("orgs/{}/assets/{id}", job.org_id);
         let blob = self
@@ -243,6 +281,6 @@ impl Develops<'_> {
             dims,
         );
         let sku = source.as_ref().and_then(|s| s.sku.clone());
-        Ok(AssetRow { sku, folder_id, tool: Some(job.tool.clone()), ..row })
+        Ok(AssetRow { sku, folder_id, tool: Some(job.tool.clone()), ..row.with_provenance(&provenance) })
     }
 }

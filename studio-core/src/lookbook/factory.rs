@@ -361,6 +361,7 @@ mod tests {
             approved_at: None,
             created_at: chrono::Utc::now(),
             deleted_at: None,
+            provenance: None,
         }
     }
 

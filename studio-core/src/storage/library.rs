@@ -73,9 +73,22 @@ pub struct AssetRow {
     pub created_at: DateTime<Utc>,
     /// Soft-deletion time.
     pub deleted_at: Option<DateTime<Utc>>,
+    /// Its content credentials' summary (the API's `AssetProvenance` as JSON), read when it
+    /// was stored; null for a row stored before credentials were read.
+    pub provenance: Option<String>,
 }
 
 impl AssetRow {
+    /// The row with `summary` as its provenance.
+    pub fn with_provenance(self, summary: &crate::api::AssetProvenance) -> AssetRow {
+        AssetRow { provenance: serde_json::to_string(summary).ok(), ..self }
+    }
+
+    /// Its provenance summary, when it was read.
+    pub fn provenance_summary(&self) -> Option<crate::api::AssetProvenance> {
+        self.provenance.as_deref().and_then(|p| serde_json::from_str(p).ok())
+    }
+
     /// A new live asset of `org_id` over a stored blob, named `name`, of `kind`: an upload (no
     /// tool), with no sku, collection, group, fit, wearer, mark or approval, created now. Callers
     /// set what differs (a tool's result names its `tool`) with struct update syntax.
@@ -114,6 +127,7 @@ impl AssetRow {
             approved_at: None,
             created_at: crate::ids::now(),
             deleted_at: None,
+            provenance: None,
         }
     }
 }
@@ -223,6 +237,8 @@ pub trait LibraryStore: Send + Sync {
     /// Stamp `group_id` on every id, all or nothing: false (and no change) unless every id is a
     /// live asset of the house.
     async fn set_asset_group(&self, org_id: &OrgId, ids: &[String], group_id: &str) -> Result<bool, StorageError>;
+    /// Record an asset's content-credentials summary (JSON), read from its file.
+    async fn set_asset_provenance(&self, org_id: &OrgId, id: &str, provenance: &str) -> Result<(), StorageError>;
     /// How many of `ids` (taken as given) are live assets of the house.
     async fn count_live_assets(&self, org_id: &OrgId, ids: &[String]) -> Result<i64, StorageError>;
     /// Store a new pack.

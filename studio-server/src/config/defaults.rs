@@ -58,6 +58,8 @@ impl Default for ServerConfig {
             renderer_token: None,
             replay_render_lease_secs: 300,
             signing_key: None,
+            c2pa_cert: None,
+            c2pa_key: None,
             mail: MailConfig::default(),
             link_preview: PreviewPolicy::default(),
             webhooks: studio_core::WebhooksConfig::default(),
@@ -111,6 +113,8 @@ impl std::fmt::Debug for ServerConfig {
             .field("action_token", &redacted(&self.action_token))
             .field("renderer_token", &redacted(&self.renderer_token))
             .field("signing_key", &redacted(&self.signing_key))
+            .field("c2pa_cert", &self.c2pa_cert)
+            .field("c2pa_key", &self.c2pa_key)
             .finish_non_exhaustive()
     }
 }

@@ -104,7 +104,7 @@ impl Env<'_> {
         Ok(c)
     }
 
-    /// The machine credentials and the signing key, trimmed (blank in the file counts as unset).
+    /// The machine credentials, the signing key and the content-credentials files, trimmed (blank in the file counts as unset).
     pub(super) fn secrets(&self, mut c: ServerConfig) -> ServerConfig {
         let set = |name: &str| self.set(name);
         for (name, field) in [
@@ -113,6 +113,8 @@ impl Env<'_> {
             ("STUDIO_ACTION_TOKEN", &mut c.action_token),
             ("STUDIO_RENDERER_TOKEN", &mut c.renderer_token),
             ("STUDIO_SIGNING_KEY", &mut c.signing_key),
+            ("STUDIO_C2PA_CERT", &mut c.c2pa_cert),
+            ("STUDIO_C2PA_KEY", &mut c.c2pa_key),
         ] {
             *field = set(name).or(field.take()).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
         }

@@ -15,6 +15,7 @@ use studio_core::{BillingConfig, MailConfig, PackLimits, PeopleConfig, PreviewPo
 
 mod ai;
 mod billing;
+mod credentials;
 mod defaults;
 mod derived;
 mod env;
@@ -149,6 +150,13 @@ pub struct ServerConfig {
     /// screenshots), at least 32 characters. Unset: generated once and kept in
     /// `<data_dir>/signing.key` (mode 0600). Replicas must share one: set it on every replica.
     pub signing_key: Option<String>,
+    /// `STUDIO_C2PA_CERT`: path of the PEM certificate chain (signing certificate first) that
+    /// content credentials are signed with; set with `STUDIO_C2PA_KEY`, the path of its PEM
+    /// private key. Unset: a local certificate authority generated once into
+    /// `<data_dir>/content-credentials.pem` (docs/provenance.md).
+    pub c2pa_cert: Option<String>,
+    /// `STUDIO_C2PA_KEY`: see `c2pa_cert`.
+    pub c2pa_key: Option<String>,
     /// The outbox's leases, retries and token lifetimes: the defaults, not read from file or
     /// environment (tests shorten them). Its link base and webhook secret come from the settings
     /// above.
@@ -177,6 +185,9 @@ pub enum ConfigError {
     /// The signing key file could not be read or written.
     #[error("signing key file {0}: {1}")]
     KeyFile(PathBuf, std::io::Error),
+    /// The content-credentials certificate and key could not be read, generated or used.
+    #[error("content credentials: {0}")]
+    Credentials(String),
 }
 
 impl ServerConfig {

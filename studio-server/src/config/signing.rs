@@ -11,7 +11,7 @@ use super::{ConfigError, ServerConfig};
 /// temporary name beside it, then hard-linked to `path`, which fails with `AlreadyExists` when
 /// another process got there first. A reader never sees the file empty or half written, and a
 /// crash leaves at most a stray temporary file, never an empty file that stops every start.
-fn publish_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(super) fn publish_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let temp = path.with_file_name(format!(".{name}.{}", uuid::Uuid::new_v4().simple()));
     let mut options = std::fs::OpenOptions::new();

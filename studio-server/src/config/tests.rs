@@ -283,3 +283,47 @@ fn processes_starting_together_share_one_whole_signing_key() {
         assert_eq!(names, vec![std::ffi::OsString::from("signing.key")], "no temporary file is left");
     }
 }
+
+#[test]
+fn content_credentials_are_generated_once_in_the_data_dir_or_configured() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = ServerConfig { data_dir: dir.path().join("data"), ..ServerConfig::default() };
+    let first = c.content_credentials().expect("generated");
+    assert!(first.is_local());
+    let path = c.data_dir.join("content-credentials.pem");
+    let kept = std::fs::read_to_string(&path).expect("kept in the data dir");
+    assert_eq!(kept.matches("BEGIN CERTIFICATE").count(), 2, "the signing certificate and its CA");
+    assert_eq!(kept.matches("BEGIN PRIVATE KEY").count(), 1, "the signing key only; the CA's is not kept");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+    }
+    let again = c.content_credentials().expect("read again");
+    assert_eq!(again.trust_anchor(), first.trust_anchor(), "generated once, then reused");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), kept);
+
+    // Configured: the files named win; a key of another certificate, or one path alone, is refused.
+    let mine = studio_core::provenance::generate_local_authority("Maison").unwrap();
+    let other = studio_core::provenance::generate_local_authority("Other").unwrap();
+    let write = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_string_lossy().into_owned()
+    };
+    let (cert, key, wrong) =
+        (write("chain.pem", &mine.chain_pem), write("key.pem", &mine.key_pem), write("other.pem", &other.key_pem));
+    let env: HashMap<&str, String> = HashMap::from([("STUDIO_C2PA_CERT", cert.clone()), ("STUDIO_C2PA_KEY", key)]);
+    let set = ServerConfig::load(None, |k| env.get(k).cloned()).unwrap();
+    let set = ServerConfig { data_dir: c.data_dir.clone(), ..set };
+    let configured = set.content_credentials().expect("configured");
+    assert!(!configured.is_local());
+    assert_ne!(configured.trust_anchor(), first.trust_anchor(), "the configured chain, not the data dir's");
+    let mismatched = ServerConfig { c2pa_key: Some(wrong), ..set.clone() };
+    let refused = mismatched.content_credentials().expect_err("a key of another certificate");
+    assert!(matches!(&refused, ConfigError::Credentials(why) if why.contains("cannot sign")), "{refused}");
+    let alone = ServerConfig { c2pa_key: None, ..set.clone() };
+    assert!(matches!(alone.content_credentials(), Err(ConfigError::Env("STUDIO_C2PA_KEY", _))));
+    let missing = ServerConfig { c2pa_cert: Some(dir.path().join("nope.pem").to_string_lossy().into()), ..set };
+    assert!(matches!(missing.content_credentials(), Err(ConfigError::Credentials(why)) if why.contains("cannot read")));
+}

@@ -235,6 +235,17 @@ macro_rules! impl_library_store {
                 Ok(true)
             }
 
+            async fn set_asset_provenance(&self, org_id: &OrgId, id: &str, provenance: &str) -> Result<(), StorageError> {
+                let _w = self.write_lock().await;
+                sqlx::query("UPDATE assets SET provenance = $1 WHERE id = $2 AND org_id = $3")
+                    .bind(provenance)
+                    .bind(id)
+                    .bind(org_id)
+                    .execute(&self.pool)
+                    .await?;
+                Ok(())
+            }
+
             async fn count_live_assets(&self, org_id: &OrgId, ids: &[String]) -> Result<i64, StorageError> {
                 let mut live = 0;
                 for id in ids {
@@ -343,7 +354,7 @@ macro_rules! impl_library_store {
         async fn insert_asset_in(tx: &mut Tx, a: &AssetRow) -> Result<(), StorageError> {
             sqlx::query(concat!(
                 "INSERT INTO assets (", asset_columns!(), ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, \
-                 $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)"
+                 $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)"
             ))
             .bind(&a.id)
             .bind(&a.org_id)
@@ -370,6 +381,7 @@ macro_rules! impl_library_store {
             .bind(a.approved_at)
             .bind(a.created_at)
             .bind(a.deleted_at)
+            .bind(&a.provenance)
             .execute(&mut **tx)
             .await?;
             Ok(())

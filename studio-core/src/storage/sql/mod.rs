@@ -240,7 +240,7 @@ macro_rules! asset_columns {
     () => {
         "id, org_id, created_by, name, sku, kind, folder_id, group_id, fit, wearer, fit_guessed, wearer_guessed, \
          carries_mark, mark_guessed, mime, tool, blob_key, sha256, bytes, width, height, approved_by, approved_at, \
-         created_at, deleted_at"
+         created_at, deleted_at, provenance"
     };
 }
 

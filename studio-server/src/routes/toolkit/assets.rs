@@ -12,7 +12,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use studio_core::api::{
     AssetBatchPatch, AssetDetail, AssetIds, AssetList, AssetPatch, AssetQuery, AssetResponse, Deleted, GroupRequest,
-    GroupResponse, Quote, QuoteRequest, Updated, UploadResponse,
+    GroupResponse, ProvenanceReport, Quote, QuoteRequest, Updated, UploadResponse,
 };
 use studio_core::{AssetFile, Error, UploadForm};
 
@@ -157,6 +157,14 @@ async fn get_asset_detail(
     Ok(ApiJson(state.studio.library().asset_detail(&caller, &path.id).await?))
 }
 
+async fn get_asset_provenance(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    ApiPath(path): ApiPath<AssetId>,
+) -> Result<ApiJson<ProvenanceReport>, AppError> {
+    Ok(ApiJson(state.studio.library().asset_provenance(&caller, &path.id).await?))
+}
+
 async fn get_asset_legacy(
     State(state): State<AppState>,
     Auth(caller): Auth,
@@ -249,6 +257,20 @@ pub(super) fn router() -> ApiRouter<AppState> {
                          quality, status, createdAt, inputs: [{role, assetId, name, url}]}` (assetId null for a file \
                          sent with the submit; name and url null for an input deleted since). Any role. 404 for \
                          another house's or a deleted asset.",
+                    )
+                    .tag("library")
+            }),
+        )
+        .api_route(
+            "/api/toolkit/assets/{id}/provenance",
+            get_with(get_asset_provenance, |op| {
+                op.summary("The asset's content credentials (C2PA), read from its file now")
+                    .description(
+                        "`{hasCredentials, digitalSourceType, signer, validation, title, claimGenerator, issuer, \
+                         signedAt, house, actions, ingredients, findings, error}`. validation is trusted (signed \
+                         under this deployment's certificate), valid (intact, signer not on a trust list) or invalid \
+                         (tampered or malformed; findings name what failed); null without credentials. Refreshes the \
+                         asset's `provenance` summary. Any role. 404 for another house's or a deleted asset.",
                     )
                     .tag("library")
             }),
