@@ -1,7 +1,8 @@
 //! A develop's options are checked before anything is held: a packshot with `ground=bone` (and
 //! every other option a local tool cannot read) answers 400 BAD_PARAMS naming the option and
 //! the forms it accepts, through the multipart submit and the agent endpoint's start_develop,
-//! and the balance does not move.
+//! and the balance does not move. A duplicate or a take of a stored job reads its options again
+//! with today's tools, and is refused the same way.
 
 use serde_json::{Value, json};
 use studio_client::api::{JobStatus, Quality};
@@ -9,7 +10,7 @@ use studio_client::{DevelopSubmit, InputSource};
 use studio_tests::images::png;
 use studio_tests::{Backend, House, backend_tests, spawn};
 
-backend_tests!(unreadable_options_are_refused_before_the_hold);
+backend_tests!(unreadable_options_are_refused_before_the_hold, a_duplicate_or_take_rechecks_the_options);
 
 fn develop(tool: &str, pairs: &[(&str, &str)]) -> DevelopSubmit {
     let mut submit = DevelopSubmit::new(tool)
@@ -63,4 +64,51 @@ async fn unreadable_options_are_refused_before_the_hold(backend: Backend) {
     // What the tools read still goes through, and develops.
     let ok = key.submit_develop(&develop("packshot", &[("ground", "#F2EDE4"), ("runId", "r1")])).await.unwrap();
     assert_eq!(ok.status, JobStatus::Queued);
+}
+
+/// Rewrite a stored job's options behind the server's back: a job recorded by an earlier version
+/// whose tools read options another way.
+async fn store_params(app: &studio_tests::TestApp, job_id: &str, params: &str) {
+    use sqlx::Connection;
+    let sql = "UPDATE jobs SET params = $1 WHERE id = $2";
+    match app.backend {
+        Backend::Sqlite => {
+            let mut db = sqlx::SqliteConnection::connect(&app.database_url).await.expect("open");
+            sqlx::query(sql).bind(params).bind(job_id).execute(&mut db).await.expect("update");
+        }
+        Backend::Postgres => {
+            let mut db = sqlx::PgConnection::connect(&app.database_url).await.expect("open");
+            sqlx::query(sql).bind(params).bind(job_id).execute(&mut db).await.expect("update");
+        }
+    }
+}
+
+async fn a_duplicate_or_take_rechecks_the_options(backend: Backend) {
+    let Some(app) = spawn(backend, |c| c.runner_concurrency = 0).await else { return };
+    let House { key, .. } = House::new(&app, "params-again").await;
+    let landed = key.submit_develop(&develop("iron", &[("strength", "0.5")])).await.expect("submit");
+    assert!(app.studio.develops().run_next_job().await.expect("run"));
+    let status = key.job(&landed.job_id).await.unwrap();
+    assert_eq!(status.status, JobStatus::Done, "{:?}", status.error);
+
+    // Readable options: both go through (and are cancelled again, so the books stay simple).
+    let again = key.duplicate_job(&landed.job_id, None).await.expect("duplicate");
+    key.cancel_job(&again.job_id).await.expect("cancel");
+
+    store_params(&app, &landed.job_id, r#"{"strength": "2"}"#).await;
+    let before = key.balance().await.unwrap();
+    let jobs_before = key.jobs_since(0).await.unwrap().jobs.len();
+    let e = key.duplicate_job(&landed.job_id, None).await.expect_err("refused");
+    assert_eq!((e.status(), e.code()), (Some(400), Some("BAD_PARAMS")), "{e}");
+    assert!(e.to_string().contains("params.strength"), "{e}");
+    let takes = studio_client::api::TakesRequest {
+        job_ids: Some(vec![landed.job_id.clone()]),
+        direction: Some("warmer".into()),
+        idempotency_key: None,
+    };
+    let e = key.take_again(&takes).await.expect_err("refused");
+    assert_eq!((e.status(), e.code()), (Some(400), Some("BAD_PARAMS")), "{e}");
+    let after = key.balance().await.unwrap();
+    assert_eq!((after.balance, after.held), (before.balance, before.held), "nothing held");
+    assert_eq!(key.jobs_since(0).await.unwrap().jobs.len(), jobs_before, "nothing queued");
 }

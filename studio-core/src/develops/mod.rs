@@ -724,7 +724,7 @@ impl Develops<'_> {
             tool: source.tool.clone(),
             quality: source.quality_tier(),
             params: source.rerun_params(),
-            inputs: self.rerunnable(source)?,
+            inputs: self.rerunnable(source, &source.rerun_params())?,
             idempotency_key: key,
             brand_id: source.brand_id.clone(),
             source_job_id: Some(source.id.clone()),
@@ -732,8 +732,10 @@ impl Develops<'_> {
         })
     }
 
-    /// Check that a stored job can run again today: its tool is runnable and its inputs exist.
-    fn rerunnable(&self, source: &JobRow) -> Result<Vec<JobInput>> {
+    /// Check that a stored job can run again today with `params`: its tool is runnable, its
+    /// inputs exist, and the provider that runs the tool today reads its options (400
+    /// `BAD_PARAMS` before anything is held, as a new submit would be refused).
+    fn rerunnable(&self, source: &JobRow, params: &BTreeMap<String, String>) -> Result<Vec<JobInput>> {
         let Some(provider) = self.0.config.providers.get(&source.tool) else {
             return Err(Error::new(
                 ErrorKind::Unprocessable,
@@ -747,6 +749,8 @@ impl Develops<'_> {
                 return Err(Error::new(ErrorKind::Unprocessable, "NO_INPUTS", "The job's inputs are gone."));
             }
         }
+        let roles: Vec<&str> = inputs.iter().map(|i| i.role.as_str()).collect();
+        options::check_tool_options(&**provider, &source.tool, params, source.quality_tier(), &roles)?;
         Ok(inputs)
     }
 
@@ -801,11 +805,11 @@ impl Develops<'_> {
         }
         let mut jobs = Vec::with_capacity(sources.len());
         for source in &sources {
-            let inputs = self.rerunnable(source)?;
             let mut params = source.rerun_params();
             if let Some(d) = &direction {
                 params.insert("direction".to_string(), d.clone());
             }
+            let inputs = self.rerunnable(source, &params)?;
             let spec = JobSpec {
                 tool: source.tool.clone(),
                 quality: source.quality_tier(),
