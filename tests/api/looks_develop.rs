@@ -2,7 +2,7 @@
 //! of the look state table, variations all-or-nothing against a balance that covers only some
 //! frames, concurrent develop-locks (exactly one queued), a frame of another look refused,
 //! output destinations priced and composed at the tier's pixels, runs and their cancel, and the
-//! agent endpoint's start_develop of the lookbook tool. Jobs run by hand (runner off) so the
+//! agent endpoint's start_develop of the lookbook tool, and frames filed into a collection. Jobs run by hand (runner off) so the
 //! in-flight states are held still.
 
 use serde_json::{Value, json};
@@ -19,6 +19,7 @@ backend_tests!(
     a_frame_of_another_look_is_refused,
     outputs_are_checked_priced_and_composed,
     look_runs_cancel_and_agents_develop_looks,
+    a_looks_frames_file_into_a_collection,
 );
 
 fn code(e: &studio_client::Error) -> (Option<u16>, Option<&str>) {
@@ -50,12 +51,13 @@ fn at(quality: Quality, destination: &str) -> DevelopLockRequest {
         quality: Some(quality.as_str().into()),
         output: Some(OutputRequest { destination: Some(destination.into()), width: None, height: None }),
         idempotency_key: None,
+        folder_id: None,
     }
 }
 
 /// A develop-lock of the frame itself (4:5 at the tier's pixels).
 fn plain(quality: Quality) -> DevelopLockRequest {
-    DevelopLockRequest { quality: Some(quality.as_str().into()), output: None, idempotency_key: None }
+    DevelopLockRequest { quality: Some(quality.as_str().into()), output: None, idempotency_key: None, folder_id: None }
 }
 
 fn frames(keys: &[&str]) -> VariationsRequest {
@@ -64,6 +66,7 @@ fn frames(keys: &[&str]) -> VariationsRequest {
         quality: Some("1k".into()),
         output: None,
         idempotency_key: None,
+        folder_id: None,
     }
 }
 
@@ -274,6 +277,7 @@ async fn outputs_are_checked_priced_and_composed(backend: Backend) {
         quality: Some(q.into()),
         output: Some(OutputRequest { destination: Some(d.into()), width: w, height: h }),
         idempotency_key: None,
+        folder_id: None,
     };
     let before = spendable(&key).await;
     let cases: Vec<(DevelopLockRequest, &str)> = vec![
@@ -364,4 +368,31 @@ async fn look_runs_cancel_and_agents_develop_looks(backend: Backend) {
     assert_eq!(detail.variations.iter().map(|v| v.key.as_str()).collect::<Vec<_>>(), ["walking"]);
     let runs = key.list_runs(true, None).await.unwrap().runs;
     assert!(runs.iter().any(|r| r.id == format!("look.{id}.variations")), "{runs:?}");
+}
+
+async fn a_looks_frames_file_into_a_collection(backend: Backend) {
+    let Some(app) = spawn(backend, |c| c.runner_concurrency = 0).await else { return };
+    let key = House::new(&app, "look-folder").await.key;
+    let id = look(&key, "Filed").await;
+    let folder = key.create_folder("SS27 looks", None).await.expect("folder").folder.id;
+
+    // A collection that is not the house's: 404 before anything is held.
+    let before = spendable(&key).await;
+    let stray = DevelopLockRequest { folder_id: Some("fld_missing".into()), ..plain(Quality::K1) };
+    assert_eq!(code(&key.develop_look(&id, &stray).await.unwrap_err()), (Some(404), Some("NOT_FOUND")));
+    assert_eq!(spendable(&key).await, before, "nothing held");
+
+    let lock = DevelopLockRequest { folder_id: Some(folder.clone()), ..plain(Quality::K1) };
+    let job = key.develop_look(&id, &lock).await.expect("develop-lock").job_id;
+    run_all(&app).await;
+    let frame = key.job(&job).await.expect("status").result_asset_id.expect("a frame");
+    let filed = key.list_assets(Some(&folder)).await.expect("list").assets;
+    assert_eq!(filed.iter().map(|a| a.id.as_str()).collect::<Vec<_>>(), [frame.as_str()], "filed in the collection");
+    key.lock_look(&id, &frame).await.expect("lock");
+
+    let more = VariationsRequest { folder_id: Some(folder.clone()), ..frames(&["back", "detail"]) };
+    let jobs = key.look_variations(&id, &more).await.expect("variations").jobs;
+    run_all(&app).await;
+    let filed = key.list_assets(Some(&folder)).await.expect("list").assets;
+    assert_eq!(filed.len(), 1 + jobs.len(), "every variation beside the base frame");
 }

@@ -146,7 +146,8 @@ impl Bench {
             brand_id: None,
         };
         let look_id = lookbook.create_look(&caller, look).await?.id;
-        let lock = DevelopLockRequest { quality: Some("1k".into()), output: None, idempotency_key: None };
+        let lock =
+            DevelopLockRequest { quality: Some("1k".into()), output: None, idempotency_key: None, folder_id: None };
         lookbook.develop_lock(&caller, &look_id, lock).await?;
         anyhow::ensure!(studio.develops().run_next_job().await?, "the develop-lock's job was not queued");
         let develop = lookbook.look(&caller, &look_id).await?.lock_develop;
@@ -162,8 +163,13 @@ impl Bench {
     /// One fan-out, timed from the call to its answer; then its run cancelled, untimed.
     async fn fan_out(&self) -> anyhow::Result<Duration> {
         let keys = KEYS.iter().cycle().take(FRAMES).map(|k| k.to_string()).collect();
-        let req =
-            VariationsRequest { keys: Some(keys), quality: Some("1k".into()), output: None, idempotency_key: None };
+        let req = VariationsRequest {
+            keys: Some(keys),
+            quality: Some("1k".into()),
+            output: None,
+            idempotency_key: None,
+            folder_id: None,
+        };
         let started = Instant::now();
         let answer = self.studio.lookbook().variations(&self.caller, &self.look_id, req).await?;
         let took = started.elapsed();

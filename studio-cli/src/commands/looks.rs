@@ -104,6 +104,9 @@ struct Order {
     /// Replays answer the first request's jobs.
     #[arg(long, value_name = "KEY")]
     idempotency_key: Option<String>,
+    /// File the frames in this collection when they land (an id from `studio folders ls`).
+    #[arg(long, value_name = "ID", value_parser = NonEmptyStringValueParser::new())]
+    folder: Option<String>,
     /// Follow every frame to its end.
     #[arg(long)]
     wait: bool,
@@ -306,6 +309,7 @@ pub(crate) async fn run(ctx: &Context, args: Args) -> Result<()> {
                 quality: a.order.quality.clone(),
                 output: a.order.output(),
                 idempotency_key: a.order.idempotency_key.clone(),
+                folder_id: a.order.folder.clone(),
             };
             let r = client.develop_look(&a.id, &req).await?;
             eprintln!("{}", plan_line(&r.output, if r.replayed { 0 } else { 1 }));
@@ -353,6 +357,7 @@ pub(crate) async fn run(ctx: &Context, args: Args) -> Result<()> {
                 quality: a.order.quality.clone(),
                 output: a.order.output(),
                 idempotency_key: a.order.idempotency_key.clone(),
+                folder_id: a.order.folder.clone(),
             };
             let r = client.look_variations(&a.id, &req).await?;
             eprintln!("{}", plan_line(&r.output, if r.replayed { 0 } else { r.jobs.len() }));

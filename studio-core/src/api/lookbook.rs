@@ -363,6 +363,10 @@ pub struct DevelopLockRequest {
     /// Replays answer the first request's job; generated when absent.
     #[serde(default)]
     pub idempotency_key: Option<String>,
+    /// The collection the frame is filed in when it lands (404 `NOT_FOUND` when it is not this
+    /// house's; checked before anything is held); the library's root when absent.
+    #[serde(default)]
+    pub folder_id: Option<String>,
 }
 
 /// `POST /api/toolkit/lookbook/looks/{id}/variations`.
@@ -383,6 +387,10 @@ pub struct VariationsRequest {
     /// Replays answer the first request's jobs; generated when absent.
     #[serde(default)]
     pub idempotency_key: Option<String>,
+    /// The collection every frame is filed in when it lands (404 `NOT_FOUND` when it is not
+    /// this house's; checked before anything is held); the library's root when absent.
+    #[serde(default)]
+    pub folder_id: Option<String>,
 }
 
 /// `POST /api/toolkit/lookbook/looks/{id}/lock`.

@@ -193,6 +193,14 @@ impl Lookbook<'_> {
         job
     }
 
+    /// File the frames of one request on a look in the collection `folder` names (checked as a
+    /// develop's `folderId` is, before anything is held); a blank or absent one files nothing.
+    async fn file_into(&self, caller: &Caller, folder: Option<String>, shared: &mut LookInputs) -> Result<()> {
+        let Some(folder) = folder else { return Ok(()) };
+        shared.params.insert(crate::develops::filing::FOLDER_FIELD.to_string(), folder);
+        self.0.develops().check_develop_folder(caller, &mut shared.params).await
+    }
+
     fn tool_runs(&self) -> Result<()> {
         if self.0.config.providers.get(LOOK_TOOL).is_none() {
             return Err(Error::new(
@@ -251,7 +259,8 @@ impl Lookbook<'_> {
             self.order(caller, req.quality.as_deref(), req.output.as_ref(), req.idempotency_key.as_deref()).await?;
         let look = self.look_row(caller, id).await?;
         self.tool_runs()?;
-        let shared = self.look_inputs(caller, &look, &order).await?;
+        let mut shared = self.look_inputs(caller, &look, &order).await?;
+        self.file_into(caller, req.folder_id, &mut shared).await?;
         let job = self.look_job(caller, &order, &shared, ("lock", LOCK_VARIATION), order.idempotency_key.clone());
         let (rows, replayed) = self.queue_on_look(caller, &look.id, "draft", vec![job]).await?;
         let row = rows.into_iter().next().ok_or_else(|| Error::internal("no job came back"))?;
@@ -274,7 +283,8 @@ impl Lookbook<'_> {
             self.order(caller, req.quality.as_deref(), req.output.as_ref(), req.idempotency_key.as_deref()).await?;
         let look = self.look_row(caller, id).await?;
         self.tool_runs()?;
-        let shared = self.look_inputs(caller, &look, &order).await?;
+        let mut shared = self.look_inputs(caller, &look, &order).await?;
+        self.file_into(caller, req.folder_id, &mut shared).await?;
         let jobs = keys
             .iter()
             .enumerate()
@@ -336,6 +346,7 @@ impl Lookbook<'_> {
                             quality: Some(req.quality),
                             output: Some(output),
                             idempotency_key: req.idempotency_key,
+                            folder_id: req.folder_id,
                         },
                     )
                     .await?;
@@ -356,6 +367,7 @@ impl Lookbook<'_> {
                             quality: Some(req.quality),
                             output: Some(output),
                             idempotency_key: req.idempotency_key,
+                            folder_id: req.folder_id,
                         },
                     )
                     .await?;
