@@ -70,6 +70,18 @@ pub(crate) struct Managed {
 /// Errors are the `image` crate's, `ImageError::Limits` past the limits, so each caller keeps its
 /// own wording.
 pub(crate) fn decode(bytes: &[u8]) -> Result<Managed, ImageError> {
+    decode_in(bytes, true)
+}
+
+/// [`decode`], except that an RGB image with a profile of its own keeps its pixels as stored
+/// (its `source` still names the profile): for a tool that only resamples, writing back in the
+/// input's space under [`OutputSpace::Keep`], so nothing is converted twice and no colour outside
+/// sRGB is clipped on the way. Every other image is read as [`decode`] reads it.
+pub(crate) fn decode_native(bytes: &[u8]) -> Result<Managed, ImageError> {
+    decode_in(bytes, false)
+}
+
+fn decode_in(bytes: &[u8], to_working_space: bool) -> Result<Managed, ImageError> {
     if let Some(jpeg) = jpeg_facts(bytes)
         && jpeg.components == 4
     {
@@ -84,7 +96,13 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Managed, ImageError> {
     let icc = decoder.icc_profile().ok().flatten();
     let mut image = DynamicImage::from_decoder(decoder)?;
     let source = match icc {
-        Some(icc) => to_srgb(&mut image, icc),
+        Some(icc) if to_working_space => to_srgb(&mut image, icc),
+        Some(icc) => match ColorProfile::new_from_slice(&icc) {
+            Ok(p) if p.color_space == DataColorSpace::Rgb && image.color().has_color() && !is_srgb(&p) => {
+                Source::Rgb(icc.into())
+            }
+            _ => Source::Srgb,
+        },
         None => Source::Srgb,
     };
     image.apply_orientation(orientation);
@@ -135,25 +153,37 @@ pub(crate) fn encode_fixed(profile: &ColorProfile) -> Vec<u8> {
 pub(crate) struct Target {
     /// The RGB profile kept from the input; None is sRGB.
     kept: Option<Arc<[u8]>>,
+    /// The pixels are already in the kept space ([`decode_native`]): embed, do not convert.
+    native: bool,
 }
 
 impl Target {
     /// sRGB.
     pub(crate) fn srgb() -> Self {
-        Target { kept: None }
+        Target { kept: None, native: false }
     }
 
     /// What `space` asks for an input of `source`.
     pub(crate) fn of(space: OutputSpace, source: &Source) -> Self {
         match (space, source) {
-            (OutputSpace::Keep, Source::Rgb(icc)) => Target { kept: Some(icc.clone()) },
+            (OutputSpace::Keep, Source::Rgb(icc)) => Target { kept: Some(icc.clone()), native: false },
             _ => Target::srgb(),
         }
+    }
+
+    /// The same space, for pixels that are in it already (read with [`decode_native`]).
+    pub(crate) fn already_in_space(self) -> Self {
+        Target { native: self.kept.is_some(), ..self }
     }
 
     /// Whether the target is sRGB.
     pub(crate) fn is_srgb(&self) -> bool {
         self.kept.is_none()
+    }
+
+    /// Whether the pixels need converting into the target space before they are written.
+    pub(crate) fn needs_conversion(&self) -> bool {
+        self.kept.is_some() && !self.native
     }
 
     /// The profile to embed in the output.
@@ -166,7 +196,7 @@ impl Target {
 
     /// Convert sRGB pixels into the target space (nothing to do for sRGB).
     pub(crate) fn convert(&self, img: &mut RgbImage) {
-        let Some(icc) = &self.kept else { return };
+        let Some(icc) = self.kept.as_ref().filter(|_| !self.native) else { return };
         let Ok(profile) = ColorProfile::new_from_slice(icc) else { return };
         let Ok(t) = ColorProfile::new_srgb().create_transform_8bit(Layout::Rgb, &profile, Layout::Rgb, options())
         else {

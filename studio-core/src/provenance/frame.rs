@@ -4,8 +4,8 @@
 
 use bytes::Bytes;
 
-use super::{ContentCredentials, FrameClaim, FrameIngredient, MadeBy, read_credentials, sign_frame};
-use crate::api::AssetProvenance;
+use super::{ContentCredentials, FrameClaim, FrameIngredient, MadeBy, sign_frame};
+use crate::api::{AssetProvenance, CredentialValidation};
 
 /// What a frame of `tool`, made by `provider` from `inputs` images, states about how it was
 /// made. The local provider runs classical image processing (no trained model): its edits are
@@ -55,9 +55,11 @@ pub struct Develop {
     pub house_name: String,
 }
 
-/// Sign `frame` (of `mime`) for `develop` with `inputs` (the principal first) as ingredients,
-/// then read it back as this deployment does: the signed bytes and their summary. CPU work:
-/// [`sign_output`] runs it off the async workers.
+/// Sign `frame` (of `mime`) for `develop` with `inputs` (the principal first) as ingredients:
+/// the signed bytes and the summary the asset records. The summary is what was signed, under a
+/// signer this deployment trusts (its own chain, checked by signing and reading back when the
+/// signer was set up); the frame is not read back again. CPU work: [`sign_output`] runs it off
+/// the async workers.
 pub fn sign_kept_frame(
     credentials: &ContentCredentials,
     frame: &[u8],
@@ -83,7 +85,13 @@ pub fn sign_kept_frame(
             .collect(),
     };
     let signed = sign_frame(credentials, frame, mime, &claim)?;
-    let summary = read_credentials(&signed, mime, Some(credentials.trust_anchor())).summary;
+    let (MadeBy::Created(term) | MadeBy::Edited(term)) = claim.made;
+    let summary = AssetProvenance {
+        has_credentials: true,
+        digital_source_type: Some(term.to_string()),
+        signer: credentials.signer_name().map(str::to_string),
+        validation: Some(CredentialValidation::Trusted),
+    };
     Ok((signed, summary))
 }
 

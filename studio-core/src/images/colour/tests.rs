@@ -623,3 +623,29 @@ fn cost_on_a_2k_frame() {
         (with - without) / without * 100.0
     );
 }
+
+#[test]
+fn an_upscale_kept_in_its_space_never_leaves_it() {
+    use crate::providers::{DevelopInput, DevelopRequest, local::LocalProvider};
+    // Adobe RGB's pure green lies outside sRGB: a round trip through sRGB clips it, and it
+    // comes back as another green (red and blue well above 0).
+    let stored = [[0, 255, 0], [12, 200, 40], [250, 20, 10], [128, 128, 128]];
+    let colours: Vec<[u8; 3]> = (0..COLS * ROWS).map(|i| stored[i as usize % stored.len()]).collect();
+    let icc = ColorProfile::new_adobe_rgb().encode().expect("profile encodes");
+    let bytes = png_with(&patch_image(&colours), Some(icc.clone()));
+    let request = DevelopRequest {
+        job_id: "job_native".into(),
+        tool: "upscale".into(),
+        quality: crate::api::Quality::K1,
+        inputs: vec![DevelopInput { role: "image".into(), bytes: bytes.into(), mime: "image/png".into() }],
+        params: [("colourOutput".to_string(), "keep".to_string())].into_iter().collect(),
+    };
+    let out = LocalProvider.develop_blocking(&request).expect("upscale").bytes;
+    assert_eq!(icc_of(&out), Some(icc), "written in Adobe RGB");
+    // Read back as stored (no conversion): the device values are the input's, JPEG aside.
+    let raw = image::load_from_memory(&out).expect("decodes").into_rgb8();
+    for (got, want) in read_patches(&raw).iter().zip(&colours) {
+        let off = (0..3).map(|c| (i32::from(got[c]) - i32::from(want[c])).abs()).max().unwrap_or(0);
+        assert!(off <= 4, "{want:?} came back as {got:?}");
+    }
+}

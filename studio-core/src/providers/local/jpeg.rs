@@ -70,9 +70,13 @@ pub(crate) fn encode_in(img: &RgbImage, quality: u8, target: &crate::images::col
     if target.is_srgb() {
         return encode(img, quality);
     }
-    let mut converted = img.clone();
-    target.convert(&mut converted);
-    let plain = encode_plain(&converted, quality)?;
+    let plain = if target.needs_conversion() {
+        let mut converted = img.clone();
+        target.convert(&mut converted);
+        encode_plain(&converted, quality)?
+    } else {
+        encode_plain(img, quality)?
+    };
     Ok(crate::images::colour::embed_in_jpeg(plain, &target.icc()))
 }
 

@@ -43,6 +43,10 @@ pub use evaluate::{SegmentationScore, Segmenter, evaluate_segmentation, mean_iou
 pub(crate) const TOOLS: [&str; 9] =
     ["upscale", "reframe", "packshot", "harmonize", "color-change", "iron", "cleanup", "camera-lens", "lookbook"];
 
+/// The tools that only resample the pixels: kept in the input's RGB space (`colourOutput`
+/// `keep`), they work in that space instead of converting to sRGB and back.
+const RESAMPLING_TOOLS: [&str; 1] = ["upscale"];
+
 /// The tools the local provider performs only until a provider configured for them is present.
 const STAND_INS: [&str; 1] = ["lookbook"];
 
@@ -65,6 +69,12 @@ pub(crate) struct Frame {
 
 /// Decode `bytes` under the decode limits and turn the picture upright by its EXIF orientation.
 pub(crate) fn decode(bytes: &[u8], role: &str) -> Result<Frame, ProviderError> {
+    decode_as(bytes, role, false)
+}
+
+/// [`decode`]; `native`: an RGB image with its own profile keeps its pixels in that space
+/// (`colour::decode_native`), for a resampling tool writing back in it.
+fn decode_as(bytes: &[u8], role: &str, native: bool) -> Result<Frame, ProviderError> {
     let bad = |e: image::ImageError| match e {
         image::ImageError::Limits(_) => rejected(format!(
             "the {role} image is larger than this service decodes (at most {} px a side)",
@@ -72,8 +82,10 @@ pub(crate) fn decode(bytes: &[u8], role: &str) -> Result<Frame, ProviderError> {
         )),
         e => rejected(format!("the {role} image could not be decoded: {e}")),
     };
-    // Colour-managed: the pixels in sRGB whatever profile the input carries (images/colour.rs).
-    let img = crate::images::colour::decode(bytes).map_err(bad)?.image;
+    // Colour-managed: the pixels in sRGB whatever profile the input carries (images/colour.rs),
+    // unless `native` asks for them as stored.
+    let read = if native { colour::decode_native } else { colour::decode };
+    let img = read(bytes).map_err(bad)?.image;
     if img.width() == 0 || img.height() == 0 {
         return Err(rejected(format!("the {role} image has no pixels")));
     }
@@ -136,11 +148,6 @@ impl LocalProvider {
         }
         let params = Params(&request.params);
         let long_edge = request.quality.long_edge();
-        let out = match tool {
-            // Many inputs by role (model, garments, background): the compositor reads them.
-            "lookbook" => compose::lookbook(request, &params, long_edge)?,
-            _ => Self::develop_image(tool, request, &params, long_edge)?,
-        };
         // The house's `colour.output` (docs/colour.md): sRGB unless `keep` and the input is RGB
         // with its own profile.
         let space = params.get(COLOUR_OUTPUT).map(OutputSpace::from_policy).unwrap_or_default();
@@ -148,11 +155,33 @@ impl LocalProvider {
             (OutputSpace::Keep, Some(input)) => colour::Target::of(space, &colour::source_of(&input.bytes)),
             _ => colour::Target::srgb(),
         };
+        // A resampling tool kept in the input's space works in it: no round trip through sRGB.
+        let native = !target.is_srgb() && RESAMPLING_TOOLS.contains(&tool);
+        let (out, target) = match tool {
+            // Many inputs by role (model, garments, background): the compositor reads them.
+            "lookbook" => (compose::lookbook(request, &params, long_edge)?, target),
+            "upscale" if native => match Self::upscale_native(request, long_edge)? {
+                Some(out) => (out, target.already_in_space()),
+                None => (Self::develop_image(tool, request, &params, long_edge)?, target),
+            },
+            _ => (Self::develop_image(tool, request, &params, long_edge)?, target),
+        };
         let mut bytes = jpeg::encode_in(&out, JPEG_QUALITY, &target)?;
         if let Some(clause) = params.get(BRAND_CLAUSE).filter(|c| !c.trim().is_empty()) {
             bytes = with_comment(bytes, &format!("{BRAND_CLAUSE}: {clause}"));
         }
         Ok(DevelopOutput { bytes, mime: "image/jpeg".to_string(), width: out.width(), height: out.height() })
+    }
+
+    /// An upscale of the `image` input in its own RGB space; None when it has transparency
+    /// (flattened onto the sRGB ground, it is read the usual way).
+    fn upscale_native(request: &DevelopRequest, long_edge: u32) -> Result<Option<RgbImage>, ProviderError> {
+        let input = request.input("image").ok_or_else(|| rejected("upscale needs an input with role image"))?;
+        let image = decode_as(&input.bytes, "image", true)?;
+        if image.alpha.is_some() {
+            return Ok(None);
+        }
+        frame::upscale(&image.rgb, long_edge).map(Some)
     }
 
     /// The tools that work on one `image` input (with an optional `mask` or `background`).
