@@ -33,6 +33,7 @@ backend_tests!(
     develops_asking_for_marks_take_the_riding_ones,
     colour_policy_is_patched_and_read,
     develops_follow_the_colour_policy,
+    a_hosted_frame_follows_keep,
     packs_follow_the_colour_policy,
     develops_and_packs_follow_the_metadata_policy,
 );
@@ -746,6 +747,105 @@ async fn develops_follow_the_colour_policy(backend: Backend) {
     };
     let e = house.key.start_pipeline_run(request).await.expect_err("reserved");
     assert_eq!(refused(e), (Some(400), "BAD_PLAN".into()));
+}
+
+/// A fal queue under `app` answering one frame, `frame`, as a data URI.
+async fn fal_answers_with(server: &MockServer, app: &str, frame: &[u8], mime: &str) {
+    use base64::Engine;
+    let uri = format!("data:{mime};base64,{}", base64::engine::general_purpose::STANDARD.encode(frame));
+    Mock::given(method("POST"))
+        .and(wiremock::matchers::path_regex(format!("^/{app}(/.*)?$")))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"request_id": "r1"})))
+        .mount(server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path(format!("/{app}/requests/r1/status")))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"status": "COMPLETED"})))
+        .mount(server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path(format!("/{app}/requests/r1")))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"images": [{"url": uri}]})))
+        .mount(server)
+        .await;
+}
+
+/// A hosted model answers in sRGB (an untagged JPEG, then a PNG): under keep the frame lands in
+/// the Adobe RGB input's space, its colour kept (read back through each profile, within a few
+/// levels); under srgb it lands as the model sent it.
+async fn a_hosted_frame_follows_keep(backend: Backend) {
+    let fal = MockServer::start().await;
+    let uri = fal.uri();
+    let Some(app) = spawn(backend, |c| {
+        c.runner_concurrency = 1;
+        c.fal_key = Some("fal-key".into());
+        c.fal_url = Some(uri);
+        c.fal_models = [("tryon".to_string(), "fal-ai/tryon".to_string())].into_iter().collect();
+    })
+    .await
+    else {
+        return;
+    };
+    let house = House::new(&app, "brand-colour-fal").await;
+    let adobe = adobe_icc();
+    let sent = image::RgbImage::from_fn(40, 30, |x, y| image::Rgb([30 + x as u8 * 4, 160, 60 + y as u8 * 3]));
+    let encoded = |format| {
+        let mut out = std::io::Cursor::new(Vec::new());
+        image::DynamicImage::ImageRgb8(sent.clone()).write_to(&mut out, format).expect("encode");
+        out.into_inner()
+    };
+    let tryon = || {
+        DevelopSubmit::new("tryon")
+            .input("model", InputSource::Bytes { file_name: "m.png".into(), bytes: tagged_png(Some(adobe.clone())) })
+            .input("garment", InputSource::Bytes { file_name: "g.png".into(), bytes: png(24, 16) })
+            .quality(Quality::K1)
+    };
+    let develop = |house: &House| {
+        let submit = tryon();
+        let key = house.key.clone();
+        async move {
+            let job = key.submit_develop(&submit).await.expect("submit").job_id;
+            let done = key.wait_for(&job, WAIT).await.expect("done");
+            assert_eq!(done.status, JobStatus::Done, "{:?}", done.error);
+            key.asset_bytes(done.result_asset_id.as_deref().expect("a frame")).await.expect("bytes").to_vec()
+        }
+    };
+    // What a reader sees: the frame converted to sRGB through its own profile.
+    let seen = |bytes: &[u8]| {
+        let icc = icc_of(bytes);
+        let mut img = image::load_from_memory(bytes).expect("decodes").into_rgb8();
+        if let Some(icc) = icc.filter(|i| !is_srgb(i)) {
+            let from = moxcms::ColorProfile::new_from_slice(&icc).expect("profile");
+            let t = from
+                .create_transform_8bit(
+                    moxcms::Layout::Rgb,
+                    &moxcms::ColorProfile::new_srgb(),
+                    moxcms::Layout::Rgb,
+                    Default::default(),
+                )
+                .expect("transform");
+            let copy = img.as_raw().clone();
+            t.transform(&copy, &mut img).expect("convert");
+        }
+        img.get_pixel(20, 15).0
+    };
+    let near = |a: [u8; 3], b: [u8; 3]| (0..3).all(|c| (i32::from(a[c]) - i32::from(b[c])).abs() <= 6);
+
+    // srgb (the default): as the model sent it.
+    fal_answers_with(&fal, "fal-ai/tryon", &encoded(image::ImageFormat::Jpeg), "image/jpeg").await;
+    let frame = develop(&house).await;
+    assert!(icc_of(&frame).is_none_or(|i| is_srgb(&i)), "sRGB");
+
+    // keep: in the input's Adobe RGB, the same colour to the eye; JPEG and PNG answers alike.
+    house.key.patch_brand(&colour_patch(ColourOutput::Keep)).await.expect("keep");
+    for (format, mime) in [(image::ImageFormat::Jpeg, "image/jpeg"), (image::ImageFormat::Png, "image/png")] {
+        fal.reset().await;
+        fal_answers_with(&fal, "fal-ai/tryon", &encoded(format), mime).await;
+        let frame = develop(&house).await;
+        assert_eq!(icc_of(&frame).as_ref(), Some(&adobe), "{mime}: the input's profile");
+        let (got, want) = (seen(&frame), sent.get_pixel(20, 15).0);
+        assert!(near(got, want), "{mime}: {want:?} reads {got:?}");
+    }
 }
 
 /// The 16 px `web/` entry of a pack named `name` of the one asset, read back from the archive

@@ -14,6 +14,7 @@ use crate::api::{AssetKind, AssetProvenance};
 use crate::develops::JobInput;
 use crate::error::{Error, Result};
 use crate::ids::new_id;
+use crate::images::OutputSpace;
 use crate::library::assets::accepted_image;
 use crate::provenance::{Develop, SignedInput, sign_output};
 use crate::providers::{DevelopInput, DevelopOutput, DevelopRequest, ProviderError};
@@ -208,6 +209,7 @@ impl Develops<'_> {
             .collect();
         let params = job.params_map();
         let metadata = crate::brand::job_metadata(&params);
+        let space = params.get("colourOutput").map(|p| OutputSpace::from_policy(p)).unwrap_or_default();
         let request = DevelopRequest {
             job_id: job.id.clone(),
             tool: job.tool.clone(),
@@ -219,6 +221,18 @@ impl Develops<'_> {
         let mut output = tokio::time::timeout(limit, provider.develop(request))
             .await
             .map_err(|_| ProviderError::Unavailable(format!("the develop took longer than {limit:?}")))??;
+        // A hosted provider answers in sRGB: under `keep` the frame goes into the input's space
+        // (the local provider writes it there itself, so its frames are left as they are).
+        if space == OutputSpace::Keep
+            && let Some(input) = principal.clone()
+        {
+            let frame = std::mem::take(&mut output.bytes);
+            output.bytes = tokio::task::spawn_blocking(move || {
+                crate::images::colour::into_kept_space(&frame, &input, space).unwrap_or(frame)
+            })
+            .await
+            .map_err(|e| ProviderError::Unavailable(e.to_string()))?;
+        }
         output.bytes = crate::images::metadata::carry(output.bytes, principal.as_deref().unwrap_or_default(), metadata);
         let house =
             self.0.storage.org_by_id(&job.org_id).await.map_err(|e| ProviderError::Unavailable(e.to_string()))?;

@@ -206,6 +206,46 @@ impl Target {
     }
 }
 
+/// A hosted provider's frame in the space `space` asks for of its principal `input`: under
+/// [`OutputSpace::Keep`], with an RGB input of its own profile, a frame not already in that space
+/// (sRGB, or no profile) is converted into it and written again in its own format (JPEG at
+/// quality 92, or PNG) with the profile embedded. None when there is nothing to do (the frame
+/// stays as it came) or the frame cannot be read (it stays too, in its own space).
+pub(crate) fn into_kept_space(frame: &[u8], input: &[u8], space: OutputSpace) -> Option<Vec<u8>> {
+    use image::ImageEncoder;
+    if space != OutputSpace::Keep {
+        return None;
+    }
+    let target = Target::of(space, &source_of(input));
+    let kept = target.kept.clone()?;
+    let reader = ImageReader::new(Cursor::new(frame)).with_guessed_format().ok()?;
+    let format = reader.format()?;
+    if reader.into_decoder().ok()?.icc_profile().ok().flatten().as_deref() == Some(&kept[..]) {
+        return None;
+    }
+    let image = decode(frame).ok()?.image;
+    let mut out = Vec::new();
+    match format {
+        image::ImageFormat::Jpeg => {
+            let mut rgb = image.into_rgb8();
+            target.convert(&mut rgb);
+            let mut encoder = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 92);
+            encoder.set_icc_profile(kept.to_vec()).ok()?;
+            encoder.write_image(rgb.as_raw(), rgb.width(), rgb.height(), image::ExtendedColorType::Rgb8).ok()?;
+        }
+        image::ImageFormat::Png => {
+            let mut rgba = image.into_rgba8();
+            let profile = ColorProfile::new_from_slice(&kept).ok()?;
+            convert8(&ColorProfile::new_srgb(), &profile, Layout::Rgba, &mut rgba).then_some(())?;
+            let mut encoder = image::codecs::png::PngEncoder::new(&mut out);
+            encoder.set_icc_profile(kept.to_vec()).ok()?;
+            encoder.write_image(rgba.as_raw(), rgba.width(), rgba.height(), image::ExtendedColorType::Rgba8).ok()?;
+        }
+        _ => return None,
+    }
+    Some(out)
+}
+
 /// `jpeg` with `icc` embedded as APP2 `ICC_PROFILE` segments right after the start marker (and
 /// after a JFIF APP0 when there is one), for JPEGs assembled without the `image` crate's encoder.
 /// A file that already carries a profile, or that is not a JPEG, is returned as it was.
