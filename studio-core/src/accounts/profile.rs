@@ -147,6 +147,12 @@ impl Accounts<'_> {
         Ok(self.0.storage.seats(org_id).await?.into_iter().find(|s| s.role == "owner").map(|s| s.email))
     }
 
+    /// The house's display name (empty when the house is gone): what a kept frame's content
+    /// credentials name it by.
+    pub(crate) async fn house_name(&self, org_id: &OrgId) -> Result<String> {
+        Ok(self.0.storage.org_by_id(org_id).await?.map(|o| o.name).unwrap_or_default())
+    }
+
     /// The house's name and its owner's address, for a letter about the house (None when the
     /// house or its owner is gone).
     pub(crate) async fn house_and_owner(&self, org_id: &OrgId) -> Result<Option<(String, String)>> {

@@ -182,14 +182,14 @@ impl Ai<'_> {
     async fn keep_cutout(&self, caller: &Caller, source: &LaneImage, cut: Cutout) -> Result<String> {
         let id = new_id("ast");
         let key = format!("orgs/{}/assets/{id}", caller.org_id);
-        let house = self.0.storage.org_by_id(&caller.org_id).await?;
+        let house = self.0.accounts().house_name(&caller.org_id).await?;
         let develop = Develop {
             tool: "remove-background".into(),
             quality: String::new(),
             provider: LOCAL.into(),
             job_id: String::new(),
             house_id: caller.org_id.to_string(),
-            house_name: house.map(|h| h.name).unwrap_or_default(),
+            house_name: house,
         };
         let input = SignedInput {
             title: source.file_name.clone().unwrap_or_else(|| "image (sent with the request)".into()),

@@ -235,14 +235,14 @@ impl Develops<'_> {
         }
         output.bytes = crate::images::metadata::carry(output.bytes, principal.as_deref().unwrap_or_default(), metadata);
         let house =
-            self.0.storage.org_by_id(&job.org_id).await.map_err(|e| ProviderError::Unavailable(e.to_string()))?;
+            self.0.accounts().house_name(&job.org_id).await.map_err(|e| ProviderError::Unavailable(e.to_string()))?;
         let develop = Develop {
             tool: job.tool.clone(),
             quality: job.quality.clone(),
             provider: provider.name().to_string(),
             job_id: job.id.clone(),
             house_id: job.org_id.to_string(),
-            house_name: house.map(|h| h.name).unwrap_or_default(),
+            house_name: house,
         };
         let credentials = self.0.config.credentials.clone();
         let (signed, provenance) =

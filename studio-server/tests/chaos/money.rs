@@ -265,6 +265,7 @@ impl MoneyActor {
                     quality: Some(rng.pick(&["1k", "2k", "4k", "4k"]).to_string()),
                     output: None,
                     idempotency_key: Some(format!("vary-{}", unique())),
+                    folder_id: None,
                 };
                 (look, req)
             }
@@ -310,7 +311,12 @@ impl MoneyActor {
         match detail.look.status {
             LookStatus::Locked => match key.unlock_look(&look).await {
                 Ok(_) if self.base.rng.chance(35) => {
-                    let req = DevelopLockRequest { quality: Some("1k".into()), output: None, idempotency_key: None };
+                    let req = DevelopLockRequest {
+                        quality: Some("1k".into()),
+                        output: None,
+                        idempotency_key: None,
+                        folder_id: None,
+                    };
                     match key.develop_look(&look, &req).await {
                         Ok(r) => {
                             ensure!(!r.replayed && r.tokens_held > 0, "develop-lock of {look}: {r:?}");
@@ -802,7 +808,8 @@ async fn locked_looks(run: &HouseRun) -> Vec<String> {
             brand_id: None,
         };
         let look = key.create_look(&req).await.expect("create a look").look.id;
-        let lock = DevelopLockRequest { quality: Some("1k".into()), output: None, idempotency_key: None };
+        let lock =
+            DevelopLockRequest { quality: Some("1k".into()), output: None, idempotency_key: None, folder_id: None };
         let job = key.develop_look(&look, &lock).await.expect("develop-lock").job_id;
         run.record(&job);
         started.push((look, job));
