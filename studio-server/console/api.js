@@ -34,7 +34,24 @@
  * @typedef {{id: string, name: string, sku: string | null, kind: string, url: string, folderId: string | null,
  *   groupId: string | null, fit: string | null, wearer: string | null, mime: string, tool: string | null,
  *   bytes: number, width: number | null, height: number | null, sha256: string, approvedBy: string | null,
- *   approvedAt: string | null, createdAt: string}} Asset
+ *   approvedAt: string | null, createdAt: string, provenance?: AssetProvenance | null}} Asset
+ */
+/** @typedef {'trusted' | 'valid' | 'invalid'} CredentialValidation */
+/**
+ * An asset's content credentials (C2PA) in one line: on every asset.
+ * @typedef {{hasCredentials: boolean, digitalSourceType: string | null, signer: string | null,
+ *   validation: CredentialValidation | null}} AssetProvenance
+ */
+/** @typedef {{action: string, digitalSourceType: string | null, softwareAgent: string | null, parameters: any}} ProvenanceAction */
+/**
+ * @typedef {{title: string | null, relationship: string | null, format: string | null, hasCredentials: boolean,
+ *   validation: CredentialValidation | null}} ProvenanceIngredient
+ */
+/**
+ * The manifest read from an asset's file now: the summary, its actions, ingredients and findings.
+ * @typedef {AssetProvenance & {title: string | null, claimGenerator: string | null, issuer: string | null,
+ *   signedAt: string | null, house: string | null, actions: ProvenanceAction[], ingredients: ProvenanceIngredient[],
+ *   findings: {code: string, explanation: string | null}[], error: string | null}} ProvenanceReport
  */
 /** @typedef {{assets: Asset[], nextCursor?: string}} AssetList */
 /**
@@ -320,6 +337,8 @@ export const listAssetsPage = (q) =>
  * @returns {Promise<AssetDetail>}
  */
 export const assetDetail = (/** @type {string} */ id) => get(`/api/toolkit/assets/${enc(id)}/detail`);
+/** @returns {Promise<ProvenanceReport>} */
+export const assetProvenance = (/** @type {string} */ id) => get(`/api/toolkit/assets/${enc(id)}/provenance`);
 
 /** The widths the file route renders thumbnails at. */
 export const WIDTHS = /** @type {const} */ ([256, 512, 1024]);

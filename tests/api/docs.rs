@@ -51,6 +51,7 @@ const ROUTES: &[&str] = &[
     "POST /api/toolkit/assets/upload",
     "GET /api/toolkit/assets/{id}/file",
     "GET /api/toolkit/assets/{id}/detail",
+    "GET /api/toolkit/assets/{id}/provenance",
     "GET /api/toolkit/assets/{id}",
     "POST /api/toolkit/assets/batch/delete",
     "PATCH /api/toolkit/assets/{id}",

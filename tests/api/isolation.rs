@@ -563,6 +563,7 @@ fn rows(w: &World) -> Vec<Row> {
             .foreign(Code(404, "NOT_FOUND")),
         row("GET /api/toolkit/assets/{id}/file", AnyRole, Status(200)).id(&w.asset),
         row("GET /api/toolkit/assets/{id}/detail", AnyRole, Status(200)).id(&w.asset),
+        row("GET /api/toolkit/assets/{id}/provenance", AnyRole, Status(200)).id(&w.asset),
         // The legacy bytes route is the one place the spec answers 403 for a foreign id.
         row("GET /api/toolkit/assets/{id}", AnyRole, Status(200)).id(&w.asset).foreign(Code(403, "FORBIDDEN")),
         row("PATCH /api/toolkit/assets/{id}", NotViewer("FORBIDDEN"), Status(200))

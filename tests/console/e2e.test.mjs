@@ -323,10 +323,17 @@ test('the console end to end', async (t) => {
       [['image', 'look-red']],
     );
     assert.equal(await input.getAttribute('href'), `/assets/${encodeURIComponent(detail.origin.inputs[0].assetId)}`);
+    // Its content credentials, read from the file: the studio's own signature, the edit and its parent.
+    await page.getByText(/^Intact, signed by Studio \(this studio's own signature\)\.$/).waitFor();
+    await page.getByText('How it was made: a photograph enhanced by an algorithm (algorithmicallyEnhanced).').waitFor();
+    const actions = page.getByRole('list', { name: 'Credential actions', exact: true });
+    assert.match(await actions.innerText(), /c2pa\.edited by Studio local provider/);
+    assert.match(await actions.innerText(), /parentOf: /);
     await shoot(page, 'asset-result-1440');
     await input.click();
     await page.getByRole('heading', { name: 'look-red', exact: true }).waitFor();
     await page.getByText('Uploaded to the library.').waitFor();
+    await page.getByText('No content credentials: the file does not say how it was made.').waitFor();
   });
 
   await t.test('search from the box links to the asset', async () => {

@@ -1,8 +1,8 @@
 // @ts-check
 /**
  * One asset: the image (the 1024 rendition), its metadata, where it came from (the asset's
- * detail read: the develop that made it, its tool and quality, and each of its inputs), and what
- * may be done with it.
+ * detail read: the develop that made it, its tool and quality, and each of its inputs), what its
+ * content credentials say (read from its file), and what may be done with it.
  */
 
 import { useEffect, useState } from '../vendor/hooks.mjs';
@@ -20,6 +20,7 @@ export default function AssetPage({ rest }) {
   const id = rest[0] ?? '';
   const [asset, setAsset] = useState(/** @type {import('../api.js').Asset | null | undefined} */ (undefined));
   const [origin, setOrigin] = useState(/** @type {import('../api.js').AssetOrigin | null} */ (null));
+  const [credentials, setCredentials] = useState(/** @type {import('../api.js').ProvenanceReport | null | undefined} */ (undefined));
   const [error, setError] = useState(/** @type {unknown} */ (null));
   const [renaming, setRenaming] = useState(false);
   const [confirming, setConfirming] = useState(false);
@@ -29,7 +30,13 @@ export default function AssetPage({ rest }) {
     let live = true;
     setAsset(undefined);
     setOrigin(null);
+    setCredentials(undefined);
     setError(null);
+    // Read apart: a file whose credentials cannot be read still shows the rest of the page.
+    api.assetProvenance(id).then(
+      (r) => live && setCredentials(r),
+      () => live && setCredentials(null),
+    );
     api.assetDetail(id).then(
       (d) => {
         if (!live) return;
@@ -103,6 +110,12 @@ export default function AssetPage({ rest }) {
         : asset.tool
           ? html`<p>Developed with <strong>${asset.tool}</strong>; the develop that made it is not on record.</p>`
           : html`<p>Uploaded to the library.</p>`}
+      <h2>Content credentials</h2>
+      ${credentials === undefined
+        ? html`<p class="muted">Reading the file's credentials…</p>`
+        : credentials === null
+          ? html`<p class="muted">The credentials could not be read just now.</p>`
+          : html`<${Credentials} report=${credentials} />`}
       <h2>Actions</h2>
       <div class="row">
         ${powers.spend && html`<a class="button primary" href=${`/develop?image=${encodeURIComponent(asset.id)}`}>Develop from this</a>`}
@@ -147,4 +160,48 @@ function Origin({ origin }) {
             </li>`,
           )}
         </ul>`}`;
+}
+
+/** The IPTC digital source types Studio writes, in words. */
+const SOURCE_WORDS = /** @type {Record<string, string>} */ ({
+  algorithmicallyEnhanced: 'a photograph enhanced by an algorithm',
+  composite: 'a composite of photographs',
+  trainedAlgorithmicMedia: 'made by a trained AI model',
+  compositeWithTrainedAlgorithmicMedia: 'photographs combined with the work of a trained AI model',
+  digitalCapture: 'a camera capture',
+});
+
+/**
+ * What an asset's content credentials (C2PA) say: the verdict in a sentence, how the image was
+ * made, and the manifest's actions and ingredients (docs/provenance.md).
+ * @param {{report: import('../api.js').ProvenanceReport}} props
+ */
+function Credentials({ report }) {
+  if (!report.hasCredentials) return html`<p>No content credentials: the file does not say how it was made.</p>`;
+  const signer = report.signer ?? 'an unnamed signer';
+  const verdict =
+    report.validation === 'trusted'
+      ? `Intact, signed by ${signer} (this studio's own signature).`
+      : report.validation === 'valid'
+        ? `Intact, signed by ${signer}, a signer this studio has no trust list for.`
+        : `Altered or malformed: these credentials do not verify${report.error ? ` (${report.error})` : ''}.`;
+  const source = report.digitalSourceType;
+  return html`<p class=${report.validation === 'invalid' ? 'error' : ''}>${verdict}</p>
+    ${source && html`<p>How it was made: ${SOURCE_WORDS[source] ?? source} (<code>${source}</code>).</p>`}
+    <ul class="list" aria-label="Credential actions">
+      ${report.actions.map(
+        (a, n) => html`<li key=${`${a.action}-${n}`}><span><code>${a.action}</code>${a.softwareAgent ? ` by ${a.softwareAgent}` : ''}</span></li>`,
+      )}
+      ${report.ingredients.map(
+        (i, n) => html`<li key=${`ingredient-${n}`}>${i.relationship ?? 'ingredient'}: ${i.title ?? 'untitled'}${
+          i.validation ? `, its own credentials ${i.validation}` : ''
+        }</li>`,
+      )}
+    </ul>
+    ${report.validation === 'invalid' &&
+    html`<ul class="list" aria-label="Findings">
+      ${report.findings
+        .filter((f) => f.code !== 'signingCredential.untrusted')
+        .map((f) => html`<li key=${f.code}><span><code>${f.code}</code> ${f.explanation ?? ''}</span></li>`)}
+    </ul>`}`;
 }
