@@ -3,7 +3,6 @@
 use aide::axum::ApiRouter;
 use aide::axum::routing::{get_with, patch_with};
 use axum::extract::State;
-use axum::http::StatusCode;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use studio_core::api::{Experiment, ExperimentCreate, ExperimentList, ExperimentPatch, ExperimentsQuery};
@@ -11,6 +10,7 @@ use studio_core::api::{Experiment, ExperimentCreate, ExperimentList, ExperimentP
 use crate::auth::AdminAuth;
 use crate::error::AppError;
 use crate::extract::{ApiJson, ApiPath, ApiQuery};
+use crate::respond::Created;
 use crate::state::AppState;
 
 /// Path of one experiment.
@@ -32,8 +32,8 @@ async fn create(
     State(state): State<AppState>,
     AdminAuth(admin): AdminAuth,
     ApiJson(body): ApiJson<ExperimentCreate>,
-) -> Result<(StatusCode, ApiJson<Experiment>), AppError> {
-    Ok((StatusCode::CREATED, ApiJson(state.studio.internal().create_experiment(&admin, body).await?)))
+) -> Result<Created<Experiment>, AppError> {
+    Ok(Created(state.studio.internal().create_experiment(&admin, body).await?))
 }
 
 async fn patch(

@@ -5,7 +5,7 @@ use aide::axum::ApiRouter;
 use aide::axum::routing::{get_with, post_with};
 use axum::body::Body;
 use axum::extract::State;
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, header};
 use axum::response::Response;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -15,6 +15,7 @@ use crate::auth::AdminAuth;
 use crate::docs::bytes_response;
 use crate::error::AppError;
 use crate::extract::{ApiJson, ApiPath, ApiQuery};
+use crate::respond::Created;
 use crate::state::AppState;
 
 /// Path of one evidence or render.
@@ -52,8 +53,8 @@ async fn request(
     State(state): State<AppState>,
     AdminAuth(admin): AdminAuth,
     ApiJson(body): ApiJson<RenderRequest>,
-) -> Result<(StatusCode, ApiJson<Render>), AppError> {
-    Ok((StatusCode::CREATED, ApiJson(state.studio.internal().request_render(&admin, body).await?)))
+) -> Result<Created<Render>, AppError> {
+    Ok(Created(state.studio.internal().request_render(&admin, body).await?))
 }
 
 async fn status(
