@@ -753,21 +753,8 @@ async fn develops_follow_the_colour_policy(backend: Backend) {
 async fn fal_answers_with(server: &MockServer, app: &str, frame: &[u8], mime: &str) {
     use base64::Engine;
     let uri = format!("data:{mime};base64,{}", base64::engine::general_purpose::STANDARD.encode(frame));
-    Mock::given(method("POST"))
-        .and(wiremock::matchers::path_regex(format!("^/{app}(/.*)?$")))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"request_id": "r1"})))
-        .mount(server)
-        .await;
-    Mock::given(method("GET"))
-        .and(path(format!("/{app}/requests/r1/status")))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"status": "COMPLETED"})))
-        .mount(server)
-        .await;
-    Mock::given(method("GET"))
-        .and(path(format!("/{app}/requests/r1")))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"images": [{"url": uri}]})))
-        .mount(server)
-        .await;
+    let result = ResponseTemplate::new(200).set_body_json(json!({"images": [{"url": uri}]}));
+    crate::lanes::fal_answers(server, app, result).await;
 }
 
 /// A hosted model answers in sRGB (an untagged JPEG, then a PNG): under keep the frame lands in

@@ -450,7 +450,7 @@ async fn detect_items_boxes_are_in_the_raw_matrix(backend: Backend) {
 }
 
 /// A fal queue answering `result` for any model under `app` (`owner/name`).
-async fn fal_answers(server: &MockServer, app: &str, result: ResponseTemplate) {
+pub(crate) async fn fal_answers(server: &MockServer, app: &str, result: ResponseTemplate) {
     Mock::given(method("POST"))
         .and(path_regex(format!("^/{app}(/.*)?$")))
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({"request_id": "r1"})))

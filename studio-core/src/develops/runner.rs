@@ -209,7 +209,8 @@ impl Develops<'_> {
             .collect();
         let params = job.params_map();
         let metadata = crate::brand::job_metadata(&params);
-        let space = params.get("colourOutput").map(|p| OutputSpace::from_policy(p)).unwrap_or_default();
+        let space =
+            params.get(crate::providers::local::COLOUR_OUTPUT).map(|p| OutputSpace::from_policy(p)).unwrap_or_default();
         let request = DevelopRequest {
             job_id: job.id.clone(),
             tool: job.tool.clone(),

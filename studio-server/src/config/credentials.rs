@@ -6,7 +6,7 @@ use std::path::Path;
 
 use studio_core::provenance::{ContentCredentials, generate_local_authority};
 
-use super::signing::publish_whole;
+use super::signing::kept_or_published;
 use super::{ConfigError, ServerConfig};
 
 /// The file in the data directory holding the generated chain and its key.
@@ -36,25 +36,12 @@ impl ServerConfig {
 
     fn local_credentials(&self) -> Result<ContentCredentials, ConfigError> {
         let path = self.data_dir.join(LOCAL_FILE);
-        let io = |e: std::io::Error| ConfigError::KeyFile(path.clone(), e);
-        let kept = match std::fs::read_to_string(&path) {
-            Ok(kept) => kept,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                std::fs::create_dir_all(&self.data_dir).map_err(io)?;
-                let authority = generate_local_authority("Studio")
-                    .map_err(|e| ConfigError::Credentials(format!("cannot generate a local authority: {e}")))?;
-                let both = format!("{}{}", authority.chain_pem, authority.key_pem);
-                match publish_whole(&path, both.as_bytes()) {
-                    Ok(()) => both,
-                    // Another process of this data directory published one first: use theirs.
-                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                        std::fs::read_to_string(&path).map_err(io)?
-                    }
-                    Err(e) => return Err(io(e)),
-                }
-            }
-            Err(e) => return Err(io(e)),
+        let generate = || {
+            let authority = generate_local_authority("Studio").map_err(std::io::Error::other)?;
+            Ok(format!("{}{}", authority.chain_pem, authority.key_pem))
         };
+        let kept = kept_or_published(&self.data_dir, &path, "a local content-credentials authority", generate)
+            .map_err(|e| ConfigError::KeyFile(path.clone(), e))?;
         let (chain, key) = split_pem(&kept);
         let credentials = ContentCredentials::from_pem(&chain, &key, true)
             .map_err(|e| ConfigError::Credentials(format!("{}: {e}", path.display())))?;

@@ -11,7 +11,7 @@ use super::{ConfigError, ServerConfig};
 /// temporary name beside it, then hard-linked to `path`, which fails with `AlreadyExists` when
 /// another process got there first. A reader never sees the file empty or half written, and a
 /// crash leaves at most a stray temporary file, never an empty file that stops every start.
-pub(super) fn publish_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+fn publish_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let temp = path.with_file_name(format!(".{name}.{}", uuid::Uuid::new_v4().simple()));
     let mut options = std::fs::OpenOptions::new();
@@ -27,6 +27,34 @@ pub(super) fn publish_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     linked
 }
 
+/// The text kept at `path` in `dir`; when there is none yet, `generate`d and published whole
+/// (mode 0600), and the log names `what` was generated. When another process of the same
+/// directory publishes first, theirs is used, so processes starting together share one. Nothing
+/// is written when `generate` fails.
+pub(super) fn kept_or_published(
+    dir: &Path,
+    path: &Path,
+    what: &str,
+    generate: impl FnOnce() -> std::io::Result<String>,
+) -> std::io::Result<String> {
+    match std::fs::read_to_string(path) {
+        Ok(kept) => Ok(kept),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            std::fs::create_dir_all(dir)?;
+            let made = generate()?;
+            match publish_whole(path, made.as_bytes()) {
+                Ok(()) => {
+                    tracing::info!(path = %path.display(), "generated {what}");
+                    Ok(made)
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => std::fs::read_to_string(path),
+                Err(e) => Err(e),
+            }
+        }
+        Err(e) => Err(e),
+    }
+}
+
 impl ServerConfig {
     /// The link-signing key: `STUDIO_SIGNING_KEY` when set, else the key kept in
     /// `<data_dir>/signing.key`, generated there (mode 0600) the first time. A replica with its
@@ -36,28 +64,10 @@ impl ServerConfig {
             return SigningKey::from_secret(secret).map_err(|e| ConfigError::Env("STUDIO_SIGNING_KEY", e));
         }
         let path = self.data_dir.join("signing.key");
-        let io = |e| ConfigError::KeyFile(path.clone(), e);
-        match std::fs::read_to_string(&path) {
-            Ok(kept) => {
-                SigningKey::from_secret(&kept).map_err(|e| ConfigError::KeyFile(path.clone(), std::io::Error::other(e)))
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                std::fs::create_dir_all(&self.data_dir).map_err(io)?;
-                let secret = SigningKey::generate();
-                let kept = match publish_whole(&path, format!("{secret}\n").as_bytes()) {
-                    Ok(()) => {
-                        tracing::info!(path = %path.display(), "generated the link-signing key");
-                        secret
-                    }
-                    // Another process of this data directory published one first: use theirs.
-                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                        std::fs::read_to_string(&path).map_err(io)?
-                    }
-                    Err(e) => return Err(io(e)),
-                };
-                SigningKey::from_secret(&kept).map_err(|e| ConfigError::KeyFile(path.clone(), std::io::Error::other(e)))
-            }
-            Err(e) => Err(io(e)),
-        }
+        let kept = kept_or_published(&self.data_dir, &path, "the link-signing key", || {
+            Ok(format!("{}\n", SigningKey::generate()))
+        })
+        .map_err(|e| ConfigError::KeyFile(path.clone(), e))?;
+        SigningKey::from_secret(&kept).map_err(|e| ConfigError::KeyFile(path.clone(), std::io::Error::other(e)))
     }
 }
