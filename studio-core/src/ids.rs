@@ -171,6 +171,69 @@ typed_ids! {
     WebhookId = "whk";
     /// An assistant conversation: `chat_…`.
     ChatSessionId = "chat";
+    /// An asset of the library: `ast_…`.
+    AssetId = "ast";
+    /// A group stamp shared by assets: `grp_…`.
+    GroupId = "grp";
+    /// A pack (a zip of assets): `pck_…`.
+    PackId = "pck";
+    /// A look of the lookbook: `look_…`.
+    LookId = "look";
+    /// A lookbook template.
+    TemplateId;
+    /// A pipeline run: `run_…`.
+    RunId = "run";
+    /// A pipeline preset: `ppr_…`.
+    PresetId = "ppr";
+    /// A trained model of the board: `mdl_…`.
+    ModelId = "mdl";
+    /// A model marketplace case: `case_…`.
+    CaseId = "case";
+    /// A model entitlement: `ent_…`.
+    EntitlementId = "ent";
+    /// An API key: `key_…`.
+    KeyId = "key";
+    /// A support ticket: `tkt_…`.
+    TicketId = "tkt";
+    /// A support screenshot: `shot_…`.
+    ScreenshotId = "shot";
+    /// A post of the house's feed: `post_…`.
+    PostId = "post";
+    /// A brand mark: `mark_…`.
+    MarkId = "mark";
+    /// An action the assistant proposed: `act_…`.
+    ChatActionId = "act";
+    /// An analyst's finding: `fnd_…`.
+    FindingId = "fnd";
+    /// A memory (a person's or the analyst's): `mem_…`.
+    MemoryId = "mem";
+    /// Onboarding intake answers: `int_…`.
+    IntakeId = "int";
+    /// Internal evidence (a reported frame).
+    EvidenceId;
+    /// A replay render: `rrn_…`.
+    RenderId = "rrn";
+    /// An internal experiment: `exp_…`.
+    ExperimentId = "exp";
+    /// An invite request: `ireq_…`.
+    InviteRequestId = "ireq";
+    /// An invitation code: `icode_…`.
+    CodeId = "icode";
+    /// An invitation (to the platform or to a seat): `inv_…`.
+    InvitationId = "inv";
+    /// A lane's kept result: `lres_…`.
+    LaneResultId = "lres";
+    /// A webhook delivery (one change to one endpoint): `msg_…`.
+    DeliveryId = "msg";
+    /// An admin tool of the tool catalogue.
+    ToolId;
+    /// An item of an admin tool: `itm_…`.
+    ToolItemId = "itm";
+    /// An entry of the ledger: `led_…`.
+    EntryId = "led";
+    /// An id a third party issued (the payment provider's checkout or payment, the mail
+    /// provider's event): text we never mint, kept apart from ours.
+    ProviderRef;
 }
 
 /// A new id such as `usr_0190c6…`.

@@ -124,7 +124,12 @@ pub use crate::{
     },
     error::{Error, ErrorKind, Result},
     events::{EventBus, HouseEvent, RESYNC},
-    ids::{ChatSessionId, FolderId, HoldId, JobId, LetterId, OrgId, UserId, WebhookId},
+    ids::{
+        AssetId, CaseId, ChatActionId, ChatSessionId, CodeId, DeliveryId, EntitlementId, EntryId, EvidenceId,
+        ExperimentId, FindingId, FolderId, GroupId, HoldId, IntakeId, InvitationId, InviteRequestId, JobId, KeyId,
+        LaneResultId, LetterId, LookId, MarkId, MemoryId, ModelId, OrgId, PackId, PostId, PresetId, ProviderRef,
+        RenderId, RunId, ScreenshotId, TemplateId, TicketId, ToolId, ToolItemId, UserId, WebhookId,
+    },
     images::{MAX_IMAGE_MB, OutputSpace, image_too_large, metadata::carry as carry_metadata},
     internal::{
         Internal,
@@ -189,7 +194,7 @@ pub use crate::{
     storage::{AnalystSettingsRow, AnalystStore, DigestRow, FindingRow, ObservationRow, PeriodCounts, ReviewRow},
     storage::{ChatActionRow, ChatSessionRow, ChatStore, ChatTurnRow, SessionChange},
     storage::{DeliveryFate, WebhookAttemptRow, WebhookChanges, WebhookDeliveryRow, WebhookRow, WebhookStore},
-    storage::{SearchHitRow, SearchScope, SearchStore},
+    storage::{PackStatus, RunStatus, SearchHitRow, SearchScope, SearchStore, StepStatus},
     studio::{OpenError, Studio},
     support::{Escalator, Support},
     webhooks::Webhooks,

@@ -14,6 +14,7 @@
 //! `STUDIO_CHAOS_SEED` replays a run: the seed decides every client's sequence of operations
 //! (the interleaving is the machine's). Every failure names the seed.
 
+use studio_core::{HoldStatus, JobId, RunId, RunStatus};
 #[macro_use]
 mod common;
 #[path = "chaos/money.rs"]
@@ -538,9 +539,9 @@ async fn drain(storage: &dyn studio_core::Storage, houses: &[Arc<HouseRun>]) {
     for h in houses {
         loop {
             let jobs = storage.jobs_since(&h.org_id, 0, 1_000_000).await.unwrap();
-            let open: Vec<_> = jobs.iter().filter(|j| j.status == "queued" || j.status == "running").collect();
+            let open: Vec<_> = jobs.iter().filter(|j| !j.status.is_terminal()).collect();
             let runs = storage.pipeline_runs(&h.org_id, 1_000_000).await.unwrap();
-            let developing: Vec<_> = runs.iter().filter(|r| r.status == "developing").map(|r| &r.id).collect();
+            let developing: Vec<_> = runs.iter().filter(|r| r.status == RunStatus::Developing).map(|r| &r.id).collect();
             if open.is_empty() && developing.is_empty() {
                 break;
             }
@@ -568,25 +569,25 @@ async fn audit(storage: &dyn studio_core::Storage, h: &HouseRun) {
     // Every run the clients started, ended; each step either started (its job is the house's)
     // or ended without a job.
     let stored_runs: BTreeSet<String> =
-        storage.pipeline_runs(org, 1_000_000).await.unwrap().into_iter().map(|r| r.id).collect();
+        storage.pipeline_runs(org, 1_000_000).await.unwrap().into_iter().map(|r| r.id.into()).collect();
     ensure_eq!(stored_runs, runs, "the house's pipeline runs are exactly those the clients started");
     let mut expected = book;
     let mut unstarted = BTreeSet::new();
     for id in &runs {
-        let run = storage.pipeline_run(org, id).await.unwrap().unwrap_or_else(|| fail!("{id} is gone"));
-        ensure!(run.status != "developing", "{id} never ended: {run:?}");
-        let steps = storage.pipeline_steps(id).await.unwrap();
+        let run = storage.pipeline_run(org, &RunId::from(id)).await.unwrap().unwrap_or_else(|| fail!("{id} is gone"));
+        ensure!(run.status != RunStatus::Developing, "{id} never ended: {run:?}");
+        let steps = storage.pipeline_steps(&RunId::from(id)).await.unwrap();
         ensure_eq!(steps.iter().map(|s| s.step.tokens).sum::<i64>(), run.tokens_planned, "{id} held its line");
         for s in &steps {
             match (s.step.status.as_str(), &s.step.job_id) {
-                ("started", Some(job)) => expected.insert(job.clone()),
+                ("started", Some(job)) => expected.insert(job.clone().into()),
                 ("failed" | "cancelled", None) => unstarted.insert(s.step.hold_id.clone()),
                 other => fail!("step {} of {id} ended {other:?}", s.step.id),
             };
         }
     }
     let jobs = storage.jobs_since(org, 0, 1_000_000).await.unwrap();
-    let stored: BTreeSet<String> = jobs.iter().map(|j| j.id.clone()).collect();
+    let stored: BTreeSet<String> = jobs.iter().map(|j| j.id.to_string()).collect();
     ensure_eq!(
         stored,
         expected,
@@ -606,7 +607,7 @@ async fn audit(storage: &dyn studio_core::Storage, h: &HouseRun) {
         };
         ensure_eq!((hold.status.as_str(), hold.amount), (want_hold, job.tokens), "hold of {job:?}");
         ensure_eq!(job.tokens_settled, Some(want_settled), "{job:?}");
-        if job.status == "done" {
+        if job.status == JobStatus::Done {
             settled += job.tokens;
             done.insert(job.result_asset_id.clone().expect("a landed frame has its asset"));
         }
@@ -617,7 +618,7 @@ async fn audit(storage: &dyn studio_core::Storage, h: &HouseRun) {
     let (mut seen_lanes, mut seen_turns) = (Charges::default(), Charges::default());
     let mut settled_holds = 0;
     for hold in &holds {
-        if hold.status == "settled" {
+        if hold.status == HoldStatus::Settled {
             settled_holds += hold.amount;
         }
         if job_holds.contains(&hold.id) {
@@ -828,7 +829,7 @@ async fn pipeline_on_a_flaky_queue(database_url: Option<String>, processes: usiz
     let store = storage(dir.path(), database_url.as_deref()).await;
     let mut hosted_attempts = 0;
     for step in view["steps"].as_array().unwrap() {
-        let job = store.job(&house.org_id, step["jobId"].as_str().unwrap()).await.unwrap().expect("job");
+        let job = store.job(&house.org_id, &JobId::from(step["jobId"].as_str().unwrap())).await.unwrap().expect("job");
         if step["node"] == "b" {
             hosted_attempts += job.attempts;
         } else {

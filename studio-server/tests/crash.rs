@@ -13,6 +13,7 @@
 //! `STUDIO_CRASH_ROUNDS` sets how many kill-and-restart rounds run (default 2) and
 //! `STUDIO_CHAOS_SEED` replays a run's workload (sizes, tools and the moment of the kill).
 
+use studio_core::{HoldStatus, PackId};
 #[macro_use]
 mod common;
 
@@ -210,11 +211,11 @@ async fn crash_recovery(database_url: Option<String>) {
     let mut settled = 0;
     for job in &jobs {
         let hold = storage.hold(&h.org_id, &job.hold_id).await.unwrap().expect("hold");
-        let gave_up = job.status == "failed" && job.attempts > MAX_ATTEMPTS;
-        ensure!(job.status == "done" || gave_up, "{job:?}");
-        let expected = if job.status == "done" { "settled" } else { "released" };
+        let gave_up = job.status == JobStatus::Failed && job.attempts > MAX_ATTEMPTS;
+        ensure!(job.status == JobStatus::Done || gave_up, "{job:?}");
+        let expected = if job.status == JobStatus::Done { HoldStatus::Settled } else { HoldStatus::Released };
         ensure!(hold.status == expected, "{job:?}: {hold:?}");
-        if job.status == "done" {
+        if job.status == JobStatus::Done {
             settled += job.tokens;
         }
     }
@@ -242,7 +243,8 @@ async fn crash_recovery(database_url: Option<String>) {
     }
     let mut resumed = 0;
     for id in answered.packs.keys() {
-        resumed += usize::from(storage.pack(&h.org_id, id).await.unwrap().is_some_and(|p| p.attempts > 1));
+        resumed +=
+            usize::from(storage.pack(&h.org_id, &PackId::from(id)).await.unwrap().is_some_and(|p| p.attempts > 1));
     }
     // The kill always lands while a pack builds: that build was taken over after the restart.
     ensure!(resumed > 0, "no pack was resumed after a kill");
@@ -250,7 +252,7 @@ async fn crash_recovery(database_url: Option<String>) {
         "crash (seed {seed}): {} uploads answered ({} more filed whose answer the kill cut off), {} jobs ({} re-run), \
          {} packs ({resumed} resumed after a kill)",
         answered.uploads.len(),
-        rows.iter().filter(|r| r.tool.is_none() && !answered.uploads.contains_key(&r.id)).count(),
+        rows.iter().filter(|r| r.tool.is_none() && !answered.uploads.contains_key(r.id.as_str())).count(),
         jobs.len(),
         jobs.iter().filter(|j| j.attempts > 1).count(),
         answered.packs.len(),

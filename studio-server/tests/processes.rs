@@ -4,6 +4,7 @@
 //! database (a job submitted on one and run by the other is seen on the sockets of both, and
 //! every job runs exactly once).
 
+use studio_core::JobId;
 mod common;
 
 use std::time::Duration;
@@ -204,7 +205,7 @@ async fn postgres_two_processes_share_jobs_and_events() {
     // Every job ran exactly once: claimed once, one result asset each.
     let storage = studio_core::open_storage(&url).await.expect("storage");
     for id in &ids {
-        let job = storage.job(&org_id, id).await.unwrap().expect("job");
+        let job = storage.job(&org_id, &JobId::from(id)).await.unwrap().expect("job");
         assert_eq!((job.status.as_str(), job.attempts), ("done", 1), "{id}");
     }
     let results = storage.list_assets(&org_id, None).await.unwrap();

@@ -3,6 +3,7 @@
 
 use studio_client::api::{AssetKind, KeyRole};
 use studio_client::{Client, UploadOptions};
+use studio_core::AssetId;
 use studio_tests::images::{png, png_claiming};
 use studio_tests::{Backend, House, TestApp, backend_tests, spawn};
 
@@ -234,7 +235,7 @@ async fn soft_delete_hides_but_keeps(backend: Backend) {
     assert_eq!(other.list_assets(None).await.unwrap().assets.len(), 1, "the stranger's asset is untouched");
     // The row and the bytes stay.
     let storage = studio_core::open_storage(&app.database_url).await.unwrap();
-    let row = storage.asset_by_id(&a.id).await.unwrap().expect("row kept");
+    let row = storage.asset_by_id(&AssetId::from(&a.id)).await.unwrap().expect("row kept");
     assert!(row.deleted_at.is_some());
     assert_eq!(blob_files(&app), 3, "bytes kept");
 }

@@ -8,6 +8,7 @@
 //! everything under `all`, nothing under `none`, in develops and packs alike).
 
 use std::time::Duration;
+use studio_core::JobId;
 
 use serde_json::{Value, json};
 use studio_client::api::{
@@ -187,7 +188,7 @@ async fn develops_carry_the_clause_in_metadata(backend: Backend) {
     let job = house.key.submit_develop(&develop(vec![("brandClause", "forged")])).await.expect("submit").job_id;
     let done = house.key.wait_for(&job, WAIT).await.expect("done");
     assert_eq!(done.status, JobStatus::Done, "{:?}", done.error);
-    let row = storage.job(&house.org_id, &job).await.unwrap().unwrap();
+    let row = storage.job(&house.org_id, &JobId::from(&job)).await.unwrap().unwrap();
     let params: Value = serde_json::from_str(&row.params).unwrap();
     assert_eq!(params["brandClause"], json!(clause));
     let bytes = house.key.asset_bytes(done.result_asset_id.as_deref().unwrap()).await.expect("frame");
@@ -209,7 +210,7 @@ async fn develops_carry_the_clause_in_metadata(backend: Backend) {
         webhook_url: None,
     };
     let started = app.studio.develops().start_develop(&caller, start).await.expect("start_develop");
-    let row = storage.job(&house.org_id, &started.job_id).await.unwrap().unwrap();
+    let row = storage.job(&house.org_id, &JobId::from(&started.job_id)).await.unwrap().unwrap();
     let params: Value = serde_json::from_str(&row.params).unwrap();
     assert_eq!(params["brandClause"], json!(clause), "start_develop carries the house's clause");
 
@@ -235,7 +236,7 @@ async fn develops_carry_the_clause_in_metadata(backend: Backend) {
     }
     assert!(steps.len() == 2 && steps.iter().all(|s| s.status == "done"), "{steps:?}");
     for step in &steps {
-        let row = storage.job(&house.org_id, step.job_id.as_deref().unwrap()).await.unwrap().unwrap();
+        let row = storage.job(&house.org_id, &JobId::from(step.job_id.as_deref().unwrap())).await.unwrap().unwrap();
         let params: Value = serde_json::from_str(&row.params).unwrap();
         assert_eq!(params["brandClause"], json!(clause), "step {}", step.node);
     }
@@ -245,7 +246,7 @@ async fn develops_carry_the_clause_in_metadata(backend: Backend) {
     let job = house.key.submit_develop(&develop(vec![("brandClause", "forged")])).await.expect("submit").job_id;
     let done = house.key.wait_for(&job, WAIT).await.expect("done");
     assert_eq!(done.status, JobStatus::Done);
-    let row = storage.job(&house.org_id, &job).await.unwrap().unwrap();
+    let row = storage.job(&house.org_id, &JobId::from(&job)).await.unwrap().unwrap();
     let params: Value = serde_json::from_str(&row.params).unwrap();
     assert!(params.get("brandClause").is_none(), "{params}");
     let bytes = house.key.asset_bytes(done.result_asset_id.as_deref().unwrap()).await.expect("frame");
@@ -555,16 +556,16 @@ async fn develops_asking_for_marks_take_the_riding_ones(backend: Backend) {
     };
 
     let job = key.submit_develop(&develop("1")).await.expect("house marks").job_id;
-    let row = storage.job(&house.org_id, &job).await.unwrap().unwrap();
+    let row = storage.job(&house.org_id, &JobId::from(&job)).await.unwrap().unwrap();
     assert_eq!(marks_of(&row.inputs), vec![b.clone(), c.clone()], "two ride, lowest sortOrder first");
     let done = key.wait_for(&job, WAIT).await.expect("done");
     assert_eq!(done.status, JobStatus::Done, "{:?}", done.error);
 
     let job = key.submit_develop(&develop(&folder)).await.expect("collection marks").job_id;
-    let row = storage.job(&house.org_id, &job).await.unwrap().unwrap();
+    let row = storage.job(&house.org_id, &JobId::from(&job)).await.unwrap().unwrap();
     assert_eq!(marks_of(&row.inputs), vec![c.clone()], "the collection's set overrides the house's");
     let unmarked = key.submit_develop(&develop("0")).await.expect("no marks").job_id;
-    let row = storage.job(&house.org_id, &unmarked).await.unwrap().unwrap();
+    let row = storage.job(&house.org_id, &JobId::from(&unmarked)).await.unwrap().unwrap();
     assert!(marks_of(&row.inputs).is_empty());
 
     // The two develops above settle their holds first, so the books stand still while the
@@ -699,7 +700,7 @@ async fn develops_follow_the_colour_policy(backend: Backend) {
         async move {
             let done = house.key.wait_for(&job, WAIT).await.expect("done");
             assert_eq!(done.status, JobStatus::Done, "{:?}", done.error);
-            let row = storage.job(&house.org_id, &job).await.unwrap().unwrap();
+            let row = storage.job(&house.org_id, &JobId::from(&job)).await.unwrap().unwrap();
             let params: Value = serde_json::from_str(&row.params).unwrap();
             let bytes = house.key.asset_bytes(done.result_asset_id.as_deref().unwrap()).await.expect("frame");
             (params.get("colourOutput").cloned(), icc_of(&bytes).expect("the frame embeds a profile"))

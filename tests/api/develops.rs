@@ -4,6 +4,7 @@
 
 use std::collections::HashSet;
 use std::time::Duration;
+use studio_core::{HoldStatus, JobId};
 
 use studio_client::api::{CancelReason, JobStatus, KeyRole, Quality, SocketMessage, TakesRequest};
 use studio_client::{Client, DevelopSubmit, InputSource};
@@ -271,8 +272,8 @@ async fn duplicate_rules(backend: Backend) {
     assert_eq!((dup.status, dup.cost), (JobStatus::Queued, 9));
     // Params copied verbatim; the source is never billed again.
     let storage = app.studio.storage();
-    let copy = storage.job(&org, &dup.job_id).await.unwrap().unwrap();
-    let original = storage.job(&org, &source.job_id).await.unwrap().unwrap();
+    let copy = storage.job(&org, &JobId::from(&dup.job_id)).await.unwrap().unwrap();
+    let original = storage.job(&org, &JobId::from(&source.job_id)).await.unwrap().unwrap();
     assert_eq!(copy.params, original.params);
     assert_eq!(copy.source_job_id.as_deref(), Some(source.job_id.as_str()));
     assert_eq!(original.tokens_settled, Some(9));
@@ -392,7 +393,7 @@ async fn takes_rules(backend: Backend) {
     assert_eq!(offer.evidence.len(), 2);
     assert_eq!(key.balance().await.unwrap().balance, balance - 18);
     let storage = app.studio.storage();
-    let take_a = storage.job(&org, &taken.jobs[0].job_id).await.unwrap().unwrap();
+    let take_a = storage.job(&org, &JobId::from(&taken.jobs[0].job_id)).await.unwrap().unwrap();
     assert_eq!(take_a.retry_of_job_id.as_deref(), Some(a.as_str()));
     assert_eq!(take_a.run_id.as_deref(), Some("look-book"), "inherits the source runId");
     let params: serde_json::Value = serde_json::from_str(&take_a.params).unwrap();
@@ -560,11 +561,11 @@ async fn concurrent_clients_conserve_the_ledger(backend: Backend) {
     let storage = app.studio.storage();
     let mut settled = 0;
     for id in ids.iter().chain([&seed]) {
-        let job = storage.job(&org, id).await.unwrap().unwrap();
+        let job = storage.job(&org, &JobId::from(id)).await.unwrap().unwrap();
         let hold = storage.hold(&org, &job.hold_id).await.unwrap().unwrap();
-        let expected = if job.status == "done" { "settled" } else { "released" };
+        let expected = if job.status == JobStatus::Done { HoldStatus::Settled } else { HoldStatus::Released };
         assert_eq!(hold.status, expected, "{job:?}");
-        if job.status == "done" {
+        if job.status == JobStatus::Done {
             settled += job.tokens;
         }
     }
@@ -596,7 +597,7 @@ async fn start_develop_follows_changes_made_by_another_replica(backend: Backend)
         let storage = app.studio.storage();
         let org = house.org_id.clone();
         async move {
-            let row = storage.job(&org, &job_id).await.unwrap().expect("the job");
+            let row = storage.job(&org, &JobId::from(&job_id)).await.unwrap().expect("the job");
             let params: serde_json::Value = serde_json::from_str(&row.params).unwrap();
             params["brandClause"].as_str().map(str::to_string)
         }

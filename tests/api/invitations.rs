@@ -211,7 +211,7 @@ async fn redeem_refuses_each_case_with_its_code(backend: Backend) {
     // Expired: the API mints at least a day ahead, so the test stores one already past.
     let now = chrono::Utc::now();
     let expired = InviteCodeRow {
-        id: format!("icode_expired_{}", uuid::Uuid::new_v4().simple()),
+        id: format!("icode_expired_{}", uuid::Uuid::new_v4().simple()).into(),
         code: "OLD-ABCDEF".into(),
         label: "OLD".into(),
         owner_user_id: None,

@@ -7,6 +7,7 @@
 //! detect-items answers boxes in the raw stored matrix of an EXIF-rotated JPEG.
 
 use std::time::Duration;
+use studio_core::LaneResultId;
 
 use base64::Engine;
 use image::{Rgb, RgbImage};
@@ -422,7 +423,7 @@ async fn segment_cuts_by_box_and_point_behind_signed_links(backend: Backend) {
     };
     app.studio.storage().insert_lane_result(&row).await.expect("row");
     assert_eq!(app.studio.ai().sweep_lane_results().await.expect("sweep"), 1);
-    assert!(app.studio.storage().lane_result("lres_old").await.expect("read").is_none());
+    assert!(app.studio.storage().lane_result(&LaneResultId::from("lres_old")).await.expect("read").is_none());
     assert!(app.studio.blobs().get_bytes(&blob_key).await.is_err(), "the blob went with the row");
     assert!(key.fetch_lane_result(&got.url).await.is_ok(), "a live result stays");
 }

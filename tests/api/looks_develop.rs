@@ -10,6 +10,7 @@ use studio_client::api::{
     CreateLookRequest, DevelopLockRequest, KeyRole, LookStatus, OutputRequest, Quality, VariationsRequest,
 };
 use studio_client::{Client, UploadOptions};
+use studio_core::LookId;
 use studio_tests::{Backend, House, TestApp, backend_tests, images, spawn};
 
 backend_tests!(
@@ -196,7 +197,7 @@ async fn variations_hold_all_or_nothing(backend: Backend) {
     assert_eq!(spendable(key).await, (18, 0), "no hold taken, balance unchanged");
     assert!(key.look(&id).await.unwrap().variations.is_empty(), "no job created");
     let storage = app.studio.storage();
-    assert_eq!(storage.look_jobs(&house.org_id, &id).await.unwrap().len(), 1, "only the develop-lock");
+    assert_eq!(storage.look_jobs(&house.org_id, &LookId::from(&id)).await.unwrap().len(), 1, "only the develop-lock");
 
     // Concurrent requests that each fit alone: together they cannot overspend.
     let mut tasks = Vec::new();

@@ -4,6 +4,7 @@
 use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
 use studio_client::api::KeyRole;
+use studio_core::AssetId;
 use studio_tests::images::png;
 use studio_tests::{Backend, House, TestApp, backend_tests, spawn};
 
@@ -411,8 +412,8 @@ async fn tools_answer_and_refuse(backend: Backend) {
     );
     // IMAGE_TOO_LARGE: an asset row over the 12 MB cap (as a library filled elsewhere could hold).
     let org = client.session().await.unwrap().organization.id;
-    let mut big = app.studio.storage().asset_by_id(&asset_ids[2]).await.unwrap().unwrap();
-    big.id = format!("{}big", big.id);
+    let mut big = app.studio.storage().asset_by_id(&AssetId::from(&asset_ids[2])).await.unwrap().unwrap();
+    big.id = format!("{}big", big.id).into();
     big.bytes = 13 * 1024 * 1024;
     app.studio.storage().insert_asset(big.clone()).await.unwrap();
     let too_large = call(&app, &key, "start_develop", develop("upscale", json!({"image": big.id}), "1k", None)).await;

@@ -8,6 +8,7 @@ use studio_client::api::{
     FixBy, JobStatus, KeyRole, PreflightRequest, PreflightResult, Quality, RedrawRequest, VerdictRequest,
 };
 use studio_client::{Client, DevelopSubmit, InputSource, UploadOptions};
+use studio_core::JobId;
 use studio_tests::images::{CENTRED, LIGHT_GROUND, garment_shot, shot};
 use studio_tests::{Backend, House, TestApp, backend_tests, spawn};
 
@@ -219,7 +220,7 @@ async fn verdicts_and_redraws(backend: Backend) {
     assert_eq!(taken.jobs.len(), 1);
     assert_eq!((taken.jobs[0].source_job_id.as_str(), taken.jobs[0].tokens), (good.as_str(), 9));
     assert_eq!(key.balance().await.unwrap().balance, before - 9);
-    let row = app.studio.storage().job(&org, &taken.jobs[0].job_id).await.unwrap().expect("the take");
+    let row = app.studio.storage().job(&org, &JobId::from(&taken.jobs[0].job_id)).await.unwrap().expect("the take");
     assert_eq!(row.retry_of_job_id.as_deref(), Some(good.as_str()));
     // The same key again: the same take, nothing more held.
     let again = app.studio.develops().redraw(&me, redraw).await.expect("replay");

@@ -8,6 +8,7 @@
 
 use std::net::IpAddr;
 use std::sync::Arc;
+use studio_core::{DeliveryId, JobId, WebhookId};
 
 use studio_client::api::{DeliveriesQuery, NewWebhook, SeatRole, WebhookPatch};
 use studio_core::{HostResolver, PreviewPolicy};
@@ -85,7 +86,7 @@ async fn webhook_endpoints_are_the_house_admins_to_write(backend: Backend) {
         let text = serde_json::to_string(&reader.webhook(&w.id).await.expect("read")).unwrap();
         assert!(!text.contains(&created.secret) && !text.contains("whsec_"), "{text}");
     }
-    let row = app.studio.storage().webhook(&house.org_id, &w.id).await.unwrap().expect("stored");
+    let row = app.studio.storage().webhook(&house.org_id, &WebhookId::from(&w.id)).await.unwrap().expect("stored");
     let secret_body = created.secret.trim_start_matches("whsec_");
     assert!(!row.secret_sealed.contains(secret_body), "the stored secret is sealed");
     assert!(row.secret_sealed.starts_with("v1."));
@@ -114,7 +115,8 @@ async fn webhook_endpoints_are_the_house_admins_to_write(backend: Backend) {
     assert!(rotated.secret.starts_with("whsec_") && rotated.secret != created.secret);
     let hours = (rotated.previous_secret_expires_at - chrono::Utc::now()).num_minutes();
     assert!((23 * 60..=24 * 60).contains(&hours), "{hours} minutes of overlap");
-    let row_after = app.studio.storage().webhook(&house.org_id, &w.id).await.unwrap().expect("stored");
+    let row_after =
+        app.studio.storage().webhook(&house.org_id, &WebhookId::from(&w.id)).await.unwrap().expect("stored");
     assert_eq!(row_after.previous_sealed.as_deref(), Some(row.secret_sealed.as_str()));
 
     // Patch: each field given; a bad URL changes nothing.
@@ -560,8 +562,9 @@ async fn a_delivery_whose_worker_died_is_made_once_its_lease_lapses(backend: Bac
     assert_eq!(got.len(), 1);
     assert_eq!(got[0].0, claimed.id, "under the delivery's own webhook-id");
     // The dead worker's late word changes nothing.
+    let claimed_id = DeliveryId::from(&claimed.id);
     let late = storage.finish_webhook_delivery(
-        &claimed.id,
+        &claimed_id,
         "dead-worker",
         studio_core::DeliveryFate::Failed,
         chrono::Utc::now(),
@@ -600,7 +603,12 @@ async fn an_earlier_change_queued_later_still_leaves_first(backend: Backend) {
         storage.claim_webhook_delivery("worker", at, at + chrono::Duration::seconds(30))
     };
     let done = |row: studio_core::WebhookDeliveryRow, fate| async move {
-        assert!(storage.finish_webhook_delivery(&row.id, "worker", fate, chrono::Utc::now()).await.unwrap());
+        assert!(
+            storage
+                .finish_webhook_delivery(&DeliveryId::from(&row.id), "worker", fate, chrono::Utc::now())
+                .await
+                .unwrap()
+        );
     };
     // Event 11 is queued and due; event 10 arrives after it and is still settling.
     storage.enqueue_webhook_deliveries(&[change(11, now)]).await.unwrap();
@@ -801,9 +809,9 @@ async fn a_change_never_published_is_caught_up_when_a_process_starts(backend: Ba
     // The job changes in the database and the process dies before publishing it: the storage
     // call is the change without its publish.
     let storage = app.studio.storage();
-    storage.cancel_job(&house.org_id, &job, chrono::Utc::now()).await.expect("cancel");
-    let cancelled = storage.job(&house.org_id, &job).await.unwrap().expect("job");
-    assert_eq!(cancelled.status, "cancelled");
+    storage.cancel_job(&house.org_id, &JobId::from(&job), chrono::Utc::now()).await.expect("cancel");
+    let cancelled = storage.job(&house.org_id, &JobId::from(&job)).await.unwrap().expect("job");
+    assert_eq!(cancelled.status, studio_core::api::JobStatus::Cancelled);
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     assert_eq!(received.0.lock().unwrap().len(), 1, "nothing published, nothing sent");
 

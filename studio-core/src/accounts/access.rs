@@ -10,13 +10,13 @@
 //! kept by admins.
 
 use crate::accounts::Accounts;
-use chrono::Duration;
+use chrono::{DateTime, Duration, Utc};
 
 use crate::api::{MyAccess, ToolAccess, ToolItem, ToolItems, ToolkitAccess};
 use crate::caller::Caller;
 use crate::error::{Error, Result};
-use crate::ids::now;
-use crate::storage::ToolItemRow;
+use crate::ids::{ToolId, ToolItemId, UserId, now};
+use crate::storage::{GrantedTool, ToolGrantRow, ToolItemRow};
 
 /// A toolkit: (id, name, description).
 pub(crate) const TOOLKITS: [(&str, &str, &str); 4] = [
@@ -111,8 +111,40 @@ impl Accounts<'_> {
         if !access.tools.iter().any(|t| t.slug == slug && t.accessible) {
             return Err(Error::forbidden("TOOL_LOCKED", "This tool is not open to you."));
         }
-        let items = self.0.storage.tool_items(slug).await?.into_iter().map(item_view).collect();
+        let items = self.0.storage.tool_items(&ToolId::from(slug)).await?.into_iter().map(item_view).collect();
         Ok(ToolItems { items })
+    }
+
+    /// Grant a toolkit or a tool (the row says which, and to whom); false when already granted.
+    pub(crate) async fn grant_tool_access(&self, grant: ToolGrantRow) -> Result<bool> {
+        Ok(self.0.storage.grant_tool_access(grant).await?)
+    }
+
+    /// Revoke the live grants of a toolkit or tool to the person (by id) or the address; how many.
+    pub(crate) async fn revoke_tool_access(
+        &self,
+        user_id: Option<&UserId>,
+        email: Option<&str>,
+        what: GrantedTool<'_>,
+        now: DateTime<Utc>,
+    ) -> Result<i64> {
+        Ok(self.0.storage.revoke_tool_access(user_id, email, what, now).await?)
+    }
+
+    /// A tool's item rows, whoever asks (any tool id).
+    pub(crate) async fn tool_item_rows(&self, tool_id: &ToolId) -> Result<Vec<ToolItemRow>> {
+        Ok(self.0.storage.tool_items(tool_id).await?)
+    }
+
+    /// Store a tool item.
+    pub(crate) async fn add_tool_item(&self, item: ToolItemRow) -> Result<()> {
+        self.0.storage.insert_tool_item(item).await?;
+        Ok(())
+    }
+
+    /// Delete a tool item; false when there is none.
+    pub(crate) async fn remove_tool_item(&self, id: &ToolItemId) -> Result<bool> {
+        Ok(self.0.storage.delete_tool_item(id).await?)
     }
 }
 

@@ -79,7 +79,7 @@ impl Accounts<'_> {
         let token = random_secret();
         let now = crate::ids::now();
         self.0
-            .storage
+            .mail()
             .issue_email_token(EmailTokenRow {
                 token_hash: sha256_hex(&token),
                 user_id: user.id.clone(),
@@ -98,7 +98,7 @@ impl Accounts<'_> {
     async fn letter_wait(&self, user_id: &UserId, purpose: &str) -> Result<Option<u64>> {
         let now = crate::ids::now();
         let hour = Duration::hours(1);
-        let (count, oldest) = self.0.storage.recent_email_tokens(user_id, purpose, now - hour).await?;
+        let (count, oldest) = self.0.mail().recent_email_tokens(user_id, purpose, now - hour).await?;
         if count < self.0.config.mail.letters_per_hour.max(1) {
             return Ok(None);
         }
@@ -110,7 +110,7 @@ impl Accounts<'_> {
     /// 410 `TOKEN_USED`, `TOKEN_REPLACED`, `TOKEN_EXPIRED`, `TOKEN_STALE`.
     pub async fn verify_email(&self, req: VerifyEmailRequest) -> Result<EmailVerified> {
         let hash = token_hash(&req.token)?;
-        match self.0.storage.use_verify_token(&hash, crate::ids::now()).await? {
+        match self.0.mail().use_verify_token(&hash, crate::ids::now()).await? {
             TokenUse::Accepted { email, .. } => Ok(EmailVerified { ok: true, email, email_verified: true }),
             other => Err(refused(other)),
         }
@@ -126,7 +126,7 @@ impl Accounts<'_> {
             .user_by_id(&caller.user_id)
             .await?
             .ok_or_else(|| Error::unauthenticated("No valid session"))?;
-        if self.0.storage.email_verified(&user.id).await? {
+        if self.0.mail().email_verified(&user.id).await? {
             return Ok(VerificationResent { ok: true, sent: false, already_verified: true });
         }
         if let Some(wait) = self.letter_wait(&user.id, VERIFY).await? {
@@ -188,7 +188,7 @@ impl Accounts<'_> {
             ));
         }
         let password_hash = hash_password(req.password).await?;
-        match self.0.storage.use_reset_token(&hash, &password_hash, crate::ids::now()).await? {
+        match self.0.mail().use_reset_token(&hash, &password_hash, crate::ids::now()).await? {
             TokenUse::Accepted { sessions_ended, .. } => Ok(PasswordResetDone { ok: true, sessions_ended }),
             other => Err(refused(other)),
         }

@@ -2,14 +2,14 @@
 //! request) and authenticate. Only the SHA-256 of a key is stored.
 
 use crate::accounts::Accounts;
-use crate::ids::UserId;
+use crate::ids::{KeyId, UserId};
 use chrono::Duration;
 
 use crate::accounts::key_cache::VerifiedKey;
 use crate::api::{ApiKey, KeyList, KeyRole, MintKeyRequest, RevokedKey};
 use crate::caller::{Caller, Via};
 use crate::error::{Error, Result};
-use crate::ids::{new_id, random_secret, sha256_hex};
+use crate::ids::{random_secret, sha256_hex};
 use crate::storage::KeyRow;
 
 /// Every key begins with this.
@@ -21,7 +21,7 @@ const LAST_USED_RESOLUTION_SECS: i64 = 60;
 
 fn key_view(row: &KeyRow, secret: Option<String>) -> Result<ApiKey> {
     Ok(ApiKey {
-        id: row.id.clone(),
+        id: row.id.clone().into(),
         name: row.name.clone(),
         role: row.role.parse().map_err(Error::internal)?,
         prefix: row.prefix.clone(),
@@ -43,9 +43,9 @@ impl Accounts<'_> {
         }
         let secret = format!("{KEY_PREFIX}{}", random_secret());
         let row = KeyRow {
-            id: new_id("key"),
+            id: KeyId::generate(),
             org_id: caller.org_id.clone(),
-            created_by: caller.user_id.to_string(),
+            created_by: caller.user_id.clone(),
             name,
             role: req.role.unwrap_or_default().as_str().to_string(),
             prefix: secret[..SHOWN_PREFIX_CHARS].to_string(),
@@ -67,8 +67,8 @@ impl Accounts<'_> {
     /// Revoke a key of the caller's house. Idempotent; another house's key id is 404.
     pub async fn revoke_key(&self, caller: &Caller, key_id: &str) -> Result<RevokedKey> {
         caller.require_manage_keys()?;
-        match self.0.storage.revoke_key(&caller.org_id, key_id, crate::ids::now()).await? {
-            Some(row) => Ok(RevokedKey { revoked: true, id: row.id }),
+        match self.0.storage.revoke_key(&caller.org_id, &KeyId::from(key_id), crate::ids::now()).await? {
+            Some(row) => Ok(RevokedKey { revoked: true, id: row.id.into() }),
             None => Err(Error::not_found("NOT_FOUND", "No such key in this house.")),
         }
     }
@@ -101,9 +101,9 @@ impl Accounts<'_> {
             return Err(refused());
         }
         let kept = VerifiedKey {
-            key_id: row.id,
+            key_id: row.id.into(),
             org_id: row.org_id.clone(),
-            created_by: row.created_by,
+            created_by: row.created_by.into(),
             role: row.role,
             epoch: stamp.key_epoch,
             last_used_at: row.last_used_at,
@@ -117,7 +117,7 @@ impl Accounts<'_> {
         let now = crate::ids::now();
         let stale_before = now - Duration::seconds(LAST_USED_RESOLUTION_SECS);
         if key.last_used_at.is_none_or(|t| t < stale_before) {
-            match self.0.storage.touch_key(&key.key_id, now, stale_before).await {
+            match self.0.storage.touch_key(&KeyId::from(&key.key_id), now, stale_before).await {
                 Ok(()) => self.0.keys.used(hash, now),
                 Err(e) => tracing::warn!(error = %e, key = %key.key_id, "could not record key use"),
             }

@@ -11,8 +11,8 @@ use crate::accounts::Accounts;
 use crate::api::{Memory, MemoryList, MemoryRequest, MemoryScope, MemoryStatus};
 use crate::caller::Caller;
 use crate::error::{Error, Result};
-use crate::ids::UserId;
-use crate::ids::{new_id, now};
+use crate::ids::now;
+use crate::ids::{MemoryId, UserId};
 use crate::storage::{MemoryRow, MemoryWrite};
 
 /// The longest statement kept, in characters.
@@ -36,7 +36,7 @@ pub(crate) fn person_of(caller: &Caller) -> UserId {
 
 pub(crate) fn memory_view(m: &MemoryRow) -> Result<Memory> {
     Ok(Memory {
-        id: m.id.clone(),
+        id: m.id.clone().into(),
         scope: enum_of(&m.scope)?,
         memory_class: enum_of(&m.memory_class)?,
         kind: m.kind.clone(),
@@ -95,7 +95,7 @@ impl Accounts<'_> {
         let replaces = req.replaces_memory_id.as_deref().map(str::trim).filter(|s| !s.is_empty());
         let at = now();
         let row = MemoryRow {
-            id: new_id("mem"),
+            id: MemoryId::generate(),
             org_id: caller.org_id.clone(),
             scope: wire(&req.scope),
             user_id: (req.scope == MemoryScope::Person).then(|| caller.user_id.clone()),
@@ -107,7 +107,7 @@ impl Accounts<'_> {
             evidence_count: 1,
             supersedes_id: replaces.map(str::to_string),
             projected: true,
-            created_by: caller.user_id.to_string(),
+            created_by: caller.user_id.clone(),
             created_at: at,
             updated_at: at,
         };
@@ -128,7 +128,7 @@ impl Accounts<'_> {
         let row = self
             .0
             .storage
-            .retire_memory(&caller.org_id, &person_of(caller), id, now())
+            .retire_memory(&caller.org_id, &person_of(caller), &MemoryId::from(id), now())
             .await?
             .ok_or_else(|| Error::not_found("MEMORY_NOT_FOUND", "No active memory you can see has that id."))?;
         memory_view(&row)

@@ -21,8 +21,8 @@ use crate::api::{
 };
 use crate::caller::{Caller, Via};
 use crate::error::{Error, Result};
-use crate::ids::{new_id, random_secret, sha256_hex};
-use crate::storage::{NewAccount, OrgRow, SessionRow, StorageError, UserRow};
+use crate::ids::{random_secret, sha256_hex};
+use crate::storage::{MembershipRow, NewAccount, OrgRow, SessionRow, StorageError, UserListRow, UserRow};
 
 /// Shortest password accepted at sign-up.
 const MIN_PASSWORD_CHARS: usize = 10;
@@ -145,13 +145,13 @@ impl Accounts<'_> {
             None => format!("{}'s house", email.as_str().split('@').next().unwrap_or("My")),
         };
         let user = UserRow {
-            id: UserId::from(new_id("usr")),
+            id: UserId::generate(),
             email: email.as_str().to_string(),
             name,
             password_hash: Some(hash),
             created_at: now,
         };
-        let org = OrgRow { id: OrgId::from(new_id("org")), name: house_name, created_at: now };
+        let org = OrgRow { id: OrgId::generate(), name: house_name, created_at: now };
         let account =
             NewAccount { user: user.clone(), org: org.clone(), grant_tokens: self.0.config.signup_grant_tokens.max(0) };
         match self.0.storage.create_account(account).await {
@@ -268,6 +268,53 @@ impl Accounts<'_> {
             _ => None,
         };
         Ok(CheckEmailResponse { exists: user.is_some(), has_password: user.is_some_and(|u| u.password_hash.is_some()) })
+    }
+}
+
+impl Accounts<'_> {
+    /// A person by id.
+    pub(crate) async fn user(&self, id: &UserId) -> Result<Option<UserRow>> {
+        Ok(self.0.storage.user_by_id(id).await?)
+    }
+
+    /// A person by lowercased email.
+    pub(crate) async fn user_with_email(&self, email: &str) -> Result<Option<UserRow>> {
+        Ok(self.0.storage.user_by_email(email).await?)
+    }
+
+    /// A house by id.
+    pub(crate) async fn house(&self, id: &OrgId) -> Result<Option<OrgRow>> {
+        Ok(self.0.storage.org_by_id(id).await?)
+    }
+
+    /// The seat a person signs into: in the oldest house they own, else their oldest seat.
+    pub(crate) async fn home_seat(&self, user_id: &UserId) -> Result<Option<MembershipRow>> {
+        Ok(self.0.storage.home_membership(user_id).await?)
+    }
+
+    /// How many people have an account.
+    pub(crate) async fn user_count(&self) -> Result<i64> {
+        Ok(self.0.storage.user_count().await?)
+    }
+
+    /// People, newest first, optionally whose email or name contains `query`; a keyset page.
+    pub(crate) async fn users_page(
+        &self,
+        query: Option<&str>,
+        limit: i64,
+        after: Option<(chrono::DateTime<chrono::Utc>, String)>,
+    ) -> Result<Vec<UserListRow>> {
+        Ok(self.0.storage.list_users(query, limit, after).await?)
+    }
+
+    /// Make the person with this (lowercased) email a platform admin or not; None when unknown.
+    pub(crate) async fn set_platform_admin(&self, email: &str, admin: bool) -> Result<Option<UserRow>> {
+        Ok(self.0.storage.set_platform_admin(email, admin).await?)
+    }
+
+    /// Every platform admin, by email.
+    pub(crate) async fn platform_admins(&self) -> Result<Vec<UserRow>> {
+        Ok(self.0.storage.platform_admins().await?)
     }
 }
 

@@ -2,9 +2,9 @@
 //! (read, export, erase), onboarding steps and intake answers (§4.15).
 
 use crate::accounts::Accounts;
-use crate::ids::{OrgId, UserId};
+use crate::ids::{IntakeId, OrgId, UserId};
 use bytes::Bytes;
-use chrono::Duration;
+use chrono::{DateTime, Duration, Utc};
 
 use crate::accounts::Email;
 use crate::api::{
@@ -15,7 +15,7 @@ use crate::api::{
 use crate::caller::Caller;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ids::{new_id, now};
-use crate::storage::{EraseOutcome, ProfileRow};
+use crate::storage::{EraseOutcome, PlanRow, ProfileRow};
 
 /// The largest avatar accepted, in bytes.
 pub const MAX_AVATAR_BYTES: usize = 512 * 1024;
@@ -101,7 +101,7 @@ impl Accounts<'_> {
                 reference: c.payment_id,
             })
             .collect();
-        let card_on_file = self.0.storage.billing_account(&caller.org_id).await?.is_some_and(|a| a.has_card);
+        let card_on_file = self.0.billing().account_of(&caller.org_id).await?.is_some_and(|a| a.has_card);
         let email = match self.0.storage.billing_email(&caller.org_id).await? {
             Some(e) => Some(e),
             None => self.house_owner_email(&caller.org_id).await?,
@@ -166,7 +166,7 @@ impl Accounts<'_> {
     pub async fn set_billing_email(&self, caller: &Caller, req: BillingEmailRequest) -> Result<BillingEmailView> {
         caller.require_spend_money()?;
         let email = Email::parse(&req.email)?;
-        let customer = self.0.storage.billing_account(&caller.org_id).await?.and_then(|a| a.customer_id);
+        let customer = self.0.billing().account_of(&caller.org_id).await?.and_then(|a| a.customer_id);
         if let (Some(customer), Some(provider)) = (customer, self.0.config.payments.as_ref())
             && let Err(e) = provider.set_customer_email(&customer, email.as_str()).await
         {
@@ -298,12 +298,12 @@ impl Accounts<'_> {
                 serde_json::json!({ "id": id, "organizationId": org, "answers": answers, "recordedAt": at })
             })
             .collect();
-        let platform_invitation = self.0.storage.invitation_by_email(&me.profile.email).await?.map(|i| {
+        let platform_invitation = self.invitations().invitation_for(&me.profile.email).await?.map(|i| {
             serde_json::json!({
                 "id": i.id, "createdAt": i.created_at, "acceptedAt": i.accepted_at, "grantTokens": i.grant_tokens,
             })
         });
-        let own_code = self.0.storage.own_code(&caller.user_id).await?.map(|c| {
+        let own_code = self.invitations().code_of(&caller.user_id).await?.map(|c| {
             serde_json::json!({
                 "code": c.code, "label": c.label, "maxUses": c.max_uses, "usedCount": c.used_count,
                 "createdAt": c.created_at, "revokedAt": c.revoked_at,
@@ -411,9 +411,24 @@ impl Accounts<'_> {
         let id = new_id("int");
         let at = now();
         let json = serde_json::to_string(&answers).map_err(Error::internal)?;
-        self.0.storage.record_intake(&id, &caller.user_id, &caller.org_id, &json, at).await?;
+        self.0.storage.record_intake(&IntakeId::from(&id), &caller.user_id, &caller.org_id, &json, at).await?;
         self.0.storage.complete_onboarding_step(&caller.user_id, "intake", at).await?;
         Ok(IntakeRecorded { id, recorded_at: at })
+    }
+
+    /// How many people completed each onboarding step, by step key.
+    pub(crate) async fn onboarding_counts(&self) -> Result<Vec<(String, i64)>> {
+        Ok(self.0.storage.onboarding_counts().await?)
+    }
+
+    /// The house's latest paid subscription, whether or not its period has run out.
+    pub(crate) async fn plan_row(&self, org_id: &OrgId) -> Result<Option<PlanRow>> {
+        Ok(self.0.storage.current_plan(org_id).await?)
+    }
+
+    /// Mark the house's plan `reference` canceled (keeps the first time); false when not its.
+    pub(crate) async fn mark_plan_canceled(&self, org_id: &OrgId, reference: &str, at: DateTime<Utc>) -> Result<bool> {
+        Ok(self.0.storage.cancel_plan(org_id, reference, at).await?)
     }
 }
 

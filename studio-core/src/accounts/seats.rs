@@ -17,7 +17,7 @@
 //! person, and cannot change who sits in it.
 
 use crate::accounts::Accounts;
-use crate::ids::{OrgId, UserId};
+use crate::ids::{InvitationId, OrgId, UserId};
 use chrono::Duration;
 
 use crate::SessionToken;
@@ -159,7 +159,8 @@ impl Accounts<'_> {
     ) -> Result<ActiveHouse> {
         caller.require_session()?;
         let missing = || Error::not_found("INVITATION_NOT_FOUND", "No open invitation has that id.");
-        let inv = self.0.storage.seat_invitation(req.invitation_id.trim()).await?.ok_or_else(missing)?;
+        let inv =
+            self.0.storage.seat_invitation(&InvitationId::from(req.invitation_id.trim())).await?.ok_or_else(missing)?;
         let me =
             self.0.storage.profile(&caller.user_id).await?.ok_or_else(|| Error::unauthenticated("No valid session"))?;
         if me.email != inv.email {
@@ -174,7 +175,7 @@ impl Accounts<'_> {
         let replay =
             inv.status == "accepted" && self.0.storage.membership(&inv.org_id, &caller.user_id).await?.is_some();
         if !replay {
-            match self.0.storage.accept_seat_invitation(&inv.id, &caller.user_id, now()).await {
+            match self.0.storage.accept_seat_invitation(&InvitationId::from(&inv.id), &caller.user_id, now()).await {
                 Ok(AcceptSeat::Seated { .. }) => {}
                 Ok(AcceptSeat::NotPending) => return Err(missing()),
                 Ok(AcceptSeat::OfferLapsed) | Err(StorageError::Conflict(_)) => {

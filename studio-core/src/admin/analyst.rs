@@ -20,7 +20,7 @@ use crate::api::{
 };
 use crate::caller::PlatformAdmin;
 use crate::error::{Error, Result};
-use crate::ids::{new_id, now};
+use crate::ids::{FindingId, new_id, now};
 use crate::storage::{AnalystSettingsRow, DigestRow, FindingRow, PeriodCounts};
 
 use super::Admin;
@@ -414,11 +414,12 @@ impl Admin<'_> {
             FindingDecision::Accept => FindingStatus::Accepted,
             FindingDecision::Dismiss => FindingStatus::Dismissed,
         };
-        let decided = self.0.storage.decide_finding(id, &wire(&status), &note, admin.user_id(), now()).await?;
+        let decided =
+            self.0.storage.decide_finding(&FindingId::from(id), &wire(&status), &note, admin.user_id(), now()).await?;
         match decided {
             Some(f) => finding_view(&f),
             None => {
-                match self.0.storage.finding(id).await? {
+                match self.0.storage.finding(&FindingId::from(id)).await? {
                     Some(f) => Err(Error::conflict("FINDING_DECIDED", "That finding was already decided.")
                         .with("status", f.status)),
                     None => Err(Error::not_found("FINDING_NOT_FOUND", "No finding has that id.")),

@@ -1,6 +1,7 @@
 //! The console's develops (§4.12): every house's develops with filters, the retry and cancel
 //! action through the develops' own paths, and failed develops grouped by tool and error code.
 
+use crate::ids::JobId;
 use std::collections::BTreeMap;
 
 use crate::api::{
@@ -21,17 +22,17 @@ const MAX_FAILED_READ: i64 = 10_000;
 
 fn develop(row: JobRow) -> AdminDevelop {
     AdminDevelop {
-        id: row.id,
+        id: row.id.into(),
         house_id: row.org_id.to_string(),
         user_id: row.user_id.map(String::from),
         tool: row.tool,
         quality: row.quality,
-        status: row.status,
+        status: row.status.to_string(),
         tokens: row.tokens,
         tokens_settled: row.tokens_settled,
         error: row.error,
-        result_asset_id: row.result_asset_id,
-        source_job_id: row.source_job_id,
+        result_asset_id: row.result_asset_id.map(String::from),
+        source_job_id: row.source_job_id.map(String::from),
         attempts: row.attempts,
         created_at: row.created_at,
         finished_at: row.finished_at,
@@ -62,6 +63,11 @@ pub(crate) fn failure_code(error: Option<&str>) -> &'static str {
 }
 
 impl Admin<'_> {
+    /// A job of any house by id.
+    pub(crate) async fn any_job(&self, id: &JobId) -> Result<Option<JobRow>> {
+        Ok(self.0.storage.any_job(id).await?)
+    }
+
     /// `GET /api/toolkit/admin/develops`: develops of every house, newest first.
     pub async fn develops(&self, _admin: &PlatformAdmin, q: AdminDevelopsQuery) -> Result<AdminDevelopPage> {
         let status = match filter(&q.status) {
@@ -98,15 +104,15 @@ impl Admin<'_> {
     ) -> Result<DevelopActionResult> {
         let studio = self.0;
         let not_found = || Error::not_found("NOT_FOUND", "No develop has that id.");
-        let job = studio.storage.any_job(req.job_id.trim()).await?.ok_or_else(not_found)?;
+        let job = studio.storage.any_job(&JobId::from(req.job_id.trim())).await?.ok_or_else(not_found)?;
         match req.action {
             DevelopAction::Cancel => match studio.develops().cancel_in(&job.org_id, &job.id).await? {
                 CancelOutcome::NotFound => Err(not_found()),
                 CancelOutcome::Cancelled(row) => Ok(DevelopActionResult {
-                    job_id: row.id,
+                    job_id: row.id.into(),
                     action: req.action,
                     new_job_id: None,
-                    status: row.status,
+                    status: row.status.to_string(),
                     tokens_held: 0,
                     tokens_released: row.tokens,
                 }),
@@ -114,7 +120,7 @@ impl Admin<'_> {
                     "JOB_NOT_CANCELLABLE",
                     format!("The develop is {}; only a queued develop can be cancelled.", row.status),
                 )
-                .with("status", row.status)),
+                .with("status", row.status.as_str())),
             },
             DevelopAction::Retry => {
                 if !matches!(job.job_status(), JobStatus::Failed | JobStatus::Cancelled) {
@@ -122,14 +128,14 @@ impl Admin<'_> {
                         "JOB_NOT_RETRYABLE",
                         format!("The develop is {}; only a failed or cancelled develop is retried.", job.status),
                     )
-                    .with("status", job.status));
+                    .with("status", job.status.as_str()));
                 }
                 let row = studio.develops().develop_again(&job).await?;
                 Ok(DevelopActionResult {
-                    job_id: job.id,
+                    job_id: job.id.into(),
                     action: req.action,
-                    new_job_id: Some(row.id),
-                    status: row.status,
+                    new_job_id: Some(row.id.into()),
+                    status: row.status.to_string(),
                     tokens_held: row.tokens,
                     tokens_released: 0,
                 })
@@ -173,7 +179,7 @@ impl Admin<'_> {
             g.last_at = g.last_at.max(at);
             if g.examples.len() < EXAMPLES {
                 g.examples.push(FailureExample {
-                    job_id: row.id,
+                    job_id: row.id.into(),
                     house_id: row.org_id.to_string(),
                     error: row.error.unwrap_or_default(),
                     at,

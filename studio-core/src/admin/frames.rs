@@ -4,6 +4,7 @@
 use crate::api::{AdminFrame, AdminFramePage, FramesQuery};
 use crate::caller::PlatformAdmin;
 use crate::error::{Error, Result};
+use crate::ids::AssetId;
 use crate::library::assets::AssetFile;
 use crate::storage::{AssetRow, FrameFilter};
 
@@ -16,7 +17,7 @@ const MAX_AGE_DAYS: i64 = 3650;
 fn frame(row: AssetRow) -> AdminFrame {
     AdminFrame {
         origin: if row.tool.is_some() { "made" } else { "brought" }.to_string(),
-        id: row.id,
+        id: row.id.into(),
         house_id: row.org_id.to_string(),
         name: row.name,
         tool: row.tool,
@@ -66,7 +67,7 @@ impl Admin<'_> {
     /// `GET /api/toolkit/admin/frames/{id}/file`: a live frame's bytes, whatever its house;
     /// 404 `NOT_FOUND` for an unknown or deleted one.
     pub async fn frame_file(&self, _admin: &PlatformAdmin, id: &str) -> Result<AssetFile> {
-        let row = match self.0.storage.asset_by_id(id.trim()).await? {
+        let row = match self.0.library().asset(&AssetId::from(id.trim())).await? {
             Some(row) if row.deleted_at.is_none() => row,
             _ => return Err(Error::not_found("NOT_FOUND", "No frame has that id.")),
         };

@@ -2,6 +2,7 @@
 //! (`develops/verdict.rs`), listed and filtered, one job's verdict (judged and kept on the spot
 //! when none is kept yet), and the rollup of kept verdicts by day, week or month.
 
+use crate::ids::JobId;
 use std::collections::BTreeMap;
 
 use crate::api::{
@@ -43,6 +44,11 @@ fn rate(part: i64, whole: i64) -> f64 {
 }
 
 impl Admin<'_> {
+    /// Keep a verdict unless one of the same job and rubric is kept already; answers the kept one.
+    pub(crate) async fn store_verdict(&self, row: &VerdictRow) -> Result<VerdictRow> {
+        Ok(self.0.storage.keep_verdict(row).await?)
+    }
+
     /// `GET /api/toolkit/admin/judge/verdicts`: kept verdicts, newest first.
     pub async fn verdicts(&self, _admin: &PlatformAdmin, q: VerdictsQuery) -> Result<VerdictPage> {
         let limit = page_limit(q.limit)?;
@@ -70,7 +76,7 @@ impl Admin<'_> {
         let studio = self.0;
         let job = studio
             .storage
-            .any_job(job_id.trim())
+            .any_job(&JobId::from(job_id.trim()))
             .await?
             .ok_or_else(|| Error::not_found("NOT_FOUND", "No develop has that id."))?;
         if let Some(row) = studio.storage.verdict_of(&job.id, VERDICT_RUBRIC).await? {
@@ -81,7 +87,7 @@ impl Admin<'_> {
                 "NOT_LANDED",
                 format!("The develop is {}; only a landed frame is judged.", job.status),
             )
-            .with("status", job.status));
+            .with("status", job.status.as_str()));
         }
         let verdict = studio.develops().judge(&job).await?;
         Ok(stored(studio.develops().keep_verdict(&job, &verdict).await?))

@@ -11,7 +11,7 @@ use crate::api::{
 };
 use crate::caller::PlatformAdmin;
 use crate::error::{Error, Result};
-use crate::ids::{new_id, now};
+use crate::ids::{MemoryId, new_id, now};
 use crate::storage::{ObservationRow, ReviewRow};
 
 use super::Admin;
@@ -85,7 +85,7 @@ impl Admin<'_> {
             Some((memory, obs)) => {
                 Ok(ObservedMemory { memory: memory_view(&memory)?, observation: observation_view(&obs) })
             }
-            None => match self.0.storage.memory_by_id(&id).await? {
+            None => match self.0.storage.memory_by_id(&MemoryId::from(&id)).await? {
                 Some(m) => Err(not_active(&m.status)),
                 None => Err(not_found()),
             },
@@ -97,7 +97,7 @@ impl Admin<'_> {
     pub async fn review_queue(&self, _admin: &PlatformAdmin, q: ReviewQueueQuery) -> Result<ReviewQueue> {
         let (limit, cursor) = super::page(q.limit, q.cursor.as_deref(), "mem_")?;
         let after = match cursor {
-            Some(c) => match self.0.storage.memory_by_id(&c).await? {
+            Some(c) => match self.0.storage.memory_by_id(&MemoryId::from(&c)).await? {
                 Some(m) => Some((m.confidence, c)),
                 None => return Err(Error::invalid("BAD_CURSOR", "That cursor is not one we gave.")),
             },
@@ -145,7 +145,7 @@ impl Admin<'_> {
             Some(memory) => {
                 Ok(ReviewedMemory { memory: memory_view(&memory)?, decision, reviewed_at: review.created_at })
             }
-            None => match self.0.storage.memory_by_id(&id).await? {
+            None => match self.0.storage.memory_by_id(&MemoryId::from(&id)).await? {
                 Some(m) => Err(not_active(&m.status)),
                 None => Err(not_found()),
             },

@@ -88,12 +88,12 @@ impl Operator<'_> {
 
     /// Every platform admin.
     pub async fn admins(&self) -> Result<Vec<User>> {
-        Ok(self.0.storage.platform_admins().await?.iter().map(user_view).collect())
+        Ok(self.0.accounts().platform_admins().await?.iter().map(user_view).collect())
     }
 
     async fn set_admin(&self, email: &str, admin: bool) -> Result<User> {
         let email = email.trim().to_lowercase();
-        let row = self.0.storage.set_platform_admin(&email, admin).await?;
+        let row = self.0.accounts().set_platform_admin(&email, admin).await?;
         row.as_ref()
             .map(user_view)
             .ok_or_else(|| Error::not_found("USER_NOT_FOUND", format!("No account has the email {email}.")))
@@ -129,8 +129,8 @@ impl Admin<'_> {
             }
         };
         let not_found = || Error::not_found("USER_NOT_FOUND", "No person with that id.");
-        studio.storage.user_by_id(user_id).await?.ok_or_else(not_found)?;
-        let seat = studio.storage.home_membership(&UserId::from(user_id)).await?.ok_or_else(not_found)?;
+        studio.accounts().user(&UserId::from(user_id)).await?.ok_or_else(not_found)?;
+        let seat = studio.accounts().home_seat(&UserId::from(user_id)).await?.ok_or_else(not_found)?;
         let reason = req.reason.map(|r| r.trim().chars().take(500).collect::<String>()).filter(|r| !r.is_empty());
         let after = studio
             .billing()

@@ -13,7 +13,7 @@ use crate::api::{
 };
 use crate::caller::PlatformAdmin;
 use crate::error::{Error, Result};
-use crate::ids::OrgId;
+use crate::ids::{EntitlementId, ModelId, OrgId};
 use crate::models::{KIND_MODEL, holding_view};
 use crate::storage::{CatalogRow, EntitlementRow};
 
@@ -42,7 +42,7 @@ impl Admin<'_> {
             kind: KIND_MODEL.to_string(),
             preview_url: format!("{}/api/toolkit/models/{}/preview/0", self.0.config.public_url, m.id),
             exclusive: m.tier == "exclusive",
-            id: m.id,
+            id: m.id.into(),
             name: m.name,
             note: m.note,
             price_cents: m.price_cents,
@@ -58,10 +58,13 @@ impl Admin<'_> {
     /// Every offering, retired included, newest first, a page at a time.
     pub async fn offerings(&self, _admin: &PlatformAdmin, q: AdminPageQuery) -> Result<AdminOfferingList> {
         let (limit, cursor) = super::page(q.limit, q.cursor.as_deref(), "mdl_")?;
-        let mut rows = self.0.storage.catalog(cursor.as_deref(), limit + 1, crate::ids::now()).await?;
+        let mut rows = self.0.models().catalog(cursor.as_deref(), limit + 1, crate::ids::now()).await?;
         let next_cursor = (rows.len() as i64 > limit).then(|| rows[limit as usize - 1].model.id.clone());
         rows.truncate(limit as usize);
-        Ok(AdminOfferingList { offerings: rows.into_iter().map(|r| self.offering_view(r)).collect(), next_cursor })
+        Ok(AdminOfferingList {
+            offerings: rows.into_iter().map(|r| self.offering_view(r)).collect(),
+            next_cursor: next_cursor.map(String::from),
+        })
     }
 
     /// Publish a model from live assets of the admin's own house: free (price 0), for sale, or
@@ -91,7 +94,7 @@ impl Admin<'_> {
         if note.chars().count() > MAX_NOTE_CHARS {
             return Err(Error::invalid("BAD_BODY", format!("A note is at most {MAX_NOTE_CHARS} characters.")));
         }
-        let home = self.0.storage.home_membership(admin.user_id()).await?;
+        let home = self.0.accounts().home_seat(admin.user_id()).await?;
         let org_id = home
             .map(|s| s.org_id)
             .ok_or_else(|| Error::invalid("BAD_BODY", "The admin has no house whose frames the offering could use."))?;
@@ -111,7 +114,7 @@ impl Admin<'_> {
         row.price_cents = price;
         row.currency = currency;
         row.note = note;
-        self.0.storage.insert_model(row.clone()).await?;
+        self.0.models().add_model(row.clone()).await?;
         let offering = self.offering_view(CatalogRow { model: row, holders: 0, open_claims: 0 });
         Ok(AdminOfferingResponse { offering })
     }
@@ -122,11 +125,11 @@ impl Admin<'_> {
         let now = crate::ids::now();
         let row = self
             .0
-            .storage
-            .retire_offering(id.trim(), now)
+            .models()
+            .retire_offering(&ModelId::from(id.trim()), now)
             .await?
             .ok_or_else(|| Error::not_found("OFFERING_NOT_FOUND", format!("No offering {id:?}.")))?;
-        let counted = self.0.storage.catalog_offering(&row.id, now).await?;
+        let counted = self.0.models().catalog_offering(&row.id, now).await?;
         let row = counted.unwrap_or(CatalogRow { model: row, holders: 0, open_claims: 0 });
         Ok(AdminOfferingResponse { offering: self.offering_view(row) })
     }
@@ -137,10 +140,10 @@ impl Admin<'_> {
         let (limit, cursor) = super::page(q.limit, q.cursor.as_deref(), "ent_")?;
         let house = q.house.as_deref().map(str::trim).filter(|h| !h.is_empty()).map(OrgId::from);
         let house = house.as_ref();
-        let mut rows = self.0.storage.all_entitlements(house, cursor.as_deref(), limit + 1).await?;
+        let mut rows = self.0.models().all_entitlements(house, cursor.as_deref(), limit + 1).await?;
         let next_cursor = (rows.len() as i64 > limit).then(|| rows[limit as usize - 1].id.clone());
         rows.truncate(limit as usize);
-        let cases = self.0.storage.entitlement_cases(CASES_SHOWN).await?;
+        let cases = self.0.models().entitlement_cases(CASES_SHOWN).await?;
         Ok(AdminEntitlements {
             holdings: rows.into_iter().map(admin_holding).collect(),
             next_cursor,
@@ -176,8 +179,8 @@ impl Admin<'_> {
             req.reason.map(|r| r.trim().chars().take(MAX_NOTE_CHARS).collect::<String>()).filter(|r| !r.is_empty());
         let row = self
             .0
-            .storage
-            .revoke_entitlement(id, admin.user_id(), reason.as_deref(), crate::ids::now())
+            .models()
+            .revoke_entitlement(&EntitlementId::from(id), admin.user_id(), reason.as_deref(), crate::ids::now())
             .await?
             .ok_or_else(|| Error::not_found("ENTITLEMENT_NOT_FOUND", format!("No live holding {id:?}.")))?;
         Ok(RevokedEntitlement { ok: true, holding: admin_holding(row) })

@@ -9,7 +9,7 @@ use crate::api::{
 };
 use crate::caller::PlatformAdmin;
 use crate::error::{Error, Result};
-use crate::ids::UserId;
+use crate::ids::{ToolId, ToolItemId, UserId};
 use crate::ids::{new_id, now};
 use crate::storage::{GrantedTool, ToolGrantRow, ToolItemRow};
 
@@ -32,13 +32,13 @@ impl Admin<'_> {
         let (user_id, email, address) = match (user_id, email) {
             (Some(id), _) => {
                 let user = studio
-                    .storage
-                    .user_by_id(id)
+                    .accounts()
+                    .user(&UserId::from(id))
                     .await?
                     .ok_or_else(|| Error::not_found("USER_NOT_FOUND", "No person has that id."))?;
                 (Some(id.to_string()), None, Some(user.email))
             }
-            (None, Some(e)) => match studio.storage.user_by_email(e.as_str()).await? {
+            (None, Some(e)) => match studio.accounts().user_with_email(e.as_str()).await? {
                 Some(u) => (Some(u.id.into_string()), None, Some(u.email)),
                 None => (None, Some(e.as_str().to_string()), Some(e.as_str().to_string())),
             },
@@ -76,11 +76,11 @@ impl Admin<'_> {
                     created_at: now(),
                     revoked_at: None,
                 };
-                i64::from(studio.storage.grant_tool_access(grant).await?)
+                i64::from(studio.accounts().grant_tool_access(grant).await?)
             }
             AccessAction::RevokeToolkit | AccessAction::RevokeTool => {
                 studio
-                    .storage
+                    .accounts()
                     .revoke_tool_access(
                         user_id.map(UserId::from).as_ref(),
                         address.as_deref(),
@@ -111,7 +111,7 @@ impl Admin<'_> {
             }
         };
         let query = q.q.as_deref().map(str::trim).filter(|s| !s.is_empty());
-        let rows = self.0.storage.list_users(query, limit + 1, after).await?;
+        let rows = self.0.accounts().users_page(query, limit + 1, after).await?;
         let more = rows.len() as i64 > limit;
         let users: Vec<UserSummary> = rows
             .into_iter()
@@ -133,8 +133,8 @@ impl Admin<'_> {
 
     /// How many people completed each onboarding step.
     pub async fn onboarding(&self, _admin: &PlatformAdmin) -> Result<OnboardingFunnel> {
-        let people = self.0.storage.user_count().await?;
-        let counts = self.0.storage.onboarding_counts().await?;
+        let people = self.0.accounts().user_count().await?;
+        let counts = self.0.accounts().onboarding_counts().await?;
         let steps = ONBOARDING_STEP_KEYS
             .iter()
             .map(|key| OnboardingStepCount {
@@ -152,7 +152,9 @@ impl Admin<'_> {
         if !tool_exists(tool_id) {
             return Err(unknown_tool(tool_id));
         }
-        Ok(ToolItems { items: self.0.storage.tool_items(tool_id).await?.into_iter().map(item_view).collect() })
+        Ok(ToolItems {
+            items: self.0.accounts().tool_item_rows(&ToolId::from(tool_id)).await?.into_iter().map(item_view).collect(),
+        })
     }
 
     /// Add an item to a tool's library.
@@ -185,13 +187,13 @@ impl Admin<'_> {
         if row.title_he.is_none() && row.label_he.is_none() && row.content_en.is_none() && row.image_url.is_none() {
             return Err(Error::invalid("EMPTY_ITEM", "An item needs a title, a label, content or an image."));
         }
-        self.0.storage.insert_tool_item(row.clone()).await?;
+        self.0.accounts().add_tool_item(row.clone()).await?;
         Ok(item_view(row))
     }
 
     /// Remove an item.
     pub async fn delete_tool_item(&self, _admin: &PlatformAdmin, id: &str) -> Result<ToolItemDeleted> {
-        if !self.0.storage.delete_tool_item(id).await? {
+        if !self.0.accounts().remove_tool_item(&ToolItemId::from(id)).await? {
             return Err(Error::not_found("ITEM_NOT_FOUND", "No tool item has that id."));
         }
         Ok(ToolItemDeleted { id: id.to_string(), deleted: true })

@@ -77,7 +77,7 @@ impl Ai<'_> {
         };
         let mut row = row;
         if changes.name.is_some() || changes.kind.is_some() {
-            self.0.storage.update_assets(&caller.org_id, std::slice::from_ref(&row.id), &changes).await?;
+            self.0.library().change_assets(&caller.org_id, &[row.id.to_string()], &changes).await?;
             if let Some(name) = changes.name {
                 row.name = name;
             }

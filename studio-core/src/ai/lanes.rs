@@ -15,7 +15,7 @@
 //! [`LANE_RESULT_SECS`]; the pack worker's sweep deletes expired rows and blobs.
 
 use crate::ai::Ai;
-use crate::ids::OrgId;
+use crate::ids::{LaneResultId, OrgId};
 use std::future::Future;
 
 use futures_util::FutureExt;
@@ -232,7 +232,7 @@ impl Ai<'_> {
     /// has never paid the payment provider, so it has no customer there), else
     /// `INSUFFICIENT_TOKENS` (a top-up will do).
     pub(crate) async fn needs_billing_code(&self, org_id: &OrgId) -> Result<&'static str> {
-        let account = self.0.storage.billing_account(org_id).await?;
+        let account = self.0.billing().account_of(org_id).await?;
         let customer = account.and_then(|a| a.customer_id).is_some_and(|c| !c.trim().is_empty());
         Ok(if customer { "INSUFFICIENT_TOKENS" } else { "AI_NEEDS_BILLING" })
     }
@@ -289,7 +289,7 @@ impl Ai<'_> {
             .check_link(RESULT_SCOPE, id, expires, signature, Utc::now().timestamp())
             .map_err(|refused| refused.into_error(crate::error::ErrorKind::Gone))?;
         let gone = || Error::not_found("NOT_FOUND", "This result is no longer kept; ask for it again.");
-        let row = self.0.storage.lane_result(id).await?.ok_or_else(gone)?;
+        let row = self.0.storage.lane_result(&LaneResultId::from(id)).await?.ok_or_else(gone)?;
         let bytes = self.0.blobs.get_bytes(&row.blob_key).await.map_err(|_| gone())?;
         Ok((row, bytes))
     }
@@ -312,7 +312,7 @@ impl Ai<'_> {
                 tracing::warn!(error = %e, key = %row.blob_key, "could not delete an expired lane result");
                 continue;
             }
-            if self.0.storage.delete_lane_result(&row.id).await? {
+            if self.0.storage.delete_lane_result(&LaneResultId::from(&row.id)).await? {
                 swept += 1;
             }
         }

@@ -214,9 +214,9 @@ impl Ai<'_> {
         let filed =
             AssetRow::over_blob(id.clone(), &caller.org_id, Some(caller.user_id.to_string()), name, kind, &blob, dims);
         let row = AssetRow { tool: Some("remove-background".to_string()), ..filed.with_provenance(&provenance) };
-        if let Err(e) = self.0.storage.insert_asset(row).await {
+        if let Err(e) = self.0.library().add_asset(row).await {
             let _ = self.0.blobs.delete(&key).await;
-            return Err(e.into());
+            return Err(e);
         }
         Ok(id)
     }

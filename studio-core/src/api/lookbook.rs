@@ -53,6 +53,21 @@ pub enum LookStatus {
     Locked,
 }
 
+impl LookStatus {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LookStatus::Draft => "draft",
+            LookStatus::Locked => "locked",
+        }
+    }
+
+    /// Parse a wire name.
+    pub fn parse(s: &str) -> Option<LookStatus> {
+        [LookStatus::Draft, LookStatus::Locked].into_iter().find(|st| st.as_str() == s)
+    }
+}
+
 /// A look (§2.1).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]

@@ -30,12 +30,13 @@ use crate::api::{
 };
 use crate::caller::Caller;
 use crate::error::{Error, ErrorKind, Result};
-use crate::ids::new_id;
+use crate::ids::{OrgId, ProviderRef, new_id};
 use crate::payments::test_mode::{TEST_MODE, signed_payment};
 use crate::payments::webhooks::{WebhookHeaders, verify};
 use crate::payments::{ChargeRequest, CheckoutRequest, PaymentEvent, PaymentsError, PaymentsProvider, Purchase};
 use crate::storage::{
-    AutochargeOutcome, AutochargeSettings, CheckoutRow, NewAutocharge, NewPayment, PaymentOutcome, RefillPack,
+    AutochargeOutcome, AutochargeSettings, BillingAccountRow, CheckoutRow, NewAutocharge, NewPayment, PaymentOutcome,
+    RefillPack,
 };
 
 /// The largest custom top-up, in cents (5,000 dollars).
@@ -122,9 +123,14 @@ impl Billing<'_> {
     /// Who a checkout is for at the provider: the caller's email (for the receipt) and the
     /// house's provider customer, once known.
     pub(crate) async fn checkout_contact(&self, caller: &Caller) -> Result<(String, Option<String>)> {
-        let email = self.0.storage.user_by_id(&caller.user_id).await?.map(|u| u.email).unwrap_or_default();
+        let email = self.0.accounts().user(&caller.user_id).await?.map(|u| u.email).unwrap_or_default();
         let customer_id = self.0.storage.billing_account(&caller.org_id).await?.and_then(|a| a.customer_id);
         Ok((email, customer_id))
+    }
+
+    /// The house's billing account (its provider customer, card, auto top-up), if it has one.
+    pub(crate) async fn account_of(&self, org_id: &OrgId) -> Result<Option<BillingAccountRow>> {
+        Ok(self.0.storage.billing_account(org_id).await?)
     }
 
     /// Record a checkout and ask the provider for its page.
@@ -177,7 +183,7 @@ impl Billing<'_> {
         };
         match provider.create_checkout(&request).await {
             Ok(checkout) => {
-                self.0.storage.checkout_created(&reference, Some(&checkout.provider_id)).await?;
+                self.0.storage.checkout_created(&reference, Some(&ProviderRef::from(&checkout.provider_id))).await?;
                 Ok(checkout.url)
             }
             Err(e) => {
@@ -455,7 +461,7 @@ impl Billing<'_> {
                     .with("reason", e.to_string()));
             }
         };
-        self.0.storage.autocharge_charged(&charge.reference, &payment_id).await?;
+        self.0.storage.autocharge_charged(&charge.reference, &ProviderRef::from(&payment_id)).await?;
         if provider.name() == TEST_MODE {
             // Test mode delivers the signed payment.succeeded a real provider would send.
             self.deliver_test_payment(provider.webhook_secret(), &charge.reference, charge.amount_cents, &customer_id)
@@ -539,7 +545,7 @@ impl Billing<'_> {
         let missing = || Error::not_found("NOT_FOUND", "No such test-mode checkout.");
         self.0.config.payments.as_ref().filter(|p| p.name() == TEST_MODE).ok_or_else(missing)?;
         if reference.starts_with("clm_") {
-            let c = self.0.storage.claim(reference).await?.filter(|c| c.checkout_url.is_some()).ok_or_else(missing)?;
+            let c = self.0.models().claim(reference).await?.filter(|c| c.checkout_url.is_some()).ok_or_else(missing)?;
             return Ok(TestCheckoutView {
                 description: format!("The {} {}", c.kind, c.offering_id),
                 reference: c.reference,
@@ -571,7 +577,7 @@ impl Billing<'_> {
     pub async fn confirm_test_checkout(&self, reference: &str, decline_card: bool) -> Result<WebhookAck> {
         let view = self.test_checkout(reference).await?;
         let provider = self.payments()?;
-        let org_id = match self.0.storage.claim(reference).await? {
+        let org_id = match self.0.models().claim(reference).await? {
             Some(claim) => claim.org_id,
             None => {
                 self.0.storage.checkout(reference).await?.ok_or_else(|| Error::internal("checkout vanished"))?.org_id

@@ -22,7 +22,7 @@ pub const PLAN_PERIOD_DAYS: i64 = 30;
 impl Billing<'_> {
     /// The plan row, if the house pays for one whose period has not run out.
     async fn live_plan(&self, org_id: &OrgId) -> Result<Option<PlanRow>> {
-        let plan = self.0.storage.current_plan(org_id).await?;
+        let plan = self.0.accounts().plan_row(org_id).await?;
         Ok(plan.filter(|p| p.last_paid_at + Duration::days(PLAN_PERIOD_DAYS) > now()))
     }
 
@@ -65,7 +65,7 @@ impl Billing<'_> {
                     "The payment provider did not confirm the cancellation; the plan is unchanged.",
                 ));
             }
-            self.0.storage.cancel_plan(&caller.org_id, &plan.reference, now()).await?;
+            self.0.accounts().mark_plan_canceled(&caller.org_id, &plan.reference, now()).await?;
         }
         Ok(PlanCanceled { status: "canceled".to_string(), ends_at })
     }

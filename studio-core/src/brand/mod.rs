@@ -305,6 +305,11 @@ impl Brand<'_> {
         Ok(BrandResponse { ok: true, profile: view(Some(&row)) })
     }
 
+    /// The house's stored brand profile, if it has one.
+    pub(crate) async fn profile_row(&self, org_id: &OrgId) -> Result<Option<BrandProfileRow>> {
+        Ok(self.0.storage.brand_profile(org_id).await?)
+    }
+
     /// The clause a develop of the house carries now (empty: none).
     pub(crate) async fn clause_for(&self, org_id: &OrgId) -> Result<String> {
         let row = self.0.storage.brand_profile(org_id).await?;

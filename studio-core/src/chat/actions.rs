@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use crate::api::{ChatAction, ChatApplied, ChatApplyRequest, CreateLookRequest, PackRequest, Quality, StartDevelop};
 use crate::caller::Caller;
 use crate::error::{Error, Result};
-use crate::ids::now;
+use crate::ids::{ChatActionId, now};
 use crate::storage::{ChatActionRow, ChatSessionRow};
 use crate::studio::Studio;
 
@@ -125,7 +125,12 @@ impl Chat<'_> {
             return Err(Error::invalid("ACTION_REQUIRED", "actionId names the proposed action."));
         }
         let session = self.own(caller, session_id).await?;
-        let action = self.0.storage.chat_action(&session.id, action_id).await?.ok_or_else(action_not_found)?;
+        let action = self
+            .0
+            .storage
+            .chat_action(&session.id, &ChatActionId::from(action_id))
+            .await?
+            .ok_or_else(action_not_found)?;
         if action.status == "applied" {
             return self.applied(&session, &action.id, true).await;
         }
@@ -135,10 +140,20 @@ impl Chat<'_> {
         let deadline = Instant::now() + WAIT_FOR_CLAIMANT;
         let claimed = loop {
             let at = now();
-            if self.0.storage.claim_chat_action(&action.id, at, at - Duration::seconds(STALE_CLAIM_SECS)).await? {
+            if self
+                .0
+                .storage
+                .claim_chat_action(&ChatActionId::from(&action.id), at, at - Duration::seconds(STALE_CLAIM_SECS))
+                .await?
+            {
                 break at;
             }
-            let current = self.0.storage.chat_action(&session.id, &action.id).await?.ok_or_else(action_not_found)?;
+            let current = self
+                .0
+                .storage
+                .chat_action(&session.id, &ChatActionId::from(&action.id))
+                .await?
+                .ok_or_else(action_not_found)?;
             if current.status == "applied" {
                 return self.applied(&session, &action.id, true).await;
             }
@@ -150,19 +165,28 @@ impl Chat<'_> {
         let result = match self.run(caller, &action).await {
             Ok(result) => result,
             Err(e) => {
-                self.0.storage.unclaim_chat_action(&action.id, claimed).await?;
+                self.0.storage.unclaim_chat_action(&ChatActionId::from(&action.id), claimed).await?;
                 return Err(e);
             }
         };
         let data = json!({ "actionId": action.id });
         let turn = turn_row(&session.id, "action", &format!("Applied: {}", action.summary), data, 0);
-        let finished = self.0.storage.finish_chat_action(&action.id, claimed, &result.to_string(), turn, now()).await?;
+        let finished = self
+            .0
+            .storage
+            .finish_chat_action(&ChatActionId::from(&action.id), claimed, &result.to_string(), turn, now())
+            .await?;
         if finished.is_some() {
             return self.applied(&session, &action.id, false).await;
         }
         // This apply held its claim past STALE_CLAIM_SECS and another took it over: the
         // action's result is the one that apply records.
-        let current = self.0.storage.chat_action(&session.id, &action.id).await?.ok_or_else(action_not_found)?;
+        let current = self
+            .0
+            .storage
+            .chat_action(&session.id, &ChatActionId::from(&action.id))
+            .await?
+            .ok_or_else(action_not_found)?;
         if current.status == "applied" {
             return self.applied(&session, &action.id, true).await;
         }
@@ -194,7 +218,12 @@ impl Chat<'_> {
 
     /// The applied action and the turn that records it.
     async fn applied(&self, session: &ChatSessionRow, action_id: &str, replayed: bool) -> Result<ChatApplied> {
-        let action = self.0.storage.chat_action(&session.id, action_id).await?.ok_or_else(action_not_found)?;
+        let action = self
+            .0
+            .storage
+            .chat_action(&session.id, &ChatActionId::from(action_id))
+            .await?
+            .ok_or_else(action_not_found)?;
         let turns = self.0.storage.chat_turns(&session.id, 0, i64::MAX).await?;
         let recorded = |data: &str| {
             serde_json::from_str::<Value>(data).ok().and_then(|d| d.get("actionId").cloned())

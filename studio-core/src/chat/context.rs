@@ -77,7 +77,7 @@ impl Chat<'_> {
     /// The whole context of a turn: the kept part (rebuilt when stale) and the live part.
     pub(super) async fn context_for(&self, caller: &Caller, session: &ChatSessionRow) -> Result<Value> {
         let (mut context, _, _) = self.kept(caller, session).await?;
-        let balance = self.0.storage.balance(&caller.org_id).await?;
+        let balance = self.0.billing().totals(&caller.org_id).await?;
         let (mut house, mut yours) = (Vec::new(), Vec::new());
         for m in self.0.accounts().active_memories(caller).await? {
             let item = json!({ "kind": m.kind, "statement": m.statement });
@@ -113,7 +113,7 @@ impl Chat<'_> {
     async fn build(&self, caller: &Caller) -> Result<Value> {
         let studio = self.0;
         let org = &caller.org_id;
-        let house = studio.storage.org_by_id(org).await?.map(|o| o.name).unwrap_or_default();
+        let house = studio.accounts().house_name(org).await?;
         let clause = studio.brand().clause_for(org).await?;
         let book = studio.billing().price_book(&studio.develops().runnable_tools());
         let prices: Vec<Value> = book
@@ -126,8 +126,8 @@ impl Chat<'_> {
             })
             .collect();
         let develops: Vec<Value> = studio
-            .storage
-            .list_jobs(org, None, RECENT_DEVELOPS)
+            .develops()
+            .recent_develops(org, RECENT_DEVELOPS)
             .await?
             .iter()
             .map(|j| {
@@ -136,8 +136,8 @@ impl Chat<'_> {
             })
             .collect();
         let assets: Vec<Value> = studio
-            .storage
-            .list_assets_page(org, None, None, RECENT_ASSETS, None)
+            .library()
+            .recent_assets(org, RECENT_ASSETS)
             .await?
             .iter()
             .map(|a| json!({ "id": a.id, "name": a.name, "kind": a.kind, "sku": a.sku }))

@@ -25,7 +25,7 @@ pub(super) async fn leak(studio: &Studio, caller: &Caller, text: &str) -> Result
     if emails.is_empty() {
         return Ok(None);
     }
-    let own = studio.storage.user_by_id(&caller.user_id).await?.map(|u| u.email.to_ascii_lowercase());
+    let own = studio.accounts().user(&caller.user_id).await?.map(|u| u.email.to_ascii_lowercase());
     Ok(emails.iter().any(|e| Some(e) != own.as_ref()).then_some("another person's email"))
 }
 

@@ -89,7 +89,11 @@ impl Chat<'_> {
 
     /// The caller's own session, else 404.
     pub(crate) async fn own(&self, caller: &Caller, id: &str) -> Result<ChatSessionRow> {
-        let found = self.0.storage.chat_session(&caller.org_id, &caller.user_id, via(caller), id.trim()).await?;
+        let found = self
+            .0
+            .storage
+            .chat_session(&caller.org_id, &caller.user_id, via(caller), &ChatSessionId::from(id.trim()))
+            .await?;
         found.ok_or_else(session_not_found)
     }
 
@@ -103,7 +107,7 @@ impl Chat<'_> {
         }
         let at = now();
         let row = ChatSessionRow {
-            id: ChatSessionId::from(new_id("chat")),
+            id: ChatSessionId::generate(),
             org_id: caller.org_id.clone(),
             user_id: caller.user_id.clone(),
             via: via(caller).to_string(),

@@ -5,6 +5,7 @@
 //! so a duplicate or a take lands beside the original. When the frame lands, the runner files it
 //! there; a collection deleted in between leaves the frame at the library's root.
 
+use crate::ids::FolderId;
 use std::collections::BTreeMap;
 
 use crate::caller::Caller;
@@ -37,7 +38,11 @@ impl Develops<'_> {
             params.remove(FOLDER_FIELD);
             return Ok(());
         }
-        self.0.storage.folder(&caller.org_id, &id).await?.ok_or_else(crate::library::folders::not_found)?;
+        self.0
+            .library()
+            .folder(&caller.org_id, &FolderId::from(&id))
+            .await?
+            .ok_or_else(crate::library::folders::not_found)?;
         params.insert(FOLDER_FIELD.to_string(), id);
         Ok(())
     }

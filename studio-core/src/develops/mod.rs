@@ -2,8 +2,8 @@
 //! `since` backfill. Every path holds tokens for every frame in the same transaction that
 //! queues it (storage `create_jobs`), so nothing is queued unpaid and a refusal writes nothing.
 
-use crate::ids::OrgId;
 use crate::ids::UserId;
+use crate::ids::{AssetId, JobId, LookId, OrgId, RunId};
 pub(crate) mod filing;
 pub(crate) mod options;
 pub(crate) mod preflight;
@@ -189,7 +189,7 @@ pub(crate) fn check_params(params: &BTreeMap<String, String>, code: &'static str
 
 impl JobRow {
     pub(crate) fn job_status(&self) -> JobStatus {
-        JobStatus::parse(&self.status).unwrap_or(JobStatus::Failed)
+        self.status
     }
 
     pub(crate) fn params_map(&self) -> BTreeMap<String, String> {
@@ -240,11 +240,11 @@ impl Develops<'_> {
 
     pub(crate) fn job_view(&self, row: &JobRow) -> Job {
         Job {
-            id: row.id.clone(),
+            id: row.id.clone().into(),
             tool: row.tool.clone(),
             status: row.job_status(),
             result_url: row.result_asset_id.as_ref().map(|id| self.0.library().asset_file_url(id)),
-            result_asset_id: row.result_asset_id.clone(),
+            result_asset_id: row.result_asset_id.clone().map(String::from),
             error: row.error.clone(),
             brand_id: row.brand_id.clone(),
             created_at: row.created_at,
@@ -400,7 +400,7 @@ impl Develops<'_> {
         };
         let (row, replayed) = self.queue_on_inputs(caller, spec, &by_asset, "NOT_FOUND").await?;
         Ok(SubmitResponse {
-            job_id: row.id.clone(),
+            job_id: row.id.clone().into(),
             status: row.job_status(),
             tokens_held: if replayed { 0 } else { row.tokens },
             replayed,
@@ -454,7 +454,7 @@ impl Develops<'_> {
         let by_asset: Vec<(String, String)> = req.inputs.into_iter().collect();
         let (row, replayed) = self.queue_on_inputs(caller, spec, &by_asset, "ASSET_NOT_FOUND").await?;
         Ok(StartedDevelop {
-            job_id: row.id.clone(),
+            job_id: row.id.clone().into(),
             status: row.job_status(),
             tokens_held: if replayed { 0 } else { row.tokens },
             idempotency_key,
@@ -491,7 +491,7 @@ impl Develops<'_> {
             checks.live_assets.push(id.to_string());
             image
         } else {
-            match self.0.storage.asset_by_id(id).await? {
+            match self.0.library().asset(&AssetId::from(id)).await? {
                 Some(a) if a.deleted_at.is_none() => {
                     let image =
                         InputImage { org_id: a.org_id.to_string(), blob_key: a.blob_key, mime: a.mime, bytes: a.bytes };
@@ -518,15 +518,15 @@ impl Develops<'_> {
     pub(crate) fn new_job_for(&self, org_id: &OrgId, user_id: Option<UserId>, spec: JobSpec) -> JobRow {
         let tokens = self.frame_price(&spec.tool, spec.quality);
         JobRow {
-            run_id: spec.params.get("runId").cloned(),
-            look_id: spec.params.get("lookId").cloned(),
+            run_id: (spec.params.get("runId").cloned()).map(RunId::from),
+            look_id: (spec.params.get("lookId").cloned()).map(LookId::from),
             stage: spec.params.get("stage").cloned(),
             params: serde_json::to_string(&spec.params).unwrap_or_else(|_| "{}".into()),
             inputs: serde_json::to_string(&spec.inputs).unwrap_or_else(|_| "[]".into()),
             idempotency_key: spec.idempotency_key,
             brand_id: spec.brand_id,
-            source_job_id: spec.source_job_id,
-            retry_of_job_id: spec.retry_of_job_id,
+            source_job_id: spec.source_job_id.map(JobId::from),
+            retry_of_job_id: spec.retry_of_job_id.map(JobId::from),
             created_at: crate::ids::now(),
             ..JobRow::queued(new_id("job"), org_id, user_id, &spec.tool, spec.quality.as_str(), tokens)
         }
@@ -581,7 +581,7 @@ impl Develops<'_> {
                 profile
             }
             None => {
-                let profile = self.0.storage.brand_profile(org_id).await?;
+                let profile = self.0.brand().profile_row(org_id).await?;
                 self.0.submit_cache.keep_brand(org_id, profile.clone());
                 profile
             }
@@ -626,7 +626,17 @@ impl Develops<'_> {
 
     /// A job of the caller's house.
     pub(crate) async fn own_job(&self, caller: &Caller, id: &str) -> Result<JobRow> {
-        self.0.storage.job(&caller.org_id, id).await?.ok_or_else(job_not_found)
+        self.0.storage.job(&caller.org_id, &JobId::from(id)).await?.ok_or_else(job_not_found)
+    }
+
+    /// The house's newest jobs, at most `limit`, of any status.
+    pub(crate) async fn recent_develops(&self, org_id: &OrgId, limit: i64) -> Result<Vec<JobRow>> {
+        Ok(self.0.storage.list_jobs(org_id, None, limit).await?)
+    }
+
+    /// The job of the house that made asset `asset_id` (its result), if a develop made it.
+    pub(crate) async fn origin_job(&self, org_id: &OrgId, asset_id: &AssetId) -> Result<Option<JobRow>> {
+        Ok(self.0.storage.job_made(org_id, asset_id).await?)
     }
 
     /// One develop's status (the agent endpoint's get_develop).
@@ -676,7 +686,7 @@ impl Develops<'_> {
         match self.cancel_in(&caller.org_id, id).await? {
             CancelOutcome::NotFound => Err(job_not_found()),
             CancelOutcome::Cancelled(row) => Ok(CancelResponse {
-                id: row.id,
+                id: row.id.into(),
                 cancelled: true,
                 state: JobStatus::Cancelled,
                 tokens_released: row.tokens,
@@ -689,7 +699,13 @@ impl Develops<'_> {
                 } else {
                     CancelReason::AlreadySettled
                 };
-                Ok(CancelResponse { id: row.id, cancelled: false, state, tokens_released: 0, reason: Some(reason) })
+                Ok(CancelResponse {
+                    id: row.id.into(),
+                    cancelled: false,
+                    state,
+                    tokens_released: 0,
+                    reason: Some(reason),
+                })
             }
         }
     }
@@ -698,12 +714,18 @@ impl Develops<'_> {
     /// it and let its pipeline know: the one cancel path of the house's own route and the admin
     /// console's action.
     pub(crate) async fn cancel_in(&self, org_id: &OrgId, id: &str) -> Result<CancelOutcome> {
-        let outcome = self.0.storage.cancel_job(org_id, id, crate::ids::now()).await?;
+        let outcome = self.0.storage.cancel_job(org_id, &JobId::from(id), crate::ids::now()).await?;
         if let CancelOutcome::Cancelled(row) = &outcome {
             self.publish_job(row).await;
             self.0.pipelines().after_job_end(row).await;
         }
         Ok(outcome)
+    }
+
+    /// Cancel a house's queued job and release its hold, in storage only: the caller announces
+    /// it and tells its pipeline (where [`Develops::cancel_in`] does both).
+    pub(crate) async fn cancel_queued(&self, org_id: &OrgId, id: &JobId) -> Result<CancelOutcome> {
+        Ok(self.0.storage.cancel_job(org_id, id, crate::ids::now()).await?)
     }
 
     /// A new develop of a stored job's request for the same house and person, held and queued
@@ -727,7 +749,7 @@ impl Develops<'_> {
             inputs: self.rerunnable(source, &source.rerun_params())?,
             idempotency_key: key,
             brand_id: source.brand_id.clone(),
-            source_job_id: Some(source.id.clone()),
+            source_job_id: Some(source.id.clone().into()),
             retry_of_job_id: None,
         })
     }
@@ -763,7 +785,7 @@ impl Develops<'_> {
         let spec = self.again_spec(&source, key)?;
         let (row, replayed) = self.queue_one(caller, spec).await?;
         Ok(DuplicateResponse {
-            job_id: row.id.clone(),
+            job_id: row.id.clone().into(),
             status: row.job_status(),
             cost: if replayed { 0 } else { row.tokens },
         })
@@ -818,7 +840,7 @@ impl Develops<'_> {
                 idempotency_key: None,
                 brand_id: source.brand_id.clone(),
                 source_job_id: None,
-                retry_of_job_id: Some(source.id.clone()),
+                retry_of_job_id: Some(source.id.clone().into()),
             };
             jobs.push(self.new_job(caller, spec));
         }
@@ -838,11 +860,11 @@ impl Develops<'_> {
             evidence: sources
                 .iter()
                 .map(|s| OfferEvidence {
-                    job_id: s.id.clone(),
+                    job_id: s.id.clone().into(),
                     tool: s.tool.clone(),
                     said: said.clone(),
                     at: rows.first().map(|r| r.0.created_at).unwrap_or_else(crate::ids::now),
-                    shoot: s.run_id.clone(),
+                    shoot: s.run_id.clone().map(String::from),
                 })
                 .collect(),
             already_standing: Vec::new(),
@@ -850,8 +872,8 @@ impl Develops<'_> {
         let jobs = rows
             .iter()
             .map(|(r, _)| TakeJob {
-                job_id: r.id.clone(),
-                source_job_id: r.retry_of_job_id.clone().unwrap_or_default(),
+                job_id: r.id.clone().into(),
+                source_job_id: r.retry_of_job_id.clone().unwrap_or_default().into(),
                 tokens: r.tokens,
             })
             .collect();

@@ -14,6 +14,7 @@
 //! ([`FINDING_CODES`]): anything outside it is dropped before answering.
 
 use crate::develops::Develops;
+use crate::ids::AssetId;
 use bytes::Bytes;
 use image::{GrayImage, RgbImage};
 
@@ -806,7 +807,7 @@ impl Develops<'_> {
         let asked = asked(req.lens.as_deref(), "BAD_LENS")?;
         let mut blobs = Vec::with_capacity(ids.len());
         for id in &ids {
-            match self.0.storage.asset_by_id(id).await? {
+            match self.0.library().asset(&AssetId::from(id)).await? {
                 Some(a) if a.org_id == caller.org_id && a.deleted_at.is_none() => {
                     if a.bytes as u64 > MAX_IMAGE_BYTES as u64 {
                         return Err(images::image_too_large());

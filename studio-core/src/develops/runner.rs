@@ -10,10 +10,10 @@ use std::sync::Arc;
 use chrono::Duration;
 use tokio::sync::Semaphore;
 
-use crate::api::{AssetKind, AssetProvenance};
+use crate::api::{AssetKind, AssetProvenance, JobStatus};
 use crate::develops::JobInput;
 use crate::error::{Error, Result};
-use crate::ids::new_id;
+use crate::ids::{AssetId, FolderId, new_id};
 use crate::images::OutputSpace;
 use crate::library::assets::accepted_image;
 use crate::provenance::{Develop, SignedInput, sign_output};
@@ -146,7 +146,7 @@ impl Develops<'_> {
     async fn end_job(&self, job: &JobRow, end: JobEnd) -> bool {
         match self.0.storage.finish_job(&job.org_id, &job.id, end, crate::ids::now()).await {
             Ok(Some(row)) => {
-                if row.status == "done" {
+                if row.status == JobStatus::Done {
                     // The settle point: what the provider's work cost, recorded after the
                     // ledger moved, never beside it.
                     let provider = self.0.config.providers.get(&row.tool).map_or("unknown", |p| p.name());
@@ -212,7 +212,7 @@ impl Develops<'_> {
         let space =
             params.get(crate::providers::local::COLOUR_OUTPUT).map(|p| OutputSpace::from_policy(p)).unwrap_or_default();
         let request = DevelopRequest {
-            job_id: job.id.clone(),
+            job_id: job.id.clone().into(),
             tool: job.tool.clone(),
             quality: job.quality_tier(),
             inputs,
@@ -241,7 +241,7 @@ impl Develops<'_> {
             tool: job.tool.clone(),
             quality: job.quality.clone(),
             provider: provider.name().to_string(),
-            job_id: job.id.clone(),
+            job_id: job.id.clone().into(),
             house_id: job.org_id.to_string(),
             house_name: house,
         };
@@ -272,12 +272,14 @@ impl Develops<'_> {
             .map_err(Error::internal)?;
         let source = match inputs.iter().find(|i| i.role == "image").or(inputs.first()).and_then(|i| i.asset_id.clone())
         {
-            Some(asset_id) => self.0.storage.asset_by_id(&asset_id).await?.filter(|a| a.org_id == job.org_id),
+            Some(asset_id) => {
+                self.0.library().asset(&AssetId::from(&asset_id)).await?.filter(|a| a.org_id == job.org_id)
+            }
             None => None,
         };
         let params = job.params_map();
         let folder_id = match crate::develops::filing::filing_folder(&params) {
-            Some(folder) => self.0.storage.folder(&job.org_id, folder).await?.map(|f| f.id),
+            Some(folder) => self.0.library().folder(&job.org_id, &FolderId::from(folder)).await?.map(|f| f.id),
             None => None,
         };
         let name = match &source {

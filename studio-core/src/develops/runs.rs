@@ -4,6 +4,7 @@
 //! counts come from its steps, waiting ones included.
 
 use crate::develops::Develops;
+use crate::ids::RunId;
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Duration, Utc};
@@ -123,12 +124,12 @@ impl Develops<'_> {
             tool,
             title,
             stage: if g.kind == "lookbook" { first.stage.clone().or(Some("develop".into())) } else { None },
-            look_id: if g.kind == "lookbook" { first.look_id.clone() } else { None },
+            look_id: if g.kind == "lookbook" { first.look_id.clone().map(String::from) } else { None },
             state: state.to_string(),
             created_at: first.created_at,
             finished_at: if counts.active == 0 { g.jobs.iter().filter_map(|j| j.finished_at).max() } else { None },
-            thumb_asset_id: g.jobs.iter().rev().find_map(|j| j.result_asset_id.clone()),
-            job_ids: g.jobs.iter().map(|j| j.id.clone()).collect(),
+            thumb_asset_id: (g.jobs.iter().rev().find_map(|j| j.result_asset_id.clone())).map(String::from),
+            job_ids: g.jobs.iter().map(|j| j.id.to_string()).collect(),
             again_cost: g.jobs.iter().map(|j| self.frame_price(&j.tool, j.quality_tier())).sum(),
             counts,
         }
@@ -196,7 +197,12 @@ impl Develops<'_> {
         caller.require_spend_tokens()?;
         let not_found = || Error::not_found("NOT_FOUND", "No such run in this house (runs age out after 30 days).");
         if id.starts_with("run.")
-            && self.0.storage.pipeline_run(&caller.org_id, &crate::pipelines::run_row_id(id)).await?.is_some()
+            && self
+                .0
+                .pipelines()
+                .run_row(&caller.org_id, &RunId::from(&crate::pipelines::run_row_id(id)))
+                .await?
+                .is_some()
         {
             let done = self.0.pipelines().cancel_pipeline_run(caller, id).await?;
             let groups = self.groups(caller).await?;
@@ -219,7 +225,7 @@ impl Develops<'_> {
             match job.job_status() {
                 JobStatus::Queued => {}
                 JobStatus::Running => {
-                    still_rendering.push(job.id.clone());
+                    still_rendering.push(job.id.to_string());
                     continue;
                 }
                 _ => continue,
@@ -227,10 +233,12 @@ impl Develops<'_> {
             match self.0.storage.cancel_job(&caller.org_id, &job.id, crate::ids::now()).await? {
                 CancelOutcome::Cancelled(row) => {
                     tokens_released += row.tokens;
-                    cancelled_job_ids.push(row.id.clone());
+                    cancelled_job_ids.push(row.id.to_string());
                     self.publish_job(&row).await;
                 }
-                CancelOutcome::Unchanged(row) if row.job_status() == JobStatus::Running => still_rendering.push(row.id),
+                CancelOutcome::Unchanged(row) if row.job_status() == JobStatus::Running => {
+                    still_rendering.push(row.id.into())
+                }
                 _ => {}
             }
         }

@@ -270,8 +270,8 @@ impl Develops<'_> {
         let score = i64::from(verdict.score);
         let row = VerdictRow {
             id: crate::ids::new_id("vrd"),
-            job_id: job.id.clone(),
-            frame_id: job.result_asset_id.clone(),
+            job_id: job.id.clone().into(),
+            frame_id: job.result_asset_id.clone().map(String::from),
             org_id: job.org_id.clone(),
             tool: job.tool.clone(),
             model: JUDGE_MODEL.to_string(),
@@ -282,7 +282,7 @@ impl Develops<'_> {
             marks: serde_json::to_string(&verdict.marks).map_err(Error::internal)?,
             created_at: crate::ids::now(),
         };
-        Ok(self.0.storage.keep_verdict(&row).await?)
+        self.0.admin().store_verdict(&row).await
     }
 
     /// The verdict on a job of any house (computed; kept by the caller when it landed).
@@ -326,7 +326,7 @@ impl Develops<'_> {
             }
             JobStatus::Done => {
                 let result = match &job.result_asset_id {
-                    Some(asset) => self.0.storage.asset_by_id(asset).await?.filter(|a| a.org_id == job.org_id),
+                    Some(asset) => self.0.library().asset(asset).await?.filter(|a| a.org_id == job.org_id),
                     None => None,
                 };
                 let bytes = match result {

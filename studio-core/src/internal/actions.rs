@@ -10,6 +10,7 @@ use crate::api::{
 };
 use crate::caller::{Machine, MachineKind};
 use crate::error::{Error, Result};
+use crate::ids::{EvidenceId, InviteRequestId};
 use crate::invitations::request_view;
 use crate::storage::{InviteRequestRow, ResearchRow};
 
@@ -27,7 +28,7 @@ fn application_not_found() -> Error {
 
 impl Internal<'_> {
     async fn application(&self, id: &str) -> Result<InviteRequestRow> {
-        self.0.storage.invite_request(id.trim()).await?.ok_or_else(application_not_found)
+        self.0.storage.invite_request(&InviteRequestId::from(id.trim())).await?.ok_or_else(application_not_found)
     }
 
     /// Analyst `invitations`: requests of the window, newest first, of `status` (`pending`,
@@ -50,7 +51,7 @@ impl Internal<'_> {
         let rows = s.invite_requests_since(w.since, filter, limit(q.limit)).await?;
         let mut requests = Vec::with_capacity(rows.len());
         for r in rows {
-            let research_notes = s.research_of(&r.id).await?.len() as i64;
+            let research_notes = s.research_of(&InviteRequestId::from(&r.id)).await?.len() as i64;
             requests.push(AnalystInviteRequest { request: request_view(r), research_notes });
         }
         Ok(AnalystInvitations { window: w, status: status.to_string(), counts, requests })
@@ -94,7 +95,7 @@ impl Internal<'_> {
         let s = &self.0.storage;
         let domain = request.email.rsplit_once('@').map(|(_, d)| d.to_string()).unwrap_or_default();
         let account = s.user_by_email(&request.email).await?;
-        let earlier_notes = s.research_of(&request.id).await?.len() as i64;
+        let earlier_notes = s.research_of(&InviteRequestId::from(&request.id)).await?.len() as i64;
         let same_domain = s.requests_from_domain(&domain, &request.id).await?;
         let view = request_view(request.clone());
         let findings = ResearchFindings {
@@ -160,7 +161,7 @@ impl Internal<'_> {
             }
         };
         let now = crate::ids::now();
-        if !self.0.storage.summarize_evidence(&evidence.id, focus, &summary, now).await? {
+        if !self.0.storage.summarize_evidence(&EvidenceId::from(&evidence.id), focus, &summary, now).await? {
             return Err(Error::not_found("EVIDENCE_NOT_FOUND", "No replay evidence has that id."));
         }
         Ok(Summarized { evidence_id: evidence.id, focus_area: focus.to_string(), summary, summarized_at: now })

@@ -4,6 +4,7 @@
 //! complete with the file's bytes (kept in the blob store) or fail with a code. The analyst reads
 //! the same evidence as recordings with their figures, and any asset's thumbnail.
 
+use crate::ids::{AssetId, EvidenceId, JobId, RenderId};
 use bytes::Bytes;
 use chrono::Duration;
 
@@ -60,7 +61,7 @@ fn millis(from: Option<chrono::DateTime<chrono::Utc>>, to: Option<chrono::DateTi
 async fn cursor(internal: &Internal<'_>, before: Option<&str>) -> Result<Option<EvidenceRow>> {
     match before.map(str::trim).filter(|b| !b.is_empty()) {
         None => Ok(None),
-        Some(id) => match internal.0.storage.evidence(id).await? {
+        Some(id) => match internal.0.storage.evidence(&EvidenceId::from(id)).await? {
             Some(row) => Ok(Some(row)),
             None => Err(Error::invalid("BAD_CURSOR", "before names no evidence.")),
         },
@@ -74,7 +75,7 @@ impl Internal<'_> {
         let hold = s.hold(&job.org_id, &job.hold_id).await?;
         let output = match &job.result_asset_id {
             Some(id) => s.asset_by_id(id).await?.map(|a| ReplayOutput {
-                asset_id: a.id,
+                asset_id: a.id.into(),
                 mime: a.mime,
                 bytes: a.bytes,
                 width: a.width,
@@ -87,7 +88,7 @@ impl Internal<'_> {
             timeline.push(ReplayMoment { at, event: "started".into() });
         }
         if let Some(at) = job.finished_at {
-            timeline.push(ReplayMoment { at, event: job.status.clone() });
+            timeline.push(ReplayMoment { at, event: job.status.clone().to_string() });
         }
         if let Some(h) = &hold {
             timeline.push(ReplayMoment { at: h.created_at, event: "held".into() });
@@ -105,19 +106,19 @@ impl Internal<'_> {
         };
         Ok(ReplaySnapshot {
             job: ReplayJob {
-                id: job.id.clone(),
+                id: job.id.clone().into(),
                 organization_id: job.org_id.to_string(),
                 user_id: job.user_id.clone().map(String::from),
                 tool: job.tool.clone(),
                 quality: job.quality.clone(),
                 params: serde_json::from_str(&job.params).unwrap_or(serde_json::Value::Null),
-                status: job.status.clone(),
+                status: job.status.clone().to_string(),
                 error: job.error.clone(),
                 attempts: job.attempts,
                 tokens: job.tokens,
                 tokens_settled: job.tokens_settled,
-                retry_of_job_id: job.retry_of_job_id.clone(),
-                source_job_id: job.source_job_id.clone(),
+                retry_of_job_id: job.retry_of_job_id.clone().map(String::from),
+                source_job_id: job.source_job_id.clone().map(String::from),
             },
             inputs: job
                 .input_list()
@@ -127,7 +128,7 @@ impl Internal<'_> {
             output,
             timeline,
             hold: hold.map(|h| ReplayHold {
-                id: h.id,
+                id: h.id.into(),
                 amount: h.amount,
                 from_grant: h.from_grant,
                 from_topup: h.from_topup,
@@ -140,7 +141,8 @@ impl Internal<'_> {
     }
 
     async fn evidence_view(&self, row: EvidenceRow) -> Result<Evidence> {
-        let renders = self.0.storage.renders_of(&row.id).await?.into_iter().map(render_view).collect();
+        let renders =
+            self.0.storage.renders_of(&EvidenceId::from(&row.id)).await?.into_iter().map(render_view).collect();
         Ok(Evidence {
             snapshot: snapshot_of(&row)?,
             id: row.id,
@@ -158,7 +160,7 @@ impl Internal<'_> {
 
     /// An evidence by id, else 404 `EVIDENCE_NOT_FOUND`.
     pub(crate) async fn evidence_row(&self, id: &str) -> Result<EvidenceRow> {
-        self.0.storage.evidence(id.trim()).await?.ok_or_else(evidence_not_found)
+        self.0.storage.evidence(&EvidenceId::from(id.trim())).await?.ok_or_else(evidence_not_found)
     }
 
     /// Admin "evidence open": the job's evidence, made now unless it exists. 400
@@ -166,15 +168,15 @@ impl Internal<'_> {
     pub async fn open_evidence(&self, admin: &PlatformAdmin, req: EvidenceOpen) -> Result<EvidenceOpened> {
         let id = req.job_id.as_deref().map(str::trim).filter(|i| !i.is_empty());
         let id = id.ok_or_else(|| Error::invalid("JOB_REQUIRED", "Name the develop with jobId."))?;
-        let job = self.0.storage.any_job(id).await?;
+        let job = self.0.admin().any_job(&JobId::from(id)).await?;
         let job = job.ok_or_else(|| Error::not_found("JOB_NOT_FOUND", "No develop has that id."))?;
         let snapshot = self.freeze(&job).await?;
         let row = EvidenceRow {
             id: crate::ids::new_id("rev"),
-            job_id: job.id.clone(),
+            job_id: job.id.clone().into(),
             org_id: job.org_id.clone(),
             tool: job.tool.clone(),
-            job_status: job.status.clone(),
+            job_status: job.status.clone().to_string(),
             snapshot: serde_json::to_string(&snapshot).map_err(Error::internal)?,
             summary: None,
             summary_focus: None,
@@ -250,12 +252,12 @@ impl Internal<'_> {
 
     /// Admin: a render's state. 404 `RENDER_NOT_FOUND`.
     pub async fn render(&self, _admin: &PlatformAdmin, id: &str) -> Result<Render> {
-        Ok(render_view(self.0.storage.render(id.trim()).await?.ok_or_else(render_not_found)?))
+        Ok(render_view(self.0.storage.render(&RenderId::from(id.trim())).await?.ok_or_else(render_not_found)?))
     }
 
     /// Admin "download": a complete render's type and bytes; 404 `RENDER_NOT_FOUND` until then.
     pub async fn render_file(&self, _admin: &PlatformAdmin, id: &str) -> Result<(String, Bytes)> {
-        let row = self.0.storage.render(id.trim()).await?.filter(|r| r.status == "complete");
+        let row = self.0.storage.render(&RenderId::from(id.trim())).await?.filter(|r| r.status == "complete");
         let row = row.ok_or_else(render_not_found)?;
         let (Some(key), Some(mime)) = (row.blob_key, row.mime) else { return Err(render_not_found()) };
         let bytes = self.0.blobs.get_bytes(&key).await.map_err(Error::internal)?;
@@ -292,13 +294,18 @@ impl Internal<'_> {
         if body.len() > MAX_RENDER_BYTES {
             return Err(too_large());
         }
-        let row = self.0.storage.render(id.trim()).await?.filter(|r| r.status == "rendering");
+        let row = self.0.storage.render(&RenderId::from(id.trim())).await?.filter(|r| r.status == "rendering");
         let row = row.ok_or_else(render_not_found)?;
         let key = format!("replays/{}", row.id);
         let stored = self.0.blobs.put_bytes(&key, body, MAX_RENDER_BYTES as u64, |_| true).await;
         let stored = stored.map_err(Error::internal)?;
         let bytes = i64::try_from(stored.bytes).unwrap_or(i64::MAX);
-        if !self.0.storage.complete_render(&row.id, &key, &stored.mime, bytes, crate::ids::now()).await? {
+        if !self
+            .0
+            .storage
+            .complete_render(&RenderId::from(&row.id), &key, &stored.mime, bytes, crate::ids::now())
+            .await?
+        {
             let _ = self.0.blobs.delete(&key).await;
             return Err(render_not_found());
         }
@@ -314,7 +321,7 @@ impl Internal<'_> {
         if code.len() > 64 || !code.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.') {
             return Err(Error::invalid("BAD_CODE", "code is 1 to 64 letters, digits, '_', '-' or '.'."));
         }
-        if !self.0.storage.fail_render(id.trim(), code, crate::ids::now()).await? {
+        if !self.0.storage.fail_render(&RenderId::from(id.trim()), code, crate::ids::now()).await? {
             return Err(render_not_found());
         }
         Ok(InternalOk { ok: true })
@@ -360,7 +367,7 @@ impl Internal<'_> {
         let queued = at("queued");
         let started = at("started");
         let ended = at("done").or(at("failed")).or(at("cancelled"));
-        let renders = self.0.storage.renders_of(&row.id).await?;
+        let renders = self.0.storage.renders_of(&EvidenceId::from(&row.id)).await?;
         let mut by_status: Vec<KeyCount> = Vec::new();
         for r in &renders {
             match by_status.iter_mut().find(|c| c.key == r.status) {
@@ -395,7 +402,7 @@ impl Internal<'_> {
     /// `ASSET_NOT_FOUND`.
     pub async fn asset_preview(&self, machine: &Machine, id: &str) -> Result<Vec<u8>> {
         require(machine, MachineKind::Analyst)?;
-        let row = self.0.storage.asset_by_id(id.trim()).await?.filter(|a| a.deleted_at.is_none());
+        let row = self.0.library().asset(&AssetId::from(id.trim())).await?.filter(|a| a.deleted_at.is_none());
         let row = row.ok_or_else(|| Error::not_found("ASSET_NOT_FOUND", "No asset has that id."))?;
         let bytes = self.0.blobs.get_bytes(&row.blob_key).await.map_err(Error::internal)?;
         tokio::task::spawn_blocking(move || crate::images::rendition_jpeg(&bytes, PREVIEW_EDGE, PREVIEW_EDGE))

@@ -3,7 +3,7 @@
 //! house's long-horizon autonomy level (revised with an expected revision, 409 when stale),
 //! read with the house's weekly series.
 
-use crate::ids::OrgId;
+use crate::ids::{ExperimentId, OrgId, UserId};
 use std::collections::BTreeMap;
 
 use chrono::{Datelike, Duration, NaiveDate};
@@ -42,7 +42,7 @@ fn allowed(from: &str, to: &str) -> bool {
 fn experiment_view(r: ExperimentRow) -> Experiment {
     Experiment {
         variants: serde_json::from_str(&r.variants).unwrap_or_default(),
-        id: r.id,
+        id: r.id.into(),
         key: r.key,
         name: r.name,
         description: r.description,
@@ -119,7 +119,12 @@ impl Internal<'_> {
             }
         };
         if let Some(id) = q.experiment_id.as_deref().map(str::trim).filter(|i| !i.is_empty()) {
-            let one = self.0.storage.experiment(id).await?.filter(|e| status.is_none_or(|s| e.status == s));
+            let one = self
+                .0
+                .storage
+                .experiment(&ExperimentId::from(id))
+                .await?
+                .filter(|e| status.is_none_or(|s| e.status == s));
             return Ok(ExperimentList {
                 experiments: one.into_iter().map(experiment_view).collect(),
                 next_cursor: None,
@@ -130,7 +135,7 @@ impl Internal<'_> {
             Some(id) => Some(
                 self.0
                     .storage
-                    .experiment(id)
+                    .experiment(&ExperimentId::from(id))
                     .await?
                     .ok_or_else(|| Error::invalid("BAD_CURSOR", "before names no experiment."))?,
             ),
@@ -186,13 +191,13 @@ impl Internal<'_> {
         }
         let now = crate::ids::now();
         let row = ExperimentRow {
-            id: crate::ids::new_id("exp"),
+            id: ExperimentId::generate(),
             key: key.to_string(),
             name: name.to_string(),
             description: description.to_string(),
             status: "draft".into(),
             variants: serde_json::to_string(&variants).map_err(Error::internal)?,
-            created_by: Some(admin.user_id().to_string()),
+            created_by: Some(UserId::from(admin.user_id().to_string())),
             created_at: now,
             updated_at: now,
             started_at: None,
@@ -216,7 +221,8 @@ impl Internal<'_> {
             return Err(Error::invalid("BAD_STATUS", "status is one of the experiment statuses.")
                 .with("statuses", EXPERIMENT_STATUSES.to_vec()));
         }
-        let current = self.0.storage.experiment(id.trim()).await?.ok_or_else(experiment_not_found)?;
+        let current =
+            self.0.storage.experiment(&ExperimentId::from(id.trim())).await?.ok_or_else(experiment_not_found)?;
         let refused = || {
             Error::conflict("BAD_TRANSITION", format!("An experiment cannot move from {} to {to}.", current.status))
                 .with("from", current.status.clone())

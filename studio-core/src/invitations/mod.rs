@@ -35,7 +35,7 @@ use crate::api::{
 };
 use crate::caller::{Caller, PlatformAdmin};
 use crate::error::{Error, Result};
-use crate::ids::{new_id, random_secret, sha256_hex};
+use crate::ids::{CodeId, InvitationId, UserId, new_id, random_secret, sha256_hex};
 use crate::storage::{
     AcceptOutcome, Bucket, InvitationRow, InviteCodeRow, InviteRequestRow, IssueOutcome, NewCredit, RedeemOutcome,
     StorageError,
@@ -147,7 +147,7 @@ fn refusal(code: &InviteCodeRow, now: chrono::DateTime<chrono::Utc>) -> Option<E
 
 fn code_view(c: &InviteCodeRow) -> InviteCode {
     InviteCode {
-        id: c.id.clone(),
+        id: c.id.clone().into(),
         code: c.code.clone(),
         label: c.label.clone(),
         grant_tokens: c.grant_tokens,
@@ -262,6 +262,16 @@ impl Invitations<'_> {
         Ok(())
     }
 
+    /// The platform invitation to an address, if any.
+    pub(crate) async fn invitation_for(&self, email: &str) -> Result<Option<InvitationRow>> {
+        Ok(self.0.storage.invitation_by_email(email).await?)
+    }
+
+    /// The person's own invite code, if one was minted (never mints one).
+    pub(crate) async fn code_of(&self, user_id: &UserId) -> Result<Option<InviteCodeRow>> {
+        Ok(self.0.storage.own_code(user_id).await?)
+    }
+
     /// Public: whom an invitation is for. 400 `TOKEN_REQUIRED` / `BAD_TOKEN`, 404
     /// `INVITATION_NOT_FOUND`, 410 `INVITATION_ACCEPTED`.
     pub async fn lookup(&self, token: Option<&str>) -> Result<InvitationLookup> {
@@ -281,11 +291,8 @@ impl Invitations<'_> {
         let hash = token_hash(req.token.as_deref())?;
         let studio = self.0;
         let invitation = studio.storage.invitation_by_token(&hash).await?.ok_or_else(invitation_not_found)?;
-        let user = studio
-            .storage
-            .user_by_id(&caller.user_id)
-            .await?
-            .ok_or_else(|| Error::unauthenticated("No valid session"))?;
+        let user =
+            studio.accounts().user(&caller.user_id).await?.ok_or_else(|| Error::unauthenticated("No valid session"))?;
         if user.email != invitation.email {
             return Err(Error::forbidden(
                 "EMAIL_MISMATCH",
@@ -296,7 +303,7 @@ impl Invitations<'_> {
             return Ok(AcceptInvitationResponse { ok: true, already_accepted: true });
         }
         let now = crate::ids::now();
-        let house = match studio.storage.home_membership(&user.id).await? {
+        let house = match studio.accounts().home_seat(&user.id).await? {
             Some(seat) => seat.org_id,
             None => caller.org_id.clone(),
         };
@@ -309,7 +316,8 @@ impl Invitations<'_> {
             expires_at: Some(now + Duration::days(GRANT_DAYS)),
             now,
         });
-        let outcome = studio.storage.accept_invitation(&invitation.id, &user.id, grant, now).await?;
+        let outcome =
+            studio.storage.accept_invitation(&InvitationId::from(&invitation.id), &user.id, grant, now).await?;
         Ok(AcceptInvitationResponse { ok: true, already_accepted: outcome == AcceptOutcome::AlreadyAccepted })
     }
 
@@ -335,8 +343,8 @@ impl Invitations<'_> {
             id: new_id("inv"),
             email: email.as_str().to_string(),
             token_hash: sha256_hex(&token),
-            code_id: Some(code.id.clone()),
-            invited_by: code.owner_user_id.clone(),
+            code_id: Some(code.id.clone().into()),
+            invited_by: code.owner_user_id.clone().map(String::from),
             grant_tokens: code.grant_tokens,
             created_at: now,
             accepted_at: None,
@@ -468,7 +476,7 @@ impl Invitations<'_> {
         let mut house = None;
         for invitee in due {
             if house.is_none() {
-                house = Some(match studio.storage.home_membership(&caller.user_id).await? {
+                house = Some(match studio.accounts().home_seat(&caller.user_id).await? {
                     Some(seat) => seat.org_id,
                     None => caller.org_id.clone(),
                 });
@@ -482,7 +490,7 @@ impl Invitations<'_> {
                 expires_at: None,
                 now,
             };
-            studio.storage.reward_host(&invitee.id, credit).await?;
+            studio.storage.reward_host(&InvitationId::from(&invitee.id), credit).await?;
         }
         let guest_tokens = studio.config.signup_grant_tokens.max(0) + code.grant_tokens;
         let invitees = rows
@@ -523,17 +531,17 @@ impl Invitations<'_> {
                 return Ok(code);
             }
             let user = studio
-                .storage
-                .user_by_id(&caller.user_id)
+                .accounts()
+                .user(&caller.user_id)
                 .await?
                 .ok_or_else(|| Error::unauthenticated("No valid session"))?;
             let label = codes::label_for(&user.email);
             let row = InviteCodeRow {
-                id: new_id("icode"),
+                id: CodeId::generate(),
                 code: codes::draw(&label),
                 label,
-                owner_user_id: Some(user.id.to_string()),
-                created_by: Some(user.id.to_string()),
+                owner_user_id: Some(user.id.clone()),
+                created_by: Some(user.id.clone()),
                 grant_tokens: GUEST_BONUS_TOKENS,
                 max_uses: BASE_MAX_USES,
                 used_count: 0,
@@ -637,11 +645,11 @@ impl Invitations<'_> {
             }
         };
         let row = InviteCodeRow {
-            id: new_id("icode"),
+            id: CodeId::generate(),
             code: codes::draw(&label),
             label,
             owner_user_id: None,
-            created_by: Some(admin.user_id().to_string()),
+            created_by: Some(UserId::from(admin.user_id().to_string())),
             grant_tokens,
             max_uses,
             used_count: 0,
@@ -665,7 +673,7 @@ impl Invitations<'_> {
     pub async fn revoke_code(&self, _admin: &PlatformAdmin, req: RevokeInviteCodeRequest) -> Result<InviteCode> {
         let id = req.id.as_deref().map(str::trim).filter(|i| !i.is_empty());
         let id = id.ok_or_else(|| Error::invalid("ID_REQUIRED", "Name the code with id."))?;
-        let revoked = self.0.storage.revoke_code(id, crate::ids::now()).await?;
+        let revoked = self.0.storage.revoke_code(&CodeId::from(id), crate::ids::now()).await?;
         revoked.as_ref().map(code_view).ok_or_else(code_not_found)
     }
 

@@ -5,8 +5,8 @@ use crate::api::{Balance, HoldView, PriceBook};
 use crate::billing::Billing;
 use crate::caller::Caller;
 use crate::error::{Error, Result};
-use crate::ids::OrgId;
 use crate::ids::new_id;
+use crate::ids::{HoldId, OrgId};
 use crate::storage::{BalanceRow, HoldRow, NewCredit, NewHold, ReserveOutcome, ResolveOutcome};
 
 /// A hold taken for the caller.
@@ -32,7 +32,12 @@ pub enum HoldOutcome {
 }
 
 fn hold_view(h: &HoldRow) -> HoldView {
-    HoldView { id: h.id.clone(), amount: h.amount, generation_id: h.generation_id.clone(), created_at: h.created_at }
+    HoldView {
+        id: h.id.clone().into(),
+        amount: h.amount,
+        generation_id: h.generation_id.clone(),
+        created_at: h.created_at,
+    }
 }
 
 fn resolved(outcome: ResolveOutcome, charge: bool) -> Result<HoldOutcome> {
@@ -40,7 +45,7 @@ fn resolved(outcome: ResolveOutcome, charge: bool) -> Result<HoldOutcome> {
     match outcome {
         ResolveOutcome::Resolved(_) if charge => Ok(HoldOutcome::Settled),
         ResolveOutcome::Resolved(_) => Ok(HoldOutcome::Released),
-        ResolveOutcome::AlreadyResolved(h) if h.status() == HoldStatus::Settled => Ok(HoldOutcome::AlreadySettled),
+        ResolveOutcome::AlreadyResolved(h) if h.status == HoldStatus::Settled => Ok(HoldOutcome::AlreadySettled),
         ResolveOutcome::AlreadyResolved(_) => Ok(HoldOutcome::AlreadyReleased),
         ResolveOutcome::NotFound => Err(Error::not_found("NOT_FOUND", "No such hold in this house.")),
     }
@@ -93,12 +98,12 @@ impl Billing<'_> {
 
     /// Charge a hold (the frame landed). Exactly once: a second call changes nothing.
     pub async fn settle_hold(&self, org_id: &OrgId, hold_id: &str) -> Result<HoldOutcome> {
-        resolved(self.0.storage.settle(org_id, hold_id, crate::ids::now()).await?, true)
+        resolved(self.0.storage.settle(org_id, &HoldId::from(hold_id), crate::ids::now()).await?, true)
     }
 
     /// Return a hold's tokens to the buckets they came from. Exactly once.
     pub async fn release_hold(&self, org_id: &OrgId, hold_id: &str) -> Result<HoldOutcome> {
-        resolved(self.0.storage.release(org_id, hold_id, crate::ids::now()).await?, false)
+        resolved(self.0.storage.release(org_id, &HoldId::from(hold_id), crate::ids::now()).await?, false)
     }
 
     /// Expire every grant due by now, in every house (the sweep's one pass); the tokens expired.
@@ -124,6 +129,11 @@ impl Billing<'_> {
                 }
             }
         }
+    }
+
+    /// The house's running totals as they stand (no grant expiry first, no holds listed).
+    pub(crate) async fn totals(&self, org_id: &OrgId) -> Result<BalanceRow> {
+        Ok(self.0.storage.balance(org_id).await?)
     }
 
     /// Credit tokens into a house (append-only: one entry, the running totals move with it).

@@ -2,7 +2,7 @@
 //! soft deletion. An asset of another house is never revealed (404), except on the legacy
 //! bytes route, which the spec has answer 403.
 
-use crate::ids::OrgId;
+use crate::ids::{AssetId, FolderId, GroupId, OrgId};
 use crate::library::Library;
 use std::sync::Arc;
 
@@ -174,11 +174,11 @@ impl Library<'_> {
         Asset {
             url: self.asset_file_url(&row.id),
             kind: AssetKind::parse(&row.kind).unwrap_or(AssetKind::Clothes),
-            id: row.id,
+            id: row.id.into(),
             name: row.name,
             sku: row.sku,
-            folder_id: row.folder_id,
-            group_id: row.group_id,
+            folder_id: row.folder_id.map(String::from),
+            group_id: row.group_id.map(String::from),
             fit: row.fit,
             wearer: row.wearer,
             fit_guessed: row.fit_guessed,
@@ -229,9 +229,30 @@ impl Library<'_> {
         Ok(report)
     }
 
+    /// An asset by id, whatever its house and state (the caller decides what to reveal).
+    pub(crate) async fn asset(&self, id: &AssetId) -> Result<Option<AssetRow>> {
+        Ok(self.0.storage.asset_by_id(id).await?)
+    }
+
+    /// Store a new asset row (its blob already stored).
+    pub(crate) async fn add_asset(&self, row: AssetRow) -> Result<()> {
+        self.0.storage.insert_asset(row).await?;
+        Ok(())
+    }
+
+    /// Apply `changes` to the house's live assets among `ids`; how many rows matched.
+    pub(crate) async fn change_assets(&self, org_id: &OrgId, ids: &[String], changes: &AssetChanges) -> Result<i64> {
+        Ok(self.0.storage.update_assets(org_id, ids, changes).await?)
+    }
+
+    /// The house's newest live assets, at most `limit`, any collection and kind.
+    pub(crate) async fn recent_assets(&self, org_id: &OrgId, limit: i64) -> Result<Vec<AssetRow>> {
+        Ok(self.0.storage.list_assets_page(org_id, None, None, limit, None).await?)
+    }
+
     /// A live asset of the caller's house.
     pub(crate) async fn own_asset(&self, caller: &Caller, id: &str) -> Result<AssetRow> {
-        match self.0.storage.asset_by_id(id).await? {
+        match self.0.storage.asset_by_id(&AssetId::from(id)).await? {
             Some(row) if row.org_id == caller.org_id && row.deleted_at.is_none() => Ok(row),
             _ => Err(not_found()),
         }
@@ -256,7 +277,7 @@ impl Library<'_> {
         if let Some(folder) = folder {
             self.0
                 .storage
-                .folder(&caller.org_id, folder)
+                .folder(&caller.org_id, &FolderId::from(folder))
                 .await?
                 .ok_or_else(|| Error::not_found("NOT_FOUND", "No such collection in this house."))?;
         }
@@ -296,19 +317,23 @@ impl Library<'_> {
         let after = after.as_ref().map(|(at, id)| (*at, id.as_str()));
         let kind = kind.map(AssetKind::as_str);
         // One more than the page, to know whether another follows.
-        let mut rows = self.0.storage.list_assets_page(org_id, folder, kind, limit + 1, after).await?;
+        let mut rows = self
+            .0
+            .storage
+            .list_assets_page(org_id, folder.map(FolderId::from).as_ref(), kind, limit + 1, after)
+            .await?;
         let next_cursor = if rows.len() as i64 > limit {
             rows.truncate(limit as usize);
             rows.last().map(|r| r.id.clone())
         } else {
             None
         };
-        Ok((rows, next_cursor))
+        Ok((rows, next_cursor.map(String::from)))
     }
 
     /// How many live assets the house has, optionally in one collection.
     pub async fn count_assets(&self, caller: &Caller, folder_id: Option<&str>) -> Result<i64> {
-        Ok(self.0.storage.count_assets(&caller.org_id, folder_id).await?)
+        Ok(self.0.storage.count_assets(&caller.org_id, folder_id.map(FolderId::from).as_ref()).await?)
     }
 
     /// Stream an upload's file into the blob store: sniffed, hashed, size-capped and followed to
@@ -370,7 +395,7 @@ impl Library<'_> {
         if let Some(folder) = &folder_id {
             self.0
                 .storage
-                .folder(&caller.org_id, folder)
+                .folder(&caller.org_id, &FolderId::from(folder))
                 .await?
                 .ok_or_else(|| Error::not_found("NOT_FOUND", "No such collection in this house."))?;
         }
@@ -397,7 +422,7 @@ impl Library<'_> {
             dims,
         );
         let provenance = self.upload_provenance(&pending.blob).await;
-        let row = AssetRow { sku, folder_id, ..filed };
+        let row = AssetRow { sku, folder_id: folder_id.map(FolderId::from), ..filed };
         let row = match &provenance {
             Some(summary) => row.with_provenance(summary),
             None => row,
@@ -424,13 +449,13 @@ impl Library<'_> {
     /// but not its name or link). Any role; 404 when it is not this house's.
     pub async fn asset_detail(&self, caller: &Caller, id: &str) -> Result<AssetDetail> {
         let row = self.own_asset(caller, id.trim()).await?;
-        let origin = match self.0.storage.job_made(&caller.org_id, &row.id).await? {
+        let origin = match self.0.develops().origin_job(&caller.org_id, &row.id).await? {
             None => None,
             Some(job) => {
                 let mut inputs = Vec::new();
                 for input in job.input_list() {
                     let live = match &input.asset_id {
-                        Some(asset_id) => match self.0.storage.asset_by_id(asset_id).await? {
+                        Some(asset_id) => match self.0.storage.asset_by_id(&AssetId::from(asset_id)).await? {
                             Some(a) if a.org_id == caller.org_id && a.deleted_at.is_none() => Some(a),
                             _ => None,
                         },
@@ -444,10 +469,10 @@ impl Library<'_> {
                     });
                 }
                 Some(AssetOrigin {
-                    job_id: job.id,
+                    job_id: job.id.into(),
                     tool: job.tool,
                     quality: job.quality,
-                    status: job.status,
+                    status: job.status.to_string(),
                     created_at: job.created_at,
                     inputs,
                 })
@@ -458,7 +483,7 @@ impl Library<'_> {
 
     /// The legacy bytes route: 404 for unknown or deleted, 403 for another house's asset.
     pub async fn legacy_asset_file(&self, caller: &Caller, id: &str) -> Result<AssetFile> {
-        let row = match self.0.storage.asset_by_id(id).await? {
+        let row = match self.0.storage.asset_by_id(&AssetId::from(id)).await? {
             Some(row) if row.deleted_at.is_none() => row,
             _ => return Err(Error::not_found("NOT_FOUND", "No such asset.")),
         };
@@ -526,7 +551,7 @@ impl Library<'_> {
         code: &'static str,
     ) -> Result<Option<String>> {
         let Some(folder) = folder.map(|f| f.trim().to_string()).filter(|f| !f.is_empty()) else { return Ok(None) };
-        match self.0.storage.folder(&caller.org_id, &folder).await? {
+        match self.0.storage.folder(&caller.org_id, &FolderId::from(&folder)).await? {
             Some(_) => Ok(Some(folder)),
             None if code == "NOT_FOUND" => Err(Error::not_found(code, "No such collection in this house.")),
             None => Err(Error::invalid(code, "No such collection in this house.")),
@@ -552,7 +577,7 @@ impl Library<'_> {
         if let Some(approved) = req.approved {
             changes.approval = Some(match approved {
                 true => {
-                    let person = self.0.storage.user_by_id(&caller.user_id).await?;
+                    let person = self.0.accounts().user(&caller.user_id).await?;
                     let director =
                         person.map(|u| u.name.unwrap_or(u.email)).unwrap_or_else(|| caller.user_id.to_string());
                     Some((director, crate::ids::now()))
@@ -582,7 +607,7 @@ impl Library<'_> {
             _ => return Err(Error::invalid("BAD_OPERATION", "operation is remove-background or packshot.")),
         };
         let items = self.0.storage.count_live_assets(&caller.org_id, &dedup(&req.asset_ids)).await?;
-        let spendable = self.0.storage.balance(&caller.org_id).await?.spendable();
+        let spendable = self.0.billing().totals(&caller.org_id).await?.spendable();
         let tokens = items * per_item;
         Ok(Quote { operation, items, per_item, tokens, spendable, affordable: spendable >= tokens })
     }
@@ -600,7 +625,7 @@ impl Library<'_> {
         }
         check_batch(&req.asset_ids)?;
         let group_id = new_id("grp");
-        if !self.0.storage.set_asset_group(&caller.org_id, &unique, &group_id).await? {
+        if !self.0.storage.set_asset_group(&caller.org_id, &unique, &GroupId::from(&group_id)).await? {
             return Err(Error::not_found(
                 "NOT_FOUND",
                 "Some of those assets are not in this house; nothing was grouped.",
@@ -613,8 +638,8 @@ impl Library<'_> {
     async fn page_cursor(&self, caller: &Caller, cursor: Option<&str>) -> Result<Option<(DateTime<Utc>, String)>> {
         match cursor.map(str::trim).filter(|c| !c.is_empty()) {
             None => Ok(None),
-            Some(id) => match self.0.storage.asset_by_id(id).await? {
-                Some(row) if row.org_id == caller.org_id => Ok(Some((row.created_at, row.id))),
+            Some(id) => match self.0.storage.asset_by_id(&AssetId::from(id)).await? {
+                Some(row) if row.org_id == caller.org_id => Ok(Some((row.created_at, row.id.into()))),
                 _ => Err(Error::invalid("BAD_CURSOR", "cursor is the nextCursor of an earlier page.")),
             },
         }

@@ -3,7 +3,7 @@
 use crate::api::{CreateFolderRequest, Folder, FolderDeleted, FolderList, FolderResponse, RenameFolderRequest};
 use crate::caller::Caller;
 use crate::error::{Error, Result};
-use crate::ids::new_id;
+use crate::ids::{FolderId, OrgId};
 use crate::library::Library;
 use crate::storage::FolderRow;
 
@@ -11,7 +11,7 @@ use crate::storage::FolderRow;
 const MAX_NAME_CHARS: usize = 200;
 
 fn folder_view(row: FolderRow) -> Folder {
-    Folder { id: row.id, name: row.name, parent_id: row.parent_id, created_at: row.created_at }
+    Folder { id: row.id.into(), name: row.name, parent_id: row.parent_id.map(String::from), created_at: row.created_at }
 }
 
 pub(crate) fn not_found() -> Error {
@@ -31,6 +31,11 @@ fn clean_name(raw: Option<&str>) -> Result<Option<String>> {
 }
 
 impl Library<'_> {
+    /// One collection of a house, if it is that house's.
+    pub(crate) async fn folder(&self, org_id: &OrgId, id: &FolderId) -> Result<Option<FolderRow>> {
+        Ok(self.0.storage.folder(org_id, id).await?)
+    }
+
     /// Every collection of the caller's house, oldest first.
     pub async fn list_folders(&self, caller: &Caller) -> Result<FolderList> {
         let rows = self.0.storage.list_folders(&caller.org_id).await?;
@@ -46,15 +51,15 @@ impl Library<'_> {
         if let Some(parent) = &req.parent_id {
             self.0
                 .storage
-                .folder(&caller.org_id, parent)
+                .folder(&caller.org_id, &FolderId::from(parent))
                 .await?
                 .ok_or_else(|| Error::not_found("NOT_FOUND", "The parent collection does not exist in this house."))?;
         }
         let row = FolderRow {
-            id: new_id("fld"),
+            id: FolderId::generate(),
             org_id: caller.org_id.clone(),
             name,
-            parent_id: req.parent_id,
+            parent_id: req.parent_id.map(FolderId::from),
             created_at: crate::ids::now(),
         };
         self.0.storage.insert_folder(row.clone()).await?;
@@ -64,11 +69,16 @@ impl Library<'_> {
     /// Rename a collection. An empty or unchanged name changes nothing and answers 200.
     pub async fn rename_folder(&self, caller: &Caller, id: &str, req: RenameFolderRequest) -> Result<FolderResponse> {
         caller.require_write_library()?;
-        let current = self.0.storage.folder(&caller.org_id, id).await?.ok_or_else(not_found)?;
+        let current = self.0.storage.folder(&caller.org_id, &FolderId::from(id)).await?.ok_or_else(not_found)?;
         let name = clean_name(req.name.as_deref())?;
         match name {
             Some(name) if name != current.name => {
-                let row = self.0.storage.rename_folder(&caller.org_id, id, &name).await?.ok_or_else(not_found)?;
+                let row = self
+                    .0
+                    .storage
+                    .rename_folder(&caller.org_id, &FolderId::from(id), &name)
+                    .await?
+                    .ok_or_else(not_found)?;
                 Ok(FolderResponse { folder: folder_view(row) })
             }
             _ => Ok(FolderResponse { folder: folder_view(current) }),
@@ -81,7 +91,7 @@ impl Library<'_> {
     pub async fn delete_folder(&self, caller: &Caller, id: &str) -> Result<FolderDeleted> {
         caller.require_write_library()?;
         let (moved_assets, moved_folders) =
-            self.0.storage.delete_folder(&caller.org_id, id.trim()).await?.ok_or_else(not_found)?;
+            self.0.storage.delete_folder(&caller.org_id, &FolderId::from(id.trim())).await?.ok_or_else(not_found)?;
         Ok(FolderDeleted { id: id.trim().to_string(), deleted: true, moved_assets, moved_folders })
     }
 }

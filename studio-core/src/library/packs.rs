@@ -3,7 +3,7 @@
 //! worker that survives restarts, and announced with `pack.ready` on the event bus. Links
 //! live seven days, then a sweep removes the archive.
 
-use crate::ids::OrgId;
+use crate::ids::{AssetId, OrgId, PackId};
 use crate::library::Library;
 use std::collections::HashSet;
 use std::io::Write;
@@ -19,8 +19,8 @@ use crate::caller::Caller;
 use crate::config::PackLimits;
 use crate::error::{Error, ErrorKind, Result};
 use crate::events::HouseEvent;
-use crate::ids::new_id;
 use crate::images;
+use crate::storage::PackStatus;
 use crate::storage::{AssetRow, PackRow};
 
 /// Most renditions per pack, and their bounds.
@@ -153,14 +153,14 @@ impl Write for ChannelWriter {
 impl Library<'_> {
     fn pack_view(&self, row: &PackRow) -> Pack {
         Pack {
-            pack_id: row.id.clone(),
+            pack_id: row.id.clone().into(),
             mode: row.mode.clone(),
-            status: row.status.clone(),
+            status: row.status.clone().to_string(),
             items: row.items,
             bytes: row.bytes,
             href: format!("{}/api/toolkit/packs/{}/file", self.0.config.public_url, row.id),
             filename: row.filename.clone(),
-            seconds: if row.status == "ready" { 0 } else { row.seconds },
+            seconds: if row.status == PackStatus::Ready { 0 } else { row.seconds },
             error: row.error.clone(),
             created_at: row.created_at,
             expires_at: Some(row.expires_at),
@@ -198,7 +198,7 @@ impl Library<'_> {
         }
         let mut assets = Vec::new();
         for id in ids {
-            if let Some(row) = self.0.storage.asset_by_id(id).await?
+            if let Some(row) = self.0.storage.asset_by_id(&AssetId::from(id)).await?
                 && row.org_id == caller.org_id
                 && row.deleted_at.is_none()
             {
@@ -217,15 +217,15 @@ impl Library<'_> {
         let stem =
             sanitize(req.name.as_deref().unwrap_or_default(), &format!("studio-pack-{}", now.format("%Y%m%d-%H%M")));
         let mut row = PackRow {
-            id: new_id("pck"),
+            id: PackId::generate(),
             org_id: caller.org_id.clone(),
-            created_by: Some(caller.user_id.to_string()),
+            created_by: Some(caller.user_id.clone()),
             filename: format!("{stem}.zip"),
             asset_ids: serde_json::to_string(&assets.iter().map(|a| &a.id).collect::<Vec<_>>())
                 .map_err(Error::internal)?,
             sizes: serde_json::to_string(&sizes).map_err(Error::internal)?,
             mode: if instant { "instant" } else { "pack" }.to_string(),
-            status: "queued".to_string(),
+            status: PackStatus::Queued,
             items: (assets.len() * (1 + sizes.len())) as i64,
             bytes,
             seconds: estimate_seconds(bytes, assets.len(), sizes.len()),
@@ -243,7 +243,7 @@ impl Library<'_> {
             return Ok(self.pack_view(&row));
         }
         let (key, size) = self.build_archive(&row.org_id, &row.id, &assets, &sizes).await?;
-        row.status = "ready".into();
+        row.status = PackStatus::Ready;
         row.blob_key = Some(key);
         row.bytes = size as i64;
         row.ready_at = Some(crate::ids::now());
@@ -254,13 +254,13 @@ impl Library<'_> {
 
     /// A pack of the caller's house.
     pub async fn get_pack(&self, caller: &Caller, id: &str) -> Result<Pack> {
-        let row = self.0.storage.pack(&caller.org_id, id).await?.ok_or_else(pack_not_found)?;
+        let row = self.0.storage.pack(&caller.org_id, &PackId::from(id)).await?.ok_or_else(pack_not_found)?;
         Ok(self.pack_view(&row))
     }
 
     /// The archive of a ready pack, whole or one byte range (`start`, optional inclusive `end`).
     pub async fn pack_file(&self, caller: &Caller, id: &str, range: Option<(u64, Option<u64>)>) -> Result<PackFile> {
-        let row = self.0.storage.pack(&caller.org_id, id).await?.ok_or_else(pack_not_found)?;
+        let row = self.0.storage.pack(&caller.org_id, &PackId::from(id)).await?.ok_or_else(pack_not_found)?;
         let key = match (row.status.as_str(), &row.blob_key) {
             ("ready", Some(key)) if row.expires_at > crate::ids::now() => key.clone(),
             ("expired", _) => return Err(Error::not_found("PACK_EXPIRED", "This pack's link has lapsed; pack again.")),
@@ -389,7 +389,7 @@ impl Library<'_> {
             let sizes: Vec<PackSize> = serde_json::from_str(&row.sizes).map_err(Error::internal)?;
             let mut assets = Vec::new();
             for id in &ids {
-                if let Some(a) = self.0.storage.asset_by_id(id).await?
+                if let Some(a) = self.0.storage.asset_by_id(&AssetId::from(id)).await?
                     && a.org_id == row.org_id
                     && a.deleted_at.is_none()
                 {
@@ -413,13 +413,13 @@ impl Library<'_> {
         };
         match outcome {
             Ok((key, size)) => {
-                row.status = "ready".into();
+                row.status = PackStatus::Ready;
                 row.blob_key = Some(key);
                 row.bytes = size as i64;
                 row.ready_at = Some(crate::ids::now());
             }
             Err(e) => {
-                row.status = "failed".into();
+                row.status = PackStatus::Failed;
                 row.error = Some("The archive could not be built; pack again.".into());
                 tracing::error!(pack = %row.id, error = %e, "pack failed");
             }
@@ -437,7 +437,7 @@ impl Library<'_> {
             if let Some(key) = &row.blob_key {
                 self.0.blobs.delete(key).await.map_err(Error::internal)?;
             }
-            row.status = "expired".into();
+            row.status = PackStatus::Expired;
             self.0.storage.finish_pack(&row).await?;
         }
         Ok(lapsed.len())

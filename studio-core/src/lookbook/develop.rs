@@ -18,7 +18,7 @@ use crate::api::{
 use crate::caller::Caller;
 use crate::develops::{JobInput, JobSpec};
 use crate::error::{Error, ErrorKind, Result};
-use crate::ids::{new_id, now};
+use crate::ids::{LookId, new_id, now};
 use crate::storage::{LockChange, LockOutcome, LookGuard, LookJobsOutcome, LookRow};
 
 use super::output::{self, Destination, Framing};
@@ -111,7 +111,7 @@ impl Lookbook<'_> {
 
     /// The look, 404 `NOT_FOUND` when it is not the house's.
     async fn look_row(&self, caller: &Caller, id: &str) -> Result<LookRow> {
-        self.0.storage.look(&caller.org_id, id.trim()).await?.ok_or_else(not_found)
+        self.0.storage.look(&caller.org_id, &LookId::from(id.trim())).await?.ok_or_else(not_found)
     }
 
     /// What every frame of a request on `look` shares, its assets read once per request.
@@ -141,7 +141,7 @@ impl Lookbook<'_> {
             );
         }
         let mut params = BTreeMap::from([
-            ("lookId".to_string(), look.id.clone()),
+            ("lookId".to_string(), look.id.to_string()),
             ("itemRoles".to_string(), items.iter().map(|i| i.role.as_str()).collect::<Vec<_>>().join(",")),
             ("aesthetic".to_string(), look.aesthetic.clone()),
             ("aspect".to_string(), format!("{}:{}", order.destination.composed.0, order.destination.composed.1)),
@@ -161,7 +161,7 @@ impl Lookbook<'_> {
             params.insert("restoreEdge".to_string(), edge.to_string());
         }
         if let Some(base) = &look.look_base_asset_id {
-            params.insert("lookBaseAssetId".to_string(), base.clone());
+            params.insert("lookBaseAssetId".to_string(), base.to_string());
         }
         Ok(LookInputs { inputs, params, brand_id: look.brand_id.clone() })
     }
@@ -265,7 +265,7 @@ impl Lookbook<'_> {
         let (rows, replayed) = self.queue_on_look(caller, &look.id, "draft", vec![job]).await?;
         let row = rows.into_iter().next().ok_or_else(|| Error::internal("no job came back"))?;
         Ok(DevelopLockResponse {
-            job_id: row.id.clone(),
+            job_id: row.id.clone().into(),
             status: row.job_status(),
             tokens_held: if replayed { 0 } else { row.tokens },
             idempotency_key: order.idempotency_key,
@@ -298,7 +298,7 @@ impl Lookbook<'_> {
             .iter()
             .map(|r| VariationJob {
                 key: r.params_map().get("variation").cloned().unwrap_or_default(),
-                job_id: r.id.clone(),
+                job_id: r.id.clone().into(),
             })
             .collect();
         Ok(VariationsResponse {
@@ -393,7 +393,8 @@ impl Lookbook<'_> {
             return Err(Error::invalid("ASSET_REQUIRED", "Name the frame to lock on (assetId)."));
         }
         let look = self.look_row(caller, id).await?;
-        let change = LockChange::Lock { asset_id: asset_id.to_string(), parent_id: Some(look.model_asset_id.clone()) };
+        let change =
+            LockChange::Lock { asset_id: asset_id.to_string(), parent_id: Some(look.model_asset_id.clone().into()) };
         self.change_lock(caller, &look.id, change).await
     }
 
@@ -405,7 +406,7 @@ impl Lookbook<'_> {
     }
 
     async fn change_lock(&self, caller: &Caller, id: &str, change: LockChange) -> Result<LookResponse> {
-        match self.0.storage.set_look_lock(&caller.org_id, id, change, now()).await? {
+        match self.0.storage.set_look_lock(&caller.org_id, &LookId::from(id), change, now()).await? {
             LockOutcome::Changed(row) | LockOutcome::Unchanged(row) => Ok(LookResponse { look: look_view(&row)? }),
             LockOutcome::NotFound => Err(not_found()),
             LockOutcome::InFlight => Err(in_flight()),

@@ -14,7 +14,7 @@ use crate::api::{
 };
 use crate::caller::Caller;
 use crate::error::{Error, ErrorKind, Result};
-use crate::ids::{new_id, now};
+use crate::ids::{AssetId, new_id, now};
 use crate::storage::AssetRow;
 
 use super::{
@@ -168,7 +168,7 @@ fn bunches(assets: &[AssetRow]) -> Vec<Bunch> {
             out.push(Bunch { grouped_by, name: name.to_string(), items: Vec::new() });
             out.len() - 1
         });
-        out[at].items.push(LookItem { asset_id: asset.id.clone(), role: guess_role(asset).to_string() });
+        out[at].items.push(LookItem { asset_id: asset.id.clone().into(), role: guess_role(asset).to_string() });
     }
     out
 }
@@ -248,8 +248,8 @@ impl Lookbook<'_> {
         let model_ready = match &preset.model_asset_id {
             Some(id) => self
                 .0
-                .storage
-                .asset_by_id(id)
+                .library()
+                .asset(&AssetId::from(id))
                 .await?
                 .is_some_and(|a| a.org_id == caller.org_id && a.deleted_at.is_none()),
             None => false,
@@ -318,7 +318,7 @@ impl Lookbook<'_> {
             row.planned_keys = Some(json(&keys)?);
             row.planned_quality = Some(quality.as_str().to_string());
             drafted.push(FactoryRunLook {
-                id: row.id.clone(),
+                id: row.id.clone().into(),
                 name: row.name.clone(),
                 variation_keys: keys.iter().map(|k| k.to_string()).collect(),
             });
@@ -343,7 +343,7 @@ mod tests {
             sku: sku.map(str::to_string),
             kind: kind.into(),
             folder_id: None,
-            group_id: group.map(str::to_string),
+            group_id: group.map(str::to_string).map(crate::ids::GroupId::from),
             fit: None,
             wearer: None,
             fit_guessed: false,

@@ -23,7 +23,7 @@ use crate::api::{
 };
 use crate::caller::Caller;
 use crate::error::{Error, Result};
-use crate::ids::{new_id, now};
+use crate::ids::{AssetId, LookId, TemplateId, now};
 use crate::storage::{LookRow, PresetRow, TemplateRow};
 use crate::studio::Studio;
 
@@ -62,18 +62,18 @@ pub(crate) fn look_view(row: &LookRow) -> Result<Look> {
         Background::Preset { .. } => None,
     };
     Ok(Look {
-        id: row.id.clone(),
+        id: row.id.clone().into(),
         organization_id: row.org_id.to_string(),
-        created_by_user_id: row.created_by.clone(),
+        created_by_user_id: row.created_by.clone().into(),
         brand_id: row.brand_id.clone(),
         name: row.name.clone(),
-        model_asset_id: row.model_asset_id.clone(),
+        model_asset_id: row.model_asset_id.clone().into(),
         background_asset_id,
         item_asset_ids: parse(&row.items)?,
         preset: LookPreset { aesthetic: row.aesthetic.clone(), background },
-        status: if row.status == "locked" { LookStatus::Locked } else { LookStatus::Draft },
-        look_base_asset_id: row.look_base_asset_id.clone(),
-        look_base_job_id: row.look_base_job_id.clone(),
+        status: row.status,
+        look_base_asset_id: row.look_base_asset_id.clone().map(String::from),
+        look_base_job_id: row.look_base_job_id.clone().map(String::from),
         look_base_parent_asset_id: row.look_base_parent_id.clone(),
         batch_id: row.batch_id.clone(),
         planned_variation_keys: row.planned_keys.as_deref().map(parse).transpose()?,
@@ -136,16 +136,16 @@ fn draft_row(
     at: chrono::DateTime<chrono::Utc>,
 ) -> Result<LookRow> {
     Ok(LookRow {
-        id: new_id("look"),
+        id: LookId::generate(),
         org_id: caller.org_id.clone(),
-        created_by: caller.user_id.to_string(),
+        created_by: caller.user_id.clone(),
         brand_id,
         name: draft.name,
-        model_asset_id: model.to_string(),
+        model_asset_id: AssetId::from(model.to_string()),
         items: json(&draft.items)?,
         background: json(&draft.background)?,
         aesthetic: aesthetic.to_string(),
-        status: "draft".into(),
+        status: LookStatus::Draft,
         look_base_asset_id: None,
         look_base_job_id: None,
         batch_id: None,
@@ -159,7 +159,7 @@ fn draft_row(
 
 fn template_view(t: &TemplateRow) -> Result<ShotTemplate> {
     Ok(ShotTemplate {
-        id: t.id.clone(),
+        id: t.id.clone().into(),
         organization_id: t.org_id.clone().map(String::from),
         name: t.name.clone(),
         slots: parse(&t.slots)?,
@@ -260,15 +260,15 @@ impl Lookbook<'_> {
         let row = self
             .0
             .storage
-            .look(&caller.org_id, id)
+            .look(&caller.org_id, &LookId::from(id))
             .await?
             .ok_or_else(|| Error::not_found("NOT_FOUND", "No such look in this house."))?;
         let look = look_view(&row)?;
-        let jobs = self.0.storage.look_jobs(&caller.org_id, id).await?;
+        let jobs = self.0.storage.look_jobs(&caller.org_id, &LookId::from(id)).await?;
         let lock_develop = jobs.iter().rev().find(|j| j.stage.as_deref() == Some("lock")).map(|j| LockDevelop {
-            id: j.id.clone(),
-            status: j.status.clone(),
-            result_asset_id: j.result_asset_id.clone(),
+            id: j.id.clone().into(),
+            status: j.status.clone().to_string(),
+            result_asset_id: j.result_asset_id.clone().map(String::from),
             error: j.error.clone(),
         });
         let variations = jobs
@@ -281,10 +281,10 @@ impl Lookbook<'_> {
                 crate::api::LookVariation {
                     framing: framing.to_string(),
                     key,
-                    job_id: j.id.clone(),
-                    asset_id: j.result_asset_id.clone(),
+                    job_id: j.id.clone().into(),
+                    asset_id: j.result_asset_id.clone().map(String::from),
                     locked: j.result_asset_id.is_some() && j.result_asset_id == row.look_base_asset_id,
-                    status: j.status.clone(),
+                    status: j.status.clone().to_string(),
                     error: j.error.clone(),
                 }
             })
@@ -307,7 +307,7 @@ impl Lookbook<'_> {
         let row = self
             .0
             .storage
-            .template(&caller.org_id, id)
+            .template(&caller.org_id, &TemplateId::from(id))
             .await?
             .ok_or_else(|| Error::not_found("NOT_FOUND", "No such template."))?;
         let shots = self

@@ -12,15 +12,15 @@
 //!
 //! See docs/mail.md.
 
-use crate::ids::LetterId;
 use crate::ids::UserId;
+use crate::ids::{LetterId, ProviderRef};
 pub(crate) mod drip;
 mod smtp;
 pub(crate) mod templates;
 
 use std::sync::Arc;
 
-use chrono::Duration;
+use chrono::{DateTime, Duration, Utc};
 use serde_json::Value;
 
 pub use smtp::SmtpMailer;
@@ -31,7 +31,7 @@ use crate::api::{
 use crate::caller::PlatformAdmin;
 use crate::error::{Error, ErrorKind, Result};
 use crate::payments::webhooks::{WebhookHeaders, verify};
-use crate::storage::{LetterFilter, LetterOutcome, LetterRow, MailEventOutcome};
+use crate::storage::{EmailTokenRow, LetterFilter, LetterOutcome, LetterRow, MailEventOutcome, TokenUse};
 use crate::studio::Studio;
 
 /// Every status a letter can have.
@@ -137,6 +137,42 @@ impl Mail<'_> {
     pub(crate) fn mail_link(&self, path_and_query: &str) -> String {
         format!("{}{path_and_query}", self.0.config.mail.link_base.trim_end_matches('/'))
     }
+
+    /// Store a letter's link token (by its hash), replacing the person's earlier ones of its purpose.
+    pub(crate) async fn issue_email_token(&self, token: EmailTokenRow) -> Result<()> {
+        self.0.storage.issue_email_token(token).await?;
+        Ok(())
+    }
+
+    /// How many tokens of `purpose` the person was issued since `since`, and the oldest's time.
+    pub(crate) async fn recent_email_tokens(
+        &self,
+        user_id: &UserId,
+        purpose: &str,
+        since: DateTime<Utc>,
+    ) -> Result<(i64, Option<DateTime<Utc>>)> {
+        Ok(self.0.storage.recent_email_tokens(user_id, purpose, since).await?)
+    }
+
+    /// Spend a verification token and mark the address verified, in one transaction.
+    pub(crate) async fn use_verify_token(&self, token_hash: &str, now: DateTime<Utc>) -> Result<TokenUse> {
+        Ok(self.0.storage.use_verify_token(token_hash, now).await?)
+    }
+
+    /// Spend a reset token: the new password hash, the address verified, every session ended.
+    pub(crate) async fn use_reset_token(
+        &self,
+        token_hash: &str,
+        password_hash: &str,
+        now: DateTime<Utc>,
+    ) -> Result<TokenUse> {
+        Ok(self.0.storage.use_reset_token(token_hash, password_hash, now).await?)
+    }
+
+    /// True once the person's address is verified.
+    pub(crate) async fn email_verified(&self, user_id: &UserId) -> Result<bool> {
+        Ok(self.0.storage.email_verified(user_id).await?)
+    }
 }
 
 impl Mail<'_> {
@@ -214,7 +250,7 @@ impl Mail<'_> {
             }
             LetterOutcome::Failed { error } => tracing::warn!(letter = %row.id, %error, "letter failed for good"),
         }
-        if !studio.storage.finish_letter(&row.id, &claim, &outcome, crate::ids::now()).await? {
+        if !studio.storage.finish_letter(&LetterId::from(&row.id), &claim, &outcome, crate::ids::now()).await? {
             tracing::warn!(letter = %row.id, "the letter's claim was taken over before its outcome was recorded");
         }
         Ok(true)
@@ -229,7 +265,7 @@ impl Mail<'_> {
         if let Some(id) = present(query.id) {
             let missing = || Error::not_found("NOT_FOUND", "No letter has that id.");
             let id = uuid::Uuid::parse_str(&id).map_err(|_| missing())?;
-            let row = storage.letter(&id.to_string()).await?.ok_or_else(missing)?;
+            let row = storage.letter(&LetterId::from(&id.to_string())).await?.ok_or_else(missing)?;
             return Ok(AdminEmails::One(Box::new(EmailOne { email: letter_view(row, true) })));
         }
         let status = present(query.status).map(|s| s.to_lowercase());
@@ -292,7 +328,12 @@ impl Mail<'_> {
         let Some(status) = report.status else { return Ok(MailWebhookAck { ignored: Some(true), ..ack }) };
         let outcome = studio
             .storage
-            .apply_mail_event(&webhook_id, report.letter_id.clone().map(LetterId::from).as_ref(), status, now)
+            .apply_mail_event(
+                &ProviderRef::from(&webhook_id),
+                report.letter_id.clone().map(LetterId::from).as_ref(),
+                status,
+                now,
+            )
             .await?;
         Ok(match outcome {
             MailEventOutcome::Applied(status) => MailWebhookAck { status: Some(status), ..ack },

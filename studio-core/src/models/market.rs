@@ -14,14 +14,17 @@
 //!   claim that expired or was released, or for a face another house now holds, becomes a case:
 //!   refunded through the provider when it can, otherwise left for a person (`review`).
 
+use chrono::{DateTime, Utc};
+
 use crate::api::{Entitlements, Holding, ModelCheckout, Offering, OfferingList, OpenCheckout, TakeResponse};
 use crate::caller::Caller;
 use crate::error::{Error, ErrorKind, Result};
-use crate::ids::new_id;
+use crate::ids::{CaseId, EntitlementId, ModelId, OrgId, ProviderRef, new_id};
 use crate::models::Models;
 use crate::payments::{CheckoutRequest, Purchase};
 use crate::storage::{
-    BoardModelRow, ClaimOutcome, ClaimRow, EntitlementCaseRow, EntitlementRow, GrantOutcome, NewClaim,
+    BoardModelRow, CatalogRow, ClaimOutcome, ClaimRow, EntitlementCaseRow, EntitlementRow, GrantOutcome, ModelRow,
+    NewClaim,
 };
 
 /// The only offering kind on sale today.
@@ -98,7 +101,8 @@ impl Models<'_> {
             Err(e) if e.kind == ErrorKind::NotFound => e,
             found => return found,
         };
-        let Some(offering) = self.0.storage.catalog_offering(id.trim(), crate::ids::now()).await? else {
+        let Some(offering) = self.0.storage.catalog_offering(&ModelId::from(id.trim()), crate::ids::now()).await?
+        else {
             return Err(missing);
         };
         if door == Door::Take && offering.model.tier != "free" {
@@ -132,7 +136,7 @@ impl Models<'_> {
             org_id: caller.org_id.clone(),
             user_id: Some(caller.user_id.clone()),
             kind: KIND_MODEL.to_string(),
-            offering_id: m.id.clone(),
+            offering_id: m.id.clone().into(),
             exclusive: m.tier == "exclusive",
             price_cents: m.price_cents,
             currency: m.currency.clone(),
@@ -209,7 +213,12 @@ impl Models<'_> {
         let recorded = self
             .0
             .storage
-            .claim_checkout_created(&claim.reference, &checkout.url, &checkout.provider_id, expires_at)
+            .claim_checkout_created(
+                &claim.reference,
+                &checkout.url,
+                &ProviderRef::from(&checkout.provider_id),
+                expires_at,
+            )
             .await;
         match recorded {
             Ok(()) => Ok(checkout.url),
@@ -268,7 +277,7 @@ impl Models<'_> {
                 id: new_id("ent"),
                 org_id: caller.org_id.clone(),
                 kind: KIND_MODEL.to_string(),
-                offering_id: m.id.clone(),
+                offering_id: m.id.clone().into(),
                 name: m.name.clone(),
                 source: "free".to_string(),
                 price_cents: 0,
@@ -308,6 +317,52 @@ impl Models<'_> {
         })
     }
 
+    /// A claim by its checkout reference.
+    pub(crate) async fn claim(&self, reference: &str) -> Result<Option<ClaimRow>> {
+        Ok(self.0.storage.claim(reference).await?)
+    }
+
+    /// A page of the catalog with its counts, retired offerings included, newest first.
+    pub(crate) async fn catalog(&self, after: Option<&str>, limit: i64, now: DateTime<Utc>) -> Result<Vec<CatalogRow>> {
+        Ok(self.0.storage.catalog(after, limit, now).await?)
+    }
+
+    /// One catalog offering with its counts.
+    pub(crate) async fn catalog_offering(&self, id: &ModelId, now: DateTime<Utc>) -> Result<Option<CatalogRow>> {
+        Ok(self.0.storage.catalog_offering(id, now).await?)
+    }
+
+    /// Retire a catalog offering (no new claims or takes); None when there is no such offering.
+    pub(crate) async fn retire_offering(&self, id: &ModelId, now: DateTime<Utc>) -> Result<Option<ModelRow>> {
+        Ok(self.0.storage.retire_offering(id, now).await?)
+    }
+
+    /// Holdings of every house (or of one), revoked included, newest first; a page after `after`.
+    pub(crate) async fn all_entitlements(
+        &self,
+        org_id: Option<&OrgId>,
+        after: Option<&str>,
+        limit: i64,
+    ) -> Result<Vec<EntitlementRow>> {
+        Ok(self.0.storage.all_entitlements(org_id, after, limit).await?)
+    }
+
+    /// Payment cases, newest first (at most `limit`).
+    pub(crate) async fn entitlement_cases(&self, limit: i64) -> Result<Vec<EntitlementCaseRow>> {
+        Ok(self.0.storage.entitlement_cases(limit).await?)
+    }
+
+    /// Revoke a live holding, `by` whom and why; None when there is no live holding with that id.
+    pub(crate) async fn revoke_entitlement(
+        &self,
+        id: &EntitlementId,
+        by: &str,
+        reason: Option<&str>,
+        now: DateTime<Utc>,
+    ) -> Result<Option<EntitlementRow>> {
+        Ok(self.0.storage.revoke_entitlement(id, by, reason, now).await?)
+    }
+
     /// A paid claim that could not become a holding: refund it through the provider and mark
     /// the case refunded, or leave it for review. Answers the case's status.
     pub(crate) async fn settle_case(&self, case: &EntitlementCaseRow) -> String {
@@ -316,7 +371,7 @@ impl Models<'_> {
             return "review".to_string();
         };
         match provider.refund(payment, case.amount_cents).await {
-            Ok(()) => match self.0.storage.case_refunded(&case.id, crate::ids::now()).await {
+            Ok(()) => match self.0.storage.case_refunded(&CaseId::from(&case.id), crate::ids::now()).await {
                 Ok(()) => "refunded".to_string(),
                 Err(e) => {
                     tracing::error!(error = %e, case = %case.id, "refunded, but the case could not be marked");

@@ -7,7 +7,7 @@
 //! Casting and patching write to the house's library, so they ask
 //! [`Caller::require_write_library`]: every role but viewer; a viewer is 403 `FORBIDDEN`.
 
-use crate::ids::OrgId;
+use crate::ids::{AssetId, ModelId, OrgId, UserId};
 mod market;
 
 pub(crate) use market::{KIND_MODEL, holding_view};
@@ -17,7 +17,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::api::{CastModelRequest, Model, ModelList, ModelPatch, TraitValue};
 use crate::caller::Caller;
 use crate::error::{Error, Result};
-use crate::ids::new_id;
 use crate::storage::{AssetRow, BoardModelRow, ModelRow};
 
 /// The id prefix of a model.
@@ -180,7 +179,7 @@ impl Models<'_> {
             sheet_asset_ids: own(json_list(&m.sheet_asset_ids)),
             collage_asset_id: m.collage_asset_id.filter(|_| mine),
             identity_asset_ids: own(identity),
-            id: m.id,
+            id: m.id.into(),
             name: m.name,
             tier: m.tier,
             price_cents: m.price_cents,
@@ -215,7 +214,7 @@ impl Models<'_> {
     ) -> Result<Vec<AssetRow>> {
         let mut rows = Vec::with_capacity(ids.len());
         for id in ids {
-            match self.0.storage.asset_by_id(id).await? {
+            match self.0.library().asset(&AssetId::from(id)).await? {
                 Some(a) if a.org_id == org_id && a.deleted_at.is_none() => rows.push(a),
                 _ => return Err(Error::not_found(code, format!("No asset {id:?} in this house."))),
             }
@@ -243,9 +242,9 @@ impl Models<'_> {
             self.live_assets_of(org_id, std::slice::from_ref(c), "ASSET_NOT_FOUND").await?;
         }
         Ok(ModelRow {
-            id: new_id("mdl"),
+            id: ModelId::generate(),
             org_id: org_id.clone(),
-            created_by: Some(created_by.to_string()),
+            created_by: Some(UserId::from(created_by.to_string())),
             name: name.to_string(),
             asset_ids: serde_json::to_string(&asset_ids).map_err(Error::internal)?,
             traits: serde_json::to_string(&traits).map_err(Error::internal)?,
@@ -259,6 +258,12 @@ impl Models<'_> {
             retired_at: None,
             updated_at: None,
         })
+    }
+
+    /// Store a model row (a house's own model or a catalog offering).
+    pub(crate) async fn add_model(&self, row: ModelRow) -> Result<()> {
+        self.0.storage.insert_model(row).await?;
+        Ok(())
     }
 
     /// cast_model and `POST models/own`: keep a model of the house's own reference frames, so
@@ -292,7 +297,7 @@ impl Models<'_> {
     pub(crate) async fn board_row(&self, caller: &Caller, id: &str) -> Result<BoardModelRow> {
         self.0
             .storage
-            .board_model(&caller.org_id, id.trim(), crate::ids::now())
+            .board_model(&caller.org_id, &ModelId::from(id.trim()), crate::ids::now())
             .await?
             .ok_or_else(|| model_not_found(id))
     }
@@ -326,7 +331,7 @@ impl Models<'_> {
                     .with("max", MAX_SHEETS));
                 }
                 for id in &ids {
-                    match self.0.storage.asset_by_id(id).await? {
+                    match self.0.library().asset(&AssetId::from(id)).await? {
                         Some(a) if a.org_id == caller.org_id && a.deleted_at.is_none() => {}
                         _ => {
                             return Err(Error::invalid(
@@ -378,8 +383,8 @@ impl Models<'_> {
         let frame = row.model.identity().into_iter().nth(n).ok_or_else(missing)?;
         let asset = self
             .0
-            .storage
-            .asset_by_id(&frame)
+            .library()
+            .asset(&AssetId::from(&frame))
             .await?
             .filter(|a| a.org_id == row.model.org_id && a.deleted_at.is_none())
             .ok_or_else(missing)?;
@@ -390,14 +395,19 @@ impl Models<'_> {
     /// caller's board that the house may use (its own, held, or free). None otherwise. The
     /// frame of a catalog model lives in its publisher's library.
     pub(crate) async fn model_reference_asset(&self, caller: &Caller, id: &str) -> Result<Option<AssetRow>> {
-        let Some(row) = self.0.storage.board_model(&caller.org_id, id, crate::ids::now()).await? else {
+        let Some(row) = self.0.storage.board_model(&caller.org_id, &ModelId::from(id), crate::ids::now()).await? else {
             return Ok(None);
         };
         let usable = row.usable_by(&caller.org_id);
         let Some(first) = row.model.identity().into_iter().next().filter(|_| usable) else {
             return Ok(None);
         };
-        Ok(self.0.storage.asset_by_id(&first).await?.filter(|a| a.org_id == row.model.org_id && a.deleted_at.is_none()))
+        Ok(self
+            .0
+            .library()
+            .asset(&AssetId::from(&first))
+            .await?
+            .filter(|a| a.org_id == row.model.org_id && a.deleted_at.is_none()))
     }
 }
 

@@ -3,7 +3,7 @@
 //! compiles the line, previews it and keeps presets; `runs.rs` starts, shows and cancels runs;
 //! `schedule.rs` queues each step when its inputs land. See docs/pipelines.md.
 
-use crate::ids::FolderId;
+use crate::ids::{FolderId, PresetId};
 mod runs;
 mod schedule;
 
@@ -20,7 +20,7 @@ use crate::api::{
 use crate::caller::Caller;
 use crate::develops::{check_input_role, check_params};
 use crate::error::{Error, ErrorKind, Result};
-use crate::ids::{new_id, now};
+use crate::ids::now;
 use crate::storage::PipelinePresetRow;
 
 /// Most nodes one plan holds.
@@ -192,7 +192,7 @@ impl Pipelines<'_> {
         let mut sinks: BTreeSet<&str> = plan.nodes.iter().filter_map(|n| n.sink_folder_id.as_deref()).collect();
         sinks.extend(plan.sink_folder_id.as_deref());
         for folder in sinks {
-            if self.0.storage.folder(&caller.org_id, folder).await?.is_none() {
+            if self.0.library().folder(&caller.org_id, &FolderId::from(folder)).await?.is_none() {
                 return Err(bad_plan(format!("sinkFolderId {folder:?} is not a folder of this house.")));
             }
         }
@@ -389,17 +389,17 @@ impl Pipelines<'_> {
         let plan = parse_plan(req.plan)?;
         let items = parse_items(req.items)?;
         let compiled = self.compile(caller, plan, items).await?;
-        let spendable = self.0.storage.balance(&caller.org_id).await?.spendable();
+        let spendable = self.0.billing().totals(&caller.org_id).await?.spendable();
         Ok(PipelinePreview { affordable: spendable >= compiled.line.tokens, spendable, compiled: compiled.line })
     }
 
     fn preset_view(&self, row: &PipelinePresetRow) -> PipelinePreset {
         let plan: Option<Plan> = serde_json::from_str(&row.plan).ok();
         PipelinePreset {
-            id: row.id.clone(),
+            id: row.id.clone().into(),
             name: row.name.clone(),
             nodes: plan.map(|p| p.nodes).unwrap_or_default(),
-            sink_folder_id: row.sink_folder_id.clone(),
+            sink_folder_id: row.sink_folder_id.clone().map(String::from),
             created_at: row.created_at,
             updated_at: row.updated_at,
         }
@@ -436,12 +436,12 @@ impl Pipelines<'_> {
         let plan = self.preset_plan(caller, value).await?;
         let at = now();
         let row = PipelinePresetRow {
-            id: new_id("ppr"),
+            id: PresetId::generate(),
             org_id: caller.org_id.clone(),
-            created_by: Some(caller.user_id.to_string()),
+            created_by: Some(caller.user_id.clone()),
             name: plan.name.clone(),
             plan: serde_json::to_string(&plan).map_err(Error::internal)?,
-            sink_folder_id: plan.sink_folder_id.clone(),
+            sink_folder_id: plan.sink_folder_id.clone().map(FolderId::from),
             created_at: at,
             updated_at: at,
         };
@@ -457,7 +457,7 @@ impl Pipelines<'_> {
         plan: serde_json::Value,
     ) -> Result<PipelinePresetResponse> {
         caller.require_write_library()?;
-        if self.0.storage.pipeline_preset(&caller.org_id, id).await?.is_none() {
+        if self.0.storage.pipeline_preset(&caller.org_id, &PresetId::from(id)).await?.is_none() {
             return Err(preset_not_found("NOT_FOUND"));
         }
         let plan = self.preset_plan(caller, plan).await?;
@@ -467,7 +467,7 @@ impl Pipelines<'_> {
             .storage
             .update_pipeline_preset(
                 &caller.org_id,
-                id,
+                &PresetId::from(id),
                 &plan.name,
                 &text,
                 plan.sink_folder_id.clone().map(FolderId::from).as_ref(),
@@ -481,7 +481,7 @@ impl Pipelines<'_> {
     /// `DELETE /api/toolkit/pipelines/presets/{id}`. Runs keep the plan they ran.
     pub async fn delete_pipeline_preset(&self, caller: &Caller, id: &str) -> Result<PipelinePresetDeleted> {
         caller.require_write_library()?;
-        if !self.0.storage.delete_pipeline_preset(&caller.org_id, id).await? {
+        if !self.0.storage.delete_pipeline_preset(&caller.org_id, &PresetId::from(id)).await? {
             return Err(preset_not_found("NOT_FOUND"));
         }
         Ok(PipelinePresetDeleted { id: id.to_string(), deleted: true })

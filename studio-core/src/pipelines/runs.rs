@@ -2,11 +2,12 @@
 //! before any job row exists), the run's view derived from its steps and their jobs (so its
 //! counts are true at every moment), the list, the detail and cancel.
 
-use crate::ids::OrgId;
+use crate::ids::{FolderId, HoldId, OrgId, PresetId, RunId};
 use crate::pipelines::Pipelines;
 use serde::{Deserialize, Serialize};
 
 use super::{Source, parse_items, parse_plan, wire_source};
+use crate::api::JobStatus;
 use crate::api::{
     NodeProgress, PipelineCancelResponse, PipelineRun, PipelineRunDetail, PipelineRunList, PipelineRunRequest,
     PipelineRunStarted, Plan, Quality, RunStep, StepCounts, StepSource,
@@ -18,6 +19,7 @@ use crate::ids::{now, sha256_hex};
 use crate::storage::{
     CancelOutcome, CreateJobsOutcome, JobRow, PipelineRunRow, PipelineStepRow, RunCreateOutcome, StepState,
 };
+use crate::storage::{RunStatus, StepStatus};
 
 /// Most runs a listing shows.
 pub const RUNS_LISTED: i64 = 50;
@@ -108,7 +110,7 @@ impl Pipelines<'_> {
         params.insert("runId".into(), run.id.trim_start_matches("run_").to_string());
         params.insert("pipelineStep".into(), step.id.clone());
         if let Some(sink) = &step.sink_folder_id {
-            params.insert("destination".into(), sink.clone());
+            params.insert("destination".into(), sink.clone().into());
         }
         let spec = JobSpec {
             tool: step.tool.clone(),
@@ -134,11 +136,12 @@ impl Pipelines<'_> {
             (Some(_), Some(_)) => return Err(Error::invalid("BAD_BODY", "Send plan or planId, not both.")),
             (Some(value), None) => parse_plan(value)?,
             (None, Some(id)) => {
-                let row = self.0.storage.pipeline_preset(&caller.org_id, &id).await?.ok_or_else(|| {
-                    Error::not_found("PRESET_NOT_FOUND", format!("No pipeline preset {id:?} in this house."))
-                })?;
+                let row =
+                    self.0.storage.pipeline_preset(&caller.org_id, &PresetId::from(&id)).await?.ok_or_else(|| {
+                        Error::not_found("PRESET_NOT_FOUND", format!("No pipeline preset {id:?} in this house."))
+                    })?;
                 let mut plan: Plan = serde_json::from_str(&row.plan).map_err(Error::internal)?;
-                plan.id = Some(row.id);
+                plan.id = Some(row.id.into());
                 plan
             }
             (None, None) => return Err(Error::invalid("BAD_BODY", "Send a plan or a preset's planId.")),
@@ -151,7 +154,7 @@ impl Pipelines<'_> {
         let at = now();
         let uuid = uuid::Uuid::now_v7().simple().to_string();
         let run = PipelineRunRow {
-            id: format!("run_{uuid}"),
+            id: RunId::from(format!("run_{uuid}")),
             org_id: caller.org_id.clone(),
             user_id: Some(caller.user_id.clone()),
             name: compiled.plan.name.clone(),
@@ -160,7 +163,7 @@ impl Pipelines<'_> {
             brand_id,
             idempotency_key: key,
             request_hash: hash,
-            status: "developing".into(),
+            status: RunStatus::Developing,
             cancel_requested: false,
             frames_planned: compiled.line.frames,
             frames_skipped: compiled.line.frames_skipped,
@@ -189,7 +192,7 @@ impl Pipelines<'_> {
                 })
                 .collect();
             let mut step = PipelineStepRow {
-                hold_id: format!("hold_{id}"),
+                hold_id: HoldId::from(format!("hold_{id}")),
                 run_id: run.id.clone(),
                 org_id: run.org_id.clone(),
                 idx: s.index as i64,
@@ -200,9 +203,9 @@ impl Pipelines<'_> {
                 params: serde_json::to_string(&s.params).map_err(Error::internal)?,
                 inputs: serde_json::to_string(&stored).map_err(Error::internal)?,
                 upstream: serde_json::to_string(&s.after).map_err(Error::internal)?,
-                sink_folder_id: s.sink.clone(),
+                sink_folder_id: s.sink.clone().map(FolderId::from),
                 tokens: s.tokens,
-                status: "waiting".into(),
+                status: StepStatus::Waiting,
                 job_id: None,
                 error: None,
                 created_at: at,
@@ -220,7 +223,7 @@ impl Pipelines<'_> {
                     })
                     .collect();
                 let job = self.step_job(&run, &step, inputs);
-                step.status = "started".into();
+                step.status = StepStatus::Started;
                 step.job_id = Some(job.id.clone());
                 jobs.push(job);
             }
@@ -235,7 +238,7 @@ impl Pipelines<'_> {
                 self.0.develops().queued(CreateJobsOutcome::Created(jobs)).await?;
                 Ok(PipelineRunStarted {
                     develop_id: run.id.replacen("run_", "run.", 1),
-                    run_id: run.id,
+                    run_id: run.id.into(),
                     started,
                     compiled: compiled.line,
                     replayed: false,
@@ -243,7 +246,7 @@ impl Pipelines<'_> {
             }
             RunCreateOutcome::Existing(prior) if prior.request_hash == asked => Ok(PipelineRunStarted {
                 develop_id: prior.id.replacen("run_", "run.", 1),
-                run_id: prior.id,
+                run_id: prior.id.into(),
                 started: 0,
                 compiled: compiled.line,
                 replayed: true,
@@ -259,7 +262,7 @@ impl Pipelines<'_> {
     /// A run's wire view from its steps.
     pub(super) fn pipeline_view(&self, run: &PipelineRunRow, states: &[StepState]) -> PipelineRun {
         let steps = counts(states.iter());
-        let status = if run.status == "developing" || run.cancel_requested || steps.active > 0 {
+        let status = if run.status == RunStatus::Developing || run.cancel_requested || steps.active > 0 {
             run_status(&steps, run.cancel_requested)
         } else {
             run.status.as_str()
@@ -279,7 +282,7 @@ impl Pipelines<'_> {
             .unwrap_or_default();
         let held = |s: &&StepState| matches!(step_status(s), "waiting" | "queued" | "running");
         PipelineRun {
-            id: run.id.clone(),
+            id: run.id.clone().into(),
             name: run.name.clone(),
             develop_id: run.id.replacen("run_", "run.", 1),
             status: status.to_string(),
@@ -314,7 +317,7 @@ impl Pipelines<'_> {
                 "failed" | "cancelled" => Some(0),
                 _ => None,
             }),
-            job_id: s.step.job_id.clone(),
+            job_id: s.step.job_id.clone().map(String::from),
             result_asset_id: s.job_result_asset_id.clone(),
             inputs: stored
                 .iter()
@@ -328,12 +331,17 @@ impl Pipelines<'_> {
                 .collect(),
             after,
             error: s.step.error.clone().or_else(|| s.job_error.clone()),
-            sink_folder_id: s.step.sink_folder_id.clone(),
+            sink_folder_id: s.step.sink_folder_id.clone().map(String::from),
         }
     }
 
+    /// A run of the house by its row id (`run_…`), if it is that house's.
+    pub(crate) async fn run_row(&self, org_id: &OrgId, id: &RunId) -> Result<Option<PipelineRunRow>> {
+        Ok(self.0.storage.pipeline_run(org_id, id).await?)
+    }
+
     async fn own_run(&self, caller: &Caller, id: &str) -> Result<PipelineRunRow> {
-        self.0.storage.pipeline_run(&caller.org_id, &run_row_id(id)).await?.ok_or_else(run_not_found)
+        self.0.storage.pipeline_run(&caller.org_id, &RunId::from(&run_row_id(id))).await?.ok_or_else(run_not_found)
     }
 
     /// The house's pipeline runs among `ids`, viewed, by id.
@@ -345,7 +353,7 @@ impl Pipelines<'_> {
         let mut views = std::collections::HashMap::new();
         for row in self.0.storage.pipeline_runs_in(org_id, ids).await? {
             let states = self.0.storage.pipeline_steps(&row.id).await?;
-            views.insert(row.id.clone(), self.pipeline_view(&row, &states));
+            views.insert(row.id.to_string(), self.pipeline_view(&row, &states));
         }
         Ok(views)
     }
@@ -379,25 +387,31 @@ impl Pipelines<'_> {
     pub async fn cancel_pipeline_run(&self, caller: &Caller, id: &str) -> Result<PipelineCancelResponse> {
         caller.require_spend_tokens()?;
         let run_id = run_row_id(id);
-        let flagged =
-            self.0.storage.cancel_pipeline(&caller.org_id, &run_id, now()).await?.ok_or_else(run_not_found)?;
+        let flagged = self
+            .0
+            .storage
+            .cancel_pipeline(&caller.org_id, &RunId::from(&run_id), now())
+            .await?
+            .ok_or_else(run_not_found)?;
         let mut tokens_released: i64 = flagged.steps.iter().map(|(_, t)| t).sum();
         let cancelled_step_ids: Vec<String> = flagged.steps.into_iter().map(|(id, _)| id).collect();
         let mut cancelled_job_ids = Vec::new();
         let mut still_rendering = Vec::new();
-        for state in self.0.storage.pipeline_steps(&run_id).await? {
+        for state in self.0.storage.pipeline_steps(&RunId::from(&run_id)).await? {
             let Some(job_id) = &state.step.job_id else { continue };
             match step_status(&state) {
-                "queued" => match self.0.storage.cancel_job(&caller.org_id, job_id, now()).await? {
+                "queued" => match self.0.develops().cancel_queued(&caller.org_id, job_id).await? {
                     CancelOutcome::Cancelled(row) => {
                         tokens_released += row.tokens;
-                        cancelled_job_ids.push(row.id.clone());
+                        cancelled_job_ids.push(row.id.to_string());
                         self.0.develops().publish_job(&row).await;
                     }
-                    CancelOutcome::Unchanged(row) if row.status == "running" => still_rendering.push(row.id),
+                    CancelOutcome::Unchanged(row) if row.status == JobStatus::Running => {
+                        still_rendering.push(row.id.into())
+                    }
                     _ => {}
                 },
-                "running" => still_rendering.push(job_id.clone()),
+                "running" => still_rendering.push(job_id.to_string()),
                 _ => {}
             }
         }
@@ -406,9 +420,9 @@ impl Pipelines<'_> {
             tracing::warn!(error = %e, run = %run_id, "the pass after a cancel failed");
         }
         let row = self.own_run(caller, &run_id).await?;
-        let states = self.0.storage.pipeline_steps(&run_id).await?;
+        let states = self.0.storage.pipeline_steps(&RunId::from(&run_id)).await?;
         Ok(PipelineCancelResponse {
-            id: row.id.clone(),
+            id: row.id.clone().into(),
             cancelled: !cancelled_job_ids.is_empty() || !cancelled_step_ids.is_empty(),
             cancelled_job_ids,
             cancelled_step_ids,

@@ -4,8 +4,9 @@
 //! A pass runs after every pipeline job ends and from a sweep over open runs, on every
 //! replica: storage guards each step so no step is queued twice, whoever passes.
 
-use crate::ids::OrgId;
+use crate::ids::{OrgId, RunId};
 use crate::pipelines::Pipelines;
+use crate::storage::RunStatus;
 use std::time::Duration;
 
 use super::runs::{StoredInput, run_status, step_status};
@@ -94,11 +95,11 @@ impl Pipelines<'_> {
 
     /// One scheduler pass over a run of a house; records its ending once nothing is active.
     pub(crate) async fn advance_run(&self, org_id: &OrgId, run_id: &str) -> Result<()> {
-        let Some(run) = self.0.storage.pipeline_run(org_id, run_id).await? else { return Ok(()) };
-        if run.status != "developing" {
+        let Some(run) = self.0.storage.pipeline_run(org_id, &RunId::from(run_id)).await? else { return Ok(()) };
+        if run.status != RunStatus::Developing {
             return Ok(());
         }
-        let mut states = self.0.storage.pipeline_steps(run_id).await?;
+        let mut states = self.0.storage.pipeline_steps(&RunId::from(run_id)).await?;
         let mut pass = self.plan_pass(&run, &states);
         if !pass.queue.is_empty() {
             let mut jobs: Vec<JobRow> = pass.queue.iter().map(|(_, job)| job.clone()).collect();
@@ -108,19 +109,19 @@ impl Pipelines<'_> {
             }
         }
         if !pass.queue.is_empty() || !pass.end.is_empty() {
-            let done = self.0.storage.advance_pipeline(org_id, run_id, pass, now()).await?;
+            let done = self.0.storage.advance_pipeline(org_id, &RunId::from(run_id), pass, now()).await?;
             let queued: Vec<JobRow> = done.queued;
             if !queued.is_empty() {
                 self.0.develops().queued(CreateJobsOutcome::Created(queued)).await?;
             }
-            states = self.0.storage.pipeline_steps(run_id).await?;
+            states = self.0.storage.pipeline_steps(&RunId::from(run_id)).await?;
         }
         // Read the run again: a cancel since the pass began must end it `cancelled`.
-        let Some(run) = self.0.storage.pipeline_run(org_id, run_id).await? else { return Ok(()) };
+        let Some(run) = self.0.storage.pipeline_run(org_id, &RunId::from(run_id)).await? else { return Ok(()) };
         let view = self.pipeline_view(&run, &states);
         let ended = run_status(&view.steps, run.cancel_requested);
         if ended != "developing" {
-            self.0.storage.finish_pipeline_run(org_id, run_id, ended, now()).await?;
+            self.0.storage.finish_pipeline_run(org_id, &RunId::from(run_id), ended, now()).await?;
         }
         Ok(())
     }

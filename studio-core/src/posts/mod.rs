@@ -8,15 +8,15 @@ use crate::api::{
 };
 use crate::caller::Caller;
 use crate::error::{Error, Result};
-use crate::ids::new_id;
+use crate::ids::PostId;
 use crate::storage::PostRow;
 
 fn view(row: PostRow) -> Post {
     Post {
-        id: row.id,
+        id: row.id.into(),
         title: row.title,
         body: row.body,
-        author_id: row.author_id,
+        author_id: row.author_id.into(),
         created_at: row.created_at,
         updated_at: row.updated_at,
     }
@@ -65,7 +65,7 @@ impl Posts<'_> {
         }
         let before = match query.before.as_deref().map(str::trim).filter(|b| !b.is_empty()) {
             Some(id) => {
-                let row = self.0.storage.post(&caller.org_id, id).await?;
+                let row = self.0.storage.post(&caller.org_id, &PostId::from(id)).await?;
                 let row = row.ok_or_else(|| Error::invalid("BAD_CURSOR", "before names no post of this house."))?;
                 Some((row.created_at, row.id))
             }
@@ -87,9 +87,9 @@ impl Posts<'_> {
         let body = text(&new.body, "BODY_REQUIRED", "body", MAX_POST_BODY)?;
         let now = crate::ids::now();
         let row = PostRow {
-            id: new_id("post"),
+            id: PostId::generate(),
             org_id: caller.org_id.clone(),
-            author_id: caller.user_id.to_string(),
+            author_id: caller.user_id.clone(),
             title,
             body,
             created_at: now,
@@ -101,7 +101,7 @@ impl Posts<'_> {
 
     /// `GET /posts/{id}`: one post of the house. 404 `NOT_FOUND`.
     pub async fn post(&self, caller: &Caller, id: &str) -> Result<Post> {
-        self.0.storage.post(&caller.org_id, id).await?.map(view).ok_or_else(not_found)
+        self.0.storage.post(&caller.org_id, &PostId::from(id)).await?.map(view).ok_or_else(not_found)
     }
 
     /// `PATCH /posts/{id}`: the author changes a post. 400 as on create; 403 `FORBIDDEN` (not
@@ -110,7 +110,7 @@ impl Posts<'_> {
         refuse_viewer(caller)?;
         let title = patch.title.as_deref().map(|t| text(t, "TITLE_REQUIRED", "title", MAX_POST_TITLE)).transpose()?;
         let body = patch.body.as_deref().map(|b| text(b, "BODY_REQUIRED", "body", MAX_POST_BODY)).transpose()?;
-        let row = self.0.storage.post(&caller.org_id, id).await?.ok_or_else(not_found)?;
+        let row = self.0.storage.post(&caller.org_id, &PostId::from(id)).await?.ok_or_else(not_found)?;
         if row.author_id != caller.user_id {
             return Err(not_author());
         }
@@ -118,7 +118,7 @@ impl Posts<'_> {
         let changed = self
             .0
             .storage
-            .update_post(&caller.org_id, id, &caller.user_id, title.as_deref(), body.as_deref(), now)
+            .update_post(&caller.org_id, &PostId::from(id), &caller.user_id, title.as_deref(), body.as_deref(), now)
             .await?;
         changed.map(view).ok_or_else(not_found)
     }
@@ -127,11 +127,11 @@ impl Posts<'_> {
     /// `NOT_FOUND`.
     pub async fn delete_post(&self, caller: &Caller, id: &str) -> Result<()> {
         refuse_viewer(caller)?;
-        let row = self.0.storage.post(&caller.org_id, id).await?.ok_or_else(not_found)?;
+        let row = self.0.storage.post(&caller.org_id, &PostId::from(id)).await?.ok_or_else(not_found)?;
         if row.author_id != caller.user_id {
             return Err(not_author());
         }
-        if !self.0.storage.delete_post(&caller.org_id, id, &caller.user_id).await? {
+        if !self.0.storage.delete_post(&caller.org_id, &PostId::from(id), &caller.user_id).await? {
             return Err(not_found());
         }
         Ok(())

@@ -1,6 +1,6 @@
 //! People, houses, seats, sessions and organization keys: the rows and the `AccountStore` trait.
 
-use crate::ids::{OrgId, UserId};
+use crate::ids::{KeyId, OrgId, UserId};
 use chrono::{DateTime, Utc};
 
 use super::StorageError;
@@ -92,11 +92,11 @@ pub struct HouseStamp {
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct KeyRow {
     /// Id.
-    pub id: String,
+    pub id: KeyId,
     /// The owning house.
     pub org_id: OrgId,
     /// The person who minted it.
-    pub created_by: String,
+    pub created_by: UserId,
     /// Label.
     pub name: String,
     /// viewer or member (a CHECK constraint in both schemas).
@@ -135,9 +135,9 @@ pub trait AccountStore: Send + Sync {
     /// A person by lowercased email.
     async fn user_by_email(&self, email: &str) -> Result<Option<UserRow>, StorageError>;
     /// A person by id.
-    async fn user_by_id(&self, id: &str) -> Result<Option<UserRow>, StorageError>;
+    async fn user_by_id(&self, id: &UserId) -> Result<Option<UserRow>, StorageError>;
     /// A house by id.
-    async fn org_by_id(&self, id: &str) -> Result<Option<OrgRow>, StorageError>;
+    async fn org_by_id(&self, id: &OrgId) -> Result<Option<OrgRow>, StorageError>;
     /// Give a person a seat (or change its role).
     async fn upsert_membership(&self, seat: MembershipRow) -> Result<(), StorageError>;
     /// A person's seat in a house.
@@ -166,13 +166,13 @@ pub trait AccountStore: Send + Sync {
     async fn revoke_key(
         &self,
         org_id: &OrgId,
-        key_id: &str,
+        key_id: &KeyId,
         now: DateTime<Utc>,
     ) -> Result<Option<KeyRow>, StorageError>;
     /// Record a use of a key, unless one at or after `stale_before` is already recorded.
     async fn touch_key(
         &self,
-        key_id: &str,
+        key_id: &KeyId,
         now: DateTime<Utc>,
         stale_before: DateTime<Utc>,
     ) -> Result<(), StorageError>;

@@ -2,6 +2,7 @@
 //! they are written from, reflection findings and their decisions, and the admins'
 //! observations and reviews of memories; the `AnalystStore` trait.
 
+use crate::ids::{FindingId, MemoryId};
 use chrono::{DateTime, Utc};
 
 use super::{MemoryRow, StorageError};
@@ -158,7 +159,7 @@ pub trait AnalystStore {
     /// Decide an open finding; None when there is no open finding of that id.
     async fn decide_finding(
         &self,
-        id: &str,
+        id: &FindingId,
         status: &str,
         note: &str,
         by: &str,
@@ -167,10 +168,10 @@ pub trait AnalystStore {
     /// How many findings wait for a decision.
     async fn open_findings(&self) -> Result<i64, StorageError>;
     /// One finding.
-    async fn finding(&self, id: &str) -> Result<Option<FindingRow>, StorageError>;
+    async fn finding(&self, id: &FindingId) -> Result<Option<FindingRow>, StorageError>;
 
     /// Any house's memory by id.
-    async fn memory_by_id(&self, id: &str) -> Result<Option<MemoryRow>, StorageError>;
+    async fn memory_by_id(&self, id: &MemoryId) -> Result<Option<MemoryRow>, StorageError>;
     /// Record an observation of an active memory and move its evidence count and its confidence
     /// (to `next(confidence, supports)`) in the same transaction, filling the observation's
     /// before and after; None when the memory is not active (or does not exist).
@@ -180,7 +181,7 @@ pub trait AnalystStore {
         next: fn(f64, bool) -> f64,
     ) -> Result<Option<(MemoryRow, ObservationRow)>, StorageError>;
     /// Observations of a memory, oldest first.
-    async fn observations(&self, memory_id: &str) -> Result<Vec<ObservationRow>, StorageError>;
+    async fn observations(&self, memory_id: &MemoryId) -> Result<Vec<ObservationRow>, StorageError>;
     /// Active memories (every house) whose confidence is below `below` and which no review has
     /// looked at since they last changed, least confident first, then oldest; after `after`
     /// (its `(confidence, id)`) when given.

@@ -1,6 +1,6 @@
 //! Checkouts, billing accounts, auto top-up and payments: the rows and the `BillingStore` trait.
 
-use crate::ids::{OrgId, UserId};
+use crate::ids::{OrgId, ProviderRef, UserId};
 use chrono::{DateTime, Utc};
 
 use super::{BalanceRow, Bucket, StorageError};
@@ -177,7 +177,7 @@ pub trait BillingStore: Send + Sync {
     /// Store a new checkout (status `open`).
     async fn insert_checkout(&self, checkout: CheckoutRow) -> Result<(), StorageError>;
     /// Record the provider's answer for a checkout: its id (`open`), or `failed`.
-    async fn checkout_created(&self, reference: &str, provider_id: Option<&str>) -> Result<(), StorageError>;
+    async fn checkout_created(&self, reference: &str, provider_id: Option<&ProviderRef>) -> Result<(), StorageError>;
     /// A checkout or charge by reference.
     async fn checkout(&self, reference: &str) -> Result<Option<CheckoutRow>, StorageError>;
     /// A house's billing account, if it has one.
@@ -190,7 +190,7 @@ pub trait BillingStore: Send + Sync {
     /// spendable balance is below the threshold; then record the pending charge.
     async fn reserve_autocharge(&self, request: NewAutocharge) -> Result<AutochargeOutcome, StorageError>;
     /// The provider accepted a pending charge: mark it `charged` with its payment id.
-    async fn autocharge_charged(&self, reference: &str, payment_id: &str) -> Result<(), StorageError>;
+    async fn autocharge_charged(&self, reference: &str, payment_id: &ProviderRef) -> Result<(), StorageError>;
     /// The provider refused a pending charge: mark it `failed`, so it counts for neither the
     /// debounce nor the ceiling (the reservation is rolled back).
     async fn autocharge_failed(&self, reference: &str) -> Result<(), StorageError>;

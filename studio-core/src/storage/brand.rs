@@ -2,7 +2,7 @@
 //! free-first-read rule rests on one conditional write (`claim_free_brand_read`), so two first
 //! reads at once cannot both be free on either backend.
 
-use crate::ids::OrgId;
+use crate::ids::{AssetId, FolderId, MarkId, OrgId, UserId};
 use chrono::{DateTime, Utc};
 
 use super::StorageError;
@@ -75,11 +75,11 @@ pub struct BrandFieldsPatch {
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct BrandMarkRow {
     /// Id (`mark_…`).
-    pub id: String,
+    pub id: MarkId,
     /// The house.
     pub org_id: OrgId,
     /// The asset.
-    pub asset_id: String,
+    pub asset_id: AssetId,
     /// The collection (folder) id, or '' at house level.
     pub collection_id: String,
     /// Material.
@@ -91,7 +91,7 @@ pub struct BrandMarkRow {
     /// Lower rides first.
     pub sort_order: i64,
     /// Who registered it.
-    pub created_by: Option<String>,
+    pub created_by: Option<UserId>,
     /// When.
     pub created_at: DateTime<Utc>,
     /// The asset's name (read from `assets`; ignored on insert).
@@ -133,20 +133,20 @@ pub trait BrandStore {
     /// Register a mark; `Conflict("mark")` when the asset is already one at that level.
     async fn insert_brand_mark(&self, row: &BrandMarkRow) -> Result<(), StorageError>;
     /// One mark of the house (its asset live).
-    async fn brand_mark(&self, org_id: &OrgId, id: &str) -> Result<Option<BrandMarkRow>, StorageError>;
+    async fn brand_mark(&self, org_id: &OrgId, id: &MarkId) -> Result<Option<BrandMarkRow>, StorageError>;
     /// The marks of one level ('' for the house), whose assets are live, by sortOrder then
     /// registration time.
-    async fn brand_marks(&self, org_id: &OrgId, collection_id: &str) -> Result<Vec<BrandMarkRow>, StorageError>;
+    async fn brand_marks(&self, org_id: &OrgId, collection_id: &FolderId) -> Result<Vec<BrandMarkRow>, StorageError>;
     /// Change a mark; false when it is not the house's.
     async fn update_brand_mark(
         &self,
         org_id: &OrgId,
-        id: &str,
+        id: &MarkId,
         material: &str,
         placement: Option<&str>,
         note: Option<&str>,
         sort_order: i64,
     ) -> Result<bool, StorageError>;
     /// Unregister a mark; false when it is not the house's.
-    async fn delete_brand_mark(&self, org_id: &OrgId, id: &str) -> Result<bool, StorageError>;
+    async fn delete_brand_mark(&self, org_id: &OrgId, id: &MarkId) -> Result<bool, StorageError>;
 }

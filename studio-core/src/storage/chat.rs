@@ -1,8 +1,7 @@
 //! The studio assistant as stored: chat sessions, their turns and proposed actions, and the
 //! `ChatStore` trait (docs/assistant.md).
 
-use crate::ids::ChatSessionId;
-use crate::ids::{OrgId, UserId};
+use crate::ids::{ChatActionId, ChatSessionId, OrgId, UserId};
 use chrono::{DateTime, Utc};
 
 use super::StorageError;
@@ -114,7 +113,7 @@ pub trait ChatStore {
         org_id: &OrgId,
         user_id: &UserId,
         via: &str,
-        id: &str,
+        id: &ChatSessionId,
     ) -> Result<Option<ChatSessionRow>, StorageError>;
     /// Up to `limit` of the person's sessions through `via`, latest change first, before
     /// `before` (`(updated_at, id)`) when given.
@@ -163,23 +162,27 @@ pub trait ChatStore {
         at: DateTime<Utc>,
     ) -> Result<(), StorageError>;
     /// One action of the session.
-    async fn chat_action(&self, session_id: &ChatSessionId, id: &str) -> Result<Option<ChatActionRow>, StorageError>;
+    async fn chat_action(
+        &self,
+        session_id: &ChatSessionId,
+        id: &ChatActionId,
+    ) -> Result<Option<ChatActionRow>, StorageError>;
     /// Claim an action to apply it: a proposed one, or one whose claim is older than
     /// `stale_before` (an apply that died). False when another apply holds it or it is applied.
     async fn claim_chat_action(
         &self,
-        id: &str,
+        id: &ChatActionId,
         now: DateTime<Utc>,
         stale_before: DateTime<Utc>,
     ) -> Result<bool, StorageError>;
     /// Hand back the claim taken at `claimed` (the apply was refused): the action is proposed
     /// again, unless another apply has taken the claim over since.
-    async fn unclaim_chat_action(&self, id: &str, claimed: DateTime<Utc>) -> Result<(), StorageError>;
+    async fn unclaim_chat_action(&self, id: &ChatActionId, claimed: DateTime<Utc>) -> Result<(), StorageError>;
     /// Record the action claimed at `claimed` as applied with `result`, and append `turn` to its
     /// session, in one transaction. None when that claim is no longer held (nothing written).
     async fn finish_chat_action(
         &self,
-        id: &str,
+        id: &ChatActionId,
         claimed: DateTime<Utc>,
         result: &str,
         turn: ChatTurnRow,

@@ -1,7 +1,7 @@
 //! The admin console's reads across houses and its two tables (provider cost records and stored
 //! verdicts): the rows and the `ConsoleStore` trait.
 
-use crate::ids::OrgId;
+use crate::ids::{JobId, OrgId};
 use chrono::{DateTime, Utc};
 
 use super::{AssetRow, CheckoutRow, JobRow, StorageError};
@@ -188,7 +188,7 @@ pub trait ConsoleStore {
     /// Settled holds since `since`, with the tool and cost they carry where known.
     async fn settled_holds(&self, since: DateTime<Utc>) -> Result<Vec<SettledHoldRow>, StorageError>;
     /// Any house's job.
-    async fn any_job(&self, id: &str) -> Result<Option<JobRow>, StorageError>;
+    async fn any_job(&self, id: &JobId) -> Result<Option<JobRow>, StorageError>;
     /// Develops across houses, newest first.
     async fn console_jobs(&self, filter: &JobFilter<'_>) -> Result<Vec<JobRow>, StorageError>;
     /// Frames across houses, newest first.
@@ -216,7 +216,7 @@ pub trait ConsoleStore {
     /// Keep a verdict unless one of the same job and rubric is kept already; the kept one.
     async fn keep_verdict(&self, row: &VerdictRow) -> Result<VerdictRow, StorageError>;
     /// The kept verdict of a job under a rubric.
-    async fn verdict_of(&self, job_id: &str, rubric: i64) -> Result<Option<VerdictRow>, StorageError>;
+    async fn verdict_of(&self, job_id: &JobId, rubric: i64) -> Result<Option<VerdictRow>, StorageError>;
     /// Kept verdicts, newest first.
     async fn verdicts(&self, filter: &VerdictFilter<'_>) -> Result<Vec<VerdictRow>, StorageError>;
 }

@@ -164,8 +164,8 @@ mod tests {
     use super::*;
 
     /// A house id that lives as long as the test (a drain guard borrows it).
-    fn house(id: &str) -> &'static OrgId {
-        Box::leak(Box::new(OrgId::from(id)))
+    fn house(name: &str) -> &'static OrgId {
+        Box::leak(Box::new(OrgId::from(name)))
     }
 
     fn pending() -> (PendingJobs, oneshot::Receiver<Result<CreateJobsOutcome, StorageError>>) {

@@ -2,7 +2,7 @@
 //! render queue, experiments, feature flags, each house's autonomy level, research notes on
 //! invite requests, AI reader outcomes, and the platform-wide aggregates the analyst reads.
 
-use crate::ids::OrgId;
+use crate::ids::{EvidenceId, ExperimentId, InviteRequestId, OrgId, RenderId, UserId};
 use chrono::{DateTime, Utc};
 
 use super::{InviteRequestRow, StorageError};
@@ -69,7 +69,7 @@ pub struct RenderRow {
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct ExperimentRow {
     /// Id (`exp_…`).
-    pub id: String,
+    pub id: ExperimentId,
     /// Unique key.
     pub key: String,
     /// Name.
@@ -81,7 +81,7 @@ pub struct ExperimentRow {
     /// The variants, a JSON array of strings.
     pub variants: String,
     /// The admin who created it.
-    pub created_by: Option<String>,
+    pub created_by: Option<UserId>,
     /// Created.
     pub created_at: DateTime<Utc>,
     /// Last changed.
@@ -223,7 +223,7 @@ pub trait InternalStore {
     /// whether it was created now.
     async fn open_evidence(&self, row: &EvidenceRow) -> Result<(EvidenceRow, bool), StorageError>;
     /// One evidence.
-    async fn evidence(&self, id: &str) -> Result<Option<EvidenceRow>, StorageError>;
+    async fn evidence(&self, id: &EvidenceId) -> Result<Option<EvidenceRow>, StorageError>;
     /// Evidence newest first, opened at or after `since`, before the cursor `(created_at, id)`.
     async fn evidence_page(
         &self,
@@ -234,7 +234,7 @@ pub trait InternalStore {
     /// Store a summary on an evidence.
     async fn summarize_evidence(
         &self,
-        id: &str,
+        id: &EvidenceId,
         focus: &str,
         summary: &str,
         now: DateTime<Utc>,
@@ -242,9 +242,9 @@ pub trait InternalStore {
     /// Queue a render.
     async fn insert_render(&self, row: &RenderRow) -> Result<(), StorageError>;
     /// One render.
-    async fn render(&self, id: &str) -> Result<Option<RenderRow>, StorageError>;
+    async fn render(&self, id: &RenderId) -> Result<Option<RenderRow>, StorageError>;
     /// The renders of an evidence, oldest first.
-    async fn renders_of(&self, evidence_id: &str) -> Result<Vec<RenderRow>, StorageError>;
+    async fn renders_of(&self, evidence_id: &EvidenceId) -> Result<Vec<RenderRow>, StorageError>;
     /// Claim the oldest queued render, or one whose claim was taken before `stale_before`.
     async fn claim_render(
         &self,
@@ -254,18 +254,18 @@ pub trait InternalStore {
     /// Complete a claimed render; false unless it is rendering.
     async fn complete_render(
         &self,
-        id: &str,
+        id: &RenderId,
         blob_key: &str,
         mime: &str,
         bytes: i64,
         now: DateTime<Utc>,
     ) -> Result<bool, StorageError>;
     /// Fail a claimed render; false unless it is rendering.
-    async fn fail_render(&self, id: &str, code: &str, now: DateTime<Utc>) -> Result<bool, StorageError>;
+    async fn fail_render(&self, id: &RenderId, code: &str, now: DateTime<Utc>) -> Result<bool, StorageError>;
     /// Create an experiment (`Conflict` on a taken key).
     async fn insert_experiment(&self, row: &ExperimentRow) -> Result<(), StorageError>;
     /// One experiment.
-    async fn experiment(&self, id: &str) -> Result<Option<ExperimentRow>, StorageError>;
+    async fn experiment(&self, id: &ExperimentId) -> Result<Option<ExperimentRow>, StorageError>;
     /// Experiments newest first, of `status` when given, before the cursor.
     async fn experiments(
         &self,
@@ -276,7 +276,7 @@ pub trait InternalStore {
     /// Move an experiment from `from` to `to`; None when it is no longer in `from`.
     async fn move_experiment(
         &self,
-        id: &str,
+        id: &ExperimentId,
         from: &str,
         to: &str,
         now: DateTime<Utc>,
@@ -292,7 +292,7 @@ pub trait InternalStore {
     /// True when the house exists.
     async fn house_exists(&self, org_id: &OrgId) -> Result<bool, StorageError>;
     /// One invite request with its derived status.
-    async fn invite_request(&self, id: &str) -> Result<Option<InviteRequestRow>, StorageError>;
+    async fn invite_request(&self, id: &InviteRequestId) -> Result<Option<InviteRequestRow>, StorageError>;
     /// Invite requests asked at or after `since` (of `status` when given), newest first, with
     /// their derived status.
     async fn invite_requests_since(
@@ -306,7 +306,7 @@ pub trait InternalStore {
     /// Store a research note.
     async fn insert_research(&self, row: &ResearchRow) -> Result<(), StorageError>;
     /// The research notes of a request, oldest first.
-    async fn research_of(&self, request_id: &str) -> Result<Vec<ResearchRow>, StorageError>;
+    async fn research_of(&self, request_id: &InviteRequestId) -> Result<Vec<ResearchRow>, StorageError>;
     /// Record an AI reader call.
     async fn record_ai_call(&self, row: &AiCallRow) -> Result<(), StorageError>;
     /// AI reader calls since `since` (key: purpose, detail: outcome, amount: millis).

@@ -1,7 +1,7 @@
 //! The platform gate: redeem codes, invitations by email and requests to be let in: the rows and
 //! the `InvitationStore` trait.
 
-use crate::ids::UserId;
+use crate::ids::{CodeId, InvitationId, UserId};
 use chrono::{DateTime, Utc};
 
 use super::{BalanceRow, NewCredit, StorageError};
@@ -10,15 +10,15 @@ use super::{BalanceRow, NewCredit, StorageError};
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct InviteCodeRow {
     /// Id.
-    pub id: String,
+    pub id: CodeId,
     /// `LABEL-XXXXXX`, uppercase (unique).
     pub code: String,
     /// The label part.
     pub label: String,
     /// The person whose own code this is; None for a code an admin minted.
-    pub owner_user_id: Option<String>,
+    pub owner_user_id: Option<UserId>,
     /// Who minted it.
-    pub created_by: Option<String>,
+    pub created_by: Option<UserId>,
     /// Tokens each of its invitations credits on acceptance.
     pub grant_tokens: i64,
     /// How many addresses it may invite.
@@ -152,16 +152,16 @@ pub trait InvitationStore: Send + Sync {
     /// Every admin-minted code, newest first.
     async fn admin_codes(&self) -> Result<Vec<InviteCodeRow>, StorageError>;
     /// Revoke a code (keeps the first revocation time); None when unknown.
-    async fn revoke_code(&self, id: &str, now: DateTime<Utc>) -> Result<Option<InviteCodeRow>, StorageError>;
+    async fn revoke_code(&self, id: &CodeId, now: DateTime<Utc>) -> Result<Option<InviteCodeRow>, StorageError>;
     /// Raise a code's `max_uses` to `max_uses` (never lowers it).
-    async fn raise_max_uses(&self, id: &str, max_uses: i64) -> Result<(), StorageError>;
+    async fn raise_max_uses(&self, id: &CodeId, max_uses: i64) -> Result<(), StorageError>;
     /// Take one use of code `code_id` and write `invitation`, in one transaction. The use is
     /// taken by one conditional UPDATE (not revoked, not expired at `now`, `used_count <
     /// max_uses`), so concurrent redeemers never pass the limit; an address that already has
     /// an invitation takes no use.
     async fn redeem_code(
         &self,
-        code_id: &str,
+        code_id: &CodeId,
         invitation: InvitationRow,
         now: DateTime<Utc>,
     ) -> Result<RedeemOutcome, StorageError>;
@@ -176,16 +176,16 @@ pub trait InvitationStore: Send + Sync {
     /// carries tokens, the credit (`grant`, whose amount is the invitation's) in one transaction.
     async fn accept_invitation(
         &self,
-        id: &str,
+        id: &InvitationId,
         user_id: &UserId,
         grant: Option<NewCredit>,
         now: DateTime<Utc>,
     ) -> Result<AcceptOutcome, StorageError>;
     /// The invitees of a code, oldest first.
-    async fn invitees(&self, code_id: &str) -> Result<Vec<InviteeRow>, StorageError>;
+    async fn invitees(&self, code_id: &CodeId) -> Result<Vec<InviteeRow>, StorageError>;
     /// Pay a code's owner for invitation `id`, once: mark it and append `credit` in one
     /// transaction. False when it was paid before.
-    async fn reward_host(&self, id: &str, credit: NewCredit) -> Result<bool, StorageError>;
+    async fn reward_host(&self, id: &InvitationId, credit: NewCredit) -> Result<bool, StorageError>;
     /// Store a request; false (nothing written) when the address asked before.
     async fn insert_request(&self, request: InviteRequestRow) -> Result<bool, StorageError>;
     /// Every request, newest first.

@@ -1,6 +1,6 @@
 //! Develop jobs and their events: the rows, the `JobStore` trait, and the shared event channel.
 
-use crate::ids::{OrgId, UserId};
+use crate::ids::{AssetId, HoldId, JobId, LookId, OrgId, RunId, UserId};
 use chrono::{DateTime, Utc};
 
 use super::{AssetRow, StorageError};
@@ -9,7 +9,7 @@ use super::{AssetRow, StorageError};
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct JobRow {
     /// Id.
-    pub id: String,
+    pub id: JobId,
     /// The owning house.
     pub org_id: OrgId,
     /// Who submitted it.
@@ -23,9 +23,9 @@ pub struct JobRow {
     /// Inputs as a JSON array of `{role, blobKey, mime, assetId}`.
     pub inputs: String,
     /// queued, running, done, failed or cancelled (a CHECK constraint).
-    pub status: String,
+    pub status: crate::api::JobStatus,
     /// The hold that pays for it (one hold per job).
-    pub hold_id: String,
+    pub hold_id: HoldId,
     /// Tokens held.
     pub tokens: i64,
     /// Tokens charged once settled (0 when released).
@@ -35,17 +35,17 @@ pub struct JobRow {
     /// Brand it was submitted for.
     pub brand_id: Option<String>,
     /// params.runId.
-    pub run_id: Option<String>,
+    pub run_id: Option<RunId>,
     /// params.lookId.
-    pub look_id: Option<String>,
+    pub look_id: Option<LookId>,
     /// params.stage.
     pub stage: Option<String>,
     /// The job this duplicates.
-    pub source_job_id: Option<String>,
+    pub source_job_id: Option<JobId>,
     /// The frame this takes again.
-    pub retry_of_job_id: Option<String>,
+    pub retry_of_job_id: Option<JobId>,
     /// The result asset, once done.
-    pub result_asset_id: Option<String>,
+    pub result_asset_id: Option<AssetId>,
     /// Why it failed.
     pub error: Option<String>,
     /// The house's event number of its latest state change.
@@ -75,14 +75,14 @@ impl JobRow {
         tokens: i64,
     ) -> JobRow {
         JobRow {
-            hold_id: format!("hold_{id}"),
+            hold_id: HoldId::from(format!("hold_{id}")),
             org_id: org_id.clone(),
             user_id,
             tool: tool.to_string(),
             quality: quality.to_string(),
             params: "{}".into(),
             inputs: "[]".into(),
-            status: "queued".into(),
+            status: crate::api::JobStatus::Queued,
             tokens,
             tokens_settled: None,
             idempotency_key: None,
@@ -100,7 +100,7 @@ impl JobRow {
             created_at: Utc::now(),
             started_at: None,
             finished_at: None,
-            id,
+            id: JobId::from(id),
         }
     }
 }
@@ -192,9 +192,9 @@ pub trait JobStore: Send + Sync {
         checks: SubmitChecks,
     ) -> Result<CreateJobsOutcome, StorageError>;
     /// A job of a house.
-    async fn job(&self, org_id: &OrgId, id: &str) -> Result<Option<JobRow>, StorageError>;
+    async fn job(&self, org_id: &OrgId, id: &JobId) -> Result<Option<JobRow>, StorageError>;
     /// The job of a house that made asset `asset_id` (its result), if a develop made it.
-    async fn job_made(&self, org_id: &OrgId, asset_id: &str) -> Result<Option<JobRow>, StorageError>;
+    async fn job_made(&self, org_id: &OrgId, asset_id: &AssetId) -> Result<Option<JobRow>, StorageError>;
     /// A house's jobs whose latest change is after `since`, ascending by event_seq.
     async fn jobs_since(&self, org_id: &OrgId, since: i64, limit: i64) -> Result<Vec<JobRow>, StorageError>;
     /// A house's jobs submitted at or after `after`, newest first (runs are derived from these).
@@ -205,18 +205,18 @@ pub trait JobStore: Send + Sync {
     /// marks it running. Safe against other runners and replicas.
     async fn claim_job(&self, now: DateTime<Utc>, stale_before: DateTime<Utc>) -> Result<Option<JobRow>, StorageError>;
     /// Keep a running job's lease fresh.
-    async fn renew_job_claim(&self, id: &str, now: DateTime<Utc>) -> Result<(), StorageError>;
+    async fn renew_job_claim(&self, id: &JobId, now: DateTime<Utc>) -> Result<(), StorageError>;
     /// End a queued or running job: done (asset stored, hold settled) or failed (hold released),
     /// in one transaction. None when it had already ended (nothing changes).
     async fn finish_job(
         &self,
         org_id: &OrgId,
-        id: &str,
+        id: &JobId,
         end: JobEnd,
         now: DateTime<Utc>,
     ) -> Result<Option<JobRow>, StorageError>;
     /// Cancel a queued job of a house and release its hold, in one transaction.
-    async fn cancel_job(&self, org_id: &OrgId, id: &str, now: DateTime<Utc>) -> Result<CancelOutcome, StorageError>;
+    async fn cancel_job(&self, org_id: &OrgId, id: &JobId, now: DateTime<Utc>) -> Result<CancelOutcome, StorageError>;
     /// Announce a house event to every process on this database. False when the backend has no
     /// shared channel (the caller delivers in-process instead).
     async fn announce(&self, org_id: &OrgId, message: &str) -> Result<bool, StorageError>;

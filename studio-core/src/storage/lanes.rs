@@ -1,7 +1,7 @@
 //! Lanes: the unkept results of the AI utility lanes (a depth map, a segment cutout) as stored
 //! until they expire, with the `LaneStore` trait.
 
-use crate::ids::OrgId;
+use crate::ids::{LaneResultId, OrgId};
 use chrono::{DateTime, Utc};
 
 use super::StorageError;
@@ -33,10 +33,10 @@ pub trait LaneStore {
     /// Record a result whose blob is written.
     async fn insert_lane_result(&self, row: &LaneResultRow) -> Result<(), StorageError>;
     /// One result, expired or not.
-    async fn lane_result(&self, id: &str) -> Result<Option<LaneResultRow>, StorageError>;
+    async fn lane_result(&self, id: &LaneResultId) -> Result<Option<LaneResultRow>, StorageError>;
     /// Up to `limit` results that expired before `before`, oldest first.
     async fn expired_lane_results(&self, before: DateTime<Utc>, limit: i64)
     -> Result<Vec<LaneResultRow>, StorageError>;
     /// Forget a result (its blob is the caller's to delete); false when already gone.
-    async fn delete_lane_result(&self, id: &str) -> Result<bool, StorageError>;
+    async fn delete_lane_result(&self, id: &LaneResultId) -> Result<bool, StorageError>;
 }

@@ -1,8 +1,9 @@
 //! The token ledger: balances, holds, entries: the rows and the `LedgerStore` trait.
 
-use crate::ids::{OrgId, UserId};
+use crate::ids::{HoldId, OrgId, UserId};
 use chrono::{DateTime, Utc};
 
+use super::HoldStatus;
 use super::StorageError;
 
 /// The running totals of a house's ledger, kept in the same transaction as every entry.
@@ -29,32 +30,11 @@ impl BalanceRow {
     }
 }
 
-/// The state of a hold.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HoldStatus {
-    /// Reserved, not yet resolved.
-    Held,
-    /// Charged.
-    Settled,
-    /// Returned to the buckets it came from.
-    Released,
-}
-
-impl HoldStatus {
-    pub(crate) fn parse(s: &str) -> HoldStatus {
-        match s {
-            "settled" => HoldStatus::Settled,
-            "released" => HoldStatus::Released,
-            _ => HoldStatus::Held,
-        }
-    }
-}
-
 /// A hold as stored.
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct HoldRow {
     /// Id (idempotency: reserving the same id twice holds once).
-    pub id: String,
+    pub id: HoldId,
     /// The house.
     pub org_id: OrgId,
     /// Tokens held.
@@ -66,18 +46,11 @@ pub struct HoldRow {
     /// The develop the hold pays for.
     pub generation_id: Option<String>,
     /// held, settled or released.
-    pub status: String,
+    pub status: HoldStatus,
     /// Reservation time.
     pub created_at: DateTime<Utc>,
     /// Settle or release time.
     pub resolved_at: Option<DateTime<Utc>>,
-}
-
-impl HoldRow {
-    /// The parsed status.
-    pub fn status(&self) -> HoldStatus {
-        HoldStatus::parse(&self.status)
-    }
 }
 
 /// Sums over a house's ledger entries (a history scan: for audits and tests, never for reads).
@@ -177,13 +150,23 @@ pub trait LedgerStore: Send + Sync {
     /// Reserve tokens (grant bucket first), atomically against concurrent reserves.
     async fn reserve(&self, hold: NewHold) -> Result<ReserveOutcome, StorageError>;
     /// Charge a held hold; a second resolve changes nothing.
-    async fn settle(&self, org_id: &OrgId, hold_id: &str, now: DateTime<Utc>) -> Result<ResolveOutcome, StorageError>;
+    async fn settle(
+        &self,
+        org_id: &OrgId,
+        hold_id: &HoldId,
+        now: DateTime<Utc>,
+    ) -> Result<ResolveOutcome, StorageError>;
     /// Return a held hold to its buckets; a second resolve changes nothing.
-    async fn release(&self, org_id: &OrgId, hold_id: &str, now: DateTime<Utc>) -> Result<ResolveOutcome, StorageError>;
+    async fn release(
+        &self,
+        org_id: &OrgId,
+        hold_id: &HoldId,
+        now: DateTime<Utc>,
+    ) -> Result<ResolveOutcome, StorageError>;
     /// The running totals (zeros for a house with no ledger yet).
     async fn balance(&self, org_id: &OrgId) -> Result<BalanceRow, StorageError>;
     /// A hold by id within a house.
-    async fn hold(&self, org_id: &OrgId, hold_id: &str) -> Result<Option<HoldRow>, StorageError>;
+    async fn hold(&self, org_id: &OrgId, hold_id: &HoldId) -> Result<Option<HoldRow>, StorageError>;
     /// Open holds of a house, oldest first.
     async fn open_holds(&self, org_id: &OrgId) -> Result<Vec<HoldRow>, StorageError>;
     /// Every hold of a house, resolved or not, oldest first (a history scan: for audits and

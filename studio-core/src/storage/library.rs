@@ -1,6 +1,6 @@
 //! The library: folders, assets and packs: the rows and the `LibraryStore` trait.
 
-use crate::ids::OrgId;
+use crate::ids::{AssetId, FolderId, GroupId, OrgId, PackId, UserId};
 use chrono::{DateTime, Utc};
 
 use super::StorageError;
@@ -9,13 +9,13 @@ use super::StorageError;
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct FolderRow {
     /// Id.
-    pub id: String,
+    pub id: FolderId,
     /// The owning house.
     pub org_id: OrgId,
     /// Name, 1 to 200 characters (a CHECK constraint).
     pub name: String,
     /// Parent collection, same house.
-    pub parent_id: Option<String>,
+    pub parent_id: Option<FolderId>,
     /// Creation time.
     pub created_at: DateTime<Utc>,
 }
@@ -24,11 +24,11 @@ pub struct FolderRow {
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct AssetRow {
     /// Id.
-    pub id: String,
+    pub id: AssetId,
     /// The owning house.
     pub org_id: OrgId,
     /// Who uploaded it.
-    pub created_by: Option<String>,
+    pub created_by: Option<UserId>,
     /// Display name.
     pub name: String,
     /// The brand's code.
@@ -36,9 +36,9 @@ pub struct AssetRow {
     /// Wardrobe bucket (a CHECK constraint).
     pub kind: String,
     /// Collection.
-    pub folder_id: Option<String>,
+    pub folder_id: Option<FolderId>,
     /// Group stamp.
-    pub group_id: Option<String>,
+    pub group_id: Option<GroupId>,
     /// Fit (a CHECK constraint).
     pub fit: Option<String>,
     /// Wearer (a CHECK constraint).
@@ -102,9 +102,9 @@ impl AssetRow {
         dims: Option<(u32, u32)>,
     ) -> AssetRow {
         AssetRow {
-            id,
+            id: AssetId::from(id),
             org_id: org_id.clone(),
-            created_by,
+            created_by: created_by.map(UserId::from),
             name,
             sku: None,
             kind: kind.to_string(),
@@ -155,11 +155,11 @@ pub struct AssetChanges {
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct PackRow {
     /// Id.
-    pub id: String,
+    pub id: PackId,
     /// The owning house.
     pub org_id: OrgId,
     /// Who asked for it.
-    pub created_by: Option<String>,
+    pub created_by: Option<UserId>,
     /// The archive's file name.
     pub filename: String,
     /// The asset ids to pack, as a JSON array.
@@ -169,7 +169,7 @@ pub struct PackRow {
     /// instant or pack.
     pub mode: String,
     /// queued, building, ready, failed or expired.
-    pub status: String,
+    pub status: super::PackStatus,
     /// Entries in the archive.
     pub items: i64,
     /// Archive size once ready; before, the originals' total.
@@ -200,35 +200,36 @@ pub trait LibraryStore: Send + Sync {
     /// A house's collections, oldest first.
     async fn list_folders(&self, org_id: &OrgId) -> Result<Vec<FolderRow>, StorageError>;
     /// One collection of a house.
-    async fn folder(&self, org_id: &OrgId, id: &str) -> Result<Option<FolderRow>, StorageError>;
+    async fn folder(&self, org_id: &OrgId, id: &FolderId) -> Result<Option<FolderRow>, StorageError>;
     /// Rename a collection of a house; None when not this house's.
-    async fn rename_folder(&self, org_id: &OrgId, id: &str, name: &str) -> Result<Option<FolderRow>, StorageError>;
+    async fn rename_folder(&self, org_id: &OrgId, id: &FolderId, name: &str)
+    -> Result<Option<FolderRow>, StorageError>;
     /// Delete a collection of a house in one transaction: its assets (live and deleted) and its
     /// sub-collections move up to its parent, the marks registered for it go, then it does.
     /// (live assets moved, sub-collections moved); None when not this house's.
-    async fn delete_folder(&self, org_id: &OrgId, id: &str) -> Result<Option<(i64, i64)>, StorageError>;
+    async fn delete_folder(&self, org_id: &OrgId, id: &FolderId) -> Result<Option<(i64, i64)>, StorageError>;
     /// Store a new asset.
     async fn insert_asset(&self, asset: AssetRow) -> Result<(), StorageError>;
     /// A house's live assets, newest first, optionally in one collection.
-    async fn list_assets(&self, org_id: &OrgId, folder_id: Option<&str>) -> Result<Vec<AssetRow>, StorageError>;
+    async fn list_assets(&self, org_id: &OrgId, folder_id: Option<&FolderId>) -> Result<Vec<AssetRow>, StorageError>;
     /// One page of [`Storage::list_assets`], optionally of one `kind` only (the scenes are the
     /// `background` kind): at most `limit` rows, starting after the asset at `after` (its
     /// `created_at` and id) in that order.
     async fn list_assets_page(
         &self,
         org_id: &OrgId,
-        folder_id: Option<&str>,
+        folder_id: Option<&FolderId>,
         kind: Option<&str>,
         limit: i64,
         after: Option<(DateTime<Utc>, &str)>,
     ) -> Result<Vec<AssetRow>, StorageError>;
     /// How many live assets a house has, optionally in one collection.
-    async fn count_assets(&self, org_id: &OrgId, folder_id: Option<&str>) -> Result<i64, StorageError>;
+    async fn count_assets(&self, org_id: &OrgId, folder_id: Option<&FolderId>) -> Result<i64, StorageError>;
     /// The house's library version: moved (by triggers) in every transaction that inserts,
     /// updates or deletes one of its assets; 0 before the first.
     async fn library_version(&self, org_id: &OrgId) -> Result<i64, StorageError>;
     /// An asset by id, whatever its house and state (callers decide what to reveal).
-    async fn asset_by_id(&self, id: &str) -> Result<Option<AssetRow>, StorageError>;
+    async fn asset_by_id(&self, id: &AssetId) -> Result<Option<AssetRow>, StorageError>;
     /// Soft-delete a house's live assets among `ids`; returns how many this call took out.
     async fn soft_delete_assets(&self, org_id: &OrgId, ids: &[String], now: DateTime<Utc>)
     -> Result<i64, StorageError>;
@@ -236,15 +237,15 @@ pub trait LibraryStore: Send + Sync {
     async fn update_assets(&self, org_id: &OrgId, ids: &[String], changes: &AssetChanges) -> Result<i64, StorageError>;
     /// Stamp `group_id` on every id, all or nothing: false (and no change) unless every id is a
     /// live asset of the house.
-    async fn set_asset_group(&self, org_id: &OrgId, ids: &[String], group_id: &str) -> Result<bool, StorageError>;
+    async fn set_asset_group(&self, org_id: &OrgId, ids: &[String], group_id: &GroupId) -> Result<bool, StorageError>;
     /// Record an asset's content-credentials summary (JSON), read from its file.
-    async fn set_asset_provenance(&self, org_id: &OrgId, id: &str, provenance: &str) -> Result<(), StorageError>;
+    async fn set_asset_provenance(&self, org_id: &OrgId, id: &AssetId, provenance: &str) -> Result<(), StorageError>;
     /// How many of `ids` (taken as given) are live assets of the house.
     async fn count_live_assets(&self, org_id: &OrgId, ids: &[String]) -> Result<i64, StorageError>;
     /// Store a new pack.
     async fn insert_pack(&self, pack: PackRow) -> Result<(), StorageError>;
     /// A pack of a house.
-    async fn pack(&self, org_id: &OrgId, id: &str) -> Result<Option<PackRow>, StorageError>;
+    async fn pack(&self, org_id: &OrgId, id: &PackId) -> Result<Option<PackRow>, StorageError>;
     /// Claim the oldest queued pack, or one whose builder went quiet before `stale_before`;
     /// marks it building. Safe against other workers and replicas.
     async fn claim_pack(
@@ -253,7 +254,7 @@ pub trait LibraryStore: Send + Sync {
         stale_before: DateTime<Utc>,
     ) -> Result<Option<PackRow>, StorageError>;
     /// Keep a build's claim fresh while it runs, so it is not taken over as stale.
-    async fn renew_pack_claim(&self, id: &str, now: DateTime<Utc>) -> Result<(), StorageError>;
+    async fn renew_pack_claim(&self, id: &PackId, now: DateTime<Utc>) -> Result<(), StorageError>;
     /// Record the end of a build: `ready` with its blob and size, or `failed` with a reason.
     async fn finish_pack(&self, pack: &PackRow) -> Result<(), StorageError>;
     /// Packs whose link has lapsed and are not yet swept.

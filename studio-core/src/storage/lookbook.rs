@@ -1,6 +1,6 @@
 //! Looks, shot templates and the standing preset: the rows and the `LookbookStore` trait.
 
-use crate::ids::OrgId;
+use crate::ids::{AssetId, JobId, LookId, OrgId, TemplateId, UserId};
 use chrono::{DateTime, Utc};
 
 use super::{CreateJobsOutcome, JobRow, StorageError};
@@ -9,17 +9,17 @@ use super::{CreateJobsOutcome, JobRow, StorageError};
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct LookRow {
     /// Id.
-    pub id: String,
+    pub id: LookId,
     /// The house.
     pub org_id: OrgId,
     /// Who made it.
-    pub created_by: String,
+    pub created_by: UserId,
     /// The brand it is for.
     pub brand_id: Option<String>,
     /// Name.
     pub name: String,
     /// The model's asset.
-    pub model_asset_id: String,
+    pub model_asset_id: AssetId,
     /// `[{assetId, role}]` as JSON.
     pub items: String,
     /// The background object as JSON.
@@ -27,11 +27,11 @@ pub struct LookRow {
     /// The composer's preset key.
     pub aesthetic: String,
     /// draft or locked.
-    pub status: String,
+    pub status: crate::api::LookStatus,
     /// The locked frame.
-    pub look_base_asset_id: Option<String>,
+    pub look_base_asset_id: Option<AssetId>,
     /// The job that developed it.
-    pub look_base_job_id: Option<String>,
+    pub look_base_job_id: Option<JobId>,
     /// The factory batch, if any.
     pub batch_id: Option<String>,
     /// When made.
@@ -50,7 +50,7 @@ pub struct LookRow {
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct TemplateRow {
     /// Id.
-    pub id: String,
+    pub id: TemplateId,
     /// The house, or None for a built-in.
     pub org_id: Option<OrgId>,
     /// Name.
@@ -165,7 +165,7 @@ pub trait LookbookStore: Send + Sync {
     /// A house's looks, newest first.
     async fn looks(&self, org_id: &OrgId, limit: i64) -> Result<Vec<LookRow>, StorageError>;
     /// A look of the house.
-    async fn look(&self, org_id: &OrgId, id: &str) -> Result<Option<LookRow>, StorageError>;
+    async fn look(&self, org_id: &OrgId, id: &LookId) -> Result<Option<LookRow>, StorageError>;
     /// Hold and queue `jobs` on a look in one transaction that locks the house's balance and the
     /// look's row: an earlier request with the same idempotency keys answers first; then the
     /// look must exist, be in `guard.status` and have nothing in flight. Anything refused writes
@@ -176,18 +176,18 @@ pub trait LookbookStore: Send + Sync {
     async fn set_look_lock(
         &self,
         org_id: &OrgId,
-        look_id: &str,
+        look_id: &LookId,
         change: LockChange,
         now: DateTime<Utc>,
     ) -> Result<LockOutcome, StorageError>;
     /// The develop jobs of a look, oldest first.
-    async fn look_jobs(&self, org_id: &OrgId, look_id: &str) -> Result<Vec<JobRow>, StorageError>;
+    async fn look_jobs(&self, org_id: &OrgId, look_id: &LookId) -> Result<Vec<JobRow>, StorageError>;
     /// The built-in templates, then the house's, each group oldest first.
     async fn templates(&self, org_id: &OrgId) -> Result<Vec<TemplateRow>, StorageError>;
     /// A built-in template or one of the house's.
-    async fn template(&self, org_id: &OrgId, id: &str) -> Result<Option<TemplateRow>, StorageError>;
+    async fn template(&self, org_id: &OrgId, id: &TemplateId) -> Result<Option<TemplateRow>, StorageError>;
     /// A template's shots in order.
-    async fn template_shots(&self, template_id: &str) -> Result<Vec<TemplateShotRow>, StorageError>;
+    async fn template_shots(&self, template_id: &TemplateId) -> Result<Vec<TemplateShotRow>, StorageError>;
     /// The house's standing preset, if saved.
     async fn preset(&self, org_id: &OrgId) -> Result<Option<PresetRow>, StorageError>;
     /// Save the standing preset. With `keep_sizes` the stored list of sizes stays (the row's own

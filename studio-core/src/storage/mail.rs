@@ -1,8 +1,7 @@
 //! Mail: the letter archive that is also the outbox, delivery reports, the drip's record and
 //! the email tokens (verification, password reset): the rows and the `MailStore` trait.
 
-use crate::ids::LetterId;
-use crate::ids::UserId;
+use crate::ids::{LetterId, ProviderRef, UserId};
 use chrono::{DateTime, Utc};
 
 use super::StorageError;
@@ -158,7 +157,7 @@ pub trait MailStore: Send + Sync {
     /// Archive a letter (which queues it when its status is `queued`).
     async fn insert_letter(&self, letter: LetterRow) -> Result<(), StorageError>;
     /// One letter.
-    async fn letter(&self, id: &str) -> Result<Option<LetterRow>, StorageError>;
+    async fn letter(&self, id: &LetterId) -> Result<Option<LetterRow>, StorageError>;
     /// Letters newest first (by id), filtered, at most `filter.limit`.
     async fn list_letters(&self, filter: &LetterFilter) -> Result<Vec<LetterRow>, StorageError>;
     /// Claim the queued letter due longest ago whose claim (if any) has lapsed: write the claim
@@ -174,7 +173,7 @@ pub trait MailStore: Send + Sync {
     /// the claim was lost (its lease lapsed and another worker took the letter).
     async fn finish_letter(
         &self,
-        id: &str,
+        id: &LetterId,
         claim_token: &str,
         outcome: &LetterOutcome,
         now: DateTime<Utc>,
@@ -183,7 +182,7 @@ pub trait MailStore: Send + Sync {
     /// `status` (delivered < bounced < complained; a report never moves it back).
     async fn apply_mail_event(
         &self,
-        webhook_id: &str,
+        webhook_id: &ProviderRef,
         letter_id: Option<&LetterId>,
         status: &str,
         now: DateTime<Utc>,

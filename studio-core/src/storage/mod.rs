@@ -34,6 +34,7 @@ mod profiles;
 mod search;
 mod seats;
 mod sql;
+mod status;
 mod support;
 mod webhooks;
 
@@ -67,8 +68,7 @@ pub use invitations::{
 pub use jobs::{CancelOutcome, CreateJobsOutcome, JobEnd, JobRow, JobStore, SubmitChecks, TakeRecord};
 pub use lanes::{LaneResultRow, LaneStore};
 pub use ledger::{
-    BalanceRow, Bucket, HoldRow, HoldStatus, LedgerAudit, LedgerStore, NewCredit, NewHold, ReserveOutcome,
-    ResolveOutcome,
+    BalanceRow, Bucket, HoldRow, LedgerAudit, LedgerStore, NewCredit, NewHold, ReserveOutcome, ResolveOutcome,
 };
 pub use library::{AssetChanges, AssetRow, FolderRow, LibraryStore, PackRow};
 pub use lookbook::{
@@ -97,6 +97,7 @@ pub use search::{SearchHitRow, SearchScope, SearchStore};
 pub use seats::{AcceptSeat, EraseOutcome, SeatInvitationRow, SeatRow, SeatStore};
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStorage;
+pub use status::{HoldStatus, PackStatus, RunStatus, StepStatus};
 pub use support::{
     MessageEffect, ScreenshotRow, SupportReportRow, SupportStore, ThreadMessageRow, TicketFilter, TicketLineRow,
     TicketMessageRow, TicketRow,

@@ -3,7 +3,7 @@
 //! offering), holdings (what a house acquired) and the cases of payments that could not become
 //! a holding. The rows and the `ModelStore` trait.
 
-use crate::ids::{OrgId, UserId};
+use crate::ids::{CaseId, EntitlementId, ModelId, OrgId, ProviderRef, UserId};
 use chrono::{DateTime, Utc};
 
 use super::StorageError;
@@ -12,11 +12,11 @@ use super::StorageError;
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct ModelRow {
     /// Id (`mdl_…`).
-    pub id: String,
+    pub id: ModelId,
     /// The owning house; for a catalog offering, the publishing admin's house (its frames).
     pub org_id: OrgId,
     /// Who cast or published it.
-    pub created_by: Option<String>,
+    pub created_by: Option<UserId>,
     /// Name, 1 to 200 characters (a CHECK constraint).
     pub name: String,
     /// The original reference frames (asset ids of `org_id`), as a JSON array.
@@ -208,7 +208,7 @@ pub trait ModelStore: Send + Sync {
     async fn board_model(
         &self,
         org_id: &OrgId,
-        id: &str,
+        id: &ModelId,
         now: DateTime<Utc>,
     ) -> Result<Option<BoardModelRow>, StorageError>;
     /// Patch a house's own model in one locked step: `sheets` appended to its sheets (after
@@ -217,7 +217,7 @@ pub trait ModelStore: Send + Sync {
     async fn patch_model(
         &self,
         org_id: &OrgId,
-        id: &str,
+        id: &ModelId,
         sheets: &[String],
         traits: &serde_json::Map<String, serde_json::Value>,
         now: DateTime<Utc>,
@@ -230,9 +230,9 @@ pub trait ModelStore: Send + Sync {
         now: DateTime<Utc>,
     ) -> Result<Vec<CatalogRow>, StorageError>;
     /// One catalog offering with its counts.
-    async fn catalog_offering(&self, id: &str, now: DateTime<Utc>) -> Result<Option<CatalogRow>, StorageError>;
+    async fn catalog_offering(&self, id: &ModelId, now: DateTime<Utc>) -> Result<Option<CatalogRow>, StorageError>;
     /// Retire a catalog offering; None when there is no such offering.
-    async fn retire_offering(&self, id: &str, now: DateTime<Utc>) -> Result<Option<ModelRow>, StorageError>;
+    async fn retire_offering(&self, id: &ModelId, now: DateTime<Utc>) -> Result<Option<ModelRow>, StorageError>;
     /// Claim an offering for a house (see [`ClaimOutcome`]), under the offering's lock.
     async fn claim_offering(&self, claim: NewClaim) -> Result<ClaimOutcome, StorageError>;
     /// The provider created the claim's checkout, which lapses at `expires_at` (the claim with it).
@@ -240,7 +240,7 @@ pub trait ModelStore: Send + Sync {
         &self,
         reference: &str,
         url: &str,
-        provider_id: &str,
+        provider_id: &ProviderRef,
         expires_at: DateTime<Utc>,
     ) -> Result<(), StorageError>;
     /// Release a pending claim (its checkout could not be created).
@@ -266,11 +266,11 @@ pub trait ModelStore: Send + Sync {
     /// Payment cases, newest first (at most `limit`).
     async fn entitlement_cases(&self, limit: i64) -> Result<Vec<EntitlementCaseRow>, StorageError>;
     /// Mark a case refunded.
-    async fn case_refunded(&self, id: &str, now: DateTime<Utc>) -> Result<(), StorageError>;
+    async fn case_refunded(&self, id: &CaseId, now: DateTime<Utc>) -> Result<(), StorageError>;
     /// Revoke a live holding; None when there is no live holding with that id.
     async fn revoke_entitlement(
         &self,
-        id: &str,
+        id: &EntitlementId,
         by: &str,
         reason: Option<&str>,
         now: DateTime<Utc>,

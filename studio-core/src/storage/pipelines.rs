@@ -2,8 +2,7 @@
 //! every step is held when the run is created; a step gets its job row (reusing its hold) when
 //! its inputs have landed. Every change to a run's steps takes the run's row lock first.
 
-use crate::ids::FolderId;
-use crate::ids::{OrgId, UserId};
+use crate::ids::{FolderId, HoldId, JobId, OrgId, PresetId, RunId, UserId};
 use chrono::{DateTime, Utc};
 
 use super::{JobRow, StorageError};
@@ -12,17 +11,17 @@ use super::{JobRow, StorageError};
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct PipelinePresetRow {
     /// Id.
-    pub id: String,
+    pub id: PresetId,
     /// The house.
     pub org_id: OrgId,
     /// Who saved it.
-    pub created_by: Option<String>,
+    pub created_by: Option<UserId>,
     /// Name.
     pub name: String,
     /// The plan as JSON.
     pub plan: String,
     /// The plan's sink folder.
-    pub sink_folder_id: Option<String>,
+    pub sink_folder_id: Option<FolderId>,
     /// When saved first.
     pub created_at: DateTime<Utc>,
     /// Last change.
@@ -33,7 +32,7 @@ pub struct PipelinePresetRow {
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct PipelineRunRow {
     /// Id (`run_<uuid>`).
-    pub id: String,
+    pub id: RunId,
     /// The house.
     pub org_id: OrgId,
     /// Who started it.
@@ -51,7 +50,7 @@ pub struct PipelineRunRow {
     /// SHA-256 of the plan and items, to tell a replay from a reused key.
     pub request_hash: String,
     /// developing, done, settled, failed or cancelled (a CHECK constraint).
-    pub status: String,
+    pub status: super::RunStatus,
     /// Set first by a cancel: nothing more is queued.
     pub cancel_requested: bool,
     /// Frames held at the start.
@@ -73,7 +72,7 @@ pub struct PipelineStepRow {
     /// Id.
     pub id: String,
     /// The run.
-    pub run_id: String,
+    pub run_id: RunId,
     /// The house.
     pub org_id: OrgId,
     /// Position in the line.
@@ -93,15 +92,15 @@ pub struct PipelineStepRow {
     /// Upstream step indexes.
     pub upstream: String,
     /// Where its frame is filed.
-    pub sink_folder_id: Option<String>,
+    pub sink_folder_id: Option<FolderId>,
     /// Its hold (reserved with the run).
-    pub hold_id: String,
+    pub hold_id: HoldId,
     /// Tokens held.
     pub tokens: i64,
     /// waiting, started (a job exists), failed or cancelled (never started).
-    pub status: String,
+    pub status: super::StepStatus,
     /// Its job, once started.
-    pub job_id: Option<String>,
+    pub job_id: Option<JobId>,
     /// Why it never started.
     pub error: Option<String>,
     /// Created with the run.
@@ -193,19 +192,19 @@ pub trait PipelineStore: Send + Sync {
     /// A house's presets, newest first.
     async fn pipeline_presets(&self, org_id: &OrgId, limit: i64) -> Result<Vec<PipelinePresetRow>, StorageError>;
     /// One preset of a house.
-    async fn pipeline_preset(&self, org_id: &OrgId, id: &str) -> Result<Option<PipelinePresetRow>, StorageError>;
+    async fn pipeline_preset(&self, org_id: &OrgId, id: &PresetId) -> Result<Option<PipelinePresetRow>, StorageError>;
     /// Replace a preset's plan; None when the house has no such preset.
     async fn update_pipeline_preset(
         &self,
         org_id: &OrgId,
-        id: &str,
+        id: &PresetId,
         name: &str,
         plan: &str,
         sink_folder_id: Option<&FolderId>,
         now: DateTime<Utc>,
     ) -> Result<Option<PipelinePresetRow>, StorageError>;
     /// Delete a preset; false when the house has no such preset.
-    async fn delete_pipeline_preset(&self, org_id: &OrgId, id: &str) -> Result<bool, StorageError>;
+    async fn delete_pipeline_preset(&self, org_id: &OrgId, id: &PresetId) -> Result<bool, StorageError>;
     /// In one transaction that holds the house's balance row: answer an earlier run with the
     /// same person and key, or refuse a line the balance cannot cover, or reserve one hold per
     /// step, insert the run and its steps and queue `jobs` (the steps that can start now, each
@@ -217,13 +216,13 @@ pub trait PipelineStore: Send + Sync {
         jobs: Vec<JobRow>,
     ) -> Result<RunCreateOutcome, StorageError>;
     /// One run of a house.
-    async fn pipeline_run(&self, org_id: &OrgId, id: &str) -> Result<Option<PipelineRunRow>, StorageError>;
+    async fn pipeline_run(&self, org_id: &OrgId, id: &RunId) -> Result<Option<PipelineRunRow>, StorageError>;
     /// A house's runs, newest first.
     async fn pipeline_runs(&self, org_id: &OrgId, limit: i64) -> Result<Vec<PipelineRunRow>, StorageError>;
     /// The house's runs among `ids`.
     async fn pipeline_runs_in(&self, org_id: &OrgId, ids: &[String]) -> Result<Vec<PipelineRunRow>, StorageError>;
     /// A run's steps in line order, with their jobs' state.
-    async fn pipeline_steps(&self, run_id: &str) -> Result<Vec<StepState>, StorageError>;
+    async fn pipeline_steps(&self, run_id: &RunId) -> Result<Vec<StepState>, StorageError>;
     /// Runs still developing with an id after `after` (ids are time-ordered: oldest first), as
     /// `(org_id, id)`; page with the last id.
     async fn open_pipeline_runs(&self, after: &str, limit: i64) -> Result<Vec<(String, String)>, StorageError>;
@@ -233,7 +232,7 @@ pub trait PipelineStore: Send + Sync {
     async fn advance_pipeline(
         &self,
         org_id: &OrgId,
-        run_id: &str,
+        run_id: &RunId,
         advance: StepAdvance,
         now: DateTime<Utc>,
     ) -> Result<AdvanceOutcome, StorageError>;
@@ -241,7 +240,7 @@ pub trait PipelineStore: Send + Sync {
     async fn finish_pipeline_run(
         &self,
         org_id: &OrgId,
-        run_id: &str,
+        run_id: &RunId,
         status: &str,
         now: DateTime<Utc>,
     ) -> Result<bool, StorageError>;
@@ -251,7 +250,7 @@ pub trait PipelineStore: Send + Sync {
     async fn cancel_pipeline(
         &self,
         org_id: &OrgId,
-        run_id: &str,
+        run_id: &RunId,
         now: DateTime<Utc>,
     ) -> Result<Option<RunCancelled>, StorageError>;
 }

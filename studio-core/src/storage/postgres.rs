@@ -1,7 +1,14 @@
 //! PostgreSQL storage for scale-out: several replicas share one database. Ledger writes lock
 //! the house's balance row (`FOR UPDATE`), so concurrent reserves on any replica serialise per house.
 
-use crate::ids::{ChatSessionId, FolderId, LetterId, OrgId, UserId, WebhookId};
+use super::RunStatus;
+use crate::api::{JobStatus, LookStatus};
+use crate::ids::{
+    AssetId, CaseId, ChatActionId, ChatSessionId, CodeId, DeliveryId, EntitlementId, EntryId, EvidenceId, ExperimentId,
+    FindingId, FolderId, GroupId, HoldId, IntakeId, InvitationId, InviteRequestId, JobId, KeyId, LaneResultId,
+    LetterId, LookId, MarkId, MemoryId, ModelId, OrgId, PackId, PostId, PresetId, ProviderRef, RenderId, RunId,
+    ScreenshotId, TemplateId, TicketId, ToolId, ToolItemId, UserId, WebhookId,
+};
 use std::sync::Arc;
 use std::time::Duration;
 

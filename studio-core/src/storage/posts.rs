@@ -1,6 +1,6 @@
 //! Posts: a house's notes board as stored, and the `PostStore` trait.
 
-use crate::ids::{OrgId, UserId};
+use crate::ids::{OrgId, PostId, UserId};
 use chrono::{DateTime, Utc};
 
 use super::StorageError;
@@ -9,11 +9,11 @@ use super::StorageError;
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct PostRow {
     /// Id (`post_…`).
-    pub id: String,
+    pub id: PostId,
     /// The house.
     pub org_id: OrgId,
     /// The author.
-    pub author_id: String,
+    pub author_id: UserId,
     /// Title.
     pub title: String,
     /// Body.
@@ -30,7 +30,7 @@ pub trait PostStore {
     /// Write a new post.
     async fn insert_post(&self, row: &PostRow) -> Result<(), StorageError>;
     /// One post of the house.
-    async fn post(&self, org_id: &OrgId, id: &str) -> Result<Option<PostRow>, StorageError>;
+    async fn post(&self, org_id: &OrgId, id: &PostId) -> Result<Option<PostRow>, StorageError>;
     /// Up to `limit` posts of the house, newest first, written before `before` (its
     /// `(created_at, id)`) when given.
     async fn posts(
@@ -44,12 +44,12 @@ pub trait PostStore {
     async fn update_post(
         &self,
         org_id: &OrgId,
-        id: &str,
+        id: &PostId,
         author_id: &UserId,
         title: Option<&str>,
         body: Option<&str>,
         now: DateTime<Utc>,
     ) -> Result<Option<PostRow>, StorageError>;
     /// Delete a post of the house written by `author_id`; false when there is no such post.
-    async fn delete_post(&self, org_id: &OrgId, id: &str, author_id: &UserId) -> Result<bool, StorageError>;
+    async fn delete_post(&self, org_id: &OrgId, id: &PostId, author_id: &UserId) -> Result<bool, StorageError>;
 }

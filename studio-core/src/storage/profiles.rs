@@ -2,7 +2,7 @@
 //! memories, onboarding steps, intake answers, tool access grants and tool items, the people
 //! list for admins, and what the account page reads. The rows and the `ProfileStore` trait.
 
-use crate::ids::{OrgId, UserId};
+use crate::ids::{IntakeId, MemoryId, OrgId, ToolId, ToolItemId, UserId};
 use chrono::{DateTime, Utc};
 
 use super::StorageError;
@@ -32,7 +32,7 @@ pub struct ProfileRow {
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct MemoryRow {
     /// Id.
-    pub id: String,
+    pub id: MemoryId,
     /// The house.
     pub org_id: OrgId,
     /// house or person.
@@ -56,7 +56,7 @@ pub struct MemoryRow {
     /// Projected into the assistant's context (only active ones ever are).
     pub projected: bool,
     /// Who wrote it.
-    pub created_by: String,
+    pub created_by: UserId,
     /// When it was written.
     pub created_at: DateTime<Utc>,
     /// Last status change.
@@ -218,7 +218,7 @@ pub trait ProfileStore: Send + Sync {
         &self,
         org_id: &OrgId,
         user_id: &UserId,
-        id: &str,
+        id: &MemoryId,
         now: DateTime<Utc>,
     ) -> Result<Option<MemoryRow>, StorageError>;
 
@@ -236,7 +236,7 @@ pub trait ProfileStore: Send + Sync {
     /// Record intake answers (JSON text).
     async fn record_intake(
         &self,
-        id: &str,
+        id: &IntakeId,
         user_id: &UserId,
         org_id: &OrgId,
         answers: &str,
@@ -258,11 +258,11 @@ pub trait ProfileStore: Send + Sync {
     /// Live grants to a person by id, or by their address once they have proven it.
     async fn tool_grants(&self, user_id: &UserId, email: &str) -> Result<Vec<ToolGrantRow>, StorageError>;
     /// A tool's items, by category then sort order.
-    async fn tool_items(&self, tool_id: &str) -> Result<Vec<ToolItemRow>, StorageError>;
+    async fn tool_items(&self, tool_id: &ToolId) -> Result<Vec<ToolItemRow>, StorageError>;
     /// Store a tool item.
     async fn insert_tool_item(&self, item: ToolItemRow) -> Result<(), StorageError>;
     /// Delete a tool item; false when there is none.
-    async fn delete_tool_item(&self, id: &str) -> Result<bool, StorageError>;
+    async fn delete_tool_item(&self, id: &ToolItemId) -> Result<bool, StorageError>;
 
     /// People, newest first, optionally only those whose email or name contains `query`
     /// (case-insensitive); keyset page after (created_at, id).

@@ -5,7 +5,7 @@
 //! owner-to-admin swap in one transaction), so a house has exactly one owner whatever order
 //! concurrent requests arrive in.
 
-use crate::ids::{OrgId, UserId};
+use crate::ids::{InvitationId, OrgId, UserId};
 use chrono::{DateTime, Utc};
 
 use super::StorageError;
@@ -96,7 +96,7 @@ pub trait SeatStore: Send + Sync {
         weekly_limit: i64,
     ) -> Result<bool, StorageError>;
     /// An invitation by id.
-    async fn seat_invitation(&self, id: &str) -> Result<Option<SeatInvitationRow>, StorageError>;
+    async fn seat_invitation(&self, id: &InvitationId) -> Result<Option<SeatInvitationRow>, StorageError>;
     /// Pending, unexpired invitations of a house, newest first.
     async fn pending_seat_invitations(
         &self,
@@ -109,7 +109,7 @@ pub trait SeatStore: Send + Sync {
     /// given (an owner seat demotes the current owner to admin), the invitation marked accepted.
     async fn accept_seat_invitation(
         &self,
-        id: &str,
+        id: &InvitationId,
         user_id: &UserId,
         now: DateTime<Utc>,
     ) -> Result<AcceptSeat, StorageError>;

@@ -5,7 +5,14 @@
 //! transactions run one after another and readers (WAL) are never blocked. One process owns the
 //! file; scale-out deployments use PostgreSQL.
 
-use crate::ids::{ChatSessionId, FolderId, LetterId, OrgId, UserId, WebhookId};
+use super::RunStatus;
+use crate::api::{JobStatus, LookStatus};
+use crate::ids::{
+    AssetId, CaseId, ChatActionId, ChatSessionId, CodeId, DeliveryId, EntitlementId, EntryId, EvidenceId, ExperimentId,
+    FindingId, FolderId, GroupId, HoldId, IntakeId, InvitationId, InviteRequestId, JobId, KeyId, LaneResultId,
+    LetterId, LookId, MarkId, MemoryId, ModelId, OrgId, PackId, PostId, PresetId, ProviderRef, RenderId, RunId,
+    ScreenshotId, TemplateId, TicketId, ToolId, ToolItemId, UserId, WebhookId,
+};
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,7 +1,7 @@
 //! Support: tickets, their thread messages (internal notes included), noted reports and the
 //! screenshots people attach, as stored, with the `SupportStore` trait.
 
-use crate::ids::{OrgId, UserId};
+use crate::ids::{OrgId, ScreenshotId, TicketId, UserId};
 use chrono::{DateTime, Utc};
 
 use super::StorageError;
@@ -10,7 +10,7 @@ use super::StorageError;
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct TicketRow {
     /// Id (`tkt_…`).
-    pub id: String,
+    pub id: TicketId,
     /// The house (None for a visitor's escalated chat).
     pub org_id: Option<OrgId>,
     /// The person whose thread it is (None for an escalation the bridge raised).
@@ -75,11 +75,11 @@ pub struct TicketMessageRow {
     /// Id (`tmsg_…`).
     pub id: String,
     /// The ticket.
-    pub ticket_id: String,
+    pub ticket_id: TicketId,
     /// `person` or `support`.
     pub author: String,
     /// Who wrote it.
-    pub author_id: Option<String>,
+    pub author_id: Option<UserId>,
     /// An internal note (never shown to the person).
     pub internal: bool,
     /// The words.
@@ -184,7 +184,7 @@ pub trait SupportStore {
     /// Raise a ticket with its first message (one transaction).
     async fn insert_ticket(&self, ticket: &TicketRow, first: Option<&TicketMessageRow>) -> Result<(), StorageError>;
     /// One ticket with its list fields.
-    async fn ticket_line(&self, id: &str) -> Result<Option<TicketLineRow>, StorageError>;
+    async fn ticket_line(&self, id: &TicketId) -> Result<Option<TicketLineRow>, StorageError>;
     /// Up to `limit` tickets of a person in a house, newest message first, after `before` (its
     /// `(last_message_at, id)`) when given.
     async fn person_tickets(
@@ -208,11 +208,15 @@ pub trait SupportStore {
     /// there is no such ticket.
     async fn add_ticket_message(&self, row: &TicketMessageRow, effect: MessageEffect) -> Result<bool, StorageError>;
     /// A thread, oldest first, notes included only when `internal`.
-    async fn ticket_messages(&self, ticket_id: &str, internal: bool) -> Result<Vec<ThreadMessageRow>, StorageError>;
+    async fn ticket_messages(
+        &self,
+        ticket_id: &TicketId,
+        internal: bool,
+    ) -> Result<Vec<ThreadMessageRow>, StorageError>;
     /// Mark the support replies of a ticket read; how many were unread.
-    async fn mark_support_read(&self, ticket_id: &str, now: DateTime<Utc>) -> Result<u64, StorageError>;
+    async fn mark_support_read(&self, ticket_id: &TicketId, now: DateTime<Utc>) -> Result<u64, StorageError>;
     /// Set a ticket's status; false when there is no such ticket.
-    async fn set_ticket_status(&self, id: &str, status: &str) -> Result<bool, StorageError>;
+    async fn set_ticket_status(&self, id: &TicketId, status: &str) -> Result<bool, StorageError>;
     /// Note a report.
     async fn insert_support_report(&self, row: &SupportReportRow) -> Result<(), StorageError>;
     /// Noted reports since `since`.
@@ -220,9 +224,9 @@ pub trait SupportStore {
     /// Record a screenshot whose blob is written.
     async fn insert_screenshot(&self, row: &ScreenshotRow) -> Result<(), StorageError>;
     /// One screenshot, expired or not.
-    async fn screenshot(&self, id: &str) -> Result<Option<ScreenshotRow>, StorageError>;
+    async fn screenshot(&self, id: &ScreenshotId) -> Result<Option<ScreenshotRow>, StorageError>;
     /// Up to `limit` screenshots whose retention ended before `before`, oldest first.
     async fn expired_screenshots(&self, before: DateTime<Utc>, limit: i64) -> Result<Vec<ScreenshotRow>, StorageError>;
     /// Forget a screenshot (its blob is the caller's to delete); false when already gone.
-    async fn delete_screenshot(&self, id: &str) -> Result<bool, StorageError>;
+    async fn delete_screenshot(&self, id: &ScreenshotId) -> Result<bool, StorageError>;
 }

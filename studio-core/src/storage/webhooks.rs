@@ -1,8 +1,7 @@
 //! Webhook endpoints as stored, and the `WebhookStore` trait (docs/webhooks.md). The signing
 //! secrets are stored sealed (`webhooks/seal.rs`); this layer never sees them in clear.
 
-use crate::ids::OrgId;
-use crate::ids::WebhookId;
+use crate::ids::{DeliveryId, OrgId, UserId, WebhookId};
 use chrono::{DateTime, Utc};
 
 use super::StorageError;
@@ -31,7 +30,7 @@ pub struct WebhookRow {
     /// Why the delivery rules disabled it.
     pub disabled_reason: Option<String>,
     /// Who created it.
-    pub created_by: String,
+    pub created_by: UserId,
     /// When it was created.
     pub created_at: DateTime<Utc>,
     /// When it last changed.
@@ -169,14 +168,14 @@ pub trait WebhookStore {
     /// Insert a new endpoint unless the house already keeps `max` of them; false when it does.
     async fn insert_webhook(&self, row: &WebhookRow, max: i64) -> Result<bool, StorageError>;
     /// One endpoint of the house.
-    async fn webhook(&self, org_id: &OrgId, id: &str) -> Result<Option<WebhookRow>, StorageError>;
+    async fn webhook(&self, org_id: &OrgId, id: &WebhookId) -> Result<Option<WebhookRow>, StorageError>;
     /// Every endpoint of the house, oldest first.
     async fn webhooks(&self, org_id: &OrgId) -> Result<Vec<WebhookRow>, StorageError>;
     /// Apply a patch; None when there is no such endpoint.
     async fn update_webhook(
         &self,
         org_id: &OrgId,
-        id: &str,
+        id: &WebhookId,
         changes: &WebhookChanges,
         now: DateTime<Utc>,
     ) -> Result<Option<WebhookRow>, StorageError>;
@@ -185,19 +184,19 @@ pub trait WebhookStore {
     async fn rotate_webhook_secret(
         &self,
         org_id: &OrgId,
-        id: &str,
+        id: &WebhookId,
         sealed: &str,
         until: DateTime<Utc>,
         now: DateTime<Utc>,
     ) -> Result<Option<WebhookRow>, StorageError>;
     /// Delete an endpoint and its log; false when there is no such endpoint.
-    async fn delete_webhook(&self, org_id: &OrgId, id: &str) -> Result<bool, StorageError>;
+    async fn delete_webhook(&self, org_id: &OrgId, id: &WebhookId) -> Result<bool, StorageError>;
     /// Disable an enabled endpoint for `reason` (the delivery rules: a 410, a run of failures);
     /// false when it was already disabled (or is gone), so the rules act once.
     async fn disable_webhook(
         &self,
         org_id: &OrgId,
-        id: &str,
+        id: &WebhookId,
         reason: &str,
         now: DateTime<Utc>,
     ) -> Result<bool, StorageError>;
@@ -216,7 +215,7 @@ pub trait WebhookStore {
         &self,
         org_id: &OrgId,
         endpoint_id: &WebhookId,
-        delivery_id: &str,
+        delivery_id: &DeliveryId,
     ) -> Result<Option<WebhookAttemptRow>, StorageError>;
     /// Queue deliveries (the outbox), each `pending` and due at its `next_attempt_at`; a job
     /// change already queued for an endpoint (same endpoint, same event number) is skipped.
@@ -234,7 +233,7 @@ pub trait WebhookStore {
     /// was taken over meanwhile (nothing is changed then).
     async fn finish_webhook_delivery(
         &self,
-        id: &str,
+        id: &DeliveryId,
         claim_token: &str,
         fate: DeliveryFate,
         now: DateTime<Utc>,

@@ -6,7 +6,7 @@
 use crate::api::{ESCALATION_REASONS, Escalation, Ticket};
 use crate::caller::{Caller, Machine, MachineKind};
 use crate::error::{Error, Result};
-use crate::ids::new_id;
+use crate::ids::{OrgId, TicketId};
 use crate::storage::TicketRow;
 
 use super::{Support, contact, ticket_view};
@@ -65,7 +65,7 @@ impl Support<'_> {
             }
             Escalator::Bridge(_) => match named {
                 Some(org) => {
-                    let house = self.0.storage.org_by_id(org).await?.ok_or_else(no_house)?;
+                    let house = self.0.accounts().house(&OrgId::from(org)).await?.ok_or_else(no_house)?;
                     (Some(house.id), None)
                 }
                 None => (None, None),
@@ -77,7 +77,7 @@ impl Support<'_> {
         };
         let now = crate::ids::now();
         let ticket = TicketRow {
-            id: new_id("tkt"),
+            id: TicketId::generate(),
             org_id,
             user_id,
             source: "escalation".into(),

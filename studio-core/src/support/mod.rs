@@ -9,7 +9,7 @@
 //! the minter reads support's answers from their browser. A thread that is not the caller's
 //! (another person, another house, an unknown id) is 503 `THREAD_UNAVAILABLE`, as the spec says.
 
-use crate::ids::OrgId;
+use crate::ids::{OrgId, TicketId};
 use chrono::Utc;
 use serde_json::{Value, json};
 
@@ -146,7 +146,7 @@ fn summary(subject: Option<&str>, body: &str) -> String {
 
 pub(crate) fn ticket_view(row: &TicketLineRow) -> Ticket {
     Ticket {
-        id: row.ticket.id.clone(),
+        id: row.ticket.id.clone().into(),
         status: row.ticket.status.clone(),
         summary: row.ticket.summary.clone(),
         message_count: row.message_count,
@@ -220,8 +220,8 @@ impl Support<'_> {
     pub(crate) async fn context(&self, org_id: &OrgId) -> Result<Value> {
         let studio = self.0;
         let plan = studio.billing().plan_view(org_id).await?;
-        let spendable = studio.storage.balance(org_id).await?.spendable();
-        let last = studio.storage.list_jobs(org_id, None, 1).await?.into_iter().next();
+        let spendable = studio.billing().totals(org_id).await?.spendable();
+        let last = studio.develops().recent_develops(org_id, 1).await?.into_iter().next();
         Ok(json!({
             "plan": plan.map(|p| json!({ "tier": p.tier, "name": p.name, "status": p.status, "renewsAt": p.renews_at })),
             "spendable": spendable,
@@ -232,7 +232,7 @@ impl Support<'_> {
 
     /// The caller's own ticket, else 503 `THREAD_UNAVAILABLE`.
     async fn own(&self, caller: &Caller, id: &str) -> Result<TicketLineRow> {
-        let row = self.0.storage.ticket_line(id.trim()).await?.ok_or_else(thread_unavailable)?;
+        let row = self.0.storage.ticket_line(&TicketId::from(id.trim())).await?.ok_or_else(thread_unavailable)?;
         let mine = row.ticket.org_id.as_deref() == Some(caller.org_id.as_str())
             && row.ticket.user_id.as_deref() == Some(caller.user_id.as_str());
         if !mine {
@@ -256,7 +256,7 @@ impl Support<'_> {
                 id: new_id("tmsg"),
                 ticket_id: row.ticket.id.clone(),
                 author: "person".into(),
-                author_id: Some(caller.user_id.to_string()),
+                author_id: Some(caller.user_id.clone()),
                 internal: false,
                 content: body,
                 created_at: now,
@@ -297,7 +297,7 @@ impl Support<'_> {
             }));
         }
         let ticket = TicketRow {
-            id: new_id("tkt"),
+            id: TicketId::generate(),
             org_id: Some(caller.org_id.clone()),
             user_id: Some(caller.user_id.clone()),
             source: "person".into(),
@@ -321,7 +321,7 @@ impl Support<'_> {
             id: new_id("tmsg"),
             ticket_id: ticket.id.clone(),
             author: "person".into(),
-            author_id: Some(caller.user_id.to_string()),
+            author_id: Some(caller.user_id.clone()),
             internal: false,
             content: body,
             created_at: now,

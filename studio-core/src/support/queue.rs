@@ -2,7 +2,7 @@
 //! whole thread with notes, context and fresh screenshot links, reply, internal note, status)
 //! and the analyst's support aggregates (`GET /api/internal/analyst/support`).
 
-use crate::ids::OrgId;
+use crate::ids::{OrgId, ScreenshotId, TicketId, UserId};
 use chrono::Duration;
 use serde_json::Value;
 
@@ -94,14 +94,17 @@ impl Support<'_> {
     /// Reading it marks nothing read. 404 `TICKET_NOT_FOUND`.
     pub async fn admin_thread(&self, _admin: &PlatformAdmin, id: &str) -> Result<AdminThread> {
         let storage = &self.0.storage;
-        let row = storage.ticket_line(id.trim()).await?.ok_or_else(not_found)?;
+        let row = storage.ticket_line(&TicketId::from(id.trim())).await?.ok_or_else(not_found)?;
         let messages = storage.ticket_messages(&row.ticket.id, true).await?;
         let now = crate::ids::now();
         let links: Vec<String> = serde_json::from_str(&row.ticket.screenshots).unwrap_or_default();
         let mut screenshots = Vec::new();
         for link in links {
             let kept = match Support::screenshot_id(&link) {
-                Some(shot) => storage.screenshot(shot).await?.filter(|s| Some(&s.org_id) == row.ticket.org_id.as_ref()),
+                Some(shot) => storage
+                    .screenshot(&ScreenshotId::from(shot))
+                    .await?
+                    .filter(|s| Some(&s.org_id) == row.ticket.org_id.as_ref()),
                 None => None,
             };
             screenshots.push(match kept.filter(|s| s.expires_at > now) {
@@ -127,7 +130,7 @@ impl Support<'_> {
                 .map(|m| AdminThreadMessage {
                     message: message_view(m),
                     internal: m.message.internal,
-                    author_id: m.message.author_id.clone(),
+                    author_id: m.message.author_id.clone().map(String::from),
                     read_at: m.message.read_at,
                 })
                 .collect(),
@@ -144,9 +147,9 @@ impl Support<'_> {
         let content = words(&words_.content, 1)?;
         let message = TicketMessageRow {
             id: new_id("tmsg"),
-            ticket_id: id.trim().to_string(),
+            ticket_id: TicketId::from(id.trim().to_string()),
             author: "support".into(),
-            author_id: Some(admin.user_id().to_string()),
+            author_id: Some(UserId::from(admin.user_id().to_string())),
             internal,
             content,
             created_at: crate::ids::now(),
@@ -181,7 +184,7 @@ impl Support<'_> {
     /// `TICKET_NOT_FOUND`.
     pub async fn set_status(&self, admin: &PlatformAdmin, id: &str, change: TicketStatusChange) -> Result<AdminThread> {
         let status = status(change.status.as_deref().unwrap_or_default())?;
-        if !self.0.storage.set_ticket_status(id.trim(), status).await? {
+        if !self.0.storage.set_ticket_status(&TicketId::from(id.trim()), status).await? {
             return Err(not_found());
         }
         self.admin_thread(admin, id).await

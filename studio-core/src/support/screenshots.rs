@@ -10,7 +10,7 @@ use chrono::{DateTime, Duration, Utc};
 use crate::api::{SCREENSHOT_LINK_DAYS, SCREENSHOT_RETENTION_DAYS, ScreenshotLink, ScreenshotQuery};
 use crate::caller::Caller;
 use crate::error::{Error, ErrorKind, Result};
-use crate::ids::new_id;
+use crate::ids::{ScreenshotId, new_id};
 use crate::images;
 use crate::storage::ScreenshotRow;
 
@@ -113,7 +113,7 @@ impl Support<'_> {
             .library()
             .check_link(SCOPE, &format!("{id}/{object}"), expires, signature, now.timestamp())
             .map_err(|refused| refused.into_error(ErrorKind::Forbidden))?;
-        let row = self.0.storage.screenshot(id).await?.ok_or_else(gone)?;
+        let row = self.0.storage.screenshot(&ScreenshotId::from(id)).await?.ok_or_else(gone)?;
         if row.object != object || row.expires_at < now {
             return Err(gone());
         }
@@ -131,7 +131,7 @@ impl Support<'_> {
                 tracing::warn!(error = %e, key = %row.blob_key, "could not delete an expired screenshot");
                 continue;
             }
-            if self.0.storage.delete_screenshot(&row.id).await? {
+            if self.0.storage.delete_screenshot(&ScreenshotId::from(&row.id)).await? {
                 swept += 1;
             }
         }

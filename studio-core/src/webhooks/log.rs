@@ -5,7 +5,7 @@
 //! logged as the next attempt). Every attempt goes through `deliver.rs`, so the target guard,
 //! the signature, the timeouts and the 410 rule are the same for all of them.
 
-use crate::ids::WebhookId;
+use crate::ids::{DeliveryId, WebhookId};
 use serde_json::json;
 
 use crate::api::{DEFAULT_DELIVERIES_PAGE, DeliveriesQuery, MAX_DELIVERIES_PAGE, WebhookDelivery, WebhookDeliveryPage};
@@ -114,7 +114,7 @@ impl Webhooks<'_> {
         if cursor.is_some_and(|c| !c.starts_with("wha_")) {
             return Err(Error::invalid("BAD_CURSOR", "That cursor is not one we gave."));
         }
-        self.0.storage.webhook(&caller.org_id, id).await?.ok_or_else(not_found)?;
+        self.0.storage.webhook(&caller.org_id, &WebhookId::from(id)).await?.ok_or_else(not_found)?;
         let mut rows =
             self.0.storage.webhook_attempts(&caller.org_id, &WebhookId::from(id), i64::from(limit) + 1, cursor).await?;
         let more = rows.len() > limit as usize;
@@ -127,7 +127,7 @@ impl Webhooks<'_> {
     /// and answer the attempt. 403 `FORBIDDEN`; 404 `NOT_FOUND`.
     pub async fn test(&self, caller: &Caller, id: &str) -> Result<WebhookDelivery> {
         require_manage(caller)?;
-        let endpoint = self.0.storage.webhook(&caller.org_id, id).await?.ok_or_else(not_found)?;
+        let endpoint = self.0.storage.webhook(&caller.org_id, &WebhookId::from(id)).await?.ok_or_else(not_found)?;
         let delivery_id = new_id("msg");
         let payload = json!({"type": PING, "webhookId": endpoint.id, "sentAt": now()}).to_string();
         let send =
@@ -140,11 +140,15 @@ impl Webhooks<'_> {
     /// 403 `FORBIDDEN`; 404 `NOT_FOUND`, `DELIVERY_NOT_FOUND`.
     pub async fn replay(&self, caller: &Caller, id: &str, delivery_id: &str) -> Result<WebhookDelivery> {
         require_manage(caller)?;
-        let endpoint = self.0.storage.webhook(&caller.org_id, id).await?.ok_or_else(not_found)?;
-        let last =
-            self.0.storage.last_webhook_attempt(&caller.org_id, &WebhookId::from(id), delivery_id).await?.ok_or_else(
-                || Error::not_found("DELIVERY_NOT_FOUND", "No delivery with that id was made to this webhook."),
-            )?;
+        let endpoint = self.0.storage.webhook(&caller.org_id, &WebhookId::from(id)).await?.ok_or_else(not_found)?;
+        let last = self
+            .0
+            .storage
+            .last_webhook_attempt(&caller.org_id, &WebhookId::from(id), &DeliveryId::from(delivery_id))
+            .await?
+            .ok_or_else(|| {
+                Error::not_found("DELIVERY_NOT_FOUND", "No delivery with that id was made to this webhook.")
+            })?;
         let send = Send {
             delivery_id: &last.delivery_id,
             event: &last.event,

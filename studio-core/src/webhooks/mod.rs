@@ -27,7 +27,7 @@ use crate::api::{
 };
 use crate::caller::Caller;
 use crate::error::{Error, Result};
-use crate::ids::{new_id, now};
+use crate::ids::now;
 use crate::storage::{WebhookChanges, WebhookRow};
 use crate::studio::Studio;
 
@@ -128,7 +128,7 @@ impl Webhooks<'_> {
 
     /// `GET /api/toolkit/webhooks/{id}` (any role). 404 `NOT_FOUND`.
     pub async fn get(&self, caller: &Caller, id: &str) -> Result<Webhook> {
-        self.0.storage.webhook(&caller.org_id, id).await?.as_ref().map(view).ok_or_else(not_found)
+        self.0.storage.webhook(&caller.org_id, &WebhookId::from(id)).await?.as_ref().map(view).ok_or_else(not_found)
     }
 
     /// `POST /api/toolkit/webhooks`: a new endpoint and its secret, answered once. 400
@@ -142,7 +142,7 @@ impl Webhooks<'_> {
         let secret = new_secret();
         let at = now();
         let row = WebhookRow {
-            id: WebhookId::from(new_id("whk")),
+            id: WebhookId::generate(),
             org_id: caller.org_id.clone(),
             url,
             description,
@@ -152,7 +152,7 @@ impl Webhooks<'_> {
             previous_sealed: None,
             previous_expires_at: None,
             disabled_reason: None,
-            created_by: caller.user_id.to_string(),
+            created_by: caller.user_id.clone(),
             created_at: at,
             updated_at: at,
         };
@@ -176,20 +176,20 @@ impl Webhooks<'_> {
         };
         let description = description(patch.description)?;
         // The id first, so another house's id answers 404 whatever the body says.
-        self.0.storage.webhook(&caller.org_id, id).await?.ok_or_else(not_found)?;
+        self.0.storage.webhook(&caller.org_id, &WebhookId::from(id)).await?.ok_or_else(not_found)?;
         let url = match patch.url {
             Some(url) => Some(self.checked_url(&url).await?),
             None => None,
         };
         let changes = WebhookChanges { url, description, events, enabled: patch.enabled };
-        let row = self.0.storage.update_webhook(&caller.org_id, id, &changes, now()).await?;
+        let row = self.0.storage.update_webhook(&caller.org_id, &WebhookId::from(id), &changes, now()).await?;
         row.as_ref().map(view).ok_or_else(not_found)
     }
 
     /// `DELETE /api/toolkit/webhooks/{id}`. 403 `FORBIDDEN`; 404 `NOT_FOUND`.
     pub async fn delete(&self, caller: &Caller, id: &str) -> Result<WebhookDeleted> {
         require_manage(caller)?;
-        if !self.0.storage.delete_webhook(&caller.org_id, id).await? {
+        if !self.0.storage.delete_webhook(&caller.org_id, &WebhookId::from(id)).await? {
             return Err(not_found());
         }
         Ok(WebhookDeleted { id: id.to_string(), deleted: true })
@@ -203,7 +203,11 @@ impl Webhooks<'_> {
         let at = now();
         let until = at + Duration::hours(ROTATION_OVERLAP_HOURS);
         let sealed = seal::seal(self.seal_key(), &secret);
-        self.0.storage.rotate_webhook_secret(&caller.org_id, id, &sealed, until, at).await?.ok_or_else(not_found)?;
+        self.0
+            .storage
+            .rotate_webhook_secret(&caller.org_id, &WebhookId::from(id), &sealed, until, at)
+            .await?
+            .ok_or_else(not_found)?;
         Ok(WebhookSecret { id: id.to_string(), secret, previous_secret_expires_at: until })
     }
 

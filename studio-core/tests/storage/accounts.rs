@@ -1,6 +1,7 @@
 //! People, houses, seats, sessions and keys as the storage keeps them.
 
 use std::sync::Arc;
+use studio_core::{KeyId, OrgId, UserId};
 
 use chrono::{Duration, Utc};
 use studio_core::{KeyRow, MembershipRow, NewAccount, OrgRow, SessionRow, Storage, StorageError, UserRow};
@@ -64,7 +65,10 @@ async fn account_is_created_whole_and_email_is_unique(storage: Arc<dyn Storage>)
         grant_tokens: 10,
     };
     assert!(matches!(storage.create_account(again).await, Err(StorageError::Conflict("email"))));
-    assert!(storage.org_by_id("org_other").await.unwrap().is_none(), "a refused sign-up leaves no house behind");
+    assert!(
+        storage.org_by_id(&OrgId::from("org_other")).await.unwrap().is_none(),
+        "a refused sign-up leaves no house behind"
+    );
 }
 
 async fn sessions_expire_and_can_be_deleted(storage: Arc<dyn Storage>) {
@@ -90,9 +94,9 @@ async fn sessions_expire_and_can_be_deleted(storage: Arc<dyn Storage>) {
 
 fn key(org_id: &str, user_id: &str, id: &str, role: &str, minutes_ago: i64) -> KeyRow {
     KeyRow {
-        id: id.to_string(),
+        id: KeyId::from(id.to_string()),
         org_id: org_id.into(),
-        created_by: user_id.to_string(),
+        created_by: UserId::from(user_id.to_string()),
         name: id.to_string(),
         role: role.to_string(),
         prefix: "studio_sk_abcdef".into(),
@@ -113,7 +117,7 @@ async fn keys_round_trip_and_role_is_constrained(storage: Arc<dyn Storage>) {
     storage.insert_key(new.clone()).await.unwrap();
     storage.insert_key(key(&other_org, &other_user, &format!("key_foreign_{tag}"), "member", 0)).await.unwrap();
 
-    let listed: Vec<String> = storage.list_keys(&org_id).await.unwrap().into_iter().map(|k| k.id).collect();
+    let listed: Vec<String> = storage.list_keys(&org_id).await.unwrap().into_iter().map(|k| k.id.into()).collect();
     assert_eq!(listed, vec![new.id.clone(), old.id.clone()], "newest first, only this house's");
     assert_eq!(storage.key_by_hash(&new.secret_hash).await.unwrap().map(|k| k.id), Some(new.id.clone()));
 

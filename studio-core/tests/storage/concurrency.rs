@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use studio_core::HoldId;
 
 use chrono::Utc;
 use studio_core::{NewHold, ReserveOutcome, ResolveOutcome, Storage};
@@ -62,9 +63,9 @@ async fn concurrent_reserve_settle_release_keeps_the_books(storage: Arc<dyn Stor
                     }
                     op => {
                         let outcome = if op == 1 {
-                            storage.settle(&org, &id, Utc::now()).await
+                            storage.settle(&org, &HoldId::from(&id), Utc::now()).await
                         } else {
-                            storage.release(&org, &id, Utc::now()).await
+                            storage.release(&org, &HoldId::from(&id), Utc::now()).await
                         };
                         if let ResolveOutcome::Resolved(_) = outcome.expect("resolve") {
                             *tally.lock().unwrap().resolved.entry(id).or_default() += 1;

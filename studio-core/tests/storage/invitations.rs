@@ -3,6 +3,7 @@
 //! however many acceptances race.
 
 use std::sync::Arc;
+use studio_core::{CodeId, InvitationId};
 
 use chrono::{Duration, Utc};
 use studio_core::{AcceptOutcome, Bucket, InvitationRow, InviteCodeRow, NewCredit, RedeemOutcome, Storage};
@@ -15,7 +16,7 @@ fn code(max_uses: i64) -> InviteCodeRow {
     let tag = uuid::Uuid::new_v4().simple().to_string();
     let label = format!("T{}", &tag[..8]).to_uppercase();
     InviteCodeRow {
-        id: format!("icode_{tag}"),
+        id: format!("icode_{tag}").into(),
         code: format!("{label}-ABCDEF"),
         label,
         owner_user_id: None,
@@ -92,7 +93,11 @@ async fn redeemers_never_pass_the_limit(storage: Arc<dyn Storage>) {
     assert!(matches!(outcome, RedeemOutcome::Refused(ref r) if r.used_count == 0), "{outcome:?}");
     assert_eq!(
         storage
-            .redeem_code("icode_none", invitation("icode_none", &format!("y-{tag}@example.com")), Utc::now())
+            .redeem_code(
+                &CodeId::from("icode_none"),
+                invitation("icode_none", &format!("y-{tag}@example.com")),
+                Utc::now()
+            )
             .await
             .ok(),
         Some(RedeemOutcome::NotFound)
@@ -122,7 +127,7 @@ async fn an_acceptance_credits_once(storage: Arc<dyn Storage>) {
                     expires_at: None,
                     now,
                 };
-                storage.accept_invitation(&id, &user, Some(grant), now).await.expect("accept")
+                storage.accept_invitation(&InvitationId::from(&id), &user, Some(grant), now).await.expect("accept")
             })
         })
         .collect();

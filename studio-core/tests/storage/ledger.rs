@@ -2,6 +2,7 @@
 //! running totals equal to the sums of the entries.
 
 use std::sync::Arc;
+use studio_core::HoldId;
 
 use chrono::Utc;
 use studio_core::{
@@ -58,7 +59,10 @@ async fn grant_bucket_is_spent_first_and_release_refills_it(storage: Arc<dyn Sto
     assert_eq!((h.from_grant, h.from_topup), (10, 5));
     let b = storage.balance(&org).await.unwrap();
     assert_eq!((b.grant_tokens, b.topup_tokens, b.held), (0, 15, 15));
-    assert!(matches!(storage.release(&org, &id, Utc::now()).await.unwrap(), ResolveOutcome::Resolved(_)));
+    assert!(matches!(
+        storage.release(&org, &HoldId::from(&id), Utc::now()).await.unwrap(),
+        ResolveOutcome::Resolved(_)
+    ));
     let b = storage.balance(&org).await.unwrap();
     assert_eq!(
         (b.grant_tokens, b.topup_tokens, b.held, b.settled),
@@ -80,15 +84,27 @@ async fn holds_resolve_exactly_once(storage: Arc<dyn Storage>) {
     assert!(matches!(storage.reserve(hold(&org, &b, 13)).await.unwrap(), ReserveOutcome::Reserved(_)));
     assert_eq!(storage.balance(&org).await.unwrap().held, 22);
 
-    assert!(matches!(storage.settle(&org, &a, Utc::now()).await.unwrap(), ResolveOutcome::Resolved(_)));
-    assert!(matches!(storage.settle(&org, &a, Utc::now()).await.unwrap(), ResolveOutcome::AlreadyResolved(_)));
-    assert!(matches!(storage.release(&org, &a, Utc::now()).await.unwrap(), ResolveOutcome::AlreadyResolved(_)));
-    assert!(matches!(storage.release(&org, &b, Utc::now()).await.unwrap(), ResolveOutcome::Resolved(_)));
-    assert!(matches!(storage.settle(&org, &b, Utc::now()).await.unwrap(), ResolveOutcome::AlreadyResolved(_)));
-    assert!(matches!(storage.settle(&org, "hold_missing", Utc::now()).await.unwrap(), ResolveOutcome::NotFound));
+    assert!(matches!(storage.settle(&org, &HoldId::from(&a), Utc::now()).await.unwrap(), ResolveOutcome::Resolved(_)));
+    assert!(matches!(
+        storage.settle(&org, &HoldId::from(&a), Utc::now()).await.unwrap(),
+        ResolveOutcome::AlreadyResolved(_)
+    ));
+    assert!(matches!(
+        storage.release(&org, &HoldId::from(&a), Utc::now()).await.unwrap(),
+        ResolveOutcome::AlreadyResolved(_)
+    ));
+    assert!(matches!(storage.release(&org, &HoldId::from(&b), Utc::now()).await.unwrap(), ResolveOutcome::Resolved(_)));
+    assert!(matches!(
+        storage.settle(&org, &HoldId::from(&b), Utc::now()).await.unwrap(),
+        ResolveOutcome::AlreadyResolved(_)
+    ));
+    assert!(matches!(
+        storage.settle(&org, &HoldId::from("hold_missing"), Utc::now()).await.unwrap(),
+        ResolveOutcome::NotFound
+    ));
     let (_, other) = new_house(storage.as_ref(), 0).await;
     assert!(
-        matches!(storage.settle(&other, &b, Utc::now()).await.unwrap(), ResolveOutcome::NotFound),
+        matches!(storage.settle(&other, &HoldId::from(&b), Utc::now()).await.unwrap(), ResolveOutcome::NotFound),
         "another house cannot touch it"
     );
 
@@ -105,7 +121,7 @@ async fn shortfall_writes_nothing(storage: Arc<dyn Storage>) {
     let outcome = storage.reserve(hold(&org, &format!("hold_big_{org}"), 9)).await.unwrap();
     assert_eq!(outcome, ReserveOutcome::Insufficient { need: 9, spendable: 8 });
     assert_eq!(storage.audit(&org).await.unwrap(), before);
-    assert!(storage.hold(&org, &format!("hold_big_{org}")).await.unwrap().is_none());
+    assert!(storage.hold(&org, &format!("hold_big_{org}").into()).await.unwrap().is_none());
 }
 
 async fn viewer_cannot_reserve_and_member_can(storage: Arc<dyn Storage>) {
@@ -143,7 +159,7 @@ async fn caller_with_key(studio: &Studio, storage: &dyn Storage, org: &str, user
     };
     storage
         .insert_key(studio_core::KeyRow {
-            id: format!("key_{}", uuid::Uuid::new_v4().simple()),
+            id: format!("key_{}", uuid::Uuid::new_v4().simple()).into(),
             org_id: org.into(),
             created_by: user.into(),
             name: role.into(),

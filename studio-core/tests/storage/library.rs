@@ -26,7 +26,7 @@ async fn every_statement_that_writes_assets_moves_the_version(storage: Arc<dyn S
         .await
         .expect("page")
         .into_iter()
-        .map(|a| a.id)
+        .map(|a| a.id.into())
         .collect();
     assert_eq!(storage.soft_delete_assets(&house, &ids, Utc::now()).await.expect("delete"), 300);
     let deleted = storage.library_version(&house).await.expect("version");

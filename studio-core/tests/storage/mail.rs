@@ -4,6 +4,7 @@
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
+use studio_core::{LetterId, ProviderRef};
 
 use chrono::{Duration, Utc};
 use studio_core::{LetterFilter, LetterOutcome, LetterRow, MailEventOutcome, Storage};
@@ -52,7 +53,12 @@ async fn the_outbox_hands_each_letter_to_one_worker(storage: Arc<dyn Storage>) {
                 let Some(l) = storage.claim_letter(&token, now, now + Duration::minutes(1)).await.unwrap() else {
                     break;
                 };
-                assert!(storage.finish_letter(&l.id, &token, &LetterOutcome::Sent, Utc::now()).await.unwrap());
+                assert!(
+                    storage
+                        .finish_letter(&LetterId::from(&l.id), &token, &LetterOutcome::Sent, Utc::now())
+                        .await
+                        .unwrap()
+                );
                 got.push(l.id);
             }
             got
@@ -75,29 +81,41 @@ async fn the_outbox_hands_each_letter_to_one_worker(storage: Arc<dyn Storage>) {
     let later = now + Duration::seconds(31);
     let second = storage.claim_letter("new", later, later + Duration::seconds(30)).await.unwrap().expect("lapsed");
     assert_eq!(second.attempts, 2);
-    assert!(!storage.finish_letter(&id, "old", &LetterOutcome::Sent, later).await.unwrap(), "the old claim is gone");
+    assert!(
+        !storage.finish_letter(&LetterId::from(&id), "old", &LetterOutcome::Sent, later).await.unwrap(),
+        "the old claim is gone"
+    );
     let retry = LetterOutcome::Retry { error: "451".into(), at: later + Duration::minutes(5) };
-    assert!(storage.finish_letter(&id, "new", &retry, later).await.unwrap());
+    assert!(storage.finish_letter(&LetterId::from(&id), "new", &retry, later).await.unwrap());
     assert!(storage.claim_letter("x", later, later + Duration::seconds(30)).await.unwrap().is_none(), "not yet due");
-    let row = storage.letter(&id).await.unwrap().expect("kept");
+    let row = storage.letter(&LetterId::from(&id)).await.unwrap().expect("kept");
     assert_eq!((row.status.as_str(), row.last_error.as_deref(), row.claim_token), ("queued", Some("451"), None));
 
     // Delivery reports: once per webhook id, and a status never moves back.
     let hook = |n: u32| format!("{tag}-{n}");
     assert_eq!(
-        storage.apply_mail_event(&hook(1), Some(&ids[0].as_str().into()), "bounced", now).await.unwrap(),
+        storage
+            .apply_mail_event(&ProviderRef::from(&hook(1)), Some(&ids[0].as_str().into()), "bounced", now)
+            .await
+            .unwrap(),
         MailEventOutcome::Applied("bounced".into())
     );
     assert_eq!(
-        storage.apply_mail_event(&hook(1), Some(&ids[0].as_str().into()), "bounced", now).await.unwrap(),
+        storage
+            .apply_mail_event(&ProviderRef::from(&hook(1)), Some(&ids[0].as_str().into()), "bounced", now)
+            .await
+            .unwrap(),
         MailEventOutcome::Duplicate
     );
     assert_eq!(
-        storage.apply_mail_event(&hook(2), Some(&ids[0].as_str().into()), "delivered", now).await.unwrap(),
+        storage
+            .apply_mail_event(&ProviderRef::from(&hook(2)), Some(&ids[0].as_str().into()), "delivered", now)
+            .await
+            .unwrap(),
         MailEventOutcome::Applied("bounced".into())
     );
     assert_eq!(
-        storage.apply_mail_event(&hook(3), Some(&"nope".into()), "delivered", now).await.unwrap(),
+        storage.apply_mail_event(&ProviderRef::from(&hook(3)), Some(&"nope".into()), "delivered", now).await.unwrap(),
         MailEventOutcome::UnknownLetter
     );
 

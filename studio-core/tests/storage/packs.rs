@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use chrono::{Duration, Utc};
-use studio_core::{PackRow, Storage};
+use studio_core::{PackId, PackRow, PackStatus, Storage};
 
 use crate::{conformance, new_house};
 
@@ -26,7 +26,7 @@ fn queued(org: &str, id: &str, age_secs: i64) -> PackRow {
         asset_ids: "[]".into(),
         sizes: "[]".into(),
         mode: "pack".into(),
-        status: "queued".into(),
+        status: PackStatus::Queued,
         items: 0,
         bytes: 0,
         seconds: 1,
@@ -53,7 +53,7 @@ async fn each_queued_pack_is_claimed_once(storage: Arc<dyn Storage>) {
             let mut got = Vec::new();
             let now = Utc::now();
             while let Some(p) = storage.claim_pack(now, now - Duration::minutes(10)).await.unwrap() {
-                got.push(p.id);
+                got.push(p.id.into_string());
             }
             got
         }));
@@ -68,7 +68,7 @@ async fn each_queued_pack_is_claimed_once(storage: Arc<dyn Storage>) {
     sorted.dedup();
     assert_eq!(sorted.len(), mine.len(), "a pack was claimed twice: {mine:?}");
     assert_eq!(mine.len(), ids.len(), "every queued pack was claimed");
-    let row = storage.pack(&org, &ids[0]).await.unwrap().unwrap();
+    let row = storage.pack(&org, &PackId::from(&ids[0])).await.unwrap().unwrap();
     assert_eq!((row.status.as_str(), row.attempts), ("building", 1));
 }
 
@@ -94,10 +94,10 @@ async fn a_stale_build_is_taken_over(storage: Arc<dyn Storage>) {
     };
     assert_eq!((taken.status.as_str(), taken.attempts), ("building", 2));
     let mut done = taken.clone();
-    done.status = "ready".into();
+    done.status = PackStatus::Ready;
     done.blob_key = Some("k".into());
     done.bytes = 22;
     storage.finish_pack(&done).await.unwrap();
-    let row = storage.pack(&org, &id).await.unwrap().unwrap();
+    let row = storage.pack(&org, &PackId::from(&id)).await.unwrap().unwrap();
     assert_eq!((row.status.as_str(), row.bytes, row.blob_key.as_deref()), ("ready", 22, Some("k")));
 }

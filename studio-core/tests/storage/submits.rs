@@ -7,6 +7,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
+use studio_core::JobId;
 
 use chrono::Utc;
 use studio_core::{Bucket, CancelOutcome, CreateJobsOutcome, JobRow, NewCredit, Storage};
@@ -65,8 +66,11 @@ async fn group_submits_keep_the_books(a: Arc<dyn Storage>, b: Arc<dyn Storage>) 
                             CreateJobsOutcome::Created(rows) => {
                                 let mut t = tally.lock().unwrap();
                                 for r in rows {
-                                    assert_eq!(r.status, "queued");
-                                    t.created.insert(r.id.clone(), (r.tokens, r.event_seq, r.idempotency_key.clone()));
+                                    assert_eq!(r.status, studio_core::api::JobStatus::Queued);
+                                    t.created.insert(
+                                        r.id.clone().into(),
+                                        (r.tokens, r.event_seq, r.idempotency_key.clone()),
+                                    );
                                 }
                             }
                             CreateJobsOutcome::Existing(rows) => {
@@ -104,7 +108,7 @@ async fn group_submits_keep_the_books(a: Arc<dyn Storage>, b: Arc<dyn Storage>) 
                         };
                         let Some(id) = target else { continue };
                         if let CancelOutcome::Cancelled(_) =
-                            storage.cancel_job(&org, &id, Utc::now()).await.expect("cancel")
+                            storage.cancel_job(&org, &JobId::from(&id), Utc::now()).await.expect("cancel")
                         {
                             assert!(tally.lock().unwrap().cancelled.insert(id), "a job was cancelled twice");
                         }

@@ -877,7 +877,7 @@ async fn audit_chat(store: &dyn studio_core::Storage, h: &MoneyHouse) {
     let jobs = store.jobs_since(&h.run.org_id, 0, 1_000_000).await.unwrap();
     let by_key: BTreeMap<String, String> = jobs
         .iter()
-        .filter_map(|j| j.idempotency_key.as_deref()?.strip_prefix("chat-").map(|a| (a.to_string(), j.id.clone())))
+        .filter_map(|j| j.idempotency_key.as_deref()?.strip_prefix("chat-").map(|a| (a.to_string(), j.id.to_string())))
         .collect();
     let keyed = jobs.iter().filter(|j| j.idempotency_key.as_deref().is_some_and(|k| k.starts_with("chat-"))).count();
     ensure_eq!((by_key, keyed), (stored.clone(), stored.len()), "one job per applied action");

@@ -65,14 +65,14 @@ macro_rules! impl_account_store {
                     .await?)
             }
 
-            async fn user_by_id(&self, id: &str) -> Result<Option<UserRow>, StorageError> {
+            async fn user_by_id(&self, id: &UserId) -> Result<Option<UserRow>, StorageError> {
                 Ok(sqlx::query_as("SELECT id, email, name, password_hash, created_at FROM users WHERE id = $1")
                     .bind(id)
                     .fetch_optional(&self.pool)
                     .await?)
             }
 
-            async fn org_by_id(&self, id: &str) -> Result<Option<OrgRow>, StorageError> {
+            async fn org_by_id(&self, id: &OrgId) -> Result<Option<OrgRow>, StorageError> {
                 Ok(sqlx::query_as("SELECT id, name, created_at FROM organizations WHERE id = $1")
                     .bind(id)
                     .fetch_optional(&self.pool)
@@ -231,7 +231,7 @@ macro_rules! impl_account_store {
                 .await?)
             }
 
-            async fn revoke_key(&self, org_id: &OrgId, key_id: &str, now: DateTime<Utc>) -> Result<Option<KeyRow>, StorageError> {
+            async fn revoke_key(&self, org_id: &OrgId, key_id: &KeyId, now: DateTime<Utc>) -> Result<Option<KeyRow>, StorageError> {
                 let _w = self.write_lock().await;
                 Ok(sqlx::query_as(concat!(
                     "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2 AND org_id = $3 RETURNING ",
@@ -244,7 +244,7 @@ macro_rules! impl_account_store {
                 .await?)
             }
 
-            async fn touch_key(&self, key_id: &str, now: DateTime<Utc>, stale_before: DateTime<Utc>) -> Result<(), StorageError> {
+            async fn touch_key(&self, key_id: &KeyId, now: DateTime<Utc>, stale_before: DateTime<Utc>) -> Result<(), StorageError> {
                 let _w = self.write_lock().await;
                 sqlx::query("UPDATE api_keys SET last_used_at = $1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $3)")
                     .bind(now)

@@ -225,7 +225,7 @@ macro_rules! impl_analyst_store {
 
             async fn decide_finding(
                 &self,
-                id: &str,
+                id: &FindingId,
                 status: &str,
                 note: &str,
                 by: &str,
@@ -254,7 +254,7 @@ macro_rules! impl_analyst_store {
 
             async fn finding(
                 &self,
-                id: &str,
+                id: &FindingId,
             ) -> Result<Option<$crate::storage::FindingRow>, $crate::storage::StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ",
@@ -268,7 +268,7 @@ macro_rules! impl_analyst_store {
 
             async fn memory_by_id(
                 &self,
-                id: &str,
+                id: &MemoryId,
             ) -> Result<Option<$crate::storage::MemoryRow>, $crate::storage::StorageError> {
                 Ok(sqlx::query_as(concat!("SELECT ", memory_columns!(), " FROM memories WHERE id = $1"))
                     .bind(id)
@@ -330,7 +330,7 @@ macro_rules! impl_analyst_store {
 
             async fn observations(
                 &self,
-                memory_id: &str,
+                memory_id: &MemoryId,
             ) -> Result<Vec<$crate::storage::ObservationRow>, $crate::storage::StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ",

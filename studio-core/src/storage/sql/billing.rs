@@ -13,7 +13,7 @@ macro_rules! impl_billing_store {
                 Ok(())
             }
 
-            async fn checkout_created(&self, reference: &str, provider_id: Option<&str>) -> Result<(), StorageError> {
+            async fn checkout_created(&self, reference: &str, provider_id: Option<&ProviderRef>) -> Result<(), StorageError> {
                 let _w = self.write_lock().await;
                 let status = if provider_id.is_some() { "open" } else { "failed" };
                 sqlx::query("UPDATE billing_checkouts SET provider_id = $1, status = $2 WHERE reference = $3 AND status = 'open'")
@@ -119,7 +119,7 @@ macro_rules! impl_billing_store {
                 Ok(AutochargeOutcome::Reserved { charge: Box::new(charge), customer_id })
             }
 
-            async fn autocharge_charged(&self, reference: &str, payment_id: &str) -> Result<(), StorageError> {
+            async fn autocharge_charged(&self, reference: &str, payment_id: &ProviderRef) -> Result<(), StorageError> {
                 let _w = self.write_lock().await;
                 sqlx::query(
                     "UPDATE billing_checkouts SET status = 'charged', payment_id = $1 WHERE reference = $2 AND status = 'open'",

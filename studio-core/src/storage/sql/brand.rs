@@ -164,7 +164,7 @@ macro_rules! impl_brand_store {
             async fn brand_mark(
                 &self,
                 org_id: &OrgId,
-                id: &str,
+                id: &MarkId,
             ) -> Result<Option<$crate::storage::BrandMarkRow>, $crate::storage::StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ",
@@ -181,7 +181,7 @@ macro_rules! impl_brand_store {
             async fn brand_marks(
                 &self,
                 org_id: &OrgId,
-                collection_id: &str,
+                collection_id: &FolderId,
             ) -> Result<Vec<$crate::storage::BrandMarkRow>, $crate::storage::StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ",
@@ -198,7 +198,7 @@ macro_rules! impl_brand_store {
             async fn update_brand_mark(
                 &self,
                 org_id: &OrgId,
-                id: &str,
+                id: &MarkId,
                 material: &str,
                 placement: Option<&str>,
                 note: Option<&str>,
@@ -220,7 +220,11 @@ macro_rules! impl_brand_store {
                 Ok(done.rows_affected() == 1)
             }
 
-            async fn delete_brand_mark(&self, org_id: &OrgId, id: &str) -> Result<bool, $crate::storage::StorageError> {
+            async fn delete_brand_mark(
+                &self,
+                org_id: &OrgId,
+                id: &MarkId,
+            ) -> Result<bool, $crate::storage::StorageError> {
                 let _w = self.write_lock().await;
                 let done = sqlx::query("DELETE FROM brand_marks WHERE org_id = $1 AND id = $2")
                     .bind(org_id)

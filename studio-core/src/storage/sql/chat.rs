@@ -111,7 +111,7 @@ macro_rules! impl_chat_store {
                 org_id: &OrgId,
                 user_id: &UserId,
                 via: &str,
-                id: &str,
+                id: &ChatSessionId,
             ) -> Result<Option<$crate::storage::ChatSessionRow>, $crate::storage::StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ",
@@ -295,7 +295,7 @@ macro_rules! impl_chat_store {
             async fn chat_action(
                 &self,
                 session_id: &ChatSessionId,
-                id: &str,
+                id: &ChatActionId,
             ) -> Result<Option<$crate::storage::ChatActionRow>, $crate::storage::StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ",
@@ -310,7 +310,7 @@ macro_rules! impl_chat_store {
 
             async fn claim_chat_action(
                 &self,
-                id: &str,
+                id: &ChatActionId,
                 now: chrono::DateTime<chrono::Utc>,
                 stale_before: chrono::DateTime<chrono::Utc>,
             ) -> Result<bool, $crate::storage::StorageError> {
@@ -329,7 +329,7 @@ macro_rules! impl_chat_store {
 
             async fn unclaim_chat_action(
                 &self,
-                id: &str,
+                id: &ChatActionId,
                 claimed: chrono::DateTime<chrono::Utc>,
             ) -> Result<(), $crate::storage::StorageError> {
                 let _w = self.write_lock().await;
@@ -346,7 +346,7 @@ macro_rules! impl_chat_store {
 
             async fn finish_chat_action(
                 &self,
-                id: &str,
+                id: &ChatActionId,
                 claimed: chrono::DateTime<chrono::Utc>,
                 result: &str,
                 turn: $crate::storage::ChatTurnRow,

@@ -61,7 +61,7 @@ macro_rules! impl_console_store {
                 .await?)
             }
 
-            async fn any_job(&self, id: &str) -> Result<Option<JobRow>, $crate::storage::StorageError> {
+            async fn any_job(&self, id: &JobId) -> Result<Option<JobRow>, $crate::storage::StorageError> {
                 Ok(sqlx::query_as(concat!("SELECT ", job_columns!(), " FROM jobs WHERE id = $1"))
                     .bind(id)
                     .fetch_optional(&self.pool)
@@ -266,13 +266,13 @@ macro_rules! impl_console_store {
                     .execute(&self.pool)
                     .await?;
                 }
-                let kept = self.verdict_of(&row.job_id, row.rubric).await?;
+                let kept = self.verdict_of(&JobId::from(&row.job_id), row.rubric).await?;
                 Ok(kept.unwrap_or_else(|| row.clone()))
             }
 
             async fn verdict_of(
                 &self,
-                job_id: &str,
+                job_id: &JobId,
                 rubric: i64,
             ) -> Result<Option<$crate::storage::VerdictRow>, $crate::storage::StorageError> {
                 Ok(sqlx::query_as(concat!(

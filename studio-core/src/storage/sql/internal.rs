@@ -81,7 +81,7 @@ macro_rules! impl_internal_store {
                 Ok((row, inserted == 1))
             }
 
-            async fn evidence(&self, id: &str) -> Result<Option<$crate::storage::EvidenceRow>, StorageError> {
+            async fn evidence(&self, id: &EvidenceId) -> Result<Option<$crate::storage::EvidenceRow>, StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ",
                     $crate::storage::sql::internal::evidence_columns!(),
@@ -116,7 +116,7 @@ macro_rules! impl_internal_store {
 
             async fn summarize_evidence(
                 &self,
-                id: &str,
+                id: &EvidenceId,
                 focus: &str,
                 summary: &str,
                 now: chrono::DateTime<chrono::Utc>,
@@ -160,7 +160,7 @@ macro_rules! impl_internal_store {
                 Ok(())
             }
 
-            async fn render(&self, id: &str) -> Result<Option<$crate::storage::RenderRow>, StorageError> {
+            async fn render(&self, id: &RenderId) -> Result<Option<$crate::storage::RenderRow>, StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ",
                     $crate::storage::sql::internal::render_columns!(),
@@ -171,7 +171,7 @@ macro_rules! impl_internal_store {
                 .await?)
             }
 
-            async fn renders_of(&self, evidence_id: &str) -> Result<Vec<$crate::storage::RenderRow>, StorageError> {
+            async fn renders_of(&self, evidence_id: &EvidenceId) -> Result<Vec<$crate::storage::RenderRow>, StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ",
                     $crate::storage::sql::internal::render_columns!(),
@@ -204,7 +204,7 @@ macro_rules! impl_internal_store {
 
             async fn complete_render(
                 &self,
-                id: &str,
+                id: &RenderId,
                 blob_key: &str,
                 mime: &str,
                 bytes: i64,
@@ -226,7 +226,7 @@ macro_rules! impl_internal_store {
                 Ok(n == 1)
             }
 
-            async fn fail_render(&self, id: &str, code: &str, now: chrono::DateTime<chrono::Utc>) -> Result<bool, StorageError> {
+            async fn fail_render(&self, id: &RenderId, code: &str, now: chrono::DateTime<chrono::Utc>) -> Result<bool, StorageError> {
                 let _w = self.write_lock().await;
                 let n = sqlx::query(
                     "UPDATE replay_renders SET status = 'failed', error_code = $1, finished_at = $2 \
@@ -265,7 +265,7 @@ macro_rules! impl_internal_store {
                 Ok(())
             }
 
-            async fn experiment(&self, id: &str) -> Result<Option<$crate::storage::ExperimentRow>, StorageError> {
+            async fn experiment(&self, id: &ExperimentId) -> Result<Option<$crate::storage::ExperimentRow>, StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ",
                     $crate::storage::sql::internal::experiment_columns!(),
@@ -300,7 +300,7 @@ macro_rules! impl_internal_store {
 
             async fn move_experiment(
                 &self,
-                id: &str,
+                id: &ExperimentId,
                 from: &str,
                 to: &str,
                 now: chrono::DateTime<chrono::Utc>,
@@ -415,7 +415,7 @@ macro_rules! impl_internal_store {
                 Ok(n > 0)
             }
 
-            async fn invite_request(&self, id: &str) -> Result<Option<$crate::storage::InviteRequestRow>, StorageError> {
+            async fn invite_request(&self, id: &InviteRequestId) -> Result<Option<$crate::storage::InviteRequestRow>, StorageError> {
                 Ok(sqlx::query_as(concat!($crate::storage::sql::internal::request_select!(), "WHERE r.id = $1"))
                     .bind(id)
                     .fetch_optional(&self.pool)
@@ -470,7 +470,7 @@ macro_rules! impl_internal_store {
                 Ok(())
             }
 
-            async fn research_of(&self, request_id: &str) -> Result<Vec<$crate::storage::ResearchRow>, StorageError> {
+            async fn research_of(&self, request_id: &InviteRequestId) -> Result<Vec<$crate::storage::ResearchRow>, StorageError> {
                 Ok(sqlx::query_as(
                     "SELECT id, request_id, findings, created_at FROM invite_request_research WHERE request_id = $1 \
                      ORDER BY created_at, id",

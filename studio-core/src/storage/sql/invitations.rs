@@ -79,7 +79,7 @@ macro_rules! impl_invitation_store {
 
             async fn revoke_code(
                 &self,
-                id: &str,
+                id: &CodeId,
                 now: DateTime<Utc>,
             ) -> Result<Option<$crate::storage::InviteCodeRow>, StorageError> {
                 {
@@ -99,7 +99,7 @@ macro_rules! impl_invitation_store {
                 .await?)
             }
 
-            async fn raise_max_uses(&self, id: &str, max_uses: i64) -> Result<(), StorageError> {
+            async fn raise_max_uses(&self, id: &CodeId, max_uses: i64) -> Result<(), StorageError> {
                 let _w = self.write_lock().await;
                 sqlx::query("UPDATE invite_codes SET max_uses = $2 WHERE id = $1 AND max_uses < $2")
                     .bind(id)
@@ -111,7 +111,7 @@ macro_rules! impl_invitation_store {
 
             async fn redeem_code(
                 &self,
-                code_id: &str,
+                code_id: &CodeId,
                 i: $crate::storage::InvitationRow,
                 now: DateTime<Utc>,
             ) -> Result<$crate::storage::RedeemOutcome, StorageError> {
@@ -259,7 +259,7 @@ macro_rules! impl_invitation_store {
 
             async fn accept_invitation(
                 &self,
-                id: &str,
+                id: &InvitationId,
                 user_id: &UserId,
                 grant: Option<NewCredit>,
                 now: DateTime<Utc>,
@@ -288,7 +288,7 @@ macro_rules! impl_invitation_store {
                 Ok(AcceptOutcome::Accepted(after))
             }
 
-            async fn invitees(&self, code_id: &str) -> Result<Vec<$crate::storage::InviteeRow>, StorageError> {
+            async fn invitees(&self, code_id: &CodeId) -> Result<Vec<$crate::storage::InviteeRow>, StorageError> {
                 Ok(sqlx::query_as(
                     "SELECT i.id, i.email, i.created_at, i.accepted_at, i.host_rewarded_at, \
                      CAST(CASE WHEN EXISTS (SELECT 1 FROM users u WHERE u.email = i.email) THEN 1 ELSE 0 END AS BIGINT) \
@@ -304,7 +304,7 @@ macro_rules! impl_invitation_store {
                 .await?)
             }
 
-            async fn reward_host(&self, id: &str, credit: NewCredit) -> Result<bool, StorageError> {
+            async fn reward_host(&self, id: &InvitationId, credit: NewCredit) -> Result<bool, StorageError> {
                 let _w = self.write_lock().await;
                 let mut tx = self.begin_write().await?;
                 let marked =

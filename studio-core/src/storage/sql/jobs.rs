@@ -22,7 +22,7 @@ macro_rules! impl_job_store {
                 answer.await.map_err(|_| StorageError::Unsupported("the submit queue stopped before answering".into()))?
             }
 
-            async fn job(&self, org_id: &OrgId, id: &str) -> Result<Option<JobRow>, StorageError> {
+            async fn job(&self, org_id: &OrgId, id: &JobId) -> Result<Option<JobRow>, StorageError> {
                 Ok(sqlx::query_as(concat!("SELECT ", job_columns!(), " FROM jobs WHERE id = $1 AND org_id = $2"))
                     .bind(id)
                     .bind(org_id)
@@ -30,7 +30,7 @@ macro_rules! impl_job_store {
                     .await?)
             }
 
-            async fn job_made(&self, org_id: &OrgId, asset_id: &str) -> Result<Option<JobRow>, StorageError> {
+            async fn job_made(&self, org_id: &OrgId, asset_id: &AssetId) -> Result<Option<JobRow>, StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ", job_columns!(), " FROM jobs WHERE org_id = $1 AND result_asset_id = $2 \
                      ORDER BY created_at LIMIT 1"
@@ -87,11 +87,11 @@ macro_rules! impl_job_store {
                 .fetch_optional(&mut *tx)
                 .await?;
                 let Some(mut job) = candidate else { return Ok(None) };
-                if job.status == "queued" {
+                if job.status == JobStatus::Queued {
                     lock_balance(&mut tx, &job.org_id).await?;
                     job.event_seq = next_event_seq(&mut tx, &job.org_id).await?;
                 }
-                job.status = "running".to_string();
+                job.status = JobStatus::Running;
                 job.claimed_at = Some(now);
                 job.started_at = job.started_at.or(Some(now));
                 job.attempts += 1;
@@ -110,7 +110,7 @@ macro_rules! impl_job_store {
                 Ok(Some(job))
             }
 
-            async fn renew_job_claim(&self, id: &str, now: DateTime<Utc>) -> Result<(), StorageError> {
+            async fn renew_job_claim(&self, id: &JobId, now: DateTime<Utc>) -> Result<(), StorageError> {
                 let _w = self.write_lock().await;
                 sqlx::query("UPDATE jobs SET claimed_at = $1 WHERE id = $2 AND status = 'running'")
                     .bind(now)
@@ -120,7 +120,7 @@ macro_rules! impl_job_store {
                 Ok(())
             }
 
-            async fn finish_job(&self, org_id: &OrgId, id: &str, end: JobEnd, now: DateTime<Utc>) -> Result<Option<JobRow>, StorageError> {
+            async fn finish_job(&self, org_id: &OrgId, id: &JobId, end: JobEnd, now: DateTime<Utc>) -> Result<Option<JobRow>, StorageError> {
                 let _w = self.write_lock().await;
                 let mut tx = self.begin_write().await?;
                 let job: Option<JobRow> = sqlx::query_as(concat!(
@@ -131,7 +131,7 @@ macro_rules! impl_job_store {
                 .fetch_optional(&mut *tx)
                 .await?;
                 let Some(mut job) = job else { return Ok(None) };
-                if job.status != "queued" && job.status != "running" {
+                if job.status != JobStatus::Queued && job.status != JobStatus::Running {
                     return Ok(None);
                 }
                 lock_balance(&mut tx, org_id).await?;
@@ -144,11 +144,11 @@ macro_rules! impl_job_store {
                 match end {
                     JobEnd::Done(asset) => {
                         insert_asset_in(&mut tx, &asset).await?;
-                        job.status = "done".to_string();
+                        job.status = JobStatus::Done;
                         job.result_asset_id = Some(asset.id.clone());
                     }
                     JobEnd::Failed(error) => {
-                        job.status = "failed".to_string();
+                        job.status = JobStatus::Failed;
                         job.error = Some(error);
                     }
                 }
@@ -172,7 +172,7 @@ macro_rules! impl_job_store {
                 Ok(Some(job))
             }
 
-            async fn cancel_job(&self, org_id: &OrgId, id: &str, now: DateTime<Utc>) -> Result<CancelOutcome, StorageError> {
+            async fn cancel_job(&self, org_id: &OrgId, id: &JobId, now: DateTime<Utc>) -> Result<CancelOutcome, StorageError> {
                 let _w = self.write_lock().await;
                 let mut tx = self.begin_write().await?;
                 let job: Option<JobRow> = sqlx::query_as(concat!(
@@ -183,13 +183,13 @@ macro_rules! impl_job_store {
                 .fetch_optional(&mut *tx)
                 .await?;
                 let Some(mut job) = job else { return Ok(CancelOutcome::NotFound) };
-                if job.status != "queued" {
+                if job.status != JobStatus::Queued {
                     return Ok(CancelOutcome::Unchanged(job));
                 }
                 lock_balance(&mut tx, org_id).await?;
                 let (_, seq) = resolve_in(&mut tx, org_id, &job.hold_id, now, false, 1).await?;
                 job.event_seq = if seq > 0 { seq } else { next_event_seq(&mut tx, org_id).await? };
-                job.status = "cancelled".to_string();
+                job.status = JobStatus::Cancelled;
                 job.tokens_settled = Some(0);
                 job.finished_at = Some(now);
                 sqlx::query(

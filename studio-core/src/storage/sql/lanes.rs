@@ -39,7 +39,7 @@ macro_rules! impl_lane_store {
 
             async fn lane_result(
                 &self,
-                id: &str,
+                id: &LaneResultId,
             ) -> Result<Option<$crate::storage::LaneResultRow>, $crate::storage::StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ",
@@ -67,7 +67,7 @@ macro_rules! impl_lane_store {
                 .await?)
             }
 
-            async fn delete_lane_result(&self, id: &str) -> Result<bool, $crate::storage::StorageError> {
+            async fn delete_lane_result(&self, id: &LaneResultId) -> Result<bool, $crate::storage::StorageError> {
                 let _w = self.write_lock().await;
                 let done = sqlx::query("DELETE FROM lane_results WHERE id = $1").bind(id).execute(&self.pool).await?;
                 Ok(done.rows_affected() > 0)

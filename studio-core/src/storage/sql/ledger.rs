@@ -35,11 +35,11 @@ macro_rules! impl_ledger_store {
                 Ok(ReserveOutcome::Reserved(hold))
             }
 
-            async fn settle(&self, org_id: &OrgId, hold_id: &str, now: DateTime<Utc>) -> Result<ResolveOutcome, StorageError> {
+            async fn settle(&self, org_id: &OrgId, hold_id: &HoldId, now: DateTime<Utc>) -> Result<ResolveOutcome, StorageError> {
                 self.resolve(org_id, hold_id, now, true).await
             }
 
-            async fn release(&self, org_id: &OrgId, hold_id: &str, now: DateTime<Utc>) -> Result<ResolveOutcome, StorageError> {
+            async fn release(&self, org_id: &OrgId, hold_id: &HoldId, now: DateTime<Utc>) -> Result<ResolveOutcome, StorageError> {
                 self.resolve(org_id, hold_id, now, false).await
             }
 
@@ -53,7 +53,7 @@ macro_rules! impl_ledger_store {
                 Ok(row.unwrap_or_default())
             }
 
-            async fn hold(&self, org_id: &OrgId, hold_id: &str) -> Result<Option<HoldRow>, StorageError> {
+            async fn hold(&self, org_id: &OrgId, hold_id: &HoldId) -> Result<Option<HoldRow>, StorageError> {
                 Ok(sqlx::query_as(concat!("SELECT ", hold_columns!(), " FROM holds WHERE id = $1 AND org_id = $2"))
                     .bind(hold_id)
                     .bind(org_id)
@@ -94,7 +94,7 @@ macro_rules! impl_ledger_store {
                 for (entry_id, org_id, amount) in due {
                     let _w = self.write_lock().await;
                     let mut tx = self.begin_write().await?;
-                    if let Some(taken) = apply_expiry(&mut tx, &org_id, &entry_id, amount, now).await? {
+                    if let Some(taken) = apply_expiry(&mut tx, &org_id, &EntryId::from(&entry_id), amount, now).await? {
                         tx.commit().await?;
                         expired += taken;
                     }
@@ -121,7 +121,7 @@ macro_rules! impl_ledger_store {
 
         impl $ty {
             /// Settle (`charge`) or release a hold exactly once.
-            async fn resolve(&self, org_id: &OrgId, hold_id: &str, now: DateTime<Utc>, charge: bool) -> Result<ResolveOutcome, StorageError> {
+            async fn resolve(&self, org_id: &OrgId, hold_id: &HoldId, now: DateTime<Utc>, charge: bool) -> Result<ResolveOutcome, StorageError> {
                 let _w = self.write_lock().await;
                 let mut tx = self.begin_write().await?;
                 lock_balance(&mut tx, org_id).await?;

@@ -26,7 +26,7 @@ macro_rules! impl_library_store {
                 .await?)
             }
 
-            async fn folder(&self, org_id: &OrgId, id: &str) -> Result<Option<FolderRow>, StorageError> {
+            async fn folder(&self, org_id: &OrgId, id: &FolderId) -> Result<Option<FolderRow>, StorageError> {
                 Ok(sqlx::query_as("SELECT id, org_id, name, parent_id, created_at FROM folders WHERE id = $1 AND org_id = $2")
                     .bind(id)
                     .bind(org_id)
@@ -34,7 +34,7 @@ macro_rules! impl_library_store {
                     .await?)
             }
 
-            async fn rename_folder(&self, org_id: &OrgId, id: &str, name: &str) -> Result<Option<FolderRow>, StorageError> {
+            async fn rename_folder(&self, org_id: &OrgId, id: &FolderId, name: &str) -> Result<Option<FolderRow>, StorageError> {
                 let _w = self.write_lock().await;
                 Ok(sqlx::query_as(
                     "UPDATE folders SET name = $1 WHERE id = $2 AND org_id = $3 RETURNING id, org_id, name, parent_id, created_at",
@@ -46,7 +46,7 @@ macro_rules! impl_library_store {
                 .await?)
             }
 
-            async fn delete_folder(&self, org_id: &OrgId, id: &str) -> Result<Option<(i64, i64)>, StorageError> {
+            async fn delete_folder(&self, org_id: &OrgId, id: &FolderId) -> Result<Option<(i64, i64)>, StorageError> {
                 let _w = self.write_lock().await;
                 let mut tx = self.begin_write().await?;
                 let folder: Option<FolderRow> = sqlx::query_as(concat!(
@@ -100,14 +100,14 @@ macro_rules! impl_library_store {
                 Ok(())
             }
 
-            async fn list_assets(&self, org_id: &OrgId, folder_id: Option<&str>) -> Result<Vec<AssetRow>, StorageError> {
+            async fn list_assets(&self, org_id: &OrgId, folder_id: Option<&FolderId>) -> Result<Vec<AssetRow>, StorageError> {
                 self.list_assets_page(org_id, folder_id, None, i64::MAX, None).await
             }
 
             async fn list_assets_page(
                 &self,
                 org_id: &OrgId,
-                folder_id: Option<&str>,
+                folder_id: Option<&FolderId>,
                 kind: Option<&str>,
                 limit: i64,
                 after: Option<(DateTime<Utc>, &str)>,
@@ -129,7 +129,7 @@ macro_rules! impl_library_store {
                 .await?)
             }
 
-            async fn count_assets(&self, org_id: &OrgId, folder_id: Option<&str>) -> Result<i64, StorageError> {
+            async fn count_assets(&self, org_id: &OrgId, folder_id: Option<&FolderId>) -> Result<i64, StorageError> {
                 Ok(sqlx::query_scalar(
                     "SELECT COUNT(*) FROM assets WHERE org_id = $1 AND deleted_at IS NULL AND ($2 IS NULL OR folder_id = $2)",
                 )
@@ -147,7 +147,7 @@ macro_rules! impl_library_store {
                 Ok(version.unwrap_or(0))
             }
 
-            async fn asset_by_id(&self, id: &str) -> Result<Option<AssetRow>, StorageError> {
+            async fn asset_by_id(&self, id: &AssetId) -> Result<Option<AssetRow>, StorageError> {
                 Ok(sqlx::query_as(concat!("SELECT ", asset_columns!(), " FROM assets WHERE id = $1"))
                     .bind(id)
                     .fetch_optional(&self.pool)
@@ -216,7 +216,7 @@ macro_rules! impl_library_store {
                 Ok(matched)
             }
 
-            async fn set_asset_group(&self, org_id: &OrgId, ids: &[String], group_id: &str) -> Result<bool, StorageError> {
+            async fn set_asset_group(&self, org_id: &OrgId, ids: &[String], group_id: &GroupId) -> Result<bool, StorageError> {
                 let _w = self.write_lock().await;
                 let mut tx = self.begin_write().await?;
                 for id in ids {
@@ -235,7 +235,7 @@ macro_rules! impl_library_store {
                 Ok(true)
             }
 
-            async fn set_asset_provenance(&self, org_id: &OrgId, id: &str, provenance: &str) -> Result<(), StorageError> {
+            async fn set_asset_provenance(&self, org_id: &OrgId, id: &AssetId, provenance: &str) -> Result<(), StorageError> {
                 let _w = self.write_lock().await;
                 sqlx::query("UPDATE assets SET provenance = $1 WHERE id = $2 AND org_id = $3")
                     .bind(provenance)
@@ -289,7 +289,7 @@ macro_rules! impl_library_store {
                 Ok(())
             }
 
-            async fn pack(&self, org_id: &OrgId, id: &str) -> Result<Option<PackRow>, StorageError> {
+            async fn pack(&self, org_id: &OrgId, id: &PackId) -> Result<Option<PackRow>, StorageError> {
                 Ok(sqlx::query_as(concat!("SELECT ", pack_columns!(), " FROM packs WHERE id = $1 AND org_id = $2"))
                     .bind(id)
                     .bind(org_id)
@@ -311,7 +311,7 @@ macro_rules! impl_library_store {
                 .await?)
             }
 
-            async fn renew_pack_claim(&self, id: &str, now: DateTime<Utc>) -> Result<(), StorageError> {
+            async fn renew_pack_claim(&self, id: &PackId, now: DateTime<Utc>) -> Result<(), StorageError> {
                 let _w = self.write_lock().await;
                 sqlx::query("UPDATE packs SET claimed_at = $1 WHERE id = $2 AND status = 'building'")
                     .bind(now)

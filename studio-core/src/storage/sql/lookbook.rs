@@ -51,7 +51,7 @@ macro_rules! impl_lookbook_store {
                 .await?)
             }
 
-            async fn look(&self, org_id: &OrgId, id: &str) -> Result<Option<LookRow>, StorageError> {
+            async fn look(&self, org_id: &OrgId, id: &LookId) -> Result<Option<LookRow>, StorageError> {
                 Ok(sqlx::query_as(concat!("SELECT ", look_columns!(), " FROM looks WHERE org_id = $1 AND id = $2"))
                     .bind(org_id)
                     .bind(id)
@@ -66,7 +66,7 @@ macro_rules! impl_lookbook_store {
                 let _w = self.write_lock().await;
                 let mut tx = self.begin_write().await?;
                 let mut bal = lock_balance(&mut tx, &guard.org_id).await?;
-                if let Some(prior) = prior_look_jobs(&mut tx, &guard.look_id, &jobs).await? {
+                if let Some(prior) = prior_look_jobs(&mut tx, &LookId::from(&guard.look_id), &jobs).await? {
                     return Ok(LookJobsOutcome::Jobs(prior));
                 }
                 let status: Option<(String,)> =
@@ -79,7 +79,7 @@ macro_rules! impl_lookbook_store {
                 if status != guard.status {
                     return Ok(LookJobsOutcome::WrongStatus(status));
                 }
-                if look_in_flight(&mut tx, &guard.look_id).await? {
+                if look_in_flight(&mut tx, &LookId::from(&guard.look_id)).await? {
                     return Ok(LookJobsOutcome::InFlight);
                 }
                 // Planned and written as a group commit writes its calls (one statement on
@@ -94,7 +94,7 @@ macro_rules! impl_lookbook_store {
                 Ok(LookJobsOutcome::Jobs(outcome))
             }
 
-            async fn set_look_lock(&self, org_id: &OrgId, look_id: &str, change: LockChange, now: DateTime<Utc>) -> Result<LockOutcome, StorageError> {
+            async fn set_look_lock(&self, org_id: &OrgId, look_id: &LookId, change: LockChange, now: DateTime<Utc>) -> Result<LockOutcome, StorageError> {
                 let _w = self.write_lock().await;
                 let mut tx = self.begin_write().await?;
                 let look: Option<LookRow> =
@@ -109,10 +109,10 @@ macro_rules! impl_lookbook_store {
                 }
                 match change {
                     LockChange::Unlock => {
-                        if look.status == "draft" {
+                        if look.status == LookStatus::Draft {
                             return Ok(LockOutcome::Unchanged(look));
                         }
-                        look.status = "draft".to_string();
+                        look.status = LookStatus::Draft;
                     }
                     LockChange::Lock { asset_id, parent_id } => {
                         let job: Option<(String,)> = sqlx::query_as(
@@ -127,9 +127,9 @@ macro_rules! impl_lookbook_store {
                         .fetch_optional(&mut *tx)
                         .await?;
                         let Some((job_id,)) = job else { return Ok(LockOutcome::NotAFrame) };
-                        look.status = "locked".to_string();
-                        look.look_base_asset_id = Some(asset_id);
-                        look.look_base_job_id = Some(job_id);
+                        look.status = LookStatus::Locked;
+                        look.look_base_asset_id = Some(AssetId::from(asset_id));
+                        look.look_base_job_id = Some(JobId::from(job_id));
                         look.look_base_parent_id = parent_id;
                     }
                 }
@@ -150,7 +150,7 @@ macro_rules! impl_lookbook_store {
                 Ok(LockOutcome::Changed(look))
             }
 
-            async fn look_jobs(&self, org_id: &OrgId, look_id: &str) -> Result<Vec<JobRow>, StorageError> {
+            async fn look_jobs(&self, org_id: &OrgId, look_id: &LookId) -> Result<Vec<JobRow>, StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ",
                     job_columns!(),
@@ -174,7 +174,7 @@ macro_rules! impl_lookbook_store {
                 .await?)
             }
 
-            async fn template(&self, org_id: &OrgId, id: &str) -> Result<Option<TemplateRow>, StorageError> {
+            async fn template(&self, org_id: &OrgId, id: &TemplateId) -> Result<Option<TemplateRow>, StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ",
                     template_columns!(),
@@ -187,7 +187,7 @@ macro_rules! impl_lookbook_store {
                 .await?)
             }
 
-            async fn template_shots(&self, template_id: &str) -> Result<Vec<TemplateShotRow>, StorageError> {
+            async fn template_shots(&self, template_id: &TemplateId) -> Result<Vec<TemplateShotRow>, StorageError> {
                 Ok(sqlx::query_as(
                     "SELECT id, kind, framing, pose, expression, sort_order FROM template_shots \
                      WHERE template_id = $1 ORDER BY sort_order, id",
@@ -244,7 +244,7 @@ macro_rules! impl_lookbook_store {
         }
 
         /// Is a develop of the look queued or rendering?
-        async fn look_in_flight(tx: &mut Tx, look_id: &str) -> Result<bool, StorageError> {
+        async fn look_in_flight(tx: &mut Tx, look_id: &LookId) -> Result<bool, StorageError> {
             let open: Option<(String,)> =
                 sqlx::query_as("SELECT id FROM jobs WHERE look_id = $1 AND status IN ('queued', 'running') LIMIT 1")
                     .bind(look_id)
@@ -255,7 +255,7 @@ macro_rules! impl_lookbook_store {
 
         /// An earlier request on the look with the same idempotency keys: all its jobs; a key
         /// used for anything else (another look, other frames) is `KeyReused`. None when new.
-        async fn prior_look_jobs(tx: &mut Tx, look_id: &str, jobs: &[JobRow]) -> Result<Option<CreateJobsOutcome>, StorageError> {
+        async fn prior_look_jobs(tx: &mut Tx, look_id: &LookId, jobs: &[JobRow]) -> Result<Option<CreateJobsOutcome>, StorageError> {
             let Some(user_id) = jobs[0].user_id.as_deref() else { return Ok(None) };
             let Some(keys) = jobs.iter().map(|j| j.idempotency_key.as_deref()).collect::<Option<Vec<&str>>>() else {
                 return Ok(None);

@@ -99,7 +99,7 @@ macro_rules! impl_mail_store {
                 Ok(())
             }
 
-            async fn letter(&self, id: &str) -> Result<Option<$crate::storage::LetterRow>, StorageError> {
+            async fn letter(&self, id: &LetterId) -> Result<Option<$crate::storage::LetterRow>, StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ", $crate::storage::sql::mail::letter_columns!(), " FROM letters WHERE id = $1"
                 ))
@@ -150,7 +150,7 @@ macro_rules! impl_mail_store {
 
             async fn finish_letter(
                 &self,
-                id: &str,
+                id: &LetterId,
                 claim_token: &str,
                 outcome: &$crate::storage::LetterOutcome,
                 now: DateTime<Utc>,
@@ -181,7 +181,7 @@ macro_rules! impl_mail_store {
 
             async fn apply_mail_event(
                 &self,
-                webhook_id: &str,
+                webhook_id: &ProviderRef,
                 letter_id: Option<&LetterId>,
                 status: &str,
                 now: DateTime<Utc>,

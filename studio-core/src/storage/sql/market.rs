@@ -7,7 +7,7 @@ macro_rules! impl_market_helpers {
     ($lock:literal) => {
         /// Lock an offering's model row for the rest of the transaction (PostgreSQL; SQLite's
         /// writers are already serialised) and read it.
-        async fn lock_model(tx: &mut Tx, id: &str) -> Result<Option<ModelRow>, StorageError> {
+        async fn lock_model(tx: &mut Tx, id: &ModelId) -> Result<Option<ModelRow>, StorageError> {
             Ok(sqlx::query_as(concat!("SELECT ", model_columns!(), " FROM models WHERE id = $1", $lock))
                 .bind(id)
                 .fetch_optional(&mut **tx)
@@ -42,7 +42,7 @@ macro_rules! impl_market_helpers {
         }
 
         /// Whether `org_id` holds offering `id`.
-        async fn holds_in(tx: &mut Tx, org_id: &OrgId, id: &str) -> Result<bool, StorageError> {
+        async fn holds_in(tx: &mut Tx, org_id: &OrgId, id: &ModelId) -> Result<bool, StorageError> {
             let row: Option<(String,)> = sqlx::query_as(
                 "SELECT id FROM entitlements WHERE kind = 'model' AND offering_id = $1 AND org_id = $2 \
                  AND revoked_at IS NULL",
@@ -75,7 +75,7 @@ macro_rules! impl_market_helpers {
             let Some(claim) = claim else {
                 return Ok(PaymentOutcome::Ignored("unknown_reference"));
             };
-            let model = lock_model(tx, &claim.offering_id).await?;
+            let model = lock_model(tx, &ModelId::from(&claim.offering_id)).await?;
             // Re-read under the offering's lock: a concurrent delivery of the same payment (a new
             // webhook id) waits here and then sees the claim resolved.
             let claim: ClaimRow = sqlx::query_as(concat!(
@@ -127,7 +127,7 @@ macro_rules! impl_market_helpers {
                     .await?;
                     return Ok(PaymentOutcome::Entitled { org_id: claim.org_id.to_string(), holding: Box::new(holding) });
                 }
-                reason = Some(if holds_in(tx, &claim.org_id, &claim.offering_id).await? {
+                reason = Some(if holds_in(tx, &claim.org_id, &ModelId::from(&claim.offering_id)).await? {
                     "already_held"
                 } else {
                     "taken"

@@ -436,13 +436,13 @@ pub(super) async fn assert_grouped_submits(storage: std::sync::Arc<dyn super::St
         match call.await.expect("task") {
             CreateJobsOutcome::Created(jobs) => {
                 if let Some(key) = &jobs[0].idempotency_key {
-                    keyed.entry(key.clone()).or_default().insert(jobs[0].id.clone());
+                    keyed.entry(key.clone()).or_default().insert(jobs[0].id.clone().into());
                 }
                 created.extend(jobs);
             }
             CreateJobsOutcome::Existing(jobs) => {
                 let key = jobs[0].idempotency_key.clone().expect("only keyed calls replay");
-                keyed.entry(key).or_default().insert(jobs[0].id.clone());
+                keyed.entry(key).or_default().insert(jobs[0].id.clone().into());
             }
             CreateJobsOutcome::Insufficient { need, spendable } => {
                 assert_eq!(need, 9);

@@ -124,7 +124,7 @@ macro_rules! impl_model_store {
             async fn board_model(
                 &self,
                 org_id: &OrgId,
-                id: &str,
+                id: &ModelId,
                 now: DateTime<Utc>,
             ) -> Result<Option<$crate::storage::BoardModelRow>, StorageError> {
                 Ok(sqlx::query_as(concat!(
@@ -145,7 +145,7 @@ macro_rules! impl_model_store {
             async fn patch_model(
                 &self,
                 org_id: &OrgId,
-                id: &str,
+                id: &ModelId,
                 sheets: &[String],
                 traits: &serde_json::Map<String, serde_json::Value>,
                 now: DateTime<Utc>,
@@ -217,7 +217,7 @@ macro_rules! impl_model_store {
 
             async fn catalog_offering(
                 &self,
-                id: &str,
+                id: &ModelId,
                 now: DateTime<Utc>,
             ) -> Result<Option<$crate::storage::CatalogRow>, StorageError> {
                 Ok(sqlx::query_as(concat!(
@@ -232,7 +232,7 @@ macro_rules! impl_model_store {
                 .await?)
             }
 
-            async fn retire_offering(&self, id: &str, now: DateTime<Utc>) -> Result<Option<ModelRow>, StorageError> {
+            async fn retire_offering(&self, id: &ModelId, now: DateTime<Utc>) -> Result<Option<ModelRow>, StorageError> {
                 let _w = self.write_lock().await;
                 Ok(sqlx::query_as(concat!(
                     "UPDATE models SET retired_at = COALESCE(retired_at, $1), updated_at = $1 \
@@ -253,7 +253,7 @@ macro_rules! impl_model_store {
                 let c = request.claim;
                 let _w = self.write_lock().await;
                 let mut tx = self.begin_write().await?;
-                let model = lock_model(&mut tx, &c.offering_id).await?;
+                let model = lock_model(&mut tx, &ModelId::from(&c.offering_id)).await?;
                 let for_sale = model.as_ref().is_some_and(|m| {
                     matches!(m.tier.as_str(), "sale" | "exclusive") && m.price_cents > 0 && m.retired_at.is_none()
                 });
@@ -271,7 +271,7 @@ macro_rules! impl_model_store {
                 .bind(request.stale_before)
                 .execute(&mut *tx)
                 .await?;
-                if holds_in(&mut tx, &c.org_id, &c.offering_id).await? {
+                if holds_in(&mut tx, &c.org_id, &ModelId::from(&c.offering_id)).await? {
                     tx.commit().await?;
                     return Ok(ClaimOutcome::AlreadyHeld);
                 }
@@ -331,7 +331,7 @@ macro_rules! impl_model_store {
                 &self,
                 reference: &str,
                 url: &str,
-                provider_id: &str,
+                provider_id: &ProviderRef,
                 expires_at: DateTime<Utc>,
             ) -> Result<(), StorageError> {
                 let _w = self.write_lock().await;
@@ -379,10 +379,10 @@ macro_rules! impl_model_store {
                 use $crate::storage::GrantOutcome;
                 let _w = self.write_lock().await;
                 let mut tx = self.begin_write().await?;
-                lock_model(&mut tx, &holding.offering_id).await?;
+                lock_model(&mut tx, &ModelId::from(&holding.offering_id)).await?;
                 let outcome = if insert_holding_in(&mut tx, &holding).await? {
                     GrantOutcome::Granted(Box::new(holding))
-                } else if holds_in(&mut tx, &holding.org_id, &holding.offering_id).await? {
+                } else if holds_in(&mut tx, &holding.org_id, &ModelId::from(&holding.offering_id)).await? {
                     GrantOutcome::AlreadyHeld
                 } else {
                     GrantOutcome::Taken
@@ -451,7 +451,7 @@ macro_rules! impl_model_store {
                 .await?)
             }
 
-            async fn case_refunded(&self, id: &str, now: DateTime<Utc>) -> Result<(), StorageError> {
+            async fn case_refunded(&self, id: &CaseId, now: DateTime<Utc>) -> Result<(), StorageError> {
                 let _w = self.write_lock().await;
                 sqlx::query(
                     "UPDATE entitlement_cases SET status = 'refunded', resolved_at = $1 WHERE id = $2 AND status = 'review'",
@@ -465,7 +465,7 @@ macro_rules! impl_model_store {
 
             async fn revoke_entitlement(
                 &self,
-                id: &str,
+                id: &EntitlementId,
                 by: &str,
                 reason: Option<&str>,
                 now: DateTime<Utc>,

@@ -63,7 +63,7 @@ macro_rules! impl_pipeline_store {
                 .await?)
             }
 
-            async fn pipeline_preset(&self, org_id: &OrgId, id: &str) -> Result<Option<$crate::storage::PipelinePresetRow>, StorageError> {
+            async fn pipeline_preset(&self, org_id: &OrgId, id: &PresetId) -> Result<Option<$crate::storage::PipelinePresetRow>, StorageError> {
                 let _w = self.write_lock().await;
                 Ok(sqlx::query_as(concat!(
                     "SELECT ",
@@ -79,7 +79,7 @@ macro_rules! impl_pipeline_store {
             async fn update_pipeline_preset(
                 &self,
                 org_id: &OrgId,
-                id: &str,
+                id: &PresetId,
                 name: &str,
                 plan: &str,
                 sink_folder_id: Option<&FolderId>,
@@ -101,7 +101,7 @@ macro_rules! impl_pipeline_store {
                 .await?)
             }
 
-            async fn delete_pipeline_preset(&self, org_id: &OrgId, id: &str) -> Result<bool, StorageError> {
+            async fn delete_pipeline_preset(&self, org_id: &OrgId, id: &PresetId) -> Result<bool, StorageError> {
                 let _w = self.write_lock().await;
                 let done = sqlx::query("DELETE FROM pipeline_presets WHERE org_id = $1 AND id = $2")
                     .bind(org_id)
@@ -144,7 +144,7 @@ macro_rules! impl_pipeline_store {
                 let holds = steps
                     .iter()
                     .map(|s| NewHold {
-                        id: s.hold_id.clone(),
+                        id: s.hold_id.clone().into(),
                         org_id: s.org_id.clone(),
                         amount: s.tokens,
                         generation_id: Some(s.id.clone()),
@@ -211,7 +211,7 @@ macro_rules! impl_pipeline_store {
                 Ok(RunCreateOutcome::Created(run, queued))
             }
 
-            async fn pipeline_run(&self, org_id: &OrgId, id: &str) -> Result<Option<$crate::storage::PipelineRunRow>, StorageError> {
+            async fn pipeline_run(&self, org_id: &OrgId, id: &RunId) -> Result<Option<$crate::storage::PipelineRunRow>, StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ",
                     $crate::storage::sql::pipelines::pipeline_run_columns!(),
@@ -253,7 +253,7 @@ macro_rules! impl_pipeline_store {
                 Ok(q.build_query_as().fetch_all(&self.pool).await?)
             }
 
-            async fn pipeline_steps(&self, run_id: &str) -> Result<Vec<$crate::storage::StepState>, StorageError> {
+            async fn pipeline_steps(&self, run_id: &RunId) -> Result<Vec<$crate::storage::StepState>, StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ",
                     $crate::storage::sql::pipelines::pipeline_step_columns!(),
@@ -282,7 +282,7 @@ macro_rules! impl_pipeline_store {
             async fn advance_pipeline(
                 &self,
                 org_id: &OrgId,
-                run_id: &str,
+                run_id: &RunId,
                 advance: $crate::storage::StepAdvance,
                 now: DateTime<Utc>,
             ) -> Result<$crate::storage::AdvanceOutcome, StorageError> {
@@ -315,7 +315,7 @@ macro_rules! impl_pipeline_store {
                     .fetch_optional(&mut *tx)
                     .await?;
                     if let Some((hold_id,)) = hold {
-                        resolve_in(&mut tx, org_id, &hold_id, now, false, 0).await?;
+                        resolve_in(&mut tx, org_id, &HoldId::from(&hold_id), now, false, 0).await?;
                         outcome.ended += 1;
                     }
                 }
@@ -347,7 +347,7 @@ macro_rules! impl_pipeline_store {
                 Ok(outcome)
             }
 
-            async fn finish_pipeline_run(&self, org_id: &OrgId, run_id: &str, status: &str, now: DateTime<Utc>) -> Result<bool, StorageError> {
+            async fn finish_pipeline_run(&self, org_id: &OrgId, run_id: &RunId, status: &str, now: DateTime<Utc>) -> Result<bool, StorageError> {
                 let _w = self.write_lock().await;
                 let done = sqlx::query(
                     "UPDATE pipeline_runs SET status = $1, finished_at = $2 \
@@ -363,7 +363,7 @@ macro_rules! impl_pipeline_store {
                 Ok(done.rows_affected() == 1)
             }
 
-            async fn cancel_pipeline(&self, org_id: &OrgId, run_id: &str, now: DateTime<Utc>) -> Result<Option<$crate::storage::RunCancelled>, StorageError> {
+            async fn cancel_pipeline(&self, org_id: &OrgId, run_id: &RunId, now: DateTime<Utc>) -> Result<Option<$crate::storage::RunCancelled>, StorageError> {
                 let _w = self.write_lock().await;
                 let mut tx = self.begin_write().await?;
                 let run: Option<$crate::storage::PipelineRunRow> = sqlx::query_as(concat!(
@@ -377,7 +377,7 @@ macro_rules! impl_pipeline_store {
                 .fetch_optional(&mut *tx)
                 .await?;
                 let Some(mut run) = run else { return Ok(None) };
-                if run.status != "developing" {
+                if run.status != RunStatus::Developing {
                     return Ok(Some($crate::storage::RunCancelled { run, steps: Vec::new() }));
                 }
                 sqlx::query("UPDATE pipeline_runs SET cancel_requested = TRUE WHERE id = $1")
@@ -397,7 +397,7 @@ macro_rules! impl_pipeline_store {
                 .await?;
                 let mut steps = Vec::with_capacity(waiting.len());
                 for (id, hold_id, tokens) in waiting {
-                    resolve_in(&mut tx, org_id, &hold_id, now, false, 0).await?;
+                    resolve_in(&mut tx, org_id, &HoldId::from(&hold_id), now, false, 0).await?;
                     steps.push((id, tokens));
                 }
                 tx.commit().await?;

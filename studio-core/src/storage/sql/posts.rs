@@ -36,7 +36,7 @@ macro_rules! impl_post_store {
             async fn post(
                 &self,
                 org_id: &OrgId,
-                id: &str,
+                id: &PostId,
             ) -> Result<Option<$crate::storage::PostRow>, $crate::storage::StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ",
@@ -76,7 +76,7 @@ macro_rules! impl_post_store {
             async fn update_post(
                 &self,
                 org_id: &OrgId,
-                id: &str,
+                id: &PostId,
                 author_id: &UserId,
                 title: Option<&str>,
                 body: Option<&str>,
@@ -101,7 +101,7 @@ macro_rules! impl_post_store {
             async fn delete_post(
                 &self,
                 org_id: &OrgId,
-                id: &str,
+                id: &PostId,
                 author_id: &UserId,
             ) -> Result<bool, $crate::storage::StorageError> {
                 let _w = self.write_lock().await;

@@ -216,7 +216,7 @@ macro_rules! impl_profile_store {
                 &self,
                 org_id: &OrgId,
                 user_id: &UserId,
-                id: &str,
+                id: &MemoryId,
                 now: DateTime<Utc>,
             ) -> Result<Option<MemoryRow>, StorageError> {
                 let _w = self.write_lock().await;
@@ -269,7 +269,7 @@ macro_rules! impl_profile_store {
 
             async fn record_intake(
                 &self,
-                id: &str,
+                id: &IntakeId,
                 user_id: &UserId,
                 org_id: &OrgId,
                 answers: &str,
@@ -378,7 +378,7 @@ macro_rules! impl_profile_store {
                 .await?)
             }
 
-            async fn tool_items(&self, tool_id: &str) -> Result<Vec<ToolItemRow>, StorageError> {
+            async fn tool_items(&self, tool_id: &ToolId) -> Result<Vec<ToolItemRow>, StorageError> {
                 Ok(sqlx::query_as(
                     "SELECT id, tool_id, category, title_he, label_he, content_en, image_url, notes_he, sort_order, \
                      created_at FROM tool_items WHERE tool_id = $1 ORDER BY category, sort_order, created_at, id",
@@ -409,7 +409,7 @@ macro_rules! impl_profile_store {
                 Ok(())
             }
 
-            async fn delete_tool_item(&self, id: &str) -> Result<bool, StorageError> {
+            async fn delete_tool_item(&self, id: &ToolItemId) -> Result<bool, StorageError> {
                 let _w = self.write_lock().await;
                 let done = sqlx::query("DELETE FROM tool_items WHERE id = $1").bind(id).execute(&self.pool).await?;
                 Ok(done.rows_affected() == 1)

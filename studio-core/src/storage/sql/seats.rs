@@ -95,7 +95,7 @@ macro_rules! impl_seat_store {
                 Ok(true)
             }
 
-            async fn seat_invitation(&self, id: &str) -> Result<Option<SeatInvitationRow>, StorageError> {
+            async fn seat_invitation(&self, id: &InvitationId) -> Result<Option<SeatInvitationRow>, StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ", seat_invitation_columns!(), " FROM seat_invitations WHERE id = $1"
                 ))
@@ -131,7 +131,7 @@ macro_rules! impl_seat_store {
 
             async fn accept_seat_invitation(
                 &self,
-                id: &str,
+                id: &InvitationId,
                 user_id: &UserId,
                 now: DateTime<Utc>,
             ) -> Result<AcceptSeat, StorageError> {

@@ -93,7 +93,7 @@ macro_rules! impl_support_store {
 
             async fn ticket_line(
                 &self,
-                id: &str,
+                id: &TicketId,
             ) -> Result<Option<$crate::storage::TicketLineRow>, $crate::storage::StorageError> {
                 Ok(sqlx::query_as(concat!($crate::storage::sql::support::ticket_line!(), " WHERE t.id = $1"))
                     .bind(id)
@@ -209,7 +209,7 @@ macro_rules! impl_support_store {
 
             async fn ticket_messages(
                 &self,
-                ticket_id: &str,
+                ticket_id: &TicketId,
                 internal: bool,
             ) -> Result<Vec<$crate::storage::ThreadMessageRow>, $crate::storage::StorageError> {
                 Ok(sqlx::query_as(
@@ -226,7 +226,7 @@ macro_rules! impl_support_store {
 
             async fn mark_support_read(
                 &self,
-                ticket_id: &str,
+                ticket_id: &TicketId,
                 now: chrono::DateTime<chrono::Utc>,
             ) -> Result<u64, $crate::storage::StorageError> {
                 let _w = self.write_lock().await;
@@ -241,7 +241,7 @@ macro_rules! impl_support_store {
                 Ok(done.rows_affected())
             }
 
-            async fn set_ticket_status(&self, id: &str, status: &str) -> Result<bool, $crate::storage::StorageError> {
+            async fn set_ticket_status(&self, id: &TicketId, status: &str) -> Result<bool, $crate::storage::StorageError> {
                 let _w = self.write_lock().await;
                 let done = sqlx::query("UPDATE support_tickets SET status = $2 WHERE id = $1")
                     .bind(id)
@@ -315,7 +315,7 @@ macro_rules! impl_support_store {
 
             async fn screenshot(
                 &self,
-                id: &str,
+                id: &ScreenshotId,
             ) -> Result<Option<$crate::storage::ScreenshotRow>, $crate::storage::StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ",
@@ -343,7 +343,7 @@ macro_rules! impl_support_store {
                 .await?)
             }
 
-            async fn delete_screenshot(&self, id: &str) -> Result<bool, $crate::storage::StorageError> {
+            async fn delete_screenshot(&self, id: &ScreenshotId) -> Result<bool, $crate::storage::StorageError> {
                 let _w = self.write_lock().await;
                 let done = sqlx::query("DELETE FROM support_screenshots WHERE id = $1")
                     .bind(id)

@@ -20,13 +20,13 @@ macro_rules! impl_tx_helpers {
         async fn apply_reserve(tx: &mut Tx, bal: &BalanceRow, h: &NewHold, seq_delta: i64) -> Result<(HoldRow, BalanceRow), StorageError> {
             let (from_grant, from_topup) = split_hold(bal, h.amount);
             let hold = HoldRow {
-                id: h.id.clone(),
+                id: HoldId::from(h.id.clone()),
                 org_id: h.org_id.clone(),
                 amount: h.amount,
                 from_grant,
                 from_topup,
                 generation_id: h.generation_id.clone(),
-                status: "held".to_string(),
+                status: HoldStatus::Held,
                 created_at: h.now,
                 resolved_at: None,
             };
@@ -97,13 +97,13 @@ macro_rules! impl_tx_helpers {
                         amount: job.tokens,
                         from_grant,
                         from_topup,
-                        generation_id: Some(job.id.clone()),
-                        status: "held".to_string(),
+                        generation_id: Some(job.id.clone().into()),
+                        status: HoldStatus::Held,
                         created_at: job.created_at,
                         resolved_at: None,
                     });
                     job.event_seq = bal.job_event_seq;
-                    job.status = "queued".to_string();
+                    job.status = JobStatus::Queued;
                     created.push(job);
                 }
                 if let Some(take) = take {
@@ -124,13 +124,13 @@ macro_rules! impl_tx_helpers {
                     bal.held += h.amount;
                     self.hold_users.insert(h.id.clone(), h.user_id.clone());
                     self.holds.push(HoldRow {
-                        id: h.id,
+                        id: HoldId::from(h.id),
                         org_id: h.org_id,
                         amount: h.amount,
                         from_grant,
                         from_topup,
                         generation_id: h.generation_id,
-                        status: "held".to_string(),
+                        status: HoldStatus::Held,
                         created_at: h.now,
                         resolved_at: None,
                     });
@@ -144,7 +144,7 @@ macro_rules! impl_tx_helpers {
                 for mut job in jobs {
                     bal.job_event_seq += 1;
                     job.event_seq = bal.job_event_seq;
-                    job.status = "queued".to_string();
+                    job.status = JobStatus::Queued;
                     queued.push(job);
                 }
                 self.jobs.extend(queued.iter().cloned());
@@ -345,7 +345,7 @@ macro_rules! impl_tx_helpers {
         }
 
         /// Settle or release a hold inside a write transaction whose balance row is locked.
-        async fn resolve_in(tx: &mut Tx, org_id: &OrgId, hold_id: &str, now: DateTime<Utc>, charge: bool, seq_delta: i64) -> Result<(ResolveOutcome, i64), StorageError> {
+        async fn resolve_in(tx: &mut Tx, org_id: &OrgId, hold_id: &HoldId, now: DateTime<Utc>, charge: bool, seq_delta: i64) -> Result<(ResolveOutcome, i64), StorageError> {
             let hold: Option<HoldRow> = sqlx::query_as(concat!(
                 "SELECT ", hold_columns!(), " FROM holds WHERE id = $1 AND org_id = $2", $lock
             ))
@@ -354,10 +354,10 @@ macro_rules! impl_tx_helpers {
             .fetch_optional(&mut **tx)
             .await?;
             let Some(mut hold) = hold else { return Ok((ResolveOutcome::NotFound, 0)) };
-            if hold.status() != HoldStatus::Held {
+            if hold.status != HoldStatus::Held {
                 return Ok((ResolveOutcome::AlreadyResolved(hold), 0));
             }
-            let status = if charge { "settled" } else { "released" };
+            let status = if charge { HoldStatus::Settled } else { HoldStatus::Released };
             let updated = sqlx::query("UPDATE holds SET status = $1, resolved_at = $2 WHERE id = $3 AND status = 'held'")
                 .bind(status)
                 .bind(now)
@@ -369,7 +369,7 @@ macro_rules! impl_tx_helpers {
             }
             let entry = Entry {
                 org_id,
-                kind: status,
+                kind: status.as_str(),
                 grant_delta: if charge { 0 } else { hold.from_grant },
                 topup_delta: if charge { 0 } else { hold.from_topup },
                 held_delta: -hold.amount,
@@ -384,7 +384,7 @@ macro_rules! impl_tx_helpers {
                 seq_delta,
             };
             let after = apply_entry(tx, &entry).await?;
-            hold.status = status.to_string();
+            hold.status = status;
             hold.resolved_at = Some(now);
             Ok((ResolveOutcome::Resolved(hold), after.job_event_seq))
         }
@@ -456,7 +456,7 @@ macro_rules! impl_tx_helpers {
                 seq_delta: 0,
             };
             let id = crate::ids::new_id("led");
-            let after = apply_entry_as(tx, &id, &entry).await?;
+            let after = apply_entry_as(tx, &EntryId::from(&id), &entry).await?;
             if let (Bucket::Grant, Some(expires_at)) = (c.bucket, c.expires_at) {
                 sqlx::query("INSERT INTO grant_expiries (entry_id, org_id, expires_at) VALUES ($1, $2, $3)")
                     .bind(&id)
@@ -473,7 +473,7 @@ macro_rules! impl_tx_helpers {
         /// `expire` entry taking what is left of it (at most the grant bucket) out of the grant
         /// bucket and the credited total. None when it was no longer pending (a concurrent sweep
         /// took it); else the tokens taken.
-        async fn apply_expiry(tx: &mut Tx, org_id: &OrgId, entry_id: &str, amount: i64, now: DateTime<Utc>) -> Result<Option<i64>, StorageError> {
+        async fn apply_expiry(tx: &mut Tx, org_id: &OrgId, entry_id: &EntryId, amount: i64, now: DateTime<Utc>) -> Result<Option<i64>, StorageError> {
             let bal = lock_balance(tx, org_id).await?;
             let pending = sqlx::query("DELETE FROM grant_expiries WHERE entry_id = $1")
                 .bind(entry_id)
@@ -507,11 +507,11 @@ macro_rules! impl_tx_helpers {
 
         /// Append one ledger entry and move the running totals by the same deltas.
         async fn apply_entry(tx: &mut Tx, e: &Entry<'_>) -> Result<BalanceRow, StorageError> {
-            apply_entry_as(tx, &crate::ids::new_id("led"), e).await
+            apply_entry_as(tx, &EntryId::from(&crate::ids::new_id("led")), e).await
         }
 
         /// [`apply_entry`] with the entry's id chosen by the caller.
-        async fn apply_entry_as(tx: &mut Tx, id: &str, e: &Entry<'_>) -> Result<BalanceRow, StorageError> {
+        async fn apply_entry_as(tx: &mut Tx, id: &EntryId, e: &Entry<'_>) -> Result<BalanceRow, StorageError> {
             sqlx::query(
                 "INSERT INTO ledger_entries (id, org_id, kind, grant_delta, topup_delta, held_delta, settled_delta, \
                  credited_delta, hold_id, user_id, reason, expires_at, created_at, expires_entry_id) \

@@ -71,7 +71,7 @@ macro_rules! impl_webhook_store {
             async fn webhook(
                 &self,
                 org_id: &OrgId,
-                id: &str,
+                id: &WebhookId,
             ) -> Result<Option<$crate::storage::WebhookRow>, $crate::storage::StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ",
@@ -101,7 +101,7 @@ macro_rules! impl_webhook_store {
             async fn update_webhook(
                 &self,
                 org_id: &OrgId,
-                id: &str,
+                id: &WebhookId,
                 changes: &$crate::storage::WebhookChanges,
                 now: chrono::DateTime<chrono::Utc>,
             ) -> Result<Option<$crate::storage::WebhookRow>, $crate::storage::StorageError> {
@@ -128,7 +128,7 @@ macro_rules! impl_webhook_store {
             async fn rotate_webhook_secret(
                 &self,
                 org_id: &OrgId,
-                id: &str,
+                id: &WebhookId,
                 sealed: &str,
                 until: chrono::DateTime<chrono::Utc>,
                 now: chrono::DateTime<chrono::Utc>,
@@ -148,7 +148,7 @@ macro_rules! impl_webhook_store {
                 .await?)
             }
 
-            async fn delete_webhook(&self, org_id: &OrgId, id: &str) -> Result<bool, $crate::storage::StorageError> {
+            async fn delete_webhook(&self, org_id: &OrgId, id: &WebhookId) -> Result<bool, $crate::storage::StorageError> {
                 let _w = self.write_lock().await;
                 let mut tx = self.begin_write().await?;
                 let done = sqlx::query("DELETE FROM webhook_endpoints WHERE org_id = $1 AND id = $2")
@@ -170,7 +170,7 @@ macro_rules! impl_webhook_store {
             async fn disable_webhook(
                 &self,
                 org_id: &OrgId,
-                id: &str,
+                id: &WebhookId,
                 reason: &str,
                 now: chrono::DateTime<chrono::Utc>,
             ) -> Result<bool, $crate::storage::StorageError> {
@@ -244,7 +244,7 @@ macro_rules! impl_webhook_store {
                 &self,
                 org_id: &OrgId,
                 endpoint_id: &WebhookId,
-                delivery_id: &str,
+                delivery_id: &DeliveryId,
             ) -> Result<Option<$crate::storage::WebhookAttemptRow>, $crate::storage::StorageError> {
                 Ok(sqlx::query_as(concat!(
                     "SELECT ",
@@ -331,7 +331,7 @@ macro_rules! impl_webhook_store {
 
             async fn finish_webhook_delivery(
                 &self,
-                id: &str,
+                id: &DeliveryId,
                 claim_token: &str,
                 fate: $crate::storage::DeliveryFate,
                 now: chrono::DateTime<chrono::Utc>,
