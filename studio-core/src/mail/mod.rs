@@ -265,7 +265,7 @@ impl Mail<'_> {
         if let Some(id) = present(query.id) {
             let missing = || Error::not_found("NOT_FOUND", "No letter has that id.");
             let id = uuid::Uuid::parse_str(&id).map_err(|_| missing())?;
-            let row = storage.letter(&LetterId::from(&id.to_string())).await?.ok_or_else(missing)?;
+            let row = storage.letter(&LetterId::from(id.to_string())).await?.ok_or_else(missing)?;
             return Ok(AdminEmails::One(Box::new(EmailOne { email: letter_view(row, true) })));
         }
         let status = present(query.status).map(|s| s.to_lowercase());

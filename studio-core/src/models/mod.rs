@@ -223,7 +223,12 @@ impl Models<'_> {
     }
 
     /// A new model row of `org_id` from a cast request, its frames checked against that house.
-    pub(crate) async fn model_row(&self, org_id: &OrgId, created_by: &str, req: CastModelRequest) -> Result<ModelRow> {
+    pub(crate) async fn model_row(
+        &self,
+        org_id: &OrgId,
+        created_by: &UserId,
+        req: CastModelRequest,
+    ) -> Result<ModelRow> {
         let name = req.name.trim();
         if name.is_empty() {
             return Err(Error::invalid("NAME_REQUIRED", "A model needs a name."));
@@ -244,7 +249,7 @@ impl Models<'_> {
         Ok(ModelRow {
             id: ModelId::generate(),
             org_id: org_id.clone(),
-            created_by: Some(UserId::from(created_by.to_string())),
+            created_by: Some(created_by.clone()),
             name: name.to_string(),
             asset_ids: serde_json::to_string(&asset_ids).map_err(Error::internal)?,
             traits: serde_json::to_string(&traits).map_err(Error::internal)?,
