@@ -166,8 +166,8 @@ pub use crate::{
         ai::AiConfig,
         fal::{FalConfig, FalLanes, FalProvider},
         local::{
-            Cutout, CutoutError, LocalProvider, SegmentTarget, SegmentationScore, Segmenter, evaluate_segmentation,
-            mean_iou,
+            Cutout, CutoutError, LearnedSegmenter, LocalProvider, SegmentTarget, SegmentationScore, Segmenter, U2NET,
+            Weights, evaluate_segmentation, mean_iou, segmenter,
         },
     },
     search::Search,

@@ -39,9 +39,35 @@ pub async fn open_studio(config: &ServerConfig) -> anyhow::Result<Studio> {
     Ok(Studio::open(&config.database_url(), &config.blob_config()?, core).await?)
 }
 
+/// Install the learned segmenter when `studio-server models fetch` put its weights in the data
+/// dir (their SHA-256 checked here) and `STUDIO_SEGMENTER` is not `classical`; say in the log
+/// which segmenter the cutout tools run.
+fn install_segmenter(config: &ServerConfig) {
+    let weights = studio_core::U2NET;
+    let path = studio_core::segmenter::weights_path(&config.data_dir, &weights);
+    if config.segmenter == "classical" {
+        tracing::info!("segmenter: classical (saliency + GrabCut, behind the subject gate), as STUDIO_SEGMENTER asks");
+    } else if !path.exists() {
+        tracing::info!(
+            "segmenter: classical (saliency + GrabCut, behind the subject gate); `studio-server models fetch` installs              the learned one ({})",
+            weights.name
+        );
+    } else {
+        match studio_core::segmenter::install(&path) {
+            Ok(()) => tracing::info!(
+                weights = %path.display(),
+                "segmenter: learned ({}, SHA-256 checked, loaded on the first cutout), behind the subject gate",
+                weights.name
+            ),
+            Err(e) => tracing::warn!("segmenter: classical; the learned segmenter's weights are not usable: {e}"),
+        }
+    }
+}
+
 /// Open the configured storage (creating the data directory and migrating) and build the app.
 pub async fn build_app(config: &ServerConfig) -> anyhow::Result<(Router, AppState)> {
     let studio = open_studio(config).await?;
+    install_segmenter(config);
     if config.billing == "test" {
         tracing::warn!(
             "billing runs in TEST MODE: its checkout pages on this server grant tokens to anyone who opens them and no \

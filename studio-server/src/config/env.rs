@@ -47,7 +47,8 @@ impl Env<'_> {
         Ok(c)
     }
 
-    /// The job runner, the chat's turn limit and price, and the claim window of the catalog.
+    /// The job runner, the chat's turn limit and price, the claim window of the catalog and the
+    /// cutout tools' segmenter.
     pub(super) fn runner(&self, mut c: ServerConfig) -> Result<ServerConfig, ConfigError> {
         let set = |name: &str| self.set(name);
         if let Some(v) = set("STUDIO_RUNNER_CONCURRENCY") {
@@ -69,6 +70,7 @@ impl Env<'_> {
         if let Some(v) = set("STUDIO_RUNNER_LEASE_SECS") {
             c.runner_lease_secs = number("STUDIO_RUNNER_LEASE_SECS", &v)?;
         }
+        c.segmenter = set("STUDIO_SEGMENTER").unwrap_or(c.segmenter);
         Ok(c)
     }
 

@@ -29,6 +29,7 @@ pub(super) struct FileConfig {
     chat_turn_limit: Option<i64>,
     chat_turn_price: Option<i64>,
     runner_lease_secs: Option<i64>,
+    segmenter: Option<String>,
     fal_key: Option<String>,
     fal_url: Option<String>,
     fal_models: Option<BTreeMap<String, String>>,
@@ -99,6 +100,7 @@ impl FileConfig {
         c.chat_turn_limit = file.chat_turn_limit.unwrap_or(c.chat_turn_limit);
         c.chat_turn_price = file.chat_turn_price.unwrap_or(c.chat_turn_price);
         c.runner_lease_secs = file.runner_lease_secs.unwrap_or(c.runner_lease_secs);
+        c.segmenter = file.segmenter.unwrap_or(c.segmenter);
         c.fal_key = file.fal_key.or(c.fal_key);
         c.fal_url = file.fal_url.or(c.fal_url);
         c.fal_models = file.fal_models.unwrap_or(c.fal_models);

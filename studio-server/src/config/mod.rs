@@ -69,6 +69,9 @@ pub struct ServerConfig {
     pub chat_turn_price: i64,
     /// `STUDIO_RUNNER_LEASE_SECS`: a running job not renewed for this long is taken over (default 30).
     pub runner_lease_secs: i64,
+    /// `STUDIO_SEGMENTER`: `auto` (default: the cutout tools use the learned segmenter when
+    /// `studio-server models fetch` put its weights in the data dir) or `classical`.
+    pub segmenter: String,
     /// `STUDIO_FAL_KEY`: enables the fal adapter for the tools in `fal_models`.
     pub fal_key: Option<String>,
     /// `STUDIO_FAL_URL`: the fal queue API (default `https://queue.fal.run`).
@@ -218,6 +221,7 @@ impl ServerConfig {
         c.check_mail()?;
         c.check_test_mode()?;
         c.check_chat()?;
+        c.check_segmenter()?;
         Ok(c)
     }
 }

@@ -42,6 +42,14 @@ impl ServerConfig {
         Ok(())
     }
 
+    /// The segmenter is one of the two names.
+    pub(super) fn check_segmenter(&self) -> Result<(), ConfigError> {
+        match self.segmenter.as_str() {
+            "auto" | "classical" => Ok(()),
+            other => Err(ConfigError::Env("STUDIO_SEGMENTER", format!("auto or classical, not {other:?}"))),
+        }
+    }
+
     /// The chat's turn limit and price within their ranges.
     pub(super) fn check_chat(&self) -> Result<(), ConfigError> {
         let c = self;

@@ -40,6 +40,10 @@ pub(crate) const MIN_EDGE: f32 = 2.0;
 pub(crate) const MIN_SALIENCY: f32 = 0.6;
 /// Least share of the frame seeded as sure subject.
 pub(crate) const MIN_SEEDS: f32 = 0.002;
+/// A learned mask replaces the classical one when it passes the gate and the model is this sure
+/// of it: saliency inside minus outside (the learned saliency is twice the probability, so 1.2
+/// is a probability 0.6 higher inside than outside).
+pub(crate) const LEARNED_CONFIDENCE: f32 = 1.2;
 
 /// What the gate measured on one mask.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -60,6 +64,8 @@ pub(crate) struct Measures {
     pub(crate) saliency: f32,
     /// Share of the frame seeded as sure subject.
     pub(crate) seeds: f32,
+    /// Whether saliency and seeds are the learned segmenter's probability (else colour saliency).
+    pub(crate) learned: bool,
 }
 
 /// The gate's answer on a mask: its measures, and the refusal when it is implausible.
@@ -91,7 +97,7 @@ pub(crate) fn measure(cut: &Cut, work: &[Lab]) -> Measures {
         }
     }
     let saliency = if nin == 0 { 0.0 } else { (sin / nin as f64 - sout / nout.max(1) as f64) as f32 };
-    Measures { pieces, saliency, seeds: cut.seeds as f32 / n, ..measure_mask(&cut.mask, work) }
+    Measures { pieces, saliency, seeds: cut.seeds as f32 / n, learned: cut.learned, ..measure_mask(&cut.mask, work) }
 }
 
 /// What a mask alone tells (coverage, holes, border contact, edge agreement), with the
@@ -143,12 +149,19 @@ pub(crate) fn measure_mask(mask: &Mask, work: &[Lab]) -> Measures {
     let mean_all = all_sum / all_n.max(1) as f64;
     let edge = if edge_n == 0 || mean_all <= 0.0 { 0.0 } else { (edge_sum / edge_n as f64 / mean_all) as f32 };
 
-    Measures { coverage, pieces: 0, holes, border, sides, edge, saliency: f32::INFINITY, seeds: 1.0 }
+    Measures { coverage, pieces: 0, holes, border, sides, edge, saliency: f32::INFINITY, seeds: 1.0, learned: false }
 }
 
 /// Judge `m`: the first implausibility found, in words, or None.
 pub(crate) fn judge(m: &Measures) -> Option<String> {
     let pct = |v: f32| format!("{:.1} %", v * 100.0);
+    if m.seeds < MIN_SEEDS && m.learned {
+        return Some(format!(
+            "the learned segmenter sees no subject (probability over one half on {} of the frame, at least {} needed)",
+            pct(m.seeds),
+            pct(MIN_SEEDS)
+        ));
+    }
     if m.seeds < MIN_SEEDS {
         return Some(format!(
             "nothing in the frame stands apart from the colours along its border (sure subject {} of the frame, at least {} needed)",
@@ -196,13 +209,22 @@ pub(crate) fn judge(m: &Measures) -> Option<String> {
             m.sides
         ));
     }
+    if m.saliency < MIN_SALIENCY && m.learned {
+        return Some(format!(
+            "the learned segmenter is unsure of the subject (probability inside minus outside {:.2}, at least {:.2} needed)",
+            m.saliency / 2.0,
+            MIN_SALIENCY / 2.0
+        ));
+    }
     if m.saliency < MIN_SALIENCY {
         return Some(format!(
             "the subject stands only {:.2} apart from its surroundings in colour (at least {:.2} needed)",
             m.saliency, MIN_SALIENCY
         ));
     }
-    if m.edge < MIN_EDGE {
+    // A learned outline follows the object the network recognises, not colour contrast (a cat's
+    // fur over a blurred ground of its own colours): edge agreement judges classical guesses only.
+    if m.edge < MIN_EDGE && !m.learned {
         return Some(format!(
             "the outline follows no edge of the photograph (contrast across it {:.2}× the frame's mean, at least {:.2}× needed)",
             m.edge, MIN_EDGE
@@ -215,6 +237,16 @@ pub(crate) fn judge(m: &Measures) -> Option<String> {
 pub(crate) fn check(cut: &Cut, work: &[Lab]) -> Verdict {
     let measures = measure(cut, work);
     Verdict { refusal: judge(&measures), measures }
+}
+
+/// Which mask the cutout tools use when both segmenters ran on a frame the classical gate
+/// accepted: the learned one when it passes the gate too and its model is at least
+/// [`LEARNED_CONFIDENCE`] sure of it; otherwise the classical one. (The classical gate decides
+/// whether the frame has a subject at all: a learned network finds something salient in nearly
+/// any frame, even a texture.)
+pub(crate) fn prefer(learned: Cut, classical: Cut, work: &[Lab]) -> Cut {
+    let verdict = check(&learned, work);
+    if verdict.refusal.is_none() && verdict.measures.saliency >= LEARNED_CONFIDENCE { learned } else { classical }
 }
 
 /// The gate on the mask of segment by a box or a point (see [`measure_mask`]).

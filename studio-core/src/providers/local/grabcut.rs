@@ -71,6 +71,9 @@ pub(crate) struct Cut {
     pub(crate) saliency: Plane,
     /// Pixels seeded as sure subject.
     pub(crate) seeds: usize,
+    /// Whether the learned segmenter made it (saliency is then its probability, see
+    /// `learned.rs`), not the colour saliency above.
+    pub(crate) learned: bool,
 }
 
 /// Colour features: Oklab with chroma counted 1.5× (the distance the local provider uses).
@@ -320,11 +323,17 @@ pub(crate) fn segment(work: &[Lab], w: usize, h: usize) -> Cut {
     }
     let raw = Mask { w, h, data: prob.data.iter().map(|q| u8::from(*q >= 0.5)).collect() };
 
-    // 5. Clean-up.
+    let mask = clean(&raw, &prob);
+    Cut { mask, raw, saliency, seeds, learned: false }
+}
+
+/// Step 5, the clean-up of a raw segmentation (shared with the learned segmenter): an opening
+/// (radius 1), the largest component and any at least [`KEEP_SHARE`] of it, and the holes filled
+/// except those large enough and clearly ground by `prob` (the subject probability).
+pub(crate) fn clean(raw: &Mask, prob: &Plane) -> Mask {
     let opened = raw.open(1);
     let kept = if opened.count() == 0 { opened } else { opened.keep_largest(KEEP_SHARE) };
-    let mask = fill_holes_keeping_real(&kept, &prob);
-    Cut { mask, raw, saliency, seeds }
+    fill_holes_keeping_real(&kept, prob)
 }
 
 /// Fill the holes of `mask` except those large enough and clearly ground by `prob`.

@@ -19,6 +19,7 @@ mod frame;
 mod gate;
 mod grabcut;
 mod jpeg;
+mod learned;
 mod lens;
 pub(crate) mod ops;
 mod options;
@@ -38,6 +39,11 @@ use ops::rejected;
 
 pub use cutout::{Cutout, CutoutError, SegmentTarget};
 pub use evaluate::{SegmentationScore, Segmenter, evaluate_segmentation, mean_iou};
+pub use learned::{LearnedSegmenter, U2NET, Weights};
+/// Installing, fetching and checking the learned segmenter's weights (see `learned.rs`).
+pub mod segmenter {
+    pub use super::learned::{fetch, install, verify, weights_path};
+}
 
 /// The tools the local provider performs.
 pub(crate) const TOOLS: [&str; 9] =

@@ -6,6 +6,7 @@
 
 use image::{GrayImage, RgbImage};
 
+use super::learned::{self, LearnedSegmenter};
 use super::ops::{self, Lab, Mask, Plane, Result};
 use super::{gate, grabcut};
 use crate::providers::ProviderError;
@@ -249,9 +250,20 @@ impl Subject {
 
     /// The subject of the cutout tools (packshot, remove-background, color-change, harmonize,
     /// the lookbook compositor): with `exact` (an alpha channel or a supplied mask) that mask;
-    /// otherwise the saliency-seeded segmentation of [`grabcut`]. Either way the subject gate
-    /// ([`gate`]) measures the mask first and refuses an implausible one.
+    /// otherwise the saliency-seeded segmentation of [`grabcut`], which the subject gate
+    /// ([`gate`]) measures first and refuses when implausible; when this process has a learned
+    /// segmenter installed ([`learned`]), its mask replaces the classical one where the gate
+    /// prefers it ([`gate::prefer`]).
     pub(crate) fn cut(img: &RgbImage, exact: Option<&GrayImage>) -> std::result::Result<Subject, CutError> {
+        Subject::cut_by(img, exact, learned::active())
+    }
+
+    /// [`Subject::cut`] with the segmenter named: `model`, or the classical path when None.
+    pub(crate) fn cut_by(
+        img: &RgbImage,
+        exact: Option<&GrayImage>,
+        model: Option<&LearnedSegmenter>,
+    ) -> std::result::Result<Subject, CutError> {
         if let Some(mask) = exact {
             let subject = Subject::find(img, Some(mask))?;
             let solid = Mask {
@@ -266,11 +278,14 @@ impl Subject {
         }
         let (work, w, h) = working_lab(img)?;
         let smooth = smoothed(&work, w, h);
-        let cut = grabcut::segment(&smooth, w, h);
-        let verdict = gate::check(&cut, &smooth);
-        if let Some(why) = verdict.refusal {
+        let classical = grabcut::segment(&smooth, w, h);
+        if let Some(why) = gate::check(&classical, &smooth).refusal {
             return Err(CutError::NotFound(why));
         }
+        let cut = match model {
+            Some(model) => gate::prefer(model.segment(img, w, h)?, classical, &smooth),
+            None => classical,
+        };
         let (ground, noise) = fit_ground(&border_samples(&smooth, w, h));
         let coarse = cut.mask.to_plane().box_blur(1).box_blur(1);
         Ok(Subject::with_mask(ground, noise, coarse, work))
