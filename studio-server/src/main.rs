@@ -13,7 +13,7 @@ struct Cli {
     /// A TOML file with any of: listen, data_dir, database_url, public_url, admin_emails,
     /// signup_grant_tokens, blob_url, s3_endpoint, s3_region, s3_access_key_id,
     /// s3_secret_access_key, runner_concurrency, runner_lease_secs, fal_key, fal_url,
-    /// fal_models (a table tool = model id), fal_timeout_secs, ai_url, ai_key, ai_model,
+    /// fal_models (a table tool = model id), fal_timeout_secs, fal_cutout_model, ai_url, ai_key, ai_model,
     /// billing, payments_webhook_secret, polar_token, polar_url, polar_products (a table),
     /// rate_limit_per_min, rate_limit_burst, trust_forwarded, smtp_url, mail_from, segmenter,
     /// mail_webhook_secret, [[billing_tiers]] and

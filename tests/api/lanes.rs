@@ -34,6 +34,8 @@ backend_tests!(
     segment_cuts_by_box_and_point_behind_signed_links,
     detect_items_boxes_are_in_the_raw_matrix,
     fal_lanes_depth_and_segment_by_label,
+    hosted_remove_background_passes_the_gate,
+    hosted_cutouts_cannot_overspend,
 );
 
 /// (status, code) of a refusal.
@@ -271,12 +273,23 @@ async fn concurrent_lanes_cannot_overspend(backend: Backend) {
         return;
     };
     let house = House::new(&app, "lanes-race").await;
-    let calls = (0..8).map(|i| {
-        let key = house.key.clone();
-        tokio::spawn(async move { key.remove_background(&bytes(&format!("s{i}.png"), garment_shot(240, 300))).await })
-    });
+    let inputs = (0..8).map(|i| bytes(&format!("s{i}.png"), garment_shot(240, 300))).collect();
+    assert_eq!(race_cutouts(&house.key, inputs).await, (3, 5), "three tokens pay for exactly three cutouts");
+    assert_eq!(tokens(&house).await, (0, 0));
+    assert_eq!(house.key.list_assets(None).await.expect("list").assets.len(), 3);
+}
+
+/// remove-background on every input at once: (cut for one token each, refused 402).
+async fn race_cutouts(key: &Client, inputs: Vec<InputSource>) -> (usize, usize) {
+    let calls: Vec<_> = inputs
+        .into_iter()
+        .map(|input| {
+            let key = key.clone();
+            tokio::spawn(async move { key.remove_background(&input).await })
+        })
+        .collect();
     let (mut done, mut refused_402) = (0, 0);
-    for call in calls.collect::<Vec<_>>() {
+    for call in calls {
         match call.await.unwrap() {
             Ok(r) => {
                 assert_eq!(r.spent, 1);
@@ -288,9 +301,7 @@ async fn concurrent_lanes_cannot_overspend(backend: Backend) {
             }
         }
     }
-    assert_eq!((done, refused_402), (3, 5), "three tokens pay for exactly three cutouts");
-    assert_eq!(tokens(&house).await, (0, 0));
-    assert_eq!(house.key.list_assets(None).await.expect("list").assets.len(), 3);
+    (done, refused_402)
 }
 
 /// Share of `cut`'s opaque pixels (alpha ≥ 128) inside `b`, and of `b`'s pixels that are opaque.
@@ -544,7 +555,7 @@ async fn fal_lanes_depth_and_segment_by_label(backend: Backend) {
     let submit: Value = serde_json::from_slice(&received[0].body).expect("json");
     assert_eq!(submit["prompt"], "red dress");
     assert_eq!(tokens(&house).await, (start - 2, 0));
-    // An empty mask is a failure, released.
+    // An empty mask is refused by the subject gate, released.
     fal.reset().await;
     let empty = image::DynamicImage::ImageLuma8(image::GrayImage::new(30, 20));
     fal_answers(
@@ -553,6 +564,106 @@ async fn fal_lanes_depth_and_segment_by_label(backend: Backend) {
         ResponseTemplate::new(200).set_body_json(json!({"image": {"url": png_data_uri(&empty)}})),
     )
     .await;
-    assert_eq!(refused(key.segment(&req).await.unwrap_err()), (Some(502), "SEGMENT_FAILED".into()));
+    assert_eq!(refused(key.segment(&req).await.unwrap_err()), (Some(422), "SUBJECT_NOT_FOUND".into()));
     assert_eq!(tokens(&house).await, (start - 2, 0));
+}
+
+/// A server whose remove-background runs on `fal`'s `fal-ai/birefnet`, granting `grant` tokens.
+async fn with_hosted_cutouts(backend: Backend, fal: &MockServer, grant: i64) -> Option<TestApp> {
+    let uri = fal.uri();
+    spawn(backend, |c| {
+        c.runner_concurrency = 0;
+        c.signup_grant_tokens = grant;
+        c.fal_key = Some("fal-key".into());
+        c.fal_url = Some(uri);
+        c.fal_timeout_secs = 10;
+        c.fal_cutout_model = Some("fal-ai/birefnet".into());
+    })
+    .await
+}
+
+/// remove-background on a hosted model (`STUDIO_FAL_CUTOUT_MODEL`): the model's cutout (its
+/// alpha) over the uploaded frame, filed like the local one and charged the utility price; a
+/// model's answer that the subject gate refuses (the whole frame, or nothing) is 422
+/// `SUBJECT_NOT_FOUND` with nothing charged and nothing filed.
+async fn hosted_remove_background_passes_the_gate(backend: Backend) {
+    let fal = MockServer::start().await;
+    let Some(app) = with_hosted_cutouts(backend, &fal, 100).await else { return };
+    let house = House::new(&app, "lanes-hosted-cutout").await;
+    let key = &house.key;
+    let (start, _) = tokens(&house).await;
+    let (img, red, _) = two_objects();
+    let frame = || bytes("pair.png", encode(&img, image::ImageFormat::Png));
+    let inside = |x: u32, y: u32| x >= red[0] && x < red[2] && y >= red[1] && y < red[3];
+    let cutout = image::DynamicImage::ImageRgba8(image::RgbaImage::from_fn(600, 400, |x, y| {
+        if inside(x, y) { image::Rgba([190, 30, 40, 255]) } else { image::Rgba([0, 0, 0, 0]) }
+    }));
+    fal_answers(
+        &fal,
+        "fal-ai/birefnet",
+        ResponseTemplate::new(200).set_body_json(json!({"image": {"url": png_data_uri(&cutout)}})),
+    )
+    .await;
+    let got = key.remove_background(&frame()).await.expect("cut on fal");
+    assert_eq!(got.spent, 1);
+    let received = fal.received_requests().await.expect("recorded");
+    let submit: Value = serde_json::from_slice(&received[0].body).expect("json");
+    assert!(submit["image_url"].as_str().is_some_and(|u| u.starts_with("data:image/")), "the frame is sent");
+    let listed = key.list_assets(None).await.expect("list").assets;
+    assert!(listed.iter().any(|a| a.id == got.asset_id && a.name.contains("pair")), "filed, named after the upload");
+    let png = image::load_from_memory(&key.asset_bytes(&got.asset_id).await.expect("file")).expect("png").to_rgba8();
+    assert_eq!((png.width(), png.height()), (600, 400));
+    assert_eq!((png.get_pixel(10, 10).0[3], png.get_pixel(140, 200).0[3]), (0, 255));
+    assert_eq!(tokens(&house).await, (start - 1, 0));
+    let filed = key.list_assets(None).await.expect("list").assets.len();
+
+    // The whole frame, then nothing: the gate refuses, nothing is charged or filed.
+    for answer in [
+        image::DynamicImage::ImageLuma8(image::GrayImage::from_pixel(60, 40, image::Luma([255]))),
+        image::DynamicImage::ImageLuma8(image::GrayImage::new(60, 40)),
+    ] {
+        fal.reset().await;
+        fal_answers(
+            &fal,
+            "fal-ai/birefnet",
+            ResponseTemplate::new(200).set_body_json(json!({"image": {"url": png_data_uri(&answer)}})),
+        )
+        .await;
+        assert_eq!(
+            refused(key.remove_background(&frame()).await.unwrap_err()),
+            (Some(422), "SUBJECT_NOT_FOUND".into())
+        );
+    }
+    // An upstream failure is the lane's 502, released.
+    fal.reset().await;
+    fal_answers(&fal, "fal-ai/birefnet", ResponseTemplate::new(500)).await;
+    assert_eq!(refused(key.remove_background(&frame()).await.unwrap_err()), (Some(502), "REMOVE_BG_FAILED".into()));
+    assert_eq!(tokens(&house).await, (start - 1, 0));
+    assert_eq!(key.list_assets(None).await.expect("list").assets.len(), filed);
+}
+
+/// Eight hosted remove-backgrounds at once on three tokens: exactly three are cut, charged and
+/// filed; the rest are refused 402 before fal is asked.
+async fn hosted_cutouts_cannot_overspend(backend: Backend) {
+    let fal = MockServer::start().await;
+    let Some(app) = with_hosted_cutouts(backend, &fal, 3).await else { return };
+    let (img, red, _) = two_objects();
+    let png = encode(&img, image::ImageFormat::Png);
+    let mask = image::DynamicImage::ImageLuma8(image::GrayImage::from_fn(600, 400, |x, y| {
+        image::Luma([if x >= red[0] && x < red[2] && y >= red[1] && y < red[3] { 255 } else { 0 }])
+    }));
+    fal_answers(
+        &fal,
+        "fal-ai/birefnet",
+        ResponseTemplate::new(200).set_body_json(json!({"image": {"url": png_data_uri(&mask)}})),
+    )
+    .await;
+    let house = House::new(&app, "lanes-hosted-race").await;
+    let inputs = (0..8).map(|i| bytes(&format!("p{i}.png"), png.clone())).collect();
+    assert_eq!(race_cutouts(&house.key, inputs).await, (3, 5), "three tokens pay for exactly three hosted cutouts");
+    assert_eq!(tokens(&house).await, (0, 0));
+    assert_eq!(house.key.list_assets(None).await.expect("list").assets.len(), 3);
+    let submits =
+        fal.received_requests().await.expect("recorded").iter().filter(|r| r.method.as_str() == "POST").count();
+    assert_eq!(submits, 3, "fal is asked only for what was held");
 }

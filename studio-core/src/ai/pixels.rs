@@ -1,8 +1,10 @@
 //! The lanes that answer pixels (`02-route-groups.md` §4.1): remove-background and segment by
 //! box or point run on the local provider (real segmentation, no network); depth and segment by
 //! label run on fal when `STUDIO_FAL_KEY` is set (503 `FAL_NOT_CONFIGURED` otherwise, nothing
-//! held). remove-background keeps its cutout in the library; depth and segment answer a
-//! short-lived signed URL (lanes.rs).
+//! held), and so does remove-background when `STUDIO_FAL_CUTOUT_MODEL` names a model. A hosted
+//! mask passes the same subject gate as a local one (422 `SUBJECT_NOT_FOUND`, nothing charged).
+//! remove-background keeps its cutout in the library; depth and segment answer a short-lived
+//! signed URL (lanes.rs).
 //!
 //! segment's target: a `box` wins over a `point`, which wins over a `label`; box and point are
 //! in pixels of the EXIF-applied frame and are checked against its size before anything is held
@@ -11,7 +13,6 @@
 use crate::ai::Ai;
 use std::io::Cursor;
 
-use image::{GrayImage, RgbaImage};
 use serde_json::json;
 
 use crate::admin::{FAL, LOCAL};
@@ -26,9 +27,7 @@ use crate::providers::local::subject::SUBJECT_NOT_FOUND;
 use crate::providers::local::{Cutout, CutoutError, LocalProvider, SegmentTarget};
 use crate::storage::AssetRow;
 
-use super::lanes::{
-    LaneImage, MAX_LANE_IMAGE_BYTES, check_upload, decode_oriented, lane_failed, prepare_async, stored_failed,
-};
+use super::lanes::{LaneImage, MAX_LANE_IMAGE_BYTES, check_upload, lane_failed, prepare_async, stored_failed};
 
 fn fal_not_configured() -> Error {
     Error::new(
@@ -106,34 +105,6 @@ fn within(t: &SegmentTarget, (w, h): (u32, u32)) -> Result<()> {
     }
 }
 
-/// Apply a mask (any size; bright is the object) to the displayed picture: an RGBA PNG of the
-/// frame and the object's bounds. None when the mask holds nothing.
-fn masked(source: &[u8], mask: &[u8]) -> Result<Option<(Vec<u8>, [u32; 4])>> {
-    let (img, _) = decode_oriented(source)?;
-    let mask = image::load_from_memory(mask).map_err(|e| lane_failed("SEGMENT_FAILED", format!("fal's mask: {e}")))?;
-    let (w, h) = (img.width(), img.height());
-    let mask: GrayImage = image::imageops::resize(&mask.to_luma8(), w, h, image::imageops::FilterType::Triangle);
-    let mut out: RgbaImage = img.into_rgba8();
-    let (mut x0, mut y0, mut x1, mut y1) = (w, h, 0, 0);
-    for (x, y, p) in out.enumerate_pixels_mut() {
-        let a = mask.get_pixel(x, y).0[0];
-        p.0[3] = ((u16::from(p.0[3]) * u16::from(a)) / 255) as u8;
-        if a >= 128 {
-            (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x + 1), y1.max(y + 1));
-        }
-    }
-    if x1 <= x0 || y1 <= y0 {
-        return Ok(None);
-    }
-    let mut png = Cursor::new(Vec::new());
-    let mut encoder = image::codecs::png::PngEncoder::new(&mut png);
-    image::ImageEncoder::set_icc_profile(&mut encoder, crate::images::colour::srgb_icc().to_vec())
-        .map_err(Error::internal)?;
-    image::ImageEncoder::write_image(encoder, out.as_raw(), w, h, image::ExtendedColorType::Rgba8)
-        .map_err(Error::internal)?;
-    Ok(Some((png.into_inner(), [x0, y0, x1, y1])))
-}
-
 /// A grayscale PNG of whatever image fal answered (its depth map).
 fn gray_png(bytes: &[u8]) -> Result<Vec<u8>> {
     let img =
@@ -153,9 +124,10 @@ impl Ai<'_> {
     }
 
     /// `POST /api/toolkit/ai/remove-background`: the subject cut from its ground (the packshot
-    /// tool's segmentation, behind the subject gate) as an RGBA PNG, saved in the library. 400
-    /// `NO_IMAGE`, `EMPTY_IMAGE`, `BAD_FORM`; 402; 403 viewer; 413; 422 `SUBJECT_NOT_FOUND` (no
-    /// clear subject; nothing charged); 502 `REMOVE_BG_FAILED` (the cutout could not be kept).
+    /// tool's segmentation, or the hosted model `STUDIO_FAL_CUTOUT_MODEL` names; either behind
+    /// the subject gate) as an RGBA PNG, saved in the library. 400 `NO_IMAGE`, `EMPTY_IMAGE`,
+    /// `BAD_FORM`; 402; 403 viewer; 413; 422 `SUBJECT_NOT_FOUND` (no clear subject; nothing
+    /// charged); 502 `REMOVE_BG_FAILED` (the hosted model failed, or the cutout could not be kept).
     pub async fn remove_background(
         &self,
         caller: &Caller,
@@ -166,27 +138,50 @@ impl Ai<'_> {
         check_upload(image.as_ref(), "NO_IMAGE")?;
         let image = image.unwrap_or_else(|| unreachable!("checked above"));
         let (studio, who) = (self.0.clone(), caller.clone());
-        let (asset_id, spent) = self
-            .charged(caller, ("remove-background", LOCAL), None, async move {
-                let bytes = image.bytes.clone();
-                let cut =
-                    blocking(move || LocalProvider.remove_background_blocking(&bytes)).await?.map_err(cutout_error)?;
-                studio.ai().keep_cutout(&who, &image, cut).await
-            })
-            .await?;
+        let hosted = self.0.config.fal_lanes.clone().and_then(|f| Some((f.cutout_model.clone()?, f)));
+        let (asset_id, spent) = match hosted {
+            None => {
+                self.charged(caller, ("remove-background", LOCAL), None, async move {
+                    let bytes = image.bytes.clone();
+                    let cut = blocking(move || LocalProvider.remove_background_blocking(&bytes))
+                        .await?
+                        .map_err(cutout_error)?;
+                    studio.ai().keep_cutout(&who, &image, cut, LOCAL).await
+                })
+                .await?
+            }
+            Some((model, fal)) => {
+                let prepared = prepare_async(image.bytes.clone()).await?;
+                self.charged(caller, ("remove-background", FAL), None, async move {
+                    let uri = crate::outbound::data_uri(&prepared.image.mime, &prepared.image.bytes);
+                    let answer = fal
+                        .provider
+                        .run_model(&model, &json!({"image_url": uri}))
+                        .await
+                        .map_err(|e| provider_failed("REMOVE_BG_FAILED", &e))?;
+                    let bytes = image.bytes.clone();
+                    let cut = blocking(move || LocalProvider.cutout_by_mask_blocking(&bytes, &answer.bytes))
+                        .await?
+                        .map_err(cutout_error)?;
+                    studio.ai().keep_cutout(&who, &image, cut, FAL).await
+                })
+                .await?
+            }
+        };
         Ok(RemoveBackgroundResponse { url: self.0.library().asset_file_url(&asset_id), spent, asset_id })
     }
 
     /// File a cutout of `source` as a new asset of the house (kind clothes, tool
-    /// `remove-background`), signed with content credentials naming `source` as its parent.
-    async fn keep_cutout(&self, caller: &Caller, source: &LaneImage, cut: Cutout) -> Result<String> {
+    /// `remove-background`), signed with content credentials naming `source` as its parent and
+    /// `provider` as the one that cut it.
+    async fn keep_cutout(&self, caller: &Caller, source: &LaneImage, cut: Cutout, provider: &str) -> Result<String> {
         let id = new_id("ast");
         let key = format!("orgs/{}/assets/{id}", caller.org_id);
         let house = self.0.accounts().house_name(&caller.org_id).await?;
         let develop = Develop {
             tool: "remove-background".into(),
             quality: String::new(),
-            provider: LOCAL.into(),
+            provider: provider.into(),
             job_id: String::new(),
             house_id: caller.org_id.to_string(),
             house_name: house,
@@ -224,7 +219,8 @@ impl Ai<'_> {
     /// `POST /api/toolkit/ai/segment`: one object cut out of an image of this house, as an RGBA
     /// PNG behind a short-lived signed URL, with its bounds. 400 `BAD_JSON`, `IMAGE_REQUIRED`,
     /// `BAD_IMAGE_URL`, `TARGET_REQUIRED`, `BAD_TARGET`; 402; 403; 404 `ASSET_NOT_FOUND`; 422
-    /// `SUBJECT_NOT_FOUND` (nothing to cut at the box or point; nothing charged); 502
+    /// `SUBJECT_NOT_FOUND` (nothing to cut at the box or point, or the gate refuses fal's mask
+    /// for a label; nothing charged); 502
     /// `SEGMENT_FAILED`; 503 `FAL_NOT_CONFIGURED` (label only).
     pub async fn segment(&self, caller: &Caller, req: SegmentRequest) -> Result<SegmentResponse> {
         caller.require_spend_tokens()?;
@@ -260,11 +256,11 @@ impl Ai<'_> {
                         .await
                         .map_err(|e| provider_failed("SEGMENT_FAILED", &e))?;
                     let bytes = source.bytes.clone();
-                    let (png, bbox) = blocking(move || masked(&bytes, &mask.bytes))
-                        .await??
-                        .ok_or_else(|| lane_failed("SEGMENT_FAILED", "fal found nothing matching the label"))?;
-                    let url = studio.ai().keep_lane_result(&org, "segment", "SEGMENT_FAILED", png).await?;
-                    Ok((url, bbox))
+                    let cut = blocking(move || LocalProvider.cutout_by_mask_blocking(&bytes, &mask.bytes))
+                        .await?
+                        .map_err(cutout_error)?;
+                    let url = studio.ai().keep_lane_result(&org, "segment", "SEGMENT_FAILED", cut.png).await?;
+                    Ok((url, cut.bbox))
                 })
                 .await?
             }
@@ -320,28 +316,5 @@ mod tests {
         assert!(matches!(target(&req(None, None, Some("coat"))), Ok(Target::Label(_))));
         assert!(within(&SegmentTarget::Point([99.0, 10.0]), (100, 50)).is_ok());
         assert_eq!(within(&SegmentTarget::Box([100.0, 0.0, 120.0, 10.0]), (100, 50)).unwrap_err().code, "BAD_TARGET");
-    }
-
-    #[test]
-    fn a_mask_becomes_a_cutout_with_its_bounds() {
-        let src = image::RgbImage::from_pixel(40, 20, image::Rgb([200, 10, 10]));
-        let mut mask = GrayImage::new(40, 20);
-        for y in 5..15 {
-            for x in 10..30 {
-                mask.put_pixel(x, y, image::Luma([255]));
-            }
-        }
-        let encode = |img: image::DynamicImage| {
-            let mut out = Cursor::new(Vec::new());
-            img.write_to(&mut out, image::ImageFormat::Png).unwrap();
-            out.into_inner()
-        };
-        let (png, bbox) = masked(&encode(src.into()), &encode(mask.into())).unwrap().expect("an object");
-        assert_eq!(bbox, [10, 5, 30, 15]);
-        let cut = image::load_from_memory(&png).unwrap().to_rgba8();
-        assert_eq!((cut.get_pixel(0, 0).0[3], cut.get_pixel(20, 10).0[3]), (0, 255));
-        let empty = encode(GrayImage::new(4, 4).into());
-        let src = encode(image::RgbImage::new(8, 8).into());
-        assert!(masked(&src, &empty).unwrap().is_none());
     }
 }

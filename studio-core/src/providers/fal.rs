@@ -112,6 +112,9 @@ pub struct FalLanes {
     pub depth_model: String,
     /// The model segment runs for a `label` (input `image_url` and `prompt`; answers a mask).
     pub segment_model: String,
+    /// The model remove-background runs instead of the local segmentation, when set (input
+    /// `image_url`; answers a cutout with alpha, or a mask): `STUDIO_FAL_CUTOUT_MODEL`.
+    pub cutout_model: Option<String>,
 }
 
 impl FalLanes {

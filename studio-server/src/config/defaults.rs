@@ -35,6 +35,7 @@ impl Default for ServerConfig {
             fal_timeout_secs: 600,
             fal_depth_model: None,
             fal_segment_model: None,
+            fal_cutout_model: None,
             ai_url: None,
             ai_key: None,
             ai_model: None,
@@ -93,6 +94,7 @@ impl std::fmt::Debug for ServerConfig {
             .field("fal_timeout_secs", &self.fal_timeout_secs)
             .field("fal_depth_model", &self.fal_depth_model)
             .field("fal_segment_model", &self.fal_segment_model)
+            .field("fal_cutout_model", &self.fal_cutout_model)
             .field("ai_url", &self.ai_url)
             .field("ai_key", &redacted(&self.ai_key))
             .field("ai_model", &self.ai_model)

@@ -10,7 +10,8 @@ use super::env::{Env, number};
 use super::{ConfigError, ServerConfig};
 
 impl Env<'_> {
-    /// `STUDIO_FAL_KEY`, `_URL`, `_MODELS`, `_TIMEOUT_SECS`, `_DEPTH_MODEL` and `_SEGMENT_MODEL`.
+    /// `STUDIO_FAL_KEY`, `_URL`, `_MODELS`, `_TIMEOUT_SECS`, `_DEPTH_MODEL`, `_SEGMENT_MODEL` and
+    /// `_CUTOUT_MODEL`.
     pub(super) fn fal(&self, mut c: ServerConfig) -> Result<ServerConfig, ConfigError> {
         let set = |name: &str| self.set(name);
         c.fal_key = set("STUDIO_FAL_KEY").or(c.fal_key);
@@ -23,6 +24,7 @@ impl Env<'_> {
         }
         c.fal_depth_model = set("STUDIO_FAL_DEPTH_MODEL").or(c.fal_depth_model);
         c.fal_segment_model = set("STUDIO_FAL_SEGMENT_MODEL").or(c.fal_segment_model);
+        c.fal_cutout_model = set("STUDIO_FAL_CUTOUT_MODEL").or(c.fal_cutout_model);
         Ok(c)
     }
 }
@@ -49,7 +51,8 @@ impl ServerConfig {
         Providers::new(list)
     }
 
-    /// fal for the depth and segment-by-label lanes, when a key is set.
+    /// fal for the depth and segment-by-label lanes (and remove-background, when a cutout model
+    /// is named), when a key is set.
     pub fn fal_lanes(&self) -> Option<FalLanes> {
         let pick = |set: &Option<String>, default: &str| {
             set.as_deref().map(str::trim).filter(|m| !m.is_empty()).unwrap_or(default).to_string()
@@ -58,6 +61,7 @@ impl ServerConfig {
             provider: FalProvider::new(self.fal_config()?),
             depth_model: pick(&self.fal_depth_model, FalLanes::DEFAULT_DEPTH_MODEL),
             segment_model: pick(&self.fal_segment_model, FalLanes::DEFAULT_SEGMENT_MODEL),
+            cutout_model: self.fal_cutout_model.as_deref().map(str::trim).filter(|m| !m.is_empty()).map(str::to_string),
         })
     }
 }

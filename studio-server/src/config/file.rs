@@ -36,6 +36,7 @@ pub(super) struct FileConfig {
     fal_timeout_secs: Option<u64>,
     fal_depth_model: Option<String>,
     fal_segment_model: Option<String>,
+    fal_cutout_model: Option<String>,
     ai_url: Option<String>,
     ai_key: Option<String>,
     ai_model: Option<String>,
@@ -107,6 +108,7 @@ impl FileConfig {
         c.fal_timeout_secs = file.fal_timeout_secs.unwrap_or(c.fal_timeout_secs);
         c.fal_depth_model = file.fal_depth_model.or(c.fal_depth_model);
         c.fal_segment_model = file.fal_segment_model.or(c.fal_segment_model);
+        c.fal_cutout_model = file.fal_cutout_model.or(c.fal_cutout_model);
         c.ai_url = file.ai_url.or(c.ai_url);
         c.ai_key = file.ai_key.or(c.ai_key);
         c.ai_model = file.ai_model.or(c.ai_model);

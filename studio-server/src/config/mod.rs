@@ -84,6 +84,9 @@ pub struct ServerConfig {
     pub fal_depth_model: Option<String>,
     /// `STUDIO_FAL_SEGMENT_MODEL`: the fal model segment runs for a `label` (default `fal-ai/evf-sam`).
     pub fal_segment_model: Option<String>,
+    /// `STUDIO_FAL_CUTOUT_MODEL`: a fal model remove-background runs instead of the local
+    /// segmentation (for example `fal-ai/birefnet`; default none: local).
+    pub fal_cutout_model: Option<String>,
     /// `STUDIO_AI_URL`: base URL of an OpenAI-compatible API for the AI reader (read_model,
     /// read_build), e.g. `https://api.openai.com/v1`. Set all three `ai_*` settings or none.
     pub ai_url: Option<String>,

@@ -97,6 +97,32 @@ impl LocalProvider {
         render(&frame.rgb, &subject, None)
     }
 
+    /// A cutout of `bytes` by a mask found elsewhere (a hosted model's answer: its alpha when it
+    /// has transparency, else its brightness; any size), behind the subject gate's mask-only
+    /// measures (coverage, holes, border contact, sides, edge agreement). A refusal is
+    /// [`CutoutError::NothingFound`].
+    pub fn cutout_by_mask_blocking(&self, bytes: &[u8], mask: &[u8]) -> Result<Cutout, CutoutError> {
+        let frame = decode(bytes, "image").map_err(undecodable)?;
+        let answer = image::load_from_memory(mask)
+            .map_err(|e| CutoutError::Undecodable(format!("the hosted model's mask is not an image: {e}")))?;
+        let rgba = answer.to_rgba8();
+        let gray = if rgba.pixels().any(|p| p.0[3] < 255) {
+            GrayImage::from_fn(rgba.width(), rgba.height(), |x, y| image::Luma([rgba.get_pixel(x, y).0[3]]))
+        } else {
+            answer.to_luma8()
+        };
+        let (lab, w, h) = subject::working_lab(&frame.rgb).map_err(undecodable)?;
+        let small = ops::resize_gray(&gray, w as u32, h as u32).map_err(undecodable)?;
+        let solid = Mask { w, h, data: small.pixels().map(|p| u8::from(p.0[0] >= 128)).collect() };
+        if let Some(why) = gate::check_mask(&solid, &subject::smoothed(&lab, w, h)) {
+            return Err(CutoutError::NothingFound(why));
+        }
+        let (fw, fh) = frame.rgb.dimensions();
+        let full = ops::resize_gray(&gray, fw, fh).map_err(undecodable)?;
+        let alpha: Vec<f32> = full.pixels().map(|p| f32::from(p.0[0]) / 255.0).collect();
+        encode(&frame.rgb, &alpha, frame.alpha.as_ref(), |_, _, own| own)
+    }
+
     /// segment by box or point: a real local segmentation of the colour image.
     pub fn segment_blocking(&self, bytes: &[u8], target: SegmentTarget) -> Result<Cutout, CutoutError> {
         let frame = decode(bytes, "image").map_err(undecodable)?;
@@ -108,7 +134,23 @@ impl LocalProvider {
 /// The full-size cutout of `img` by `subject`'s soft mask (times `keep`, an input's own alpha).
 fn render(img: &RgbImage, subject: &Subject, keep: Option<&GrayImage>) -> Result<Cutout, CutoutError> {
     let (w, h) = img.dimensions();
-    let mut alpha = subject.alpha_for([0.0, 0.0, 1.0, 1.0], img);
+    let alpha = subject.alpha_for([0.0, 0.0, 1.0, 1.0], img);
+    encode(img, &alpha, keep, |x, y, _| {
+        let uv = ((x as f32 + 0.5) / w as f32, (y as f32 + 0.5) / h as f32);
+        subject.edge_foreground(img, &alpha, x, y, uv).map(ops::to_u8)
+    })
+}
+
+/// The RGBA PNG of `img` under `alpha` (row-major, 0–1; times `keep`), a soft edge pixel taking
+/// the colour `edge` gives it from its position and own colour, and the bounds of alpha ≥ ½.
+fn encode(
+    img: &RgbImage,
+    alpha: &[f32],
+    keep: Option<&GrayImage>,
+    edge: impl Fn(u32, u32, [u8; 3]) -> [u8; 3],
+) -> Result<Cutout, CutoutError> {
+    let (w, h) = img.dimensions();
+    let mut alpha = alpha.to_vec();
     if let Some(keep) = keep.filter(|k| k.dimensions() == (w, h)) {
         for (a, k) in alpha.iter_mut().zip(keep.as_raw()) {
             *a *= f32::from(*k) / 255.0;
@@ -121,12 +163,7 @@ fn render(img: &RgbImage, subject: &Subject, keep: Option<&GrayImage>) -> Result
         if a == 0 {
             continue;
         }
-        let c = if a < 255 {
-            let uv = ((x as f32 + 0.5) / w as f32, (y as f32 + 0.5) / h as f32);
-            subject.edge_foreground(img, &alpha, x, y, uv).map(ops::to_u8)
-        } else {
-            p.0
-        };
+        let c = if a < 255 { edge(x, y, p.0) } else { p.0 };
         out.put_pixel(x, y, image::Rgba([c[0], c[1], c[2], a]));
         if a >= 128 {
             (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x + 1), y1.max(y + 1));
@@ -494,6 +531,64 @@ mod tests {
         let mut out = Vec::new();
         img.write_to(&mut Cursor::new(&mut out), image::ImageFormat::Png).expect("png");
         out
+    }
+
+    #[test]
+    fn a_hosted_mask_becomes_a_cutout_behind_the_gate() {
+        let coat: Shape = Box::new(|x, y| (60.0..140.0).contains(&x) && (30.0..130.0).contains(&y));
+        let src = png_of(&paint(200, 160, 230.0, &[(&coat, [150.0, 40.0, 40.0])]));
+        let mask_png = |inside: &dyn Fn(u32, u32) -> bool, w: u32, h: u32| {
+            let mask = GrayImage::from_fn(w, h, |x, y| image::Luma([if inside(x, y) { 255 } else { 0 }]));
+            let mut out = Vec::new();
+            mask.write_to(&mut Cursor::new(&mut out), image::ImageFormat::Png).expect("png");
+            out
+        };
+        // A mask at half the frame's size (hosted models answer their own size): scaled to fit.
+        let good = mask_png(&|x, y| (30..70).contains(&x) && (15..65).contains(&y), 100, 80);
+        let cut = LocalProvider.cutout_by_mask_blocking(&src, &good).expect("the coat passes the gate");
+        assert_eq!((cut.width, cut.height), (200, 160));
+        let [x0, y0, x1, y1] = cut.bbox;
+        assert!(
+            x0.abs_diff(60) <= 2 && y0.abs_diff(30) <= 2 && x1.abs_diff(140) <= 2 && y1.abs_diff(130) <= 2,
+            "{:?}",
+            cut.bbox
+        );
+        let img = rgba(&cut);
+        assert_eq!((img.get_pixel(5, 5).0[3], img.get_pixel(100, 80).0[3]), (0, 255));
+
+        // A cutout answered with alpha (as background removers do) reads its alpha.
+        let mut with_alpha = RgbaImage::from_pixel(200, 160, image::Rgba([9, 9, 9, 0]));
+        for (x, y, p) in with_alpha.enumerate_pixels_mut() {
+            if coat(x as f32 + 0.5, y as f32 + 0.5) {
+                *p = image::Rgba([150, 40, 40, 255]);
+            }
+        }
+        let mut answer = Vec::new();
+        with_alpha.write_to(&mut Cursor::new(&mut answer), image::ImageFormat::Png).expect("png");
+        let cut = LocalProvider.cutout_by_mask_blocking(&src, &answer).expect("alpha read");
+        let img = rgba(&cut);
+        assert_eq!(
+            (img.get_pixel(5, 5).0[3], img.get_pixel(100, 80).0[3]),
+            (0, 255),
+            "the answer's alpha, the source's colours"
+        );
+        assert_eq!(
+            &img.get_pixel(100, 80).0[..3],
+            &image::load_from_memory(&src).expect("src").to_rgb8().get_pixel(100, 80).0
+        );
+
+        // Nothing, everything, or a mask that follows no edge: refused in the gate's words.
+        let refused = |mask: Vec<u8>| match LocalProvider.cutout_by_mask_blocking(&src, &mask) {
+            Err(CutoutError::NothingFound(why)) => why,
+            other => panic!("expected a refusal, got {:?}", other.map(|c| c.bbox)),
+        };
+        assert!(refused(mask_png(&|_, _| false, 50, 40)).contains("covers 0.0 %"));
+        assert!(refused(mask_png(&|_, _| true, 50, 40)).contains("of the frame"));
+        assert!(refused(mask_png(&|x, _| x < 90, 200, 160)).contains("border"));
+        assert!(matches!(
+            LocalProvider.cutout_by_mask_blocking(&src, b"not an image"),
+            Err(CutoutError::Undecodable(m)) if m.contains("mask")
+        ));
     }
 
     fn rgba(c: &Cutout) -> RgbaImage {

@@ -13,6 +13,7 @@ super::json_lane!(
      (`STUDIO_FAL_SEGMENT_MODEL`). Answers {url, bbox [x0,y0,x1,y1], spent}: an RGBA PNG of the frame behind a \
      signed URL that expires 15 minutes after the answer, never kept in the library. Codes: 400 BAD_JSON, \
      IMAGE_REQUIRED, BAD_IMAGE_URL, TARGET_REQUIRED, BAD_TARGET (width, height); 401; 402 INSUFFICIENT_TOKENS; 403 \
-     FORBIDDEN (viewer); 404 ASSET_NOT_FOUND; 410 LINK_EXPIRED; 502 SEGMENT_FAILED (released); 503 \
+     FORBIDDEN (viewer); 404 ASSET_NOT_FOUND; 410 LINK_EXPIRED; 422 SUBJECT_NOT_FOUND (nothing to cut, or the \
+     subject gate refuses the mask; released); 502 SEGMENT_FAILED (released); 503 \
      FAL_NOT_CONFIGURED (label only; nothing held)."
 );
