@@ -172,8 +172,10 @@ pub(crate) fn measure(decoded: &Decoded) -> Result<Facts> {
     let labs: Vec<Lab> = small.pixels().map(|p| ops::rgb_to_lab(p.0)).collect();
     let scene = segment(&small, alpha.as_ref(), &labs)?;
     let mut facts = facts_of(decoded.long_edge, &small, &labs, &scene);
-    // What the cutout tools (packshot, remove-background, color-change, ...) would answer.
-    facts.no_subject = match Subject::cut(&small, alpha.as_ref()) {
+    // What the cutout tools (packshot, remove-background, color-change, ...) would answer. Only
+    // the classical segmentation and its gate decide whether a frame has a subject (a learned
+    // segmenter only redraws where), so this free check never runs a network.
+    facts.no_subject = match Subject::cut_by(&small, alpha.as_ref(), None) {
         Ok(_) => None,
         Err(CutError::NotFound(why)) => Some(why),
         Err(CutError::Failed(e)) => return Err(Error::internal(e)),

@@ -283,7 +283,13 @@ impl Subject {
             return Err(CutError::NotFound(why));
         }
         let cut = match model {
-            Some(model) => gate::prefer(model.segment(img, w, h)?, classical, &smooth),
+            Some(model) => match model.segment(img, w, h) {
+                Ok(learned) => gate::prefer(learned, classical, &smooth),
+                Err(e) => {
+                    tracing::warn!("{e}; this cutout uses the classical mask");
+                    classical
+                }
+            },
             None => classical,
         };
         let (ground, noise) = fit_ground(&border_samples(&smooth, w, h));
