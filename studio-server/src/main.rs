@@ -140,9 +140,9 @@ async fn admin(config: &ServerConfig, action: AdminAction) -> anyhow::Result<i32
 async fn models(config: &ServerConfig, action: ModelsAction) -> i32 {
     let weights = studio_core::U2NET;
     let path = studio_core::segmenter::weights_path(&config.data_dir, &weights);
-    let verified = path.exists() && studio_core::segmenter::verify(&weights, &path).is_ok();
+    let verified = || path.exists() && studio_core::segmenter::verify(&weights, &path).is_ok();
     match action {
-        ModelsAction::Status if verified => {
+        ModelsAction::Status if verified() => {
             println!("{}: {} (SHA-256 {})", path.display(), weights.name, weights.sha256);
             0
         }
@@ -150,7 +150,7 @@ async fn models(config: &ServerConfig, action: ModelsAction) -> i32 {
             println!("{}: not installed; `studio-server models fetch` installs it", path.display());
             2
         }
-        ModelsAction::Fetch { force: false, .. } if verified => {
+        ModelsAction::Fetch { force: false, .. } if verified() => {
             println!("{}: already installed and verified ({})", path.display(), weights.name);
             0
         }

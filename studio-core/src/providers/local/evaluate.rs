@@ -119,21 +119,14 @@ pub(crate) fn iou(a: &[u8], b: &[u8]) -> f64 {
 
 /// The segmenter's full-size mask of `img` (alpha at least 0.5), or its refusal.
 pub(crate) fn mask_of(img: &RgbImage, segmenter: Segmenter) -> Result<Vec<u8>, String> {
-    let full = [0.0, 0.0, 1.0, 1.0];
-    match segmenter {
-        Segmenter::Legacy => {
-            let subject = Subject::find(img, None).map_err(|e| e.to_string())?;
-            if !subject.found() {
-                return Err("nothing stands out from the ground".into());
-            }
-            Ok(subject.alpha_for(full, img).iter().map(|a| u8::from(*a >= 0.5)).collect())
-        }
-        Segmenter::Current | Segmenter::Learned(_) => {
-            let model = if let Segmenter::Learned(m) = segmenter { Some(m) } else { None };
-            let subject = Subject::cut_by(img, None, model).map_err(|e| e.to_string())?;
-            Ok(subject.alpha_for(full, img).iter().map(|a| u8::from(*a >= 0.5)).collect())
-        }
-    }
+    let subject = match segmenter {
+        Segmenter::Legacy => Some(Subject::find(img, None).map_err(|e| e.to_string())?)
+            .filter(Subject::found)
+            .ok_or("nothing stands out from the ground")?,
+        Segmenter::Current => Subject::cut_by(img, None, None).map_err(|e| e.to_string())?,
+        Segmenter::Learned(model) => Subject::cut_by(img, None, Some(model)).map_err(|e| e.to_string())?,
+    };
+    Ok(subject.alpha_for([0.0, 0.0, 1.0, 1.0], img).iter().map(|a| u8::from(*a >= 0.5)).collect())
 }
 
 /// One photo of the set, decoded, with its drawn mask (None without a subject).

@@ -77,10 +77,9 @@ impl std::fmt::Debug for LearnedSegmenter {
 impl LearnedSegmenter {
     /// Load and optimise the ONNX model at `path` (no checksum: see [`verify`]).
     pub fn load(path: &Path) -> Result<LearnedSegmenter, String> {
-        let side = SIDE;
         let plan = tract_onnx::onnx()
             .model_for_path(path)
-            .and_then(|m| m.with_input_fact(0, f32::fact([1, 3, side, side]).into()))
+            .and_then(|m| m.with_input_fact(0, f32::fact([1, 3, SIDE, SIDE]).into()))
             .and_then(|m| m.into_optimized())
             .and_then(|m| m.into_runnable())
             .map_err(|e| format!("{}: the model does not load: {e}", path.display()))?;
@@ -134,19 +133,26 @@ impl LearnedSegmenter {
     }
 }
 
-/// The SHA-256 of the file at `path`, lower-case hex.
-fn sha256_of(path: &Path) -> Result<String, String> {
-    let mut file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+/// Copy `from` into `to`, hashing what passes: its SHA-256, lower-case hex.
+fn copy_hashing(mut from: impl Read, mut to: impl Write) -> std::io::Result<String> {
     let mut hasher = Sha256::new();
     let mut buf = vec![0u8; 1 << 20];
     loop {
-        let n = file.read(&mut buf).map_err(|e| format!("{}: {e}", path.display()))?;
+        let n = from.read(&mut buf)?;
         if n == 0 {
             break;
         }
         hasher.update(&buf[..n]);
+        to.write_all(&buf[..n])?;
     }
+    to.flush()?;
     Ok(hex::encode(hasher.finalize()))
+}
+
+/// The SHA-256 of the file at `path`, lower-case hex.
+fn sha256_of(path: &Path) -> Result<String, String> {
+    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    copy_hashing(file, std::io::sink()).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Check that the file at `path` is `weights` (its SHA-256).
@@ -229,13 +235,10 @@ pub async fn fetch(weights: &Weights, url: &str, dest: &Path) -> Result<u64, Str
     result
 }
 
-/// Stream `url` into the file `to`.
+/// Stream `url` into the file `to` (at most ten minutes: the archive is about 165 MB).
 async fn download(url: &str, to: &Path) -> Result<(), String> {
-    let client = reqwest::Client::builder()
-        .connect_timeout(std::time::Duration::from_secs(20))
-        .build()
-        .map_err(|e| e.to_string())?;
-    let mut response = client.get(url).send().await.map_err(|e| format!("{url}: {e}"))?;
+    let (client, url) = crate::outbound::client("weights", url, std::time::Duration::from_secs(600))?;
+    let mut response = client.get(url.clone()).send().await.map_err(|e| format!("{url}: {e}"))?;
     if !response.status().is_success() {
         return Err(format!("{url} answered {}", response.status()));
     }
@@ -250,20 +253,11 @@ async fn download(url: &str, to: &Path) -> Result<(), String> {
 fn extract(archive: &Path, member: &str, to: &Path) -> Result<String, String> {
     let file = std::fs::File::open(archive).map_err(|e| format!("{}: {e}", archive.display()))?;
     let mut zip = zip::ZipArchive::new(file).map_err(|e| format!("the download is not a zip archive: {e}"))?;
-    let mut entry = zip.by_name(member).map_err(|e| format!("the archive has no {member}: {e}"))?;
-    let mut out = std::fs::File::create(to).map_err(|e| format!("{}: {e}", to.display()))?;
-    let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 1 << 20];
-    loop {
-        let n = entry.read(&mut buf).map_err(|e| format!("{member}: {e}"))?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf[..n]);
-        out.write_all(&buf[..n]).map_err(|e| format!("{}: {e}", to.display()))?;
-    }
+    let entry = zip.by_name(member).map_err(|e| format!("the archive has no {member}: {e}"))?;
+    let out = std::fs::File::create(to).map_err(|e| format!("{}: {e}", to.display()))?;
+    let digest = copy_hashing(entry, &out).map_err(|e| format!("{member} into {}: {e}", to.display()))?;
     out.sync_all().map_err(|e| format!("{}: {e}", to.display()))?;
-    Ok(hex::encode(hasher.finalize()))
+    Ok(digest)
 }
 
 /// Where the data dir keeps `weights`.
