@@ -17,9 +17,10 @@ use sqlx::postgres::{PgListener, PgPoolOptions};
 use sqlx::{PgPool, Postgres};
 
 use super::group_commit::{DrainGuard, JobQueue, PendingJobs};
+use super::sql::q;
 use super::sql::{
-    Entry, account_columns, asset_columns, checkout_columns, hold_columns, impl_storage, job_columns, key_columns,
-    look_columns, memory_columns, model_columns, pack_columns, preset_columns, seat_columns, seat_invitation_columns,
+    Entry, account_columns, asset_columns, checkout_columns, impl_storage, job_columns, key_columns, look_columns,
+    memory_columns, model_columns, pack_columns, preset_columns, seat_columns, seat_invitation_columns,
     template_columns, unique_as,
 };
 use super::{

@@ -29,9 +29,28 @@ pub(super) mod posts;
 pub(super) mod profiles;
 pub(super) mod search;
 pub(super) mod seats;
+pub(super) mod stmt;
 pub(super) mod support;
 pub(super) mod tx;
 pub(super) mod webhooks;
+
+/// `q::<domain>`: the declared statements of each domain that has them (see stmt.rs), and
+/// `q::all()`, every one of them, for the statement check. The list is the one `.ci/invariants`
+/// reads to hold those files to their declared statements.
+macro_rules! declared {
+    ($($domain:ident),+) => {
+        pub(super) mod q {
+            $(pub(in crate::storage) use super::$domain::q as $domain;)+
+
+            /// Every declared statement.
+            #[cfg(test)]
+            pub(in crate::storage) fn all() -> Vec<&'static super::stmt::Statement> {
+                [$($domain::ALL),+].into_iter().flatten().collect()
+            }
+        }
+    };
+}
+declared!(jobs, ledger, tx);
 
 /// Implement [`Storage`](super::Storage) and every per-domain store for a backend type.
 macro_rules! impl_storage {
@@ -345,19 +364,19 @@ pub(super) use {
 
 /// One ledger entry's deltas; the running totals move by exactly these.
 pub(super) struct Entry<'a> {
-    pub(super) org_id: &'a str,
+    pub(super) org_id: &'a crate::ids::OrgId,
     pub(super) kind: &'a str,
     pub(super) grant_delta: i64,
     pub(super) topup_delta: i64,
     pub(super) held_delta: i64,
     pub(super) settled_delta: i64,
     pub(super) credited_delta: i64,
-    pub(super) hold_id: Option<&'a str>,
-    pub(super) user_id: Option<&'a str>,
+    pub(super) hold_id: Option<&'a crate::ids::HoldId>,
+    pub(super) user_id: Option<&'a crate::ids::UserId>,
     pub(super) reason: Option<&'a str>,
     pub(super) expires_at: Option<chrono::DateTime<chrono::Utc>>,
     /// For an `expire` entry: the grant entry it expires.
-    pub(super) expires_entry_id: Option<&'a str>,
+    pub(super) expires_entry_id: Option<&'a crate::ids::EntryId>,
     pub(super) now: chrono::DateTime<chrono::Utc>,
     /// 1 when the entry also records a job state change: the house's eventSeq moves with it.
     pub(super) seq_delta: i64,

@@ -1,17 +1,123 @@
 //! The shared transaction helpers: lock the house's balance row, take a hold, append a ledger
 //! entry and move the running totals with it, resolve a hold, the next eventSeq, and the
 //! multi-row writes of a group of submits. **Only this file writes `ledger_entries` and
-//! `balances`** (CI checks it with a grep), so every money path shares one arithmetic.
+//! `balances`** (CI checks it with a grep), so every money path shares one arithmetic. Every
+//! statement of fixed shape is declared in [`q`] (see stmt.rs); the multi-row writes of a group
+//! are built with a `QueryBuilder`, because their row count varies (docs/storage.md).
+
+/// The transaction helpers' declared statements.
+pub(in crate::storage) mod q {
+    use chrono::{DateTime, Utc};
+
+    use crate::ids::{EntryId, HoldId, OrgId, UserId};
+    use crate::storage::sql::hold_columns;
+    use crate::storage::sql::stmt::statements;
+    use crate::storage::{BalanceRow, HoldRow, HoldStatus};
+
+    statements! {
+        /// Open a house's running totals at zero.
+        fn open_balance(org_id: &'q OrgId, updated_at: DateTime<Utc>) -> exec [house] {
+            "INSERT INTO balances (org_id, updated_at) VALUES ($1, $2)"
+        }
+
+        /// A house's running totals, locked (PostgreSQL).
+        fn balance_locked(org_id: &'q OrgId) -> row<BalanceRow> [house, lock] {
+            "SELECT grant_tokens, topup_tokens, held, settled, credited, job_event_seq FROM balances WHERE org_id = $1"
+        }
+
+        /// A house's running totals, the row created when missing and locked either way (PostgreSQL
+        /// takes the row lock for `ON CONFLICT DO UPDATE` as for `FOR UPDATE`).
+        fn balance_opened(org_id: &'q OrgId, updated_at: DateTime<Utc>) -> row<BalanceRow> [house] {
+            "INSERT INTO balances (org_id, updated_at) VALUES ($1, $2) \
+             ON CONFLICT (org_id) DO UPDATE SET org_id = excluded.org_id \
+             RETURNING grant_tokens, topup_tokens, held, settled, credited, job_event_seq"
+        }
+
+        /// Take the house's next job event number.
+        fn next_event_seq(org_id: &'q OrgId) -> scalar<i64> [house] {
+            "UPDATE balances SET job_event_seq = job_event_seq + 1 WHERE org_id = $1 RETURNING job_event_seq"
+        }
+
+        /// Move a house's running totals (and eventSeq) by an entry's deltas; the new totals.
+        fn move_totals(
+            grant_delta: i64,
+            topup_delta: i64,
+            held_delta: i64,
+            settled_delta: i64,
+            credited_delta: i64,
+            updated_at: DateTime<Utc>,
+            seq_delta: i64,
+            org_id: &'q OrgId,
+        ) -> row<BalanceRow> [house] {
+            "UPDATE balances SET grant_tokens = grant_tokens + $1, topup_tokens = topup_tokens + $2, \
+             held = held + $3, settled = settled + $4, credited = credited + $5, updated_at = $6, \
+             job_event_seq = job_event_seq + $7 \
+             WHERE org_id = $8 RETURNING grant_tokens, topup_tokens, held, settled, credited, job_event_seq"
+        }
+
+        /// Take a hold.
+        fn insert_hold(
+            id: &'q HoldId,
+            org_id: &'q OrgId,
+            amount: i64,
+            from_grant: i64,
+            from_topup: i64,
+            generation_id: Option<&'q str>,
+            created_at: DateTime<Utc>,
+        ) -> exec [house] {
+            "INSERT INTO holds (id, org_id, amount, from_grant, from_topup, generation_id, status, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, 'held', $7)"
+        }
+
+        /// A hold of a house, locked (PostgreSQL) to be resolved.
+        fn hold_locked(id: &'q HoldId, org_id: &'q OrgId) -> row<HoldRow> [house, lock] {
+            "SELECT ", hold_columns!(), " FROM holds WHERE id = $1 AND org_id = $2"
+        }
+
+        /// Settle or release a held hold (no row when it was resolved already).
+        fn resolve_hold(status: HoldStatus, resolved_at: DateTime<Utc>, id: &'q HoldId, org_id: &'q OrgId) -> exec [house] {
+            "UPDATE holds SET status = $1, resolved_at = $2 WHERE id = $3 AND org_id = $4 AND status = 'held'"
+        }
+
+        /// Append one ledger entry.
+        fn insert_entry(
+            id: &'q EntryId,
+            org_id: &'q OrgId,
+            kind: &'q str,
+            grant_delta: i64,
+            topup_delta: i64,
+            held_delta: i64,
+            settled_delta: i64,
+            credited_delta: i64,
+            hold_id: Option<&'q HoldId>,
+            user_id: Option<&'q UserId>,
+            reason: Option<&'q str>,
+            expires_at: Option<DateTime<Utc>>,
+            created_at: DateTime<Utc>,
+            expires_entry_id: Option<&'q EntryId>,
+        ) -> exec [house] {
+            "INSERT INTO ledger_entries (id, org_id, kind, grant_delta, topup_delta, held_delta, settled_delta, \
+             credited_delta, hold_id, user_id, reason, expires_at, created_at, expires_entry_id) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)"
+        }
+
+        /// Put a grant on the pending expiry list.
+        fn expiry_pending(entry_id: &'q EntryId, org_id: &'q OrgId, expires_at: DateTime<Utc>) -> exec [house] {
+            "INSERT INTO grant_expiries (entry_id, org_id, expires_at) VALUES ($1, $2, $3)"
+        }
+
+        /// Take a grant off the pending expiry list (no row when a concurrent sweep took it).
+        fn expiry_taken(entry_id: &'q EntryId, org_id: &'q OrgId) -> exec [house] {
+            "DELETE FROM grant_expiries WHERE entry_id = $1 AND org_id = $2"
+        }
+    }
+}
 
 macro_rules! impl_tx_helpers {
     ($ty:ty, $backend:literal, $lock:literal, $skip_locked:literal, $one_statement:literal, $lock_by_select:literal) => {
         /// Open a new house's running totals at zero (inside the transaction that creates it).
         async fn open_balance(tx: &mut Tx, org_id: &OrgId, now: DateTime<Utc>) -> Result<(), StorageError> {
-            sqlx::query("INSERT INTO balances (org_id, updated_at) VALUES ($1, $2)")
-                .bind(org_id)
-                .bind(now)
-                .execute(&mut **tx)
-                .await?;
+            q::tx::open_balance(org_id, now).execute(&mut **tx).await?;
             Ok(())
         }
 
@@ -30,19 +136,9 @@ macro_rules! impl_tx_helpers {
                 created_at: h.now,
                 resolved_at: None,
             };
-            sqlx::query(
-                "INSERT INTO holds (id, org_id, amount, from_grant, from_topup, generation_id, status, created_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, 'held', $7)",
-            )
-            .bind(&hold.id)
-            .bind(&hold.org_id)
-            .bind(hold.amount)
-            .bind(from_grant)
-            .bind(from_topup)
-            .bind(&hold.generation_id)
-            .bind(h.now)
-            .execute(&mut **tx)
-            .await?;
+            q::tx::insert_hold(&hold.id, &hold.org_id, hold.amount, from_grant, from_topup, hold.generation_id.as_deref(), h.now)
+                .execute(&mut **tx)
+                .await?;
             let entry = Entry {
                 org_id: &h.org_id,
                 kind: "reserve",
@@ -51,8 +147,8 @@ macro_rules! impl_tx_helpers {
                 held_delta: h.amount,
                 settled_delta: 0,
                 credited_delta: 0,
-                hold_id: Some(&h.id),
-                user_id: h.user_id.as_deref(),
+                hold_id: Some(&hold.id),
+                user_id: h.user_id.as_ref(),
                 reason: None,
                 expires_at: None,
                 expires_entry_id: None,
@@ -346,24 +442,13 @@ macro_rules! impl_tx_helpers {
 
         /// Settle or release a hold inside a write transaction whose balance row is locked.
         async fn resolve_in(tx: &mut Tx, org_id: &OrgId, hold_id: &HoldId, now: DateTime<Utc>, charge: bool, seq_delta: i64) -> Result<(ResolveOutcome, i64), StorageError> {
-            let hold: Option<HoldRow> = sqlx::query_as(concat!(
-                "SELECT ", hold_columns!(), " FROM holds WHERE id = $1 AND org_id = $2", $lock
-            ))
-            .bind(hold_id)
-            .bind(org_id)
-            .fetch_optional(&mut **tx)
-            .await?;
+            let hold = q::tx::hold_locked(hold_id, org_id).fetch_optional(&mut **tx).await?;
             let Some(mut hold) = hold else { return Ok((ResolveOutcome::NotFound, 0)) };
             if hold.status != HoldStatus::Held {
                 return Ok((ResolveOutcome::AlreadyResolved(hold), 0));
             }
             let status = if charge { HoldStatus::Settled } else { HoldStatus::Released };
-            let updated = sqlx::query("UPDATE holds SET status = $1, resolved_at = $2 WHERE id = $3 AND status = 'held'")
-                .bind(status)
-                .bind(now)
-                .bind(hold_id)
-                .execute(&mut **tx)
-                .await?;
+            let updated = q::tx::resolve_hold(status, now, hold_id, org_id).execute(&mut **tx).await?;
             if updated.rows_affected() != 1 {
                 return Ok((ResolveOutcome::AlreadyResolved(hold), 0));
             }
@@ -391,13 +476,7 @@ macro_rules! impl_tx_helpers {
 
         /// The house's next job event number (its balance row must be locked).
         async fn next_event_seq(tx: &mut Tx, org_id: &OrgId) -> Result<i64, StorageError> {
-            let (seq,): (i64,) = sqlx::query_as(
-                "UPDATE balances SET job_event_seq = job_event_seq + 1 WHERE org_id = $1 RETURNING job_event_seq",
-            )
-            .bind(org_id)
-            .fetch_one(&mut **tx)
-            .await?;
-            Ok(seq)
+            Ok(q::tx::next_event_seq(org_id).fetch_one(&mut **tx).await?)
         }
 
         /// Lock (PostgreSQL) and read a house's running totals inside a write transaction,
@@ -408,28 +487,14 @@ macro_rules! impl_tx_helpers {
             // another connection wrote in between (SQLITE_BUSY_SNAPSHOT, which no busy timeout
             // waits out).
             if $lock_by_select {
-                let locked: Option<BalanceRow> = sqlx::query_as(concat!(
-                    "SELECT grant_tokens, topup_tokens, held, settled, credited, job_event_seq FROM balances WHERE org_id = $1",
-                    $lock
-                ))
-                .bind(org_id)
-                .fetch_optional(&mut **tx)
-                .await?;
+                let locked = q::tx::balance_locked(org_id).fetch_optional(&mut **tx).await?;
                 if let Some(row) = locked {
                     return Ok(row);
                 }
             }
             // Create the row if missing and lock it in one statement (PostgreSQL takes the row
             // lock for ON CONFLICT DO UPDATE just as for FOR UPDATE).
-            Ok(sqlx::query_as(
-                "INSERT INTO balances (org_id, updated_at) VALUES ($1, $2) \
-                 ON CONFLICT (org_id) DO UPDATE SET org_id = excluded.org_id \
-                 RETURNING grant_tokens, topup_tokens, held, settled, credited, job_event_seq",
-            )
-            .bind(org_id)
-            .bind(chrono::Utc::now())
-            .fetch_one(&mut **tx)
-            .await?)
+            Ok(q::tx::balance_opened(org_id, chrono::Utc::now()).fetch_one(&mut **tx).await?)
         }
 
         /// Append a credit entry and raise the totals.
@@ -448,22 +513,17 @@ macro_rules! impl_tx_helpers {
                 settled_delta: 0,
                 credited_delta: c.amount,
                 hold_id: None,
-                user_id: c.user_id.as_deref(),
+                user_id: c.user_id.as_ref(),
                 reason: Some(&c.reason),
                 expires_at: c.expires_at,
                 expires_entry_id: None,
                 now: c.now,
                 seq_delta: 0,
             };
-            let id = crate::ids::new_id("led");
-            let after = apply_entry_as(tx, &EntryId::from(&id), &entry).await?;
+            let id = EntryId::from(crate::ids::new_id("led"));
+            let after = apply_entry_as(tx, &id, &entry).await?;
             if let (Bucket::Grant, Some(expires_at)) = (c.bucket, c.expires_at) {
-                sqlx::query("INSERT INTO grant_expiries (entry_id, org_id, expires_at) VALUES ($1, $2, $3)")
-                    .bind(&id)
-                    .bind(&c.org_id)
-                    .bind(expires_at)
-                    .execute(&mut **tx)
-                    .await?;
+                q::tx::expiry_pending(&id, &c.org_id, expires_at).execute(&mut **tx).await?;
             }
             Ok(after)
         }
@@ -475,11 +535,7 @@ macro_rules! impl_tx_helpers {
         /// took it); else the tokens taken.
         async fn apply_expiry(tx: &mut Tx, org_id: &OrgId, entry_id: &EntryId, amount: i64, now: DateTime<Utc>) -> Result<Option<i64>, StorageError> {
             let bal = lock_balance(tx, org_id).await?;
-            let pending = sqlx::query("DELETE FROM grant_expiries WHERE entry_id = $1")
-                .bind(entry_id)
-                .execute(&mut **tx)
-                .await?
-                .rows_affected();
+            let pending = q::tx::expiry_taken(entry_id, org_id).execute(&mut **tx).await?.rows_affected();
             if pending == 0 {
                 return Ok(None);
             }
@@ -507,30 +563,27 @@ macro_rules! impl_tx_helpers {
 
         /// Append one ledger entry and move the running totals by the same deltas.
         async fn apply_entry(tx: &mut Tx, e: &Entry<'_>) -> Result<BalanceRow, StorageError> {
-            apply_entry_as(tx, &EntryId::from(&crate::ids::new_id("led")), e).await
+            apply_entry_as(tx, &EntryId::from(crate::ids::new_id("led")), e).await
         }
 
         /// [`apply_entry`] with the entry's id chosen by the caller.
         async fn apply_entry_as(tx: &mut Tx, id: &EntryId, e: &Entry<'_>) -> Result<BalanceRow, StorageError> {
-            sqlx::query(
-                "INSERT INTO ledger_entries (id, org_id, kind, grant_delta, topup_delta, held_delta, settled_delta, \
-                 credited_delta, hold_id, user_id, reason, expires_at, created_at, expires_entry_id) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+            q::tx::insert_entry(
+                id,
+                e.org_id,
+                e.kind,
+                e.grant_delta,
+                e.topup_delta,
+                e.held_delta,
+                e.settled_delta,
+                e.credited_delta,
+                e.hold_id,
+                e.user_id,
+                e.reason,
+                e.expires_at,
+                e.now,
+                e.expires_entry_id,
             )
-            .bind(id)
-            .bind(e.org_id)
-            .bind(e.kind)
-            .bind(e.grant_delta)
-            .bind(e.topup_delta)
-            .bind(e.held_delta)
-            .bind(e.settled_delta)
-            .bind(e.credited_delta)
-            .bind(e.hold_id)
-            .bind(e.user_id)
-            .bind(e.reason)
-            .bind(e.expires_at)
-            .bind(e.now)
-            .bind(e.expires_entry_id)
             .execute(&mut **tx)
             .await?;
             move_totals(tx, e).await
@@ -538,22 +591,9 @@ macro_rules! impl_tx_helpers {
 
         /// Move a house's running totals (and eventSeq) by an entry's deltas; the new totals.
         async fn move_totals(tx: &mut Tx, e: &Entry<'_>) -> Result<BalanceRow, StorageError> {
-            Ok(sqlx::query_as(
-                "UPDATE balances SET grant_tokens = grant_tokens + $1, topup_tokens = topup_tokens + $2, \
-                 held = held + $3, settled = settled + $4, credited = credited + $5, updated_at = $6, \
-                 job_event_seq = job_event_seq + $8 \
-                 WHERE org_id = $7 RETURNING grant_tokens, topup_tokens, held, settled, credited, job_event_seq",
-            )
-            .bind(e.grant_delta)
-            .bind(e.topup_delta)
-            .bind(e.held_delta)
-            .bind(e.settled_delta)
-            .bind(e.credited_delta)
-            .bind(e.now)
-            .bind(e.org_id)
-            .bind(e.seq_delta)
-            .fetch_one(&mut **tx)
-            .await?)
+            Ok(q::tx::move_totals(e.grant_delta, e.topup_delta, e.held_delta, e.settled_delta, e.credited_delta, e.now, e.seq_delta, e.org_id)
+                .fetch_one(&mut **tx)
+                .await?)
         }
     };
 }
