@@ -24,11 +24,7 @@ use tokio::sync::{Mutex, MutexGuard};
 
 use super::group_commit::{DrainGuard, JobQueue, PendingJobs};
 use super::sql::q;
-use super::sql::{
-    Entry, account_columns, asset_columns, checkout_columns, impl_storage, job_columns, key_columns, look_columns,
-    memory_columns, model_columns, pack_columns, preset_columns, seat_columns, seat_invitation_columns,
-    template_columns, unique_as,
-};
+use super::sql::{Entry, asset_columns, checkout_columns, impl_storage, job_columns, memory_columns, unique_as};
 use super::{
     AcceptSeat, AssetChanges, AssetRow, AutochargeOutcome, AutochargeSettings, BalanceRow, BillingAccountRow, Bucket,
     CancelOutcome, CheckoutRow, CreateJobsOutcome, EraseOutcome, FolderRow, HoldRow, HoldStatus, HouseStamp, JobEnd,

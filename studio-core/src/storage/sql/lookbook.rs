@@ -1,4 +1,156 @@
 //! The SQL of looks, shot templates and the standing preset ([`LookbookStore`](crate::storage::LookbookStore)).
+//! Every statement of fixed shape is declared in [`q`] (see stmt.rs); the replay check of a
+//! look's frames is built with a `QueryBuilder`, because its key count varies.
+
+/// The lookbook's declared statements.
+pub(in crate::storage) mod q {
+    use chrono::{DateTime, Utc};
+
+    use crate::api::LookStatus;
+    use crate::ids::{AssetId, JobId, LookId, OrgId, TemplateId, UserId};
+    use crate::storage::sql::stmt::statements;
+    use crate::storage::sql::{job_columns, look_columns, preset_columns, template_columns};
+    use crate::storage::{JobRow, LookRow, PresetRow, TemplateRow, TemplateShotRow};
+
+    statements! {
+        /// Store a look.
+        fn insert_look(
+            id: &'q LookId,
+            org_id: &'q OrgId,
+            created_by: &'q UserId,
+            brand_id: Option<&'q str>,
+            name: &'q str,
+            model_asset_id: &'q AssetId,
+            items: &'q str,
+            background: &'q str,
+            aesthetic: &'q str,
+            status: &'q LookStatus,
+            look_base_asset_id: Option<&'q AssetId>,
+            look_base_job_id: Option<&'q JobId>,
+            batch_id: Option<&'q str>,
+            created_at: DateTime<Utc>,
+            updated_at: DateTime<Utc>,
+            look_base_parent_id: Option<&'q str>,
+            planned_keys: Option<&'q str>,
+            planned_quality: Option<&'q str>,
+        ) -> exec [house] {
+            "INSERT INTO looks (", look_columns!(), ") \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)"
+        }
+
+        /// A house's looks, newest first.
+        fn looks(org_id: &'q OrgId, limit: i64) -> row<LookRow> [house] {
+            "SELECT ", look_columns!(), " FROM looks WHERE org_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2"
+        }
+
+        /// A look of a house.
+        fn look(org_id: &'q OrgId, id: &'q LookId) -> row<LookRow> [house] {
+            "SELECT ", look_columns!(), " FROM looks WHERE org_id = $1 AND id = $2"
+        }
+
+        /// A look of a house, locked (PostgreSQL) to be locked or unlocked.
+        fn look_locked(id: &'q LookId, org_id: &'q OrgId) -> row<LookRow> [house, lock] {
+            "SELECT ", look_columns!(), " FROM looks WHERE id = $1 AND org_id = $2"
+        }
+
+        /// The status of a look of a house, locked (PostgreSQL) while jobs are queued on it.
+        fn look_status_locked(id: &'q LookId, org_id: &'q OrgId) -> row<(String,)> [house, lock] {
+            "SELECT status FROM looks WHERE id = $1 AND org_id = $2"
+        }
+
+        /// The newest landed lookbook develop of a look of a house that made a live asset.
+        fn look_frame(org_id: &'q OrgId, look_id: &'q LookId, result_asset_id: &'q str) -> row<(String,)> [house] {
+            "SELECT j.id FROM jobs j JOIN assets a ON a.id = j.result_asset_id AND a.deleted_at IS NULL \
+             WHERE j.org_id = $1 AND j.look_id = $2 AND j.result_asset_id = $3 AND j.status = 'done' \
+             AND j.tool = 'lookbook' \
+             ORDER BY j.created_at DESC, j.id DESC LIMIT 1"
+        }
+
+        /// Lock or unlock a look of a house.
+        fn set_look_base(
+            status: &'q LookStatus,
+            look_base_asset_id: Option<&'q AssetId>,
+            look_base_job_id: Option<&'q JobId>,
+            look_base_parent_id: Option<&'q str>,
+            updated_at: DateTime<Utc>,
+            id: &'q LookId,
+            org_id: &'q OrgId,
+        ) -> exec [house] {
+            "UPDATE looks SET status = $1, look_base_asset_id = $2, look_base_job_id = $3, \
+             look_base_parent_id = $4, updated_at = $5 WHERE id = $6 AND org_id = $7"
+        }
+
+        /// A look's develops of a house, oldest first.
+        fn look_jobs(org_id: &'q OrgId, look_id: &'q LookId) -> row<JobRow> [house] {
+            "SELECT ", job_columns!(), " FROM jobs WHERE org_id = $1 AND look_id = $2 ORDER BY created_at, id"
+        }
+
+        /// A develop of a look queued or rendering (its id), if any.
+        fn look_in_flight(look_id: &'q LookId) -> row<(String,)> [any "look ids are unique across houses; the caller read the look of its house, locked, just before"] {
+            "SELECT id FROM jobs WHERE look_id = $1 AND status IN ('queued', 'running') LIMIT 1"
+        }
+
+        /// The built-in templates, then the house's, oldest first.
+        fn templates(org_id: &'q OrgId) -> row<TemplateRow> [house] {
+            "SELECT ", template_columns!(), " FROM shot_templates t WHERE t.org_id IS NULL OR t.org_id = $1 \
+             ORDER BY CASE WHEN t.org_id IS NULL THEN 0 ELSE 1 END, t.created_at, t.id"
+        }
+
+        /// A built-in template or one of the house's.
+        fn template(id: &'q TemplateId, org_id: &'q OrgId) -> row<TemplateRow> [house] {
+            "SELECT ", template_columns!(), " FROM shot_templates t WHERE t.id = $1 \
+             AND (t.org_id IS NULL OR t.org_id = $2)"
+        }
+
+        /// A template's shots in order.
+        fn template_shots(template_id: &'q TemplateId) -> row<TemplateShotRow> [any "template ids are unique across houses and template_shots has no house; the caller read the template as the house's (built-in or its own) just before"] {
+            "SELECT id, kind, framing, pose, expression, sort_order FROM template_shots \
+             WHERE template_id = $1 ORDER BY sort_order, id"
+        }
+
+        /// A house's standing preset.
+        fn preset(org_id: &'q OrgId) -> row<PresetRow> [house] {
+            "SELECT ", preset_columns!(), " FROM standing_presets WHERE org_id = $1"
+        }
+
+        /// Save a house's standing preset, keeping the sizes it had (when it had one); the
+        /// preset as saved.
+        fn save_preset_keep_sizes(
+            org_id: &'q OrgId,
+            model_asset_id: Option<&'q str>,
+            background: &'q str,
+            aesthetic: &'q str,
+            variation_keys: &'q str,
+            quality: &'q str,
+            sizes: &'q str,
+            updated_at: DateTime<Utc>,
+        ) -> row<PresetRow> [house] {
+            "INSERT INTO standing_presets (", preset_columns!(), ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
+             ON CONFLICT (org_id) DO UPDATE SET model_asset_id = excluded.model_asset_id, \
+             background = excluded.background, aesthetic = excluded.aesthetic, \
+             variation_keys = excluded.variation_keys, quality = excluded.quality, \
+             updated_at = excluded.updated_at RETURNING ", preset_columns!()
+        }
+
+        /// Save a house's standing preset, sizes included; the preset as saved.
+        fn save_preset(
+            org_id: &'q OrgId,
+            model_asset_id: Option<&'q str>,
+            background: &'q str,
+            aesthetic: &'q str,
+            variation_keys: &'q str,
+            quality: &'q str,
+            sizes: &'q str,
+            updated_at: DateTime<Utc>,
+        ) -> row<PresetRow> [house] {
+            "INSERT INTO standing_presets (", preset_columns!(), ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
+             ON CONFLICT (org_id) DO UPDATE SET model_asset_id = excluded.model_asset_id, \
+             background = excluded.background, aesthetic = excluded.aesthetic, \
+             variation_keys = excluded.variation_keys, quality = excluded.quality, \
+             sizes = excluded.sizes, updated_at = excluded.updated_at RETURNING ", preset_columns!()
+        }
+    }
+}
 
 macro_rules! impl_lookbook_store {
     ($ty:ty, $backend:literal, $lock:literal, $skip_locked:literal, $one_statement:literal, $lock_by_select:literal) => {
@@ -8,30 +160,26 @@ macro_rules! impl_lookbook_store {
                 let _w = self.write_lock().await;
                 let mut tx = self.begin_write().await?;
                 for l in &looks {
-                    sqlx::query(concat!(
-                        "INSERT INTO looks (",
-                        look_columns!(),
-                        ") \
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)"
-                    ))
-                    .bind(&l.id)
-                    .bind(&l.org_id)
-                    .bind(&l.created_by)
-                    .bind(&l.brand_id)
-                    .bind(&l.name)
-                    .bind(&l.model_asset_id)
-                    .bind(&l.items)
-                    .bind(&l.background)
-                    .bind(&l.aesthetic)
-                    .bind(&l.status)
-                    .bind(&l.look_base_asset_id)
-                    .bind(&l.look_base_job_id)
-                    .bind(&l.batch_id)
-                    .bind(l.created_at)
-                    .bind(l.updated_at)
-                    .bind(&l.look_base_parent_id)
-                    .bind(&l.planned_keys)
-                    .bind(&l.planned_quality)
+                    q::lookbook::insert_look(
+                        &l.id,
+                        &l.org_id,
+                        &l.created_by,
+                        l.brand_id.as_deref(),
+                        &l.name,
+                        &l.model_asset_id,
+                        &l.items,
+                        &l.background,
+                        &l.aesthetic,
+                        &l.status,
+                        l.look_base_asset_id.as_ref(),
+                        l.look_base_job_id.as_ref(),
+                        l.batch_id.as_deref(),
+                        l.created_at,
+                        l.updated_at,
+                        l.look_base_parent_id.as_deref(),
+                        l.planned_keys.as_deref(),
+                        l.planned_quality.as_deref(),
+                    )
                     .execute(&mut *tx)
                     .await?;
                 }
@@ -40,26 +188,18 @@ macro_rules! impl_lookbook_store {
             }
 
             async fn looks(&self, org_id: &OrgId, limit: i64) -> Result<Vec<LookRow>, StorageError> {
-                Ok(sqlx::query_as(concat!(
-                    "SELECT ",
-                    look_columns!(),
-                    " FROM looks WHERE org_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2"
-                ))
-                .bind(org_id)
-                .bind(limit)
-                .fetch_all(&self.pool)
-                .await?)
+                Ok(q::lookbook::looks(org_id, limit).fetch_all(&self.pool).await?)
             }
 
             async fn look(&self, org_id: &OrgId, id: &LookId) -> Result<Option<LookRow>, StorageError> {
-                Ok(sqlx::query_as(concat!("SELECT ", look_columns!(), " FROM looks WHERE org_id = $1 AND id = $2"))
-                    .bind(org_id)
-                    .bind(id)
-                    .fetch_optional(&self.pool)
-                    .await?)
+                Ok(q::lookbook::look(org_id, id).fetch_optional(&self.pool).await?)
             }
 
-            async fn create_look_jobs(&self, guard: LookGuard, jobs: Vec<JobRow>) -> Result<LookJobsOutcome, StorageError> {
+            async fn create_look_jobs(
+                &self,
+                guard: LookGuard,
+                jobs: Vec<JobRow>,
+            ) -> Result<LookJobsOutcome, StorageError> {
                 if jobs.is_empty() {
                     return Ok(LookJobsOutcome::Jobs(CreateJobsOutcome::Created(Vec::new())));
                 }
@@ -69,12 +209,9 @@ macro_rules! impl_lookbook_store {
                 if let Some(prior) = prior_look_jobs(&mut tx, &LookId::from(&guard.look_id), &jobs).await? {
                     return Ok(LookJobsOutcome::Jobs(prior));
                 }
-                let status: Option<(String,)> =
-                    sqlx::query_as(concat!("SELECT status FROM looks WHERE id = $1 AND org_id = $2", $lock))
-                        .bind(&guard.look_id)
-                        .bind(&guard.org_id)
-                        .fetch_optional(&mut *tx)
-                        .await?;
+                let status = q::lookbook::look_status_locked(&LookId::from(&guard.look_id), &guard.org_id)
+                    .fetch_optional(&mut *tx)
+                    .await?;
                 let Some((status,)) = status else { return Ok(LookJobsOutcome::NotFound) };
                 if status != guard.status {
                     return Ok(LookJobsOutcome::WrongStatus(status));
@@ -94,15 +231,16 @@ macro_rules! impl_lookbook_store {
                 Ok(LookJobsOutcome::Jobs(outcome))
             }
 
-            async fn set_look_lock(&self, org_id: &OrgId, look_id: &LookId, change: LockChange, now: DateTime<Utc>) -> Result<LockOutcome, StorageError> {
+            async fn set_look_lock(
+                &self,
+                org_id: &OrgId,
+                look_id: &LookId,
+                change: LockChange,
+                now: DateTime<Utc>,
+            ) -> Result<LockOutcome, StorageError> {
                 let _w = self.write_lock().await;
                 let mut tx = self.begin_write().await?;
-                let look: Option<LookRow> =
-                    sqlx::query_as(concat!("SELECT ", look_columns!(), " FROM looks WHERE id = $1 AND org_id = $2", $lock))
-                        .bind(look_id)
-                        .bind(org_id)
-                        .fetch_optional(&mut *tx)
-                        .await?;
+                let look = q::lookbook::look_locked(look_id, org_id).fetch_optional(&mut *tx).await?;
                 let Some(mut look) = look else { return Ok(LockOutcome::NotFound) };
                 if look_in_flight(&mut tx, look_id).await? {
                     return Ok(LockOutcome::InFlight);
@@ -115,17 +253,7 @@ macro_rules! impl_lookbook_store {
                         look.status = LookStatus::Draft;
                     }
                     LockChange::Lock { asset_id, parent_id } => {
-                        let job: Option<(String,)> = sqlx::query_as(
-                            "SELECT j.id FROM jobs j JOIN assets a ON a.id = j.result_asset_id AND a.deleted_at IS NULL \
-                             WHERE j.org_id = $1 AND j.look_id = $2 AND j.result_asset_id = $3 AND j.status = 'done' \
-                             AND j.tool = 'lookbook' \
-                             ORDER BY j.created_at DESC, j.id DESC LIMIT 1",
-                        )
-                        .bind(org_id)
-                        .bind(look_id)
-                        .bind(&asset_id)
-                        .fetch_optional(&mut *tx)
-                        .await?;
+                        let job = q::lookbook::look_frame(org_id, look_id, &asset_id).fetch_optional(&mut *tx).await?;
                         let Some((job_id,)) = job else { return Ok(LockOutcome::NotAFrame) };
                         look.status = LookStatus::Locked;
                         look.look_base_asset_id = Some(AssetId::from(asset_id));
@@ -134,16 +262,15 @@ macro_rules! impl_lookbook_store {
                     }
                 }
                 look.updated_at = now;
-                sqlx::query(
-                    "UPDATE looks SET status = $1, look_base_asset_id = $2, look_base_job_id = $3, \
-                     look_base_parent_id = $4, updated_at = $5 WHERE id = $6",
+                q::lookbook::set_look_base(
+                    &look.status,
+                    look.look_base_asset_id.as_ref(),
+                    look.look_base_job_id.as_ref(),
+                    look.look_base_parent_id.as_deref(),
+                    look.updated_at,
+                    &look.id,
+                    org_id,
                 )
-                .bind(&look.status)
-                .bind(&look.look_base_asset_id)
-                .bind(&look.look_base_job_id)
-                .bind(&look.look_base_parent_id)
-                .bind(look.updated_at)
-                .bind(&look.id)
                 .execute(&mut *tx)
                 .await?;
                 tx.commit().await?;
@@ -151,111 +278,55 @@ macro_rules! impl_lookbook_store {
             }
 
             async fn look_jobs(&self, org_id: &OrgId, look_id: &LookId) -> Result<Vec<JobRow>, StorageError> {
-                Ok(sqlx::query_as(concat!(
-                    "SELECT ",
-                    job_columns!(),
-                    " FROM jobs WHERE org_id = $1 AND look_id = $2 ORDER BY created_at, id"
-                ))
-                .bind(org_id)
-                .bind(look_id)
-                .fetch_all(&self.pool)
-                .await?)
+                Ok(q::lookbook::look_jobs(org_id, look_id).fetch_all(&self.pool).await?)
             }
 
             async fn templates(&self, org_id: &OrgId) -> Result<Vec<TemplateRow>, StorageError> {
-                Ok(sqlx::query_as(concat!(
-                    "SELECT ",
-                    template_columns!(),
-                    " FROM shot_templates t WHERE t.org_id IS NULL OR t.org_id = $1 \
-                     ORDER BY CASE WHEN t.org_id IS NULL THEN 0 ELSE 1 END, t.created_at, t.id"
-                ))
-                .bind(org_id)
-                .fetch_all(&self.pool)
-                .await?)
+                Ok(q::lookbook::templates(org_id).fetch_all(&self.pool).await?)
             }
 
             async fn template(&self, org_id: &OrgId, id: &TemplateId) -> Result<Option<TemplateRow>, StorageError> {
-                Ok(sqlx::query_as(concat!(
-                    "SELECT ",
-                    template_columns!(),
-                    " FROM shot_templates t WHERE t.id = $1 \
-                     AND (t.org_id IS NULL OR t.org_id = $2)"
-                ))
-                .bind(id)
-                .bind(org_id)
-                .fetch_optional(&self.pool)
-                .await?)
+                Ok(q::lookbook::template(id, org_id).fetch_optional(&self.pool).await?)
             }
 
             async fn template_shots(&self, template_id: &TemplateId) -> Result<Vec<TemplateShotRow>, StorageError> {
-                Ok(sqlx::query_as(
-                    "SELECT id, kind, framing, pose, expression, sort_order FROM template_shots \
-                     WHERE template_id = $1 ORDER BY sort_order, id",
-                )
-                .bind(template_id)
-                .fetch_all(&self.pool)
-                .await?)
+                Ok(q::lookbook::template_shots(template_id).fetch_all(&self.pool).await?)
             }
 
             async fn preset(&self, org_id: &OrgId) -> Result<Option<PresetRow>, StorageError> {
-                Ok(sqlx::query_as(concat!("SELECT ", preset_columns!(), " FROM standing_presets WHERE org_id = $1"))
-                    .bind(org_id)
-                    .fetch_optional(&self.pool)
-                    .await?)
+                Ok(q::lookbook::preset(org_id).fetch_optional(&self.pool).await?)
             }
 
             async fn save_preset(&self, p: PresetRow, keep_sizes: bool) -> Result<PresetRow, StorageError> {
                 let _w = self.write_lock().await;
-                let sql = if keep_sizes {
-                    concat!(
-                        "INSERT INTO standing_presets (",
-                        preset_columns!(),
-                        ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
-                         ON CONFLICT (org_id) DO UPDATE SET model_asset_id = excluded.model_asset_id, \
-                         background = excluded.background, aesthetic = excluded.aesthetic, \
-                         variation_keys = excluded.variation_keys, quality = excluded.quality, \
-                         updated_at = excluded.updated_at RETURNING ",
-                        preset_columns!()
-                    )
-                } else {
-                    concat!(
-                        "INSERT INTO standing_presets (",
-                        preset_columns!(),
-                        ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
-                         ON CONFLICT (org_id) DO UPDATE SET model_asset_id = excluded.model_asset_id, \
-                         background = excluded.background, aesthetic = excluded.aesthetic, \
-                         variation_keys = excluded.variation_keys, quality = excluded.quality, \
-                         sizes = excluded.sizes, updated_at = excluded.updated_at RETURNING ",
-                        preset_columns!()
-                    )
-                };
-                Ok(sqlx::query_as(sql)
-                    .bind(&p.org_id)
-                    .bind(&p.model_asset_id)
-                    .bind(&p.background)
-                    .bind(&p.aesthetic)
-                    .bind(&p.variation_keys)
-                    .bind(&p.quality)
-                    .bind(&p.sizes)
-                    .bind(p.updated_at)
-                    .fetch_one(&self.pool)
-                    .await?)
+                let save = if keep_sizes { q::lookbook::save_preset_keep_sizes } else { q::lookbook::save_preset };
+                let saved = save(
+                    &p.org_id,
+                    p.model_asset_id.as_deref(),
+                    &p.background,
+                    &p.aesthetic,
+                    &p.variation_keys,
+                    &p.quality,
+                    &p.sizes,
+                    p.updated_at,
+                );
+                Ok(saved.fetch_one(&self.pool).await?)
             }
         }
 
         /// Is a develop of the look queued or rendering?
         async fn look_in_flight(tx: &mut Tx, look_id: &LookId) -> Result<bool, StorageError> {
-            let open: Option<(String,)> =
-                sqlx::query_as("SELECT id FROM jobs WHERE look_id = $1 AND status IN ('queued', 'running') LIMIT 1")
-                    .bind(look_id)
-                    .fetch_optional(&mut **tx)
-                    .await?;
+            let open = q::lookbook::look_in_flight(look_id).fetch_optional(&mut **tx).await?;
             Ok(open.is_some())
         }
 
         /// An earlier request on the look with the same idempotency keys: all its jobs; a key
         /// used for anything else (another look, other frames) is `KeyReused`. None when new.
-        async fn prior_look_jobs(tx: &mut Tx, look_id: &LookId, jobs: &[JobRow]) -> Result<Option<CreateJobsOutcome>, StorageError> {
+        async fn prior_look_jobs(
+            tx: &mut Tx,
+            look_id: &LookId,
+            jobs: &[JobRow],
+        ) -> Result<Option<CreateJobsOutcome>, StorageError> {
             let Some(user_id) = jobs[0].user_id.as_deref() else { return Ok(None) };
             let Some(keys) = jobs.iter().map(|j| j.idempotency_key.as_deref()).collect::<Option<Vec<&str>>>() else {
                 return Ok(None);

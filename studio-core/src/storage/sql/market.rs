@@ -1,41 +1,124 @@
 //! The market's transaction helpers: an offering's row lock, holdings inserted under the
 //! partial unique indexes that forbid a second owner, and a claim's payment applied inside the
 //! billing webhook's transaction. Module-level functions shared by the model store
-//! ([`ModelStore`](crate::storage::ModelStore)) and the billing store's `apply_payment`.
+//! ([`ModelStore`](crate::storage::ModelStore)) and the billing store's `apply_payment`. Every
+//! statement is declared in [`q`] (see stmt.rs).
+
+/// The market helpers' declared statements.
+pub(in crate::storage) mod q {
+    use chrono::{DateTime, Utc};
+
+    use crate::ids::{ModelId, OrgId};
+    use crate::storage::sql::model_columns;
+    use crate::storage::sql::models::{case_columns, claim_columns, entitlement_columns};
+    use crate::storage::sql::stmt::statements;
+    use crate::storage::{ClaimRow, ModelRow};
+
+    statements! {
+        /// An offering's model row by id, locked (PostgreSQL) for the rest of the transaction.
+        fn model_locked(id: &'q ModelId) -> row<ModelRow> [any "an offering is sold to every house: its row is locked by id to serialise every house's claims, grants and payments of it", lock] {
+            "SELECT ", model_columns!(), " FROM models WHERE id = $1"
+        }
+
+        /// Insert a holding unless the partial unique indexes refuse it (no row then).
+        fn insert_holding(
+            id: &'q str,
+            org_id: &'q OrgId,
+            kind: &'q str,
+            offering_id: &'q str,
+            name: &'q str,
+            source: &'q str,
+            price_cents: i64,
+            currency: &'q str,
+            payment_ref: Option<&'q str>,
+            exclusive: bool,
+            acquired_at: DateTime<Utc>,
+            revoked_at: Option<DateTime<Utc>>,
+            revoked_by: Option<&'q str>,
+            revoke_reason: Option<&'q str>,
+        ) -> exec [house] {
+            "INSERT INTO entitlements (", entitlement_columns!(), ") \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) ON CONFLICT DO NOTHING"
+        }
+
+        /// A house's live holding of a model offering.
+        fn holding(offering_id: &'q ModelId, org_id: &'q OrgId) -> row<(String,)> [house] {
+            "SELECT id FROM entitlements WHERE kind = 'model' AND offering_id = $1 AND org_id = $2 \
+             AND revoked_at IS NULL"
+        }
+
+        /// A claim by its checkout reference.
+        fn claim(reference: &'q str) -> row<ClaimRow> [any "a claim's reference is unique across houses: the payment webhook names it and the claim's house is read from the row"] {
+            "SELECT ", claim_columns!(), " FROM offering_claims WHERE reference = $1"
+        }
+
+        /// Mark a house's claim paid.
+        fn claim_paid(
+            payment_id: Option<&'q str>,
+            resolved_at: DateTime<Utc>,
+            reference: &'q str,
+            org_id: &'q OrgId,
+        ) -> exec [house] {
+            "UPDATE offering_claims SET status = 'paid', payment_id = $1, resolved_at = $2 \
+             WHERE reference = $3 AND org_id = $4"
+        }
+
+        /// Mark a house's claim lapsed (paid, but no holding came of it).
+        fn claim_lapsed(
+            payment_id: Option<&'q str>,
+            resolved_at: DateTime<Utc>,
+            reference: &'q str,
+            org_id: &'q OrgId,
+        ) -> exec [house] {
+            "UPDATE offering_claims SET status = 'lapsed', payment_id = $1, \
+             resolved_at = COALESCE(resolved_at, $2) WHERE reference = $3 AND org_id = $4"
+        }
+
+        /// Open a payment case for a paid claim that could not become a holding.
+        fn insert_case(
+            id: &'q str,
+            reference: &'q str,
+            org_id: &'q OrgId,
+            payment_id: Option<&'q str>,
+            amount_cents: i64,
+            currency: &'q str,
+            reason: &'q str,
+            status: &'q str,
+            created_at: DateTime<Utc>,
+            resolved_at: Option<DateTime<Utc>>,
+        ) -> exec [house] {
+            "INSERT INTO entitlement_cases (", case_columns!(), ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+        }
+    }
+}
 
 macro_rules! impl_market_helpers {
     ($lock:literal) => {
         /// Lock an offering's model row for the rest of the transaction (PostgreSQL; SQLite's
         /// writers are already serialised) and read it.
         async fn lock_model(tx: &mut Tx, id: &ModelId) -> Result<Option<ModelRow>, StorageError> {
-            Ok(sqlx::query_as(concat!("SELECT ", model_columns!(), " FROM models WHERE id = $1", $lock))
-                .bind(id)
-                .fetch_optional(&mut **tx)
-                .await?)
+            Ok(q::market::model_locked(id).fetch_optional(&mut **tx).await?)
         }
 
         /// Insert a holding unless the house already holds it or, for an exclusive face,
         /// another house does (the partial unique indexes decide); true when inserted.
         async fn insert_holding_in(tx: &mut Tx, e: &$crate::storage::EntitlementRow) -> Result<bool, StorageError> {
-            let done = sqlx::query(concat!(
-                "INSERT INTO entitlements (",
-                $crate::storage::sql::models::entitlement_columns!(),
-                ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) ON CONFLICT DO NOTHING"
-            ))
-            .bind(&e.id)
-            .bind(&e.org_id)
-            .bind(&e.kind)
-            .bind(&e.offering_id)
-            .bind(&e.name)
-            .bind(&e.source)
-            .bind(e.price_cents)
-            .bind(&e.currency)
-            .bind(&e.payment_ref)
-            .bind(e.exclusive)
-            .bind(e.acquired_at)
-            .bind(e.revoked_at)
-            .bind(&e.revoked_by)
-            .bind(&e.revoke_reason)
+            let done = q::market::insert_holding(
+                &e.id,
+                &e.org_id,
+                &e.kind,
+                &e.offering_id,
+                &e.name,
+                &e.source,
+                e.price_cents,
+                &e.currency,
+                e.payment_ref.as_deref(),
+                e.exclusive,
+                e.acquired_at,
+                e.revoked_at,
+                e.revoked_by.as_deref(),
+                e.revoke_reason.as_deref(),
+            )
             .execute(&mut **tx)
             .await?;
             Ok(done.rows_affected() == 1)
@@ -43,14 +126,7 @@ macro_rules! impl_market_helpers {
 
         /// Whether `org_id` holds offering `id`.
         async fn holds_in(tx: &mut Tx, org_id: &OrgId, id: &ModelId) -> Result<bool, StorageError> {
-            let row: Option<(String,)> = sqlx::query_as(
-                "SELECT id FROM entitlements WHERE kind = 'model' AND offering_id = $1 AND org_id = $2 \
-                 AND revoked_at IS NULL",
-            )
-            .bind(id)
-            .bind(org_id)
-            .fetch_optional(&mut **tx)
-            .await?;
+            let row = q::market::holding(id, org_id).fetch_optional(&mut **tx).await?;
             Ok(row.is_some())
         }
 
@@ -64,28 +140,14 @@ macro_rules! impl_market_helpers {
             reference: &str,
         ) -> Result<$crate::storage::PaymentOutcome, StorageError> {
             use $crate::storage::{ClaimRow, EntitlementCaseRow, EntitlementRow, PaymentOutcome};
-            let claim: Option<ClaimRow> = sqlx::query_as(concat!(
-                "SELECT ",
-                $crate::storage::sql::models::claim_columns!(),
-                " FROM offering_claims WHERE reference = $1"
-            ))
-            .bind(reference)
-            .fetch_optional(&mut **tx)
-            .await?;
+            let claim: Option<ClaimRow> = q::market::claim(reference).fetch_optional(&mut **tx).await?;
             let Some(claim) = claim else {
                 return Ok(PaymentOutcome::Ignored("unknown_reference"));
             };
             let model = lock_model(tx, &ModelId::from(&claim.offering_id)).await?;
             // Re-read under the offering's lock: a concurrent delivery of the same payment (a new
             // webhook id) waits here and then sees the claim resolved.
-            let claim: ClaimRow = sqlx::query_as(concat!(
-                "SELECT ",
-                $crate::storage::sql::models::claim_columns!(),
-                " FROM offering_claims WHERE reference = $1"
-            ))
-            .bind(reference)
-            .fetch_one(&mut **tx)
-            .await?;
+            let claim: ClaimRow = q::market::claim(reference).fetch_one(&mut **tx).await?;
             if claim.status == "paid" || claim.status == "lapsed" {
                 return Ok(PaymentOutcome::AlreadyGranted);
             }
@@ -117,15 +179,13 @@ macro_rules! impl_market_helpers {
                     revoke_reason: None,
                 };
                 if insert_holding_in(tx, &holding).await? {
-                    sqlx::query(
-                        "UPDATE offering_claims SET status = 'paid', payment_id = $1, resolved_at = $2 WHERE reference = $3",
-                    )
-                    .bind(&p.payment_id)
-                    .bind(p.now)
-                    .bind(&claim.reference)
-                    .execute(&mut **tx)
-                    .await?;
-                    return Ok(PaymentOutcome::Entitled { org_id: claim.org_id.to_string(), holding: Box::new(holding) });
+                    q::market::claim_paid(p.payment_id.as_deref(), p.now, &claim.reference, &claim.org_id)
+                        .execute(&mut **tx)
+                        .await?;
+                    return Ok(PaymentOutcome::Entitled {
+                        org_id: claim.org_id.to_string(),
+                        holding: Box::new(holding),
+                    });
                 }
                 reason = Some(if holds_in(tx, &claim.org_id, &ModelId::from(&claim.offering_id)).await? {
                     "already_held"
@@ -133,15 +193,9 @@ macro_rules! impl_market_helpers {
                     "taken"
                 });
             }
-            sqlx::query(
-                "UPDATE offering_claims SET status = 'lapsed', payment_id = $1, \
-                 resolved_at = COALESCE(resolved_at, $2) WHERE reference = $3",
-            )
-            .bind(&p.payment_id)
-            .bind(p.now)
-            .bind(&claim.reference)
-            .execute(&mut **tx)
-            .await?;
+            q::market::claim_lapsed(p.payment_id.as_deref(), p.now, &claim.reference, &claim.org_id)
+                .execute(&mut **tx)
+                .await?;
             let case = EntitlementCaseRow {
                 id: $crate::ids::new_id("case"),
                 reference: claim.reference.clone(),
@@ -154,21 +208,18 @@ macro_rules! impl_market_helpers {
                 created_at: p.now,
                 resolved_at: None,
             };
-            sqlx::query(concat!(
-                "INSERT INTO entitlement_cases (",
-                $crate::storage::sql::models::case_columns!(),
-                ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
-            ))
-            .bind(&case.id)
-            .bind(&case.reference)
-            .bind(&case.org_id)
-            .bind(&case.payment_id)
-            .bind(case.amount_cents)
-            .bind(&case.currency)
-            .bind(&case.reason)
-            .bind(&case.status)
-            .bind(case.created_at)
-            .bind(case.resolved_at)
+            q::market::insert_case(
+                &case.id,
+                &case.reference,
+                &case.org_id,
+                case.payment_id.as_deref(),
+                case.amount_cents,
+                &case.currency,
+                &case.reason,
+                &case.status,
+                case.created_at,
+                case.resolved_at,
+            )
             .execute(&mut **tx)
             .await?;
             Ok(PaymentOutcome::Lapsed(Box::new(case)))

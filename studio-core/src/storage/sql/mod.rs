@@ -50,7 +50,27 @@ macro_rules! declared {
         }
     };
 }
-declared!(jobs, ledger, tx);
+declared!(
+    accounts,
+    billing,
+    brand,
+    chat,
+    invitations,
+    jobs,
+    lanes,
+    ledger,
+    library,
+    lookbook,
+    market,
+    models,
+    pipelines,
+    posts,
+    profiles,
+    seats,
+    support,
+    tx,
+    webhooks
+);
 
 /// Implement [`Storage`](super::Storage) and every per-domain store for a backend type.
 macro_rules! impl_storage {

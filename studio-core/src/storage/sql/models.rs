@@ -1,6 +1,7 @@
 //! The SQL of models and their market ([`ModelStore`](crate::storage::ModelStore)). Lock order:
 //! the offering's model row first (every claim, grant and payment of one offering runs under
 //! it), then claims and holdings; never the balance row, since buying a face moves no tokens.
+//! Every statement is declared in [`q`] (see stmt.rs).
 
 /// The columns of `models m` in [`ModelRow`](crate::storage::ModelRow) order.
 macro_rules! model_m_columns {
@@ -66,9 +67,196 @@ macro_rules! owned_column {
     };
 }
 
-pub(in crate::storage) use {
-    board_scope, case_columns, catalog_counts, claim_columns, entitlement_columns, model_m_columns, owned_column,
-};
+pub(in crate::storage) use {case_columns, claim_columns, entitlement_columns};
+
+/// The declared statements of models and their market.
+pub(in crate::storage) mod q {
+    use chrono::{DateTime, Utc};
+
+    use crate::ids::{CaseId, EntitlementId, ModelId, OrgId, ProviderRef, UserId};
+    use crate::storage::sql::model_columns;
+    use crate::storage::sql::stmt::statements;
+    use crate::storage::{BoardModelRow, CatalogRow, ClaimRow, EntitlementCaseRow, EntitlementRow, ModelRow};
+
+    statements! {
+        /// Insert a model.
+        fn insert_model(
+            id: &'q ModelId,
+            org_id: &'q OrgId,
+            created_by: Option<&'q UserId>,
+            name: &'q str,
+            asset_ids: &'q str,
+            traits: &'q str,
+            created_at: DateTime<Utc>,
+            tier: &'q str,
+            price_cents: i64,
+            currency: &'q str,
+            note: &'q str,
+            collage_asset_id: Option<&'q str>,
+            sheet_asset_ids: &'q str,
+            retired_at: Option<DateTime<Utc>>,
+            updated_at: Option<DateTime<Utc>>,
+        ) -> exec [house] {
+            "INSERT INTO models (", model_columns!(), ") \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)"
+        }
+
+        /// A house's board (claims counted live while they expire after `expires_at`), newest first.
+        fn board_models(org_id: &'q OrgId, expires_at: DateTime<Utc>) -> row<BoardModelRow> [house] {
+            "SELECT ", model_m_columns!(), ", ", owned_column!(), " FROM models m WHERE ", board_scope!(),
+            " ORDER BY m.created_at DESC, m.id DESC"
+        }
+
+        /// One model of a house's board.
+        fn board_model(org_id: &'q OrgId, expires_at: DateTime<Utc>, id: &'q ModelId) -> row<BoardModelRow> [house] {
+            "SELECT ", model_m_columns!(), ", ", owned_column!(), " FROM models m WHERE m.id = $3 AND ", board_scope!()
+        }
+
+        /// A house's own model, locked (PostgreSQL) to be patched.
+        fn own_model_locked(id: &'q ModelId, org_id: &'q OrgId) -> row<ModelRow> [house, lock] {
+            "SELECT ", model_columns!(), " FROM models WHERE id = $1 AND org_id = $2 AND tier = 'yours'"
+        }
+
+        /// Write a house's model's traits and sheets.
+        fn patch_model(
+            traits: &'q str,
+            sheet_asset_ids: &'q str,
+            updated_at: DateTime<Utc>,
+            id: &'q ModelId,
+            org_id: &'q OrgId,
+        ) -> exec [house] {
+            "UPDATE models SET traits = $1, sheet_asset_ids = $2, updated_at = $3 WHERE id = $4 AND org_id = $5"
+        }
+
+        /// A page of the catalog with its counts (claims live while they expire after
+        /// `expires_at`), newest first, after the offering `id` ('' for the first page).
+        fn catalog(expires_at: DateTime<Utc>, id: &'q str, limit: i64) -> row<CatalogRow> [any "the catalog is the console's list of the offerings sold to every house"] {
+            "SELECT ", model_m_columns!(), catalog_counts!(),
+            " FROM models m WHERE m.tier <> 'yours' AND ($2 = '' OR (m.created_at, m.id) < \
+               (SELECT a.created_at, a.id FROM models a WHERE a.id = $2)) \
+             ORDER BY m.created_at DESC, m.id DESC LIMIT $3"
+        }
+
+        /// One catalog offering with its counts.
+        fn catalog_offering(expires_at: DateTime<Utc>, id: &'q ModelId) -> row<CatalogRow> [any "a catalog offering is sold to every house, not one house's"] {
+            "SELECT ", model_m_columns!(), catalog_counts!(), " FROM models m WHERE m.tier <> 'yours' AND m.id = $2"
+        }
+
+        /// Retire a catalog offering.
+        fn retire_offering(updated_at: DateTime<Utc>, id: &'q ModelId) -> row<ModelRow> [any "an operator retires a catalog offering, which is sold to every house"] {
+            "UPDATE models SET retired_at = COALESCE(retired_at, $1), updated_at = $1 \
+             WHERE id = $2 AND tier <> 'yours' RETURNING ", model_columns!()
+        }
+
+        /// Expire an offering's pending claims that lapsed (expired, or without a checkout since
+        /// `created_at`).
+        fn expire_claims(
+            resolved_at: DateTime<Utc>,
+            kind: &'q str,
+            offering_id: &'q str,
+            expires_at: DateTime<Utc>,
+            created_at: DateTime<Utc>,
+        ) -> exec [any "an offering's lapsed claims, whatever their house, are expired under its model row's lock before a new claim"] {
+            "UPDATE offering_claims SET status = 'expired', resolved_at = $1 WHERE kind = $2 \
+             AND offering_id = $3 AND status = 'pending' \
+             AND (expires_at <= $4 OR (checkout_url IS NULL AND created_at <= $5))"
+        }
+
+        /// An offering's pending claims.
+        fn pending_claims(kind: &'q str, offering_id: &'q str) -> row<ClaimRow> [any "every house's pending claim of an offering decides whether an exclusive face is free, read under its model row's lock"] {
+            "SELECT ", claim_columns!(), " FROM offering_claims WHERE kind = $1 AND offering_id = $2 AND status = 'pending'"
+        }
+
+        /// A live holding of an offering, whatever its house.
+        fn live_holding(kind: &'q str, offering_id: &'q str) -> row<(String,)> [any "an exclusive face held by any house is taken, read under its model row's lock"] {
+            "SELECT id FROM entitlements WHERE kind = $1 AND offering_id = $2 AND revoked_at IS NULL"
+        }
+
+        /// Insert a claim unless the partial unique indexes refuse it (no row then).
+        fn insert_claim(
+            reference: &'q str,
+            org_id: &'q OrgId,
+            user_id: Option<&'q UserId>,
+            kind: &'q str,
+            offering_id: &'q str,
+            exclusive: bool,
+            price_cents: i64,
+            currency: &'q str,
+            status: &'q str,
+            checkout_url: Option<&'q str>,
+            provider_id: Option<&'q str>,
+            payment_id: Option<&'q str>,
+            expires_at: DateTime<Utc>,
+            created_at: DateTime<Utc>,
+            resolved_at: Option<DateTime<Utc>>,
+        ) -> exec [house] {
+            "INSERT INTO offering_claims (", claim_columns!(), ") \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT DO NOTHING"
+        }
+
+        /// Record a claim's checkout.
+        fn claim_checkout_created(
+            checkout_url: &'q str,
+            provider_id: &'q ProviderRef,
+            expires_at: DateTime<Utc>,
+            reference: &'q str,
+        ) -> exec [any "a claim's reference is unique across houses; the market records the checkout of the claim it just took"] {
+            "UPDATE offering_claims SET checkout_url = $1, provider_id = $2, expires_at = $3 WHERE reference = $4"
+        }
+
+        /// Release a pending claim.
+        fn release_claim(resolved_at: DateTime<Utc>, reference: &'q str) -> exec [any "a claim's reference is unique across houses; the market releases the claim it just took when its checkout fails"] {
+            "UPDATE offering_claims SET status = 'released', resolved_at = $1 WHERE reference = $2 AND status = 'pending'"
+        }
+
+        /// A claim by its checkout reference.
+        fn claim(reference: &'q str) -> row<ClaimRow> [any "a claim's reference is unique across houses: billing names it and reads the claim's house from the row"] {
+            "SELECT ", claim_columns!(), " FROM offering_claims WHERE reference = $1"
+        }
+
+        /// A house's live holdings, newest first.
+        fn holdings(org_id: &'q OrgId) -> row<EntitlementRow> [house] {
+            "SELECT ", entitlement_columns!(),
+            " FROM entitlements WHERE org_id = $1 AND revoked_at IS NULL ORDER BY acquired_at DESC, id DESC"
+        }
+
+        /// A house's pending claims that expire after `expires_at`, newest first.
+        fn open_claims(org_id: &'q OrgId, expires_at: DateTime<Utc>) -> row<ClaimRow> [house] {
+            "SELECT ", claim_columns!(), " FROM offering_claims WHERE org_id = $1 AND status = 'pending' \
+             AND expires_at > $2 ORDER BY created_at DESC, reference DESC"
+        }
+
+        /// A page of the holdings of one house (`org_id`, or '' for every house), revoked
+        /// included, newest first, after the holding `id` ('' for the first page).
+        fn all_entitlements(org_id: &'q str, id: &'q str, limit: i64) -> row<EntitlementRow> [any "the console lists every house's holdings when given no house"] {
+            "SELECT ", entitlement_columns!(),
+            " FROM entitlements e WHERE ($1 = '' OR e.org_id = $1) AND ($2 = '' OR (e.acquired_at, e.id) < \
+               (SELECT a.acquired_at, a.id FROM entitlements a WHERE a.id = $2)) \
+             ORDER BY e.acquired_at DESC, e.id DESC LIMIT $3"
+        }
+
+        /// The newest payment cases.
+        fn entitlement_cases(limit: i64) -> row<EntitlementCaseRow> [any "the console reviews the payment cases of every house"] {
+            "SELECT ", case_columns!(), " FROM entitlement_cases ORDER BY created_at DESC, id DESC LIMIT $1"
+        }
+
+        /// Mark a case under review refunded.
+        fn case_refunded(resolved_at: DateTime<Utc>, id: &'q CaseId) -> exec [any "a case id is unique across houses; the market marks the case it just refunded"] {
+            "UPDATE entitlement_cases SET status = 'refunded', resolved_at = $1 WHERE id = $2 AND status = 'review'"
+        }
+
+        /// Revoke a live holding.
+        fn revoke_entitlement(
+            revoked_at: DateTime<Utc>,
+            revoked_by: &'q str,
+            revoke_reason: Option<&'q str>,
+            id: &'q EntitlementId,
+        ) -> row<EntitlementRow> [any "an operator revokes a holding by its id, which is unique across houses"] {
+            "UPDATE entitlements SET revoked_at = $1, revoked_by = $2, revoke_reason = $3 \
+             WHERE id = $4 AND revoked_at IS NULL RETURNING ", entitlement_columns!()
+        }
+    }
+}
 
 macro_rules! impl_model_store {
     ($ty:ty, $backend:literal, $lock:literal, $skip_locked:literal, $one_statement:literal, $lock_by_select:literal) => {
@@ -76,26 +264,23 @@ macro_rules! impl_model_store {
         impl $crate::storage::ModelStore for $ty {
             async fn insert_model(&self, m: ModelRow) -> Result<(), StorageError> {
                 let _w = self.write_lock().await;
-                sqlx::query(concat!(
-                    "INSERT INTO models (",
-                    model_columns!(),
-                    ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)"
-                ))
-                .bind(&m.id)
-                .bind(&m.org_id)
-                .bind(&m.created_by)
-                .bind(&m.name)
-                .bind(&m.asset_ids)
-                .bind(&m.traits)
-                .bind(m.created_at)
-                .bind(&m.tier)
-                .bind(m.price_cents)
-                .bind(&m.currency)
-                .bind(&m.note)
-                .bind(&m.collage_asset_id)
-                .bind(&m.sheet_asset_ids)
-                .bind(m.retired_at)
-                .bind(m.updated_at)
+                q::models::insert_model(
+                    &m.id,
+                    &m.org_id,
+                    m.created_by.as_ref(),
+                    &m.name,
+                    &m.asset_ids,
+                    &m.traits,
+                    m.created_at,
+                    &m.tier,
+                    m.price_cents,
+                    &m.currency,
+                    &m.note,
+                    m.collage_asset_id.as_deref(),
+                    &m.sheet_asset_ids,
+                    m.retired_at,
+                    m.updated_at,
+                )
                 .execute(&self.pool)
                 .await?;
                 Ok(())
@@ -106,19 +291,7 @@ macro_rules! impl_model_store {
                 org_id: &OrgId,
                 now: DateTime<Utc>,
             ) -> Result<Vec<$crate::storage::BoardModelRow>, StorageError> {
-                Ok(sqlx::query_as(concat!(
-                    "SELECT ",
-                    $crate::storage::sql::models::model_m_columns!(),
-                    ", ",
-                    $crate::storage::sql::models::owned_column!(),
-                    " FROM models m WHERE ",
-                    $crate::storage::sql::models::board_scope!(),
-                    " ORDER BY m.created_at DESC, m.id DESC"
-                ))
-                .bind(org_id)
-                .bind(now)
-                .fetch_all(&self.pool)
-                .await?)
+                Ok(q::models::board_models(org_id, now).fetch_all(&self.pool).await?)
             }
 
             async fn board_model(
@@ -127,19 +300,7 @@ macro_rules! impl_model_store {
                 id: &ModelId,
                 now: DateTime<Utc>,
             ) -> Result<Option<$crate::storage::BoardModelRow>, StorageError> {
-                Ok(sqlx::query_as(concat!(
-                    "SELECT ",
-                    $crate::storage::sql::models::model_m_columns!(),
-                    ", ",
-                    $crate::storage::sql::models::owned_column!(),
-                    " FROM models m WHERE m.id = $3 AND ",
-                    $crate::storage::sql::models::board_scope!()
-                ))
-                .bind(org_id)
-                .bind(now)
-                .bind(id)
-                .fetch_optional(&self.pool)
-                .await?)
+                Ok(q::models::board_model(org_id, now, id).fetch_optional(&self.pool).await?)
             }
 
             async fn patch_model(
@@ -152,16 +313,7 @@ macro_rules! impl_model_store {
             ) -> Result<Option<ModelRow>, StorageError> {
                 let _w = self.write_lock().await;
                 let mut tx = self.begin_write().await?;
-                let current: Option<ModelRow> = sqlx::query_as(concat!(
-                    "SELECT ",
-                    model_columns!(),
-                    " FROM models WHERE id = $1 AND org_id = $2 AND tier = 'yours'",
-                    $lock
-                ))
-                .bind(id)
-                .bind(org_id)
-                .fetch_optional(&mut *tx)
-                .await?;
+                let current = q::models::own_model_locked(id, org_id).fetch_optional(&mut *tx).await?;
                 let Some(mut row) = current else {
                     return Ok(None);
                 };
@@ -183,11 +335,7 @@ macro_rules! impl_model_store {
                 row.traits = serde_json::Value::Object(merged).to_string();
                 row.sheet_asset_ids = serde_json::to_string(&all_sheets).unwrap_or_else(|_| "[]".into());
                 row.updated_at = Some(now);
-                sqlx::query("UPDATE models SET traits = $1, sheet_asset_ids = $2, updated_at = $3 WHERE id = $4")
-                    .bind(&row.traits)
-                    .bind(&row.sheet_asset_ids)
-                    .bind(now)
-                    .bind(&row.id)
+                q::models::patch_model(&row.traits, &row.sheet_asset_ids, now, &row.id, org_id)
                     .execute(&mut *tx)
                     .await?;
                 tx.commit().await?;
@@ -200,19 +348,7 @@ macro_rules! impl_model_store {
                 limit: i64,
                 now: DateTime<Utc>,
             ) -> Result<Vec<$crate::storage::CatalogRow>, StorageError> {
-                Ok(sqlx::query_as(concat!(
-                    "SELECT ",
-                    $crate::storage::sql::models::model_m_columns!(),
-                    $crate::storage::sql::models::catalog_counts!(),
-                    " FROM models m WHERE m.tier <> 'yours' AND ($2 = '' OR (m.created_at, m.id) < \
-                       (SELECT a.created_at, a.id FROM models a WHERE a.id = $2)) \
-                     ORDER BY m.created_at DESC, m.id DESC LIMIT $3"
-                ))
-                .bind(now)
-                .bind(after.unwrap_or(""))
-                .bind(limit)
-                .fetch_all(&self.pool)
-                .await?)
+                Ok(q::models::catalog(now, after.unwrap_or(""), limit).fetch_all(&self.pool).await?)
             }
 
             async fn catalog_offering(
@@ -220,29 +356,16 @@ macro_rules! impl_model_store {
                 id: &ModelId,
                 now: DateTime<Utc>,
             ) -> Result<Option<$crate::storage::CatalogRow>, StorageError> {
-                Ok(sqlx::query_as(concat!(
-                    "SELECT ",
-                    $crate::storage::sql::models::model_m_columns!(),
-                    $crate::storage::sql::models::catalog_counts!(),
-                    " FROM models m WHERE m.tier <> 'yours' AND m.id = $2"
-                ))
-                .bind(now)
-                .bind(id)
-                .fetch_optional(&self.pool)
-                .await?)
+                Ok(q::models::catalog_offering(now, id).fetch_optional(&self.pool).await?)
             }
 
-            async fn retire_offering(&self, id: &ModelId, now: DateTime<Utc>) -> Result<Option<ModelRow>, StorageError> {
+            async fn retire_offering(
+                &self,
+                id: &ModelId,
+                now: DateTime<Utc>,
+            ) -> Result<Option<ModelRow>, StorageError> {
                 let _w = self.write_lock().await;
-                Ok(sqlx::query_as(concat!(
-                    "UPDATE models SET retired_at = COALESCE(retired_at, $1), updated_at = $1 \
-                     WHERE id = $2 AND tier <> 'yours' RETURNING ",
-                    model_columns!()
-                ))
-                .bind(now)
-                .bind(id)
-                .fetch_optional(&self.pool)
-                .await?)
+                Ok(q::models::retire_offering(now, id).fetch_optional(&self.pool).await?)
             }
 
             async fn claim_offering(
@@ -260,67 +383,43 @@ macro_rules! impl_model_store {
                 if !for_sale {
                     return Ok(ClaimOutcome::NotForSale);
                 }
-                sqlx::query(
-                    "UPDATE offering_claims SET status = 'expired', resolved_at = $1 WHERE kind = $2 \
-                     AND offering_id = $3 AND status = 'pending' \
-                     AND (expires_at <= $1 OR (checkout_url IS NULL AND created_at <= $4))",
-                )
-                .bind(request.now)
-                .bind(&c.kind)
-                .bind(&c.offering_id)
-                .bind(request.stale_before)
-                .execute(&mut *tx)
-                .await?;
+                q::models::expire_claims(request.now, &c.kind, &c.offering_id, request.now, request.stale_before)
+                    .execute(&mut *tx)
+                    .await?;
                 if holds_in(&mut tx, &c.org_id, &ModelId::from(&c.offering_id)).await? {
                     tx.commit().await?;
                     return Ok(ClaimOutcome::AlreadyHeld);
                 }
-                let pending: Vec<ClaimRow> = sqlx::query_as(concat!(
-                    "SELECT ",
-                    $crate::storage::sql::models::claim_columns!(),
-                    " FROM offering_claims WHERE kind = $1 AND offering_id = $2 AND status = 'pending'"
-                ))
-                .bind(&c.kind)
-                .bind(&c.offering_id)
-                .fetch_all(&mut *tx)
-                .await?;
+                let pending: Vec<ClaimRow> =
+                    q::models::pending_claims(&c.kind, &c.offering_id).fetch_all(&mut *tx).await?;
                 if let Some(mine) = pending.iter().find(|p| p.org_id == c.org_id) {
                     tx.commit().await?;
                     return Ok(ClaimOutcome::Existing(mine.clone()));
                 }
                 if c.exclusive {
-                    let held: Option<(String,)> = sqlx::query_as(
-                        "SELECT id FROM entitlements WHERE kind = $1 AND offering_id = $2 AND revoked_at IS NULL",
-                    )
-                    .bind(&c.kind)
-                    .bind(&c.offering_id)
-                    .fetch_optional(&mut *tx)
-                    .await?;
+                    let held = q::models::live_holding(&c.kind, &c.offering_id).fetch_optional(&mut *tx).await?;
                     if held.is_some() || !pending.is_empty() {
                         tx.commit().await?;
                         return Ok(ClaimOutcome::Taken);
                     }
                 }
-                let done = sqlx::query(concat!(
-                    "INSERT INTO offering_claims (",
-                    $crate::storage::sql::models::claim_columns!(),
-                    ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT DO NOTHING"
-                ))
-                .bind(&c.reference)
-                .bind(&c.org_id)
-                .bind(&c.user_id)
-                .bind(&c.kind)
-                .bind(&c.offering_id)
-                .bind(c.exclusive)
-                .bind(c.price_cents)
-                .bind(&c.currency)
-                .bind(&c.status)
-                .bind(&c.checkout_url)
-                .bind(&c.provider_id)
-                .bind(&c.payment_id)
-                .bind(c.expires_at)
-                .bind(c.created_at)
-                .bind(c.resolved_at)
+                let done = q::models::insert_claim(
+                    &c.reference,
+                    &c.org_id,
+                    c.user_id.as_ref(),
+                    &c.kind,
+                    &c.offering_id,
+                    c.exclusive,
+                    c.price_cents,
+                    &c.currency,
+                    &c.status,
+                    c.checkout_url.as_deref(),
+                    c.provider_id.as_deref(),
+                    c.payment_id.as_deref(),
+                    c.expires_at,
+                    c.created_at,
+                    c.resolved_at,
+                )
                 .execute(&mut *tx)
                 .await?;
                 tx.commit().await?;
@@ -335,41 +434,18 @@ macro_rules! impl_model_store {
                 expires_at: DateTime<Utc>,
             ) -> Result<(), StorageError> {
                 let _w = self.write_lock().await;
-                sqlx::query(
-                    "UPDATE offering_claims SET checkout_url = $1, provider_id = $2, expires_at = $3 \
-                     WHERE reference = $4",
-                )
-                .bind(url)
-                .bind(provider_id)
-                .bind(expires_at)
-                .bind(reference)
-                    .execute(&self.pool)
-                    .await?;
+                q::models::claim_checkout_created(url, provider_id, expires_at, reference).execute(&self.pool).await?;
                 Ok(())
             }
 
             async fn release_claim(&self, reference: &str, now: DateTime<Utc>) -> Result<(), StorageError> {
                 let _w = self.write_lock().await;
-                sqlx::query(
-                    "UPDATE offering_claims SET status = 'released', resolved_at = $1 \
-                     WHERE reference = $2 AND status = 'pending'",
-                )
-                .bind(now)
-                .bind(reference)
-                .execute(&self.pool)
-                .await?;
+                q::models::release_claim(now, reference).execute(&self.pool).await?;
                 Ok(())
             }
 
             async fn claim(&self, reference: &str) -> Result<Option<$crate::storage::ClaimRow>, StorageError> {
-                Ok(sqlx::query_as(concat!(
-                    "SELECT ",
-                    $crate::storage::sql::models::claim_columns!(),
-                    " FROM offering_claims WHERE reference = $1"
-                ))
-                .bind(reference)
-                .fetch_optional(&self.pool)
-                .await?)
+                Ok(q::models::claim(reference).fetch_optional(&self.pool).await?)
             }
 
             async fn grant_entitlement(
@@ -396,24 +472,8 @@ macro_rules! impl_model_store {
                 org_id: &OrgId,
                 now: DateTime<Utc>,
             ) -> Result<(Vec<$crate::storage::EntitlementRow>, Vec<$crate::storage::ClaimRow>), StorageError> {
-                let holdings = sqlx::query_as(concat!(
-                    "SELECT ",
-                    $crate::storage::sql::models::entitlement_columns!(),
-                    " FROM entitlements WHERE org_id = $1 AND revoked_at IS NULL ORDER BY acquired_at DESC, id DESC"
-                ))
-                .bind(org_id)
-                .fetch_all(&self.pool)
-                .await?;
-                let open = sqlx::query_as(concat!(
-                    "SELECT ",
-                    $crate::storage::sql::models::claim_columns!(),
-                    " FROM offering_claims WHERE org_id = $1 AND status = 'pending' AND expires_at > $2 \
-                     ORDER BY created_at DESC, reference DESC"
-                ))
-                .bind(org_id)
-                .bind(now)
-                .fetch_all(&self.pool)
-                .await?;
+                let holdings = q::models::holdings(org_id).fetch_all(&self.pool).await?;
+                let open = q::models::open_claims(org_id, now).fetch_all(&self.pool).await?;
                 Ok((holdings, open))
             }
 
@@ -423,43 +483,21 @@ macro_rules! impl_model_store {
                 after: Option<&str>,
                 limit: i64,
             ) -> Result<Vec<$crate::storage::EntitlementRow>, StorageError> {
-                Ok(sqlx::query_as(concat!(
-                    "SELECT ",
-                    $crate::storage::sql::models::entitlement_columns!(),
-                    " FROM entitlements e WHERE ($1 = '' OR e.org_id = $1) AND ($2 = '' OR (e.acquired_at, e.id) < \
-                       (SELECT a.acquired_at, a.id FROM entitlements a WHERE a.id = $2)) \
-                     ORDER BY e.acquired_at DESC, e.id DESC LIMIT $3"
-                ))
-                .bind(org_id.map_or("", |o| o.as_str()))
-                .bind(after.unwrap_or(""))
-                .bind(limit)
-                .fetch_all(&self.pool)
-                .await?)
+                Ok(q::models::all_entitlements(org_id.map_or("", |o| o.as_str()), after.unwrap_or(""), limit)
+                    .fetch_all(&self.pool)
+                    .await?)
             }
 
             async fn entitlement_cases(
                 &self,
                 limit: i64,
             ) -> Result<Vec<$crate::storage::EntitlementCaseRow>, StorageError> {
-                Ok(sqlx::query_as(concat!(
-                    "SELECT ",
-                    $crate::storage::sql::models::case_columns!(),
-                    " FROM entitlement_cases ORDER BY created_at DESC, id DESC LIMIT $1"
-                ))
-                .bind(limit)
-                .fetch_all(&self.pool)
-                .await?)
+                Ok(q::models::entitlement_cases(limit).fetch_all(&self.pool).await?)
             }
 
             async fn case_refunded(&self, id: &CaseId, now: DateTime<Utc>) -> Result<(), StorageError> {
                 let _w = self.write_lock().await;
-                sqlx::query(
-                    "UPDATE entitlement_cases SET status = 'refunded', resolved_at = $1 WHERE id = $2 AND status = 'review'",
-                )
-                .bind(now)
-                .bind(id)
-                .execute(&self.pool)
-                .await?;
+                q::models::case_refunded(now, id).execute(&self.pool).await?;
                 Ok(())
             }
 
@@ -471,17 +509,7 @@ macro_rules! impl_model_store {
                 now: DateTime<Utc>,
             ) -> Result<Option<$crate::storage::EntitlementRow>, StorageError> {
                 let _w = self.write_lock().await;
-                Ok(sqlx::query_as(concat!(
-                    "UPDATE entitlements SET revoked_at = $1, revoked_by = $2, revoke_reason = $3 \
-                     WHERE id = $4 AND revoked_at IS NULL RETURNING ",
-                    $crate::storage::sql::models::entitlement_columns!()
-                ))
-                .bind(now)
-                .bind(by)
-                .bind(reason)
-                .bind(id)
-                .fetch_optional(&self.pool)
-                .await?)
+                Ok(q::models::revoke_entitlement(now, by, reason, id).fetch_optional(&self.pool).await?)
             }
         }
     };

@@ -21,7 +21,7 @@
 //! when a statement does not prepare against the schema, when its `$N` are not exactly the
 //! declared parameters, when PostgreSQL expects another type than the one bound, when a
 //! parameter is compared with or written to a column of another name (`id = $2` must bind a
-//! parameter named `id`), and when a statement scoped to a house has no `org_id = $k` for its
+//! parameter named `id`, or `<qualifier>_id` when one column meets two values), and when a statement scoped to a house has no `org_id = $k` for its
 //! `org_id` parameter. A statement that is not filtered by house says why (`[any "why"]`).
 //!
 //! Flags after the scope: `lock` (PostgreSQL adds `FOR UPDATE`; SQLite serialises writers in
@@ -29,6 +29,7 @@
 
 /// Which rows a declared statement may reach.
 #[derive(Debug, Clone, Copy)]
+#[cfg_attr(not(test), allow(dead_code))] // read by the statement check
 pub(in crate::storage) enum Scope {
     /// One house's: a parameter named `org_id` filters (or writes) the `org_id` column.
     House,
@@ -37,6 +38,7 @@ pub(in crate::storage) enum Scope {
 }
 
 /// One declared statement, as the statement check reads it.
+#[cfg_attr(not(test), allow(dead_code))]
 pub(in crate::storage) struct Statement {
     /// The function's name.
     pub name: &'static str,
@@ -160,7 +162,7 @@ pub(in crate::storage) fn lint(s: &Statement) -> Vec<String> {
     });
     for (column, k) in compared(s.pg_sql).into_iter().chain(written.iter().cloned()) {
         match s.params.get(k - 1) {
-            Some(p) if *p == column => {}
+            Some(p) if names(p, &column) => {}
             Some(p) => say(format!("${k} binds `{p}` to the column `{column}`")),
             None => {}
         }
@@ -188,6 +190,18 @@ pub(in crate::storage) fn lint(s: &Statement) -> Vec<String> {
     bad
 }
 
+/// Whether parameter `p` is named after `column`: its name, or its name after one of
+/// [`QUALIFIERS`] (`from_folder_id`, `stale_claimed_at`: a second value meeting one column).
+#[cfg(test)]
+fn names(p: &str, column: &str) -> bool {
+    p == column || QUALIFIERS.iter().any(|q| p.strip_prefix(q) == Some(column))
+}
+
+/// The qualifiers a parameter's name may put before its column's: none of them names a column,
+/// so `org_id` can never pass for `id`.
+#[cfg(test)]
+const QUALIFIERS: &[&str] = &["from_", "new_", "old_", "other_", "stale_", "before_", "after_", "min_", "max_"];
+
 /// The `$N` a text uses.
 #[cfg(test)]
 fn placeholders(sql: &str) -> std::collections::BTreeSet<usize> {
@@ -202,36 +216,58 @@ fn placeholders(sql: &str) -> std::collections::BTreeSet<usize> {
     out
 }
 
-/// `column <op> $k` pairs (`=`, `<>`, `!=`, `<`, `>`, `<=`, `>=`), the column without its table.
+/// `column <op> $k` and `$k <op> column` pairs (`=`, `<>`, `!=`, `<`, `>`, `<=`, `>=`), the
+/// column without its table.
 #[cfg(test)]
 fn compared(sql: &str) -> Vec<(String, usize)> {
     let b = sql.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'.';
+    let op = |c: u8| matches!(c, b'=' | b'<' | b'>' | b'!');
+    let column = |w: &str| {
+        let c = w.rsplit('.').next().unwrap_or(w);
+        (!c.is_empty() && !c.chars().all(|c| c.is_ascii_digit()) && !c.starts_with('$')).then(|| c.to_string())
+    };
     let mut out = Vec::new();
     for (i, _) in sql.match_indices('$') {
         let digits: String = b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).map(|&c| c as char).collect();
         let Ok(k) = digits.parse::<usize>() else { continue };
+        // Backwards: `column <op> $k`.
         let mut j = i;
         while j > 0 && b[j - 1] == b' ' {
             j -= 1;
         }
         let op_end = j;
-        while j > 0 && matches!(b[j - 1], b'=' | b'<' | b'>' | b'!') {
+        while j > 0 && op(b[j - 1]) {
             j -= 1;
         }
-        if j == op_end {
-            continue;
+        if j < op_end {
+            while j > 0 && b[j - 1] == b' ' {
+                j -= 1;
+            }
+            let end = j;
+            while j > 0 && word(b[j - 1]) {
+                j -= 1;
+            }
+            out.extend(column(&sql[j..end]).map(|c| (c, k)));
         }
-        while j > 0 && b[j - 1] == b' ' {
-            j -= 1;
+        // Forwards: `$k <op> column`.
+        let mut j = i + 1 + digits.len();
+        while j < b.len() && b[j] == b' ' {
+            j += 1;
         }
-        let end = j;
-        while j > 0 && (b[j - 1].is_ascii_alphanumeric() || b[j - 1] == b'_' || b[j - 1] == b'.') {
-            j -= 1;
+        let op_start = j;
+        while j < b.len() && op(b[j]) {
+            j += 1;
         }
-        let word = &sql[j..end];
-        let column = word.rsplit('.').next().unwrap_or(word);
-        if !column.is_empty() && !column.chars().all(|c| c.is_ascii_digit()) {
-            out.push((column.to_string(), k));
+        if j > op_start {
+            while j < b.len() && b[j] == b' ' {
+                j += 1;
+            }
+            let start = j;
+            while j < b.len() && word(b[j]) {
+                j += 1;
+            }
+            out.extend(column(&sql[start..j]).map(|c| (c, k)));
         }
     }
     out
@@ -281,6 +317,8 @@ mod tests {
         assert!(said.contains("$3 binds `org_id` to the column `id`"), "{said}");
         assert!(said.contains("$2 binds `id` to the column `org_id`"), "{said}");
         assert!(said.contains("no `org_id` column meets $3"), "{said}");
+        assert!(names("stale_claimed_at", "claimed_at") && names("id", "id"));
+        assert!(!names("claimed_at", "id") && !names("org_id", "id") && !names("paid", "id"));
 
         let short = Statement {
             name: "short",
@@ -307,6 +345,17 @@ mod tests {
             pg_types: Vec::new,
         };
         assert!(lint(&fine).is_empty(), "{:?}", lint(&fine));
+
+        // Written value-first, a comparison is read all the same.
+        let flipped = Statement {
+            name: "flipped",
+            pg_sql: "SELECT 1 FROM holds WHERE $1 > created_at",
+            params: &["before"],
+            scope: Scope::Any("a check"),
+            ..fine
+        };
+        let said = lint(&flipped).join("\n");
+        assert!(said.contains("$1 binds `before` to the column `created_at`"), "{said}");
     }
 
     #[test]
@@ -331,10 +380,10 @@ mod tests {
         for s in all().into_iter().filter(|s| !s.postgres_only) {
             match conn.describe(s.sql).await {
                 Ok(d) => {
-                    if let Some(sqlx::Either::Right(n)) = d.parameters() {
-                        if n != s.params.len() {
-                            bad.push(format!("{}: SQLite counts {n} parameters, {} declared", s.name, s.params.len()));
-                        }
+                    if let Some(sqlx::Either::Right(n)) = d.parameters()
+                        && n != s.params.len()
+                    {
+                        bad.push(format!("{}: SQLite counts {n} parameters, {} declared", s.name, s.params.len()));
                     }
                 }
                 Err(e) => bad.push(format!("{}: {e}", s.name)),
