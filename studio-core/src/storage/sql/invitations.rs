@@ -92,22 +92,6 @@ pub(in crate::storage) mod q {
             "SELECT ", invitation_columns!(), " FROM invitations WHERE email = $1"
         }
 
-        /// Record an invitation.
-        fn insert_invitation(
-            id: &'q str,
-            email: &'q str,
-            token_hash: &'q str,
-            code_id: Option<&'q str>,
-            invited_by: Option<&'q str>,
-            grant_tokens: i64,
-            created_at: DateTime<Utc>,
-            accepted_at: Option<DateTime<Utc>>,
-            accepted_by: Option<&'q str>,
-            host_rewarded_at: Option<DateTime<Utc>>,
-        ) -> exec [any "an invitation is an address's, at the platform's gate (invitations has no house)"] {
-            "INSERT INTO invitations (", invitation_columns!(), ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
-        }
-
         /// Record an invitation unless the address has one.
         fn insert_new_invitation(
             id: &'q str,
@@ -266,7 +250,7 @@ macro_rules! impl_invitation_store {
                     tx.rollback().await?;
                     return Ok(code.map_or(RedeemOutcome::NotFound, RedeemOutcome::Refused));
                 }
-                let inserted = q::invitations::insert_invitation(
+                let inserted = q::invitations::insert_new_invitation(
                     &i.id,
                     &i.email,
                     &i.token_hash,
@@ -280,19 +264,23 @@ macro_rules! impl_invitation_store {
                 )
                 .execute(&mut *tx)
                 .await;
-                match inserted {
-                    Ok(_) => {
-                        tx.commit().await?;
-                        Ok(RedeemOutcome::Redeemed(i))
-                    }
-                    // Another redeemer of the same address committed first: roll the use back.
-                    Err(sqlx::Error::Database(d)) if d.is_unique_violation() => {
-                        tx.rollback().await?;
-                        let existing = q::invitations::invitation_by_email(&i.email).fetch_optional(&self.pool).await?;
-                        existing.map(RedeemOutcome::AlreadyInvited).ok_or(StorageError::Conflict("invitation token"))
-                    }
-                    Err(e) => Err(e.into()),
+                // Another redeemer of the same address committed first (nothing inserted), or a
+                // token collided: roll the use back and answer what the address already has.
+                let lost = match &inserted {
+                    Ok(done) => done.rows_affected() == 0,
+                    Err(sqlx::Error::Database(d)) => d.is_unique_violation(),
+                    Err(_) => false,
+                };
+                if lost {
+                    tx.rollback().await?;
+                    let existing = q::invitations::invitation_by_email(&i.email).fetch_optional(&self.pool).await?;
+                    return existing
+                        .map(RedeemOutcome::AlreadyInvited)
+                        .ok_or(StorageError::Conflict("invitation token"));
                 }
+                inserted?;
+                tx.commit().await?;
+                Ok(RedeemOutcome::Redeemed(i))
             }
 
             async fn issue_invitation(

@@ -113,26 +113,8 @@ pub(in crate::storage) mod q {
             "SELECT ", preset_columns!(), " FROM standing_presets WHERE org_id = $1"
         }
 
-        /// Save a house's standing preset, keeping the sizes it had (when it had one); the
-        /// preset as saved.
-        fn save_preset_keep_sizes(
-            org_id: &'q OrgId,
-            model_asset_id: Option<&'q str>,
-            background: &'q str,
-            aesthetic: &'q str,
-            variation_keys: &'q str,
-            quality: &'q str,
-            sizes: &'q str,
-            updated_at: DateTime<Utc>,
-        ) -> row<PresetRow> [house] {
-            "INSERT INTO standing_presets (", preset_columns!(), ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
-             ON CONFLICT (org_id) DO UPDATE SET model_asset_id = excluded.model_asset_id, \
-             background = excluded.background, aesthetic = excluded.aesthetic, \
-             variation_keys = excluded.variation_keys, quality = excluded.quality, \
-             updated_at = excluded.updated_at RETURNING ", preset_columns!()
-        }
-
-        /// Save a house's standing preset, sizes included; the preset as saved.
+        /// Save a house's standing preset; the preset as saved. With `keep_sizes`, a preset the
+        /// house already had keeps its sizes (a save from a view without them).
         fn save_preset(
             org_id: &'q OrgId,
             model_asset_id: Option<&'q str>,
@@ -142,12 +124,14 @@ pub(in crate::storage) mod q {
             quality: &'q str,
             sizes: &'q str,
             updated_at: DateTime<Utc>,
+            keep_sizes: bool,
         ) -> row<PresetRow> [house] {
             "INSERT INTO standing_presets (", preset_columns!(), ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
              ON CONFLICT (org_id) DO UPDATE SET model_asset_id = excluded.model_asset_id, \
              background = excluded.background, aesthetic = excluded.aesthetic, \
              variation_keys = excluded.variation_keys, quality = excluded.quality, \
-             sizes = excluded.sizes, updated_at = excluded.updated_at RETURNING ", preset_columns!()
+             sizes = CASE WHEN $9 THEN standing_presets.sizes ELSE excluded.sizes END, \
+             updated_at = excluded.updated_at RETURNING ", preset_columns!()
         }
     }
 }
@@ -299,8 +283,7 @@ macro_rules! impl_lookbook_store {
 
             async fn save_preset(&self, p: PresetRow, keep_sizes: bool) -> Result<PresetRow, StorageError> {
                 let _w = self.write_lock().await;
-                let save = if keep_sizes { q::lookbook::save_preset_keep_sizes } else { q::lookbook::save_preset };
-                let saved = save(
+                let saved = q::lookbook::save_preset(
                     &p.org_id,
                     p.model_asset_id.as_deref(),
                     &p.background,
@@ -309,6 +292,7 @@ macro_rules! impl_lookbook_store {
                     &p.quality,
                     &p.sizes,
                     p.updated_at,
+                    keep_sizes,
                 );
                 Ok(saved.fetch_one(&self.pool).await?)
             }
