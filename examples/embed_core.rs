@@ -145,7 +145,7 @@ async fn demo(State(studio): State<Studio>) -> Result<Json<Value>, AppError> {
     // 4. The job runner started in main develops it; poll its status until it ends.
     let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
     let status = loop {
-        let status = studio.develops().get_develop(&caller, &started.job_id).await?;
+        let status = studio.develops().get_develop(&caller, &studio_core::JobId::from(&started.job_id)).await?;
         if status.status.is_terminal() || tokio::time::Instant::now() >= deadline {
             break status;
         }

@@ -192,6 +192,10 @@ pub use crate::{
         ToolItemRow, UserListRow, UserRow, VerdictFilter, VerdictRow, WorkflowUsageRow, open_storage,
     },
     storage::{AnalystSettingsRow, AnalystStore, DigestRow, FindingRow, ObservationRow, PeriodCounts, ReviewRow},
+    storage::{
+        CaseStatus, ChatActionStatus, ChatSessionStatus, CheckoutStatus, ClaimStatus, DeliveryStatus,
+        SeatInvitationStatus, TicketStatus,
+    },
     storage::{ChatActionRow, ChatSessionRow, ChatStore, ChatTurnRow, SessionChange},
     storage::{DeliveryFate, WebhookAttemptRow, WebhookChanges, WebhookDeliveryRow, WebhookRow, WebhookStore},
     storage::{PackStatus, RunStatus, SearchHitRow, SearchScope, SearchStore, StepStatus},

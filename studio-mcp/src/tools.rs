@@ -6,6 +6,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use studio_core::JobId;
 use studio_core::api::{
     Asset, AssetQuery, Balance, BuildReading, CastModelRequest, DevelopStatus, Model, ModelReading, PreflightRequest,
     PreflightResult, PriceBook, ReadBuildRequest, ReadModelRequest, RedrawRequest, StartDevelop, StartedDevelop,
@@ -308,7 +309,7 @@ async fn run(studio: &Studio, caller: &Caller, name: &str, arguments: Value) -> 
         }
         "get_develop" => {
             let input: JobIdInput = args(arguments)?;
-            studio.develops().get_develop(caller, input.job_id.trim()).await.map(|r| success(&r))
+            studio.develops().get_develop(caller, &JobId::from(input.job_id.trim())).await.map(|r| success(&r))
         }
         "list_develops" => {
             let input: ListDevelopsInput = args(arguments)?;

@@ -356,7 +356,11 @@ async fn lists_follow_changes_made_by_another_replica(backend: Backend) {
     let caller = replica.accounts().authenticate_key(&secret).await.expect("the key works on the replica");
     let boot = member.list_assets(None).await.unwrap().assets[0].id.clone();
     let patch = AssetPatch { name: Some(Some("ankle boot".into())), ..AssetPatch::default() };
-    replica.library().patch_asset(&caller, &boot, patch).await.expect("renamed on the replica");
+    replica
+        .library()
+        .patch_asset(&caller, &studio_core::AssetId::from(&boot), patch)
+        .await
+        .expect("renamed on the replica");
     assert_eq!(names(&member.list_assets(None).await.unwrap()), ["ankle boot", "scarf", "coat"], "a rename shows");
     assert_eq!(names(&member.list_assets_page(None, 2, None).await.unwrap()), ["ankle boot", "scarf"]);
 

@@ -535,7 +535,7 @@ async fn autocharge_refusals_and_the_monthly_cap(backend: Backend) {
             tokens: 250,
             amount_cents: 1000,
             grant_cap: None,
-            status: "paid".into(),
+            status: studio_core::CheckoutStatus::Paid,
             provider_id: None,
             payment_id: None,
             created_at: earlier,

@@ -34,7 +34,7 @@ async fn a_kept_key_is_refused_right_after_a_revocation_on_another_replica(backe
     let owner = replica.accounts().authenticate_session(&token).await.expect("the replica's session");
     let first_id = replica.accounts().authenticate_key(&house.secret).await.expect("the key on the replica");
     let studio_core::Via::Key { key_id } = first_id.via.clone() else { panic!("a key caller") };
-    replica.accounts().revoke_key(&owner, &key_id).await.expect("revoked on the replica");
+    replica.accounts().revoke_key(&owner, &studio_core::KeyId::from(&key_id)).await.expect("revoked on the replica");
 
     let refused = house.key.list_assets(None).await.expect_err("refused on the very next request");
     assert_eq!(refused.status(), Some(401), "{refused:?}");

@@ -224,7 +224,7 @@ async fn cast_models_and_develop_with_them(backend: Backend) {
     let listed = app.studio.models().list_models(&me).await.expect("list").models;
     assert_eq!(listed.iter().map(|m| m.id.as_str()).collect::<Vec<_>>(), vec![second.id.as_str(), model.id.as_str()]);
     assert_eq!(listed[1], model);
-    assert_eq!(app.studio.models().model(&me, &model.id).await.expect("one"), model);
+    assert_eq!(app.studio.models().model(&me, &studio_core::ModelId::from(&model.id)).await.expect("one"), model);
 
     // Refusals: 400, 403 for a viewer, 404 for another house's asset; nothing stored.
     let refusals = [
@@ -246,7 +246,7 @@ async fn cast_models_and_develop_with_them(backend: Backend) {
     let e = app.studio.models().cast_model(&them, cast("Borrowed", &[&face])).await.expect_err("foreign asset");
     assert_eq!(code_of(&e), (ErrorKind::NotFound, "ASSET_NOT_FOUND"));
     assert!(app.studio.models().list_models(&them).await.expect("list").models.is_empty());
-    let e = app.studio.models().model(&them, &model.id).await.expect_err("foreign model");
+    let e = app.studio.models().model(&them, &studio_core::ModelId::from(&model.id)).await.expect_err("foreign model");
     assert_eq!(code_of(&e), (ErrorKind::NotFound, "NOT_FOUND"));
     assert_eq!(app.studio.models().list_models(&me).await.expect("list").models.len(), 2);
 

@@ -156,7 +156,11 @@ async fn expired_grants_leave_the_spendable_balance(backend: Backend) {
     assert_eq!((audit.grant_tokens, audit.held, audit.credited), (totals.grant_tokens, totals.held, totals.credited));
     assert_eq!(totals.spendable() + totals.held + totals.settled, totals.credited, "tokens conserved");
     assert_eq!(app.studio.billing().expire_grants().await.unwrap(), 0, "nothing is due twice");
-    app.studio.billing().settle_hold(&house.org_id, &hold.id).await.expect("the earlier hold settles");
+    app.studio
+        .billing()
+        .settle_hold(&house.org_id, &studio_core::HoldId::from(&hold.id))
+        .await
+        .expect("the earlier hold settles");
     assert_eq!(app.studio.billing().balance(&me).await.unwrap().balance, 70);
 
     // Spent down below the grant: the expiry takes only what is left in the bucket, and a

@@ -150,13 +150,13 @@ impl Bench {
             DevelopLockRequest { quality: Some("1k".into()), output: None, idempotency_key: None, folder_id: None };
         lookbook.develop_lock(&caller, &look_id, lock).await?;
         anyhow::ensure!(studio.develops().run_next_job().await?, "the develop-lock's job was not queued");
-        let develop = lookbook.look(&caller, &look_id).await?.lock_develop;
+        let develop = lookbook.look(&caller, &studio_core::LookId::from(&look_id)).await?.lock_develop;
         let frame = match develop {
             Some(d) if d.status == "done" => d.result_asset_id,
             other => anyhow::bail!("the develop-lock did not land: {other:?}"),
         };
         let frame = frame.ok_or_else(|| anyhow::anyhow!("the develop-lock landed no frame"))?;
-        lookbook.lock(&caller, &look_id, LockRequest { asset_id: Some(frame) }).await?;
+        lookbook.lock(&caller, &studio_core::LookId::from(&look_id), LockRequest { asset_id: Some(frame) }).await?;
         Ok(Bench { studio, caller, look_id, image })
     }
 
@@ -171,7 +171,8 @@ impl Bench {
             folder_id: None,
         };
         let started = Instant::now();
-        let answer = self.studio.lookbook().variations(&self.caller, &self.look_id, req).await?;
+        let answer =
+            self.studio.lookbook().variations(&self.caller, &studio_core::LookId::from(&self.look_id), req).await?;
         let took = started.elapsed();
         anyhow::ensure!(answer.jobs.len() == FRAMES && !answer.replayed, "the fan-out queued {}", answer.jobs.len());
         let run = format!("look.{}.variations", self.look_id);
@@ -206,7 +207,7 @@ impl Bench {
         }
         let took = started.elapsed();
         for id in ids {
-            let cancelled = self.studio.develops().cancel_job(&self.caller, &id).await?;
+            let cancelled = self.studio.develops().cancel_job(&self.caller, &studio_core::JobId::from(&id)).await?;
             anyhow::ensure!(cancelled.cancelled, "a single submit {id} was not cancelled: {:?}", cancelled.state);
         }
         Ok(took)

@@ -204,7 +204,11 @@ impl Bench {
             answer.compiled.tokens,
             self.tokens
         );
-        let cancelled = self.studio.pipelines().cancel_pipeline_run(&self.caller, &answer.run_id).await?;
+        let cancelled = self
+            .studio
+            .pipelines()
+            .cancel_pipeline_run(&self.caller, &studio_core::RunId::from(&answer.run_id))
+            .await?;
         anyhow::ensure!(
             cancelled.cancelled_job_ids.len() == ITEMS
                 && cancelled.cancelled_step_ids.len() == LINE - ITEMS
@@ -246,7 +250,7 @@ impl Bench {
         let held = self.held().await? - before;
         anyhow::ensure!(held == self.tokens, "{LINE} singles held {held} tokens; the line costs {}", self.tokens);
         for id in ids {
-            let cancelled = self.studio.develops().cancel_job(&self.caller, &id).await?;
+            let cancelled = self.studio.develops().cancel_job(&self.caller, &studio_core::JobId::from(&id)).await?;
             anyhow::ensure!(cancelled.cancelled, "a single submit {id} was not cancelled: {:?}", cancelled.state);
         }
         Ok(took)

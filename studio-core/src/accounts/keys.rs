@@ -65,9 +65,9 @@ impl Accounts<'_> {
     }
 
     /// Revoke a key of the caller's house. Idempotent; another house's key id is 404.
-    pub async fn revoke_key(&self, caller: &Caller, key_id: &str) -> Result<RevokedKey> {
+    pub async fn revoke_key(&self, caller: &Caller, key_id: &KeyId) -> Result<RevokedKey> {
         caller.require_manage_keys()?;
-        match self.0.storage.revoke_key(&caller.org_id, &KeyId::from(key_id), crate::ids::now()).await? {
+        match self.0.storage.revoke_key(&caller.org_id, key_id, crate::ids::now()).await? {
             Some(row) => Ok(RevokedKey { revoked: true, id: row.id.into() }),
             None => Err(Error::not_found("NOT_FOUND", "No such key in this house.")),
         }

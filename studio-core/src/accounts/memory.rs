@@ -121,14 +121,14 @@ impl Accounts<'_> {
     }
 
     /// Retire a memory (history kept).
-    pub async fn retire_memory(&self, caller: &Caller, id: &str) -> Result<Memory> {
+    pub async fn retire_memory(&self, caller: &Caller, id: &MemoryId) -> Result<Memory> {
         if caller.role == crate::api::SeatRole::Viewer {
             return Err(Error::forbidden("FORBIDDEN", "A viewer reads memories but does not retire them."));
         }
         let row = self
             .0
             .storage
-            .retire_memory(&caller.org_id, &person_of(caller), &MemoryId::from(id), now())
+            .retire_memory(&caller.org_id, &person_of(caller), id, now())
             .await?
             .ok_or_else(|| Error::not_found("MEMORY_NOT_FOUND", "No active memory you can see has that id."))?;
         memory_view(&row)

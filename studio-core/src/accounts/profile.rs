@@ -282,7 +282,7 @@ impl Accounts<'_> {
             .into_iter()
             .map(|i| {
                 serde_json::json!({
-                    "id": i.id, "organizationId": i.org_id, "role": i.role, "status": i.status,
+                    "id": i.id, "organizationId": i.org_id, "role": i.role, "status": i.status.as_str(),
                     "createdAt": i.created_at, "expiresAt": i.expires_at,
                 })
             })

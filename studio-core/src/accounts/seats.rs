@@ -111,7 +111,7 @@ impl Accounts<'_> {
             email: email.as_str().to_string(),
             role: req.role.as_str().to_string(),
             invited_by: caller.user_id.to_string(),
-            status: "pending".to_string(),
+            status: crate::storage::SeatInvitationStatus::Pending,
             created_at: at,
             expires_at: at + Duration::days(people.seat_invite_days.max(1)),
             resolved_at: None,
@@ -172,8 +172,8 @@ impl Accounts<'_> {
                 "Verify your email address first: a seat goes only to a proven address.",
             ));
         }
-        let replay =
-            inv.status == "accepted" && self.0.storage.membership(&inv.org_id, &caller.user_id).await?.is_some();
+        let replay = inv.status == crate::storage::SeatInvitationStatus::Accepted
+            && self.0.storage.membership(&inv.org_id, &caller.user_id).await?.is_some();
         if !replay {
             match self.0.storage.accept_seat_invitation(&InvitationId::from(&inv.id), &caller.user_id, now()).await {
                 Ok(AcceptSeat::Seated { .. }) => {}

@@ -120,7 +120,7 @@ impl Admin<'_> {
                     item: r.item,
                     tokens: r.tokens,
                     amount_cents: r.amount_cents,
-                    status: r.status,
+                    status: r.status.to_string(),
                     created_at: r.created_at,
                     paid_at: r.paid_at,
                 })

@@ -66,7 +66,7 @@ impl Admin<'_> {
 
     /// `GET /api/toolkit/admin/frames/{id}/file`: a live frame's bytes, whatever its house;
     /// 404 `NOT_FOUND` for an unknown or deleted one.
-    pub async fn frame_file(&self, _admin: &PlatformAdmin, id: &str) -> Result<AssetFile> {
+    pub async fn frame_file(&self, _admin: &PlatformAdmin, id: &AssetId) -> Result<AssetFile> {
         let row = match self.0.library().asset(&AssetId::from(id.trim())).await? {
             Some(row) if row.deleted_at.is_none() => row,
             _ => return Err(Error::not_found("NOT_FOUND", "No frame has that id.")),

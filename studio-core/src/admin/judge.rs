@@ -72,7 +72,7 @@ impl Admin<'_> {
     /// `GET /api/toolkit/admin/judge/verdicts/{jobId}`: the kept verdict of a develop under the
     /// current rubric, judged and kept now when there is none yet. 404 `NOT_FOUND` for an
     /// unknown job; 409 `NOT_LANDED` when the develop has no frame to judge.
-    pub async fn verdict_of(&self, _admin: &PlatformAdmin, job_id: &str) -> Result<StoredVerdict> {
+    pub async fn verdict_of(&self, _admin: &PlatformAdmin, job_id: &JobId) -> Result<StoredVerdict> {
         let studio = self.0;
         let job = studio
             .storage

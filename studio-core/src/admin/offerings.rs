@@ -121,7 +121,7 @@ impl Admin<'_> {
 
     /// Retire an offering (idempotent): no new claims or takes; holdings stay. 404
     /// `OFFERING_NOT_FOUND`.
-    pub async fn retire_offering(&self, _admin: &PlatformAdmin, id: &str) -> Result<AdminOfferingResponse> {
+    pub async fn retire_offering(&self, _admin: &PlatformAdmin, id: &ModelId) -> Result<AdminOfferingResponse> {
         let now = crate::ids::now();
         let row = self
             .0
@@ -157,7 +157,7 @@ impl Admin<'_> {
                     amount_cents: c.amount_cents,
                     currency: c.currency,
                     reason: c.reason,
-                    status: c.status,
+                    status: c.status.to_string(),
                     created_at: c.created_at,
                 })
                 .collect(),

@@ -192,8 +192,8 @@ impl Admin<'_> {
     }
 
     /// Remove an item.
-    pub async fn delete_tool_item(&self, _admin: &PlatformAdmin, id: &str) -> Result<ToolItemDeleted> {
-        if !self.0.accounts().remove_tool_item(&ToolItemId::from(id)).await? {
+    pub async fn delete_tool_item(&self, _admin: &PlatformAdmin, id: &ToolItemId) -> Result<ToolItemDeleted> {
+        if !self.0.accounts().remove_tool_item(id).await? {
             return Err(Error::not_found("ITEM_NOT_FOUND", "No tool item has that id."));
         }
         Ok(ToolItemDeleted { id: id.to_string(), deleted: true })

@@ -15,7 +15,7 @@
 //! [`LANE_RESULT_SECS`]; the pack worker's sweep deletes expired rows and blobs.
 
 use crate::ai::Ai;
-use crate::ids::{LaneResultId, OrgId};
+use crate::ids::{HoldId, LaneResultId, OrgId};
 use std::future::Future;
 
 use futures_util::FutureExt;
@@ -187,7 +187,7 @@ impl Ai<'_> {
                 Err(_) => Err(Error::internal("a lane's work panicked")),
             };
             let settle = outcome.is_ok();
-            if let Err(e) = studio.ai().resolve_with_retries(&caller.org_id, &hold.id, settle).await {
+            if let Err(e) = studio.ai().resolve_with_retries(&caller.org_id, &HoldId::from(&hold.id), settle).await {
                 tracing::error!(error = %e, hold = %hold.id, settle, "a lane's hold could not be resolved");
                 if settle {
                     // The work is done but the charge is not recorded: answer the failure
@@ -207,7 +207,7 @@ impl Ai<'_> {
 
     /// Settle (or release) a hold, trying again after 100 ms, 400 ms and 1.6 s on a storage
     /// failure: both are idempotent by hold id, so a retry after a lost answer is safe.
-    async fn resolve_with_retries(&self, org_id: &OrgId, hold_id: &str, settle: bool) -> Result<()> {
+    async fn resolve_with_retries(&self, org_id: &OrgId, hold_id: &HoldId, settle: bool) -> Result<()> {
         let mut wait = std::time::Duration::from_millis(100);
         let mut attempt = 1;
         loop {
@@ -297,7 +297,7 @@ impl Ai<'_> {
     /// `GET /api/toolkit/ai/results/{id}?e=&s=`: the PNG a lane answered, by its signed link
     /// alone (no session: the signature is the authority). Answers the bytes and the seconds
     /// the link has left.
-    pub async fn lane_result_file(&self, id: &str, expires: i64, signature: &str) -> Result<(Bytes, i64)> {
+    pub async fn lane_result_file(&self, id: &LaneResultId, expires: i64, signature: &str) -> Result<(Bytes, i64)> {
         let (_, bytes) = self.signed_lane_result(id, expires, signature).await?;
         Ok((bytes, (expires - Utc::now().timestamp()).max(0)))
     }

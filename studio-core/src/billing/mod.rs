@@ -162,7 +162,7 @@ impl Billing<'_> {
                 tokens,
                 amount_cents,
                 grant_cap,
-                status: "open".to_string(),
+                status: crate::storage::CheckoutStatus::Open,
                 provider_id: None,
                 payment_id: None,
                 created_at: crate::ids::now(),
@@ -551,11 +551,11 @@ impl Billing<'_> {
                 reference: c.reference,
                 tokens: 0,
                 amount_cents: c.price_cents,
-                paid: c.status == "paid",
+                paid: c.status == crate::storage::ClaimStatus::Paid,
             });
         }
         let c = self.0.storage.checkout(reference).await?.filter(|c| c.kind != "autocharge").ok_or_else(missing)?;
-        if c.status == "failed" {
+        if c.status == crate::storage::CheckoutStatus::Failed {
             return Err(missing());
         }
         let description = match c.kind.as_str() {
@@ -567,7 +567,7 @@ impl Billing<'_> {
             description,
             tokens: c.tokens,
             amount_cents: c.amount_cents,
-            paid: c.status == "paid",
+            paid: c.status == crate::storage::CheckoutStatus::Paid,
         })
     }
 

@@ -10,7 +10,7 @@
 //! back): a failed read charges nothing. The charged part runs in a task of its own so a
 //! dropped request never strands a hold.
 
-use crate::ids::OrgId;
+use crate::ids::{HoldId, OrgId};
 use bytes::Bytes;
 use serde::Deserialize;
 use serde_json::Value;
@@ -193,7 +193,7 @@ impl Brand<'_> {
             None
         } else {
             match self.0.billing().reserve_tokens(caller, DNA_PRICE, None, None).await {
-                Ok(r) => Some(r.hold.id),
+                Ok(r) => Some(HoldId::from(r.hold.id)),
                 Err(e) => return Err(e),
             }
         };

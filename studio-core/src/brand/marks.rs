@@ -200,9 +200,9 @@ impl Brand<'_> {
 
     /// `PATCH /api/toolkit/brand/marks/{id}`: absent fields stay; null clears placement and
     /// note; material cannot be cleared (400 `BAD_MATERIAL`). 403; 404 `NOT_FOUND`.
-    pub async fn update_mark(&self, caller: &Caller, id: &str, patch: MarkPatch) -> Result<MarkResponse> {
+    pub async fn update_mark(&self, caller: &Caller, id: &MarkId, patch: MarkPatch) -> Result<MarkResponse> {
         may_edit(caller)?;
-        let mark = self.0.storage.brand_mark(&caller.org_id, &MarkId::from(id)).await?.ok_or_else(mark_not_found)?;
+        let mark = self.0.storage.brand_mark(&caller.org_id, id).await?.ok_or_else(mark_not_found)?;
         let material = match &patch.material {
             None => mark.material.clone(),
             Some(m) => material(m.as_deref())?,
@@ -218,26 +218,19 @@ impl Brand<'_> {
         let sort_order = patch.sort_order.unwrap_or(mark.sort_order);
         let storage = &self.0.storage;
         if !storage
-            .update_brand_mark(
-                &caller.org_id,
-                &MarkId::from(id),
-                &material,
-                placement.as_deref(),
-                note.as_deref(),
-                sort_order,
-            )
+            .update_brand_mark(&caller.org_id, id, &material, placement.as_deref(), note.as_deref(), sort_order)
             .await?
         {
             return Err(mark_not_found());
         }
-        let mark = storage.brand_mark(&caller.org_id, &MarkId::from(id)).await?.ok_or_else(mark_not_found)?;
+        let mark = storage.brand_mark(&caller.org_id, id).await?.ok_or_else(mark_not_found)?;
         Ok(MarkResponse { mark: mark_view(mark) })
     }
 
     /// `DELETE /api/toolkit/brand/marks/{id}`: unregister; the asset stays in the library.
-    pub async fn delete_mark(&self, caller: &Caller, id: &str) -> Result<MarkDeleted> {
+    pub async fn delete_mark(&self, caller: &Caller, id: &MarkId) -> Result<MarkDeleted> {
         may_edit(caller)?;
-        if !self.0.storage.delete_brand_mark(&caller.org_id, &MarkId::from(id)).await? {
+        if !self.0.storage.delete_brand_mark(&caller.org_id, id).await? {
             return Err(mark_not_found());
         }
         Ok(MarkDeleted { ok: true, id: id.to_string() })

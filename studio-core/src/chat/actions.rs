@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use crate::api::{ChatAction, ChatApplied, ChatApplyRequest, CreateLookRequest, PackRequest, Quality, StartDevelop};
 use crate::caller::Caller;
 use crate::error::{Error, Result};
-use crate::ids::{ChatActionId, now};
+use crate::ids::{ChatActionId, ChatSessionId, now};
 use crate::storage::{ChatActionRow, ChatSessionRow};
 use crate::studio::Studio;
 
@@ -99,7 +99,7 @@ pub(crate) fn action_view(a: &ChatActionRow) -> Result<ChatAction> {
         summary: a.summary.clone(),
         request: parse(&a.request)?,
         price: a.price,
-        status: a.status.clone(),
+        status: a.status.to_string(),
         result: a.result.as_deref().map(parse).transpose()?,
         applied_at: a.applied_at,
     })
@@ -124,14 +124,14 @@ impl Chat<'_> {
         if action_id.is_empty() {
             return Err(Error::invalid("ACTION_REQUIRED", "actionId names the proposed action."));
         }
-        let session = self.own(caller, session_id).await?;
+        let session = self.own(caller, &ChatSessionId::from(session_id)).await?;
         let action = self
             .0
             .storage
             .chat_action(&session.id, &ChatActionId::from(action_id))
             .await?
             .ok_or_else(action_not_found)?;
-        if action.status == "applied" {
+        if action.status == crate::storage::ChatActionStatus::Applied {
             return self.applied(&session, &action.id, true).await;
         }
         if action.kind == "develop" {
@@ -154,7 +154,7 @@ impl Chat<'_> {
                 .chat_action(&session.id, &ChatActionId::from(&action.id))
                 .await?
                 .ok_or_else(action_not_found)?;
-            if current.status == "applied" {
+            if current.status == crate::storage::ChatActionStatus::Applied {
                 return self.applied(&session, &action.id, true).await;
             }
             if Instant::now() > deadline {
@@ -187,7 +187,7 @@ impl Chat<'_> {
             .chat_action(&session.id, &ChatActionId::from(&action.id))
             .await?
             .ok_or_else(action_not_found)?;
-        if current.status == "applied" {
+        if current.status == crate::storage::ChatActionStatus::Applied {
             return self.applied(&session, &action.id, true).await;
         }
         Err(Error::conflict("ACTION_IN_PROGRESS", "Another apply of this action is still running."))

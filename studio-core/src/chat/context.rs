@@ -13,7 +13,7 @@ use crate::admin::AI_READER;
 use crate::api::{ChatWarm, ChatWarmRequest, MemoryScope};
 use crate::caller::Caller;
 use crate::error::{Error, ErrorKind, Result};
-use crate::ids::now;
+use crate::ids::{ChatSessionId, now};
 use crate::internal::quality::ReaderOutcome;
 use crate::providers::ai::AiClient;
 use crate::storage::ChatSessionRow;
@@ -59,7 +59,7 @@ impl Chat<'_> {
     /// fresh one is kept already (then nothing is rebuilt: cheap to call twice). 404 for a
     /// session not the caller's.
     pub async fn warm(&self, caller: &Caller, req: ChatWarmRequest) -> Result<ChatWarm> {
-        let session = self.own(caller, &req.session_id).await?;
+        let session = self.own(caller, &ChatSessionId::from(&req.session_id)).await?;
         let (kept, built_at, cached) = self.kept(caller, &session).await?;
         let memories = self.0.accounts().active_memories(caller).await?.len() as i64;
         let count = |key: &str| kept.get(key).and_then(Value::as_array).map_or(0, |a| a.len() as i64);

@@ -77,7 +77,7 @@ impl Chat<'_> {
         ChatSession {
             id: row.id.to_string(),
             title: row.title.clone(),
-            status: row.status.clone(),
+            status: row.status.to_string(),
             turns: row.turns,
             turn_limit: self.0.config.chat.turn_limit,
             ticket_id: row.ticket_id.clone(),
@@ -88,7 +88,7 @@ impl Chat<'_> {
     }
 
     /// The caller's own session, else 404.
-    pub(crate) async fn own(&self, caller: &Caller, id: &str) -> Result<ChatSessionRow> {
+    pub(crate) async fn own(&self, caller: &Caller, id: &ChatSessionId) -> Result<ChatSessionRow> {
         let found = self
             .0
             .storage
@@ -113,7 +113,7 @@ impl Chat<'_> {
             via: via(caller).to_string(),
             titled: title.is_some(),
             title: title.unwrap_or_else(|| UNTITLED.to_string()),
-            status: "open".into(),
+            status: crate::storage::ChatSessionStatus::Open,
             turns: 0,
             last_seq: 0,
             ticket_id: None,
@@ -151,7 +151,7 @@ impl Chat<'_> {
 
     /// `GET /api/toolkit/chat/sessions/{id}/turns`: turns in order after `after`. 404 for a
     /// session not the caller's; 400 `BAD_LIMIT`, `BAD_AFTER`.
-    pub async fn turns(&self, caller: &Caller, id: &str, query: ChatTurnsQuery) -> Result<ChatTurnList> {
+    pub async fn turns(&self, caller: &Caller, id: &ChatSessionId, query: ChatTurnsQuery) -> Result<ChatTurnList> {
         let session = self.own(caller, id).await?;
         let limit = page(query.limit)?;
         let after = query.after.unwrap_or(0);
@@ -174,15 +174,15 @@ impl Chat<'_> {
     /// `MESSAGE_REQUIRED`, `TOO_LONG`; 404 `CHAT_SESSION_NOT_FOUND`; 409 `SESSION_ESCALATED`
     /// (with `ticketId`); 503 `AI_NOT_CONFIGURED`; 402 and 403 only when the deployment prices
     /// turns.
-    pub async fn turn(&self, caller: &Caller, id: &str, req: ChatTurnRequest) -> Result<ChatTurnResponse> {
+    pub async fn turn(&self, caller: &Caller, id: &ChatSessionId, req: ChatTurnRequest) -> Result<ChatTurnResponse> {
         // In a task of its own: a caller who hangs up never leaves a counted turn unstored.
-        let (studio, caller, id) = (self.0.clone(), caller.clone(), id.to_string());
+        let (studio, caller, id) = (self.0.clone(), caller.clone(), id.clone());
         tokio::spawn(async move { studio.ai().chat().take_turn(&caller, &id, req).await })
             .await
             .map_err(Error::internal)?
     }
 
-    async fn take_turn(&self, caller: &Caller, id: &str, req: ChatTurnRequest) -> Result<ChatTurnResponse> {
+    async fn take_turn(&self, caller: &Caller, id: &ChatSessionId, req: ChatTurnRequest) -> Result<ChatTurnResponse> {
         let message = req.message.trim();
         if message.is_empty() {
             return Err(Error::invalid("MESSAGE_REQUIRED", "Say something: message is required."));
@@ -193,7 +193,7 @@ impl Chat<'_> {
         }
         let session = self.own(caller, id).await?;
         let client = if req.to_person { None } else { Some(self.0.ai().ai_client()?) };
-        if session.status != "open" {
+        if session.status != crate::storage::ChatSessionStatus::Open {
             return Err(escalated(&session));
         }
         let person = turn_row(&session.id, "person", message, Value::Null, 0);
@@ -242,7 +242,7 @@ impl Chat<'_> {
                 summary: a.summary,
                 request: a.request.to_string(),
                 price: a.price,
-                status: "proposed".into(),
+                status: crate::storage::ChatActionStatus::Proposed,
                 claimed_at: None,
                 result: None,
                 applied_at: None,
@@ -318,7 +318,7 @@ impl Chat<'_> {
     async fn answer(
         &self,
         caller: &Caller,
-        id: &str,
+        id: &ChatSessionId,
         stored: Vec<ChatTurnRow>,
         actions: &[ChatActionRow],
     ) -> Result<ChatTurnResponse> {

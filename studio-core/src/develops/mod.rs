@@ -3,7 +3,7 @@
 //! queues it (storage `create_jobs`), so nothing is queued unpaid and a refusal writes nothing.
 
 use crate::ids::UserId;
-use crate::ids::{AssetId, JobId, LookId, OrgId, RunId};
+use crate::ids::{AssetId, JobId, LookId, ModelId, OrgId, RunId};
 pub(crate) mod filing;
 pub(crate) mod options;
 pub(crate) mod preflight;
@@ -483,7 +483,7 @@ impl Develops<'_> {
             let a = self
                 .0
                 .models()
-                .model_reference_asset(caller, id)
+                .model_reference_asset(caller, &ModelId::from(id))
                 .await?
                 .ok_or_else(|| Error::not_found(code, format!("No model {id:?} this house may cast.")))?;
             InputImage { org_id: caller.org_id.to_string(), blob_key: a.blob_key, mime: a.mime, bytes: a.bytes }
@@ -625,8 +625,8 @@ impl Develops<'_> {
     }
 
     /// A job of the caller's house.
-    pub(crate) async fn own_job(&self, caller: &Caller, id: &str) -> Result<JobRow> {
-        self.0.storage.job(&caller.org_id, &JobId::from(id)).await?.ok_or_else(job_not_found)
+    pub(crate) async fn own_job(&self, caller: &Caller, id: &JobId) -> Result<JobRow> {
+        self.0.storage.job(&caller.org_id, id).await?.ok_or_else(job_not_found)
     }
 
     /// The house's newest jobs, at most `limit`, of any status.
@@ -640,7 +640,7 @@ impl Develops<'_> {
     }
 
     /// One develop's status (the agent endpoint's get_develop).
-    pub async fn get_develop(&self, caller: &Caller, job_id: &str) -> Result<DevelopStatus> {
+    pub async fn get_develop(&self, caller: &Caller, job_id: &JobId) -> Result<DevelopStatus> {
         Ok(self.develop_status(&self.own_job(caller, job_id).await?))
     }
 
@@ -681,7 +681,7 @@ impl Develops<'_> {
 
     /// `POST /api/toolkit/jobs/{id}/cancel`: a queued job is cancelled and released; a
     /// rendering one finishes and costs; an ended one is unchanged.
-    pub async fn cancel_job(&self, caller: &Caller, id: &str) -> Result<CancelResponse> {
+    pub async fn cancel_job(&self, caller: &Caller, id: &JobId) -> Result<CancelResponse> {
         caller.require_spend_tokens()?;
         match self.cancel_in(&caller.org_id, id).await? {
             CancelOutcome::NotFound => Err(job_not_found()),
@@ -713,8 +713,8 @@ impl Develops<'_> {
     /// Cancel a house's queued job (its hold released in the same transaction, once), announce
     /// it and let its pipeline know: the one cancel path of the house's own route and the admin
     /// console's action.
-    pub(crate) async fn cancel_in(&self, org_id: &OrgId, id: &str) -> Result<CancelOutcome> {
-        let outcome = self.0.storage.cancel_job(org_id, &JobId::from(id), crate::ids::now()).await?;
+    pub(crate) async fn cancel_in(&self, org_id: &OrgId, id: &JobId) -> Result<CancelOutcome> {
+        let outcome = self.0.storage.cancel_job(org_id, id, crate::ids::now()).await?;
         if let CancelOutcome::Cancelled(row) = &outcome {
             self.publish_job(row).await;
             self.0.pipelines().after_job_end(row).await;
@@ -778,7 +778,7 @@ impl Develops<'_> {
 
     /// `POST /api/toolkit/jobs/{id}/duplicate`: the same develop again with a fresh hold; params
     /// copied verbatim, the source never billed again.
-    pub async fn duplicate_job(&self, caller: &Caller, id: &str, req: DuplicateRequest) -> Result<DuplicateResponse> {
+    pub async fn duplicate_job(&self, caller: &Caller, id: &JobId, req: DuplicateRequest) -> Result<DuplicateResponse> {
         caller.require_spend_tokens()?;
         let source = self.own_job(caller, id).await?;
         let key = clean(req.idempotency_key, "idempotencyKey")?.map(|k| format!("duplicate:{}:{k}", source.id));
@@ -813,7 +813,7 @@ impl Develops<'_> {
         let key = clean(req.idempotency_key, "idempotencyKey")?;
         let mut sources = Vec::with_capacity(ids.len());
         for id in &ids {
-            let source = self.own_job(caller, id).await?;
+            let source = self.own_job(caller, &JobId::from(id)).await?;
             if source.job_status() != JobStatus::Done {
                 return Err(Error::conflict(
                     "NOT_DEVELOPED",

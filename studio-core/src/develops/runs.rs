@@ -204,7 +204,7 @@ impl Develops<'_> {
                 .await?
                 .is_some()
         {
-            let done = self.0.pipelines().cancel_pipeline_run(caller, id).await?;
+            let done = self.0.pipelines().cancel_pipeline_run(caller, &RunId::from(id)).await?;
             let groups = self.groups(caller).await?;
             let run = self.views(caller, groups).await?.into_iter().find(|r| r.id == id).ok_or_else(not_found)?;
             return Ok(RunCancelResponse {

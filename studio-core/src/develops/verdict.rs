@@ -8,6 +8,8 @@
 //! (`VERDICT_UNREADABLE`), charging nothing; otherwise it is exactly a take of that one frame
 //! ([`Studio::take_again`]), so its price, hold and rules are the develops' own.
 
+use crate::ids::JobId;
+
 use crate::develops::Develops;
 use image::RgbImage;
 
@@ -256,7 +258,7 @@ impl Develops<'_> {
     /// help. Free. A develop that has not landed is `readable: false` with score 0 and a mark
     /// saying why. 404 `NOT_FOUND` for an unknown or foreign job.
     pub async fn verdict(&self, caller: &Caller, req: VerdictRequest) -> Result<Verdict> {
-        let job = self.own_job(caller, req.job_id.trim()).await?;
+        let job = self.own_job(caller, &JobId::from(req.job_id.trim())).await?;
         let verdict = self.judge(&job).await?;
         if job.job_status() == JobStatus::Done {
             self.keep_verdict(&job, &verdict).await?;

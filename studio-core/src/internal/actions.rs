@@ -27,7 +27,7 @@ fn application_not_found() -> Error {
 }
 
 impl Internal<'_> {
-    async fn application(&self, id: &str) -> Result<InviteRequestRow> {
+    async fn application(&self, id: &InviteRequestId) -> Result<InviteRequestRow> {
         self.0.storage.invite_request(&InviteRequestId::from(id.trim())).await?.ok_or_else(application_not_found)
     }
 
@@ -60,7 +60,7 @@ impl Internal<'_> {
     /// Action: approve a pending request, inviting its address as an admin's invitation does
     /// (the letter goes out). 400 `REASON_REQUIRED`, `TOO_LONG`; 404 `APPLICATION_NOT_FOUND`;
     /// 409 `NOT_PENDING`.
-    pub async fn approve(&self, machine: &Machine, id: &str, req: ApproveRequest) -> Result<Approved> {
+    pub async fn approve(&self, machine: &Machine, id: &InviteRequestId, req: ApproveRequest) -> Result<Approved> {
         require(machine, MachineKind::Action)?;
         let reason = req.reason.as_deref().map(str::trim).filter(|r| !r.is_empty());
         let reason = reason.ok_or_else(|| Error::invalid("REASON_REQUIRED", "Say why with reason."))?;
@@ -89,7 +89,7 @@ impl Internal<'_> {
 
     /// Action: what the service knows about an applicant, stored as a research note on the
     /// request. 404 `APPLICATION_NOT_FOUND`.
-    pub async fn research(&self, machine: &Machine, id: &str) -> Result<Research> {
+    pub async fn research(&self, machine: &Machine, id: &InviteRequestId) -> Result<Research> {
         require(machine, MachineKind::Action)?;
         let request = self.application(id).await?;
         let s = &self.0.storage;
@@ -130,7 +130,7 @@ impl Internal<'_> {
     /// Action: the AI reader summarizes a replay evidence with a focus; the summary is stored
     /// with the evidence. 400 `FOCUS_AREA_REQUIRED`, `TOO_LONG`; 404 `EVIDENCE_NOT_FOUND`;
     /// 502 `AI_FAILED`; 503 `AI_NOT_CONFIGURED`.
-    pub async fn summarize(&self, machine: &Machine, id: &str, req: SummarizeRequest) -> Result<Summarized> {
+    pub async fn summarize(&self, machine: &Machine, id: &EvidenceId, req: SummarizeRequest) -> Result<Summarized> {
         require(machine, MachineKind::Action)?;
         let focus = req.focus_area.as_deref().map(str::trim).filter(|f| !f.is_empty());
         let focus = focus.ok_or_else(|| Error::invalid("FOCUS_AREA_REQUIRED", "Say what to focus on: focusArea."))?;

@@ -159,7 +159,7 @@ impl Internal<'_> {
     }
 
     /// An evidence by id, else 404 `EVIDENCE_NOT_FOUND`.
-    pub(crate) async fn evidence_row(&self, id: &str) -> Result<EvidenceRow> {
+    pub(crate) async fn evidence_row(&self, id: &EvidenceId) -> Result<EvidenceRow> {
         self.0.storage.evidence(&EvidenceId::from(id.trim())).await?.ok_or_else(evidence_not_found)
     }
 
@@ -214,7 +214,7 @@ impl Internal<'_> {
     }
 
     /// Admin: one evidence with its renders. 404 `EVIDENCE_NOT_FOUND`.
-    pub async fn evidence(&self, _admin: &PlatformAdmin, id: &str) -> Result<Evidence> {
+    pub async fn evidence(&self, _admin: &PlatformAdmin, id: &EvidenceId) -> Result<Evidence> {
         let row = self.evidence_row(id).await?;
         self.evidence_view(row).await
     }
@@ -230,7 +230,7 @@ impl Internal<'_> {
             return Err(Error::invalid("BAD_FORMAT", format!("format is one of {}.", RENDER_FORMATS.join(", ")))
                 .with("formats", RENDER_FORMATS.to_vec()));
         }
-        let evidence = self.evidence_row(id).await?;
+        let evidence = self.evidence_row(&EvidenceId::from(id)).await?;
         let row = RenderRow {
             id: crate::ids::new_id("rrn"),
             evidence_id: evidence.id,
@@ -251,12 +251,12 @@ impl Internal<'_> {
     }
 
     /// Admin: a render's state. 404 `RENDER_NOT_FOUND`.
-    pub async fn render(&self, _admin: &PlatformAdmin, id: &str) -> Result<Render> {
+    pub async fn render(&self, _admin: &PlatformAdmin, id: &RenderId) -> Result<Render> {
         Ok(render_view(self.0.storage.render(&RenderId::from(id.trim())).await?.ok_or_else(render_not_found)?))
     }
 
     /// Admin "download": a complete render's type and bytes; 404 `RENDER_NOT_FOUND` until then.
-    pub async fn render_file(&self, _admin: &PlatformAdmin, id: &str) -> Result<(String, Bytes)> {
+    pub async fn render_file(&self, _admin: &PlatformAdmin, id: &RenderId) -> Result<(String, Bytes)> {
         let row = self.0.storage.render(&RenderId::from(id.trim())).await?.filter(|r| r.status == "complete");
         let row = row.ok_or_else(render_not_found)?;
         let (Some(key), Some(mime)) = (row.blob_key, row.mime) else { return Err(render_not_found()) };
@@ -273,7 +273,7 @@ impl Internal<'_> {
         let Some(render) = self.0.storage.claim_render(now, stale_before).await? else {
             return Ok(RenderClaim { job: None });
         };
-        let evidence = self.evidence_row(&render.evidence_id).await?;
+        let evidence = self.evidence_row(&EvidenceId::from(&render.evidence_id)).await?;
         Ok(RenderClaim {
             job: Some(RenderJob {
                 id: render.id,
@@ -286,7 +286,7 @@ impl Internal<'_> {
 
     /// Renderer: the file of a claimed render. 400 `EMPTY_RENDER`, `RENDER_TOO_LARGE` (with
     /// `maxBytes`); 404 `RENDER_NOT_FOUND` when unknown or not being rendered.
-    pub async fn complete_render(&self, machine: &Machine, id: &str, body: Bytes) -> Result<InternalOk> {
+    pub async fn complete_render(&self, machine: &Machine, id: &RenderId, body: Bytes) -> Result<InternalOk> {
         require(machine, MachineKind::Renderer)?;
         if body.is_empty() {
             return Err(Error::invalid("EMPTY_RENDER", "Send the render's bytes as the body."));
@@ -314,7 +314,7 @@ impl Internal<'_> {
 
     /// Renderer: a claimed render failed. 400 `CODE_REQUIRED`, `BAD_CODE`; 404
     /// `RENDER_NOT_FOUND` when unknown or not being rendered.
-    pub async fn fail_render(&self, machine: &Machine, id: &str, req: RenderFail) -> Result<InternalOk> {
+    pub async fn fail_render(&self, machine: &Machine, id: &RenderId, req: RenderFail) -> Result<InternalOk> {
         require(machine, MachineKind::Renderer)?;
         let code = req.code.as_deref().map(str::trim).filter(|c| !c.is_empty());
         let code = code.ok_or_else(|| Error::invalid("CODE_REQUIRED", "Say why with code."))?;
@@ -359,7 +359,7 @@ impl Internal<'_> {
 
     /// Analyst `recordings/{id}/analysis`: durations, cost, retries and verdict of one
     /// evidence. 404 `EVIDENCE_NOT_FOUND`.
-    pub async fn analysis(&self, machine: &Machine, id: &str) -> Result<RecordingAnalysis> {
+    pub async fn analysis(&self, machine: &Machine, id: &EvidenceId) -> Result<RecordingAnalysis> {
         require(machine, MachineKind::Analyst)?;
         let row = self.evidence_row(id).await?;
         let s = snapshot_of(&row)?;
@@ -400,7 +400,7 @@ impl Internal<'_> {
 
     /// Analyst: a JPEG thumbnail (at most [`PREVIEW_EDGE`] px a side) of any live asset. 404
     /// `ASSET_NOT_FOUND`.
-    pub async fn asset_preview(&self, machine: &Machine, id: &str) -> Result<Vec<u8>> {
+    pub async fn asset_preview(&self, machine: &Machine, id: &AssetId) -> Result<Vec<u8>> {
         require(machine, MachineKind::Analyst)?;
         let row = self.0.library().asset(&AssetId::from(id.trim())).await?.filter(|a| a.deleted_at.is_none());
         let row = row.ok_or_else(|| Error::not_found("ASSET_NOT_FOUND", "No asset has that id."))?;

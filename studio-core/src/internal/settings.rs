@@ -214,7 +214,12 @@ impl Internal<'_> {
 
     /// Admin: move an experiment's status. 400 `STATUS_REQUIRED`, `BAD_STATUS`; 404
     /// `EXPERIMENT_NOT_FOUND`; 409 `BAD_TRANSITION` (with `from` and `to`).
-    pub async fn patch_experiment(&self, _admin: &PlatformAdmin, id: &str, req: ExperimentPatch) -> Result<Experiment> {
+    pub async fn patch_experiment(
+        &self,
+        _admin: &PlatformAdmin,
+        id: &ExperimentId,
+        req: ExperimentPatch,
+    ) -> Result<Experiment> {
         let to = req.status.as_deref().map(str::trim).filter(|s| !s.is_empty());
         let to = to.ok_or_else(|| Error::invalid("STATUS_REQUIRED", "Say which status to move to."))?;
         if !EXPERIMENT_STATUSES.contains(&to) {

@@ -97,13 +97,13 @@ impl Billing<'_> {
     }
 
     /// Charge a hold (the frame landed). Exactly once: a second call changes nothing.
-    pub async fn settle_hold(&self, org_id: &OrgId, hold_id: &str) -> Result<HoldOutcome> {
-        resolved(self.0.storage.settle(org_id, &HoldId::from(hold_id), crate::ids::now()).await?, true)
+    pub async fn settle_hold(&self, org_id: &OrgId, hold_id: &HoldId) -> Result<HoldOutcome> {
+        resolved(self.0.storage.settle(org_id, hold_id, crate::ids::now()).await?, true)
     }
 
     /// Return a hold's tokens to the buckets they came from. Exactly once.
-    pub async fn release_hold(&self, org_id: &OrgId, hold_id: &str) -> Result<HoldOutcome> {
-        resolved(self.0.storage.release(org_id, &HoldId::from(hold_id), crate::ids::now()).await?, false)
+    pub async fn release_hold(&self, org_id: &OrgId, hold_id: &HoldId) -> Result<HoldOutcome> {
+        resolved(self.0.storage.release(org_id, hold_id, crate::ids::now()).await?, false)
     }
 
     /// Expire every grant due by now, in every house (the sweep's one pass); the tokens expired.

@@ -215,8 +215,8 @@ impl Library<'_> {
     /// `GET /api/toolkit/assets/{id}/provenance`: the content credentials of a live asset of
     /// the caller's house, read from its file now (any role; 404 otherwise). The asset's
     /// summary is brought up to date with what was read.
-    pub async fn asset_provenance(&self, caller: &Caller, id: &str) -> Result<ProvenanceReport> {
-        let row = self.own_asset(caller, id.trim()).await?;
+    pub async fn asset_provenance(&self, caller: &Caller, id: &AssetId) -> Result<ProvenanceReport> {
+        let row = self.own_asset(caller, &AssetId::from(id.trim())).await?;
         let bytes = self.0.blobs.get_bytes(&row.blob_key).await.map_err(Error::internal)?;
         let (mime, anchor) = (row.mime.clone(), self.0.config.credentials.trust_anchor().to_string());
         let report = tokio::task::spawn_blocking(move || read_credentials(&bytes, &mime, Some(&anchor)))
@@ -251,8 +251,8 @@ impl Library<'_> {
     }
 
     /// A live asset of the caller's house.
-    pub(crate) async fn own_asset(&self, caller: &Caller, id: &str) -> Result<AssetRow> {
-        match self.0.storage.asset_by_id(&AssetId::from(id)).await? {
+    pub(crate) async fn own_asset(&self, caller: &Caller, id: &AssetId) -> Result<AssetRow> {
+        match self.0.storage.asset_by_id(id).await? {
             Some(row) if row.org_id == caller.org_id && row.deleted_at.is_none() => Ok(row),
             _ => Err(not_found()),
         }
@@ -439,7 +439,7 @@ impl Library<'_> {
 
     /// The file route: a live asset of the caller's house (404 otherwise), or "not modified"
     /// when `if_none_match` names its current ETag.
-    pub async fn asset_file(&self, caller: &Caller, id: &str, if_none_match: Option<&str>) -> Result<AssetFile> {
+    pub async fn asset_file(&self, caller: &Caller, id: &AssetId, if_none_match: Option<&str>) -> Result<AssetFile> {
         let row = self.own_asset(caller, id).await?;
         self.file_of(row, if_none_match).await
     }
@@ -447,8 +447,8 @@ impl Library<'_> {
     /// One live asset of the caller's house as JSON and, when a develop made it, that develop
     /// and its inputs (a fresh upload's input has no asset; an input deleted since keeps its id
     /// but not its name or link). Any role; 404 when it is not this house's.
-    pub async fn asset_detail(&self, caller: &Caller, id: &str) -> Result<AssetDetail> {
-        let row = self.own_asset(caller, id.trim()).await?;
+    pub async fn asset_detail(&self, caller: &Caller, id: &AssetId) -> Result<AssetDetail> {
+        let row = self.own_asset(caller, &AssetId::from(id.trim())).await?;
         let origin = match self.0.develops().origin_job(&caller.org_id, &row.id).await? {
             None => None,
             Some(job) => {
@@ -482,8 +482,8 @@ impl Library<'_> {
     }
 
     /// The legacy bytes route: 404 for unknown or deleted, 403 for another house's asset.
-    pub async fn legacy_asset_file(&self, caller: &Caller, id: &str) -> Result<AssetFile> {
-        let row = match self.0.storage.asset_by_id(&AssetId::from(id)).await? {
+    pub async fn legacy_asset_file(&self, caller: &Caller, id: &AssetId) -> Result<AssetFile> {
+        let row = match self.0.storage.asset_by_id(id).await? {
             Some(row) if row.deleted_at.is_none() => row,
             _ => return Err(Error::not_found("NOT_FOUND", "No such asset.")),
         };
@@ -506,7 +506,7 @@ impl Library<'_> {
 
     /// Edit one asset. Absent fields stay; `sku`, `folderId`, `fit` and `wearer` take null; an
     /// empty patch changes nothing and answers the asset.
-    pub async fn patch_asset(&self, caller: &Caller, id: &str, patch: AssetPatch) -> Result<AssetResponse> {
+    pub async fn patch_asset(&self, caller: &Caller, id: &AssetId, patch: AssetPatch) -> Result<AssetResponse> {
         caller.require_write_library()?;
         self.own_asset(caller, id).await?;
         let mut changes = AssetChanges::default();

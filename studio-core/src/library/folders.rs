@@ -67,18 +67,18 @@ impl Library<'_> {
     }
 
     /// Rename a collection. An empty or unchanged name changes nothing and answers 200.
-    pub async fn rename_folder(&self, caller: &Caller, id: &str, req: RenameFolderRequest) -> Result<FolderResponse> {
+    pub async fn rename_folder(
+        &self,
+        caller: &Caller,
+        id: &FolderId,
+        req: RenameFolderRequest,
+    ) -> Result<FolderResponse> {
         caller.require_write_library()?;
-        let current = self.0.storage.folder(&caller.org_id, &FolderId::from(id)).await?.ok_or_else(not_found)?;
+        let current = self.0.storage.folder(&caller.org_id, id).await?.ok_or_else(not_found)?;
         let name = clean_name(req.name.as_deref())?;
         match name {
             Some(name) if name != current.name => {
-                let row = self
-                    .0
-                    .storage
-                    .rename_folder(&caller.org_id, &FolderId::from(id), &name)
-                    .await?
-                    .ok_or_else(not_found)?;
+                let row = self.0.storage.rename_folder(&caller.org_id, id, &name).await?.ok_or_else(not_found)?;
                 Ok(FolderResponse { folder: folder_view(row) })
             }
             _ => Ok(FolderResponse { folder: folder_view(current) }),
@@ -88,7 +88,7 @@ impl Library<'_> {
     /// Delete a collection: nothing in it is lost. Its images and its sub-collections move up
     /// to its parent (the root when it had none), and the marks registered for it go with it.
     /// Any role but viewer (403); 404 when it is not this house's.
-    pub async fn delete_folder(&self, caller: &Caller, id: &str) -> Result<FolderDeleted> {
+    pub async fn delete_folder(&self, caller: &Caller, id: &FolderId) -> Result<FolderDeleted> {
         caller.require_write_library()?;
         let (moved_assets, moved_folders) =
             self.0.storage.delete_folder(&caller.org_id, &FolderId::from(id.trim())).await?.ok_or_else(not_found)?;

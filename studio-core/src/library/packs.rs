@@ -253,14 +253,14 @@ impl Library<'_> {
     }
 
     /// A pack of the caller's house.
-    pub async fn get_pack(&self, caller: &Caller, id: &str) -> Result<Pack> {
-        let row = self.0.storage.pack(&caller.org_id, &PackId::from(id)).await?.ok_or_else(pack_not_found)?;
+    pub async fn get_pack(&self, caller: &Caller, id: &PackId) -> Result<Pack> {
+        let row = self.0.storage.pack(&caller.org_id, id).await?.ok_or_else(pack_not_found)?;
         Ok(self.pack_view(&row))
     }
 
     /// The archive of a ready pack, whole or one byte range (`start`, optional inclusive `end`).
-    pub async fn pack_file(&self, caller: &Caller, id: &str, range: Option<(u64, Option<u64>)>) -> Result<PackFile> {
-        let row = self.0.storage.pack(&caller.org_id, &PackId::from(id)).await?.ok_or_else(pack_not_found)?;
+    pub async fn pack_file(&self, caller: &Caller, id: &PackId, range: Option<(u64, Option<u64>)>) -> Result<PackFile> {
+        let row = self.0.storage.pack(&caller.org_id, id).await?.ok_or_else(pack_not_found)?;
         let key = match (row.status.as_str(), &row.blob_key) {
             ("ready", Some(key)) if row.expires_at > crate::ids::now() => key.clone(),
             ("expired", _) => return Err(Error::not_found("PACK_EXPIRED", "This pack's link has lapsed; pack again.")),

@@ -6,7 +6,7 @@
 //! An asset's renditions are removed when the asset is deleted. An image with transparency is
 //! rendered as lossless WebP (so a cutout keeps its alpha), any other as JPEG.
 
-use crate::ids::OrgId;
+use crate::ids::{AssetId, OrgId};
 use crate::library::Library;
 use bytes::Bytes;
 use image::ImageEncoder;
@@ -62,7 +62,7 @@ impl Library<'_> {
     pub async fn asset_rendition(
         &self,
         caller: &Caller,
-        id: &str,
+        id: &AssetId,
         w: Option<u32>,
         if_none_match: Option<&str>,
     ) -> Result<AssetFile> {

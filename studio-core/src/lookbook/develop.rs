@@ -18,7 +18,7 @@ use crate::api::{
 use crate::caller::Caller;
 use crate::develops::{JobInput, JobSpec};
 use crate::error::{Error, ErrorKind, Result};
-use crate::ids::{LookId, new_id, now};
+use crate::ids::{JobId, LookId, new_id, now};
 use crate::storage::{LockChange, LockOutcome, LookGuard, LookJobsOutcome, LookRow};
 
 use super::output::{self, Destination, Framing};
@@ -276,7 +276,7 @@ impl Lookbook<'_> {
 
     /// `POST looks/{id}/variations`: one frame per key, all held together or none (402 names
     /// the whole need). Locked looks only (409 `LOCK_REQUIRED`).
-    pub async fn variations(&self, caller: &Caller, id: &str, req: VariationsRequest) -> Result<VariationsResponse> {
+    pub async fn variations(&self, caller: &Caller, id: &LookId, req: VariationsRequest) -> Result<VariationsResponse> {
         caller.require_spend_tokens()?;
         let keys = vocabulary::variation_frames(req.keys.as_deref())?;
         let order =
@@ -361,7 +361,7 @@ impl Lookbook<'_> {
                 let r = self
                     .variations(
                         caller,
-                        &look_id,
+                        &LookId::from(&look_id),
                         VariationsRequest {
                             keys: Some(vec![key]),
                             quality: Some(req.quality),
@@ -372,7 +372,7 @@ impl Lookbook<'_> {
                     )
                     .await?;
                 let job = r.jobs.into_iter().next().ok_or_else(|| Error::internal("no variation job came back"))?;
-                let status = self.0.develops().own_job(caller, &job.job_id).await?.job_status();
+                let status = self.0.develops().own_job(caller, &JobId::from(&job.job_id)).await?.job_status();
                 Ok(StartedDevelop {
                     job_id: job.job_id,
                     status,
@@ -386,7 +386,7 @@ impl Lookbook<'_> {
     /// `POST looks/{id}/lock`: make a landed frame of one of this look's develops its base
     /// (422 `NOT_A_LOOK_FRAME` otherwise); lineage records the model collage as its parent.
     /// Locking a locked look moves its base to the new frame.
-    pub async fn lock(&self, caller: &Caller, id: &str, req: LockRequest) -> Result<LookResponse> {
+    pub async fn lock(&self, caller: &Caller, id: &LookId, req: LockRequest) -> Result<LookResponse> {
         caller.require_write_library()?;
         let asset_id = req.asset_id.as_deref().map(str::trim).unwrap_or_default();
         if asset_id.is_empty() {
@@ -400,7 +400,7 @@ impl Lookbook<'_> {
 
     /// `POST looks/{id}/unlock`: back to draft, the look-base fields kept; a draft is answered
     /// unchanged.
-    pub async fn unlock(&self, caller: &Caller, id: &str) -> Result<LookResponse> {
+    pub async fn unlock(&self, caller: &Caller, id: &LookId) -> Result<LookResponse> {
         caller.require_write_library()?;
         self.change_lock(caller, id.trim(), LockChange::Unlock).await
     }

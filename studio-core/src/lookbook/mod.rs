@@ -256,15 +256,15 @@ impl Lookbook<'_> {
     }
 
     /// A look with its variation frames and latest develop-lock; 404 `NOT_FOUND`.
-    pub async fn look(&self, caller: &Caller, id: &str) -> Result<LookDetail> {
+    pub async fn look(&self, caller: &Caller, id: &LookId) -> Result<LookDetail> {
         let row = self
             .0
             .storage
-            .look(&caller.org_id, &LookId::from(id))
+            .look(&caller.org_id, id)
             .await?
             .ok_or_else(|| Error::not_found("NOT_FOUND", "No such look in this house."))?;
         let look = look_view(&row)?;
-        let jobs = self.0.storage.look_jobs(&caller.org_id, &LookId::from(id)).await?;
+        let jobs = self.0.storage.look_jobs(&caller.org_id, id).await?;
         let lock_develop = jobs.iter().rev().find(|j| j.stage.as_deref() == Some("lock")).map(|j| LockDevelop {
             id: j.id.clone().into(),
             status: j.status.clone().to_string(),
@@ -299,7 +299,7 @@ impl Lookbook<'_> {
     }
 
     /// A template with its shots; 404 `NOT_FOUND` for one that is not built in nor the house's.
-    pub async fn template(&self, caller: &Caller, id: &str) -> Result<TemplateDetail> {
+    pub async fn template(&self, caller: &Caller, id: &TemplateId) -> Result<TemplateDetail> {
         let id = id.trim();
         if id.is_empty() {
             return Err(Error::invalid("ID_REQUIRED", "Name the template."));

@@ -73,7 +73,7 @@ impl Models<'_> {
     /// Owner's session only. Never grants. 400 `ALREADY_YOURS`, `FREE_MODEL`, `NOT_FOR_SALE`;
     /// 403 (asked first, as on every money route, so a non-owner learns nothing of ids); 404; 409
     /// `TAKEN` or `CHECKOUT_PENDING`; 502 `CHECKOUT_FAILED`; 503 `BILLING_NOT_CONFIGURED`.
-    pub async fn checkout_model(&self, caller: &Caller, id: &str) -> Result<ModelCheckout> {
+    pub async fn checkout_model(&self, caller: &Caller, id: &ModelId) -> Result<ModelCheckout> {
         caller.require_spend_money()?;
         let row = self.offering_row(caller, id, Door::Checkout).await?;
         let model = self.model_view(&caller.org_id, row.clone());
@@ -96,7 +96,7 @@ impl Models<'_> {
     /// saw it a minute ago, so it answers 409 `TAKEN` (held) or `CHECKOUT_PENDING` (claimed,
     /// unexpired), and a retired offering the house never held answers `NOT_FOR_SALE`; 404
     /// stays for an id that is no offering this house can see at all.
-    async fn offering_row(&self, caller: &Caller, id: &str, door: Door) -> Result<BoardModelRow> {
+    async fn offering_row(&self, caller: &Caller, id: &ModelId, door: Door) -> Result<BoardModelRow> {
         let missing = match self.board_row(caller, id).await {
             Err(e) if e.kind == ErrorKind::NotFound => e,
             found => return found,
@@ -140,7 +140,7 @@ impl Models<'_> {
             exclusive: m.tier == "exclusive",
             price_cents: m.price_cents,
             currency: m.currency.clone(),
-            status: "pending".to_string(),
+            status: crate::storage::ClaimStatus::Pending,
             checkout_url: None,
             provider_id: None,
             payment_id: None,
@@ -255,7 +255,7 @@ impl Models<'_> {
         if kind.trim() != KIND_MODEL {
             return Err(Error::not_found("NOT_FOUND", format!("No offerings of kind {kind:?}.")));
         }
-        let row = self.offering_row(caller, id, Door::Take).await?;
+        let row = self.offering_row(caller, &ModelId::from(id), Door::Take).await?;
         if row.model.tier == "yours" {
             return Err(Error::not_found("NOT_FOUND", "That is a house's own model, not an offering."));
         }

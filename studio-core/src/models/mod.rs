@@ -294,12 +294,12 @@ impl Models<'_> {
 
     /// One model of the board; out of scope (another house's own, an exclusive face held or
     /// claimed elsewhere, unknown) is 404 `NOT_FOUND`, never 403.
-    pub async fn model(&self, caller: &Caller, id: &str) -> Result<Model> {
+    pub async fn model(&self, caller: &Caller, id: &ModelId) -> Result<Model> {
         let row = self.board_row(caller, id).await?;
         Ok(self.model_view(&caller.org_id, row))
     }
 
-    pub(crate) async fn board_row(&self, caller: &Caller, id: &str) -> Result<BoardModelRow> {
+    pub(crate) async fn board_row(&self, caller: &Caller, id: &ModelId) -> Result<BoardModelRow> {
         self.0
             .storage
             .board_model(&caller.org_id, &ModelId::from(id.trim()), crate::ids::now())
@@ -312,7 +312,7 @@ impl Models<'_> {
     /// `BAD_BODY` (nothing to change, bad traits), `BAD_ASSET_IDS` (a sheet that is not a live
     /// asset of the house, repeated, too many); 403 `FORBIDDEN` for a viewer or a model the
     /// house did not cast; 404 when out of scope.
-    pub async fn patch_model(&self, caller: &Caller, id: &str, patch: ModelPatch) -> Result<Model> {
+    pub async fn patch_model(&self, caller: &Caller, id: &ModelId, patch: ModelPatch) -> Result<Model> {
         let current = self.board_row(caller, id).await?;
         caller.require_write_library()?;
         if current.model.tier != TIER_YOURS {
@@ -376,7 +376,7 @@ impl Models<'_> {
     pub async fn model_preview(
         &self,
         caller: &Caller,
-        id: &str,
+        id: &ModelId,
         n: usize,
         if_none_match: Option<&str>,
     ) -> Result<crate::AssetFile> {
@@ -399,8 +399,8 @@ impl Models<'_> {
     /// The frame a develop casts for model `id` (its first identity frame): a model on the
     /// caller's board that the house may use (its own, held, or free). None otherwise. The
     /// frame of a catalog model lives in its publisher's library.
-    pub(crate) async fn model_reference_asset(&self, caller: &Caller, id: &str) -> Result<Option<AssetRow>> {
-        let Some(row) = self.0.storage.board_model(&caller.org_id, &ModelId::from(id), crate::ids::now()).await? else {
+    pub(crate) async fn model_reference_asset(&self, caller: &Caller, id: &ModelId) -> Result<Option<AssetRow>> {
+        let Some(row) = self.0.storage.board_model(&caller.org_id, id, crate::ids::now()).await? else {
             return Ok(None);
         };
         let usable = row.usable_by(&caller.org_id);

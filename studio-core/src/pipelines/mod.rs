@@ -479,9 +479,9 @@ impl Pipelines<'_> {
     }
 
     /// `DELETE /api/toolkit/pipelines/presets/{id}`. Runs keep the plan they ran.
-    pub async fn delete_pipeline_preset(&self, caller: &Caller, id: &str) -> Result<PipelinePresetDeleted> {
+    pub async fn delete_pipeline_preset(&self, caller: &Caller, id: &PresetId) -> Result<PipelinePresetDeleted> {
         caller.require_write_library()?;
-        if !self.0.storage.delete_pipeline_preset(&caller.org_id, &PresetId::from(id)).await? {
+        if !self.0.storage.delete_pipeline_preset(&caller.org_id, id).await? {
             return Err(preset_not_found("NOT_FOUND"));
         }
         Ok(PipelinePresetDeleted { id: id.to_string(), deleted: true })

@@ -370,7 +370,7 @@ impl Pipelines<'_> {
     }
 
     /// `GET /api/toolkit/pipelines/runs/{id}` (`run_<uuid>` or `run.<uuid>`).
-    pub async fn pipeline_run(&self, caller: &Caller, id: &str) -> Result<PipelineRunDetail> {
+    pub async fn pipeline_run(&self, caller: &Caller, id: &RunId) -> Result<PipelineRunDetail> {
         let row = self.own_run(caller, id).await?;
         let states = self.0.storage.pipeline_steps(&row.id).await?;
         let plan: Plan = serde_json::from_str(&row.plan).map_err(Error::internal)?;
@@ -384,7 +384,7 @@ impl Pipelines<'_> {
     /// `POST /api/toolkit/pipelines/runs/{id}/cancel`: the run is flagged first (nothing more
     /// is queued) and its waiting steps released in that transaction; then its queued jobs are
     /// cancelled and released; rendering frames finish and cost.
-    pub async fn cancel_pipeline_run(&self, caller: &Caller, id: &str) -> Result<PipelineCancelResponse> {
+    pub async fn cancel_pipeline_run(&self, caller: &Caller, id: &RunId) -> Result<PipelineCancelResponse> {
         caller.require_spend_tokens()?;
         let run_id = run_row_id(id);
         let flagged = self
@@ -415,7 +415,7 @@ impl Pipelines<'_> {
                 _ => {}
             }
         }
-        if let Err(e) = self.advance_run(&caller.org_id, &run_id).await {
+        if let Err(e) = self.advance_run(&caller.org_id, &RunId::from(&run_id)).await {
             // The cancel has committed; the sweep records the ending.
             tracing::warn!(error = %e, run = %run_id, "the pass after a cancel failed");
         }

@@ -94,12 +94,12 @@ impl Pipelines<'_> {
     }
 
     /// One scheduler pass over a run of a house; records its ending once nothing is active.
-    pub(crate) async fn advance_run(&self, org_id: &OrgId, run_id: &str) -> Result<()> {
-        let Some(run) = self.0.storage.pipeline_run(org_id, &RunId::from(run_id)).await? else { return Ok(()) };
+    pub(crate) async fn advance_run(&self, org_id: &OrgId, run_id: &RunId) -> Result<()> {
+        let Some(run) = self.0.storage.pipeline_run(org_id, run_id).await? else { return Ok(()) };
         if run.status != RunStatus::Developing {
             return Ok(());
         }
-        let mut states = self.0.storage.pipeline_steps(&RunId::from(run_id)).await?;
+        let mut states = self.0.storage.pipeline_steps(run_id).await?;
         let mut pass = self.plan_pass(&run, &states);
         if !pass.queue.is_empty() {
             let mut jobs: Vec<JobRow> = pass.queue.iter().map(|(_, job)| job.clone()).collect();
@@ -109,19 +109,19 @@ impl Pipelines<'_> {
             }
         }
         if !pass.queue.is_empty() || !pass.end.is_empty() {
-            let done = self.0.storage.advance_pipeline(org_id, &RunId::from(run_id), pass, now()).await?;
+            let done = self.0.storage.advance_pipeline(org_id, run_id, pass, now()).await?;
             let queued: Vec<JobRow> = done.queued;
             if !queued.is_empty() {
                 self.0.develops().queued(CreateJobsOutcome::Created(queued)).await?;
             }
-            states = self.0.storage.pipeline_steps(&RunId::from(run_id)).await?;
+            states = self.0.storage.pipeline_steps(run_id).await?;
         }
         // Read the run again: a cancel since the pass began must end it `cancelled`.
-        let Some(run) = self.0.storage.pipeline_run(org_id, &RunId::from(run_id)).await? else { return Ok(()) };
+        let Some(run) = self.0.storage.pipeline_run(org_id, run_id).await? else { return Ok(()) };
         let view = self.pipeline_view(&run, &states);
         let ended = run_status(&view.steps, run.cancel_requested);
         if ended != "developing" {
-            self.0.storage.finish_pipeline_run(org_id, &RunId::from(run_id), ended, now()).await?;
+            self.0.storage.finish_pipeline_run(org_id, run_id, ended, now()).await?;
         }
         Ok(())
     }
@@ -133,7 +133,7 @@ impl Pipelines<'_> {
         }
         let Some(uuid) = &job.run_id else { return };
         let run_id = format!("run_{uuid}");
-        if let Err(e) = self.advance_run(&job.org_id, &run_id).await {
+        if let Err(e) = self.advance_run(&job.org_id, &RunId::from(&run_id)).await {
             // The sweep passes over the run again shortly; nothing is lost.
             tracing::warn!(error = %e, run = %run_id, "a pipeline pass failed");
         }
@@ -152,7 +152,7 @@ impl Pipelines<'_> {
             };
             let full = open.len() as i64 == SWEEP_BATCH;
             for (org_id, run_id) in open {
-                if let Err(e) = self.advance_run(&OrgId::from(org_id), &run_id).await {
+                if let Err(e) = self.advance_run(&OrgId::from(org_id), &RunId::from(&run_id)).await {
                     tracing::warn!(error = %e, run = %run_id, "a pipeline pass failed");
                 }
                 after = run_id;

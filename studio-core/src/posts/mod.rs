@@ -100,17 +100,17 @@ impl Posts<'_> {
     }
 
     /// `GET /posts/{id}`: one post of the house. 404 `NOT_FOUND`.
-    pub async fn post(&self, caller: &Caller, id: &str) -> Result<Post> {
-        self.0.storage.post(&caller.org_id, &PostId::from(id)).await?.map(view).ok_or_else(not_found)
+    pub async fn post(&self, caller: &Caller, id: &PostId) -> Result<Post> {
+        self.0.storage.post(&caller.org_id, id).await?.map(view).ok_or_else(not_found)
     }
 
     /// `PATCH /posts/{id}`: the author changes a post. 400 as on create; 403 `FORBIDDEN` (not
     /// the author); 404 `NOT_FOUND`.
-    pub async fn patch_post(&self, caller: &Caller, id: &str, patch: PostPatch) -> Result<Post> {
+    pub async fn patch_post(&self, caller: &Caller, id: &PostId, patch: PostPatch) -> Result<Post> {
         refuse_viewer(caller)?;
         let title = patch.title.as_deref().map(|t| text(t, "TITLE_REQUIRED", "title", MAX_POST_TITLE)).transpose()?;
         let body = patch.body.as_deref().map(|b| text(b, "BODY_REQUIRED", "body", MAX_POST_BODY)).transpose()?;
-        let row = self.0.storage.post(&caller.org_id, &PostId::from(id)).await?.ok_or_else(not_found)?;
+        let row = self.0.storage.post(&caller.org_id, id).await?.ok_or_else(not_found)?;
         if row.author_id != caller.user_id {
             return Err(not_author());
         }
@@ -118,20 +118,20 @@ impl Posts<'_> {
         let changed = self
             .0
             .storage
-            .update_post(&caller.org_id, &PostId::from(id), &caller.user_id, title.as_deref(), body.as_deref(), now)
+            .update_post(&caller.org_id, id, &caller.user_id, title.as_deref(), body.as_deref(), now)
             .await?;
         changed.map(view).ok_or_else(not_found)
     }
 
     /// `DELETE /posts/{id}`: the author deletes a post. 403 `FORBIDDEN` (not the author); 404
     /// `NOT_FOUND`.
-    pub async fn delete_post(&self, caller: &Caller, id: &str) -> Result<()> {
+    pub async fn delete_post(&self, caller: &Caller, id: &PostId) -> Result<()> {
         refuse_viewer(caller)?;
-        let row = self.0.storage.post(&caller.org_id, &PostId::from(id)).await?.ok_or_else(not_found)?;
+        let row = self.0.storage.post(&caller.org_id, id).await?.ok_or_else(not_found)?;
         if row.author_id != caller.user_id {
             return Err(not_author());
         }
-        if !self.0.storage.delete_post(&caller.org_id, &PostId::from(id), &caller.user_id).await? {
+        if !self.0.storage.delete_post(&caller.org_id, id, &caller.user_id).await? {
             return Err(not_found());
         }
         Ok(())

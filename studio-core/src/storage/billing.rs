@@ -25,7 +25,7 @@ pub struct CheckoutRow {
     /// Subscriptions: the most the grant bucket may hold after a grant (monthly × rollover).
     pub grant_cap: Option<i64>,
     /// open, charged, paid or failed (a CHECK constraint).
-    pub status: String,
+    pub status: crate::storage::CheckoutStatus,
     /// The provider's id for the checkout.
     pub provider_id: Option<String>,
     /// The provider's payment id, once charged or paid.

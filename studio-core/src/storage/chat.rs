@@ -23,7 +23,7 @@ pub struct ChatSessionRow {
     /// True once the title was given or taken from the first message.
     pub titled: bool,
     /// `open` or `escalated`.
-    pub status: String,
+    pub status: crate::storage::ChatSessionStatus,
     /// Person turns taken (the turn limit counts these).
     pub turns: i64,
     /// The last turn's sequence number.
@@ -81,7 +81,7 @@ pub struct ChatActionRow {
     /// Its price from the price book when proposed.
     pub price: i64,
     /// `proposed`, `applying` or `applied`.
-    pub status: String,
+    pub status: crate::storage::ChatActionStatus,
     /// When an apply claimed it.
     pub claimed_at: Option<DateTime<Utc>>,
     /// What applying it answered (JSON).

@@ -97,7 +97,10 @@ pub use search::{SearchHitRow, SearchScope, SearchStore};
 pub use seats::{AcceptSeat, EraseOutcome, SeatInvitationRow, SeatRow, SeatStore};
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStorage;
-pub use status::{HoldStatus, PackStatus, RunStatus, StepStatus};
+pub use status::{
+    CaseStatus, ChatActionStatus, ChatSessionStatus, CheckoutStatus, ClaimStatus, DeliveryStatus, HoldStatus,
+    PackStatus, RunStatus, SeatInvitationStatus, StepStatus, TicketStatus,
+};
 pub use support::{
     MessageEffect, ScreenshotRow, SupportReportRow, SupportStore, ThreadMessageRow, TicketFilter, TicketLineRow,
     TicketMessageRow, TicketRow,

@@ -85,7 +85,7 @@ pub struct ClaimRow {
     /// Currency.
     pub currency: String,
     /// pending, paid, released, expired or lapsed (paid after it had expired or been released).
-    pub status: String,
+    pub status: crate::storage::ClaimStatus,
     /// The provider's checkout page, once created.
     pub checkout_url: Option<String>,
     /// The provider's checkout id.
@@ -151,7 +151,7 @@ pub struct EntitlementCaseRow {
     /// claim_expired, claim_released, underpaid, taken or already_held.
     pub reason: String,
     /// review or refunded.
-    pub status: String,
+    pub status: crate::storage::CaseStatus,
     /// Recorded.
     pub created_at: DateTime<Utc>,
     /// Refunded or reviewed.

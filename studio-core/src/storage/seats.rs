@@ -24,7 +24,7 @@ pub struct SeatInvitationRow {
     /// Who invited.
     pub invited_by: String,
     /// pending, accepted, superseded or withdrawn.
-    pub status: String,
+    pub status: crate::storage::SeatInvitationStatus,
     /// When it was made.
     pub created_at: DateTime<Utc>,
     /// After this it cannot be accepted.

@@ -134,6 +134,97 @@ statuses! {
         /// Past its time; the file is gone.
         Expired = "expired",
     }
+
+    /// The state of a checkout (a purchase of tokens or a model).
+    CheckoutStatus {
+        /// Opened at the payment provider, not yet paid.
+        Open = "open",
+        /// An auto top-up the provider accepted, waiting for its payment to land.
+        Charged = "charged",
+        /// Paid; what it bought was granted.
+        Paid = "paid",
+        /// The payment failed (or the charge was refused).
+        Failed = "failed",
+    }
+
+    /// The state of a seat invitation.
+    SeatInvitationStatus {
+        /// Sent, not yet answered.
+        Pending = "pending",
+        /// The invitee took the seat.
+        Accepted = "accepted",
+        /// A newer invitation to the same address replaced it.
+        Superseded = "superseded",
+        /// The house withdrew it.
+        Withdrawn = "withdrawn",
+    }
+
+
+    /// The state of a claim on a priced model.
+    ClaimStatus {
+        /// Checkout open, the model reserved for the house.
+        Pending = "pending",
+        /// Paid: the house holds the model.
+        Paid = "paid",
+        /// Given up before payment.
+        Released = "released",
+        /// The checkout ran out of time.
+        Expired = "expired",
+        /// Paid, but no holding came of it (an entitlement case records the payment).
+        Lapsed = "lapsed",
+    }
+
+    /// The state of an entitlement case (a payment that could not become a holding).
+    CaseStatus {
+        /// Waiting for the platform to refund it.
+        Review = "review",
+        /// Refunded.
+        Refunded = "refunded",
+    }
+
+    /// The state of a support ticket.
+    TicketStatus {
+        /// Not yet read by support.
+        New = "new",
+        /// Being worked on.
+        Open = "open",
+        /// Waiting for the person's answer.
+        Pending = "pending",
+        /// Waiting on something else.
+        OnHold = "on_hold",
+        /// Done.
+        Resolved = "resolved",
+    }
+
+    /// The state of an assistant conversation.
+    ChatSessionStatus {
+        /// The assistant answers.
+        Open = "open",
+        /// Handed to a person (a support ticket).
+        Escalated = "escalated",
+    }
+
+    /// The state of an action the assistant proposed.
+    ChatActionStatus {
+        /// Waiting for the person's confirmation.
+        Proposed = "proposed",
+        /// Confirmed and being applied (claimed once).
+        Applying = "applying",
+        /// Applied.
+        Applied = "applied",
+    }
+
+    /// The state of a webhook delivery (one event to one endpoint).
+    DeliveryStatus {
+        /// Attempts remain.
+        Pending = "pending",
+        /// The receiver answered 2xx.
+        Delivered = "delivered",
+        /// The schedule ran out, or the receiver answered 410.
+        Failed = "failed",
+        /// The endpoint was disabled or deleted before it was sent.
+        Dropped = "dropped",
+    }
 }
 
 text_column!(JobStatus, LookStatus);

@@ -18,7 +18,7 @@ pub struct TicketRow {
     /// `person` or `escalation`.
     pub source: String,
     /// new, open, pending, on_hold or resolved (a CHECK constraint).
-    pub status: String,
+    pub status: crate::storage::TicketStatus,
     /// The topic.
     pub topic: Option<String>,
     /// The subject given.

@@ -107,7 +107,7 @@ pub struct WebhookDeliveryRow {
     /// Attempts claimed so far (the claim counts the one it starts).
     pub attempts: i32,
     /// `pending`, `delivered`, `failed` or `dropped`.
-    pub status: String,
+    pub status: crate::storage::DeliveryStatus,
     /// When the next attempt is due.
     pub next_attempt_at: DateTime<Utc>,
     /// The claim of the worker making an attempt now.
@@ -139,7 +139,7 @@ impl WebhookDeliveryRow {
             payload,
             url,
             attempts: 0,
-            status: "pending".into(),
+            status: crate::storage::DeliveryStatus::Pending,
             next_attempt_at: due,
             claim_token: None,
             lease_until: None,

@@ -81,7 +81,7 @@ impl Support<'_> {
             org_id,
             user_id,
             source: "escalation".into(),
-            status: "new".into(),
+            status: crate::storage::TicketStatus::New,
             topic: None,
             subject: None,
             summary: format!("Chat escalated ({reason})"),

@@ -147,7 +147,7 @@ fn summary(subject: Option<&str>, body: &str) -> String {
 pub(crate) fn ticket_view(row: &TicketLineRow) -> Ticket {
     Ticket {
         id: row.ticket.id.clone().into(),
-        status: row.ticket.status.clone(),
+        status: row.ticket.status.to_string(),
         summary: row.ticket.summary.clone(),
         message_count: row.message_count,
         unread_count: row.unread_count,
@@ -263,7 +263,7 @@ impl Support<'_> {
                 read_at: None,
             };
             // The person wrote again: support is owed an answer (a new ticket stays new).
-            let status = if row.ticket.status == "new" { None } else { Some("open") };
+            let status = if row.ticket.status == crate::storage::TicketStatus::New { None } else { Some("open") };
             if !storage.add_ticket_message(&message, MessageEffect { status, visible: true }).await? {
                 return Err(thread_unavailable());
             }
@@ -301,7 +301,7 @@ impl Support<'_> {
             org_id: Some(caller.org_id.clone()),
             user_id: Some(caller.user_id.clone()),
             source: "person".into(),
-            status: "new".into(),
+            status: crate::storage::TicketStatus::New,
             summary: summary(checked.subject.as_deref(), &body),
             topic: checked.topic,
             subject: checked.subject,
@@ -350,14 +350,17 @@ impl Support<'_> {
 
     /// `GET /api/toolkit/support/tickets/{id}`: the caller's thread, oldest first, internal
     /// notes excluded; support's replies are marked read. 503 `THREAD_UNAVAILABLE`.
-    pub async fn thread(&self, caller: &Caller, id: &str) -> Result<TicketThread> {
+    pub async fn thread(&self, caller: &Caller, id: &TicketId) -> Result<TicketThread> {
         let row = self.own(caller, id).await?;
         let storage = &self.0.storage;
         if row.unread_count > 0 {
             storage.mark_support_read(&row.ticket.id, crate::ids::now()).await?;
         }
         let messages = storage.ticket_messages(&row.ticket.id, false).await?;
-        Ok(TicketThread { status: row.ticket.status, messages: messages.iter().map(message_view).collect() })
+        Ok(TicketThread {
+            status: row.ticket.status.to_string(),
+            messages: messages.iter().map(message_view).collect(),
+        })
     }
 }
 

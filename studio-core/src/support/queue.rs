@@ -92,7 +92,7 @@ impl Support<'_> {
     /// `GET /api/toolkit/admin/support/{id}`: the whole ticket: every message and internal note,
     /// the context read when it was raised, the transcript, and fresh links to its screenshots.
     /// Reading it marks nothing read. 404 `TICKET_NOT_FOUND`.
-    pub async fn admin_thread(&self, _admin: &PlatformAdmin, id: &str) -> Result<AdminThread> {
+    pub async fn admin_thread(&self, _admin: &PlatformAdmin, id: &TicketId) -> Result<AdminThread> {
         let storage = &self.0.storage;
         let row = storage.ticket_line(&TicketId::from(id.trim())).await?.ok_or_else(not_found)?;
         let messages = storage.ticket_messages(&row.ticket.id, true).await?;
@@ -140,7 +140,7 @@ impl Support<'_> {
     async fn admin_write(
         &self,
         admin: &PlatformAdmin,
-        id: &str,
+        id: &TicketId,
         words_: SupportWords,
         internal: bool,
     ) -> Result<AdminThread> {
@@ -170,19 +170,24 @@ impl Support<'_> {
     /// `POST /api/toolkit/admin/support/{id}/reply`: answer the person (unread for them until
     /// they open the thread); the ticket becomes `pending`. 400 `TOO_LITTLE_SAID`, `TOO_LONG`;
     /// 404 `TICKET_NOT_FOUND`.
-    pub async fn reply(&self, admin: &PlatformAdmin, id: &str, words: SupportWords) -> Result<AdminThread> {
+    pub async fn reply(&self, admin: &PlatformAdmin, id: &TicketId, words: SupportWords) -> Result<AdminThread> {
         self.admin_write(admin, id, words, false).await
     }
 
     /// `POST /api/toolkit/admin/support/{id}/notes`: an internal note, never shown to the
     /// person; the status stays. 400 `TOO_LITTLE_SAID`, `TOO_LONG`; 404 `TICKET_NOT_FOUND`.
-    pub async fn note(&self, admin: &PlatformAdmin, id: &str, words: SupportWords) -> Result<AdminThread> {
+    pub async fn note(&self, admin: &PlatformAdmin, id: &TicketId, words: SupportWords) -> Result<AdminThread> {
         self.admin_write(admin, id, words, true).await
     }
 
     /// `PATCH /api/toolkit/admin/support/{id}`: set the status. 400 `BAD_STATUS`; 404
     /// `TICKET_NOT_FOUND`.
-    pub async fn set_status(&self, admin: &PlatformAdmin, id: &str, change: TicketStatusChange) -> Result<AdminThread> {
+    pub async fn set_status(
+        &self,
+        admin: &PlatformAdmin,
+        id: &TicketId,
+        change: TicketStatusChange,
+    ) -> Result<AdminThread> {
         let status = status(change.status.as_deref().unwrap_or_default())?;
         if !self.0.storage.set_ticket_status(&TicketId::from(id.trim()), status).await? {
             return Err(not_found());
@@ -233,7 +238,7 @@ impl Support<'_> {
             since,
             tickets_raised: rows.len() as i64,
             reports_noted: self.0.storage.support_reports_since(since).await?,
-            by_status: counts(rows.iter(), |r| Some(r.ticket.status.clone())),
+            by_status: counts(rows.iter(), |r| Some(r.ticket.status.to_string())),
             by_topic: counts(rows.iter(), |r| r.ticket.topic.clone()),
             by_reason: counts(rows.iter().filter(|r| r.ticket.source == "escalation"), |r| r.ticket.reason.clone()),
             answered: waits.len() as i64,

@@ -105,7 +105,12 @@ impl Webhooks<'_> {
 
     /// `GET /api/toolkit/webhooks/{id}/deliveries`: one page of the log, newest attempt first
     /// (any role). 400 `BAD_LIMIT`, `BAD_CURSOR`; 404 `NOT_FOUND`.
-    pub async fn deliveries(&self, caller: &Caller, id: &str, query: DeliveriesQuery) -> Result<WebhookDeliveryPage> {
+    pub async fn deliveries(
+        &self,
+        caller: &Caller,
+        id: &WebhookId,
+        query: DeliveriesQuery,
+    ) -> Result<WebhookDeliveryPage> {
         let limit = query.limit.unwrap_or(DEFAULT_DELIVERIES_PAGE);
         if !(1..=MAX_DELIVERIES_PAGE).contains(&limit) {
             return Err(Error::invalid("BAD_LIMIT", format!("limit is 1 to {MAX_DELIVERIES_PAGE}.")));
@@ -114,9 +119,8 @@ impl Webhooks<'_> {
         if cursor.is_some_and(|c| !c.starts_with("wha_")) {
             return Err(Error::invalid("BAD_CURSOR", "That cursor is not one we gave."));
         }
-        self.0.storage.webhook(&caller.org_id, &WebhookId::from(id)).await?.ok_or_else(not_found)?;
-        let mut rows =
-            self.0.storage.webhook_attempts(&caller.org_id, &WebhookId::from(id), i64::from(limit) + 1, cursor).await?;
+        self.0.storage.webhook(&caller.org_id, id).await?.ok_or_else(not_found)?;
+        let mut rows = self.0.storage.webhook_attempts(&caller.org_id, id, i64::from(limit) + 1, cursor).await?;
         let more = rows.len() > limit as usize;
         rows.truncate(limit as usize);
         let next_cursor = if more { rows.last().map(|r| r.id.clone()) } else { None };
@@ -125,9 +129,9 @@ impl Webhooks<'_> {
 
     /// `POST /api/toolkit/webhooks/{id}/test`: send a `ping` now (even to a disabled endpoint)
     /// and answer the attempt. 403 `FORBIDDEN`; 404 `NOT_FOUND`.
-    pub async fn test(&self, caller: &Caller, id: &str) -> Result<WebhookDelivery> {
+    pub async fn test(&self, caller: &Caller, id: &WebhookId) -> Result<WebhookDelivery> {
         require_manage(caller)?;
-        let endpoint = self.0.storage.webhook(&caller.org_id, &WebhookId::from(id)).await?.ok_or_else(not_found)?;
+        let endpoint = self.0.storage.webhook(&caller.org_id, id).await?.ok_or_else(not_found)?;
         let delivery_id = new_id("msg");
         let payload = json!({"type": PING, "webhookId": endpoint.id, "sentAt": now()}).to_string();
         let send =
@@ -138,17 +142,12 @@ impl Webhooks<'_> {
     /// `POST /api/toolkit/webhooks/{id}/deliveries/{deliveryId}/replay`: send one delivery
     /// again now, the same bytes under the same `webhook-id`, logged as its next attempt.
     /// 403 `FORBIDDEN`; 404 `NOT_FOUND`, `DELIVERY_NOT_FOUND`.
-    pub async fn replay(&self, caller: &Caller, id: &str, delivery_id: &str) -> Result<WebhookDelivery> {
+    pub async fn replay(&self, caller: &Caller, id: &WebhookId, delivery_id: &DeliveryId) -> Result<WebhookDelivery> {
         require_manage(caller)?;
-        let endpoint = self.0.storage.webhook(&caller.org_id, &WebhookId::from(id)).await?.ok_or_else(not_found)?;
-        let last = self
-            .0
-            .storage
-            .last_webhook_attempt(&caller.org_id, &WebhookId::from(id), &DeliveryId::from(delivery_id))
-            .await?
-            .ok_or_else(|| {
-                Error::not_found("DELIVERY_NOT_FOUND", "No delivery with that id was made to this webhook.")
-            })?;
+        let endpoint = self.0.storage.webhook(&caller.org_id, id).await?.ok_or_else(not_found)?;
+        let last = self.0.storage.last_webhook_attempt(&caller.org_id, id, delivery_id).await?.ok_or_else(|| {
+            Error::not_found("DELIVERY_NOT_FOUND", "No delivery with that id was made to this webhook.")
+        })?;
         let send = Send {
             delivery_id: &last.delivery_id,
             event: &last.event,

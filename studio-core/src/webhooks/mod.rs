@@ -127,8 +127,8 @@ impl Webhooks<'_> {
     }
 
     /// `GET /api/toolkit/webhooks/{id}` (any role). 404 `NOT_FOUND`.
-    pub async fn get(&self, caller: &Caller, id: &str) -> Result<Webhook> {
-        self.0.storage.webhook(&caller.org_id, &WebhookId::from(id)).await?.as_ref().map(view).ok_or_else(not_found)
+    pub async fn get(&self, caller: &Caller, id: &WebhookId) -> Result<Webhook> {
+        self.0.storage.webhook(&caller.org_id, id).await?.as_ref().map(view).ok_or_else(not_found)
     }
 
     /// `POST /api/toolkit/webhooks`: a new endpoint and its secret, answered once. 400
@@ -168,7 +168,7 @@ impl Webhooks<'_> {
 
     /// `PATCH /api/toolkit/webhooks/{id}`: change the fields given; enabling clears
     /// `disabledReason`. 400 as on create; 403 `FORBIDDEN`; 404 `NOT_FOUND`.
-    pub async fn patch(&self, caller: &Caller, id: &str, patch: WebhookPatch) -> Result<Webhook> {
+    pub async fn patch(&self, caller: &Caller, id: &WebhookId, patch: WebhookPatch) -> Result<Webhook> {
         require_manage(caller)?;
         let events = match patch.events {
             Some(events) => Some(serde_json::to_string(&event_kinds(Some(events))?).map_err(Error::internal)?),
@@ -176,20 +176,20 @@ impl Webhooks<'_> {
         };
         let description = description(patch.description)?;
         // The id first, so another house's id answers 404 whatever the body says.
-        self.0.storage.webhook(&caller.org_id, &WebhookId::from(id)).await?.ok_or_else(not_found)?;
+        self.0.storage.webhook(&caller.org_id, id).await?.ok_or_else(not_found)?;
         let url = match patch.url {
             Some(url) => Some(self.checked_url(&url).await?),
             None => None,
         };
         let changes = WebhookChanges { url, description, events, enabled: patch.enabled };
-        let row = self.0.storage.update_webhook(&caller.org_id, &WebhookId::from(id), &changes, now()).await?;
+        let row = self.0.storage.update_webhook(&caller.org_id, id, &changes, now()).await?;
         row.as_ref().map(view).ok_or_else(not_found)
     }
 
     /// `DELETE /api/toolkit/webhooks/{id}`. 403 `FORBIDDEN`; 404 `NOT_FOUND`.
-    pub async fn delete(&self, caller: &Caller, id: &str) -> Result<WebhookDeleted> {
+    pub async fn delete(&self, caller: &Caller, id: &WebhookId) -> Result<WebhookDeleted> {
         require_manage(caller)?;
-        if !self.0.storage.delete_webhook(&caller.org_id, &WebhookId::from(id)).await? {
+        if !self.0.storage.delete_webhook(&caller.org_id, id).await? {
             return Err(not_found());
         }
         Ok(WebhookDeleted { id: id.to_string(), deleted: true })
@@ -197,17 +197,13 @@ impl Webhooks<'_> {
 
     /// `POST /api/toolkit/webhooks/{id}/rotate-secret`: a new secret, answered once; the
     /// previous one keeps signing for 24 hours. 403 `FORBIDDEN`; 404 `NOT_FOUND`.
-    pub async fn rotate_secret(&self, caller: &Caller, id: &str) -> Result<WebhookSecret> {
+    pub async fn rotate_secret(&self, caller: &Caller, id: &WebhookId) -> Result<WebhookSecret> {
         require_manage(caller)?;
         let secret = new_secret();
         let at = now();
         let until = at + Duration::hours(ROTATION_OVERLAP_HOURS);
         let sealed = seal::seal(self.seal_key(), &secret);
-        self.0
-            .storage
-            .rotate_webhook_secret(&caller.org_id, &WebhookId::from(id), &sealed, until, at)
-            .await?
-            .ok_or_else(not_found)?;
+        self.0.storage.rotate_webhook_secret(&caller.org_id, id, &sealed, until, at).await?.ok_or_else(not_found)?;
         Ok(WebhookSecret { id: id.to_string(), secret, previous_secret_expires_at: until })
     }
 

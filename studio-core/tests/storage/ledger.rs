@@ -144,8 +144,11 @@ async fn viewer_cannot_reserve_and_member_can(storage: Arc<dyn Storage>) {
     assert_eq!(short.kind, ErrorKind::InsufficientTokens);
     assert_eq!(short.extra.get("need").and_then(|v| v.as_i64()), Some(1000));
     assert_eq!(short.extra.get("spendable").and_then(|v| v.as_i64()), Some(21));
-    assert_eq!(studio.billing().settle_hold(&org, &r.hold.id).await.unwrap(), HoldOutcome::Settled);
-    assert_eq!(studio.billing().release_hold(&org, &r.hold.id).await.unwrap(), HoldOutcome::AlreadySettled);
+    assert_eq!(studio.billing().settle_hold(&org, &HoldId::from(&r.hold.id)).await.unwrap(), HoldOutcome::Settled);
+    assert_eq!(
+        studio.billing().release_hold(&org, &HoldId::from(&r.hold.id)).await.unwrap(),
+        HoldOutcome::AlreadySettled
+    );
     let balance = studio.billing().balance(&member).await.unwrap();
     assert_eq!((balance.balance, balance.held), (21, 0));
 }

@@ -36,7 +36,7 @@ async fn revoke_key(
     SessionAuth(caller): SessionAuth,
     ApiPath(path): ApiPath<KeyId>,
 ) -> Result<ApiJson<RevokedKey>, AppError> {
-    Ok(ApiJson(state.studio.accounts().revoke_key(&caller, &path.id).await?))
+    Ok(ApiJson(state.studio.accounts().revoke_key(&caller, &studio_core::KeyId::from(&path.id)).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

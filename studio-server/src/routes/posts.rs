@@ -43,7 +43,7 @@ async fn read(
     Auth(caller): Auth,
     ApiPath(PostId { id }): ApiPath<PostId>,
 ) -> Result<ApiJson<Post>, AppError> {
-    Ok(ApiJson(state.studio.posts().post(&caller, &id).await?))
+    Ok(ApiJson(state.studio.posts().post(&caller, &studio_core::PostId::from(&id)).await?))
 }
 
 async fn patch(
@@ -52,7 +52,7 @@ async fn patch(
     ApiPath(PostId { id }): ApiPath<PostId>,
     ApiJson(body): ApiJson<PostPatch>,
 ) -> Result<ApiJson<Post>, AppError> {
-    Ok(ApiJson(state.studio.posts().patch_post(&caller, &id, body).await?))
+    Ok(ApiJson(state.studio.posts().patch_post(&caller, &studio_core::PostId::from(&id), body).await?))
 }
 
 async fn delete(
@@ -60,7 +60,7 @@ async fn delete(
     Auth(caller): Auth,
     ApiPath(PostId { id }): ApiPath<PostId>,
 ) -> Result<Response, AppError> {
-    state.studio.posts().delete_post(&caller, &id).await?;
+    state.studio.posts().delete_post(&caller, &studio_core::PostId::from(&id)).await?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 

@@ -861,7 +861,7 @@ async fn audit_chat(store: &dyn studio_core::Storage, h: &MoneyHouse) {
     let mut stored = BTreeMap::new();
     for session in &sessions {
         for action in store.chat_actions(&session.as_str().into()).await.unwrap() {
-            if action.status == "applied" {
+            if action.status == studio_core::ChatActionStatus::Applied {
                 let result: Value = serde_json::from_str(action.result.as_deref().unwrap_or("null")).unwrap();
                 stored.insert(action.id.clone(), result["jobId"].as_str().unwrap_or_default().to_string());
             } else {

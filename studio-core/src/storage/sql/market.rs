@@ -148,7 +148,7 @@ macro_rules! impl_market_helpers {
             // Re-read under the offering's lock: a concurrent delivery of the same payment (a new
             // webhook id) waits here and then sees the claim resolved.
             let claim: ClaimRow = q::market::claim(reference).fetch_one(&mut **tx).await?;
-            if claim.status == "paid" || claim.status == "lapsed" {
+            if matches!(claim.status, $crate::storage::ClaimStatus::Paid | $crate::storage::ClaimStatus::Lapsed) {
                 return Ok(PaymentOutcome::AlreadyGranted);
             }
             // Less than the price, or another currency (a discount, a changed amount): never a
@@ -204,7 +204,7 @@ macro_rules! impl_market_helpers {
                 amount_cents: p.amount_cents.unwrap_or(claim.price_cents),
                 currency: p.currency.clone().unwrap_or_else(|| claim.currency.clone()),
                 reason: reason.unwrap_or("taken").to_string(),
-                status: "review".to_string(),
+                status: $crate::storage::CaseStatus::Review,
                 created_at: p.now,
                 resolved_at: None,
             };
@@ -216,7 +216,7 @@ macro_rules! impl_market_helpers {
                 case.amount_cents,
                 &case.currency,
                 &case.reason,
-                &case.status,
+                case.status.as_str(),
                 case.created_at,
                 case.resolved_at,
             )

@@ -412,7 +412,7 @@ macro_rules! impl_model_store {
                     c.exclusive,
                     c.price_cents,
                     &c.currency,
-                    &c.status,
+                    c.status.as_str(),
                     c.checkout_url.as_deref(),
                     c.provider_id.as_deref(),
                     c.payment_id.as_deref(),

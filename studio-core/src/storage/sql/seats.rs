@@ -292,7 +292,7 @@ macro_rules! impl_seat_store {
                     &inv.email,
                     &inv.role,
                     &inv.invited_by,
-                    &inv.status,
+                    inv.status.as_str(),
                     inv.created_at,
                     inv.expires_at,
                     inv.resolved_at,

@@ -245,7 +245,7 @@ macro_rules! impl_support_store {
                     t.org_id.as_ref(),
                     t.user_id.as_ref(),
                     &t.source,
-                    &t.status,
+                    t.status.as_str(),
                     t.topic.as_deref(),
                     t.subject.as_deref(),
                     &t.summary,

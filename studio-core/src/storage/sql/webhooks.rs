@@ -465,15 +465,17 @@ macro_rules! impl_webhook_store {
                 fate: $crate::storage::DeliveryFate,
                 now: chrono::DateTime<chrono::Utc>,
             ) -> Result<bool, $crate::storage::StorageError> {
-                use $crate::storage::DeliveryFate;
+                use $crate::storage::{DeliveryFate, DeliveryStatus};
                 let _w = self.write_lock().await;
                 let (status, next) = match fate {
-                    DeliveryFate::Delivered => ("delivered", None),
-                    DeliveryFate::Retry(at) => ("pending", Some(at)),
-                    DeliveryFate::Failed => ("failed", None),
-                    DeliveryFate::Dropped => ("dropped", None),
+                    DeliveryFate::Delivered => (DeliveryStatus::Delivered, None),
+                    DeliveryFate::Retry(at) => (DeliveryStatus::Pending, Some(at)),
+                    DeliveryFate::Failed => (DeliveryStatus::Failed, None),
+                    DeliveryFate::Dropped => (DeliveryStatus::Dropped, None),
                 };
-                let done = q::webhooks::finish_delivery(status, next, now, id, claim_token).execute(&self.pool).await?;
+                let done = q::webhooks::finish_delivery(status.as_str(), next, now, id, claim_token)
+                    .execute(&self.pool)
+                    .await?;
                 Ok(done.rows_affected() > 0)
             }
 

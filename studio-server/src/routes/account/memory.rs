@@ -3,6 +3,7 @@
 use aide::axum::ApiRouter;
 use aide::axum::routing::{delete_with, get_with};
 use axum::extract::State;
+use studio_core::MemoryId;
 use studio_core::api::{Memory, MemoryList, MemoryRequest};
 
 use crate::auth::Auth;
@@ -36,7 +37,7 @@ async fn retire(
     Auth(caller): Auth,
     ApiPath(IdPath { id }): ApiPath<IdPath>,
 ) -> Result<ApiJson<Memory>, AppError> {
-    Ok(ApiJson(state.studio.accounts().retire_memory(&caller, &id).await?))
+    Ok(ApiJson(state.studio.accounts().retire_memory(&caller, &MemoryId::from(&id)).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

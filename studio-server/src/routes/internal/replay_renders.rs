@@ -35,7 +35,7 @@ async fn complete(
     body: Result<Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Result<ApiJson<InternalOk>, AppError> {
     let body = body.map_err(|_| studio_core::render_too_large())?;
-    Ok(ApiJson(state.studio.internal().complete_render(&m, &id, body).await?))
+    Ok(ApiJson(state.studio.internal().complete_render(&m, &studio_core::RenderId::from(&id), body).await?))
 }
 
 async fn fail(
@@ -44,7 +44,7 @@ async fn fail(
     ApiPath(RenderId { id }): ApiPath<RenderId>,
     ApiJson(body): ApiJson<RenderFail>,
 ) -> Result<ApiJson<InternalOk>, AppError> {
-    Ok(ApiJson(state.studio.internal().fail_render(&m, &id, body).await?))
+    Ok(ApiJson(state.studio.internal().fail_render(&m, &studio_core::RenderId::from(&id), body).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

@@ -146,7 +146,13 @@ async fn get_asset_file(
     headers: HeaderMap,
 ) -> Result<Response, AppError> {
     let if_none_match = headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok());
-    Ok(file_response(state.studio.library().asset_rendition(&caller, &path.id, q.w, if_none_match).await?))
+    Ok(file_response(
+        state
+            .studio
+            .library()
+            .asset_rendition(&caller, &studio_core::AssetId::from(&path.id), q.w, if_none_match)
+            .await?,
+    ))
 }
 
 async fn get_asset_detail(
@@ -154,7 +160,7 @@ async fn get_asset_detail(
     Auth(caller): Auth,
     ApiPath(path): ApiPath<AssetId>,
 ) -> Result<ApiJson<AssetDetail>, AppError> {
-    Ok(ApiJson(state.studio.library().asset_detail(&caller, &path.id).await?))
+    Ok(ApiJson(state.studio.library().asset_detail(&caller, &studio_core::AssetId::from(&path.id)).await?))
 }
 
 async fn get_asset_provenance(
@@ -162,7 +168,7 @@ async fn get_asset_provenance(
     Auth(caller): Auth,
     ApiPath(path): ApiPath<AssetId>,
 ) -> Result<ApiJson<ProvenanceReport>, AppError> {
-    Ok(ApiJson(state.studio.library().asset_provenance(&caller, &path.id).await?))
+    Ok(ApiJson(state.studio.library().asset_provenance(&caller, &studio_core::AssetId::from(&path.id)).await?))
 }
 
 async fn get_asset_legacy(
@@ -170,7 +176,7 @@ async fn get_asset_legacy(
     Auth(caller): Auth,
     ApiPath(path): ApiPath<AssetId>,
 ) -> Result<Response, AppError> {
-    Ok(file_response(state.studio.library().legacy_asset_file(&caller, &path.id).await?))
+    Ok(file_response(state.studio.library().legacy_asset_file(&caller, &studio_core::AssetId::from(&path.id)).await?))
 }
 
 async fn delete_assets(
@@ -187,7 +193,7 @@ async fn patch_asset(
     ApiPath(path): ApiPath<AssetId>,
     ApiJson(patch): ApiJson<AssetPatch>,
 ) -> Result<ApiJson<AssetResponse>, AppError> {
-    Ok(ApiJson(state.studio.library().patch_asset(&caller, &path.id, patch).await?))
+    Ok(ApiJson(state.studio.library().patch_asset(&caller, &studio_core::AssetId::from(&path.id), patch).await?))
 }
 
 async fn patch_assets_batch(

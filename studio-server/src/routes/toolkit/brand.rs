@@ -6,6 +6,7 @@ use axum::body::Bytes;
 use axum::extract::multipart::Field;
 use axum::extract::{DefaultBodyLimit, Multipart, State};
 use axum::http::StatusCode;
+use studio_core::MarkId;
 use studio_core::api::{
     BrandDnaResponse, BrandPatch, BrandResponse, CreateMarkRequest, MarkDeleted, MarkList, MarkPatch, MarkResponse,
     MarksQuery,
@@ -147,7 +148,7 @@ async fn update_mark(
     ApiPath(IdPath { id }): ApiPath<IdPath>,
     ApiJson(patch): ApiJson<MarkPatch>,
 ) -> Result<ApiJson<MarkResponse>, AppError> {
-    Ok(ApiJson(state.studio.brand().update_mark(&caller, &id, patch).await?))
+    Ok(ApiJson(state.studio.brand().update_mark(&caller, &MarkId::from(&id), patch).await?))
 }
 
 async fn delete_mark(
@@ -155,7 +156,7 @@ async fn delete_mark(
     Auth(caller): Auth,
     ApiPath(IdPath { id }): ApiPath<IdPath>,
 ) -> Result<ApiJson<MarkDeleted>, AppError> {
-    Ok(ApiJson(state.studio.brand().delete_mark(&caller, &id).await?))
+    Ok(ApiJson(state.studio.brand().delete_mark(&caller, &MarkId::from(&id)).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

@@ -7,6 +7,7 @@ use aide::axum::routing::{get_with, post_with};
 use axum::extract::State;
 use schemars::JsonSchema;
 use serde::Deserialize;
+use studio_core::ChatSessionId;
 use studio_core::api::{
     ChatApplied, ChatApplyRequest, ChatSession, ChatSessionList, ChatSessionsQuery, ChatTurnList, ChatTurnRequest,
     ChatTurnResponse, ChatTurnsQuery, ChatWarm, ChatWarmRequest, NewChatSession,
@@ -47,7 +48,7 @@ async fn turns(
     ApiPath(SessionId { id }): ApiPath<SessionId>,
     ApiQuery(query): ApiQuery<ChatTurnsQuery>,
 ) -> Result<ApiJson<ChatTurnList>, AppError> {
-    Ok(ApiJson(state.studio.ai().chat().turns(&caller, &id, query).await?))
+    Ok(ApiJson(state.studio.ai().chat().turns(&caller, &ChatSessionId::from(&id), query).await?))
 }
 
 async fn turn(
@@ -56,7 +57,7 @@ async fn turn(
     ApiPath(SessionId { id }): ApiPath<SessionId>,
     ApiJson(body): ApiJson<ChatTurnRequest>,
 ) -> Result<ApiJson<ChatTurnResponse>, AppError> {
-    Ok(ApiJson(state.studio.ai().chat().turn(&caller, &id, body).await?))
+    Ok(ApiJson(state.studio.ai().chat().turn(&caller, &ChatSessionId::from(&id), body).await?))
 }
 
 async fn apply(

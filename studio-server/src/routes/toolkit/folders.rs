@@ -38,7 +38,7 @@ async fn rename_folder(
     ApiPath(path): ApiPath<FolderId>,
     ApiJson(req): ApiJson<RenameFolderRequest>,
 ) -> Result<ApiJson<FolderResponse>, AppError> {
-    Ok(ApiJson(state.studio.library().rename_folder(&caller, &path.id, req).await?))
+    Ok(ApiJson(state.studio.library().rename_folder(&caller, &studio_core::FolderId::from(&path.id), req).await?))
 }
 
 async fn delete_folder(
@@ -46,7 +46,7 @@ async fn delete_folder(
     Auth(caller): Auth,
     ApiPath(path): ApiPath<FolderId>,
 ) -> Result<ApiJson<FolderDeleted>, AppError> {
-    Ok(ApiJson(state.studio.library().delete_folder(&caller, &path.id).await?))
+    Ok(ApiJson(state.studio.library().delete_folder(&caller, &studio_core::FolderId::from(&path.id)).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

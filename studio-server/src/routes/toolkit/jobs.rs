@@ -106,7 +106,7 @@ async fn get_job(
     Auth(caller): Auth,
     ApiPath(path): ApiPath<JobId>,
 ) -> Result<ApiJson<DevelopStatus>, AppError> {
-    Ok(ApiJson(state.studio.develops().get_develop(&caller, &path.id).await?))
+    Ok(ApiJson(state.studio.develops().get_develop(&caller, &studio_core::JobId::from(&path.id)).await?))
 }
 
 async fn cancel_job(
@@ -114,7 +114,7 @@ async fn cancel_job(
     Auth(caller): Auth,
     ApiPath(path): ApiPath<JobId>,
 ) -> Result<ApiJson<CancelResponse>, AppError> {
-    Ok(ApiJson(state.studio.develops().cancel_job(&caller, &path.id).await?))
+    Ok(ApiJson(state.studio.develops().cancel_job(&caller, &studio_core::JobId::from(&path.id)).await?))
 }
 
 async fn duplicate_job(
@@ -123,7 +123,7 @@ async fn duplicate_job(
     ApiPath(path): ApiPath<JobId>,
     OptionalJson(req): OptionalJson<DuplicateRequest>,
 ) -> Result<Accepted<DuplicateResponse>, AppError> {
-    Ok(Accepted(state.studio.develops().duplicate_job(&caller, &path.id, req).await?, false))
+    Ok(Accepted(state.studio.develops().duplicate_job(&caller, &studio_core::JobId::from(&path.id), req).await?, false))
 }
 
 /// 426 with the shared envelope when the request is not a WebSocket upgrade.

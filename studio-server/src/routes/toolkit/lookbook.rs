@@ -7,6 +7,7 @@ use studio_core::api::{
     CreateLookRequest, DevelopLockRequest, DevelopLockResponse, LockRequest, LookDetail, LookList, LookResponse,
     TemplateDetail, TemplateList, VariationsRequest, VariationsResponse, Vocabulary,
 };
+use studio_core::{LookId, TemplateId};
 
 use crate::auth::Auth;
 use crate::error::AppError;
@@ -38,7 +39,7 @@ async fn get_look(
     Auth(caller): Auth,
     ApiPath(IdPath { id }): ApiPath<IdPath>,
 ) -> Result<ApiJson<LookDetail>, AppError> {
-    Ok(ApiJson(state.studio.lookbook().look(&caller, &id).await?))
+    Ok(ApiJson(state.studio.lookbook().look(&caller, &LookId::from(&id)).await?))
 }
 
 async fn develop_lock(
@@ -56,7 +57,7 @@ async fn lock(
     ApiPath(IdPath { id }): ApiPath<IdPath>,
     ApiJson(req): ApiJson<LockRequest>,
 ) -> Result<ApiJson<LookResponse>, AppError> {
-    Ok(ApiJson(state.studio.lookbook().lock(&caller, &id, req).await?))
+    Ok(ApiJson(state.studio.lookbook().lock(&caller, &LookId::from(&id), req).await?))
 }
 
 async fn unlock(
@@ -64,7 +65,7 @@ async fn unlock(
     Auth(caller): Auth,
     ApiPath(IdPath { id }): ApiPath<IdPath>,
 ) -> Result<ApiJson<LookResponse>, AppError> {
-    Ok(ApiJson(state.studio.lookbook().unlock(&caller, &id).await?))
+    Ok(ApiJson(state.studio.lookbook().unlock(&caller, &LookId::from(&id)).await?))
 }
 
 async fn variations(
@@ -73,7 +74,7 @@ async fn variations(
     ApiPath(IdPath { id }): ApiPath<IdPath>,
     ApiJson(req): ApiJson<VariationsRequest>,
 ) -> Result<Accepted<VariationsResponse>, AppError> {
-    Ok(Accepted(state.studio.lookbook().variations(&caller, &id, req).await?, false))
+    Ok(Accepted(state.studio.lookbook().variations(&caller, &LookId::from(&id), req).await?, false))
 }
 
 async fn list_templates(State(state): State<AppState>, Auth(caller): Auth) -> Result<ApiJson<TemplateList>, AppError> {
@@ -85,7 +86,7 @@ async fn get_template(
     Auth(caller): Auth,
     ApiPath(IdPath { id }): ApiPath<IdPath>,
 ) -> Result<ApiJson<TemplateDetail>, AppError> {
-    Ok(ApiJson(state.studio.lookbook().template(&caller, &id).await?))
+    Ok(ApiJson(state.studio.lookbook().template(&caller, &TemplateId::from(&id)).await?))
 }
 
 /// A `Result` although it cannot fail: the key or session is still refused (401, the envelope),

@@ -5,6 +5,7 @@ use aide::axum::routing::{get_with, post_with};
 use axum::extract::State;
 use axum::http::{HeaderMap, header};
 use axum::response::Response;
+use studio_core::ModelId;
 use studio_core::api::{CastModelRequest, ModelCheckout, ModelList, ModelPatch, ModelResponse};
 
 use crate::auth::Auth;
@@ -41,7 +42,7 @@ async fn show(
     Auth(caller): Auth,
     ApiPath(IdPath { id }): ApiPath<IdPath>,
 ) -> Result<ApiJson<ModelResponse>, AppError> {
-    Ok(ApiJson(ModelResponse { model: state.studio.models().model(&caller, &id).await? }))
+    Ok(ApiJson(ModelResponse { model: state.studio.models().model(&caller, &ModelId::from(&id)).await? }))
 }
 
 async fn patch(
@@ -50,7 +51,7 @@ async fn patch(
     ApiPath(IdPath { id }): ApiPath<IdPath>,
     ApiJson(body): ApiJson<ModelPatch>,
 ) -> Result<ApiJson<ModelResponse>, AppError> {
-    Ok(ApiJson(ModelResponse { model: state.studio.models().patch_model(&caller, &id, body).await? }))
+    Ok(ApiJson(ModelResponse { model: state.studio.models().patch_model(&caller, &ModelId::from(&id), body).await? }))
 }
 
 async fn own(
@@ -66,7 +67,7 @@ async fn checkout(
     Auth(caller): Auth,
     ApiPath(IdPath { id }): ApiPath<IdPath>,
 ) -> Result<ApiJson<ModelCheckout>, AppError> {
-    Ok(ApiJson(state.studio.models().checkout_model(&caller, &id).await?))
+    Ok(ApiJson(state.studio.models().checkout_model(&caller, &ModelId::from(&id)).await?))
 }
 
 async fn preview(
@@ -76,7 +77,7 @@ async fn preview(
     headers: HeaderMap,
 ) -> Result<Response, AppError> {
     let if_none_match = headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok());
-    Ok(file_response(state.studio.models().model_preview(&caller, &id, n, if_none_match).await?))
+    Ok(file_response(state.studio.models().model_preview(&caller, &ModelId::from(&id), n, if_none_match).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

@@ -68,7 +68,7 @@ async fn get_pack(
     Auth(caller): Auth,
     ApiPath(path): ApiPath<PackId>,
 ) -> Result<ApiJson<Pack>, AppError> {
-    Ok(ApiJson(state.studio.library().get_pack(&caller, &path.id).await?))
+    Ok(ApiJson(state.studio.library().get_pack(&caller, &studio_core::PackId::from(&path.id)).await?))
 }
 
 /// `bytes=START-[END]` (one range); anything else is served whole.
@@ -93,7 +93,8 @@ async fn get_pack_file(
     ApiPath(path): ApiPath<PackId>,
     headers: HeaderMap,
 ) -> Result<Response, AppError> {
-    let file = state.studio.library().pack_file(&caller, &path.id, parse_range(&headers)).await?;
+    let file =
+        state.studio.library().pack_file(&caller, &studio_core::PackId::from(&path.id), parse_range(&headers)).await?;
     let length = file.reader.size;
     let mut res = Response::new(Body::from_stream(file.reader.stream));
     let h = res.headers_mut();

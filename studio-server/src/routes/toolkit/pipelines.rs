@@ -8,6 +8,7 @@ use studio_core::api::{
     PipelinePresetResponse, PipelinePreview, PipelinePreviewRequest, PipelineRunDetail, PipelineRunList,
     PipelineRunRequest, PipelineRunStarted,
 };
+use studio_core::{PresetId, RunId};
 
 use crate::auth::Auth;
 use crate::error::AppError;
@@ -51,7 +52,7 @@ async fn delete_preset(
     Auth(caller): Auth,
     ApiPath(IdPath { id }): ApiPath<IdPath>,
 ) -> Result<ApiJson<PipelinePresetDeleted>, AppError> {
-    Ok(ApiJson(state.studio.pipelines().delete_pipeline_preset(&caller, &id).await?))
+    Ok(ApiJson(state.studio.pipelines().delete_pipeline_preset(&caller, &PresetId::from(&id)).await?))
 }
 
 async fn preview(
@@ -79,7 +80,7 @@ async fn get_run(
     Auth(caller): Auth,
     ApiPath(IdPath { id }): ApiPath<IdPath>,
 ) -> Result<ApiJson<PipelineRunDetail>, AppError> {
-    Ok(ApiJson(state.studio.pipelines().pipeline_run(&caller, &id).await?))
+    Ok(ApiJson(state.studio.pipelines().pipeline_run(&caller, &RunId::from(&id)).await?))
 }
 
 async fn cancel_run(
@@ -87,7 +88,7 @@ async fn cancel_run(
     Auth(caller): Auth,
     ApiPath(IdPath { id }): ApiPath<IdPath>,
 ) -> Result<ApiJson<PipelineCancelResponse>, AppError> {
-    Ok(ApiJson(state.studio.pipelines().cancel_pipeline_run(&caller, &id).await?))
+    Ok(ApiJson(state.studio.pipelines().cancel_pipeline_run(&caller, &RunId::from(&id)).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

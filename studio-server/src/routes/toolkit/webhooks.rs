@@ -7,6 +7,7 @@ use aide::axum::routing::{get_with, post_with};
 use axum::extract::State;
 use schemars::JsonSchema;
 use serde::Deserialize;
+use studio_core::DeliveryId;
 use studio_core::api::{
     DeliveriesQuery, NewWebhook, Webhook, WebhookCreated, WebhookDeleted, WebhookDelivery, WebhookDeliveryPage,
     WebhookList, WebhookPatch, WebhookSecret,
@@ -54,7 +55,7 @@ async fn read(
     Auth(caller): Auth,
     ApiPath(WebhookId { id }): ApiPath<WebhookId>,
 ) -> Result<ApiJson<Webhook>, AppError> {
-    Ok(ApiJson(state.studio.webhooks().get(&caller, &id).await?))
+    Ok(ApiJson(state.studio.webhooks().get(&caller, &studio_core::WebhookId::from(&id)).await?))
 }
 
 async fn patch(
@@ -63,7 +64,7 @@ async fn patch(
     ApiPath(WebhookId { id }): ApiPath<WebhookId>,
     ApiJson(body): ApiJson<WebhookPatch>,
 ) -> Result<ApiJson<Webhook>, AppError> {
-    Ok(ApiJson(state.studio.webhooks().patch(&caller, &id, body).await?))
+    Ok(ApiJson(state.studio.webhooks().patch(&caller, &studio_core::WebhookId::from(&id), body).await?))
 }
 
 async fn delete(
@@ -71,7 +72,7 @@ async fn delete(
     Auth(caller): Auth,
     ApiPath(WebhookId { id }): ApiPath<WebhookId>,
 ) -> Result<ApiJson<WebhookDeleted>, AppError> {
-    Ok(ApiJson(state.studio.webhooks().delete(&caller, &id).await?))
+    Ok(ApiJson(state.studio.webhooks().delete(&caller, &studio_core::WebhookId::from(&id)).await?))
 }
 
 async fn rotate(
@@ -79,7 +80,7 @@ async fn rotate(
     Auth(caller): Auth,
     ApiPath(WebhookId { id }): ApiPath<WebhookId>,
 ) -> Result<ApiJson<WebhookSecret>, AppError> {
-    Ok(ApiJson(state.studio.webhooks().rotate_secret(&caller, &id).await?))
+    Ok(ApiJson(state.studio.webhooks().rotate_secret(&caller, &studio_core::WebhookId::from(&id)).await?))
 }
 
 async fn deliveries(
@@ -88,7 +89,7 @@ async fn deliveries(
     ApiPath(WebhookId { id }): ApiPath<WebhookId>,
     ApiQuery(query): ApiQuery<DeliveriesQuery>,
 ) -> Result<ApiJson<WebhookDeliveryPage>, AppError> {
-    Ok(ApiJson(state.studio.webhooks().deliveries(&caller, &id, query).await?))
+    Ok(ApiJson(state.studio.webhooks().deliveries(&caller, &studio_core::WebhookId::from(&id), query).await?))
 }
 
 async fn test(
@@ -96,7 +97,7 @@ async fn test(
     Auth(caller): Auth,
     ApiPath(WebhookId { id }): ApiPath<WebhookId>,
 ) -> Result<ApiJson<WebhookDelivery>, AppError> {
-    Ok(ApiJson(state.studio.webhooks().test(&caller, &id).await?))
+    Ok(ApiJson(state.studio.webhooks().test(&caller, &studio_core::WebhookId::from(&id)).await?))
 }
 
 async fn replay(
@@ -104,7 +105,13 @@ async fn replay(
     Auth(caller): Auth,
     ApiPath(DeliveryPath { id, delivery_id }): ApiPath<DeliveryPath>,
 ) -> Result<ApiJson<WebhookDelivery>, AppError> {
-    Ok(ApiJson(state.studio.webhooks().replay(&caller, &id, &delivery_id).await?))
+    Ok(ApiJson(
+        state
+            .studio
+            .webhooks()
+            .replay(&caller, &studio_core::WebhookId::from(&id), &DeliveryId::from(&delivery_id))
+            .await?,
+    ))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

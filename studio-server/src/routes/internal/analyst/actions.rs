@@ -26,7 +26,7 @@ async fn approve(
     ApiPath(Id { id }): ApiPath<Id>,
     ApiJson(body): ApiJson<ApproveRequest>,
 ) -> Result<ApiJson<Approved>, AppError> {
-    Ok(ApiJson(state.studio.internal().approve(&m, &id, body).await?))
+    Ok(ApiJson(state.studio.internal().approve(&m, &studio_core::InviteRequestId::from(&id), body).await?))
 }
 
 async fn research(
@@ -34,7 +34,7 @@ async fn research(
     MachineAuth(m, _): MachineAuth<Action>,
     ApiPath(Id { id }): ApiPath<Id>,
 ) -> Result<ApiJson<Research>, AppError> {
-    Ok(ApiJson(state.studio.internal().research(&m, &id).await?))
+    Ok(ApiJson(state.studio.internal().research(&m, &studio_core::InviteRequestId::from(&id)).await?))
 }
 
 async fn summarize(
@@ -43,7 +43,7 @@ async fn summarize(
     ApiPath(Id { id }): ApiPath<Id>,
     ApiJson(body): ApiJson<SummarizeRequest>,
 ) -> Result<ApiJson<Summarized>, AppError> {
-    Ok(ApiJson(state.studio.internal().summarize(&m, &id, body).await?))
+    Ok(ApiJson(state.studio.internal().summarize(&m, &studio_core::EvidenceId::from(&id), body).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

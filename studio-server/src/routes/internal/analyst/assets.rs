@@ -27,7 +27,7 @@ async fn preview(
     MachineAuth(m, _): MachineAuth<Analyst>,
     ApiPath(AssetId { id }): ApiPath<AssetId>,
 ) -> Result<Response, AppError> {
-    let jpeg = state.studio.internal().asset_preview(&m, &id).await?;
+    let jpeg = state.studio.internal().asset_preview(&m, &studio_core::AssetId::from(&id)).await?;
     let mut res = Response::new(Body::from(jpeg));
     res.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("image/jpeg"));
     Ok(res)

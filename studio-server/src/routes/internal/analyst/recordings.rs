@@ -33,7 +33,7 @@ async fn analysis(
     MachineAuth(m, _): MachineAuth<Analyst>,
     ApiPath(EvidenceId { id }): ApiPath<EvidenceId>,
 ) -> Result<ApiJson<RecordingAnalysis>, AppError> {
-    Ok(ApiJson(state.studio.internal().analysis(&m, &id).await?))
+    Ok(ApiJson(state.studio.internal().analysis(&m, &studio_core::EvidenceId::from(&id)).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

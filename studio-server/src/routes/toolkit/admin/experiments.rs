@@ -42,7 +42,7 @@ async fn patch(
     ApiPath(ExperimentId { id }): ApiPath<ExperimentId>,
     ApiJson(body): ApiJson<ExperimentPatch>,
 ) -> Result<ApiJson<Experiment>, AppError> {
-    Ok(ApiJson(state.studio.internal().patch_experiment(&admin, &id, body).await?))
+    Ok(ApiJson(state.studio.internal().patch_experiment(&admin, &studio_core::ExperimentId::from(&id), body).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

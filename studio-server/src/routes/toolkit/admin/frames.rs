@@ -33,7 +33,9 @@ async fn file(
     AdminAuth(admin): AdminAuth,
     ApiPath(IdPath { id }): ApiPath<IdPath>,
 ) -> Result<Response, AppError> {
-    Ok(super::super::assets::file_response(state.studio.admin().frame_file(&admin, &id).await?))
+    Ok(super::super::assets::file_response(
+        state.studio.admin().frame_file(&admin, &studio_core::AssetId::from(&id)).await?,
+    ))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

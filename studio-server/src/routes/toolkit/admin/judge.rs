@@ -4,6 +4,7 @@
 use aide::axum::ApiRouter;
 use aide::axum::routing::get_with;
 use axum::extract::State;
+use studio_core::JobId;
 use studio_core::api::{JudgeRollup, RollupQuery, StoredVerdict, VerdictPage, VerdictsQuery};
 
 use crate::auth::AdminAuth;
@@ -40,7 +41,7 @@ async fn verdict(
     AdminAuth(admin): AdminAuth,
     ApiPath(JobPath { job_id }): ApiPath<JobPath>,
 ) -> Result<ApiJson<StoredVerdict>, AppError> {
-    Ok(ApiJson(state.studio.admin().verdict_of(&admin, &job_id).await?))
+    Ok(ApiJson(state.studio.admin().verdict_of(&admin, &JobId::from(&job_id)).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

@@ -39,7 +39,7 @@ async fn retire(
     AdminAuth(admin): AdminAuth,
     ApiPath(IdPath { id }): ApiPath<IdPath>,
 ) -> Result<ApiJson<AdminOfferingResponse>, AppError> {
-    Ok(ApiJson(state.studio.admin().retire_offering(&admin, &id).await?))
+    Ok(ApiJson(state.studio.admin().retire_offering(&admin, &studio_core::ModelId::from(&id)).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

@@ -10,6 +10,7 @@ use axum::response::Response;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use studio_core::api::{Evidence, EvidenceList, EvidenceOpen, EvidenceOpened, EvidenceQuery, Render, RenderRequest};
+use studio_core::{EvidenceId, RenderId};
 
 use crate::auth::AdminAuth;
 use crate::docs::bytes_response;
@@ -46,7 +47,7 @@ async fn read(
     AdminAuth(admin): AdminAuth,
     ApiPath(Id { id }): ApiPath<Id>,
 ) -> Result<ApiJson<Evidence>, AppError> {
-    Ok(ApiJson(state.studio.internal().evidence(&admin, &id).await?))
+    Ok(ApiJson(state.studio.internal().evidence(&admin, &EvidenceId::from(&id)).await?))
 }
 
 async fn request(
@@ -62,7 +63,7 @@ async fn status(
     AdminAuth(admin): AdminAuth,
     ApiPath(Id { id }): ApiPath<Id>,
 ) -> Result<ApiJson<Render>, AppError> {
-    Ok(ApiJson(state.studio.internal().render(&admin, &id).await?))
+    Ok(ApiJson(state.studio.internal().render(&admin, &RenderId::from(&id)).await?))
 }
 
 async fn download(
@@ -70,7 +71,7 @@ async fn download(
     AdminAuth(admin): AdminAuth,
     ApiPath(Id { id }): ApiPath<Id>,
 ) -> Result<Response, AppError> {
-    let (mime, bytes) = state.studio.internal().render_file(&admin, &id).await?;
+    let (mime, bytes) = state.studio.internal().render_file(&admin, &RenderId::from(&id)).await?;
     let mut res = Response::new(Body::from(bytes));
     let mime = HeaderValue::from_str(&mime).unwrap_or(HeaderValue::from_static("application/octet-stream"));
     res.headers_mut().insert(header::CONTENT_TYPE, mime);

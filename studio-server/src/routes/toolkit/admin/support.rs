@@ -34,7 +34,7 @@ async fn thread(
     AdminAuth(admin): AdminAuth,
     ApiPath(TicketId { id }): ApiPath<TicketId>,
 ) -> Result<ApiJson<AdminThread>, AppError> {
-    Ok(ApiJson(state.studio.support().admin_thread(&admin, &id).await?))
+    Ok(ApiJson(state.studio.support().admin_thread(&admin, &studio_core::TicketId::from(&id)).await?))
 }
 
 async fn set_status(
@@ -43,7 +43,7 @@ async fn set_status(
     ApiPath(TicketId { id }): ApiPath<TicketId>,
     ApiJson(body): ApiJson<TicketStatusChange>,
 ) -> Result<ApiJson<AdminThread>, AppError> {
-    Ok(ApiJson(state.studio.support().set_status(&admin, &id, body).await?))
+    Ok(ApiJson(state.studio.support().set_status(&admin, &studio_core::TicketId::from(&id), body).await?))
 }
 
 async fn reply(
@@ -52,7 +52,7 @@ async fn reply(
     ApiPath(TicketId { id }): ApiPath<TicketId>,
     ApiJson(body): ApiJson<SupportWords>,
 ) -> Result<ApiJson<AdminThread>, AppError> {
-    Ok(ApiJson(state.studio.support().reply(&admin, &id, body).await?))
+    Ok(ApiJson(state.studio.support().reply(&admin, &studio_core::TicketId::from(&id), body).await?))
 }
 
 async fn note(
@@ -61,7 +61,7 @@ async fn note(
     ApiPath(TicketId { id }): ApiPath<TicketId>,
     ApiJson(body): ApiJson<SupportWords>,
 ) -> Result<ApiJson<AdminThread>, AppError> {
-    Ok(ApiJson(state.studio.support().note(&admin, &id, body).await?))
+    Ok(ApiJson(state.studio.support().note(&admin, &studio_core::TicketId::from(&id), body).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

@@ -39,7 +39,7 @@ async fn remove(
     AdminAuth(admin): AdminAuth,
     ApiPath(IdPath { id }): ApiPath<IdPath>,
 ) -> Result<ApiJson<ToolItemDeleted>, AppError> {
-    Ok(ApiJson(state.studio.admin().delete_tool_item(&admin, &id).await?))
+    Ok(ApiJson(state.studio.admin().delete_tool_item(&admin, &studio_core::ToolItemId::from(&id)).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {

@@ -36,7 +36,8 @@ async fn get_result(
     ApiPath(path): ApiPath<ResultId>,
     ApiQuery(query): ApiQuery<Signed>,
 ) -> Result<Response, AppError> {
-    let (png, left) = state.studio.ai().lane_result_file(&path.id, query.e, &query.s).await?;
+    let (png, left) =
+        state.studio.ai().lane_result_file(&studio_core::LaneResultId::from(&path.id), query.e, &query.s).await?;
     let mut res = Response::new(Body::from(png));
     res.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("image/png"));
     let cache = HeaderValue::from_str(&format!("private, max-age={left}")).map_err(studio_core::Error::internal)?;

@@ -42,7 +42,7 @@ async fn thread(
     Auth(caller): Auth,
     ApiPath(TicketId { id }): ApiPath<TicketId>,
 ) -> Result<ApiJson<TicketThread>, AppError> {
-    Ok(ApiJson(state.studio.support().thread(&caller, &id).await?))
+    Ok(ApiJson(state.studio.support().thread(&caller, &studio_core::TicketId::from(&id)).await?))
 }
 
 pub(super) fn router() -> ApiRouter<AppState> {
