@@ -24,7 +24,7 @@ use tokio::sync::{Mutex, MutexGuard};
 
 use super::group_commit::{DrainGuard, JobQueue, PendingJobs};
 use super::sql::q;
-use super::sql::{Entry, asset_columns, checkout_columns, impl_storage, job_columns, memory_columns, unique_as};
+use super::sql::{Entry, impl_storage, job_columns, unique_as};
 use super::{
     AcceptSeat, AssetChanges, AssetRow, AutochargeOutcome, AutochargeSettings, BalanceRow, BillingAccountRow, Bucket,
     CancelOutcome, CheckoutRow, CreateJobsOutcome, EraseOutcome, FolderRow, HoldRow, HoldStatus, HouseStamp, JobEnd,
