@@ -60,8 +60,6 @@ mod internal;
 #[cfg(feature = "engine")]
 mod invitations;
 #[cfg(feature = "engine")]
-mod ledger;
-#[cfg(feature = "engine")]
 mod library;
 #[cfg(feature = "engine")]
 mod links;
@@ -107,6 +105,7 @@ pub use crate::{
     billing::plan::PLAN_PERIOD_DAYS,
     billing::{
         AUTOCHARGE_DEBOUNCE_MINUTES, Billing, MAX_CAP_CENTS, MAX_CUSTOM_CENTS, MAX_THRESHOLD_TOKENS, TestCheckoutView,
+        ledger::{HoldOutcome, Reservation},
     },
     blobs::{BlobConfig, BlobError, BlobReader, Blobs, S3Config, StoredBlob},
     brand::{Brand, DNA_PRICE, DnaForm, MAX_DNA_IMAGES, MAX_DNA_SET_MB},
@@ -141,7 +140,6 @@ pub use crate::{
         HOST_TOKENS, Invitations, Letter, MAX_CODE_DAYS, MAX_CODE_GRANT, MAX_CODE_USES, MAX_OWN_CODE_USES,
         TOOLKITS_OPENED, WithLetter,
     },
-    ledger::{HoldOutcome, Reservation},
     library::{
         Library,
         assets::{AssetFile, PendingUpload, UploadForm},

@@ -63,7 +63,7 @@ fn sign(key: &[u8], scope: &str, object: &str, expires: i64) -> String {
 impl Library<'_> {
     /// The signature of `object` in `scope` until `expires` (Unix seconds).
     pub(crate) fn sign_link(&self, scope: &str, object: &str, expires: i64) -> String {
-        sign(self.0.config.signing_key.bytes(), scope, object, expires)
+        sign(self.studio.config.signing_key.bytes(), scope, object, expires)
     }
 
     /// Check a link's signature (constant time), then its expiry against `now` (Unix seconds).
@@ -75,7 +75,7 @@ impl Library<'_> {
         signature: &str,
         now: i64,
     ) -> Result<(), LinkRefusal> {
-        verify(self.0.config.signing_key.bytes(), scope, object, expires, signature, now)
+        verify(self.studio.config.signing_key.bytes(), scope, object, expires, signature, now)
     }
 }
 

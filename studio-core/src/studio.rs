@@ -1,6 +1,7 @@
-//! The facade: one `Studio` value holds the storage and configuration, and every domain
-//! operation is a method on it (implemented in the domain folders). The facade also owns the
-//! event relay: publishing a house event and relaying the database's shared channel.
+//! The facade: one `Studio` value holds the storage and configuration and hands out the domain
+//! views, each with only the stores its domain owns (the storage itself is private to this file);
+//! every domain operation is a method of its view (implemented in the domain folders). The facade
+//! also owns the event relay: publishing a house event and relaying the database's shared channel.
 
 use crate::ids::OrgId;
 use std::sync::Arc;
@@ -15,7 +16,8 @@ use std::sync::atomic::Ordering;
 /// The Studio domain. Cheap to clone; share one per process.
 #[derive(Clone)]
 pub struct Studio {
-    pub(crate) storage: Arc<dyn Storage>,
+    /// Private to this file: a domain reaches only the stores its view was handed.
+    storage: Arc<dyn Storage>,
     pub(crate) blobs: Blobs,
     pub(crate) config: Arc<CoreConfig>,
     pub(crate) events: EventBus,
@@ -149,47 +151,131 @@ impl Studio {
 }
 
 /// Handing out the domain views: every domain's operations are methods of its view, so a call
-/// names the domain it reaches (`studio.develops().submit_develop(..)`). The admin console,
-/// brand, chat, the machine routes, the lookbook, mail, search and support hand out theirs
-/// beside their own code.
+/// names the domain it reaches (`studio.develops().submit_develop(..)`). A view is made here, the
+/// one place that can read the storage, with the stores its domain owns and nothing more
+/// (`studio.ai().chat()` and `studio.accounts().invitations()` are made by [`chat`] and
+/// [`invitations`] below).
 impl Studio {
     /// Sign-up, sessions, keys, profiles, seats, memories and the platform's invitations.
     pub fn accounts(&self) -> crate::accounts::Accounts<'_> {
-        crate::accounts::Accounts(self)
+        crate::accounts::Accounts::new(self, &*self.storage)
+    }
+
+    /// The platform admin console.
+    pub fn admin(&self) -> crate::admin::Admin<'_> {
+        crate::admin::Admin::new(self, &*self.storage)
     }
 
     /// The AI lanes, reads, vision and text helpers.
     pub fn ai(&self) -> crate::ai::Ai<'_> {
-        crate::ai::Ai(self)
+        crate::ai::Ai::new(self, &*self.storage)
     }
 
     /// The ledger, its holds, checkouts, plans and autocharge.
     pub fn billing(&self) -> crate::billing::Billing<'_> {
-        crate::billing::Billing(self)
+        crate::billing::Billing::new(self, &*self.storage)
+    }
+
+    /// The house's brand profile, its DNA read and its marks.
+    pub fn brand(&self) -> crate::brand::Brand<'_> {
+        crate::brand::Brand::new(self, &*self.storage)
     }
 
     /// Develop submits, the job runner, runs, preflight and verdicts.
     pub fn develops(&self) -> crate::develops::Develops<'_> {
-        crate::develops::Develops(self)
+        crate::develops::Develops::new(self, &*self.storage)
+    }
+
+    /// The internal machine routes and their admin twins.
+    pub fn internal(&self) -> crate::internal::Internal<'_> {
+        crate::internal::Internal::new(self, &*self.storage)
     }
 
     /// Assets, folders, packs, renditions and signed links.
     pub fn library(&self) -> crate::library::Library<'_> {
-        crate::library::Library(self)
+        crate::library::Library::new(self, &*self.storage)
+    }
+
+    /// Looks, templates, the standing preset and the composer's vocabulary.
+    pub fn lookbook(&self) -> crate::lookbook::Lookbook<'_> {
+        crate::lookbook::Lookbook::new(self, &*self.storage)
+    }
+
+    /// Mail: the delivery worker, the admin's archive, the delivery webhook and the drip.
+    pub fn mail(&self) -> crate::mail::Mail<'_> {
+        crate::mail::Mail::new(self, &*self.storage)
     }
 
     /// Kept models and the casting market.
     pub fn models(&self) -> crate::models::Models<'_> {
-        crate::models::Models(self)
+        crate::models::Models::new(self, &*self.storage)
     }
 
     /// Pipeline plans, presets and runs.
     pub fn pipelines(&self) -> crate::pipelines::Pipelines<'_> {
-        crate::pipelines::Pipelines(self)
+        crate::pipelines::Pipelines::new(self, &*self.storage)
     }
 
     /// The house's posts.
     pub fn posts(&self) -> crate::posts::Posts<'_> {
-        crate::posts::Posts(self)
+        crate::posts::Posts::new(self, &*self.storage)
+    }
+
+    /// House-wide search.
+    pub fn search(&self) -> crate::search::Search<'_> {
+        crate::search::Search::new(self, &*self.storage)
+    }
+
+    /// Tickets, threads, screenshots, escalations and the admin support queue.
+    pub fn support(&self) -> crate::support::Support<'_> {
+        crate::support::Support::new(self, &*self.storage)
+    }
+
+    /// The webhook endpoints' view.
+    pub fn webhooks(&self) -> crate::webhooks::Webhooks<'_> {
+        crate::webhooks::Webhooks::new(self, &*self.storage)
     }
 }
+
+/// The assistant's view, handed out by `studio.ai().chat()`.
+pub(crate) fn chat(studio: &Studio) -> crate::chat::Chat<'_> {
+    crate::chat::Chat::new(studio, &*studio.storage)
+}
+
+/// The platform gate's view, handed out by `studio.accounts().invitations()`.
+pub(crate) fn invitations(studio: &Studio) -> crate::invitations::Invitations<'_> {
+    crate::invitations::Invitations::new(studio, &*studio.storage)
+}
+
+/// Declares a domain's view: the [`Studio`] it was handed out by (configuration, blobs, events,
+/// the other domains' views) and `store`, the stores its domain owns. `store` is private to the
+/// domain's module, and [`Studio`]'s storage to this file, so a domain that wants another's rows
+/// has to call that domain's view: the type says what a domain may touch.
+macro_rules! view {
+    ($(#[$attr:meta])* $name:ident over $store:ident) => {
+        $(#[$attr])*
+        #[derive(Clone, Copy)]
+        pub struct $name<'a> {
+            /// The Studio this view was handed out by (a domain that needs nothing beside its
+            /// stores, as posts, leaves it unread).
+            #[allow(dead_code)]
+            pub(crate) studio: &'a crate::studio::Studio,
+            /// The stores this domain owns.
+            store: &'a dyn crate::storage::$store,
+        }
+
+        impl<'a> $name<'a> {
+            /// The view over `studio` with its domain's stores (made in `studio.rs`).
+            pub(crate) fn new(studio: &'a crate::studio::Studio, store: &'a dyn crate::storage::$store) -> Self {
+                $name { studio, store }
+            }
+        }
+
+        impl std::fmt::Debug for $name<'_> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($name)).finish_non_exhaustive()
+            }
+        }
+    };
+}
+pub(crate) use view;

@@ -67,13 +67,13 @@ impl Accounts<'_> {
     /// The catalogue with the caller's access and trial window.
     pub async fn my_access(&self, caller: &Caller) -> Result<MyAccess> {
         let profile =
-            self.0.storage.profile(&caller.user_id).await?.ok_or_else(|| Error::unauthenticated("No valid session"))?;
-        let trial_ends = profile.created_at + Duration::days(self.0.config.people.trial_days.max(0));
+            self.store.profile(&caller.user_id).await?.ok_or_else(|| Error::unauthenticated("No valid session"))?;
+        let trial_ends = profile.created_at + Duration::days(self.studio.config.people.trial_days.max(0));
         let at = now();
         let trial_active = at < trial_ends;
         let trial_days_left = if trial_active { ((trial_ends - at).num_hours() + 23) / 24 } else { 0 };
-        let plan = self.0.billing().plan_view(&caller.org_id).await?.is_some();
-        let grants = self.0.storage.tool_grants(&caller.user_id, &profile.email).await?;
+        let plan = self.studio.billing().plan_view(&caller.org_id).await?.is_some();
+        let grants = self.store.tool_grants(&caller.user_id, &profile.email).await?;
         let open_all = trial_active || plan;
         let kit_open = |kit: &str| open_all || grants.iter().any(|g| g.toolkit_id.as_deref() == Some(kit));
         let toolkits = TOOLKITS
@@ -111,13 +111,13 @@ impl Accounts<'_> {
         if !access.tools.iter().any(|t| t.slug == slug && t.accessible) {
             return Err(Error::forbidden("TOOL_LOCKED", "This tool is not open to you."));
         }
-        let items = self.0.storage.tool_items(&ToolId::from(slug)).await?.into_iter().map(item_view).collect();
+        let items = self.store.tool_items(&ToolId::from(slug)).await?.into_iter().map(item_view).collect();
         Ok(ToolItems { items })
     }
 
     /// Grant a toolkit or a tool (the row says which, and to whom); false when already granted.
     pub(crate) async fn grant_tool_access(&self, grant: ToolGrantRow) -> Result<bool> {
-        Ok(self.0.storage.grant_tool_access(grant).await?)
+        Ok(self.store.grant_tool_access(grant).await?)
     }
 
     /// Revoke the live grants of a toolkit or tool to the person (by id) or the address; how many.
@@ -128,23 +128,23 @@ impl Accounts<'_> {
         what: GrantedTool<'_>,
         now: DateTime<Utc>,
     ) -> Result<i64> {
-        Ok(self.0.storage.revoke_tool_access(user_id, email, what, now).await?)
+        Ok(self.store.revoke_tool_access(user_id, email, what, now).await?)
     }
 
     /// A tool's item rows, whoever asks (any tool id).
     pub(crate) async fn tool_item_rows(&self, tool_id: &ToolId) -> Result<Vec<ToolItemRow>> {
-        Ok(self.0.storage.tool_items(tool_id).await?)
+        Ok(self.store.tool_items(tool_id).await?)
     }
 
     /// Store a tool item.
     pub(crate) async fn add_tool_item(&self, item: ToolItemRow) -> Result<()> {
-        self.0.storage.insert_tool_item(item).await?;
+        self.store.insert_tool_item(item).await?;
         Ok(())
     }
 
     /// Delete a tool item; false when there is none.
     pub(crate) async fn remove_tool_item(&self, id: &ToolItemId) -> Result<bool> {
-        Ok(self.0.storage.delete_tool_item(id).await?)
+        Ok(self.store.delete_tool_item(id).await?)
     }
 }
 

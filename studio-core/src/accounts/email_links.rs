@@ -58,11 +58,11 @@ impl Accounts<'_> {
     /// Post a verification letter to the person (making earlier verification links stop
     /// working). The letter's link is `<link base>/verify-email?token=…`.
     pub(crate) async fn send_verification(&self, user: &UserRow) -> Result<uuid::Uuid> {
-        let hours = self.0.config.mail.verify_hours.max(1);
+        let hours = self.studio.config.mail.verify_hours.max(1);
         let token = self.issue_token(user, VERIFY, Duration::hours(hours)).await?;
-        let link = self.0.mail().mail_link(&format!("/verify-email?token={token}"));
+        let link = self.studio.mail().mail_link(&format!("/verify-email?token={token}"));
         let written = templates::verify_email(user.name.as_deref(), &link, hours);
-        self.0
+        self.studio
             .mail()
             .post_letter(Letter {
                 kind: "verify-email",
@@ -78,7 +78,7 @@ impl Accounts<'_> {
     async fn issue_token(&self, user: &UserRow, purpose: &str, lifetime: Duration) -> Result<String> {
         let token = random_secret();
         let now = crate::ids::now();
-        self.0
+        self.studio
             .mail()
             .issue_email_token(EmailTokenRow {
                 token_hash: sha256_hex(&token),
@@ -98,8 +98,8 @@ impl Accounts<'_> {
     async fn letter_wait(&self, user_id: &UserId, purpose: &str) -> Result<Option<u64>> {
         let now = crate::ids::now();
         let hour = Duration::hours(1);
-        let (count, oldest) = self.0.mail().recent_email_tokens(user_id, purpose, now - hour).await?;
-        if count < self.0.config.mail.letters_per_hour.max(1) {
+        let (count, oldest) = self.studio.mail().recent_email_tokens(user_id, purpose, now - hour).await?;
+        if count < self.studio.config.mail.letters_per_hour.max(1) {
             return Ok(None);
         }
         let wait = oldest.map(|t| (t + hour - now).num_seconds()).unwrap_or(60);
@@ -110,7 +110,7 @@ impl Accounts<'_> {
     /// 410 `TOKEN_USED`, `TOKEN_REPLACED`, `TOKEN_EXPIRED`, `TOKEN_STALE`.
     pub async fn verify_email(&self, req: VerifyEmailRequest) -> Result<EmailVerified> {
         let hash = token_hash(&req.token)?;
-        match self.0.mail().use_verify_token(&hash, crate::ids::now()).await? {
+        match self.studio.mail().use_verify_token(&hash, crate::ids::now()).await? {
             TokenUse::Accepted { email, .. } => Ok(EmailVerified { ok: true, email, email_verified: true }),
             other => Err(refused(other)),
         }
@@ -120,13 +120,9 @@ impl Accounts<'_> {
     /// A key is refused 403 `SESSION_REQUIRED`; 429 `RATE_LIMITED` past the hourly allowance.
     pub async fn resend_verification(&self, caller: &Caller) -> Result<VerificationResent> {
         caller.require_session()?;
-        let user = self
-            .0
-            .storage
-            .user_by_id(&caller.user_id)
-            .await?
-            .ok_or_else(|| Error::unauthenticated("No valid session"))?;
-        if self.0.mail().email_verified(&user.id).await? {
+        let user =
+            self.store.user_by_id(&caller.user_id).await?.ok_or_else(|| Error::unauthenticated("No valid session"))?;
+        if self.studio.mail().email_verified(&user.id).await? {
             return Ok(VerificationResent { ok: true, sent: false, already_verified: true });
         }
         if let Some(wait) = self.letter_wait(&user.id, VERIFY).await? {
@@ -141,7 +137,7 @@ impl Accounts<'_> {
     /// does not tell either.
     pub async fn request_password_reset(&self, req: PasswordResetRequest) -> Result<PasswordResetRequested> {
         if let Some(Ok(email)) = req.email.as_deref().map(Email::parse) {
-            let studio = self.0.clone();
+            let studio = self.studio.clone();
             tokio::spawn(async move {
                 if let Err(e) = studio.accounts().post_reset_letter(&email).await {
                     tracing::warn!(error = %e, "a password-reset letter could not be posted");
@@ -152,16 +148,16 @@ impl Accounts<'_> {
     }
 
     async fn post_reset_letter(&self, email: &Email) -> Result<()> {
-        let Some(user) = self.0.storage.user_by_email(email.as_str()).await? else { return Ok(()) };
+        let Some(user) = self.store.user_by_email(email.as_str()).await? else { return Ok(()) };
         if self.letter_wait(&user.id, RESET).await?.is_some() {
             tracing::info!(user = %user.id, "password-reset letter not sent: the hourly allowance is spent");
             return Ok(());
         }
-        let minutes = self.0.config.mail.reset_minutes.max(1);
+        let minutes = self.studio.config.mail.reset_minutes.max(1);
         let token = self.issue_token(&user, RESET, Duration::minutes(minutes)).await?;
-        let link = self.0.mail().mail_link(&format!("/reset-password?token={token}"));
+        let link = self.studio.mail().mail_link(&format!("/reset-password?token={token}"));
         let written = templates::password_reset(&link, minutes);
-        self.0
+        self.studio
             .mail()
             .post_letter(Letter {
                 kind: "password-reset",
@@ -188,7 +184,7 @@ impl Accounts<'_> {
             ));
         }
         let password_hash = hash_password(req.password).await?;
-        match self.0.mail().use_reset_token(&hash, &password_hash, crate::ids::now()).await? {
+        match self.studio.mail().use_reset_token(&hash, &password_hash, crate::ids::now()).await? {
             TokenUse::Accepted { sessions_ended, .. } => Ok(PasswordResetDone { ok: true, sessions_ended }),
             other => Err(refused(other)),
         }

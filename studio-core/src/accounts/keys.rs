@@ -54,20 +54,20 @@ impl Accounts<'_> {
             revoked_at: None,
             created_at: crate::ids::now(),
         };
-        self.0.storage.insert_key(row.clone()).await?;
+        self.store.insert_key(row.clone()).await?;
         key_view(&row, Some(secret))
     }
 
     /// Every key the house minted, revoked included, newest first; never a secret.
     pub async fn list_keys(&self, caller: &Caller) -> Result<KeyList> {
-        let rows = self.0.storage.list_keys(&caller.org_id).await?;
+        let rows = self.store.list_keys(&caller.org_id).await?;
         Ok(KeyList { keys: rows.iter().map(|r| key_view(r, None)).collect::<Result<_>>()? })
     }
 
     /// Revoke a key of the caller's house. Idempotent; another house's key id is 404.
     pub async fn revoke_key(&self, caller: &Caller, key_id: &KeyId) -> Result<RevokedKey> {
         caller.require_manage_keys()?;
-        match self.0.storage.revoke_key(&caller.org_id, key_id, crate::ids::now()).await? {
+        match self.store.revoke_key(&caller.org_id, key_id, crate::ids::now()).await? {
             Some(row) => Ok(RevokedKey { revoked: true, id: row.id.into() }),
             None => Err(Error::not_found("NOT_FOUND", "No such key in this house.")),
         }
@@ -83,20 +83,20 @@ impl Accounts<'_> {
             return Err(refused());
         }
         let hash = sha256_hex(secret);
-        if let Some(kept) = self.0.keys.get(&hash) {
-            let stamp = self.0.storage.house_stamp(&kept.org_id).await?;
+        if let Some(kept) = self.studio.keys.get(&hash) {
+            let stamp = self.store.house_stamp(&kept.org_id).await?;
             if stamp.key_epoch == kept.epoch {
                 return self.key_caller(&hash, kept, stamp.library_version).await;
             }
-            self.0.keys.forget(&hash);
+            self.studio.keys.forget(&hash);
         }
         // The row names the house; the house's epoch is read before the row is trusted.
-        let first = self.0.storage.key_by_hash(&hash).await?.ok_or_else(refused)?;
+        let first = self.store.key_by_hash(&hash).await?.ok_or_else(refused)?;
         if first.revoked_at.is_some() {
             return Err(refused());
         }
-        let stamp = self.0.storage.house_stamp(&first.org_id).await?;
-        let row = self.0.storage.key_by_hash(&hash).await?.ok_or_else(refused)?;
+        let stamp = self.store.house_stamp(&first.org_id).await?;
+        let row = self.store.key_by_hash(&hash).await?.ok_or_else(refused)?;
         if row.revoked_at.is_some() || row.org_id != first.org_id {
             return Err(refused());
         }
@@ -108,7 +108,7 @@ impl Accounts<'_> {
             epoch: stamp.key_epoch,
             last_used_at: row.last_used_at,
         };
-        self.0.keys.put(hash.clone(), kept.clone());
+        self.studio.keys.put(hash.clone(), kept.clone());
         self.key_caller(&hash, kept, stamp.library_version).await
     }
 
@@ -117,8 +117,8 @@ impl Accounts<'_> {
         let now = crate::ids::now();
         let stale_before = now - Duration::seconds(LAST_USED_RESOLUTION_SECS);
         if key.last_used_at.is_none_or(|t| t < stale_before) {
-            match self.0.storage.touch_key(&KeyId::from(&key.key_id), now, stale_before).await {
-                Ok(()) => self.0.keys.used(hash, now),
+            match self.store.touch_key(&KeyId::from(&key.key_id), now, stale_before).await {
+                Ok(()) => self.studio.keys.used(hash, now),
                 Err(e) => tracing::warn!(error = %e, key = %key.key_id, "could not record key use"),
             }
         }

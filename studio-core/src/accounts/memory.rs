@@ -54,13 +54,13 @@ pub(crate) fn memory_view(m: &MemoryRow) -> Result<Memory> {
 impl Accounts<'_> {
     /// The house's memories and the caller's own personal ones, newest first, history included.
     pub async fn memories(&self, caller: &Caller) -> Result<MemoryList> {
-        let rows = self.0.storage.memories(&caller.org_id, &person_of(caller)).await?;
+        let rows = self.store.memories(&caller.org_id, &person_of(caller)).await?;
         Ok(MemoryList { memories: rows.iter().map(memory_view).collect::<Result<_>>()? })
     }
 
     /// Only the active memories the caller may see: what the assistant's context is built from.
     pub async fn active_memories(&self, caller: &Caller) -> Result<Vec<Memory>> {
-        let rows = self.0.storage.memories(&caller.org_id, &person_of(caller)).await?;
+        let rows = self.store.memories(&caller.org_id, &person_of(caller)).await?;
         rows.iter().filter(|m| m.status == "active").map(memory_view).collect()
     }
 
@@ -111,7 +111,7 @@ impl Accounts<'_> {
             created_at: at,
             updated_at: at,
         };
-        match self.0.storage.write_memory(row.clone(), replaces).await? {
+        match self.store.write_memory(row.clone(), replaces).await? {
             MemoryWrite::Stored => Ok((memory_view(&row)?, replaces.is_some())),
             MemoryWrite::PredecessorNotActive => Err(Error::not_found(
                 "MEMORY_NOT_FOUND",
@@ -126,8 +126,7 @@ impl Accounts<'_> {
             return Err(Error::forbidden("FORBIDDEN", "A viewer reads memories but does not retire them."));
         }
         let row = self
-            .0
-            .storage
+            .store
             .retire_memory(&caller.org_id, &person_of(caller), id, now())
             .await?
             .ok_or_else(|| Error::not_found("MEMORY_NOT_FOUND", "No active memory you can see has that id."))?;

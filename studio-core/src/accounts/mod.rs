@@ -111,14 +111,15 @@ async fn verify_password(password: String, hash: Option<String>) -> Result<bool>
     .map_err(Error::internal)
 }
 
-/// The accounts domain (sign-up and sessions, keys, profiles, seats, memories): `studio.accounts()`.
-#[derive(Debug, Clone, Copy)]
-pub struct Accounts<'a>(pub(crate) &'a crate::studio::Studio);
+crate::studio::view! {
+    /// The accounts domain (sign-up and sessions, keys, profiles, seats, memories): `studio.accounts()`.
+    Accounts over AccountsStores
+}
 
 impl Accounts<'_> {
     /// True while nobody has signed up yet (the first-run hint).
     pub async fn is_empty(&self) -> Result<bool> {
-        Ok(self.0.storage.user_count().await? == 0)
+        Ok(self.store.user_count().await? == 0)
     }
 
     /// Create a person, their personal house (they own it), the sign-up grant and a session.
@@ -135,7 +136,7 @@ impl Accounts<'_> {
         if name.as_ref().is_some_and(|n| n.chars().count() > 100) {
             return Err(Error::invalid("BAD_NAME", "A name is at most 100 characters."));
         }
-        if self.0.storage.user_by_email(email.as_str()).await?.is_some() {
+        if self.store.user_by_email(email.as_str()).await?.is_some() {
             return Err(email_taken());
         }
         let now = crate::ids::now();
@@ -152,9 +153,12 @@ impl Accounts<'_> {
             created_at: now,
         };
         let org = OrgRow { id: OrgId::generate(), name: house_name, created_at: now };
-        let account =
-            NewAccount { user: user.clone(), org: org.clone(), grant_tokens: self.0.config.signup_grant_tokens.max(0) };
-        match self.0.storage.create_account(account).await {
+        let account = NewAccount {
+            user: user.clone(),
+            org: org.clone(),
+            grant_tokens: self.studio.config.signup_grant_tokens.max(0),
+        };
+        match self.store.create_account(account).await {
             Ok(()) => {}
             Err(StorageError::Conflict(_)) => return Err(email_taken()),
             Err(e) => return Err(e.into()),
@@ -172,34 +176,33 @@ impl Accounts<'_> {
     pub async fn sign_in(&self, req: SignInRequest) -> Result<(SignUpResponse, SessionToken)> {
         let bad = || Error::new(crate::ErrorKind::Unauthenticated, "BAD_CREDENTIALS", "Email or password is wrong.");
         let user = match Email::parse(&req.email) {
-            Ok(email) => self.0.storage.user_by_email(email.as_str()).await?,
+            Ok(email) => self.store.user_by_email(email.as_str()).await?,
             Err(_) => None,
         };
         let ok = verify_password(req.password, user.as_ref().and_then(|u| u.password_hash.clone())).await?;
         let (true, Some(user)) = (ok, user) else { return Err(bad()) };
-        let seat = self.0.storage.home_membership(&user.id).await?.ok_or_else(bad)?;
-        let org = self.0.storage.org_by_id(&seat.org_id).await?.ok_or_else(bad)?;
+        let seat = self.store.home_membership(&user.id).await?.ok_or_else(bad)?;
+        let org = self.store.org_by_id(&seat.org_id).await?.ok_or_else(bad)?;
         let token = self.start_session(&user.id, &org.id).await?;
         Ok((SignUpResponse { user: user_view(&user), organization: org_view(&org) }, token))
     }
 
     /// Forget a session. Harmless for an unknown or expired token.
     pub async fn sign_out(&self, token: &SessionToken) -> Result<()> {
-        self.0.storage.delete_session(&sha256_hex(&token.0)).await?;
+        self.store.delete_session(&sha256_hex(&token.0)).await?;
         Ok(())
     }
 
     async fn start_session(&self, user_id: &UserId, org_id: &OrgId) -> Result<SessionToken> {
         let secret = format!("sess_{}", random_secret());
         let now = crate::ids::now();
-        self.0
-            .storage
+        self.store
             .insert_session(SessionRow {
                 token_hash: sha256_hex(&secret),
                 user_id: user_id.clone(),
                 org_id: org_id.clone(),
                 created_at: now,
-                expires_at: now + Duration::days(self.0.config.session_days.max(1)),
+                expires_at: now + Duration::days(self.studio.config.session_days.max(1)),
             })
             .await?;
         Ok(SessionToken(secret))
@@ -214,27 +217,27 @@ impl Accounts<'_> {
         kind: crate::caller::MachineKind,
         presented: &str,
     ) -> Result<crate::caller::Machine> {
-        if kind == crate::caller::MachineKind::SupportBridge && !self.0.config.machines.is_configured(kind) {
+        if kind == crate::caller::MachineKind::SupportBridge && !self.studio.config.machines.is_configured(kind) {
             return Err(Error::new(
                 crate::error::ErrorKind::NotConfigured,
                 "SUPPORT_BRIDGE_NOT_CONFIGURED",
                 "Escalations are not configured on this server (STUDIO_SUPPORT_BRIDGE_SECRET).",
             ));
         }
-        self.0.config.machines.verify(kind, presented)
+        self.studio.config.machines.verify(kind, presented)
     }
 
     /// The caller behind a session cookie; 401 when unknown, expired or the seat is gone.
     pub async fn authenticate_session(&self, token: &SessionToken) -> Result<Caller> {
         let no = || Error::unauthenticated("No valid session");
-        let seat = self.0.storage.session_seat(&sha256_hex(&token.0), crate::ids::now()).await?.ok_or_else(no)?;
+        let seat = self.store.session_seat(&sha256_hex(&token.0), crate::ids::now()).await?.ok_or_else(no)?;
         let role: SeatRole = seat.role.parse().map_err(Error::internal)?;
         Ok(Caller {
             // Read on every request: `admin remove` takes effect on the next call. The allowlist
             // counts only for an address its owner has proven.
             admin: seat.platform_admin
                 || (seat.email_verified
-                    && self.0.config.admin_emails.iter().any(|a| a.eq_ignore_ascii_case(&seat.email))),
+                    && self.studio.config.admin_emails.iter().any(|a| a.eq_ignore_ascii_case(&seat.email))),
             org_id: seat.org_id,
             user_id: seat.user_id,
             role,
@@ -245,18 +248,10 @@ impl Accounts<'_> {
 
     /// Who the caller is: the person, the house and the effective role.
     pub async fn session_info(&self, caller: &Caller) -> Result<SessionInfo> {
-        let user = self
-            .0
-            .storage
-            .user_by_id(&caller.user_id)
-            .await?
-            .ok_or_else(|| Error::unauthenticated("No valid session"))?;
-        let org = self
-            .0
-            .storage
-            .org_by_id(&caller.org_id)
-            .await?
-            .ok_or_else(|| Error::unauthenticated("No valid session"))?;
+        let user =
+            self.store.user_by_id(&caller.user_id).await?.ok_or_else(|| Error::unauthenticated("No valid session"))?;
+        let org =
+            self.store.org_by_id(&caller.org_id).await?.ok_or_else(|| Error::unauthenticated("No valid session"))?;
         Ok(SessionInfo { user: user_view(&user), organization: org_view(&org), role: caller.role })
     }
 
@@ -264,7 +259,7 @@ impl Accounts<'_> {
     /// Never refuses: a missing or malformed email answers false, false.
     pub async fn check_email(&self, req: CheckEmailRequest) -> Result<CheckEmailResponse> {
         let user = match req.email.as_deref().map(Email::parse) {
-            Some(Ok(email)) => self.0.storage.user_by_email(email.as_str()).await?,
+            Some(Ok(email)) => self.store.user_by_email(email.as_str()).await?,
             _ => None,
         };
         Ok(CheckEmailResponse { exists: user.is_some(), has_password: user.is_some_and(|u| u.password_hash.is_some()) })
@@ -274,27 +269,27 @@ impl Accounts<'_> {
 impl Accounts<'_> {
     /// A person by id.
     pub(crate) async fn user(&self, id: &UserId) -> Result<Option<UserRow>> {
-        Ok(self.0.storage.user_by_id(id).await?)
+        Ok(self.store.user_by_id(id).await?)
     }
 
     /// A person by lowercased email.
     pub(crate) async fn user_with_email(&self, email: &str) -> Result<Option<UserRow>> {
-        Ok(self.0.storage.user_by_email(email).await?)
+        Ok(self.store.user_by_email(email).await?)
     }
 
     /// A house by id.
     pub(crate) async fn house(&self, id: &OrgId) -> Result<Option<OrgRow>> {
-        Ok(self.0.storage.org_by_id(id).await?)
+        Ok(self.store.org_by_id(id).await?)
     }
 
     /// The seat a person signs into: in the oldest house they own, else their oldest seat.
     pub(crate) async fn home_seat(&self, user_id: &UserId) -> Result<Option<MembershipRow>> {
-        Ok(self.0.storage.home_membership(user_id).await?)
+        Ok(self.store.home_membership(user_id).await?)
     }
 
     /// How many people have an account.
     pub(crate) async fn user_count(&self) -> Result<i64> {
-        Ok(self.0.storage.user_count().await?)
+        Ok(self.store.user_count().await?)
     }
 
     /// People, newest first, optionally whose email or name contains `query`; a keyset page.
@@ -304,17 +299,17 @@ impl Accounts<'_> {
         limit: i64,
         after: Option<(chrono::DateTime<chrono::Utc>, String)>,
     ) -> Result<Vec<UserListRow>> {
-        Ok(self.0.storage.list_users(query, limit, after).await?)
+        Ok(self.store.list_users(query, limit, after).await?)
     }
 
     /// Make the person with this (lowercased) email a platform admin or not; None when unknown.
     pub(crate) async fn set_platform_admin(&self, email: &str, admin: bool) -> Result<Option<UserRow>> {
-        Ok(self.0.storage.set_platform_admin(email, admin).await?)
+        Ok(self.store.set_platform_admin(email, admin).await?)
     }
 
     /// Every platform admin, by email.
     pub(crate) async fn platform_admins(&self) -> Result<Vec<UserRow>> {
-        Ok(self.0.storage.platform_admins().await?)
+        Ok(self.store.platform_admins().await?)
     }
 }
 

@@ -47,7 +47,7 @@ impl Accounts<'_> {
     pub(crate) fn avatar_url(&self, p: &ProfileRow) -> Option<String> {
         p.avatar_key
             .as_ref()
-            .map(|_| format!("{}/api/account/avatar/{}?v={}", self.0.config.public_url, p.id, p.avatar_version))
+            .map(|_| format!("{}/api/account/avatar/{}?v={}", self.studio.config.public_url, p.id, p.avatar_version))
     }
 
     fn profile_view(&self, p: &ProfileRow) -> Profile {
@@ -62,17 +62,16 @@ impl Accounts<'_> {
     }
 
     async fn my_profile(&self, caller: &Caller) -> Result<ProfileRow> {
-        self.0.storage.profile(&caller.user_id).await?.ok_or_else(|| Error::unauthenticated("No valid session"))
+        self.store.profile(&caller.user_id).await?.ok_or_else(|| Error::unauthenticated("No valid session"))
     }
 
     /// The account page: profile, plan, tokens over `days`, invoices and the billing contact.
     pub async fn account(&self, caller: &Caller, days: i64) -> Result<AccountView> {
         let profile = self.my_profile(caller).await?;
-        let balance = self.0.billing().balance(caller).await?;
+        let balance = self.studio.billing().balance(caller).await?;
         let since = now() - Duration::days(days);
         let mut by_workflow: Vec<WorkflowUsage> = self
-            .0
-            .storage
+            .store
             .workflow_usage(&caller.org_id, since)
             .await?
             .into_iter()
@@ -80,14 +79,13 @@ impl Accounts<'_> {
             .collect();
         // What the ledger settled beyond finished jobs: charged AI reads.
         let jobs: i64 = by_workflow.iter().map(|w| w.tokens).sum();
-        let reads = self.0.storage.settled_since(&caller.org_id, since).await? - jobs;
+        let reads = self.store.settled_since(&caller.org_id, since).await? - jobs;
         if reads > 0 {
             by_workflow.push(WorkflowUsage { workflow: "reads".into(), tokens: reads, runs: 0, last_at: None });
             by_workflow.sort_by(|a, b| b.tokens.cmp(&a.tokens).then_with(|| a.workflow.cmp(&b.workflow)));
         }
         let invoices = self
-            .0
-            .storage
+            .store
             .invoices(&caller.org_id, INVOICES_SHOWN)
             .await?
             .into_iter()
@@ -101,14 +99,14 @@ impl Accounts<'_> {
                 reference: c.payment_id,
             })
             .collect();
-        let card_on_file = self.0.billing().account_of(&caller.org_id).await?.is_some_and(|a| a.has_card);
-        let email = match self.0.storage.billing_email(&caller.org_id).await? {
+        let card_on_file = self.studio.billing().account_of(&caller.org_id).await?.is_some_and(|a| a.has_card);
+        let email = match self.store.billing_email(&caller.org_id).await? {
             Some(e) => Some(e),
             None => self.house_owner_email(&caller.org_id).await?,
         };
         Ok(AccountView {
             profile: self.profile_view(&profile),
-            plan: self.0.billing().plan_view(&caller.org_id).await?,
+            plan: self.studio.billing().plan_view(&caller.org_id).await?,
             tokens: TokenUsage {
                 balance: balance.balance,
                 grant: balance.grant,
@@ -139,24 +137,24 @@ impl Accounts<'_> {
             ));
         }
         self.my_profile(caller).await?;
-        self.0.storage.set_user_name(&caller.user_id, name).await?;
+        self.store.set_user_name(&caller.user_id, name).await?;
         self.account(caller, account_days(None)).await
     }
 
     pub(crate) async fn house_owner_email(&self, org_id: &OrgId) -> Result<Option<String>> {
-        Ok(self.0.storage.seats(org_id).await?.into_iter().find(|s| s.role == "owner").map(|s| s.email))
+        Ok(self.store.seats(org_id).await?.into_iter().find(|s| s.role == "owner").map(|s| s.email))
     }
 
     /// The house's display name (empty when the house is gone): what a kept frame's content
     /// credentials name it by.
     pub(crate) async fn house_name(&self, org_id: &OrgId) -> Result<String> {
-        Ok(self.0.storage.org_by_id(org_id).await?.map(|o| o.name).unwrap_or_default())
+        Ok(self.store.org_by_id(org_id).await?.map(|o| o.name).unwrap_or_default())
     }
 
     /// The house's name and its owner's address, for a letter about the house (None when the
     /// house or its owner is gone).
     pub(crate) async fn house_and_owner(&self, org_id: &OrgId) -> Result<Option<(String, String)>> {
-        let Some(org) = self.0.storage.org_by_id(org_id).await? else { return Ok(None) };
+        let Some(org) = self.store.org_by_id(org_id).await? else { return Ok(None) };
         Ok(self.house_owner_email(org_id).await?.map(|email| (org.name, email)))
     }
 
@@ -166,8 +164,8 @@ impl Accounts<'_> {
     pub async fn set_billing_email(&self, caller: &Caller, req: BillingEmailRequest) -> Result<BillingEmailView> {
         caller.require_spend_money()?;
         let email = Email::parse(&req.email)?;
-        let customer = self.0.billing().account_of(&caller.org_id).await?.and_then(|a| a.customer_id);
-        if let (Some(customer), Some(provider)) = (customer, self.0.config.payments.as_ref())
+        let customer = self.studio.billing().account_of(&caller.org_id).await?.and_then(|a| a.customer_id);
+        if let (Some(customer), Some(provider)) = (customer, self.studio.config.payments.as_ref())
             && let Err(e) = provider.set_customer_email(&customer, email.as_str()).await
         {
             tracing::warn!(error = %e, "the billing email was refused at the provider");
@@ -177,7 +175,7 @@ impl Accounts<'_> {
                 "The payment provider did not take the new billing email; nothing changed.",
             ));
         }
-        self.0.storage.set_billing_email(&caller.org_id, email.as_str()).await?;
+        self.store.set_billing_email(&caller.org_id, email.as_str()).await?;
         Ok(BillingEmailView { email: email.as_str().to_string() })
     }
 
@@ -204,8 +202,8 @@ impl Accounts<'_> {
                 .with("height", h));
         }
         let key = format!("avatars/{}/{}", caller.user_id, new_id("av"));
-        self.0.blobs.put_bytes(&key, bytes, MAX_AVATAR_BYTES as u64, |_| true).await.map_err(Error::internal)?;
-        if let Some(old) = self.0.storage.set_avatar(&caller.user_id, Some(&key)).await? {
+        self.studio.blobs.put_bytes(&key, bytes, MAX_AVATAR_BYTES as u64, |_| true).await.map_err(Error::internal)?;
+        if let Some(old) = self.store.set_avatar(&caller.user_id, Some(&key)).await? {
             self.forget_blob(&old).await;
         }
         let profile = self.my_profile(caller).await?;
@@ -215,14 +213,14 @@ impl Accounts<'_> {
     /// Remove the caller's avatar and its bytes.
     pub async fn delete_avatar(&self, caller: &Caller) -> Result<AvatarView> {
         caller.require_session()?;
-        if let Some(old) = self.0.storage.set_avatar(&caller.user_id, None).await? {
+        if let Some(old) = self.store.set_avatar(&caller.user_id, None).await? {
             self.forget_blob(&old).await;
         }
         Ok(AvatarView { image: None })
     }
 
     async fn forget_blob(&self, key: &str) {
-        if let Err(e) = self.0.blobs.delete(key).await {
+        if let Err(e) = self.studio.blobs.delete(key).await {
             tracing::warn!(error = %e, key, "an old avatar's bytes could not be removed");
         }
     }
@@ -231,12 +229,12 @@ impl Accounts<'_> {
     /// stranger, 404 when there is no picture.
     pub async fn avatar(&self, caller: &Caller, user_id: &UserId) -> Result<(Bytes, String)> {
         caller.require_session()?;
-        if caller.user_id != user_id && !self.0.storage.share_house(&caller.user_id, user_id).await? {
+        if caller.user_id != user_id && !self.store.share_house(&caller.user_id, user_id).await? {
             return Err(Error::unauthenticated("Avatars are shown to people who share a house."));
         }
         let none = || Error::not_found("NO_AVATAR", "That person has no picture.");
-        let key = self.0.storage.profile(user_id).await?.and_then(|p| p.avatar_key).ok_or_else(none)?;
-        let bytes = self.0.blobs.get_bytes(&key).await.map_err(|_| none())?;
+        let key = self.store.profile(user_id).await?.and_then(|p| p.avatar_key).ok_or_else(none)?;
+        let bytes = self.studio.blobs.get_bytes(&key).await.map_err(|_| none())?;
         let mime = infer::get(&bytes).map(|t| t.mime_type()).unwrap_or("application/octet-stream").to_string();
         Ok((bytes, mime))
     }
@@ -246,11 +244,11 @@ impl Accounts<'_> {
     pub async fn me(&self, caller: &Caller) -> Result<MeView> {
         let profile = self.my_profile(caller).await?;
         let mut houses = Vec::new();
-        for seat in self.0.storage.seats_of(&caller.user_id).await? {
+        for seat in self.store.seats_of(&caller.user_id).await? {
             if !caller.is_session() && seat.org_id != caller.org_id {
                 continue;
             }
-            let founder = self.0.storage.founder(&seat.org_id).await?.as_deref() == Some(caller.user_id.as_str());
+            let founder = self.store.founder(&seat.org_id).await?.as_deref() == Some(caller.user_id.as_str());
             houses.push(MyHouse {
                 active: seat.org_id == caller.org_id,
                 organization_id: seat.org_id.to_string(),
@@ -267,16 +265,14 @@ impl Accounts<'_> {
         caller.require_session()?;
         let me = self.me(caller).await?;
         let memories = self
-            .0
-            .storage
+            .store
             .personal_memories(&caller.user_id)
             .await?
             .iter()
             .map(super::memory::memory_view)
             .collect::<Result<Vec<_>>>()?;
         let invitations: Vec<serde_json::Value> = self
-            .0
-            .storage
+            .store
             .seat_invitations_to(&me.profile.email)
             .await?
             .into_iter()
@@ -288,8 +284,7 @@ impl Accounts<'_> {
             })
             .collect();
         let intake: Vec<serde_json::Value> = self
-            .0
-            .storage
+            .store
             .intakes(&caller.user_id)
             .await?
             .into_iter()
@@ -311,8 +306,7 @@ impl Accounts<'_> {
         });
         let onboarding = self.onboarding(caller).await?;
         let grants: Vec<serde_json::Value> = self
-            .0
-            .storage
+            .store
             .tool_grants(&caller.user_id, &me.profile.email)
             .await?
             .into_iter()
@@ -337,9 +331,9 @@ impl Accounts<'_> {
     pub async fn erase_me(&self, caller: &Caller) -> Result<Erased> {
         caller.require_session()?;
         let profile = self.my_profile(caller).await?;
-        for seat in self.0.storage.seats_of(&caller.user_id).await? {
+        for seat in self.store.seats_of(&caller.user_id).await? {
             let renewing = seat.role == "owner"
-                && self.0.billing().plan_view(&seat.org_id).await?.is_some_and(|plan| plan.status != "canceled");
+                && self.studio.billing().plan_view(&seat.org_id).await?.is_some_and(|plan| plan.status != "canceled");
             if renewing {
                 return Err(Error::conflict(
                     "PLAN_ACTIVE",
@@ -349,7 +343,7 @@ impl Accounts<'_> {
             }
         }
         let tombstone = format!("erased+{}@invalid", caller.user_id);
-        match self.0.storage.erase_user(&caller.user_id, &tombstone, now()).await? {
+        match self.store.erase_user(&caller.user_id, &tombstone, now()).await? {
             EraseOutcome::SoleOwner(org_id) => Err(Error::conflict(
                 "SOLE_OWNER",
                 "You are the only owner of a house with other members; transfer it first.",
@@ -366,7 +360,7 @@ impl Accounts<'_> {
 
     /// The onboarding steps with the caller's progress.
     pub async fn onboarding(&self, caller: &Caller) -> Result<OnboardingView> {
-        let done = self.0.storage.onboarding_steps(&caller.user_id).await?;
+        let done = self.store.onboarding_steps(&caller.user_id).await?;
         let steps: Vec<OnboardingStep> = ONBOARDING_STEPS
             .iter()
             .map(|(key, title)| OnboardingStep {
@@ -387,7 +381,7 @@ impl Accounts<'_> {
                 Error::not_found("UNKNOWN_STEP", format!("No onboarding step is called {step:?}.")).with("steps", keys)
             );
         }
-        self.0.storage.complete_onboarding_step(&caller.user_id, step, now()).await?;
+        self.store.complete_onboarding_step(&caller.user_id, step, now()).await?;
         self.onboarding(caller).await
     }
 
@@ -411,24 +405,24 @@ impl Accounts<'_> {
         let id = new_id("int");
         let at = now();
         let json = serde_json::to_string(&answers).map_err(Error::internal)?;
-        self.0.storage.record_intake(&IntakeId::from(&id), &caller.user_id, &caller.org_id, &json, at).await?;
-        self.0.storage.complete_onboarding_step(&caller.user_id, "intake", at).await?;
+        self.store.record_intake(&IntakeId::from(&id), &caller.user_id, &caller.org_id, &json, at).await?;
+        self.store.complete_onboarding_step(&caller.user_id, "intake", at).await?;
         Ok(IntakeRecorded { id, recorded_at: at })
     }
 
     /// How many people completed each onboarding step, by step key.
     pub(crate) async fn onboarding_counts(&self) -> Result<Vec<(String, i64)>> {
-        Ok(self.0.storage.onboarding_counts().await?)
+        Ok(self.store.onboarding_counts().await?)
     }
 
     /// The house's latest paid subscription, whether or not its period has run out.
     pub(crate) async fn plan_row(&self, org_id: &OrgId) -> Result<Option<PlanRow>> {
-        Ok(self.0.storage.current_plan(org_id).await?)
+        Ok(self.store.current_plan(org_id).await?)
     }
 
     /// Mark the house's plan `reference` canceled (keeps the first time); false when not its.
     pub(crate) async fn mark_plan_canceled(&self, org_id: &OrgId, reference: &str, at: DateTime<Utc>) -> Result<bool> {
-        Ok(self.0.storage.cancel_plan(org_id, reference, at).await?)
+        Ok(self.store.cancel_plan(org_id, reference, at).await?)
     }
 }
 

@@ -61,11 +61,10 @@ fn manageable(role: SeatRole) -> &'static [&'static str] {
 impl Accounts<'_> {
     /// The house's seats and pending invitations.
     pub async fn seats(&self, caller: &Caller) -> Result<SeatList> {
-        let seats = self.0.storage.seats(&caller.org_id).await?.iter().map(seat_view).collect::<Result<_>>()?;
-        let org_name = self.0.storage.org_by_id(&caller.org_id).await?.map(|o| o.name).unwrap_or_default();
+        let seats = self.store.seats(&caller.org_id).await?.iter().map(seat_view).collect::<Result<_>>()?;
+        let org_name = self.store.org_by_id(&caller.org_id).await?.map(|o| o.name).unwrap_or_default();
         let invitations = self
-            .0
-            .storage
+            .store
             .pending_seat_invitations(&caller.org_id, now())
             .await?
             .iter()
@@ -82,7 +81,7 @@ impl Accounts<'_> {
             organization_id: i.org_id.to_string(),
             organization_name: org_name.to_string(),
             expires_at: i.expires_at,
-            url: self.0.mail().mail_link(&format!("/join/{}", i.id)),
+            url: self.studio.mail().mail_link(&format!("/join/{}", i.id)),
         })
     }
 
@@ -97,14 +96,14 @@ impl Accounts<'_> {
             return Err(Error::forbidden("OWNER_SEAT_OWNER_ONLY", "Only the owner may offer the owner seat."));
         }
         let email = Email::parse(&req.email)?;
-        if let Some(user) = self.0.storage.user_by_email(email.as_str()).await?
-            && self.0.storage.membership(&caller.org_id, &user.id).await?.is_some()
+        if let Some(user) = self.store.user_by_email(email.as_str()).await?
+            && self.store.membership(&caller.org_id, &user.id).await?.is_some()
         {
             return Err(Error::invalid("ALREADY_MEMBER", "That person already has a seat in this house."));
         }
-        let org = self.0.storage.org_by_id(&caller.org_id).await?.ok_or_else(|| Error::internal("house vanished"))?;
+        let org = self.store.org_by_id(&caller.org_id).await?.ok_or_else(|| Error::internal("house vanished"))?;
         let at = now();
-        let people = &self.0.config.people;
+        let people = &self.studio.config.people;
         let row = SeatInvitationRow {
             id: new_id("inv"),
             org_id: caller.org_id.clone(),
@@ -117,8 +116,7 @@ impl Accounts<'_> {
             resolved_at: None,
         };
         let stored = self
-            .0
-            .storage
+            .store
             .create_seat_invitation(row.clone(), at - Duration::days(7), people.seat_invites_per_week)
             .await?;
         if !stored {
@@ -131,11 +129,11 @@ impl Accounts<'_> {
             .with("retryAfter", 3600));
         }
         let view = self.invitation_view(&row, &org.name)?;
-        let inviter = self.0.storage.user_by_id(&caller.user_id).await?;
+        let inviter = self.store.user_by_id(&caller.user_id).await?;
         let inviter = inviter.map(|u| u.name.unwrap_or(u.email)).unwrap_or_else(|| "Someone".into());
         let days = people.seat_invite_days.max(1);
         let written = crate::mail::templates::seat_invitation(&org.name, req.role.as_str(), &inviter, &view.url, days);
-        self.0
+        self.studio
             .mail()
             .post_letter(crate::mail::Letter {
                 kind: "seat_invitation",
@@ -160,9 +158,9 @@ impl Accounts<'_> {
         caller.require_session()?;
         let missing = || Error::not_found("INVITATION_NOT_FOUND", "No open invitation has that id.");
         let inv =
-            self.0.storage.seat_invitation(&InvitationId::from(req.invitation_id.trim())).await?.ok_or_else(missing)?;
+            self.store.seat_invitation(&InvitationId::from(req.invitation_id.trim())).await?.ok_or_else(missing)?;
         let me =
-            self.0.storage.profile(&caller.user_id).await?.ok_or_else(|| Error::unauthenticated("No valid session"))?;
+            self.store.profile(&caller.user_id).await?.ok_or_else(|| Error::unauthenticated("No valid session"))?;
         if me.email != inv.email {
             return Err(Error::forbidden("EMAIL_MISMATCH", "This invitation was sent to another address."));
         }
@@ -173,9 +171,9 @@ impl Accounts<'_> {
             ));
         }
         let replay = inv.status == crate::storage::SeatInvitationStatus::Accepted
-            && self.0.storage.membership(&inv.org_id, &caller.user_id).await?.is_some();
+            && self.store.membership(&inv.org_id, &caller.user_id).await?.is_some();
         if !replay {
-            match self.0.storage.accept_seat_invitation(&InvitationId::from(&inv.id), &caller.user_id, now()).await {
+            match self.store.accept_seat_invitation(&InvitationId::from(&inv.id), &caller.user_id, now()).await {
                 Ok(AcceptSeat::Seated { .. }) => {}
                 Ok(AcceptSeat::NotPending) => return Err(missing()),
                 Ok(AcceptSeat::OfferLapsed) | Err(StorageError::Conflict(_)) => {
@@ -197,11 +195,11 @@ impl Accounts<'_> {
     }
 
     async fn switch_house_to(&self, session: &SessionToken, org_id: &OrgId) -> Result<ActiveHouse> {
-        if !self.0.storage.switch_session_house(&sha256_hex(&session.0), org_id).await? {
+        if !self.store.switch_session_house(&sha256_hex(&session.0), org_id).await? {
             return Err(Error::not_found("HOUSE_NOT_FOUND", "You have no seat in that house."));
         }
         let caller = self.authenticate_session(session).await?;
-        let org = self.0.storage.org_by_id(org_id).await?.ok_or_else(|| Error::internal("house vanished"))?;
+        let org = self.store.org_by_id(org_id).await?.ok_or_else(|| Error::internal("house vanished"))?;
         Ok(ActiveHouse { organization_id: org.id.to_string(), organization_name: org.name, role: caller.role })
     }
 
@@ -215,14 +213,13 @@ impl Accounts<'_> {
             return Err(Error::forbidden("CANNOT_RESEAT_SELF", "Nobody changes their own seat."));
         }
         let target =
-            self.0.storage.membership(&caller.org_id, &UserId::from(&req.user_id)).await?.ok_or_else(seat_not_found)?;
+            self.store.membership(&caller.org_id, &UserId::from(&req.user_id)).await?.ok_or_else(seat_not_found)?;
         let allowed = manageable(caller.role);
         if !allowed.contains(&target.role.as_str()) {
             return Err(Error::forbidden("FORBIDDEN", format!("A {} cannot re-seat a {}.", caller.role, target.role)));
         }
         let seat = self
-            .0
-            .storage
+            .store
             .set_seat_role(&caller.org_id, &UserId::from(&req.user_id), req.role.as_str(), allowed)
             .await?
             .ok_or_else(seat_not_found)?;
@@ -233,8 +230,8 @@ impl Accounts<'_> {
     /// their sessions acting for it end at once; organization keys belong to the house and stay.
     pub async fn remove_seat(&self, caller: &Caller, user_id: &UserId) -> Result<SeatRemoved> {
         caller.require_session()?;
-        let target = self.0.storage.membership(&caller.org_id, user_id).await?.ok_or_else(seat_not_found)?;
-        if self.0.storage.founder(&caller.org_id).await?.as_deref() == Some(user_id) {
+        let target = self.store.membership(&caller.org_id, user_id).await?.ok_or_else(seat_not_found)?;
+        if self.store.founder(&caller.org_id).await?.as_deref() == Some(user_id) {
             return Err(Error::forbidden("FOUNDER_SEAT", "The founder of a personal house keeps their seat."));
         }
         if target.role == "owner" {
@@ -248,7 +245,7 @@ impl Accounts<'_> {
         if !allowed.contains(&target.role.as_str()) {
             return Err(Error::forbidden("FORBIDDEN", format!("A {} cannot remove a {}.", caller.role, target.role)));
         }
-        let seat = self.0.storage.remove_seat(&caller.org_id, user_id, allowed).await?.ok_or_else(seat_not_found)?;
+        let seat = self.store.remove_seat(&caller.org_id, user_id, allowed).await?.ok_or_else(seat_not_found)?;
         Ok(SeatRemoved { user_id: seat.user_id.to_string(), email: seat.email, work_stays_with_house: true })
     }
 
@@ -263,8 +260,8 @@ impl Accounts<'_> {
             return Err(Error::invalid("ALREADY_OWNER", "You already own this house."));
         }
         let target =
-            self.0.storage.membership(&caller.org_id, &UserId::from(&req.user_id)).await?.ok_or_else(seat_not_found)?;
-        let moved = match self.0.storage.transfer_ownership(&caller.org_id, &caller.user_id, &target.user_id).await {
+            self.store.membership(&caller.org_id, &UserId::from(&req.user_id)).await?.ok_or_else(seat_not_found)?;
+        let moved = match self.store.transfer_ownership(&caller.org_id, &caller.user_id, &target.user_id).await {
             Ok(moved) => moved,
             Err(StorageError::Conflict(_)) => false,
             Err(e) => return Err(e.into()),
@@ -272,7 +269,7 @@ impl Accounts<'_> {
         if !moved {
             return Err(Error::conflict("OWNERSHIP_CHANGED", "The house's seats changed meanwhile; reload and retry."));
         }
-        let email = self.0.storage.user_by_id(&target.user_id).await?.map(|u| u.email).unwrap_or_default();
+        let email = self.store.user_by_id(&target.user_id).await?.map(|u| u.email).unwrap_or_default();
         Ok(Transferred {
             organization_id: caller.org_id.to_string(),
             user_id: target.user_id.to_string(),

@@ -204,7 +204,7 @@ pub(super) fn note_of(note: Option<&str>) -> Result<String> {
 impl Admin<'_> {
     /// The cadence in force.
     async fn analyst_cadence(&self) -> Result<AnalystCadence> {
-        Ok(cadence_of(self.0.storage.analyst_settings().await?.as_ref()))
+        Ok(cadence_of(self.store.analyst_settings().await?.as_ref()))
     }
 
     /// Write the digest of `[start, end)` filling `slot` for `trigger` (`previous` is the digest
@@ -219,12 +219,12 @@ impl Admin<'_> {
         previous: Option<&DigestRow>,
     ) -> Result<AnalystRun> {
         let hours = (end - start).num_hours();
-        let figures = figures(&self.0.storage.period_counts(start, end).await?);
+        let figures = figures(&self.store.period_counts(start, end).await?);
         let mut summary = plain_summary(&figures, hours);
         let mut writer = DigestWriter::Figures;
         let mut model_called = false;
         if figures.readable_verdicts >= READABLE_FLOOR
-            && let Ok(client) = self.0.ai().ai_client()
+            && let Ok(client) = self.studio.ai().ai_client()
         {
             model_called = true;
             let prompt =
@@ -275,10 +275,9 @@ impl Admin<'_> {
             requested_by: requested_by.map(str::to_string),
             created_at,
         };
-        if !self.0.storage.insert_digest(&row, &findings).await? {
+        if !self.store.insert_digest(&row, &findings).await? {
             let stands = self
-                .0
-                .storage
+                .store
                 .digest_in_slot(&trigger_kind, &row.slot)
                 .await?
                 .ok_or_else(|| Error::internal("a digest slot is taken yet no digest fills it"))?;
@@ -306,10 +305,10 @@ impl Admin<'_> {
         let end =
             DateTime::from_timestamp(index * len, 0).ok_or_else(|| Error::internal("a window end out of range"))?;
         let slot = slot_of(cadence.hours, index);
-        if self.0.storage.digest_in_slot(&wire(&DigestTrigger::Cadence), &slot).await?.is_some() {
+        if self.store.digest_in_slot(&wire(&DigestTrigger::Cadence), &slot).await?.is_some() {
             return Ok(false);
         }
-        let previous = self.0.storage.digests(1).await?.into_iter().next();
+        let previous = self.store.digests(1).await?.into_iter().next();
         let window = (end - Duration::hours(cadence.hours), end);
         Ok(!self.write_digest(DigestTrigger::Cadence, None, window, slot, previous.as_ref()).await?.reused)
     }
@@ -325,9 +324,9 @@ impl Admin<'_> {
     /// and how many findings wait for a decision.
     pub async fn analyst(&self, _admin: &PlatformAdmin, q: DigestQuery) -> Result<AnalystView> {
         let history = i64::from(q.history.unwrap_or(0).min(MAX_DIGEST_HISTORY));
-        let rows = self.0.storage.digests(1 + history).await?;
+        let rows = self.store.digests(1 + history).await?;
         let mut digests = rows.iter().map(digest_view).collect::<Result<Vec<_>>>()?.into_iter();
-        let open = self.0.storage.open_findings().await?;
+        let open = self.store.open_findings().await?;
         Ok(AnalystView {
             digest: digests.next(),
             history: digests.collect(),
@@ -357,18 +356,18 @@ impl Admin<'_> {
             updated_by: Some(admin.user_id().to_string()),
             updated_at: now(),
         };
-        self.0.storage.set_analyst_settings(&row).await?;
+        self.store.set_analyst_settings(&row).await?;
         Ok(cadence_of(Some(&row)))
     }
 
     /// `POST /api/toolkit/admin/analyst/run`: the digest inside the window if there is one,
     /// else a new one.
     pub async fn run_analyst(&self, admin: &PlatformAdmin) -> Result<AnalystRun> {
-        let studio = self.0;
+        let studio = self.studio;
         let cadence = studio.admin().analyst_cadence().await?;
         let at = now();
         let window = Duration::hours(cadence.hours);
-        let latest = studio.storage.digests(1).await?.into_iter().next();
+        let latest = self.store.digests(1).await?.into_iter().next();
         if let Some(d) = latest.as_ref().filter(|d| d.created_at > at - window) {
             return Ok(AnalystRun { digest: digest_view(d)?, reused: true, model_called: false, findings: vec![] });
         }
@@ -386,8 +385,7 @@ impl Admin<'_> {
         let before = super::window::cursor(q.cursor.as_deref())?;
         let status = q.status.map(|s| wire(&s));
         let rows = self
-            .0
-            .storage
+            .store
             .findings(status.as_deref(), limit + 1, before.as_ref().map(|(at, id)| (*at, id.as_str())))
             .await?;
         let more = rows.len() as i64 > limit;
@@ -415,11 +413,11 @@ impl Admin<'_> {
             FindingDecision::Dismiss => FindingStatus::Dismissed,
         };
         let decided =
-            self.0.storage.decide_finding(&FindingId::from(id), &wire(&status), &note, admin.user_id(), now()).await?;
+            self.store.decide_finding(&FindingId::from(id), &wire(&status), &note, admin.user_id(), now()).await?;
         match decided {
             Some(f) => finding_view(&f),
             None => {
-                match self.0.storage.finding(&FindingId::from(id)).await? {
+                match self.store.finding(&FindingId::from(id)).await? {
                     Some(f) => Err(Error::conflict("FINDING_DECIDED", "That finding was already decided.")
                         .with("status", f.status)),
                     None => Err(Error::not_found("FINDING_NOT_FOUND", "No finding has that id.")),

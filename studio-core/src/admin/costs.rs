@@ -81,7 +81,7 @@ impl Admin<'_> {
             estimated,
             created_at: now(),
         };
-        if let Err(e) = self.0.storage.insert_cost_record(&row).await {
+        if let Err(e) = self.store.insert_cost_record(&row).await {
             tracing::warn!(error = %e, hold = %hold_id, "could not record a provider cost");
         }
     }
@@ -92,7 +92,7 @@ impl Admin<'_> {
     /// their providers' cost. A settled hold no develop or cost record names counts as `other`.
     pub async fn ai_costs(&self, _admin: &PlatformAdmin, q: SinceQuery) -> Result<AiCosts> {
         let days = since_days(q.since, 30)?;
-        let rows = self.0.storage.settled_holds(days_back(days)).await?;
+        let rows = self.store.settled_holds(days_back(days)).await?;
         let mut by_tool: BTreeMap<String, ToolCost> = BTreeMap::new();
         let mut daily: BTreeMap<String, (i64, f64)> = BTreeMap::new();
         let (mut tokens, mut cost, mut estimated) = (0i64, 0f64, false);
@@ -138,7 +138,7 @@ impl Admin<'_> {
     /// settled for frames still in a library against those of frames since deleted, by tool.
     pub async fn kept_cost(&self, _admin: &PlatformAdmin, q: SinceQuery) -> Result<KeptCost> {
         let days = since_days(q.since, 30)?;
-        let rows = self.0.storage.kept_cost(days_back(days)).await?;
+        let rows = self.store.kept_cost(days_back(days)).await?;
         let mut by_tool: BTreeMap<String, ToolKept> = BTreeMap::new();
         for r in rows {
             let t = by_tool.entry(r.tool.clone()).or_insert(ToolKept {

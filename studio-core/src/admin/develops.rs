@@ -65,7 +65,7 @@ pub(crate) fn failure_code(error: Option<&str>) -> &'static str {
 impl Admin<'_> {
     /// A job of any house by id.
     pub(crate) async fn any_job(&self, id: &JobId) -> Result<Option<JobRow>> {
-        Ok(self.0.storage.any_job(id).await?)
+        Ok(self.store.any_job(id).await?)
     }
 
     /// `GET /api/toolkit/admin/develops`: develops of every house, newest first.
@@ -86,7 +86,7 @@ impl Admin<'_> {
             before: before.as_ref().map(|(at, id)| (*at, id.as_str())),
             limit: limit + 1,
         };
-        let mut rows = self.0.storage.console_jobs(&f).await?;
+        let mut rows = self.store.console_jobs(&f).await?;
         let more = rows.len() as i64 > limit;
         rows.truncate(limit as usize);
         let next = if more { rows.last().map(|r| next_cursor(r.created_at, &r.id)) } else { None };
@@ -102,9 +102,9 @@ impl Admin<'_> {
         _admin: &PlatformAdmin,
         req: DevelopActionRequest,
     ) -> Result<DevelopActionResult> {
-        let studio = self.0;
+        let studio = self.studio;
         let not_found = || Error::not_found("NOT_FOUND", "No develop has that id.");
-        let job = studio.storage.any_job(&JobId::from(req.job_id.trim())).await?.ok_or_else(not_found)?;
+        let job = self.store.any_job(&JobId::from(req.job_id.trim())).await?.ok_or_else(not_found)?;
         match req.action {
             DevelopAction::Cancel => match studio.develops().cancel_in(&job.org_id, &job.id).await? {
                 CancelOutcome::NotFound => Err(not_found()),
@@ -162,7 +162,7 @@ impl Admin<'_> {
             limit: MAX_FAILED_READ,
             ..JobFilter::default()
         };
-        let rows = self.0.storage.console_jobs(&f).await?;
+        let rows = self.store.console_jobs(&f).await?;
         let total_failed = rows.len() as i64;
         let mut groups: BTreeMap<(String, &'static str), FailureGroup> = BTreeMap::new();
         for row in rows {

@@ -53,7 +53,7 @@ fn empty_flow(start: String) -> TokenFlow {
 impl Admin<'_> {
     /// `GET /api/toolkit/admin/overview`.
     pub async fn overview(&self, _admin: &PlatformAdmin) -> Result<Overview> {
-        let storage = &self.0.storage;
+        let storage = &self.store;
         let counts = storage.platform_counts().await?;
         let midnight = Utc::now().date_naive().and_hms_opt(0, 0, 0).map(|d| d.and_utc()).unwrap_or_else(Utc::now);
         let develops = DevelopCounts {
@@ -96,7 +96,7 @@ impl Admin<'_> {
         let house = house.as_ref();
         let limit = page_limit(q.limit)?;
         let before = cursor(q.cursor.as_deref())?;
-        let storage = &self.0.storage;
+        let storage = &self.store;
         let mut rows =
             storage.payments(house, status, before.as_ref().map(|(at, id)| (*at, id.as_str())), limit + 1).await?;
         let more = rows.len() as i64 > limit;
@@ -136,7 +136,7 @@ impl Admin<'_> {
     pub async fn tokenomics(&self, _admin: &PlatformAdmin, q: TokenomicsQuery) -> Result<Tokenomics> {
         let bucket = Bucket::parse(&q.bucket)?;
         let days = since_days(q.since, 30)?;
-        let rows = self.0.storage.token_flows(crate::ids::now() - Duration::days(days)).await?;
+        let rows = self.store.token_flows(crate::ids::now() - Duration::days(days)).await?;
         let mut series: BTreeMap<String, TokenFlow> = BTreeMap::new();
         let mut totals = empty_flow(bucket.start(crate::ids::now() - Duration::days(days)));
         for r in rows {

@@ -57,7 +57,7 @@ impl Admin<'_> {
             before: before.as_ref().map(|(at, id)| (*at, id.as_str())),
             limit: limit + 1,
         };
-        let mut rows = self.0.storage.console_frames(&f).await?;
+        let mut rows = self.store.console_frames(&f).await?;
         let more = rows.len() as i64 > limit;
         rows.truncate(limit as usize);
         let next = if more { rows.last().map(|r| next_cursor(r.created_at, &r.id)) } else { None };
@@ -67,10 +67,10 @@ impl Admin<'_> {
     /// `GET /api/toolkit/admin/frames/{id}/file`: a live frame's bytes, whatever its house;
     /// 404 `NOT_FOUND` for an unknown or deleted one.
     pub async fn frame_file(&self, _admin: &PlatformAdmin, id: &AssetId) -> Result<AssetFile> {
-        let row = match self.0.library().asset(&AssetId::from(id.trim())).await? {
+        let row = match self.studio.library().asset(&AssetId::from(id.trim())).await? {
             Some(row) if row.deleted_at.is_none() => row,
             _ => return Err(Error::not_found("NOT_FOUND", "No frame has that id.")),
         };
-        self.0.library().file_of(row, None).await
+        self.studio.library().file_of(row, None).await
     }
 }

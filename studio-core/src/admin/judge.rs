@@ -46,7 +46,7 @@ fn rate(part: i64, whole: i64) -> f64 {
 impl Admin<'_> {
     /// Keep a verdict unless one of the same job and rubric is kept already; answers the kept one.
     pub(crate) async fn store_verdict(&self, row: &VerdictRow) -> Result<VerdictRow> {
-        Ok(self.0.storage.keep_verdict(row).await?)
+        Ok(self.store.keep_verdict(row).await?)
     }
 
     /// `GET /api/toolkit/admin/judge/verdicts`: kept verdicts, newest first.
@@ -62,7 +62,7 @@ impl Admin<'_> {
             before: before.as_ref().map(|(at, id)| (*at, id.as_str())),
             limit: limit + 1,
         };
-        let mut rows = self.0.storage.verdicts(&f).await?;
+        let mut rows = self.store.verdicts(&f).await?;
         let more = rows.len() as i64 > limit;
         rows.truncate(limit as usize);
         let next = if more { rows.last().map(|r| next_cursor(r.created_at, &r.id)) } else { None };
@@ -73,13 +73,13 @@ impl Admin<'_> {
     /// current rubric, judged and kept now when there is none yet. 404 `NOT_FOUND` for an
     /// unknown job; 409 `NOT_LANDED` when the develop has no frame to judge.
     pub async fn verdict_of(&self, _admin: &PlatformAdmin, job_id: &JobId) -> Result<StoredVerdict> {
-        let studio = self.0;
-        let job = studio
-            .storage
+        let studio = self.studio;
+        let job = self
+            .store
             .any_job(&JobId::from(job_id.trim()))
             .await?
             .ok_or_else(|| Error::not_found("NOT_FOUND", "No develop has that id."))?;
-        if let Some(row) = studio.storage.verdict_of(&job.id, VERDICT_RUBRIC).await? {
+        if let Some(row) = self.store.verdict_of(&job.id, VERDICT_RUBRIC).await? {
             return Ok(stored(row));
         }
         if job.job_status() != JobStatus::Done {
@@ -116,7 +116,7 @@ impl Admin<'_> {
             before: None,
             limit: MAX_ROLLUP_READ,
         };
-        let rows = self.0.storage.verdicts(&f).await?;
+        let rows = self.store.verdicts(&f).await?;
         // start → (count, readable, passed, score sum of the readable)
         let mut by: BTreeMap<String, (i64, i64, i64, i64)> = BTreeMap::new();
         for r in &rows {

@@ -81,11 +81,11 @@ impl Admin<'_> {
             observed_by: admin.user_id().to_string(),
             created_at: now(),
         };
-        match self.0.storage.observe_memory(obs, next_confidence).await? {
+        match self.store.observe_memory(obs, next_confidence).await? {
             Some((memory, obs)) => {
                 Ok(ObservedMemory { memory: memory_view(&memory)?, observation: observation_view(&obs) })
             }
-            None => match self.0.storage.memory_by_id(&MemoryId::from(&id)).await? {
+            None => match self.store.memory_by_id(&MemoryId::from(&id)).await? {
                 Some(m) => Err(not_active(&m.status)),
                 None => Err(not_found()),
             },
@@ -97,21 +97,20 @@ impl Admin<'_> {
     pub async fn review_queue(&self, _admin: &PlatformAdmin, q: ReviewQueueQuery) -> Result<ReviewQueue> {
         let (limit, cursor) = super::page(q.limit, q.cursor.as_deref(), "mem_")?;
         let after = match cursor {
-            Some(c) => match self.0.storage.memory_by_id(&MemoryId::from(&c)).await? {
+            Some(c) => match self.store.memory_by_id(&MemoryId::from(&c)).await? {
                 Some(m) => Some((m.confidence, c)),
                 None => return Err(Error::invalid("BAD_CURSOR", "That cursor is not one we gave.")),
             },
             None => None,
         };
         let rows = self
-            .0
-            .storage
+            .store
             .memories_to_review(REVIEW_BELOW, limit + 1, after.as_ref().map(|(c, id)| (*c, id.as_str())))
             .await?;
         let more = rows.len() as i64 > limit;
         let mut items = Vec::new();
         for m in rows.iter().take(limit as usize) {
-            let observations = self.0.storage.observations(&m.id).await?;
+            let observations = self.store.observations(&m.id).await?;
             items.push(ReviewItem {
                 organization_id: m.org_id.to_string(),
                 memory: memory_view(m)?,
@@ -141,11 +140,11 @@ impl Admin<'_> {
             reviewed_by: admin.user_id().to_string(),
             created_at: now(),
         };
-        match self.0.storage.review_memory(&review).await? {
+        match self.store.review_memory(&review).await? {
             Some(memory) => {
                 Ok(ReviewedMemory { memory: memory_view(&memory)?, decision, reviewed_at: review.created_at })
             }
-            None => match self.0.storage.memory_by_id(&MemoryId::from(&id)).await? {
+            None => match self.store.memory_by_id(&MemoryId::from(&id)).await? {
                 Some(m) => Err(not_active(&m.status)),
                 None => Err(not_found()),
             },

@@ -33,7 +33,6 @@ use crate::api::{GrantTokensRequest, GrantTokensResponse, User};
 use crate::caller::PlatformAdmin;
 use crate::error::{Error, Result};
 use crate::storage::{Bucket, NewCredit};
-use crate::studio::Studio;
 
 /// The largest admin grant in one call.
 const MAX_ADMIN_GRANT: i64 = 1_000_000;
@@ -51,26 +50,21 @@ pub(crate) fn page(limit: Option<i64>, cursor: Option<&str>, prefix: &str) -> Re
     Ok((limit, cursor))
 }
 
-/// The admin console's operations: `studio.admin()`.
-#[derive(Debug, Clone, Copy)]
-pub struct Admin<'a>(&'a Studio);
-
-/// The operator's commands on platform admins: `studio.admin().operator()`.
-#[derive(Debug, Clone, Copy)]
-pub struct Operator<'a>(&'a Studio);
-
-impl Studio {
-    /// The platform admin console.
-    pub fn admin(&self) -> Admin<'_> {
-        Admin(self)
-    }
+crate::studio::view! {
+    /// The admin console's operations: `studio.admin()`.
+    Admin over AdminStores
 }
+
+/// The operator's commands on platform admins: `studio.admin().operator()`. They go through the
+/// accounts view, so the operator carries no store of its own.
+#[derive(Debug, Clone, Copy)]
+pub struct Operator<'a>(&'a crate::studio::Studio);
 
 impl<'a> Admin<'a> {
     /// The operator's commands (the server binary's `admin` subcommands), which need no
     /// signed-in platform admin: the operator runs them on the host.
     pub fn operator(&self) -> Operator<'a> {
-        Operator(self.0)
+        Operator(self.studio)
     }
 }
 
@@ -104,7 +98,7 @@ impl Admin<'_> {
     /// Grant tokens into a person's house (their home house), into the grant bucket, optionally
     /// expiring after `expiryDays`.
     pub async fn grant_tokens(&self, admin: &PlatformAdmin, req: GrantTokensRequest) -> Result<GrantTokensResponse> {
-        let studio = self.0;
+        let studio = self.studio;
         let user_id = req.user_id.as_deref().map(str::trim).filter(|s| !s.is_empty());
         let Some(user_id) = user_id else {
             return Err(Error::invalid("USER_REQUIRED", "Name the person with userId."));

@@ -40,7 +40,7 @@ impl Admin<'_> {
         let CatalogRow { model: m, holders, open_claims } = row;
         AdminOffering {
             kind: KIND_MODEL.to_string(),
-            preview_url: format!("{}/api/toolkit/models/{}/preview/0", self.0.config.public_url, m.id),
+            preview_url: format!("{}/api/toolkit/models/{}/preview/0", self.studio.config.public_url, m.id),
             exclusive: m.tier == "exclusive",
             id: m.id.into(),
             name: m.name,
@@ -58,7 +58,7 @@ impl Admin<'_> {
     /// Every offering, retired included, newest first, a page at a time.
     pub async fn offerings(&self, _admin: &PlatformAdmin, q: AdminPageQuery) -> Result<AdminOfferingList> {
         let (limit, cursor) = super::page(q.limit, q.cursor.as_deref(), "mdl_")?;
-        let mut rows = self.0.models().catalog(cursor.as_deref(), limit + 1, crate::ids::now()).await?;
+        let mut rows = self.studio.models().catalog(cursor.as_deref(), limit + 1, crate::ids::now()).await?;
         let next_cursor = (rows.len() as i64 > limit).then(|| rows[limit as usize - 1].model.id.clone());
         rows.truncate(limit as usize);
         Ok(AdminOfferingList {
@@ -94,7 +94,7 @@ impl Admin<'_> {
         if note.chars().count() > MAX_NOTE_CHARS {
             return Err(Error::invalid("BAD_BODY", format!("A note is at most {MAX_NOTE_CHARS} characters.")));
         }
-        let home = self.0.accounts().home_seat(admin.user_id()).await?;
+        let home = self.studio.accounts().home_seat(admin.user_id()).await?;
         let org_id = home
             .map(|s| s.org_id)
             .ok_or_else(|| Error::invalid("BAD_BODY", "The admin has no house whose frames the offering could use."))?;
@@ -104,7 +104,7 @@ impl Admin<'_> {
             traits: req.traits,
             collage_asset_id: req.collage_asset_id,
         };
-        let mut row = self.0.models().model_row(&org_id, admin.user_id(), cast).await?;
+        let mut row = self.studio.models().model_row(&org_id, admin.user_id(), cast).await?;
         row.tier = match (price, req.exclusive) {
             (0, _) => "free",
             (_, true) => "exclusive",
@@ -114,7 +114,7 @@ impl Admin<'_> {
         row.price_cents = price;
         row.currency = currency;
         row.note = note;
-        self.0.models().add_model(row.clone()).await?;
+        self.studio.models().add_model(row.clone()).await?;
         let offering = self.offering_view(CatalogRow { model: row, holders: 0, open_claims: 0 });
         Ok(AdminOfferingResponse { offering })
     }
@@ -124,12 +124,12 @@ impl Admin<'_> {
     pub async fn retire_offering(&self, _admin: &PlatformAdmin, id: &ModelId) -> Result<AdminOfferingResponse> {
         let now = crate::ids::now();
         let row = self
-            .0
+            .studio
             .models()
             .retire_offering(&ModelId::from(id.trim()), now)
             .await?
             .ok_or_else(|| Error::not_found("OFFERING_NOT_FOUND", format!("No offering {id:?}.")))?;
-        let counted = self.0.models().catalog_offering(&row.id, now).await?;
+        let counted = self.studio.models().catalog_offering(&row.id, now).await?;
         let row = counted.unwrap_or(CatalogRow { model: row, holders: 0, open_claims: 0 });
         Ok(AdminOfferingResponse { offering: self.offering_view(row) })
     }
@@ -140,10 +140,10 @@ impl Admin<'_> {
         let (limit, cursor) = super::page(q.limit, q.cursor.as_deref(), "ent_")?;
         let house = q.house.as_deref().map(str::trim).filter(|h| !h.is_empty()).map(OrgId::from);
         let house = house.as_ref();
-        let mut rows = self.0.models().all_entitlements(house, cursor.as_deref(), limit + 1).await?;
+        let mut rows = self.studio.models().all_entitlements(house, cursor.as_deref(), limit + 1).await?;
         let next_cursor = (rows.len() as i64 > limit).then(|| rows[limit as usize - 1].id.clone());
         rows.truncate(limit as usize);
-        let cases = self.0.models().entitlement_cases(CASES_SHOWN).await?;
+        let cases = self.studio.models().entitlement_cases(CASES_SHOWN).await?;
         Ok(AdminEntitlements {
             holdings: rows.into_iter().map(admin_holding).collect(),
             next_cursor,
@@ -178,7 +178,7 @@ impl Admin<'_> {
         let reason =
             req.reason.map(|r| r.trim().chars().take(MAX_NOTE_CHARS).collect::<String>()).filter(|r| !r.is_empty());
         let row = self
-            .0
+            .studio
             .models()
             .revoke_entitlement(&EntitlementId::from(id), admin.user_id(), reason.as_deref(), crate::ids::now())
             .await?

@@ -21,7 +21,7 @@ const MAX_USER_PAGE: i64 = 200;
 impl Admin<'_> {
     /// Grant or revoke a toolkit or a tool for a person (by id) or an address.
     pub async fn access(&self, admin: &PlatformAdmin, req: AccessRequest) -> Result<AccessChanged> {
-        let studio = self.0;
+        let studio = self.studio;
         let user_id = req.user_id.as_deref().map(str::trim).filter(|s| !s.is_empty());
         let email = match req.email.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
             Some(raw) => Some(Email::parse(raw)?),
@@ -111,7 +111,7 @@ impl Admin<'_> {
             }
         };
         let query = q.q.as_deref().map(str::trim).filter(|s| !s.is_empty());
-        let rows = self.0.accounts().users_page(query, limit + 1, after).await?;
+        let rows = self.studio.accounts().users_page(query, limit + 1, after).await?;
         let more = rows.len() as i64 > limit;
         let users: Vec<UserSummary> = rows
             .into_iter()
@@ -133,8 +133,8 @@ impl Admin<'_> {
 
     /// How many people completed each onboarding step.
     pub async fn onboarding(&self, _admin: &PlatformAdmin) -> Result<OnboardingFunnel> {
-        let people = self.0.accounts().user_count().await?;
-        let counts = self.0.accounts().onboarding_counts().await?;
+        let people = self.studio.accounts().user_count().await?;
+        let counts = self.studio.accounts().onboarding_counts().await?;
         let steps = ONBOARDING_STEP_KEYS
             .iter()
             .map(|key| OnboardingStepCount {
@@ -153,7 +153,14 @@ impl Admin<'_> {
             return Err(unknown_tool(tool_id));
         }
         Ok(ToolItems {
-            items: self.0.accounts().tool_item_rows(&ToolId::from(tool_id)).await?.into_iter().map(item_view).collect(),
+            items: self
+                .studio
+                .accounts()
+                .tool_item_rows(&ToolId::from(tool_id))
+                .await?
+                .into_iter()
+                .map(item_view)
+                .collect(),
         })
     }
 
@@ -187,13 +194,13 @@ impl Admin<'_> {
         if row.title_he.is_none() && row.label_he.is_none() && row.content_en.is_none() && row.image_url.is_none() {
             return Err(Error::invalid("EMPTY_ITEM", "An item needs a title, a label, content or an image."));
         }
-        self.0.accounts().add_tool_item(row.clone()).await?;
+        self.studio.accounts().add_tool_item(row.clone()).await?;
         Ok(item_view(row))
     }
 
     /// Remove an item.
     pub async fn delete_tool_item(&self, _admin: &PlatformAdmin, id: &ToolItemId) -> Result<ToolItemDeleted> {
-        if !self.0.accounts().remove_tool_item(id).await? {
+        if !self.studio.accounts().remove_tool_item(id).await? {
             return Err(Error::not_found("ITEM_NOT_FOUND", "No tool item has that id."));
         }
         Ok(ToolItemDeleted { id: id.to_string(), deleted: true })

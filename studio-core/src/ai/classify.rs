@@ -77,7 +77,7 @@ impl Ai<'_> {
         };
         let mut row = row;
         if changes.name.is_some() || changes.kind.is_some() {
-            self.0.library().change_assets(&caller.org_id, &[row.id.to_string()], &changes).await?;
+            self.studio.library().change_assets(&caller.org_id, &[row.id.to_string()], &changes).await?;
             if let Some(name) = changes.name {
                 row.name = name;
             }

@@ -150,7 +150,7 @@ impl Ai<'_> {
         T: Send + 'static,
         F: Future<Output = Result<T>> + Send + 'static,
     {
-        self.charged_at(caller, lane, self.0.config.prices.utility_charge, code_402, work).await
+        self.charged_at(caller, lane, self.studio.config.prices.utility_charge, code_402, work).await
     }
 
     /// [`Studio::charged`] at `price` tokens rather than the utility charge (a priced chat turn).
@@ -167,7 +167,7 @@ impl Ai<'_> {
         F: Future<Output = Result<T>> + Send + 'static,
     {
         caller.require_spend_tokens()?;
-        let (studio, caller) = (self.0.clone(), caller.clone());
+        let (studio, caller) = (self.studio.clone(), caller.clone());
         tokio::spawn(async move {
             if price <= 0 {
                 return Ok((work.await?, 0));
@@ -212,9 +212,9 @@ impl Ai<'_> {
         let mut attempt = 1;
         loop {
             let done = if settle {
-                self.0.billing().settle_hold(org_id, hold_id).await.map(drop)
+                self.studio.billing().settle_hold(org_id, hold_id).await.map(drop)
             } else {
-                self.0.billing().release_hold(org_id, hold_id).await.map(drop)
+                self.studio.billing().release_hold(org_id, hold_id).await.map(drop)
             };
             match done {
                 Err(e) if attempt < 4 => {
@@ -232,7 +232,7 @@ impl Ai<'_> {
     /// has never paid the payment provider, so it has no customer there), else
     /// `INSUFFICIENT_TOKENS` (a top-up will do).
     pub(crate) async fn needs_billing_code(&self, org_id: &OrgId) -> Result<&'static str> {
-        let account = self.0.billing().account_of(org_id).await?;
+        let account = self.studio.billing().account_of(org_id).await?;
         let customer = account.and_then(|a| a.customer_id).is_some_and(|c| !c.trim().is_empty());
         Ok(if customer { "INSUFFICIENT_TOKENS" } else { "AI_NEEDS_BILLING" })
     }
@@ -250,7 +250,7 @@ impl Ai<'_> {
         let key = format!("orgs/{org_id}/lanes/{id}.png");
         let size = png.len() as i64;
         let blob = self
-            .0
+            .studio
             .blobs
             .put_bytes(&key, png, (MAX_LANE_IMAGE_BYTES * 8) as u64, |mime| mime == "image/png")
             .await
@@ -267,13 +267,13 @@ impl Ai<'_> {
             expires_at,
             created_at: now,
         };
-        self.0.storage.insert_lane_result(&row).await?;
+        self.store.insert_lane_result(&row).await?;
         Ok(self.lane_result_url(&id, expires_at.timestamp()))
     }
 
     fn lane_result_url(&self, id: &str, expires: i64) -> String {
-        let signature = self.0.library().sign_link(RESULT_SCOPE, id, expires);
-        format!("{}/api/toolkit/ai/results/{id}?e={expires}&s={signature}", self.0.config.public_url)
+        let signature = self.studio.library().sign_link(RESULT_SCOPE, id, expires);
+        format!("{}/api/toolkit/ai/results/{id}?e={expires}&s={signature}", self.studio.config.public_url)
     }
 
     /// A lane result a signed link names: 403 `BAD_SIGNATURE`, 410 `LINK_EXPIRED`, 404
@@ -284,13 +284,13 @@ impl Ai<'_> {
         expires: i64,
         signature: &str,
     ) -> Result<(LaneResultRow, Bytes)> {
-        self.0
+        self.studio
             .library()
             .check_link(RESULT_SCOPE, id, expires, signature, Utc::now().timestamp())
             .map_err(|refused| refused.into_error(crate::error::ErrorKind::Gone))?;
         let gone = || Error::not_found("NOT_FOUND", "This result is no longer kept; ask for it again.");
-        let row = self.0.storage.lane_result(&LaneResultId::from(id)).await?.ok_or_else(gone)?;
-        let bytes = self.0.blobs.get_bytes(&row.blob_key).await.map_err(|_| gone())?;
+        let row = self.store.lane_result(&LaneResultId::from(id)).await?.ok_or_else(gone)?;
+        let bytes = self.studio.blobs.get_bytes(&row.blob_key).await.map_err(|_| gone())?;
         Ok((row, bytes))
     }
 
@@ -305,14 +305,14 @@ impl Ai<'_> {
     /// Delete expired lane results and their blobs (the pack worker calls this every minute).
     /// Answers how many went.
     pub async fn sweep_lane_results(&self) -> Result<usize> {
-        let expired = self.0.storage.expired_lane_results(crate::ids::now(), SWEEP_PAGE).await?;
+        let expired = self.store.expired_lane_results(crate::ids::now(), SWEEP_PAGE).await?;
         let mut swept = 0;
         for row in expired {
-            if let Err(e) = self.0.blobs.delete(&row.blob_key).await {
+            if let Err(e) = self.studio.blobs.delete(&row.blob_key).await {
                 tracing::warn!(error = %e, key = %row.blob_key, "could not delete an expired lane result");
                 continue;
             }
-            if self.0.storage.delete_lane_result(&LaneResultId::from(&row.id)).await? {
+            if self.store.delete_lane_result(&LaneResultId::from(&row.id)).await? {
                 swept += 1;
             }
         }
@@ -354,7 +354,7 @@ impl Ai<'_> {
         };
         if let Some(id) = asset_id {
             let asset = self.house_asset(caller, &id).await?;
-            let bytes = self.0.blobs.get_bytes(&asset.blob_key).await.map_err(|e| {
+            let bytes = self.studio.blobs.get_bytes(&asset.blob_key).await.map_err(|e| {
                 tracing::warn!(error = %e, asset = %asset.id, "an asset's bytes are missing");
                 Error::not_found("ASSET_NOT_FOUND", "This image's file is no longer stored.")
             })?;
@@ -375,7 +375,7 @@ impl Ai<'_> {
     }
 
     async fn house_asset(&self, caller: &Caller, id: &str) -> Result<AssetRow> {
-        let mut rows = self.0.models().live_assets(caller, &[id.to_string()], "ASSET_NOT_FOUND").await?;
+        let mut rows = self.studio.models().live_assets(caller, &[id.to_string()], "ASSET_NOT_FOUND").await?;
         rows.pop().ok_or_else(|| Error::not_found("ASSET_NOT_FOUND", "No such image in this house."))
     }
 }

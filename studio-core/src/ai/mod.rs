@@ -11,6 +11,7 @@ pub(crate) mod reads;
 pub(crate) mod text;
 pub(crate) mod vision;
 
-/// The AI domain (lanes, reads, vision, text, upload classification): `studio.ai()`.
-#[derive(Debug, Clone, Copy)]
-pub struct Ai<'a>(pub(crate) &'a crate::studio::Studio);
+crate::studio::view! {
+    /// The AI domain (lanes, reads, vision, text, upload classification): `studio.ai()`.
+    Ai over LaneStore
+}

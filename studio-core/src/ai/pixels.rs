@@ -120,7 +120,7 @@ async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) 
 
 impl Ai<'_> {
     fn fal_lanes(&self) -> Result<FalLanes> {
-        self.0.config.fal_lanes.clone().ok_or_else(fal_not_configured)
+        self.studio.config.fal_lanes.clone().ok_or_else(fal_not_configured)
     }
 
     /// `POST /api/toolkit/ai/remove-background`: the subject cut from its ground (the packshot
@@ -137,8 +137,8 @@ impl Ai<'_> {
         caller.require_write_library()?;
         check_upload(image.as_ref(), "NO_IMAGE")?;
         let image = image.unwrap_or_else(|| unreachable!("checked above"));
-        let (studio, who) = (self.0.clone(), caller.clone());
-        let hosted = self.0.config.fal_lanes.clone().and_then(|f| Some((f.cutout_model.clone()?, f)));
+        let (studio, who) = (self.studio.clone(), caller.clone());
+        let hosted = self.studio.config.fal_lanes.clone().and_then(|f| Some((f.cutout_model.clone()?, f)));
         let (asset_id, spent) = match hosted {
             None => {
                 self.charged(caller, ("remove-background", LOCAL), None, async move {
@@ -168,7 +168,7 @@ impl Ai<'_> {
                 .await?
             }
         };
-        Ok(RemoveBackgroundResponse { url: self.0.library().asset_file_url(&asset_id), spent, asset_id })
+        Ok(RemoveBackgroundResponse { url: self.studio.library().asset_file_url(&asset_id), spent, asset_id })
     }
 
     /// File a cutout of `source` as a new asset of the house (kind clothes, tool
@@ -177,7 +177,7 @@ impl Ai<'_> {
     async fn keep_cutout(&self, caller: &Caller, source: &LaneImage, cut: Cutout, provider: &str) -> Result<String> {
         let id = new_id("ast");
         let key = format!("orgs/{}/assets/{id}", caller.org_id);
-        let house = self.0.accounts().house_name(&caller.org_id).await?;
+        let house = self.studio.accounts().house_name(&caller.org_id).await?;
         let develop = Develop {
             tool: "remove-background".into(),
             quality: String::new(),
@@ -191,12 +191,12 @@ impl Ai<'_> {
             mime: infer::get(&source.bytes).map_or("image/jpeg", |t| t.mime_type()).to_string(),
             bytes: source.bytes.clone(),
         };
-        let credentials = self.0.config.credentials.clone();
+        let credentials = self.studio.config.credentials.clone();
         let (png, provenance) = sign_output(credentials, cut.png, "image/png".into(), develop, vec![input])
             .await
             .map_err(|e| lane_failed("REMOVE_BG_FAILED", e))?;
         let blob = self
-            .0
+            .studio
             .blobs
             .put_bytes(&key, png, (MAX_LANE_IMAGE_BYTES * 8) as u64, |mime| mime == "image/png")
             .await
@@ -209,8 +209,8 @@ impl Ai<'_> {
         let filed =
             AssetRow::over_blob(id.clone(), &caller.org_id, Some(caller.user_id.to_string()), name, kind, &blob, dims);
         let row = AssetRow { tool: Some("remove-background".to_string()), ..filed.with_provenance(&provenance) };
-        if let Err(e) = self.0.library().add_asset(row).await {
-            let _ = self.0.blobs.delete(&key).await;
+        if let Err(e) = self.studio.library().add_asset(row).await {
+            let _ = self.studio.blobs.delete(&key).await;
             return Err(e);
         }
         Ok(id)
@@ -229,7 +229,7 @@ impl Ai<'_> {
         }
         let target = target(&req)?;
         let source = self.lane_source(caller, &req.image_url).await?;
-        let (studio, org) = (self.0.clone(), caller.org_id.clone());
+        let (studio, org) = (self.studio.clone(), caller.org_id.clone());
         let ((url, bbox), spent) = match target {
             Target::Local(t) => {
                 let dims = crate::images::header_dimensions(&source.bytes)?
@@ -276,7 +276,7 @@ impl Ai<'_> {
         check_upload(image.as_ref(), "IMAGE_REQUIRED")?;
         let fal = self.fal_lanes()?;
         let prepared = prepare_async(image.map(|i| i.bytes).unwrap_or_default()).await?;
-        let (studio, org) = (self.0.clone(), caller.org_id.clone());
+        let (studio, org) = (self.studio.clone(), caller.org_id.clone());
         let (url, spent) = self
             .charged(caller, ("depth", FAL), None, async move {
                 let uri = crate::outbound::data_uri(&prepared.image.mime, &prepared.image.bytes);

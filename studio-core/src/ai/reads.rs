@@ -139,7 +139,7 @@ impl Ai<'_> {
     pub async fn read_model(&self, caller: &Caller, req: ReadModelRequest) -> Result<ModelReading> {
         caller.require_spend_tokens()?;
         let ids = crate::models::clean_asset_ids(&req.asset_ids, MAX_READ_FRAMES)?;
-        let assets = self.0.models().live_assets(caller, &ids, "ASSET_NOT_FOUND").await?;
+        let assets = self.studio.models().live_assets(caller, &ids, "ASSET_NOT_FOUND").await?;
         let (answer, tokens) = self.ai_read(caller, "read-model", assets, MODEL_SYSTEM, MODEL_PROMPT).await?;
         Ok(model_reading(&answer, tokens))
     }
@@ -153,7 +153,7 @@ impl Ai<'_> {
         if id.is_empty() {
             return Err(Error::invalid("IMAGE_REQUIRED", "Name the full-length photograph in assetId."));
         }
-        let assets = self.0.models().live_assets(caller, &[id.to_string()], "ASSET_NOT_FOUND").await?;
+        let assets = self.studio.models().live_assets(caller, &[id.to_string()], "ASSET_NOT_FOUND").await?;
         let (answer, tokens) = self.ai_read(caller, "read-build", assets, BUILD_SYSTEM, BUILD_PROMPT).await?;
         Ok(build_reading(&answer, tokens))
     }
@@ -170,7 +170,7 @@ impl Ai<'_> {
         prompt: &'static str,
     ) -> Result<(Map<String, Value>, i64)> {
         let client = self.ai_client()?;
-        let studio = self.0.clone();
+        let studio = self.studio.clone();
         let org = caller.org_id.clone();
         self.charged(caller, (tool, AI_READER), None, async move {
             studio.ai().ask(&client, &org, tool, &assets, system, prompt).await
@@ -199,7 +199,7 @@ impl Ai<'_> {
             Ok(_) => ReaderOutcome::Unusable,
             Err(e) => ReaderOutcome::of(e),
         };
-        self.0.internal().record_reader_call(Some(org), tool, outcome, started).await;
+        self.studio.internal().record_reader_call(Some(org), tool, outcome, started).await;
         match answer {
             Ok(Value::Object(answer)) => Ok(answer),
             Ok(_) => Err(ai_failed(&AiError::Unavailable("the AI reader's answer is not a JSON object".into()))),
@@ -214,7 +214,7 @@ impl Ai<'_> {
     /// to [`READ_EDGE`] px on the long edge (GIFs always become a JPEG). Should scaling fail,
     /// the stored bytes go as they are.
     async fn ai_image(&self, asset: &AssetRow) -> Result<AiImage> {
-        let bytes = self.0.blobs.get_bytes(&asset.blob_key).await.map_err(Error::internal)?;
+        let bytes = self.studio.blobs.get_bytes(&asset.blob_key).await.map_err(Error::internal)?;
         let long_edge = asset.width.zip(asset.height).map(|(w, h)| w.max(h));
         let as_is = bytes.len() <= AS_IS_BYTES
             && long_edge.is_some_and(|e| e <= AS_IS_EDGE)

@@ -167,7 +167,7 @@ impl Ai<'_> {
                     .with("max", MAX_PROMPT_SHOTS));
             }
         };
-        let clause = self.0.brand().clause_for(&caller.org_id).await?;
+        let clause = self.studio.brand().clause_for(&caller.org_id).await?;
         let prompt = format!(
             "Write {count} distinct image-model prompts for a fashion shoot of: {description:?}.{}{} Answer \
              {{\"shots\": [{{\"label\": a short name for the shot, \"prompt\": the full prompt}}]}} with exactly \
@@ -186,7 +186,7 @@ impl Ai<'_> {
         caller.require_spend_tokens()?;
         let subject = required(&req.subject, "SUBJECT_REQUIRED", "subject", MAX_LONG)?;
         let vibe = optional(req.vibe.as_deref(), "vibe", MAX_SHORT)?;
-        let clause = self.0.brand().clause_for(&caller.org_id).await?;
+        let clause = self.studio.brand().clause_for(&caller.org_id).await?;
         let prompt = format!(
             "Write one detailed image-model prompt for a fashion photograph of: {subject:?}.{}{} Answer \
              {{\"prompt\": the prompt}}.",
@@ -203,7 +203,7 @@ impl Ai<'_> {
         caller.require_spend_tokens()?;
         let original = required(&req.prompt, "PROMPT_REQUIRED", "prompt", MAX_PROMPT)?;
         let intent = optional(req.intent.as_deref(), "intent", MAX_SHORT)?;
-        let clause = self.0.brand().clause_for(&caller.org_id).await?;
+        let clause = self.studio.brand().clause_for(&caller.org_id).await?;
         let prompt = format!(
             "Improve this image-model prompt for a fashion photograph, keeping its subject: {original:?}.{}{} \
              Answer {{\"improved\": the improved prompt, \"notes\": [short notes on what changed and why]}}.",

@@ -214,7 +214,7 @@ fn face(answer: Value) -> Result<(bool, Vec<String>)> {
 impl Ai<'_> {
     /// The reader, or 503 `AI_NOT_CONFIGURED` (nothing held).
     pub(crate) fn ai_client(&self) -> Result<AiClient> {
-        let config = self.0.config.ai.as_ref().ok_or_else(not_configured)?;
+        let config = self.studio.config.ai.as_ref().ok_or_else(not_configured)?;
         AiClient::new(config).map_err(|e| ai_failed(&e))
     }
 
@@ -234,7 +234,7 @@ impl Ai<'_> {
         S: FnOnce(Value) -> Result<T> + Send + 'static,
     {
         let client = self.ai_client()?;
-        let studio = self.0.clone();
+        let studio = self.studio.clone();
         let org = caller.org_id.clone();
         self.charged(caller, (tool, AI_READER), code_402, async move {
             let images: Vec<AiImage> = image.into_iter().collect();
@@ -268,7 +268,7 @@ impl Ai<'_> {
     async fn vision_input(&self, caller: &Caller, image: Option<LaneImage>) -> Result<super::lanes::Prepared> {
         caller.require_spend_tokens()?;
         check_upload(image.as_ref(), "IMAGE_REQUIRED")?;
-        self.0.config.ai.as_ref().ok_or_else(not_configured)?;
+        self.studio.config.ai.as_ref().ok_or_else(not_configured)?;
         prepare_async(image.map(|i| i.bytes).unwrap_or_default()).await
     }
 
@@ -322,7 +322,7 @@ impl Ai<'_> {
     pub async fn face_features(&self, caller: &Caller, req: FaceFeaturesRequest) -> Result<FaceFeaturesResponse> {
         caller.require_spend_tokens()?;
         let source = self.lane_source(caller, &req.image_url).await?;
-        self.0.config.ai.as_ref().ok_or_else(not_configured)?;
+        self.studio.config.ai.as_ref().ok_or_else(not_configured)?;
         let prepared = prepare_async(source.bytes).await?;
         let ((face_detected, keywords), spent) = self
             .charged_ask(

@@ -18,6 +18,7 @@
 //! - `AMBIGUOUS_PACK_PRICE` (409): auto top-up refuses a refill pack whose price another active
 //!   pack shares, because a refill is shown and capped by its price and must name one pack.
 
+pub(crate) mod ledger;
 pub(crate) mod plan;
 
 use chrono::{DateTime, Datelike, Duration, TimeZone, Utc};
@@ -82,24 +83,25 @@ pub struct TestCheckoutView {
     pub paid: bool,
 }
 
-/// The money domain (the ledger and its holds, checkouts, plans, autocharge): `studio.billing()`.
-#[derive(Debug, Clone, Copy)]
-pub struct Billing<'a>(pub(crate) &'a crate::studio::Studio);
+crate::studio::view! {
+    /// The money domain (the ledger and its holds, checkouts, plans, autocharge): `studio.billing()`.
+    Billing over BillingStores
+}
 
 impl<'a> Billing<'a> {
     /// The payment provider, or 503 `BILLING_NOT_CONFIGURED`; borrowed from the Studio, not
     /// the view, so a caller may keep it past the view.
     pub(crate) fn payments(&self) -> Result<&'a std::sync::Arc<dyn PaymentsProvider>> {
-        self.0.config.payments.as_ref().ok_or_else(not_configured)
+        self.studio.config.payments.as_ref().ok_or_else(not_configured)
     }
 }
 
 impl Billing<'_> {
     /// The catalog of active tiers and packs (public).
     pub fn billing_catalog(&self) -> BillingCatalog {
-        let billing = &self.0.config.billing;
+        let billing = &self.studio.config.billing;
         BillingCatalog {
-            provider: self.0.config.payments.as_ref().map(|p| p.name().to_string()),
+            provider: self.studio.config.payments.as_ref().map(|p| p.name().to_string()),
             tiers: billing
                 .tiers
                 .iter()
@@ -123,14 +125,14 @@ impl Billing<'_> {
     /// Who a checkout is for at the provider: the caller's email (for the receipt) and the
     /// house's provider customer, once known.
     pub(crate) async fn checkout_contact(&self, caller: &Caller) -> Result<(String, Option<String>)> {
-        let email = self.0.accounts().user(&caller.user_id).await?.map(|u| u.email).unwrap_or_default();
-        let customer_id = self.0.storage.billing_account(&caller.org_id).await?.and_then(|a| a.customer_id);
+        let email = self.studio.accounts().user(&caller.user_id).await?.map(|u| u.email).unwrap_or_default();
+        let customer_id = self.store.billing_account(&caller.org_id).await?.and_then(|a| a.customer_id);
         Ok((email, customer_id))
     }
 
     /// The house's billing account (its provider customer, card, auto top-up), if it has one.
     pub(crate) async fn account_of(&self, org_id: &OrgId) -> Result<Option<BillingAccountRow>> {
-        Ok(self.0.storage.billing_account(org_id).await?)
+        Ok(self.store.billing_account(org_id).await?)
     }
 
     /// Record a checkout and ask the provider for its page.
@@ -151,8 +153,7 @@ impl Billing<'_> {
             Purchase::Offering { .. } => return Err(Error::internal("an offering is bought through its claim")),
         };
         let reference = new_id("chk");
-        self.0
-            .storage
+        self.store
             .insert_checkout(CheckoutRow {
                 reference: reference.clone(),
                 org_id: caller.org_id.clone(),
@@ -183,11 +184,11 @@ impl Billing<'_> {
         };
         match provider.create_checkout(&request).await {
             Ok(checkout) => {
-                self.0.storage.checkout_created(&reference, Some(&ProviderRef::from(&checkout.provider_id))).await?;
+                self.store.checkout_created(&reference, Some(&ProviderRef::from(&checkout.provider_id))).await?;
                 Ok(checkout.url)
             }
             Err(e) => {
-                self.0.storage.checkout_created(&reference, None).await?;
+                self.store.checkout_created(&reference, None).await?;
                 tracing::warn!(error = %e, "checkout failed at the provider");
                 Err(Error::new(ErrorKind::Upstream, "CHECKOUT_FAILED", "The payment provider refused the checkout."))
             }
@@ -199,7 +200,7 @@ impl Billing<'_> {
         caller.require_spend_money()?;
         self.payments()?;
         let slug = req.pack.unwrap_or_default();
-        let Some(pack) = self.0.config.billing.pack(slug.trim()).cloned() else {
+        let Some(pack) = self.studio.config.billing.pack(slug.trim()).cloned() else {
             return Err(Error::invalid("BAD_PACK", "pack must be an active pack (pack_250, pack_1000, pack_3000)."));
         };
         let description = format!("{} tokens", pack.tokens);
@@ -225,7 +226,7 @@ impl Billing<'_> {
         caller.require_spend_money()?;
         self.payments()?;
         let slug = req.tier.unwrap_or_default();
-        let Some(tier) = self.0.config.billing.tier(slug.trim()).cloned() else {
+        let Some(tier) = self.studio.config.billing.tier(slug.trim()).cloned() else {
             return Err(Error::invalid("BAD_TIER", "tier must be an active tier (studio, editorial, couture)."));
         };
         let cap = tier.monthly_tokens * tier.rollover_multiple.max(1);
@@ -247,7 +248,7 @@ impl Billing<'_> {
     pub async fn checkout_custom(&self, caller: &Caller, req: CustomCheckoutRequest) -> Result<CustomCheckoutResponse> {
         caller.require_spend_money()?;
         self.payments()?;
-        let billing = &self.0.config.billing;
+        let billing = &self.studio.config.billing;
         let min = billing.custom_min_cents().ok_or_else(not_configured)?;
         let Some(amount) = cents_of(req.amount_usd.as_ref()) else {
             return Err(Error::invalid("BAD_AMOUNT", "amountUsd must be a positive number of dollars in whole cents."));
@@ -276,7 +277,7 @@ impl Billing<'_> {
     pub async fn billing_portal(&self, caller: &Caller) -> Result<PortalResponse> {
         caller.require_spend_money()?;
         let provider = self.payments()?;
-        let customer = self.0.storage.billing_account(&caller.org_id).await?.and_then(|a| a.customer_id);
+        let customer = self.store.billing_account(&caller.org_id).await?.and_then(|a| a.customer_id);
         let Some(customer) = customer else {
             return Err(Error::invalid("NO_CUSTOMER", "This house has not paid yet, so it has no billing portal."));
         };
@@ -293,7 +294,7 @@ impl Billing<'_> {
     }
 
     fn refill_packs(&self) -> Vec<RefillPack> {
-        self.0
+        self.studio
             .config
             .billing
             .active_packs()
@@ -304,17 +305,17 @@ impl Billing<'_> {
     /// Auto top-up as the house has it (any member, by key or session).
     pub async fn autocharge(&self, caller: &Caller) -> Result<AutochargeView> {
         let now = crate::ids::now();
-        let account = self.0.storage.billing_account(&caller.org_id).await?;
-        let spent = self.0.storage.autocharge_spent(&caller.org_id, month_start(now)).await?;
-        let charges = self.0.storage.autocharges(&caller.org_id, 20).await?;
-        let available = self.0.config.payments.is_some();
+        let account = self.store.billing_account(&caller.org_id).await?;
+        let spent = self.store.autocharge_spent(&caller.org_id, month_start(now)).await?;
+        let charges = self.store.autocharges(&caller.org_id, 20).await?;
+        let available = self.studio.config.payments.is_some();
         let has_card = account.as_ref().is_some_and(|a| a.has_card && a.customer_id.is_some());
         Ok(AutochargeView {
             available,
             can_arm: available
                 && has_card
                 && caller.require_spend_money().is_ok()
-                && self.0.config.payments.as_ref().is_some_and(|p| p.can_charge_off_session()),
+                && self.studio.config.payments.as_ref().is_some_and(|p| p.can_charge_off_session()),
             has_card,
             has_customer: account.as_ref().is_some_and(|a| a.customer_id.is_some()),
             settings: self.settings_view(account.as_ref()),
@@ -343,11 +344,11 @@ impl Billing<'_> {
     }
 
     fn settings_view(&self, account: Option<&crate::storage::BillingAccountRow>) -> AutochargeSettingsView {
-        let cheapest = self.0.config.billing.active_packs().min_by_key(|p| p.price_cents);
+        let cheapest = self.studio.config.billing.active_packs().min_by_key(|p| p.price_cents);
         let slug = account.and_then(|a| a.refill_pack.clone()).or_else(|| cheapest.map(|p| p.slug.clone()));
         let refill_cents = slug
             .as_deref()
-            .and_then(|s| self.0.config.billing.packs.iter().find(|p| p.slug == s))
+            .and_then(|s| self.studio.config.billing.packs.iter().find(|p| p.slug == s))
             .map(|p| p.price_cents)
             .unwrap_or(0);
         AutochargeSettingsView {
@@ -375,7 +376,7 @@ impl Billing<'_> {
             .with("max", MAX_THRESHOLD_TOKENS));
         };
         let slug = req.pack.as_ref().and_then(|v| v.as_str()).unwrap_or_default();
-        let Some(pack) = self.0.config.billing.pack(slug.trim()).cloned() else {
+        let Some(pack) = self.studio.config.billing.pack(slug.trim()).cloned() else {
             return Err(Error::invalid("BAD_PACK", "pack must be an active pack (pack_250, pack_1000, pack_3000)."));
         };
         let Some(cap) = cents_of(req.monthly_cap_usd.as_ref()).filter(|c| *c <= MAX_CAP_CENTS) else {
@@ -389,15 +390,14 @@ impl Billing<'_> {
             return Err(Error::invalid("CAP_BELOW_REFILL", "The monthly cap may never be below one refill.")
                 .with("minCents", pack.price_cents));
         }
-        if self.0.config.billing.active_packs().any(|p| p.slug != pack.slug && p.price_cents == pack.price_cents) {
+        if self.studio.config.billing.active_packs().any(|p| p.slug != pack.slug && p.price_cents == pack.price_cents) {
             return Err(Error::conflict(
                 "AMBIGUOUS_PACK_PRICE",
                 "Another active pack has the same price, so a refill at this price would not name one pack.",
             ));
         }
         let saved = self
-            .0
-            .storage
+            .store
             .save_autocharge(AutochargeSettings {
                 org_id: caller.org_id.clone(),
                 enabled,
@@ -419,8 +419,7 @@ impl Billing<'_> {
         let provider = self.payments()?;
         let now = crate::ids::now();
         let outcome = self
-            .0
-            .storage
+            .store
             .reserve_autocharge(NewAutocharge {
                 reference: new_id("chg"),
                 org_id: caller.org_id.clone(),
@@ -456,12 +455,12 @@ impl Billing<'_> {
             Ok(id) => id,
             Err(e) => {
                 tracing::warn!(error = %e, reference = %charge.reference, "auto top-up charge failed");
-                self.0.storage.autocharge_failed(&charge.reference).await?;
+                self.store.autocharge_failed(&charge.reference).await?;
                 return Err(Error::new(ErrorKind::Upstream, "charge_failed", "The card was not charged.")
                     .with("reason", e.to_string()));
             }
         };
-        self.0.storage.autocharge_charged(&charge.reference, &ProviderRef::from(&payment_id)).await?;
+        self.store.autocharge_charged(&charge.reference, &ProviderRef::from(&payment_id)).await?;
         if provider.name() == TEST_MODE {
             // Test mode delivers the signed payment.succeeded a real provider would send.
             self.deliver_test_payment(provider.webhook_secret(), &charge.reference, charge.amount_cents, &customer_id)
@@ -508,8 +507,7 @@ impl Billing<'_> {
             event.event_type = crate::payments::PAYMENT_SUCCEEDED.to_string();
         }
         let outcome = self
-            .0
-            .storage
+            .store
             .apply_payment(NewPayment {
                 webhook_id,
                 event_type: event.event_type,
@@ -531,7 +529,7 @@ impl Billing<'_> {
             PaymentOutcome::Granted { tokens, .. } => WebhookAck { granted: Some(tokens), ..ack },
             PaymentOutcome::Entitled { holding, .. } => WebhookAck { entitlement: Some(holding.id), ..ack },
             PaymentOutcome::Lapsed(case) => {
-                WebhookAck { lapsed: Some(self.0.models().settle_case(&case).await), ..ack }
+                WebhookAck { lapsed: Some(self.studio.models().settle_case(&case).await), ..ack }
             }
             PaymentOutcome::Duplicate | PaymentOutcome::AlreadyGranted => WebhookAck { duplicate: Some(true), ..ack },
             PaymentOutcome::Ignored(_) => WebhookAck { ignored: Some(true), ..ack },
@@ -543,9 +541,15 @@ impl Billing<'_> {
     /// checkout.
     pub async fn test_checkout(&self, reference: &str) -> Result<TestCheckoutView> {
         let missing = || Error::not_found("NOT_FOUND", "No such test-mode checkout.");
-        self.0.config.payments.as_ref().filter(|p| p.name() == TEST_MODE).ok_or_else(missing)?;
+        self.studio.config.payments.as_ref().filter(|p| p.name() == TEST_MODE).ok_or_else(missing)?;
         if reference.starts_with("clm_") {
-            let c = self.0.models().claim(reference).await?.filter(|c| c.checkout_url.is_some()).ok_or_else(missing)?;
+            let c = self
+                .studio
+                .models()
+                .claim(reference)
+                .await?
+                .filter(|c| c.checkout_url.is_some())
+                .ok_or_else(missing)?;
             return Ok(TestCheckoutView {
                 description: format!("The {} {}", c.kind, c.offering_id),
                 reference: c.reference,
@@ -554,7 +558,7 @@ impl Billing<'_> {
                 paid: c.status == crate::storage::ClaimStatus::Paid,
             });
         }
-        let c = self.0.storage.checkout(reference).await?.filter(|c| c.kind != "autocharge").ok_or_else(missing)?;
+        let c = self.store.checkout(reference).await?.filter(|c| c.kind != "autocharge").ok_or_else(missing)?;
         if c.status == crate::storage::CheckoutStatus::Failed {
             return Err(missing());
         }
@@ -577,13 +581,11 @@ impl Billing<'_> {
     pub async fn confirm_test_checkout(&self, reference: &str, decline_card: bool) -> Result<WebhookAck> {
         let view = self.test_checkout(reference).await?;
         let provider = self.payments()?;
-        let org_id = match self.0.models().claim(reference).await? {
+        let org_id = match self.studio.models().claim(reference).await? {
             Some(claim) => claim.org_id,
-            None => {
-                self.0.storage.checkout(reference).await?.ok_or_else(|| Error::internal("checkout vanished"))?.org_id
-            }
+            None => self.store.checkout(reference).await?.ok_or_else(|| Error::internal("checkout vanished"))?.org_id,
         };
-        let existing = self.0.storage.billing_account(&org_id).await?.and_then(|a| a.customer_id);
+        let existing = self.store.billing_account(&org_id).await?.and_then(|a| a.customer_id);
         let customer = match existing {
             Some(id) if !decline_card && !id.contains("decline") => id,
             _ if decline_card => format!("cus_test_decline_{org_id}"),

@@ -22,14 +22,14 @@ pub const PLAN_PERIOD_DAYS: i64 = 30;
 impl Billing<'_> {
     /// The plan row, if the house pays for one whose period has not run out.
     async fn live_plan(&self, org_id: &OrgId) -> Result<Option<PlanRow>> {
-        let plan = self.0.accounts().plan_row(org_id).await?;
+        let plan = self.studio.accounts().plan_row(org_id).await?;
         Ok(plan.filter(|p| p.last_paid_at + Duration::days(PLAN_PERIOD_DAYS) > now()))
     }
 
     /// The house's plan for the account page, or None.
     pub(crate) async fn plan_view(&self, org_id: &OrgId) -> Result<Option<PlanView>> {
         let Some(plan) = self.live_plan(org_id).await? else { return Ok(None) };
-        let tier = self.0.config.billing.tiers.iter().find(|t| t.slug == plan.item);
+        let tier = self.studio.config.billing.tiers.iter().find(|t| t.slug == plan.item);
         Ok(Some(PlanView {
             tier: plan.item.clone(),
             name: tier.map(|t| t.name.clone()).unwrap_or_else(|| plan.item.clone()),
@@ -52,7 +52,7 @@ impl Billing<'_> {
             .ok_or_else(|| Error::not_found("NO_ACTIVE_PLAN", "This house has no plan to cancel."))?;
         let ends_at = plan.last_paid_at + Duration::days(PLAN_PERIOD_DAYS);
         if plan.canceled_at.is_none() {
-            let customer = self.0.storage.billing_account(&caller.org_id).await?.and_then(|a| a.customer_id);
+            let customer = self.store.billing_account(&caller.org_id).await?.and_then(|a| a.customer_id);
             let told = match customer {
                 Some(customer) => provider.cancel_subscription(&customer).await,
                 None => Err(crate::payments::PaymentsError::Failed("no provider customer is on record".into())),
@@ -65,7 +65,7 @@ impl Billing<'_> {
                     "The payment provider did not confirm the cancellation; the plan is unchanged.",
                 ));
             }
-            self.0.accounts().mark_plan_canceled(&caller.org_id, &plan.reference, now()).await?;
+            self.studio.accounts().mark_plan_canceled(&caller.org_id, &plan.reference, now()).await?;
         }
         Ok(PlanCanceled { status: "canceled".to_string(), ends_at })
     }

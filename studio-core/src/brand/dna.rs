@@ -160,7 +160,7 @@ impl Brand<'_> {
     pub async fn read_dna(&self, caller: &Caller, form: DnaForm) -> Result<BrandDnaResponse> {
         caller.require_spend_tokens()?;
         let (vibe, products) = check_form(&form)?;
-        let config = self.0.config.ai.as_ref().ok_or_else(|| {
+        let config = self.studio.config.ai.as_ref().ok_or_else(|| {
             Error::new(
                 ErrorKind::NotConfigured,
                 "AI_NOT_CONFIGURED",
@@ -168,7 +168,7 @@ impl Brand<'_> {
             )
         })?;
         let client = AiClient::new(config).map_err(|e| ai_failed(&e))?;
-        let (studio, caller) = (self.0.clone(), caller.clone());
+        let (studio, caller) = (self.studio.clone(), caller.clone());
         let read = Read { client, images: form.images, prompt: prompt(&vibe, &products), vibe };
         // Its own task: once a hold or the free claim exists, it is resolved even if the
         // request that asked is dropped.
@@ -188,26 +188,26 @@ impl Brand<'_> {
         let org = &caller.org_id;
         let now = crate::ids::now();
         let stale = now - chrono::Duration::minutes(CLAIM_STALE_MINUTES);
-        let free = self.0.storage.claim_free_brand_read(org, now, stale).await?;
+        let free = self.store.claim_free_brand_read(org, now, stale).await?;
         let hold = if free {
             None
         } else {
-            match self.0.billing().reserve_tokens(caller, DNA_PRICE, None, None).await {
+            match self.studio.billing().reserve_tokens(caller, DNA_PRICE, None, None).await {
                 Ok(r) => Some(HoldId::from(r.hold.id)),
                 Err(e) => return Err(e),
             }
         };
         let outcome = self.brand_ask(org, &read).await;
         let outcome = match outcome {
-            Ok(p) => self.0.storage.record_brand_read(org, &p.fields(), crate::ids::now()).await.map_err(Error::from),
+            Ok(p) => self.store.record_brand_read(org, &p.fields(), crate::ids::now()).await.map_err(Error::from),
             Err(e) => Err(e),
         };
         // The claim and the read changed the profile row this process may have cached.
-        self.0.submit_cache.forget_brand(org);
+        self.studio.submit_cache.forget_brand(org);
         match outcome {
             Ok(row) => {
                 if let Some(hold) = &hold
-                    && let Err(e) = self.0.billing().settle_hold(org, hold).await
+                    && let Err(e) = self.studio.billing().settle_hold(org, hold).await
                 {
                     tracing::error!(error = %e, hold = %hold, "a brand read's hold could not be settled");
                 }
@@ -216,11 +216,11 @@ impl Brand<'_> {
             }
             Err(e) => {
                 if let Some(hold) = &hold
-                    && let Err(release) = self.0.billing().release_hold(org, hold).await
+                    && let Err(release) = self.studio.billing().release_hold(org, hold).await
                 {
                     tracing::error!(error = %release, hold = %hold, "a failed brand read's hold could not be released");
                 }
-                if free && let Err(release) = self.0.storage.release_free_brand_read(org).await {
+                if free && let Err(release) = self.store.release_free_brand_read(org).await {
                     tracing::error!(error = %release, "a failed brand read's free claim could not be given back");
                 }
                 Err(e)
@@ -243,13 +243,13 @@ impl Brand<'_> {
             tracing::warn!(error = %e, "a brand DNA read failed");
             ai_failed(&e)
         });
-        let inject = self.0.storage.brand_profile(org).await?.is_none_or(|r| r.inject_enabled);
+        let inject = self.store.brand_profile(org).await?.is_none_or(|r| r.inject_enabled);
         let profile = answer.and_then(|a| profile_of(a, &read.vibe, inject));
         let outcome = match (&profile, outcome) {
             (Err(_), ReaderOutcome::Answered) => ReaderOutcome::Unusable,
             (_, outcome) => outcome,
         };
-        self.0.internal().record_reader_call(Some(org), "brand-dna", outcome, started).await;
+        self.studio.internal().record_reader_call(Some(org), "brand-dna", outcome, started).await;
         profile
     }
 }

@@ -77,7 +77,7 @@ impl Brand<'_> {
     async fn level(&self, caller: &Caller, collection_id: Option<&str>) -> Result<String> {
         match collection_id.map(str::trim).filter(|c| !c.is_empty()) {
             None => Ok(String::new()),
-            Some(id) => match self.0.library().folder(&caller.org_id, &FolderId::from(id)).await? {
+            Some(id) => match self.studio.library().folder(&caller.org_id, &FolderId::from(id)).await? {
                 Some(f) => Ok(f.id.into()),
                 None => Err(Error::not_found("COLLECTION_NOT_FOUND", format!("No collection {id:?} in this house."))),
             },
@@ -87,11 +87,11 @@ impl Brand<'_> {
     /// `GET /api/toolkit/brand/marks?collectionId`: both sets and which one rides.
     pub async fn marks(&self, caller: &Caller, query: MarksQuery) -> Result<MarkList> {
         let level = self.level(caller, query.collection_id.as_deref()).await?;
-        let house = self.0.storage.brand_marks(&caller.org_id, &FolderId::from("")).await?;
+        let house = self.store.brand_marks(&caller.org_id, &FolderId::from("")).await?;
         let collection = if level.is_empty() {
             Vec::new()
         } else {
-            self.0.storage.brand_marks(&caller.org_id, &FolderId::from(&level)).await?
+            self.store.brand_marks(&caller.org_id, &FolderId::from(&level)).await?
         };
         let riding = if collection.is_empty() { Riding::House } else { Riding::Collection };
         Ok(MarkList {
@@ -105,11 +105,11 @@ impl Brand<'_> {
     /// set when it has one, else the house's; at most two, by sortOrder then registration.
     pub async fn riding_marks(&self, org_id: &OrgId, collection_id: Option<&str>) -> Result<Vec<Mark>> {
         let mut rows = match collection_id.filter(|c| !c.is_empty()) {
-            Some(c) => self.0.storage.brand_marks(org_id, &FolderId::from(c)).await?,
+            Some(c) => self.store.brand_marks(org_id, &FolderId::from(c)).await?,
             None => Vec::new(),
         };
         if rows.is_empty() {
-            rows = self.0.storage.brand_marks(org_id, &FolderId::from("")).await?;
+            rows = self.store.brand_marks(org_id, &FolderId::from("")).await?;
         }
         Ok(rows.into_iter().take(MAX_RIDING).map(mark_view).collect())
     }
@@ -127,14 +127,14 @@ impl Brand<'_> {
                 _ => Some(ask),
             };
             if let Some(c) = collection
-                && self.0.library().folder(&job.org_id, &FolderId::from(c)).await?.is_none()
+                && self.studio.library().folder(&job.org_id, &FolderId::from(c)).await?.is_none()
             {
                 return Err(Error::not_found("COLLECTION_NOT_FOUND", format!("No collection {c:?} in this house.")));
             }
             let mut inputs = job.input_list();
             inputs.retain(|i| i.role != MARK_ROLE);
             for mark in self.riding_marks(&job.org_id, collection).await? {
-                if let Some(asset) = self.0.library().asset(&AssetId::from(&mark.asset_id)).await? {
+                if let Some(asset) = self.studio.library().asset(&AssetId::from(&mark.asset_id)).await? {
                     inputs.push(crate::develops::JobInput {
                         role: MARK_ROLE.to_string(),
                         blob_key: asset.blob_key,
@@ -160,7 +160,7 @@ impl Brand<'_> {
         let material = material(req.material.as_deref())?;
         let placement = optional(req.placement.as_deref(), MAX_PLACEMENT_CHARS, "BAD_PLACEMENT", "placement")?;
         let note = optional(req.note.as_deref(), MAX_NOTE_CHARS, "BAD_NOTE", "note")?;
-        let asset = match self.0.library().asset(&AssetId::from(asset_id)).await? {
+        let asset = match self.studio.library().asset(&AssetId::from(asset_id)).await? {
             Some(a) if a.org_id == caller.org_id && a.deleted_at.is_none() => a,
             _ => return Err(Error::not_found("ASSET_NOT_FOUND", format!("No asset {asset_id:?} in this house."))),
         };
@@ -188,7 +188,7 @@ impl Brand<'_> {
             created_at: crate::ids::now(),
             filename: asset.name.clone(),
         };
-        match self.0.storage.insert_brand_mark(&row).await {
+        match self.store.insert_brand_mark(&row).await {
             Ok(()) => Ok(MarkResponse { mark: mark_view(row) }),
             Err(StorageError::Conflict(_)) => Err(Error::conflict(
                 "ALREADY_REGISTERED",
@@ -202,7 +202,7 @@ impl Brand<'_> {
     /// note; material cannot be cleared (400 `BAD_MATERIAL`). 403; 404 `NOT_FOUND`.
     pub async fn update_mark(&self, caller: &Caller, id: &MarkId, patch: MarkPatch) -> Result<MarkResponse> {
         may_edit(caller)?;
-        let mark = self.0.storage.brand_mark(&caller.org_id, id).await?.ok_or_else(mark_not_found)?;
+        let mark = self.store.brand_mark(&caller.org_id, id).await?.ok_or_else(mark_not_found)?;
         let material = match &patch.material {
             None => mark.material.clone(),
             Some(m) => material(m.as_deref())?,
@@ -216,7 +216,7 @@ impl Brand<'_> {
             Some(n) => optional(n.as_deref(), MAX_NOTE_CHARS, "BAD_NOTE", "note")?,
         };
         let sort_order = patch.sort_order.unwrap_or(mark.sort_order);
-        let storage = &self.0.storage;
+        let storage = &self.store;
         if !storage
             .update_brand_mark(&caller.org_id, id, &material, placement.as_deref(), note.as_deref(), sort_order)
             .await?
@@ -230,7 +230,7 @@ impl Brand<'_> {
     /// `DELETE /api/toolkit/brand/marks/{id}`: unregister; the asset stays in the library.
     pub async fn delete_mark(&self, caller: &Caller, id: &MarkId) -> Result<MarkDeleted> {
         may_edit(caller)?;
-        if !self.0.storage.delete_brand_mark(&caller.org_id, id).await? {
+        if !self.store.delete_brand_mark(&caller.org_id, id).await? {
             return Err(mark_not_found());
         }
         Ok(MarkDeleted { ok: true, id: id.to_string() })

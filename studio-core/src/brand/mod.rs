@@ -14,7 +14,6 @@ use crate::caller::Caller;
 use crate::error::{Error, Result};
 use crate::images::OutputSpace;
 use crate::storage::{BrandFields, BrandFieldsPatch, BrandProfileRow};
-use crate::studio::Studio;
 
 mod dna;
 mod marks;
@@ -46,15 +45,9 @@ const DEFAULT_CATEGORY: &str = "signature";
 /// The clause never grows past a develop option's limit.
 const MAX_CLAUSE_CHARS: usize = 2000;
 
-/// The brand's operations: `studio.brand()`.
-#[derive(Debug, Clone, Copy)]
-pub struct Brand<'a>(&'a Studio);
-
-impl Studio {
-    /// The house's brand profile, its DNA read and its marks.
-    pub fn brand(&self) -> Brand<'_> {
-        Brand(self)
-    }
+crate::studio::view! {
+    /// The brand's operations: `studio.brand()`.
+    Brand over BrandStore
 }
 
 /// The profile's content, clamped: what a patch and a read's answer both become.
@@ -255,7 +248,7 @@ fn view(row: Option<&BrandProfileRow>) -> BrandProfile {
 impl Brand<'_> {
     /// `GET /api/toolkit/brand`: any role; a house without a profile gets the empty defaults.
     pub async fn profile(&self, caller: &Caller) -> Result<BrandResponse> {
-        let row = self.0.storage.brand_profile(&caller.org_id).await?;
+        let row = self.store.brand_profile(&caller.org_id).await?;
         Ok(BrandResponse { ok: true, profile: view(row.as_ref()) })
     }
 
@@ -300,31 +293,31 @@ impl Brand<'_> {
             colour_output,
             metadata_output,
         };
-        let row = self.0.storage.save_brand_profile(&caller.org_id, &fields, crate::ids::now()).await?;
-        self.0.submit_cache.forget_brand(&caller.org_id);
+        let row = self.store.save_brand_profile(&caller.org_id, &fields, crate::ids::now()).await?;
+        self.studio.submit_cache.forget_brand(&caller.org_id);
         Ok(BrandResponse { ok: true, profile: view(Some(&row)) })
     }
 
     /// The house's stored brand profile, if it has one.
     pub(crate) async fn profile_row(&self, org_id: &OrgId) -> Result<Option<BrandProfileRow>> {
-        Ok(self.0.storage.brand_profile(org_id).await?)
+        Ok(self.store.brand_profile(org_id).await?)
     }
 
     /// The clause a develop of the house carries now (empty: none).
     pub(crate) async fn clause_for(&self, org_id: &OrgId) -> Result<String> {
-        let row = self.0.storage.brand_profile(org_id).await?;
+        let row = self.store.brand_profile(org_id).await?;
         Ok(clause(&Profile::of(row.as_ref())))
     }
 
     /// The space the house's outputs are written in now (its `colour.output`).
     pub(crate) async fn output_space_for(&self, org_id: &OrgId) -> Result<OutputSpace> {
-        let row = self.0.storage.brand_profile(org_id).await?;
+        let row = self.store.brand_profile(org_id).await?;
         Ok(output_space(colour_policy(row.as_ref())))
     }
 
     /// What the house's outputs keep of their inputs' metadata now (its `metadata.output`).
     pub(crate) async fn metadata_for(&self, org_id: &OrgId) -> Result<MetadataOutput> {
-        let row = self.0.storage.brand_profile(org_id).await?;
+        let row = self.store.brand_profile(org_id).await?;
         Ok(metadata_policy(row.as_ref()))
     }
 
@@ -345,7 +338,7 @@ impl Brand<'_> {
         let mut houses: BTreeMap<OrgId, Carried> = BTreeMap::new();
         for job in jobs.iter_mut() {
             if !houses.contains_key(&job.org_id) {
-                let row = self.0.storage.brand_profile(&job.org_id).await?;
+                let row = self.store.brand_profile(&job.org_id).await?;
                 houses.insert(job.org_id.clone(), Carried::of(row.as_ref()));
             }
             set_options(job, &houses[&job.org_id])?;

@@ -112,7 +112,7 @@ impl Chat<'_> {
     /// action's own route answers (403 for a viewer's develop, 402, 404 `ASSET_NOT_FOUND`, ...).
     pub async fn apply(&self, caller: &Caller, req: ChatApplyRequest) -> Result<ChatApplied> {
         // In a task of its own: a caller who hangs up never strands a claim mid-apply.
-        let (studio, caller) = (self.0.clone(), caller.clone());
+        let (studio, caller) = (self.studio.clone(), caller.clone());
         tokio::spawn(async move { studio.ai().chat().apply_once(&caller, req).await }).await.map_err(Error::internal)?
     }
 
@@ -125,12 +125,8 @@ impl Chat<'_> {
             return Err(Error::invalid("ACTION_REQUIRED", "actionId names the proposed action."));
         }
         let session = self.own(caller, &ChatSessionId::from(session_id)).await?;
-        let action = self
-            .0
-            .storage
-            .chat_action(&session.id, &ChatActionId::from(action_id))
-            .await?
-            .ok_or_else(action_not_found)?;
+        let action =
+            self.store.chat_action(&session.id, &ChatActionId::from(action_id)).await?.ok_or_else(action_not_found)?;
         if action.status == crate::storage::ChatActionStatus::Applied {
             return self.applied(&session, &action.id, true).await;
         }
@@ -141,16 +137,14 @@ impl Chat<'_> {
         let claimed = loop {
             let at = now();
             if self
-                .0
-                .storage
+                .store
                 .claim_chat_action(&ChatActionId::from(&action.id), at, at - Duration::seconds(STALE_CLAIM_SECS))
                 .await?
             {
                 break at;
             }
             let current = self
-                .0
-                .storage
+                .store
                 .chat_action(&session.id, &ChatActionId::from(&action.id))
                 .await?
                 .ok_or_else(action_not_found)?;
@@ -165,15 +159,14 @@ impl Chat<'_> {
         let result = match self.run(caller, &action).await {
             Ok(result) => result,
             Err(e) => {
-                self.0.storage.unclaim_chat_action(&ChatActionId::from(&action.id), claimed).await?;
+                self.store.unclaim_chat_action(&ChatActionId::from(&action.id), claimed).await?;
                 return Err(e);
             }
         };
         let data = json!({ "actionId": action.id });
         let turn = turn_row(&session.id, "action", &format!("Applied: {}", action.summary), data, 0);
         let finished = self
-            .0
-            .storage
+            .store
             .finish_chat_action(&ChatActionId::from(&action.id), claimed, &result.to_string(), turn, now())
             .await?;
         if finished.is_some() {
@@ -181,12 +174,8 @@ impl Chat<'_> {
         }
         // This apply held its claim past STALE_CLAIM_SECS and another took it over: the
         // action's result is the one that apply records.
-        let current = self
-            .0
-            .storage
-            .chat_action(&session.id, &ChatActionId::from(&action.id))
-            .await?
-            .ok_or_else(action_not_found)?;
+        let current =
+            self.store.chat_action(&session.id, &ChatActionId::from(&action.id)).await?.ok_or_else(action_not_found)?;
         if current.status == crate::storage::ChatActionStatus::Applied {
             return self.applied(&session, &action.id, true).await;
         }
@@ -201,15 +190,15 @@ impl Chat<'_> {
             "develop" => {
                 let mut req: StartDevelop = serde_json::from_value(request).map_err(stored)?;
                 req.idempotency_key = Some(format!("chat-{}", action.id));
-                serde_json::to_value(self.0.develops().start_develop(caller, req).await?)
+                serde_json::to_value(self.studio.develops().start_develop(caller, req).await?)
             }
             "pack" => {
                 let req: PackRequest = serde_json::from_value(request).map_err(stored)?;
-                serde_json::to_value(self.0.library().create_pack(caller, req).await?)
+                serde_json::to_value(self.studio.library().create_pack(caller, req).await?)
             }
             "look" => {
                 let req: CreateLookRequest = serde_json::from_value(request).map_err(stored)?;
-                serde_json::to_value(self.0.lookbook().create_look(caller, req).await?)
+                serde_json::to_value(self.studio.lookbook().create_look(caller, req).await?)
             }
             other => return Err(Error::internal(format!("a stored action of kind {other}"))),
         };
@@ -218,13 +207,9 @@ impl Chat<'_> {
 
     /// The applied action and the turn that records it.
     async fn applied(&self, session: &ChatSessionRow, action_id: &str, replayed: bool) -> Result<ChatApplied> {
-        let action = self
-            .0
-            .storage
-            .chat_action(&session.id, &ChatActionId::from(action_id))
-            .await?
-            .ok_or_else(action_not_found)?;
-        let turns = self.0.storage.chat_turns(&session.id, 0, i64::MAX).await?;
+        let action =
+            self.store.chat_action(&session.id, &ChatActionId::from(action_id)).await?.ok_or_else(action_not_found)?;
+        let turns = self.store.chat_turns(&session.id, 0, i64::MAX).await?;
         let recorded = |data: &str| {
             serde_json::from_str::<Value>(data).ok().and_then(|d| d.get("actionId").cloned())
                 == Some(Value::String(action.id.clone()))

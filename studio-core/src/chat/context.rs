@@ -61,7 +61,7 @@ impl Chat<'_> {
     pub async fn warm(&self, caller: &Caller, req: ChatWarmRequest) -> Result<ChatWarm> {
         let session = self.own(caller, &ChatSessionId::from(&req.session_id)).await?;
         let (kept, built_at, cached) = self.kept(caller, &session).await?;
-        let memories = self.0.accounts().active_memories(caller).await?.len() as i64;
+        let memories = self.studio.accounts().active_memories(caller).await?.len() as i64;
         let count = |key: &str| kept.get(key).and_then(Value::as_array).map_or(0, |a| a.len() as i64);
         Ok(ChatWarm {
             session_id: session.id.to_string(),
@@ -77,9 +77,9 @@ impl Chat<'_> {
     /// The whole context of a turn: the kept part (rebuilt when stale) and the live part.
     pub(super) async fn context_for(&self, caller: &Caller, session: &ChatSessionRow) -> Result<Value> {
         let (mut context, _, _) = self.kept(caller, session).await?;
-        let balance = self.0.billing().totals(&caller.org_id).await?;
+        let balance = self.studio.billing().totals(&caller.org_id).await?;
         let (mut house, mut yours) = (Vec::new(), Vec::new());
-        for m in self.0.accounts().active_memories(caller).await? {
+        for m in self.studio.accounts().active_memories(caller).await? {
             let item = json!({ "kind": m.kind, "statement": m.statement });
             if m.scope == MemoryScope::Person { yours.push(item) } else { house.push(item) }
         }
@@ -105,13 +105,13 @@ impl Chat<'_> {
         }
         let at = now();
         let built = self.build(caller).await?;
-        self.0.storage.cache_chat_context(&session.id, &built.to_string(), at).await?;
+        self.store.cache_chat_context(&session.id, &built.to_string(), at).await?;
         Ok((built, at, false))
     }
 
     /// Build the part of the context a session keeps, from the caller's house alone.
     async fn build(&self, caller: &Caller) -> Result<Value> {
-        let studio = self.0;
+        let studio = self.studio;
         let org = &caller.org_id;
         let house = studio.accounts().house_name(org).await?;
         let clause = studio.brand().clause_for(org).await?;
@@ -167,7 +167,7 @@ impl Chat<'_> {
             prompt.push_str(&format!("{role}: {text}\n"));
         }
         prompt.push_str(&format!("\nThe person says: {message}"));
-        let (studio, asker) = (self.0.clone(), caller.clone());
+        let (studio, asker) = (self.studio.clone(), caller.clone());
         let work = async move {
             let started = std::time::Instant::now();
             let answer = client.read_json(SYSTEM, &prompt, &[]).await;
@@ -183,9 +183,9 @@ impl Chat<'_> {
                 Err(e) => Err(crate::ai::reads::ai_failed(&e)),
             }
         };
-        let price = self.0.config.chat.turn_price;
+        let price = self.studio.config.chat.turn_price;
         if price > 0 {
-            self.0.ai().charged_at(caller, ("chat", AI_READER), price, None, work).await
+            self.studio.ai().charged_at(caller, ("chat", AI_READER), price, None, work).await
         } else {
             Ok((work.await?, 0))
         }

@@ -32,7 +32,6 @@ use crate::caller::Caller;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ids::{new_id, now};
 use crate::storage::{ChatActionRow, ChatSessionRow, ChatTurnRow, SessionChange};
-use crate::studio::Studio;
 use crate::support::Escalator;
 
 pub(crate) use actions::action_view;
@@ -42,14 +41,15 @@ const UNTITLED: &str = "New chat";
 /// The most turns the reader is shown, newest kept.
 const TRANSCRIPT_TURNS: i64 = 20;
 
-/// The studio assistant, borrowed from a [`Studio`].
-#[derive(Debug, Clone, Copy)]
-pub struct Chat<'a>(pub(crate) &'a Studio);
+crate::studio::view! {
+    /// The studio assistant, borrowed from a [`Studio`].
+    Chat over ChatStore
+}
 
 impl<'a> crate::ai::Ai<'a> {
     /// The studio assistant's operations.
     pub fn chat(&self) -> Chat<'a> {
-        Chat(self.0)
+        crate::studio::chat(self.studio)
     }
 }
 
@@ -79,7 +79,7 @@ impl Chat<'_> {
             title: row.title.clone(),
             status: row.status.to_string(),
             turns: row.turns,
-            turn_limit: self.0.config.chat.turn_limit,
+            turn_limit: self.studio.config.chat.turn_limit,
             ticket_id: row.ticket_id.clone(),
             escalation_reason: row.reason.clone(),
             created_at: row.created_at,
@@ -90,8 +90,7 @@ impl Chat<'_> {
     /// The caller's own session, else 404.
     pub(crate) async fn own(&self, caller: &Caller, id: &ChatSessionId) -> Result<ChatSessionRow> {
         let found = self
-            .0
-            .storage
+            .store
             .chat_session(&caller.org_id, &caller.user_id, via(caller), &ChatSessionId::from(id.trim()))
             .await?;
         found.ok_or_else(session_not_found)
@@ -123,7 +122,7 @@ impl Chat<'_> {
             created_at: at,
             updated_at: at,
         };
-        self.0.storage.insert_chat_session(&row).await?;
+        self.store.insert_chat_session(&row).await?;
         Ok(self.session_view(&row))
     }
 
@@ -133,8 +132,7 @@ impl Chat<'_> {
         let limit = page(query.limit)?;
         let after = cursor(query.cursor.as_deref())?;
         let mut rows = self
-            .0
-            .storage
+            .store
             .chat_sessions(
                 &caller.org_id,
                 &caller.user_id,
@@ -158,10 +156,10 @@ impl Chat<'_> {
         if after < 0 {
             return Err(Error::invalid("BAD_AFTER", "after is a turn's seq, 0 or more."));
         }
-        let mut rows = self.0.storage.chat_turns(&session.id, after, limit + 1).await?;
+        let mut rows = self.store.chat_turns(&session.id, after, limit + 1).await?;
         let more = rows.len() as i64 > limit;
         rows.truncate(limit as usize);
-        let actions = self.0.storage.chat_actions(&session.id).await?;
+        let actions = self.store.chat_actions(&session.id).await?;
         let next_after = more.then(|| rows.last().map(|t| t.seq)).flatten();
         Ok(ChatTurnList {
             session: self.session_view(&session),
@@ -176,7 +174,7 @@ impl Chat<'_> {
     /// turns.
     pub async fn turn(&self, caller: &Caller, id: &ChatSessionId, req: ChatTurnRequest) -> Result<ChatTurnResponse> {
         // In a task of its own: a caller who hangs up never leaves a counted turn unstored.
-        let (studio, caller, id) = (self.0.clone(), caller.clone(), id.clone());
+        let (studio, caller, id) = (self.studio.clone(), caller.clone(), id.clone());
         tokio::spawn(async move { studio.ai().chat().take_turn(&caller, &id, req).await })
             .await
             .map_err(Error::internal)?
@@ -192,7 +190,7 @@ impl Chat<'_> {
                 .with("max", MAX_CHAT_MESSAGE));
         }
         let session = self.own(caller, id).await?;
-        let client = if req.to_person { None } else { Some(self.0.ai().ai_client()?) };
+        let client = if req.to_person { None } else { Some(self.studio.ai().ai_client()?) };
         if session.status != crate::storage::ChatSessionStatus::Open {
             return Err(escalated(&session));
         }
@@ -202,8 +200,8 @@ impl Chat<'_> {
                 .escalate(caller, &session, person, Handover::new("requested", "You asked for a person."))
                 .await;
         }
-        let limit = self.0.config.chat.turn_limit;
-        if self.0.storage.take_chat_turn(&session.id, limit).await?.is_none() {
+        let limit = self.studio.config.chat.turn_limit;
+        if self.store.take_chat_turn(&session.id, limit).await?.is_none() {
             // At the limit (or escalated by a turn running beside this one: the claim says).
             let note = format!("This conversation reached its limit of {limit} turns.");
             return self.escalate(caller, &session, person, Handover::new("turn_limit", &note)).await;
@@ -223,7 +221,7 @@ impl Chat<'_> {
                     _ => {
                         // Refused (a priced turn's 402 or 403) or failed before the reader: the
                         // turn is given back and nothing is stored.
-                        self.0.storage.return_chat_turn(&session.id).await?;
+                        self.store.return_chat_turn(&session.id).await?;
                         return Err(e);
                     }
                 };
@@ -251,8 +249,7 @@ impl Chat<'_> {
             .collect();
         let title = (!session.titled).then(|| tidy(message, 60));
         let change = SessionChange { title: title.as_deref(), ticket: None };
-        let stored =
-            self.0.storage.append_chat_turns(&session.id, vec![person, reply], &proposed, change, now()).await?;
+        let stored = self.store.append_chat_turns(&session.id, vec![person, reply], &proposed, change, now()).await?;
         self.answer(caller, &session.id, stored, &proposed).await
     }
 
@@ -282,13 +279,13 @@ impl Chat<'_> {
         handover: Handover<'_>,
     ) -> Result<ChatTurnResponse> {
         let reason = handover.reason;
-        if !self.0.storage.claim_escalation(&session.id, reason).await? {
+        if !self.store.claim_escalation(&session.id, reason).await? {
             if handover.counted {
-                self.0.storage.return_chat_turn(&session.id).await?;
+                self.store.return_chat_turn(&session.id).await?;
             }
             return Err(escalated(&self.own(caller, &session.id).await?));
         }
-        let turns = self.0.storage.chat_turns(&session.id, 0, i64::MAX).await?;
+        let turns = self.store.chat_turns(&session.id, 0, i64::MAX).await?;
         let escalation = Escalation {
             reason: Some(reason.to_string()),
             session_id: session.id.to_string(),
@@ -296,12 +293,12 @@ impl Chat<'_> {
             contact_email: None,
             transcript: Some(transcript_for_support(&turns, &person)),
         };
-        let ticket = match self.0.support().escalate(Escalator::Chat(caller), escalation).await {
+        let ticket = match self.studio.support().escalate(Escalator::Chat(caller), escalation).await {
             Ok(ticket) => ticket,
             Err(e) => {
-                self.0.storage.drop_escalation(&session.id).await?;
+                self.store.drop_escalation(&session.id).await?;
                 if handover.counted {
-                    self.0.storage.return_chat_turn(&session.id).await?;
+                    self.store.return_chat_turn(&session.id).await?;
                 }
                 return Err(e);
             }
@@ -311,7 +308,7 @@ impl Chat<'_> {
         let notice = turn_row(&session.id, "notice", &text, data, 0);
         let title = (!session.titled).then(|| tidy(&person.content, 60));
         let change = SessionChange { title: title.as_deref(), ticket: Some(&ticket.id) };
-        let stored = self.0.storage.append_chat_turns(&session.id, vec![person, notice], &[], change, now()).await?;
+        let stored = self.store.append_chat_turns(&session.id, vec![person, notice], &[], change, now()).await?;
         self.answer(caller, &session.id, stored, &[]).await
     }
 
@@ -331,7 +328,7 @@ impl Chat<'_> {
 
     /// The last [`TRANSCRIPT_TURNS`] turns as the reader is shown them.
     async fn transcript(&self, session_id: &ChatSessionId) -> Result<Vec<(String, String)>> {
-        let session_turns = self.0.storage.chat_turns(session_id, 0, i64::MAX).await?;
+        let session_turns = self.store.chat_turns(session_id, 0, i64::MAX).await?;
         let skip = session_turns.len().saturating_sub(TRANSCRIPT_TURNS as usize);
         Ok(session_turns.into_iter().skip(skip).map(|t| (t.role, t.content)).collect())
     }

@@ -38,7 +38,7 @@ impl Develops<'_> {
             params.remove(FOLDER_FIELD);
             return Ok(());
         }
-        self.0
+        self.studio
             .library()
             .folder(&caller.org_id, &FolderId::from(&id))
             .await?

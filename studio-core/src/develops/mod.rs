@@ -216,19 +216,20 @@ impl JobRow {
     }
 }
 
-/// The develops domain (submit, the runner, runs, preflight, verdicts): `studio.develops()`.
-#[derive(Debug, Clone, Copy)]
-pub struct Develops<'a>(pub(crate) &'a crate::studio::Studio);
+crate::studio::view! {
+    /// The develops domain (submit, the runner, runs, preflight, verdicts): `studio.develops()`.
+    Develops over JobStore
+}
 
 impl Develops<'_> {
     /// The tools the configured providers can run, in the spec's order.
     pub fn runnable_tools(&self) -> Vec<&str> {
-        self.0.config.providers.tools().iter().map(String::as_str).collect()
+        self.studio.config.providers.tools().iter().map(String::as_str).collect()
     }
 
     /// The price of one frame of `tool` at `quality` today.
     pub(crate) fn frame_price(&self, tool: &str, quality: Quality) -> i64 {
-        self.0.config.prices.price(tool, quality, &self.runnable_tools())
+        self.studio.config.prices.price(tool, quality, &self.runnable_tools())
     }
 
     fn unknown_tool(&self, tool: &str) -> Error {
@@ -243,7 +244,7 @@ impl Develops<'_> {
             id: row.id.clone().into(),
             tool: row.tool.clone(),
             status: row.job_status(),
-            result_url: row.result_asset_id.as_ref().map(|id| self.0.library().asset_file_url(id)),
+            result_url: row.result_asset_id.as_ref().map(|id| self.studio.library().asset_file_url(id)),
             result_asset_id: row.result_asset_id.clone().map(String::from),
             error: row.error.clone(),
             brand_id: row.brand_id.clone(),
@@ -272,7 +273,7 @@ impl Develops<'_> {
     /// change first, at most `limit` (each job as it is now: a change it went through since and
     /// left is not kept).
     pub(crate) async fn job_changes_since(&self, org_id: &OrgId, since: i64, limit: i64) -> Result<Vec<HouseEvent>> {
-        let rows = self.0.storage.jobs_since(org_id, since, limit).await?;
+        let rows = self.store.jobs_since(org_id, since, limit).await?;
         Ok(rows.iter().map(|row| HouseEvent::new(org_id, &json!({"type": "job", "job": self.job_view(row)}))).collect())
     }
 
@@ -283,9 +284,9 @@ impl Develops<'_> {
         if row.params.contains(crate::webhooks::WEBHOOK_URL_FIELD)
             && let Ok(options) = serde_json::from_str::<BTreeMap<String, String>>(&row.params)
         {
-            self.0.webhooks().enqueue_for_develop(&options, &event).await;
+            self.studio.webhooks().enqueue_for_develop(&options, &event).await;
         }
-        self.0.publish(event).await;
+        self.studio.publish(event).await;
     }
 
     /// Refuse a caller who may not develop before anything is read or stored.
@@ -305,7 +306,8 @@ impl Develops<'_> {
         let key = format!("orgs/{}/inputs/{}", caller.org_id, new_id("in"));
         let mut whole = images::Whole::default();
         let body = body.inspect_ok(|chunk| whole.feed(chunk));
-        let blob = self.0.blobs.put_stream(&key, body, MAX_INPUT_BYTES, accepted_image).await.map_err(input_error)?;
+        let blob =
+            self.studio.blobs.put_stream(&key, body, MAX_INPUT_BYTES, accepted_image).await.map_err(input_error)?;
         let staged = StagedInput {
             input: JobInput { role: role.to_string(), blob_key: blob.key.clone(), mime: blob.mime, asset_id: None },
         };
@@ -324,7 +326,7 @@ impl Develops<'_> {
     /// Remove staged files of a request that failed.
     pub async fn abandon_inputs(&self, staged: Vec<StagedInput>) {
         for s in staged {
-            if let Err(e) = self.0.blobs.delete(&s.input.blob_key).await {
+            if let Err(e) = self.studio.blobs.delete(&s.input.blob_key).await {
                 tracing::warn!(error = %e, key = %s.input.blob_key, "could not remove a staged input");
             }
         }
@@ -339,7 +341,7 @@ impl Develops<'_> {
         let keep = matches!(&result, Ok(r) if !r.replayed);
         if !keep {
             for key in staged_keys {
-                let _ = self.0.blobs.delete(&key).await;
+                let _ = self.studio.blobs.delete(&key).await;
             }
         }
         result
@@ -348,7 +350,7 @@ impl Develops<'_> {
     async fn submit_form(&self, caller: &Caller, form: SubmitForm, files: Vec<JobInput>) -> Result<SubmitResponse> {
         caller.require_spend_tokens()?;
         let tool = clean(form.tool, "tool")?.ok_or_else(|| Error::invalid("UNKNOWN_TOOL", "Name a tool."))?;
-        let provider = self.0.config.providers.get(&tool).ok_or_else(|| self.unknown_tool(&tool))?.clone();
+        let provider = self.studio.config.providers.get(&tool).ok_or_else(|| self.unknown_tool(&tool))?.clone();
         let idempotency_key = clean(form.idempotency_key, "idempotencyKey")?;
         let brand_id = clean(form.brand_id, "brandId")?;
         let inputs = files;
@@ -369,7 +371,7 @@ impl Develops<'_> {
         }
         check_params(&params, "BAD_FORM")?;
         self.check_develop_folder(caller, &mut params).await?;
-        self.0.webhooks().check_develop_webhook(caller, &mut params).await?;
+        self.studio.webhooks().check_develop_webhook(caller, &mut params).await?;
         if tool == crate::lookbook::LOOK_TOOL && params.contains_key("lookId") {
             return Err(Error::invalid(
                 "BAD_FORM",
@@ -414,9 +416,9 @@ impl Develops<'_> {
         caller.require_spend_tokens()?;
         let tool = req.tool.trim().to_string();
         if tool == crate::lookbook::LOOK_TOOL && req.params.contains_key("lookId") {
-            return self.0.lookbook().start_develop(caller, req).await;
+            return self.studio.lookbook().start_develop(caller, req).await;
         }
-        let provider = self.0.config.providers.get(&tool).ok_or_else(|| self.unknown_tool(&tool))?.clone();
+        let provider = self.studio.config.providers.get(&tool).ok_or_else(|| self.unknown_tool(&tool))?.clone();
         let quality = parse_quality(Some(&req.quality), None, "BAD_QUALITY")?;
         check_params(&req.params, "BAD_PARAMS")?;
         let mut req = req;
@@ -427,7 +429,7 @@ impl Develops<'_> {
             req.params.insert(crate::webhooks::WEBHOOK_URL_FIELD.to_string(), url);
         }
         self.check_develop_folder(caller, &mut req.params).await?;
-        self.0.webhooks().check_develop_webhook(caller, &mut req.params).await?;
+        self.studio.webhooks().check_develop_webhook(caller, &mut req.params).await?;
         let idempotency_key = clean(req.idempotency_key.clone(), "idempotencyKey")?;
         let mut taken: Vec<&str> = Vec::with_capacity(req.inputs.len());
         for role in req.inputs.keys() {
@@ -481,21 +483,21 @@ impl Develops<'_> {
     ) -> Result<(String, String)> {
         let image = if id.starts_with(crate::models::MODEL_ID_PREFIX) {
             let a = self
-                .0
+                .studio
                 .models()
                 .model_reference_asset(caller, &ModelId::from(id))
                 .await?
                 .ok_or_else(|| Error::not_found(code, format!("No model {id:?} this house may cast.")))?;
             InputImage { org_id: caller.org_id.to_string(), blob_key: a.blob_key, mime: a.mime, bytes: a.bytes }
-        } else if let Some(image) = self.0.submit_cache.image(id).filter(|_| !fresh) {
+        } else if let Some(image) = self.studio.submit_cache.image(id).filter(|_| !fresh) {
             checks.live_assets.push(id.to_string());
             image
         } else {
-            match self.0.library().asset(&AssetId::from(id)).await? {
+            match self.studio.library().asset(&AssetId::from(id)).await? {
                 Some(a) if a.deleted_at.is_none() => {
                     let image =
                         InputImage { org_id: a.org_id.to_string(), blob_key: a.blob_key, mime: a.mime, bytes: a.bytes };
-                    self.0.submit_cache.keep_image(id, image.clone());
+                    self.studio.submit_cache.keep_image(id, image.clone());
                     image
                 }
                 _ => return Err(Error::not_found(code, format!("No asset {id:?} in this house."))),
@@ -575,21 +577,21 @@ impl Develops<'_> {
     ) -> Result<Option<(JobRow, bool)>> {
         let mut jobs = vec![self.new_job(caller, spec)];
         let org_id = &caller.org_id;
-        let profile = match self.0.submit_cache.brand(org_id).filter(|_| !fresh) {
+        let profile = match self.studio.submit_cache.brand(org_id).filter(|_| !fresh) {
             Some(profile) => {
                 checks.brand = Some(profile.clone());
                 profile
             }
             None => {
-                let profile = self.0.brand().profile_row(org_id).await?;
-                self.0.submit_cache.keep_brand(org_id, profile.clone());
+                let profile = self.studio.brand().profile_row(org_id).await?;
+                self.studio.submit_cache.keep_brand(org_id, profile.clone());
                 profile
             }
         };
-        self.0.brand().carry_profile(&mut jobs, profile.as_ref()).await?;
-        let outcome = self.0.storage.create_jobs(jobs, None, checks.clone()).await.map_err(enqueue_failed)?;
+        self.studio.brand().carry_profile(&mut jobs, profile.as_ref()).await?;
+        let outcome = self.store.create_jobs(jobs, None, checks.clone()).await.map_err(enqueue_failed)?;
         if outcome == CreateJobsOutcome::Stale {
-            self.0.submit_cache.forget(org_id, &checks.live_assets);
+            self.studio.submit_cache.forget(org_id, &checks.live_assets);
             return Ok(None);
         }
         let mut rows = self.queued(outcome).await?;
@@ -598,8 +600,8 @@ impl Develops<'_> {
 
     /// Hold and queue jobs all together; announce them and wake the runner.
     async fn queue(&self, mut jobs: Vec<JobRow>, take: Option<TakeRecord>) -> Result<Vec<(JobRow, bool)>> {
-        self.0.brand().carry(&mut jobs).await?;
-        let outcome = self.0.storage.create_jobs(jobs, take, SubmitChecks::default()).await.map_err(enqueue_failed)?;
+        self.studio.brand().carry(&mut jobs).await?;
+        let outcome = self.store.create_jobs(jobs, take, SubmitChecks::default()).await.map_err(enqueue_failed)?;
         self.queued(outcome).await
     }
 
@@ -610,8 +612,8 @@ impl Develops<'_> {
                 for row in &rows {
                     self.publish_job(row).await;
                 }
-                self.0.job_wakeup.notify_waiters();
-                self.0.job_wakeup.notify_one();
+                self.studio.job_wakeup.notify_waiters();
+                self.studio.job_wakeup.notify_one();
                 Ok(rows.into_iter().map(|r| (r, false)).collect())
             }
             CreateJobsOutcome::Existing(rows) => Ok(rows.into_iter().map(|r| (r, true)).collect()),
@@ -626,17 +628,17 @@ impl Develops<'_> {
 
     /// A job of the caller's house.
     pub(crate) async fn own_job(&self, caller: &Caller, id: &JobId) -> Result<JobRow> {
-        self.0.storage.job(&caller.org_id, id).await?.ok_or_else(job_not_found)
+        self.store.job(&caller.org_id, id).await?.ok_or_else(job_not_found)
     }
 
     /// The house's newest jobs, at most `limit`, of any status.
     pub(crate) async fn recent_develops(&self, org_id: &OrgId, limit: i64) -> Result<Vec<JobRow>> {
-        Ok(self.0.storage.list_jobs(org_id, None, limit).await?)
+        Ok(self.store.list_jobs(org_id, None, limit).await?)
     }
 
     /// The job of the house that made asset `asset_id` (its result), if a develop made it.
     pub(crate) async fn origin_job(&self, org_id: &OrgId, asset_id: &AssetId) -> Result<Option<JobRow>> {
-        Ok(self.0.storage.job_made(org_id, asset_id).await?)
+        Ok(self.store.job_made(org_id, asset_id).await?)
     }
 
     /// One develop's status (the agent endpoint's get_develop).
@@ -662,7 +664,7 @@ impl Develops<'_> {
         if !(1..=MAX_DEVELOPS).contains(&limit) {
             return Err(Error::invalid("BAD_LIMIT", format!("limit is 1 to {MAX_DEVELOPS}.")).with("max", MAX_DEVELOPS));
         }
-        let rows = self.0.storage.list_jobs(&caller.org_id, status.map(JobStatus::as_str), limit).await?;
+        let rows = self.store.list_jobs(&caller.org_id, status.map(JobStatus::as_str), limit).await?;
         Ok(rows.iter().map(|r| self.develop_status(r)).collect())
     }
 
@@ -675,7 +677,7 @@ impl Develops<'_> {
                     Error::invalid("BAD_SINCE", "since is a non-negative whole number (an eventSeq).")
                 })?,
             };
-        let rows = self.0.storage.jobs_since(&caller.org_id, since, BACKFILL_PAGE).await?;
+        let rows = self.store.jobs_since(&caller.org_id, since, BACKFILL_PAGE).await?;
         Ok(JobList { jobs: rows.iter().map(|r| self.job_view(r)).collect() })
     }
 
@@ -714,10 +716,10 @@ impl Develops<'_> {
     /// it and let its pipeline know: the one cancel path of the house's own route and the admin
     /// console's action.
     pub(crate) async fn cancel_in(&self, org_id: &OrgId, id: &JobId) -> Result<CancelOutcome> {
-        let outcome = self.0.storage.cancel_job(org_id, id, crate::ids::now()).await?;
+        let outcome = self.store.cancel_job(org_id, id, crate::ids::now()).await?;
         if let CancelOutcome::Cancelled(row) = &outcome {
             self.publish_job(row).await;
-            self.0.pipelines().after_job_end(row).await;
+            self.studio.pipelines().after_job_end(row).await;
         }
         Ok(outcome)
     }
@@ -725,7 +727,7 @@ impl Develops<'_> {
     /// Cancel a house's queued job and release its hold, in storage only: the caller announces
     /// it and tells its pipeline (where [`Develops::cancel_in`] does both).
     pub(crate) async fn cancel_queued(&self, org_id: &OrgId, id: &JobId) -> Result<CancelOutcome> {
-        Ok(self.0.storage.cancel_job(org_id, id, crate::ids::now()).await?)
+        Ok(self.store.cancel_job(org_id, id, crate::ids::now()).await?)
     }
 
     /// A new develop of a stored job's request for the same house and person, held and queued
@@ -758,7 +760,7 @@ impl Develops<'_> {
     /// inputs exist, and the provider that runs the tool today reads its options (400
     /// `BAD_PARAMS` before anything is held, as a new submit would be refused).
     fn rerunnable(&self, source: &JobRow, params: &BTreeMap<String, String>) -> Result<Vec<JobInput>> {
-        let Some(provider) = self.0.config.providers.get(&source.tool) else {
+        let Some(provider) = self.studio.config.providers.get(&source.tool) else {
             return Err(Error::new(
                 ErrorKind::Unprocessable,
                 "UNKNOWN_TOOL",

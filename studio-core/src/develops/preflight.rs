@@ -809,7 +809,7 @@ impl Develops<'_> {
         let asked = asked(req.lens.as_deref(), "BAD_LENS")?;
         let mut blobs = Vec::with_capacity(ids.len());
         for id in &ids {
-            match self.0.library().asset(&AssetId::from(id)).await? {
+            match self.studio.library().asset(&AssetId::from(id)).await? {
                 Some(a) if a.org_id == caller.org_id && a.deleted_at.is_none() => {
                     if a.bytes as u64 > MAX_IMAGE_BYTES as u64 {
                         return Err(images::image_too_large());
@@ -821,7 +821,7 @@ impl Develops<'_> {
         }
         let mut images = Vec::with_capacity(blobs.len());
         for key in &blobs {
-            images.push(self.0.blobs.get_bytes(key).await.map_err(Error::internal)?);
+            images.push(self.studio.blobs.get_bytes(key).await.map_err(Error::internal)?);
         }
         self.run_checks(caller, images, asked, Vec::new(), "BAD_IMAGE").await
     }

@@ -38,13 +38,13 @@ impl Develops<'_> {
     pub async fn run_job_runner(&self, shutdown: impl std::future::Future<Output = ()>) {
         tokio::pin!(shutdown);
         let sweep = {
-            let me = self.0.clone();
+            let me = self.studio.clone();
             AbortOnDrop(tokio::spawn(
                 async move { me.pipelines().run_pipeline_sweep(std::future::pending::<()>()).await },
             ))
         };
         let _sweep = sweep;
-        let runner = &self.0.config.runner;
+        let runner = &self.studio.config.runner;
         let slots = Arc::new(Semaphore::new(runner.concurrency.max(1)));
         loop {
             let permit = tokio::select! {
@@ -53,7 +53,7 @@ impl Develops<'_> {
             };
             match self.claim_next_job().await {
                 Ok(Some(job)) => {
-                    let me = self.0.clone();
+                    let me = self.studio.clone();
                     tokio::spawn(async move {
                         me.develops().run_claimed(job).await;
                         drop(permit);
@@ -66,7 +66,7 @@ impl Develops<'_> {
             drop(permit);
             tokio::select! {
                 () = &mut shutdown => return,
-                () = self.0.job_wakeup.notified() => {}
+                () = self.studio.job_wakeup.notified() => {}
                 () = tokio::time::sleep(std::time::Duration::from_secs(1)) => {}
             }
         }
@@ -75,8 +75,8 @@ impl Develops<'_> {
     /// Claim the next job (queued, or running with a lapsed lease); announce a first claim.
     pub(crate) async fn claim_next_job(&self) -> Result<Option<JobRow>> {
         let now = crate::ids::now();
-        let lease = Duration::seconds(self.0.config.runner.lease_secs);
-        let Some(job) = self.0.storage.claim_job(now, now - lease).await? else { return Ok(None) };
+        let lease = Duration::seconds(self.studio.config.runner.lease_secs);
+        let Some(job) = self.store.claim_job(now, now - lease).await? else { return Ok(None) };
         if job.attempts == 1 {
             self.publish_job(&job).await;
         }
@@ -95,20 +95,20 @@ impl Develops<'_> {
     }
 
     async fn run_claimed(&self, job: JobRow) {
-        let runner = &self.0.config.runner;
+        let runner = &self.studio.config.runner;
         if job.attempts > runner.max_attempts {
             let why = format!("gave up after {} attempts", runner.max_attempts);
             self.end_job(&job, JobEnd::Failed(why)).await;
             return;
         }
         let heartbeat = {
-            let me = self.0.clone();
+            let me = self.studio.clone();
             let id = job.id.clone();
             let every = std::time::Duration::from_secs((runner.lease_secs.max(3) / 3) as u64);
             tokio::spawn(async move {
                 loop {
                     tokio::time::sleep(every).await;
-                    if let Err(e) = me.storage.renew_job_claim(&id, crate::ids::now()).await {
+                    if let Err(e) = me.develops().store.renew_job_claim(&id, crate::ids::now()).await {
                         tracing::warn!(error = %e, job = %id, "could not renew a job lease");
                     }
                 }
@@ -120,7 +120,7 @@ impl Develops<'_> {
             Ok(asset) => {
                 let blob_key = asset.blob_key.clone();
                 if !self.end_job(&job, JobEnd::Done(Box::new(asset))).await {
-                    let _ = self.0.blobs.delete(&blob_key).await;
+                    let _ = self.studio.blobs.delete(&blob_key).await;
                 }
             }
             Err(ProviderError::Rejected(why)) => {
@@ -131,7 +131,7 @@ impl Develops<'_> {
                 // Let the lease lapse `retry_after_secs` from now, so a runner claims it again then.
                 let lapse = crate::ids::now() - Duration::seconds(runner.lease_secs)
                     + Duration::seconds(runner.retry_after_secs);
-                if let Err(e) = self.0.storage.renew_job_claim(&job.id, lapse).await {
+                if let Err(e) = self.store.renew_job_claim(&job.id, lapse).await {
                     tracing::warn!(error = %e, job = %job.id, "could not schedule a retry");
                 }
             }
@@ -144,20 +144,20 @@ impl Develops<'_> {
     /// End a job (settle or release in the same transaction) and announce it. False when the
     /// job had already ended.
     async fn end_job(&self, job: &JobRow, end: JobEnd) -> bool {
-        match self.0.storage.finish_job(&job.org_id, &job.id, end, crate::ids::now()).await {
+        match self.store.finish_job(&job.org_id, &job.id, end, crate::ids::now()).await {
             Ok(Some(row)) => {
                 if row.status == JobStatus::Done {
                     // The settle point: what the provider's work cost, recorded after the
                     // ledger moved, never beside it.
-                    let provider = self.0.config.providers.get(&row.tool).map_or("unknown", |p| p.name());
+                    let provider = self.studio.config.providers.get(&row.tool).map_or("unknown", |p| p.name());
                     let tokens = row.tokens_settled.unwrap_or(row.tokens);
-                    self.0
+                    self.studio
                         .admin()
                         .record_cost(&row.org_id, &row.hold_id, Some(&row.id), &row.tool, provider, tokens)
                         .await;
                 }
                 self.publish_job(&row).await;
-                self.0.pipelines().after_job_end(&row).await;
+                self.studio.pipelines().after_job_end(&row).await;
                 true
             }
             Ok(None) => false,
@@ -172,7 +172,7 @@ impl Develops<'_> {
     /// Load the inputs, develop through the tool's provider, and store the frame's bytes.
     async fn develop_frame(&self, job: &JobRow) -> std::result::Result<AssetRow, ProviderError> {
         let provider = self
-            .0
+            .studio
             .config
             .providers
             .get(&job.tool)
@@ -185,7 +185,7 @@ impl Develops<'_> {
         let mut inputs = Vec::with_capacity(stored.len());
         for input in &stored {
             let bytes = self
-                .0
+                .studio
                 .blobs
                 .get_bytes(&input.blob_key)
                 .await
@@ -218,7 +218,7 @@ impl Develops<'_> {
             inputs,
             params,
         };
-        let limit = std::time::Duration::from_secs(self.0.config.runner.timeout_secs);
+        let limit = std::time::Duration::from_secs(self.studio.config.runner.timeout_secs);
         let mut output = tokio::time::timeout(limit, provider.develop(request))
             .await
             .map_err(|_| ProviderError::Unavailable(format!("the develop took longer than {limit:?}")))??;
@@ -235,8 +235,12 @@ impl Develops<'_> {
             .map_err(|e| ProviderError::Unavailable(e.to_string()))?;
         }
         output.bytes = crate::images::metadata::carry(output.bytes, principal.as_deref().unwrap_or_default(), metadata);
-        let house =
-            self.0.accounts().house_name(&job.org_id).await.map_err(|e| ProviderError::Unavailable(e.to_string()))?;
+        let house = self
+            .studio
+            .accounts()
+            .house_name(&job.org_id)
+            .await
+            .map_err(|e| ProviderError::Unavailable(e.to_string()))?;
         let develop = Develop {
             tool: job.tool.clone(),
             quality: job.quality.clone(),
@@ -245,7 +249,7 @@ impl Develops<'_> {
             house_id: job.org_id.to_string(),
             house_name: house,
         };
-        let credentials = self.0.config.credentials.clone();
+        let credentials = self.studio.config.credentials.clone();
         let (signed, provenance) =
             sign_output(credentials, std::mem::take(&mut output.bytes), output.mime.clone(), develop, ingredients)
                 .await
@@ -265,7 +269,7 @@ impl Develops<'_> {
         let id = new_id("ast");
         let key = format!("orgs/{}/assets/{id}", job.org_id);
         let blob = self
-            .0
+            .studio
             .blobs
             .put_bytes(&key, output.bytes, MAX_RESULT_BYTES, accepted_image)
             .await
@@ -273,13 +277,13 @@ impl Develops<'_> {
         let source = match inputs.iter().find(|i| i.role == "image").or(inputs.first()).and_then(|i| i.asset_id.clone())
         {
             Some(asset_id) => {
-                self.0.library().asset(&AssetId::from(&asset_id)).await?.filter(|a| a.org_id == job.org_id)
+                self.studio.library().asset(&AssetId::from(&asset_id)).await?.filter(|a| a.org_id == job.org_id)
             }
             None => None,
         };
         let params = job.params_map();
         let folder_id = match crate::develops::filing::filing_folder(&params) {
-            Some(folder) => self.0.library().folder(&job.org_id, &FolderId::from(folder)).await?.map(|f| f.id),
+            Some(folder) => self.studio.library().folder(&job.org_id, &FolderId::from(folder)).await?.map(|f| f.id),
             None => None,
         };
         let name = match &source {

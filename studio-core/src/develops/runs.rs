@@ -137,7 +137,7 @@ impl Develops<'_> {
 
     async fn groups(&self, caller: &Caller) -> Result<Vec<Group>> {
         let after = crate::ids::now() - Duration::days(RUN_WINDOW_DAYS);
-        Ok(group(self.0.storage.recent_jobs(&caller.org_id, after, RUN_SCAN).await?))
+        Ok(group(self.store.recent_jobs(&caller.org_id, after, RUN_SCAN).await?))
     }
 
     /// `GET /api/toolkit/develops`: the house's runs, newest first.
@@ -163,7 +163,7 @@ impl Develops<'_> {
     async fn views(&self, caller: &Caller, groups: Vec<Group>) -> Result<Vec<DevelopRun>> {
         let ids: Vec<String> =
             groups.iter().filter(|g| g.kind == "run").map(|g| crate::pipelines::run_row_id(&g.id)).collect();
-        let pipelines = self.0.pipelines().pipeline_runs_by_id(&caller.org_id, &ids).await?;
+        let pipelines = self.studio.pipelines().pipeline_runs_by_id(&caller.org_id, &ids).await?;
         Ok(groups
             .iter()
             .map(|g| {
@@ -198,13 +198,13 @@ impl Develops<'_> {
         let not_found = || Error::not_found("NOT_FOUND", "No such run in this house (runs age out after 30 days).");
         if id.starts_with("run.")
             && self
-                .0
+                .studio
                 .pipelines()
                 .run_row(&caller.org_id, &RunId::from(&crate::pipelines::run_row_id(id)))
                 .await?
                 .is_some()
         {
-            let done = self.0.pipelines().cancel_pipeline_run(caller, &RunId::from(id)).await?;
+            let done = self.studio.pipelines().cancel_pipeline_run(caller, &RunId::from(id)).await?;
             let groups = self.groups(caller).await?;
             let run = self.views(caller, groups).await?.into_iter().find(|r| r.id == id).ok_or_else(not_found)?;
             return Ok(RunCancelResponse {
@@ -230,7 +230,7 @@ impl Develops<'_> {
                 }
                 _ => continue,
             }
-            match self.0.storage.cancel_job(&caller.org_id, &job.id, crate::ids::now()).await? {
+            match self.store.cancel_job(&caller.org_id, &job.id, crate::ids::now()).await? {
                 CancelOutcome::Cancelled(row) => {
                     tokens_released += row.tokens;
                     cancelled_job_ids.push(row.id.to_string());

@@ -245,7 +245,7 @@ impl Develops<'_> {
         let Some(input) = inputs.iter().find(|i| i.role == "image").or(inputs.first()) else {
             return Input::Unreadable("the develop has no input".into());
         };
-        let bytes = match self.0.blobs.get_bytes(&input.blob_key).await {
+        let bytes = match self.studio.blobs.get_bytes(&input.blob_key).await {
             Ok(b) => b,
             Err(e) => return Input::Unreadable(format!("its bytes are gone: {e}")),
         };
@@ -284,7 +284,7 @@ impl Develops<'_> {
             marks: serde_json::to_string(&verdict.marks).map_err(Error::internal)?,
             created_at: crate::ids::now(),
         };
-        self.0.admin().store_verdict(&row).await
+        self.studio.admin().store_verdict(&row).await
     }
 
     /// The verdict on a job of any house (computed; kept by the caller when it landed).
@@ -315,7 +315,7 @@ impl Develops<'_> {
                     vec![mark("failed", MarkSeverity::High, format!("The develop failed ({why}); there is no frame."))];
                 // Only a refusal of the inputs ends a job before its last attempt; an outage
                 // ends it on the last one.
-                let mut futile = job.attempts < self.0.config.runner.max_attempts;
+                let mut futile = job.attempts < self.studio.config.runner.max_attempts;
                 if let Input::Unreadable(reason) = self.main_input(job).await {
                     futile = true;
                     marks.push(mark(
@@ -328,11 +328,11 @@ impl Develops<'_> {
             }
             JobStatus::Done => {
                 let result = match &job.result_asset_id {
-                    Some(asset) => self.0.library().asset(asset).await?.filter(|a| a.org_id == job.org_id),
+                    Some(asset) => self.studio.library().asset(asset).await?.filter(|a| a.org_id == job.org_id),
                     None => None,
                 };
                 let bytes = match result {
-                    Some(a) => self.0.blobs.get_bytes(&a.blob_key).await.ok(),
+                    Some(a) => self.studio.blobs.get_bytes(&a.blob_key).await.ok(),
                     None => None,
                 };
                 let Some(bytes) = bytes else {

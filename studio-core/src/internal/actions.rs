@@ -28,7 +28,7 @@ fn application_not_found() -> Error {
 
 impl Internal<'_> {
     async fn application(&self, id: &InviteRequestId) -> Result<InviteRequestRow> {
-        self.0.storage.invite_request(&InviteRequestId::from(id.trim())).await?.ok_or_else(application_not_found)
+        self.store.invite_request(&InviteRequestId::from(id.trim())).await?.ok_or_else(application_not_found)
     }
 
     /// Analyst `invitations`: requests of the window, newest first, of `status` (`pending`,
@@ -40,7 +40,7 @@ impl Internal<'_> {
         if !["pending", "invited", "declined", "all"].contains(&status) {
             return Err(Error::invalid("BAD_STATUS", "status is pending, invited, declined or all."));
         }
-        let s = &self.0.storage;
+        let s = &self.store;
         let every = s.invite_requests_since(w.since, None, i64::MAX).await?;
         let counts = RequestCounts {
             pending: every.iter().filter(|r| r.status == "pending").count() as i64,
@@ -73,10 +73,9 @@ impl Internal<'_> {
                 .with("status", request.status.clone()));
         }
         let email = Email::parse(&request.email)?;
-        let invited = self.0.accounts().invitations().invite_address(email, None).await?;
+        let invited = self.studio.accounts().invitations().invite_address(email, None).await?;
         let note = serde_json::json!({ "kind": "approval", "reason": reason, "outcome": invited.answer.status });
-        self.0
-            .storage
+        self.store
             .insert_research(&ResearchRow {
                 id: crate::ids::new_id("irr"),
                 request_id: request.id.clone(),
@@ -92,9 +91,9 @@ impl Internal<'_> {
     pub async fn research(&self, machine: &Machine, id: &InviteRequestId) -> Result<Research> {
         require(machine, MachineKind::Action)?;
         let request = self.application(id).await?;
-        let s = &self.0.storage;
+        let s = &self.store;
         let domain = request.email.rsplit_once('@').map(|(_, d)| d.to_string()).unwrap_or_default();
-        let account = s.user_by_email(&request.email).await?;
+        let account = self.studio.accounts().user_with_email(&request.email).await?;
         let earlier_notes = s.research_of(&InviteRequestId::from(&request.id)).await?.len() as i64;
         let same_domain = s.requests_from_domain(&domain, &request.id).await?;
         let view = request_view(request.clone());
@@ -138,7 +137,7 @@ impl Internal<'_> {
             return Err(Error::invalid("TOO_LONG", "focusArea is at most 500 characters."));
         }
         let evidence = self.evidence_row(id).await?;
-        let client = self.0.ai().ai_client()?;
+        let client = self.studio.ai().ai_client()?;
         let prompt = format!("Focus on: {focus}\n\nThe record:\n{}", evidence.snapshot);
         let started = std::time::Instant::now();
         let answer = client.read_json(SUMMARY_SYSTEM, &prompt, &[]).await;
@@ -161,7 +160,7 @@ impl Internal<'_> {
             }
         };
         let now = crate::ids::now();
-        if !self.0.storage.summarize_evidence(&EvidenceId::from(&evidence.id), focus, &summary, now).await? {
+        if !self.store.summarize_evidence(&EvidenceId::from(&evidence.id), focus, &summary, now).await? {
             return Err(Error::not_found("EVIDENCE_NOT_FOUND", "No replay evidence has that id."));
         }
         Ok(Summarized { evidence_id: evidence.id, focus_area: focus.to_string(), summary, summarized_at: now })

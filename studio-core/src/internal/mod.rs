@@ -22,17 +22,10 @@ use crate::api::{
 use crate::caller::{Machine, MachineKind};
 use crate::error::{Error, Result};
 use crate::storage::StampRow;
-use crate::studio::Studio;
 
-/// The internal routes' view of the studio.
-#[derive(Debug, Clone, Copy)]
-pub struct Internal<'a>(pub(crate) &'a Studio);
-
-impl Studio {
-    /// The internal machine routes and their admin twins.
-    pub fn internal(&self) -> Internal<'_> {
-        Internal(self)
-    }
+crate::studio::view! {
+    /// The internal routes' view of the studio.
+    Internal over InternalStore
 }
 
 /// 401 unless the proof is of `kind` (the server's extractor already checked; this keeps a
@@ -90,7 +83,7 @@ impl Internal<'_> {
     pub async fn snapshot(&self, machine: &Machine, q: AnalystQuery) -> Result<AnalystSnapshot> {
         require(machine, MachineKind::Analyst)?;
         let w = window(q.hours, DEFAULT_WINDOW_HOURS);
-        let s = &self.0.storage;
+        let s = &self.store;
         let totals = s.platform_totals().await?;
         let jobs = s.jobs_by_status_ever().await?;
         let develops = s.develop_stamps(w.since, None).await?.len() as i64;
@@ -117,7 +110,7 @@ impl Internal<'_> {
     pub async fn funnel(&self, machine: &Machine, q: AnalystQuery) -> Result<AnalystFunnel> {
         require(machine, MachineKind::Analyst)?;
         let w = window(q.hours, DEFAULT_WINDOW_HOURS);
-        let f = self.0.storage.funnel(w.since).await?;
+        let f = self.store.funnel(w.since).await?;
         Ok(AnalystFunnel {
             window: w,
             signed_up: f.signed_up,
@@ -132,7 +125,7 @@ impl Internal<'_> {
     pub async fn product_usage(&self, machine: &Machine, q: AnalystQuery) -> Result<ProductUsage> {
         require(machine, MachineKind::Analyst)?;
         let w = window(q.hours, DEFAULT_WINDOW_HOURS);
-        let s = &self.0.storage;
+        let s = &self.store;
         let develops = s.develop_stamps(w.since, None).await?;
         let uploads = s.upload_stamps(w.since, None).await?;
         let packs = s.pack_stamps(w.since).await?;
@@ -164,7 +157,7 @@ impl Internal<'_> {
     pub async fn failures(&self, machine: &Machine, q: AnalystQuery) -> Result<AnalystFailures> {
         require(machine, MachineKind::Analyst)?;
         let w = window(q.hours, DEFAULT_WINDOW_HOURS);
-        let rows = self.0.storage.failure_counts(w.since, limit(q.limit)).await?;
+        let rows = self.store.failure_counts(w.since, limit(q.limit)).await?;
         let groups: Vec<ToolFailureGroup> = rows
             .into_iter()
             .map(|r| ToolFailureGroup { tool: r.key, reason: r.detail, n: r.amount, last_at: r.at })
@@ -176,7 +169,7 @@ impl Internal<'_> {
     pub async fn deliverability(&self, machine: &Machine, q: AnalystQuery) -> Result<Deliverability> {
         require(machine, MachineKind::Analyst)?;
         let w = window(q.hours, DEFAULT_WINDOW_HOURS);
-        let rows = self.0.storage.letter_stamps(w.since).await?;
+        let rows = self.store.letter_stamps(w.since).await?;
         let mut totals = no_mail();
         let mut kinds: BTreeMap<String, MailCounts> = BTreeMap::new();
         let mut days: BTreeMap<NaiveDate, MailCounts> = BTreeMap::new();
@@ -197,7 +190,7 @@ impl Internal<'_> {
     pub async fn learnings(&self, machine: &Machine, q: AnalystQuery) -> Result<Learnings> {
         require(machine, MachineKind::Analyst)?;
         let w = window(q.hours, DEFAULT_WINDOW_HOURS);
-        let rows = self.0.storage.memory_stamps(w.since).await?;
+        let rows = self.store.memory_stamps(w.since).await?;
         let mut classes: BTreeMap<String, LearningClass> = BTreeMap::new();
         for r in &rows {
             let c = classes.entry(r.key.clone()).or_insert_with(|| LearningClass {
@@ -226,7 +219,7 @@ impl Internal<'_> {
     pub async fn rejections(&self, machine: &Machine, q: AnalystQuery) -> Result<Rejections> {
         require(machine, MachineKind::Analyst)?;
         let w = window(q.hours, DEFAULT_WINDOW_HOURS);
-        let rows = self.0.storage.retake_stamps(w.since).await?;
+        let rows = self.store.retake_stamps(w.since).await?;
         let days: Vec<String> = rows.iter().map(|r| day(r.at).to_string()).collect();
         let mut by_day = counts(days.iter().map(String::as_str));
         by_day.sort_by(|a, b| a.key.cmp(&b.key));

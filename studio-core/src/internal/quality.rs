@@ -64,7 +64,7 @@ impl Internal<'_> {
             millis: i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX),
             created_at: crate::ids::now(),
         };
-        if let Err(e) = self.0.storage.record_ai_call(&row).await {
+        if let Err(e) = self.store.record_ai_call(&row).await {
             tracing::warn!(error = %e, "could not record an AI reader call");
         }
     }
@@ -89,7 +89,7 @@ impl Internal<'_> {
     pub async fn chat_quality(&self, machine: &Machine, q: AnalystQuery) -> Result<ChatQuality> {
         require(machine, MachineKind::Analyst)?;
         let w = window(q.hours, DEFAULT_WINDOW_HOURS);
-        let rows = self.0.storage.ai_calls_since(w.since).await?;
+        let rows = self.store.ai_calls_since(w.since).await?;
         let all: Vec<(&str, i64)> = rows.iter().map(|r| (r.detail.as_str(), r.amount)).collect();
         let mut purposes: BTreeMap<&str, Vec<(&str, i64)>> = BTreeMap::new();
         for r in &rows {

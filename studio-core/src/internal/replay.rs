@@ -61,7 +61,7 @@ fn millis(from: Option<chrono::DateTime<chrono::Utc>>, to: Option<chrono::DateTi
 async fn cursor(internal: &Internal<'_>, before: Option<&str>) -> Result<Option<EvidenceRow>> {
     match before.map(str::trim).filter(|b| !b.is_empty()) {
         None => Ok(None),
-        Some(id) => match internal.0.storage.evidence(&EvidenceId::from(id)).await? {
+        Some(id) => match internal.store.evidence(&EvidenceId::from(id)).await? {
             Some(row) => Ok(Some(row)),
             None => Err(Error::invalid("BAD_CURSOR", "before names no evidence.")),
         },
@@ -71,10 +71,9 @@ async fn cursor(internal: &Internal<'_>, before: Option<&str>) -> Result<Option<
 impl Internal<'_> {
     /// Freeze one develop.
     async fn freeze(&self, job: &JobRow) -> Result<ReplaySnapshot> {
-        let s = &self.0.storage;
-        let hold = s.hold(&job.org_id, &job.hold_id).await?;
+        let hold = self.studio.billing().hold(&job.org_id, &job.hold_id).await?;
         let output = match &job.result_asset_id {
-            Some(id) => s.asset_by_id(id).await?.map(|a| ReplayOutput {
+            Some(id) => self.studio.library().asset(id).await?.map(|a| ReplayOutput {
                 asset_id: a.id.into(),
                 mime: a.mime,
                 bytes: a.bytes,
@@ -97,7 +96,7 @@ impl Internal<'_> {
             }
         }
         timeline.sort_by_key(|m| m.at);
-        let verdict = match self.0.develops().judge(job).await {
+        let verdict = match self.studio.develops().judge(job).await {
             Ok(v) => Some(v),
             Err(e) => {
                 tracing::warn!(error = %e, job = %job.id, "no verdict for a replay evidence");
@@ -141,8 +140,7 @@ impl Internal<'_> {
     }
 
     async fn evidence_view(&self, row: EvidenceRow) -> Result<Evidence> {
-        let renders =
-            self.0.storage.renders_of(&EvidenceId::from(&row.id)).await?.into_iter().map(render_view).collect();
+        let renders = self.store.renders_of(&EvidenceId::from(&row.id)).await?.into_iter().map(render_view).collect();
         Ok(Evidence {
             snapshot: snapshot_of(&row)?,
             id: row.id,
@@ -160,7 +158,7 @@ impl Internal<'_> {
 
     /// An evidence by id, else 404 `EVIDENCE_NOT_FOUND`.
     pub(crate) async fn evidence_row(&self, id: &EvidenceId) -> Result<EvidenceRow> {
-        self.0.storage.evidence(&EvidenceId::from(id.trim())).await?.ok_or_else(evidence_not_found)
+        self.store.evidence(&EvidenceId::from(id.trim())).await?.ok_or_else(evidence_not_found)
     }
 
     /// Admin "evidence open": the job's evidence, made now unless it exists. 400
@@ -168,7 +166,7 @@ impl Internal<'_> {
     pub async fn open_evidence(&self, admin: &PlatformAdmin, req: EvidenceOpen) -> Result<EvidenceOpened> {
         let id = req.job_id.as_deref().map(str::trim).filter(|i| !i.is_empty());
         let id = id.ok_or_else(|| Error::invalid("JOB_REQUIRED", "Name the develop with jobId."))?;
-        let job = self.0.admin().any_job(&JobId::from(id)).await?;
+        let job = self.studio.admin().any_job(&JobId::from(id)).await?;
         let job = job.ok_or_else(|| Error::not_found("JOB_NOT_FOUND", "No develop has that id."))?;
         let snapshot = self.freeze(&job).await?;
         let row = EvidenceRow {
@@ -184,7 +182,7 @@ impl Internal<'_> {
             opened_by: Some(admin.user_id().to_string()),
             created_at: crate::ids::now(),
         };
-        let (row, created) = self.0.storage.open_evidence(&row).await?;
+        let (row, created) = self.store.open_evidence(&row).await?;
         Ok(EvidenceOpened { created, evidence: self.evidence_view(row).await? })
     }
 
@@ -194,7 +192,7 @@ impl Internal<'_> {
         let after = cursor(self, q.before.as_deref()).await?;
         let before = after.as_ref().map(|r| (r.created_at, r.id.as_str()));
         let since = chrono::DateTime::<chrono::Utc>::UNIX_EPOCH;
-        let rows = self.0.storage.evidence_page(since, n + 1, before).await?;
+        let rows = self.store.evidence_page(since, n + 1, before).await?;
         let more = rows.len() as i64 > n;
         let evidence: Vec<EvidenceItem> = rows
             .into_iter()
@@ -246,21 +244,21 @@ impl Internal<'_> {
             created_at: crate::ids::now(),
             finished_at: None,
         };
-        self.0.storage.insert_render(&row).await?;
+        self.store.insert_render(&row).await?;
         Ok(render_view(row))
     }
 
     /// Admin: a render's state. 404 `RENDER_NOT_FOUND`.
     pub async fn render(&self, _admin: &PlatformAdmin, id: &RenderId) -> Result<Render> {
-        Ok(render_view(self.0.storage.render(&RenderId::from(id.trim())).await?.ok_or_else(render_not_found)?))
+        Ok(render_view(self.store.render(&RenderId::from(id.trim())).await?.ok_or_else(render_not_found)?))
     }
 
     /// Admin "download": a complete render's type and bytes; 404 `RENDER_NOT_FOUND` until then.
     pub async fn render_file(&self, _admin: &PlatformAdmin, id: &RenderId) -> Result<(String, Bytes)> {
-        let row = self.0.storage.render(&RenderId::from(id.trim())).await?.filter(|r| r.status == "complete");
+        let row = self.store.render(&RenderId::from(id.trim())).await?.filter(|r| r.status == "complete");
         let row = row.ok_or_else(render_not_found)?;
         let (Some(key), Some(mime)) = (row.blob_key, row.mime) else { return Err(render_not_found()) };
-        let bytes = self.0.blobs.get_bytes(&key).await.map_err(Error::internal)?;
+        let bytes = self.studio.blobs.get_bytes(&key).await.map_err(Error::internal)?;
         Ok((mime, bytes))
     }
 
@@ -269,8 +267,8 @@ impl Internal<'_> {
     pub async fn claim_render(&self, machine: &Machine) -> Result<RenderClaim> {
         require(machine, MachineKind::Renderer)?;
         let now = crate::ids::now();
-        let stale_before = now - Duration::seconds(self.0.config.replay_render_lease_secs);
-        let Some(render) = self.0.storage.claim_render(now, stale_before).await? else {
+        let stale_before = now - Duration::seconds(self.studio.config.replay_render_lease_secs);
+        let Some(render) = self.store.claim_render(now, stale_before).await? else {
             return Ok(RenderClaim { job: None });
         };
         let evidence = self.evidence_row(&EvidenceId::from(&render.evidence_id)).await?;
@@ -294,19 +292,14 @@ impl Internal<'_> {
         if body.len() > MAX_RENDER_BYTES {
             return Err(too_large());
         }
-        let row = self.0.storage.render(&RenderId::from(id.trim())).await?.filter(|r| r.status == "rendering");
+        let row = self.store.render(&RenderId::from(id.trim())).await?.filter(|r| r.status == "rendering");
         let row = row.ok_or_else(render_not_found)?;
         let key = format!("replays/{}", row.id);
-        let stored = self.0.blobs.put_bytes(&key, body, MAX_RENDER_BYTES as u64, |_| true).await;
+        let stored = self.studio.blobs.put_bytes(&key, body, MAX_RENDER_BYTES as u64, |_| true).await;
         let stored = stored.map_err(Error::internal)?;
         let bytes = i64::try_from(stored.bytes).unwrap_or(i64::MAX);
-        if !self
-            .0
-            .storage
-            .complete_render(&RenderId::from(&row.id), &key, &stored.mime, bytes, crate::ids::now())
-            .await?
-        {
-            let _ = self.0.blobs.delete(&key).await;
+        if !self.store.complete_render(&RenderId::from(&row.id), &key, &stored.mime, bytes, crate::ids::now()).await? {
+            let _ = self.studio.blobs.delete(&key).await;
             return Err(render_not_found());
         }
         Ok(InternalOk { ok: true })
@@ -321,7 +314,7 @@ impl Internal<'_> {
         if code.len() > 64 || !code.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.') {
             return Err(Error::invalid("BAD_CODE", "code is 1 to 64 letters, digits, '_', '-' or '.'."));
         }
-        if !self.0.storage.fail_render(&RenderId::from(id.trim()), code, crate::ids::now()).await? {
+        if !self.store.fail_render(&RenderId::from(id.trim()), code, crate::ids::now()).await? {
             return Err(render_not_found());
         }
         Ok(InternalOk { ok: true })
@@ -331,7 +324,7 @@ impl Internal<'_> {
     pub async fn recordings(&self, machine: &Machine, q: EvidenceQuery) -> Result<Recordings> {
         require(machine, MachineKind::Analyst)?;
         let w = window(q.hours, DEFAULT_WINDOW_HOURS);
-        let rows = self.0.storage.evidence_page(w.since, limit(q.limit), None).await?;
+        let rows = self.store.evidence_page(w.since, limit(q.limit), None).await?;
         let mut recordings = Vec::with_capacity(rows.len());
         for r in rows {
             let s = snapshot_of(&r)?;
@@ -367,7 +360,7 @@ impl Internal<'_> {
         let queued = at("queued");
         let started = at("started");
         let ended = at("done").or(at("failed")).or(at("cancelled"));
-        let renders = self.0.storage.renders_of(&EvidenceId::from(&row.id)).await?;
+        let renders = self.store.renders_of(&EvidenceId::from(&row.id)).await?;
         let mut by_status: Vec<KeyCount> = Vec::new();
         for r in &renders {
             match by_status.iter_mut().find(|c| c.key == r.status) {
@@ -402,9 +395,9 @@ impl Internal<'_> {
     /// `ASSET_NOT_FOUND`.
     pub async fn asset_preview(&self, machine: &Machine, id: &AssetId) -> Result<Vec<u8>> {
         require(machine, MachineKind::Analyst)?;
-        let row = self.0.library().asset(&AssetId::from(id.trim())).await?.filter(|a| a.deleted_at.is_none());
+        let row = self.studio.library().asset(&AssetId::from(id.trim())).await?.filter(|a| a.deleted_at.is_none());
         let row = row.ok_or_else(|| Error::not_found("ASSET_NOT_FOUND", "No asset has that id."))?;
-        let bytes = self.0.blobs.get_bytes(&row.blob_key).await.map_err(Error::internal)?;
+        let bytes = self.studio.blobs.get_bytes(&row.blob_key).await.map_err(Error::internal)?;
         tokio::task::spawn_blocking(move || crate::images::rendition_jpeg(&bytes, PREVIEW_EDGE, PREVIEW_EDGE))
             .await
             .map_err(Error::internal)?

@@ -119,12 +119,8 @@ impl Internal<'_> {
             }
         };
         if let Some(id) = q.experiment_id.as_deref().map(str::trim).filter(|i| !i.is_empty()) {
-            let one = self
-                .0
-                .storage
-                .experiment(&ExperimentId::from(id))
-                .await?
-                .filter(|e| status.is_none_or(|s| e.status == s));
+            let one =
+                self.store.experiment(&ExperimentId::from(id)).await?.filter(|e| status.is_none_or(|s| e.status == s));
             return Ok(ExperimentList {
                 experiments: one.into_iter().map(experiment_view).collect(),
                 next_cursor: None,
@@ -133,8 +129,7 @@ impl Internal<'_> {
         let before = match q.before.as_deref().map(str::trim).filter(|b| !b.is_empty()) {
             None => None,
             Some(id) => Some(
-                self.0
-                    .storage
+                self.store
                     .experiment(&ExperimentId::from(id))
                     .await?
                     .ok_or_else(|| Error::invalid("BAD_CURSOR", "before names no experiment."))?,
@@ -142,7 +137,7 @@ impl Internal<'_> {
         };
         let n = limit(q.limit);
         let rows =
-            self.0.storage.experiments(status, n + 1, before.as_ref().map(|r| (r.created_at, r.id.as_str()))).await?;
+            self.store.experiments(status, n + 1, before.as_ref().map(|r| (r.created_at, r.id.as_str()))).await?;
         let more = rows.len() as i64 > n;
         let experiments: Vec<Experiment> = rows.into_iter().take(n as usize).map(experiment_view).collect();
         let next_cursor = if more { experiments.last().map(|e| e.id.clone()) } else { None };
@@ -203,7 +198,7 @@ impl Internal<'_> {
             started_at: None,
             ended_at: None,
         };
-        match self.0.storage.insert_experiment(&row).await {
+        match self.store.insert_experiment(&row).await {
             Ok(()) => Ok(experiment_view(row)),
             Err(StorageError::Conflict(_)) => {
                 Err(Error::conflict("EXPERIMENT_KEY_TAKEN", format!("An experiment already has the key {key}.")))
@@ -226,8 +221,7 @@ impl Internal<'_> {
             return Err(Error::invalid("BAD_STATUS", "status is one of the experiment statuses.")
                 .with("statuses", EXPERIMENT_STATUSES.to_vec()));
         }
-        let current =
-            self.0.storage.experiment(&ExperimentId::from(id.trim())).await?.ok_or_else(experiment_not_found)?;
+        let current = self.store.experiment(&ExperimentId::from(id.trim())).await?.ok_or_else(experiment_not_found)?;
         let refused = || {
             Error::conflict("BAD_TRANSITION", format!("An experiment cannot move from {} to {to}.", current.status))
                 .with("from", current.status.clone())
@@ -236,7 +230,7 @@ impl Internal<'_> {
         if !allowed(&current.status, to) {
             return Err(refused());
         }
-        let moved = self.0.storage.move_experiment(&current.id, &current.status, to, crate::ids::now()).await?;
+        let moved = self.store.move_experiment(&current.id, &current.status, to, crate::ids::now()).await?;
         moved.map(experiment_view).ok_or_else(refused)
     }
 
@@ -249,7 +243,7 @@ impl Internal<'_> {
             Some(_) => return Err(Error::invalid("BAD_ACTIVE", "active is true, false or all.")),
         };
         let n = limit(q.limit);
-        let rows = self.0.storage.flags(active, n + 1, q.after.as_deref().filter(|a| !a.is_empty())).await?;
+        let rows = self.store.flags(active, n + 1, q.after.as_deref().filter(|a| !a.is_empty())).await?;
         let more = rows.len() as i64 > n;
         let flags: Vec<FeatureFlag> = rows.into_iter().take(n as usize).map(flag_view).collect();
         let next_cursor = if more { flags.last().map(|f| f.key.clone()) } else { None };
@@ -293,14 +287,14 @@ impl Internal<'_> {
             created_at: now,
             updated_at: now,
         };
-        Ok(flag_view(self.0.storage.put_flag(&row).await?))
+        Ok(flag_view(self.store.put_flag(&row).await?))
     }
 
     async fn house_autonomy(&self, org_id: &OrgId) -> Result<Autonomy> {
-        if !self.0.storage.house_exists(org_id).await? {
+        if !self.store.house_exists(org_id).await? {
             return Err(Error::not_found("ORGANIZATION_NOT_FOUND", "No house has that id."));
         }
-        Ok(autonomy_view(org_id, self.0.storage.autonomy(org_id).await?))
+        Ok(autonomy_view(org_id, self.store.autonomy(org_id).await?))
     }
 
     /// Admin: a house's autonomy. 400 `ORGANIZATION_REQUIRED`; 404 `ORGANIZATION_NOT_FOUND`.
@@ -344,7 +338,7 @@ impl Internal<'_> {
         if expected != current.revision || expected < 0 {
             return Err(stale(current.revision));
         }
-        match self.0.storage.revise_autonomy(&row, expected).await? {
+        match self.store.revise_autonomy(&row, expected).await? {
             Some(r) => Ok(autonomy_view(org_id, Some(r))),
             None => Err(stale(self.house_autonomy(org_id).await?.revision)),
         }
@@ -358,7 +352,7 @@ impl Internal<'_> {
         let org_id = &house_id(q.organization_id.as_deref())?;
         let autonomy = self.house_autonomy(org_id).await?;
         let w = window(q.hours, LONGHORIZON_HOURS);
-        let s = &self.0.storage;
+        let s = &self.store;
         let mut weeks: BTreeMap<NaiveDate, HouseWeek> = BTreeMap::new();
         let mut d = monday(w.since.date_naive());
         while d <= w.until.date_naive() {

@@ -40,7 +40,6 @@ use crate::storage::{
     AcceptOutcome, Bucket, InvitationRow, InviteCodeRow, InviteRequestRow, IssueOutcome, NewCredit, RedeemOutcome,
     StorageError,
 };
-use crate::studio::Studio;
 
 pub use letters::Letter;
 
@@ -81,14 +80,15 @@ pub struct WithLetter<T> {
     pub letter: Option<Letter>,
 }
 
-/// The platform gate's operations: `studio.invitations()`.
-#[derive(Debug, Clone, Copy)]
-pub struct Invitations<'a>(&'a Studio);
+crate::studio::view! {
+    /// The platform gate's operations: `studio.invitations()`.
+    Invitations over InvitationStore
+}
 
 impl crate::accounts::Accounts<'_> {
     /// The platform gate: invitations, codes, requests and link previews.
     pub fn invitations(&self) -> Invitations<'_> {
-        Invitations(self.0)
+        crate::studio::invitations(self.studio)
     }
 }
 
@@ -229,7 +229,7 @@ fn answers(intake: &IntakeAnswers) -> Vec<IntakeAnswer> {
 impl Invitations<'_> {
     /// `{public_url}{path}`.
     fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.0.config.public_url.trim_end_matches('/'))
+        format!("{}{path}", self.studio.config.public_url.trim_end_matches('/'))
     }
 
     fn accept_url(&self, token: &str) -> String {
@@ -238,12 +238,12 @@ impl Invitations<'_> {
 
     /// 1k frames `tokens` develop at the live price.
     fn frames(&self, tokens: i64) -> i64 {
-        tokens / self.0.config.prices.develop.k1.max(1)
+        tokens / self.studio.config.prices.develop.k1.max(1)
     }
 
     /// `tokens` in US dollars at the smallest active pack's rate, to the cent.
     fn usd(&self, tokens: i64) -> f64 {
-        let pack = self.0.config.billing.active_packs().min_by_key(|p| p.tokens);
+        let pack = self.studio.config.billing.active_packs().min_by_key(|p| p.tokens);
         let cents = pack.map_or(0, |p| tokens * p.price_cents / p.tokens);
         cents as f64 / 100.0
     }
@@ -258,25 +258,25 @@ impl Invitations<'_> {
             html: letter.html.clone(),
             text: letter.text.clone(),
         };
-        self.0.mail().post_letter(letter).await?;
+        self.studio.mail().post_letter(letter).await?;
         Ok(())
     }
 
     /// The platform invitation to an address, if any.
     pub(crate) async fn invitation_for(&self, email: &str) -> Result<Option<InvitationRow>> {
-        Ok(self.0.storage.invitation_by_email(email).await?)
+        Ok(self.store.invitation_by_email(email).await?)
     }
 
     /// The person's own invite code, if one was minted (never mints one).
     pub(crate) async fn code_of(&self, user_id: &UserId) -> Result<Option<InviteCodeRow>> {
-        Ok(self.0.storage.own_code(user_id).await?)
+        Ok(self.store.own_code(user_id).await?)
     }
 
     /// Public: whom an invitation is for. 400 `TOKEN_REQUIRED` / `BAD_TOKEN`, 404
     /// `INVITATION_NOT_FOUND`, 410 `INVITATION_ACCEPTED`.
     pub async fn lookup(&self, token: Option<&str>) -> Result<InvitationLookup> {
         let hash = token_hash(token)?;
-        let invitation = self.0.storage.invitation_by_token(&hash).await?.ok_or_else(invitation_not_found)?;
+        let invitation = self.store.invitation_by_token(&hash).await?.ok_or_else(invitation_not_found)?;
         if invitation.accepted_at.is_some() {
             return Err(Error::gone("INVITATION_ACCEPTED", "This invitation was accepted already."));
         }
@@ -289,8 +289,8 @@ impl Invitations<'_> {
     pub async fn accept(&self, caller: &Caller, req: AcceptInvitationRequest) -> Result<AcceptInvitationResponse> {
         caller.require_session()?;
         let hash = token_hash(req.token.as_deref())?;
-        let studio = self.0;
-        let invitation = studio.storage.invitation_by_token(&hash).await?.ok_or_else(invitation_not_found)?;
+        let studio = self.studio;
+        let invitation = self.store.invitation_by_token(&hash).await?.ok_or_else(invitation_not_found)?;
         let user =
             studio.accounts().user(&caller.user_id).await?.ok_or_else(|| Error::unauthenticated("No valid session"))?;
         if user.email != invitation.email {
@@ -316,8 +316,7 @@ impl Invitations<'_> {
             expires_at: Some(now + Duration::days(GRANT_DAYS)),
             now,
         });
-        let outcome =
-            studio.storage.accept_invitation(&InvitationId::from(&invitation.id), &user.id, grant, now).await?;
+        let outcome = self.store.accept_invitation(&InvitationId::from(&invitation.id), &user.id, grant, now).await?;
         Ok(AcceptInvitationResponse { ok: true, already_accepted: outcome == AcceptOutcome::AlreadyAccepted })
     }
 
@@ -332,8 +331,7 @@ impl Invitations<'_> {
             .ok_or_else(|| Error::invalid("BAD_CODE", "That is not an invite code (LABEL-XXXXXX)."))?;
         let email = email(req.email.as_deref())?;
         not_throwaway(&email)?;
-        let studio = self.0;
-        let code = studio.storage.code_by_code(&canonical).await?.ok_or_else(code_not_found)?;
+        let code = self.store.code_by_code(&canonical).await?.ok_or_else(code_not_found)?;
         let now = crate::ids::now();
         if let Some(refused) = refusal(&code, now).filter(|e| e.code != "CODE_SPENT") {
             return Err(refused);
@@ -359,7 +357,7 @@ impl Invitations<'_> {
             looks: self.frames(grant_tokens) / FRAMES_PER_LOOK,
             days: GRANT_DAYS,
         };
-        match studio.storage.redeem_code(&code.id, invitation, now).await? {
+        match self.store.redeem_code(&code.id, invitation, now).await? {
             RedeemOutcome::Redeemed(written) => {
                 let letter = letters::invitation(&written.email, &self.accept_url(&token), written.grant_tokens);
                 self.post(&letter, "invitation").await?;
@@ -419,7 +417,7 @@ impl Invitations<'_> {
             created_at: crate::ids::now(),
             status: "pending".to_string(),
         };
-        if self.0.storage.insert_request(row).await? {
+        if self.store.insert_request(row).await? {
             let letter = letters::request_received(email.as_str(), name.as_deref());
             self.post(&letter, "invite_request").await?;
             Ok(WithLetter { answer: InviteRequestReceived { status: "received".into() }, letter: Some(letter) })
@@ -452,7 +450,7 @@ impl Invitations<'_> {
         let links = links.ok_or_else(|| {
             Error::invalid("BAD_LINKS", "Every link must be a string of at most 2048 bytes.").with("max", 2048)
         })?;
-        Ok(PreviewResponse { cards: preview::cards(&self.0.config.link_preview, links).await })
+        Ok(PreviewResponse { cards: preview::cards(&self.studio.config.link_preview, links).await })
     }
 
     /// The caller's own code (minted on first read) and what it gives; pays the caller's house
@@ -460,14 +458,14 @@ impl Invitations<'_> {
     /// [`BONUS_USES_PER_SUBSCRIBER`] per subscribed invitee. A session only.
     pub async fn mine(&self, caller: &Caller) -> Result<InvitesMine> {
         caller.require_session()?;
-        let studio = self.0;
+        let studio = self.studio;
         let mut code = self.own_code(caller).await?;
-        let rows = studio.storage.invitees(&code.id).await?;
+        let rows = self.store.invitees(&code.id).await?;
         let now = crate::ids::now();
         let subscribed = rows.iter().filter(|r| r.subscribed_at.is_some()).count() as i64;
         let allowed = (BASE_MAX_USES + subscribed * BONUS_USES_PER_SUBSCRIBER).min(MAX_OWN_CODE_USES);
         if allowed > code.max_uses {
-            studio.storage.raise_max_uses(&code.id, allowed).await?;
+            self.store.raise_max_uses(&code.id, allowed).await?;
             code.max_uses = allowed;
         }
         let due = rows.iter().filter(|r| {
@@ -490,7 +488,7 @@ impl Invitations<'_> {
                 expires_at: None,
                 now,
             };
-            studio.storage.reward_host(&InvitationId::from(&invitee.id), credit).await?;
+            self.store.reward_host(&InvitationId::from(&invitee.id), credit).await?;
         }
         let guest_tokens = studio.config.signup_grant_tokens.max(0) + code.grant_tokens;
         let invitees = rows
@@ -525,9 +523,9 @@ impl Invitations<'_> {
     /// The caller's own code, minted on first read. Two first reads at once mint one: the
     /// second insert meets the unique owner index and reads the first's code.
     async fn own_code(&self, caller: &Caller) -> Result<InviteCodeRow> {
-        let studio = self.0;
+        let studio = self.studio;
         for _ in 0..4 {
-            if let Some(code) = studio.storage.own_code(&caller.user_id).await? {
+            if let Some(code) = self.store.own_code(&caller.user_id).await? {
                 return Ok(code);
             }
             let user = studio
@@ -550,7 +548,7 @@ impl Invitations<'_> {
                 created_at: crate::ids::now(),
                 joined_count: 0,
             };
-            match studio.storage.insert_code(row).await {
+            match self.store.insert_code(row).await {
                 Ok(()) | Err(StorageError::Conflict(_)) => {}
                 Err(e) => return Err(e.into()),
             }
@@ -590,7 +588,7 @@ impl Invitations<'_> {
             accepted_by: None,
             host_rewarded_at: None,
         };
-        let outcome = self.0.storage.issue_invitation(row).await?;
+        let outcome = self.store.issue_invitation(row).await?;
         let toolkits_opened = TOOLKITS_OPENED.iter().map(|t| t.to_string()).collect();
         let email = email.as_str().to_string();
         if outcome == IssueOutcome::Accepted {
@@ -598,7 +596,7 @@ impl Invitations<'_> {
                 AdminInviteResponse { email, token: None, url: None, status: "accepted".into(), toolkits_opened };
             return Ok(WithLetter { answer, letter: None });
         }
-        let grant = self.0.storage.invitation_by_email(&email).await?.map_or(0, |i| i.grant_tokens);
+        let grant = self.store.invitation_by_email(&email).await?.map_or(0, |i| i.grant_tokens);
         let url = self.accept_url(&token);
         let letter = letters::invitation(&email, &url, grant);
         self.post(&letter, "invitation").await?;
@@ -610,7 +608,7 @@ impl Invitations<'_> {
 
     /// Admin: every code admins minted, newest first.
     pub async fn admin_codes(&self, _admin: &PlatformAdmin) -> Result<InviteCodeList> {
-        Ok(InviteCodeList { codes: self.0.storage.admin_codes().await?.iter().map(code_view).collect() })
+        Ok(InviteCodeList { codes: self.store.admin_codes().await?.iter().map(code_view).collect() })
     }
 
     /// Admin: mint a campaign code. 400 `MAX_USES_REQUIRED`, `BAD_MAX_USES`, `BAD_LABEL`,
@@ -658,7 +656,7 @@ impl Invitations<'_> {
             created_at: now,
             joined_count: 0,
         };
-        match self.0.storage.insert_code(row.clone()).await {
+        match self.store.insert_code(row.clone()).await {
             Ok(()) => Ok(code_view(&row)),
             Err(StorageError::Conflict(_)) => Err(Error::conflict(
                 "CODE_COLLISION",
@@ -673,13 +671,13 @@ impl Invitations<'_> {
     pub async fn revoke_code(&self, _admin: &PlatformAdmin, req: RevokeInviteCodeRequest) -> Result<InviteCode> {
         let id = req.id.as_deref().map(str::trim).filter(|i| !i.is_empty());
         let id = id.ok_or_else(|| Error::invalid("ID_REQUIRED", "Name the code with id."))?;
-        let revoked = self.0.storage.revoke_code(&CodeId::from(id), crate::ids::now()).await?;
+        let revoked = self.store.revoke_code(&CodeId::from(id), crate::ids::now()).await?;
         revoked.as_ref().map(code_view).ok_or_else(code_not_found)
     }
 
     /// Admin: every request to be let in, newest first.
     pub async fn admin_requests(&self, _admin: &PlatformAdmin) -> Result<InviteRequestList> {
-        let rows = self.0.storage.invite_requests().await?;
+        let rows = self.store.invite_requests().await?;
         Ok(InviteRequestList { requests: rows.into_iter().map(request_view).collect() })
     }
 }

@@ -166,7 +166,7 @@ pub(crate) fn parse_kind(raw: &str) -> Result<AssetKind> {
 impl Library<'_> {
     /// The file route of asset `id`, as clients fetch it.
     pub(crate) fn asset_file_url(&self, id: &str) -> String {
-        format!("{}/api/toolkit/assets/{id}/file", self.0.config.public_url)
+        format!("{}/api/toolkit/assets/{id}/file", self.studio.config.public_url)
     }
 
     pub(crate) fn asset_view(&self, row: AssetRow) -> Asset {
@@ -206,8 +206,8 @@ impl Library<'_> {
         if !blob.head.windows(4).any(|w| w == b"c2pa") {
             return Some(AssetProvenance::none());
         }
-        let bytes = self.0.blobs.get_bytes(&blob.key).await.ok()?;
-        let (mime, anchor) = (blob.mime.clone(), self.0.config.credentials.trust_anchor().to_string());
+        let bytes = self.studio.blobs.get_bytes(&blob.key).await.ok()?;
+        let (mime, anchor) = (blob.mime.clone(), self.studio.config.credentials.trust_anchor().to_string());
         let read = tokio::task::spawn_blocking(move || read_credentials(&bytes, &mime, Some(&anchor)));
         read.await.ok().map(|report| report.summary)
     }
@@ -217,42 +217,42 @@ impl Library<'_> {
     /// summary is brought up to date with what was read.
     pub async fn asset_provenance(&self, caller: &Caller, id: &AssetId) -> Result<ProvenanceReport> {
         let row = self.own_asset(caller, &AssetId::from(id.trim())).await?;
-        let bytes = self.0.blobs.get_bytes(&row.blob_key).await.map_err(Error::internal)?;
-        let (mime, anchor) = (row.mime.clone(), self.0.config.credentials.trust_anchor().to_string());
+        let bytes = self.studio.blobs.get_bytes(&row.blob_key).await.map_err(Error::internal)?;
+        let (mime, anchor) = (row.mime.clone(), self.studio.config.credentials.trust_anchor().to_string());
         let report = tokio::task::spawn_blocking(move || read_credentials(&bytes, &mime, Some(&anchor)))
             .await
             .map_err(Error::internal)?;
         if row.provenance_summary().as_ref() != Some(&report.summary) {
             let summary = serde_json::to_string(&report.summary).map_err(Error::internal)?;
-            self.0.storage.set_asset_provenance(&caller.org_id, &row.id, &summary).await?;
+            self.store.set_asset_provenance(&caller.org_id, &row.id, &summary).await?;
         }
         Ok(report)
     }
 
     /// An asset by id, whatever its house and state (the caller decides what to reveal).
     pub(crate) async fn asset(&self, id: &AssetId) -> Result<Option<AssetRow>> {
-        Ok(self.0.storage.asset_by_id(id).await?)
+        Ok(self.store.asset_by_id(id).await?)
     }
 
     /// Store a new asset row (its blob already stored).
     pub(crate) async fn add_asset(&self, row: AssetRow) -> Result<()> {
-        self.0.storage.insert_asset(row).await?;
+        self.store.insert_asset(row).await?;
         Ok(())
     }
 
     /// Apply `changes` to the house's live assets among `ids`; how many rows matched.
     pub(crate) async fn change_assets(&self, org_id: &OrgId, ids: &[String], changes: &AssetChanges) -> Result<i64> {
-        Ok(self.0.storage.update_assets(org_id, ids, changes).await?)
+        Ok(self.store.update_assets(org_id, ids, changes).await?)
     }
 
     /// The house's newest live assets, at most `limit`, any collection and kind.
     pub(crate) async fn recent_assets(&self, org_id: &OrgId, limit: i64) -> Result<Vec<AssetRow>> {
-        Ok(self.0.storage.list_assets_page(org_id, None, None, limit, None).await?)
+        Ok(self.store.list_assets_page(org_id, None, None, limit, None).await?)
     }
 
     /// A live asset of the caller's house.
     pub(crate) async fn own_asset(&self, caller: &Caller, id: &AssetId) -> Result<AssetRow> {
-        match self.0.storage.asset_by_id(id).await? {
+        match self.store.asset_by_id(id).await? {
             Some(row) if row.org_id == caller.org_id && row.deleted_at.is_none() => Ok(row),
             _ => Err(not_found()),
         }
@@ -275,8 +275,7 @@ impl Library<'_> {
     async fn kept_asset_list(&self, caller: &Caller, query: AssetQuery) -> Result<Arc<KeptList>> {
         let folder = query.folder_id.as_deref();
         if let Some(folder) = folder {
-            self.0
-                .storage
+            self.store
                 .folder(&caller.org_id, &FolderId::from(folder))
                 .await?
                 .ok_or_else(|| Error::not_found("NOT_FOUND", "No such collection in this house."))?;
@@ -286,7 +285,7 @@ impl Library<'_> {
         // The version first, then the list (see asset_lists.rs); a key's check has just read it.
         let version = match caller.library_version {
             Some(version) => version,
-            None => self.0.storage.library_version(&caller.org_id).await?,
+            None => self.store.library_version(&caller.org_id).await?,
         };
         let key = ListKey {
             org_id: caller.org_id.to_string(),
@@ -294,13 +293,13 @@ impl Library<'_> {
             limit,
             cursor: after.as_ref().map(|(_, id)| id.clone()),
         };
-        if let Some(kept) = self.0.asset_lists.get(&key, version) {
+        if let Some(kept) = self.studio.asset_lists.get(&key, version) {
             return Ok(kept);
         }
         let (rows, next_cursor) = self.asset_page(&caller.org_id, folder, None, limit, after).await?;
         let list = AssetList { assets: rows.into_iter().map(|r| self.asset_view(r)).collect(), next_cursor };
         let kept = Arc::new(KeptList::new(list));
-        self.0.asset_lists.put(key, version, kept.clone());
+        self.studio.asset_lists.put(key, version, kept.clone());
         Ok(kept)
     }
 
@@ -317,11 +316,8 @@ impl Library<'_> {
         let after = after.as_ref().map(|(at, id)| (*at, id.as_str()));
         let kind = kind.map(AssetKind::as_str);
         // One more than the page, to know whether another follows.
-        let mut rows = self
-            .0
-            .storage
-            .list_assets_page(org_id, folder.map(FolderId::from).as_ref(), kind, limit + 1, after)
-            .await?;
+        let mut rows =
+            self.store.list_assets_page(org_id, folder.map(FolderId::from).as_ref(), kind, limit + 1, after).await?;
         let next_cursor = if rows.len() as i64 > limit {
             rows.truncate(limit as usize);
             rows.last().map(|r| r.id.clone())
@@ -333,7 +329,7 @@ impl Library<'_> {
 
     /// How many live assets the house has, optionally in one collection.
     pub async fn count_assets(&self, caller: &Caller, folder_id: Option<&str>) -> Result<i64> {
-        Ok(self.0.storage.count_assets(&caller.org_id, folder_id.map(FolderId::from).as_ref()).await?)
+        Ok(self.store.count_assets(&caller.org_id, folder_id.map(FolderId::from).as_ref()).await?)
     }
 
     /// Stream an upload's file into the blob store: sniffed, hashed, size-capped and followed to
@@ -349,7 +345,8 @@ impl Library<'_> {
         let key = format!("orgs/{}/assets/{asset_id}", caller.org_id);
         let mut whole = images::Whole::default();
         let body = body.inspect_ok(|chunk| whole.feed(chunk));
-        let blob = self.0.blobs.put_stream(&key, body, MAX_IMAGE_BYTES, accepted_image).await.map_err(blob_error)?;
+        let blob =
+            self.studio.blobs.put_stream(&key, body, MAX_IMAGE_BYTES, accepted_image).await.map_err(blob_error)?;
         let pending = PendingUpload { blob, asset_id };
         if !whole.is_whole() {
             self.abandon_upload(pending).await;
@@ -360,7 +357,7 @@ impl Library<'_> {
 
     /// Forget a streamed upload whose request failed before [`Studio::finish_upload`].
     pub async fn abandon_upload(&self, pending: PendingUpload) {
-        if let Err(e) = self.0.blobs.delete(&pending.blob.key).await {
+        if let Err(e) = self.studio.blobs.delete(&pending.blob.key).await {
             tracing::warn!(error = %e, key = %pending.blob.key, "could not remove an abandoned upload");
         }
     }
@@ -393,8 +390,7 @@ impl Library<'_> {
         let classify = parse_flag(form.classify.as_deref())?;
         let folder_id = form.folder_id.map(|f| f.trim().to_string()).filter(|f| !f.is_empty());
         if let Some(folder) = &folder_id {
-            self.0
-                .storage
+            self.store
                 .folder(&caller.org_id, &FolderId::from(folder))
                 .await?
                 .ok_or_else(|| Error::not_found("NOT_FOUND", "No such collection in this house."))?;
@@ -427,13 +423,13 @@ impl Library<'_> {
             Some(summary) => row.with_provenance(summary),
             None => row,
         };
-        self.0.storage.insert_asset(row.clone()).await?;
+        self.store.insert_asset(row.clone()).await?;
         if !classify {
             return Ok(UploadResponse { asset: self.asset_view(row), classify: None });
         }
         // The upload stands whatever the read does: a failure is reported, never thrown.
         let supplied = Supplied { name: name_given, kind: kind_given };
-        let (row, result) = self.0.ai().classify_upload(caller, row, supplied).await?;
+        let (row, result) = self.studio.ai().classify_upload(caller, row, supplied).await?;
         Ok(UploadResponse { asset: self.asset_view(row), classify: Some(result) })
     }
 
@@ -449,13 +445,13 @@ impl Library<'_> {
     /// but not its name or link). Any role; 404 when it is not this house's.
     pub async fn asset_detail(&self, caller: &Caller, id: &AssetId) -> Result<AssetDetail> {
         let row = self.own_asset(caller, &AssetId::from(id.trim())).await?;
-        let origin = match self.0.develops().origin_job(&caller.org_id, &row.id).await? {
+        let origin = match self.studio.develops().origin_job(&caller.org_id, &row.id).await? {
             None => None,
             Some(job) => {
                 let mut inputs = Vec::new();
                 for input in job.input_list() {
                     let live = match &input.asset_id {
-                        Some(asset_id) => match self.0.storage.asset_by_id(&AssetId::from(asset_id)).await? {
+                        Some(asset_id) => match self.store.asset_by_id(&AssetId::from(asset_id)).await? {
                             Some(a) if a.org_id == caller.org_id && a.deleted_at.is_none() => Some(a),
                             _ => None,
                         },
@@ -483,7 +479,7 @@ impl Library<'_> {
 
     /// The legacy bytes route: 404 for unknown or deleted, 403 for another house's asset.
     pub async fn legacy_asset_file(&self, caller: &Caller, id: &AssetId) -> Result<AssetFile> {
-        let row = match self.0.storage.asset_by_id(id).await? {
+        let row = match self.store.asset_by_id(id).await? {
             Some(row) if row.deleted_at.is_none() => row,
             _ => return Err(Error::not_found("NOT_FOUND", "No such asset.")),
         };
@@ -499,7 +495,7 @@ impl Library<'_> {
         if matches {
             return Ok(AssetFile::NotModified { etag });
         }
-        let reader = self.0.blobs.get(&row.blob_key).await.map_err(Error::internal)?;
+        let reader = self.studio.blobs.get(&row.blob_key).await.map_err(Error::internal)?;
         let asset = self.asset_view(row);
         Ok(AssetFile::Body { mime: asset.mime.clone(), asset: Box::new(asset), etag, reader })
     }
@@ -538,7 +534,7 @@ impl Library<'_> {
             changes.wearer = Some(one_of(wearer, &["women", "men", "unisex"], "wearer")?);
         }
         if changes != AssetChanges::default() {
-            self.0.storage.update_assets(&caller.org_id, &[id.to_string()], &changes).await?;
+            self.store.update_assets(&caller.org_id, &[id.to_string()], &changes).await?;
         }
         Ok(AssetResponse { asset: self.asset_view(self.own_asset(caller, id).await?) })
     }
@@ -551,7 +547,7 @@ impl Library<'_> {
         code: &'static str,
     ) -> Result<Option<String>> {
         let Some(folder) = folder.map(|f| f.trim().to_string()).filter(|f| !f.is_empty()) else { return Ok(None) };
-        match self.0.storage.folder(&caller.org_id, &FolderId::from(&folder)).await? {
+        match self.store.folder(&caller.org_id, &FolderId::from(&folder)).await? {
             Some(_) => Ok(Some(folder)),
             None if code == "NOT_FOUND" => Err(Error::not_found(code, "No such collection in this house.")),
             None => Err(Error::invalid(code, "No such collection in this house.")),
@@ -577,7 +573,7 @@ impl Library<'_> {
         if let Some(approved) = req.approved {
             changes.approval = Some(match approved {
                 true => {
-                    let person = self.0.accounts().user(&caller.user_id).await?;
+                    let person = self.studio.accounts().user(&caller.user_id).await?;
                     let director =
                         person.map(|u| u.name.unwrap_or(u.email)).unwrap_or_else(|| caller.user_id.to_string());
                     Some((director, crate::ids::now()))
@@ -585,14 +581,14 @@ impl Library<'_> {
                 false => None,
             });
         }
-        let updated = self.0.storage.update_assets(&caller.org_id, &dedup(&req.asset_ids), &changes).await?;
+        let updated = self.store.update_assets(&caller.org_id, &dedup(&req.asset_ids), &changes).await?;
         Ok(Updated { updated })
     }
 
     /// What an operation on these assets would cost now. Spends and reserves nothing.
     pub async fn quote_assets(&self, caller: &Caller, req: QuoteRequest) -> Result<Quote> {
         check_batch(&req.asset_ids)?;
-        let prices = &self.0.config.prices;
+        let prices = &self.studio.config.prices;
         let operation = req.operation.as_deref().map(str::trim).unwrap_or_default().to_string();
         let per_item = match operation.as_str() {
             "remove-background" => prices.utility_charge,
@@ -606,8 +602,8 @@ impl Library<'_> {
             }
             _ => return Err(Error::invalid("BAD_OPERATION", "operation is remove-background or packshot.")),
         };
-        let items = self.0.storage.count_live_assets(&caller.org_id, &dedup(&req.asset_ids)).await?;
-        let spendable = self.0.billing().totals(&caller.org_id).await?.spendable();
+        let items = self.store.count_live_assets(&caller.org_id, &dedup(&req.asset_ids)).await?;
+        let spendable = self.studio.billing().totals(&caller.org_id).await?.spendable();
         let tokens = items * per_item;
         Ok(Quote { operation, items, per_item, tokens, spendable, affordable: spendable >= tokens })
     }
@@ -625,7 +621,7 @@ impl Library<'_> {
         }
         check_batch(&req.asset_ids)?;
         let group_id = new_id("grp");
-        if !self.0.storage.set_asset_group(&caller.org_id, &unique, &GroupId::from(&group_id)).await? {
+        if !self.store.set_asset_group(&caller.org_id, &unique, &GroupId::from(&group_id)).await? {
             return Err(Error::not_found(
                 "NOT_FOUND",
                 "Some of those assets are not in this house; nothing was grouped.",
@@ -638,7 +634,7 @@ impl Library<'_> {
     async fn page_cursor(&self, caller: &Caller, cursor: Option<&str>) -> Result<Option<(DateTime<Utc>, String)>> {
         match cursor.map(str::trim).filter(|c| !c.is_empty()) {
             None => Ok(None),
-            Some(id) => match self.0.storage.asset_by_id(&AssetId::from(id)).await? {
+            Some(id) => match self.store.asset_by_id(&AssetId::from(id)).await? {
                 Some(row) if row.org_id == caller.org_id => Ok(Some((row.created_at, row.id.into()))),
                 _ => Err(Error::invalid("BAD_CURSOR", "cursor is the nextCursor of an earlier page.")),
             },
@@ -658,7 +654,7 @@ impl Library<'_> {
                 name: name.to_string(),
                 note: note.to_string(),
                 tone: tone.to_string(),
-                preview_url: format!("{}/api/toolkit/backgrounds/{id}/preview", self.0.config.public_url),
+                preview_url: format!("{}/api/toolkit/backgrounds/{id}/preview", self.studio.config.public_url),
             })
             .collect();
         let (rows, next_cursor) =
@@ -690,7 +686,7 @@ impl Library<'_> {
             );
         }
         let ids = dedup(&req.asset_ids);
-        let deleted = self.0.storage.soft_delete_assets(&caller.org_id, &ids, crate::ids::now()).await?;
+        let deleted = self.store.soft_delete_assets(&caller.org_id, &ids, crate::ids::now()).await?;
         if deleted > 0 {
             // Keys are under the caller's own house, so a foreign id removes nothing.
             self.forget_renditions(&caller.org_id, &ids).await;

@@ -33,12 +33,12 @@ fn clean_name(raw: Option<&str>) -> Result<Option<String>> {
 impl Library<'_> {
     /// One collection of a house, if it is that house's.
     pub(crate) async fn folder(&self, org_id: &OrgId, id: &FolderId) -> Result<Option<FolderRow>> {
-        Ok(self.0.storage.folder(org_id, id).await?)
+        Ok(self.store.folder(org_id, id).await?)
     }
 
     /// Every collection of the caller's house, oldest first.
     pub async fn list_folders(&self, caller: &Caller) -> Result<FolderList> {
-        let rows = self.0.storage.list_folders(&caller.org_id).await?;
+        let rows = self.store.list_folders(&caller.org_id).await?;
         Ok(FolderList { folders: rows.into_iter().map(folder_view).collect() })
     }
 
@@ -49,8 +49,7 @@ impl Library<'_> {
             return Err(Error::invalid("NAME_REQUIRED", "A collection needs a name."));
         };
         if let Some(parent) = &req.parent_id {
-            self.0
-                .storage
+            self.store
                 .folder(&caller.org_id, &FolderId::from(parent))
                 .await?
                 .ok_or_else(|| Error::not_found("NOT_FOUND", "The parent collection does not exist in this house."))?;
@@ -62,7 +61,7 @@ impl Library<'_> {
             parent_id: req.parent_id.map(FolderId::from),
             created_at: crate::ids::now(),
         };
-        self.0.storage.insert_folder(row.clone()).await?;
+        self.store.insert_folder(row.clone()).await?;
         Ok(FolderResponse { folder: folder_view(row) })
     }
 
@@ -74,11 +73,11 @@ impl Library<'_> {
         req: RenameFolderRequest,
     ) -> Result<FolderResponse> {
         caller.require_write_library()?;
-        let current = self.0.storage.folder(&caller.org_id, id).await?.ok_or_else(not_found)?;
+        let current = self.store.folder(&caller.org_id, id).await?.ok_or_else(not_found)?;
         let name = clean_name(req.name.as_deref())?;
         match name {
             Some(name) if name != current.name => {
-                let row = self.0.storage.rename_folder(&caller.org_id, id, &name).await?.ok_or_else(not_found)?;
+                let row = self.store.rename_folder(&caller.org_id, id, &name).await?.ok_or_else(not_found)?;
                 Ok(FolderResponse { folder: folder_view(row) })
             }
             _ => Ok(FolderResponse { folder: folder_view(current) }),
@@ -91,7 +90,7 @@ impl Library<'_> {
     pub async fn delete_folder(&self, caller: &Caller, id: &FolderId) -> Result<FolderDeleted> {
         caller.require_write_library()?;
         let (moved_assets, moved_folders) =
-            self.0.storage.delete_folder(&caller.org_id, &FolderId::from(id.trim())).await?.ok_or_else(not_found)?;
+            self.store.delete_folder(&caller.org_id, &FolderId::from(id.trim())).await?.ok_or_else(not_found)?;
         Ok(FolderDeleted { id: id.trim().to_string(), deleted: true, moved_assets, moved_folders })
     }
 }

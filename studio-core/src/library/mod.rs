@@ -8,6 +8,7 @@ pub(crate) mod folders;
 pub(crate) mod packs;
 pub(crate) mod renditions;
 
-/// The library domain (assets, folders, packs, renditions, signed links): `studio.library()`.
-#[derive(Debug, Clone, Copy)]
-pub struct Library<'a>(pub(crate) &'a crate::studio::Studio);
+crate::studio::view! {
+    /// The library domain (assets, folders, packs, renditions, signed links): `studio.library()`.
+    Library over LibraryStore
+}

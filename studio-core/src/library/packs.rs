@@ -158,7 +158,7 @@ impl Library<'_> {
             status: row.status.clone().to_string(),
             items: row.items,
             bytes: row.bytes,
-            href: format!("{}/api/toolkit/packs/{}/file", self.0.config.public_url, row.id),
+            href: format!("{}/api/toolkit/packs/{}/file", self.studio.config.public_url, row.id),
             filename: row.filename.clone(),
             seconds: if row.status == PackStatus::Ready { 0 } else { row.seconds },
             error: row.error.clone(),
@@ -169,7 +169,7 @@ impl Library<'_> {
 
     /// Pack frames of the caller's house into a zip. Free; reserves nothing.
     pub async fn create_pack(&self, caller: &Caller, req: PackRequest) -> Result<Pack> {
-        let limits = &self.0.config.packs;
+        let limits = &self.studio.config.packs;
         let mut seen = HashSet::new();
         let ids: Vec<&String> = req.asset_ids.iter().filter(|id| seen.insert(id.as_str())).collect();
         if ids.is_empty() {
@@ -198,7 +198,7 @@ impl Library<'_> {
         }
         let mut assets = Vec::new();
         for id in ids {
-            if let Some(row) = self.0.storage.asset_by_id(&AssetId::from(id)).await?
+            if let Some(row) = self.store.asset_by_id(&AssetId::from(id)).await?
                 && row.org_id == caller.org_id
                 && row.deleted_at.is_none()
             {
@@ -238,8 +238,8 @@ impl Library<'_> {
             expires_at: now + Duration::days(limits.link_days),
         };
         if !instant {
-            self.0.storage.insert_pack(row.clone()).await?;
-            self.0.pack_wakeup.notify_one();
+            self.store.insert_pack(row.clone()).await?;
+            self.studio.pack_wakeup.notify_one();
             return Ok(self.pack_view(&row));
         }
         let (key, size) = self.build_archive(&row.org_id, &row.id, &assets, &sizes).await?;
@@ -248,19 +248,19 @@ impl Library<'_> {
         row.bytes = size as i64;
         row.ready_at = Some(crate::ids::now());
         row.attempts = 1;
-        self.0.storage.insert_pack(row.clone()).await?;
+        self.store.insert_pack(row.clone()).await?;
         Ok(self.pack_view(&row))
     }
 
     /// A pack of the caller's house.
     pub async fn get_pack(&self, caller: &Caller, id: &PackId) -> Result<Pack> {
-        let row = self.0.storage.pack(&caller.org_id, id).await?.ok_or_else(pack_not_found)?;
+        let row = self.store.pack(&caller.org_id, id).await?.ok_or_else(pack_not_found)?;
         Ok(self.pack_view(&row))
     }
 
     /// The archive of a ready pack, whole or one byte range (`start`, optional inclusive `end`).
     pub async fn pack_file(&self, caller: &Caller, id: &PackId, range: Option<(u64, Option<u64>)>) -> Result<PackFile> {
-        let row = self.0.storage.pack(&caller.org_id, id).await?.ok_or_else(pack_not_found)?;
+        let row = self.store.pack(&caller.org_id, id).await?.ok_or_else(pack_not_found)?;
         let key = match (row.status.as_str(), &row.blob_key) {
             ("ready", Some(key)) if row.expires_at > crate::ids::now() => key.clone(),
             ("expired", _) => return Err(Error::not_found("PACK_EXPIRED", "This pack's link has lapsed; pack again.")),
@@ -276,7 +276,7 @@ impl Library<'_> {
                 filename: row.filename,
                 size,
                 range: None,
-                reader: self.0.blobs.get(&key).await.map_err(Error::internal)?,
+                reader: self.studio.blobs.get(&key).await.map_err(Error::internal)?,
             }),
             Some((start, end)) => {
                 let end = end.unwrap_or(size.saturating_sub(1)).min(size.saturating_sub(1));
@@ -284,7 +284,7 @@ impl Library<'_> {
                     return Err(Error::new(ErrorKind::Invalid, "BAD_RANGE", "The range is outside the archive.")
                         .with("size", size));
                 }
-                let reader = self.0.blobs.get_range(&key, start..end + 1).await.map_err(Error::internal)?;
+                let reader = self.studio.blobs.get_range(&key, start..end + 1).await.map_err(Error::internal)?;
                 Ok(PackFile { filename: row.filename, size, range: Some((start, end)), reader })
             }
         }
@@ -301,10 +301,10 @@ impl Library<'_> {
         let key = format!("orgs/{org_id}/packs/{pack_id}.zip");
         let plan = plan(assets, sizes);
         // Resized entries follow the house's colour and metadata policies, read once per pack.
-        let space = self.0.brand().output_space_for(org_id).await?;
-        let kept = self.0.brand().metadata_for(org_id).await?;
+        let space = self.studio.brand().output_space_for(org_id).await?;
+        let kept = self.studio.brand().metadata_for(org_id).await?;
         let (tx, mut rx) = mpsc::channel::<std::result::Result<Bytes, String>>(8);
-        let blobs = self.0.blobs.clone();
+        let blobs = self.studio.blobs.clone();
         let handle = tokio::runtime::Handle::current();
         let writer = tokio::task::spawn_blocking(move || {
             let error_tx = tx.clone();
@@ -316,8 +316,8 @@ impl Library<'_> {
             result
         });
         let body = Box::pin(futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx)));
-        let max = self.0.config.packs.max_bytes * 2 + 64 * 1024 * 1024;
-        let stored = self.0.blobs.put_stream(&key, body, max, |mime| mime == "application/zip").await;
+        let max = self.studio.config.packs.max_bytes * 2 + 64 * 1024 * 1024;
+        let stored = self.studio.blobs.put_stream(&key, body, max, |mime| mime == "application/zip").await;
         let written = writer.await.map_err(Error::internal)?;
         match (stored, written) {
             (Ok(blob), Ok(())) => Ok((key, blob.bytes)),
@@ -341,18 +341,18 @@ impl Library<'_> {
                 if let Err(e) = self.sweep_packs().await {
                     tracing::warn!(error = %e, "pack sweep failed");
                 }
-                if let Err(e) = self.0.ai().sweep_lane_results().await {
+                if let Err(e) = self.studio.ai().sweep_lane_results().await {
                     tracing::warn!(error = %e, "lane result sweep failed");
                 }
                 if analyst.as_ref().is_none_or(|run| run.is_finished()) {
-                    let studio = self.0.clone();
+                    let studio = self.studio.clone();
                     analyst = Some(tokio::spawn(async move {
                         if let Err(e) = studio.admin().analyst_tick(now).await {
                             tracing::warn!(error = %e, "the analyst's cadence run failed");
                         }
                     }));
                 }
-                if let Err(e) = self.0.support().sweep_screenshots(now).await {
+                if let Err(e) = self.studio.support().sweep_screenshots(now).await {
                     tracing::warn!(error = %e, "support screenshot sweep failed");
                 }
             }
@@ -368,7 +368,7 @@ impl Library<'_> {
             }
             tokio::select! {
                 () = &mut shutdown => return,
-                () = self.0.pack_wakeup.notified() => {}
+                () = self.studio.pack_wakeup.notified() => {}
                 () = tokio::time::sleep(std::time::Duration::from_secs(5)) => {}
             }
         }
@@ -376,10 +376,9 @@ impl Library<'_> {
 
     /// Claim and build one queued pack; false when there was none.
     pub async fn build_next_pack(&self) -> Result<bool> {
-        let limits = &self.0.config.packs;
+        let limits = &self.studio.config.packs;
         let now = crate::ids::now();
-        let Some(mut row) = self.0.storage.claim_pack(now, now - Duration::seconds(limits.stale_after_secs)).await?
-        else {
+        let Some(mut row) = self.store.claim_pack(now, now - Duration::seconds(limits.stale_after_secs)).await? else {
             return Ok(false);
         };
         let outcome = if row.attempts > limits.max_attempts {
@@ -389,7 +388,7 @@ impl Library<'_> {
             let sizes: Vec<PackSize> = serde_json::from_str(&row.sizes).map_err(Error::internal)?;
             let mut assets = Vec::new();
             for id in &ids {
-                if let Some(a) = self.0.storage.asset_by_id(&AssetId::from(id)).await?
+                if let Some(a) = self.store.asset_by_id(&AssetId::from(id)).await?
                     && a.org_id == row.org_id
                     && a.deleted_at.is_none()
                 {
@@ -404,7 +403,7 @@ impl Library<'_> {
                 tokio::select! {
                     done = &mut build => break done,
                     () = tokio::time::sleep(every) => {
-                        if let Err(e) = self.0.storage.renew_pack_claim(&row.id, crate::ids::now()).await {
+                        if let Err(e) = self.store.renew_pack_claim(&row.id, crate::ids::now()).await {
                             tracing::warn!(pack = %row.id, error = %e, "could not renew the pack claim");
                         }
                     }
@@ -424,21 +423,21 @@ impl Library<'_> {
                 tracing::error!(pack = %row.id, error = %e, "pack failed");
             }
         }
-        self.0.storage.finish_pack(&row).await?;
+        self.store.finish_pack(&row).await?;
         let pack = self.pack_view(&row);
-        self.0.publish(HouseEvent::new(&row.org_id, &json!({"type": "pack.ready", "pack": pack}))).await;
+        self.studio.publish(HouseEvent::new(&row.org_id, &json!({"type": "pack.ready", "pack": pack}))).await;
         Ok(true)
     }
 
     /// Remove the archives of packs whose link has lapsed.
     pub async fn sweep_packs(&self) -> Result<usize> {
-        let lapsed = self.0.storage.lapsed_packs(crate::ids::now()).await?;
+        let lapsed = self.store.lapsed_packs(crate::ids::now()).await?;
         for mut row in lapsed.iter().cloned() {
             if let Some(key) = &row.blob_key {
-                self.0.blobs.delete(key).await.map_err(Error::internal)?;
+                self.studio.blobs.delete(key).await.map_err(Error::internal)?;
             }
             row.status = PackStatus::Expired;
-            self.0.storage.finish_pack(&row).await?;
+            self.store.finish_pack(&row).await?;
         }
         Ok(lapsed.len())
     }

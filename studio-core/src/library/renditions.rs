@@ -78,15 +78,15 @@ impl Library<'_> {
             return Ok(AssetFile::NotModified { etag });
         }
         let key = rendition_key(&row.org_id, &row.id, w);
-        let bytes = match self.0.blobs.get_bytes(&key).await {
+        let bytes = match self.studio.blobs.get_bytes(&key).await {
             Ok(bytes) => bytes,
             Err(_) => {
-                let original = self.0.blobs.get_bytes(&row.blob_key).await.map_err(Error::internal)?;
+                let original = self.studio.blobs.get_bytes(&row.blob_key).await.map_err(Error::internal)?;
                 let made =
                     tokio::task::spawn_blocking(move || render(&original, w)).await.map_err(Error::internal)??;
                 let made = Bytes::from(made);
                 // Two first requests at once both write the same bytes; either write stands.
-                let stored = self.0.blobs.put_bytes(&key, made.clone(), u64::MAX, |_| true).await;
+                let stored = self.studio.blobs.put_bytes(&key, made.clone(), u64::MAX, |_| true).await;
                 if let Err(e) = stored {
                     tracing::warn!(error = %e, key, "a rendition could not be kept; it is made again next time");
                 }
@@ -105,7 +105,7 @@ impl Library<'_> {
     pub(crate) async fn forget_renditions(&self, org_id: &OrgId, asset_ids: &[String]) {
         for id in asset_ids {
             for w in RENDITION_WIDTHS {
-                if let Err(e) = self.0.blobs.delete(&rendition_key(org_id, id, w)).await {
+                if let Err(e) = self.studio.blobs.delete(&rendition_key(org_id, id, w)).await {
                     tracing::warn!(error = %e, asset = %id, w, "a deleted asset's rendition could not be removed");
                 }
             }

@@ -34,7 +34,7 @@ const MAX_KEY_CHARS: usize = 200;
 impl Lookbook<'_> {
     /// The tier price of one lookbook frame at `quality` (no restoration pass).
     pub(crate) fn look_frame_price(&self, quality: Quality) -> i64 {
-        self.0.develops().frame_price(LOOK_TOOL, quality)
+        self.studio.develops().frame_price(LOOK_TOOL, quality)
     }
 }
 
@@ -93,7 +93,7 @@ impl Lookbook<'_> {
         let framing = output::framing(&destination, quality)?;
         let tier_tokens = self.look_frame_price(quality);
         let restoration_tokens =
-            if framing.restore_edge.is_some() { self.0.develops().frame_price("upscale", Quality::K4) } else { 0 };
+            if framing.restore_edge.is_some() { self.studio.develops().frame_price("upscale", Quality::K4) } else { 0 };
         let plan = OutputPlan {
             destination: destination.key.clone(),
             width: destination.width,
@@ -111,14 +111,14 @@ impl Lookbook<'_> {
 
     /// The look, 404 `NOT_FOUND` when it is not the house's.
     async fn look_row(&self, caller: &Caller, id: &str) -> Result<LookRow> {
-        self.0.storage.look(&caller.org_id, &LookId::from(id.trim())).await?.ok_or_else(not_found)
+        self.store.look(&caller.org_id, &LookId::from(id.trim())).await?.ok_or_else(not_found)
     }
 
     /// What every frame of a request on `look` shares, its assets read once per request.
     async fn look_inputs(&self, caller: &Caller, look: &LookRow, order: &Order) -> Result<LookInputs> {
         let items: Vec<LookItem> = parse(&look.items)?;
         let background: Background = parse(&look.background)?;
-        let studio = self.0;
+        let studio = self.studio;
         let mut inputs = Vec::with_capacity(items.len() + 2);
         let mut add = |role: &str, asset_id: &str, found: (String, String)| {
             inputs.push(JobInput {
@@ -188,7 +188,7 @@ impl Lookbook<'_> {
             source_job_id: None,
             retry_of_job_id: None,
         };
-        let mut job = self.0.develops().new_job(caller, spec);
+        let mut job = self.studio.develops().new_job(caller, spec);
         job.tokens = order.plan.tokens_per_frame;
         job
     }
@@ -198,11 +198,11 @@ impl Lookbook<'_> {
     async fn file_into(&self, caller: &Caller, folder: Option<String>, shared: &mut LookInputs) -> Result<()> {
         let Some(folder) = folder else { return Ok(()) };
         shared.params.insert(crate::develops::filing::FOLDER_FIELD.to_string(), folder);
-        self.0.develops().check_develop_folder(caller, &mut shared.params).await
+        self.studio.develops().check_develop_folder(caller, &mut shared.params).await
     }
 
     fn tool_runs(&self) -> Result<()> {
-        if self.0.config.providers.get(LOOK_TOOL).is_none() {
+        if self.studio.config.providers.get(LOOK_TOOL).is_none() {
             return Err(Error::new(
                 ErrorKind::NotConfigured,
                 "LOOKBOOK_NOT_CONFIGURED",
@@ -220,9 +220,9 @@ impl Lookbook<'_> {
         status: &'static str,
         mut jobs: Vec<crate::storage::JobRow>,
     ) -> Result<(Vec<crate::storage::JobRow>, bool)> {
-        self.0.brand().carry_clause(&mut jobs).await?;
+        self.studio.brand().carry_clause(&mut jobs).await?;
         let guard = LookGuard { org_id: caller.org_id.clone(), look_id: look_id.to_string(), status };
-        let outcome = self.0.storage.create_look_jobs(guard, jobs).await.map_err(crate::develops::enqueue_failed)?;
+        let outcome = self.store.create_look_jobs(guard, jobs).await.map_err(crate::develops::enqueue_failed)?;
         let outcome = match outcome {
             LookJobsOutcome::Jobs(o) => o,
             LookJobsOutcome::NotFound => return Err(not_found()),
@@ -240,7 +240,7 @@ impl Lookbook<'_> {
                 ));
             }
         };
-        let rows = self.0.develops().queued(outcome).await?;
+        let rows = self.studio.develops().queued(outcome).await?;
         let replayed = rows.first().is_some_and(|r| r.1);
         Ok((rows.into_iter().map(|r| r.0).collect(), replayed))
     }
@@ -372,7 +372,7 @@ impl Lookbook<'_> {
                     )
                     .await?;
                 let job = r.jobs.into_iter().next().ok_or_else(|| Error::internal("no variation job came back"))?;
-                let status = self.0.develops().own_job(caller, &JobId::from(&job.job_id)).await?.job_status();
+                let status = self.studio.develops().own_job(caller, &JobId::from(&job.job_id)).await?.job_status();
                 Ok(StartedDevelop {
                     job_id: job.job_id,
                     status,
@@ -406,7 +406,7 @@ impl Lookbook<'_> {
     }
 
     async fn change_lock(&self, caller: &Caller, id: &str, change: LockChange) -> Result<LookResponse> {
-        match self.0.storage.set_look_lock(&caller.org_id, &LookId::from(id), change, now()).await? {
+        match self.store.set_look_lock(&caller.org_id, &LookId::from(id), change, now()).await? {
             LockOutcome::Changed(row) | LockOutcome::Unchanged(row) => Ok(LookResponse { look: look_view(&row)? }),
             LockOutcome::NotFound => Err(not_found()),
             LockOutcome::InFlight => Err(in_flight()),

@@ -230,7 +230,7 @@ impl Lookbook<'_> {
     /// Reads only: nothing is written or held. Any role, viewers included.
     pub async fn plan(&self, caller: &Caller, req: FactoryPlanRequest) -> Result<FactoryPlan> {
         let ids = plan_ids(req.asset_ids.as_deref())?;
-        let assets = self.0.models().live_assets(caller, &ids, "ASSET_NOT_FOUND").await?;
+        let assets = self.studio.models().live_assets(caller, &ids, "ASSET_NOT_FOUND").await?;
         let not_pieces: Vec<&str> =
             assets.iter().filter(|a| a.kind == "model" || a.kind == "background").map(|a| a.id.as_str()).collect();
         if !not_pieces.is_empty() {
@@ -247,7 +247,7 @@ impl Lookbook<'_> {
         looks.truncate(MAX_FACTORY_LOOKS);
         let model_ready = match &preset.model_asset_id {
             Some(id) => self
-                .0
+                .studio
                 .library()
                 .asset(&AssetId::from(id))
                 .await?
@@ -258,7 +258,7 @@ impl Lookbook<'_> {
         let frames_per_look = LOCK_FRAMES + preset.variation_keys.len() as i64;
         let frames = looks.len() as i64 * frames_per_look;
         let cost = FactoryCost { per_frame, frames_per_look, frames, total: frames * per_frame, quality };
-        let balance = self.0.billing().balance(caller).await?.balance;
+        let balance = self.studio.billing().balance(caller).await?.balance;
         Ok(FactoryPlan { preset, looks, truncated, model_ready, cost, balance })
     }
 
@@ -294,14 +294,14 @@ impl Lookbook<'_> {
             .enumerate()
             .map(|(i, look)| Self::checked_look(look).map_err(at_look(i)))
             .collect::<Result<Vec<_>>>()?;
-        self.0.models().live_assets(caller, std::slice::from_ref(&model), "ASSET_NOT_FOUND").await?;
+        self.studio.models().live_assets(caller, std::slice::from_ref(&model), "ASSET_NOT_FOUND").await?;
         let mut checked = HashSet::from([model.clone()]);
         for (i, (draft, _)) in drafts.iter().enumerate() {
             let ids: Vec<String> = selection_ids(&draft.items, &draft.background)
                 .into_iter()
                 .filter(|id| checked.insert(id.clone()))
                 .collect();
-            self.0.models().live_assets(caller, &ids, "ASSET_NOT_FOUND").await.map_err(at_look(i))?;
+            self.studio.models().live_assets(caller, &ids, "ASSET_NOT_FOUND").await.map_err(at_look(i))?;
         }
         let quality = match req.quality {
             Some(q) => q,
@@ -324,7 +324,7 @@ impl Lookbook<'_> {
             });
             rows.push(row);
         }
-        self.0.storage.insert_looks(rows).await?;
+        self.store.insert_looks(rows).await?;
         Ok(FactoryRunResponse { batch_id, quality, looks: drafted })
     }
 }

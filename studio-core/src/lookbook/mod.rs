@@ -25,7 +25,6 @@ use crate::caller::Caller;
 use crate::error::{Error, Result};
 use crate::ids::{AssetId, LookId, TemplateId, now};
 use crate::storage::{LookRow, PresetRow, TemplateRow};
-use crate::studio::Studio;
 
 /// The most looks a listing shows.
 pub const LOOKS_LISTED: i64 = 50;
@@ -36,15 +35,9 @@ const MAX_PRESET_SIZES: usize = 20;
 /// The largest side of a named size, in pixels.
 const MAX_SIZE_PX: u32 = 8192;
 
-/// The lookbook's operations: `studio.lookbook()`.
-#[derive(Debug, Clone, Copy)]
-pub struct Lookbook<'a>(&'a Studio);
-
-impl Studio {
-    /// Looks, templates, the standing preset and the composer's vocabulary.
-    pub fn lookbook(&self) -> Lookbook<'_> {
-        Lookbook(self)
-    }
+crate::studio::view! {
+    /// The lookbook's operations: `studio.lookbook()`.
+    Lookbook over LookbookStore
 }
 
 fn json<T: serde::Serialize>(v: &T) -> Result<String> {
@@ -191,7 +184,7 @@ impl Lookbook<'_> {
     async fn checked_background(&self, caller: &Caller, raw: Option<&serde_json::Value>) -> Result<Background> {
         let background = vocabulary::background(raw)?;
         if let Background::Asset { asset_id } = &background {
-            self.0.models().live_assets(caller, std::slice::from_ref(asset_id), "ASSET_NOT_FOUND").await?;
+            self.studio.models().live_assets(caller, std::slice::from_ref(asset_id), "ASSET_NOT_FOUND").await?;
         }
         Ok(background)
     }
@@ -236,7 +229,7 @@ impl Lookbook<'_> {
         let background = vocabulary::background(req.background.as_ref())?;
         let aesthetic = vocabulary::aesthetic(req.aesthetic.as_deref())?;
         let ids: Vec<String> = std::iter::once(model.clone()).chain(selection_ids(&items, &background)).collect();
-        self.0.models().live_assets(caller, &ids, "ASSET_NOT_FOUND").await?;
+        self.studio.models().live_assets(caller, &ids, "ASSET_NOT_FOUND").await?;
         let row = draft_row(
             caller,
             Draft { name, items, background },
@@ -245,26 +238,25 @@ impl Lookbook<'_> {
             brand(req.brand_id.as_deref()),
             now(),
         )?;
-        self.0.storage.insert_looks(vec![row.clone()]).await?;
+        self.store.insert_looks(vec![row.clone()]).await?;
         look_view(&row)
     }
 
     /// The house's looks, newest first (50).
     pub async fn looks(&self, caller: &Caller) -> Result<LookList> {
-        let rows = self.0.storage.looks(&caller.org_id, LOOKS_LISTED).await?;
+        let rows = self.store.looks(&caller.org_id, LOOKS_LISTED).await?;
         Ok(LookList { looks: rows.iter().map(look_view).collect::<Result<_>>()? })
     }
 
     /// A look with its variation frames and latest develop-lock; 404 `NOT_FOUND`.
     pub async fn look(&self, caller: &Caller, id: &LookId) -> Result<LookDetail> {
         let row = self
-            .0
-            .storage
+            .store
             .look(&caller.org_id, id)
             .await?
             .ok_or_else(|| Error::not_found("NOT_FOUND", "No such look in this house."))?;
         let look = look_view(&row)?;
-        let jobs = self.0.storage.look_jobs(&caller.org_id, id).await?;
+        let jobs = self.store.look_jobs(&caller.org_id, id).await?;
         let lock_develop = jobs.iter().rev().find(|j| j.stage.as_deref() == Some("lock")).map(|j| LockDevelop {
             id: j.id.clone().into(),
             status: j.status.clone().to_string(),
@@ -294,7 +286,7 @@ impl Lookbook<'_> {
 
     /// The built-in shot templates, then the house's.
     pub async fn templates(&self, caller: &Caller) -> Result<TemplateList> {
-        let rows = self.0.storage.templates(&caller.org_id).await?;
+        let rows = self.store.templates(&caller.org_id).await?;
         Ok(TemplateList { templates: rows.iter().map(template_view).collect::<Result<_>>()? })
     }
 
@@ -305,14 +297,12 @@ impl Lookbook<'_> {
             return Err(Error::invalid("ID_REQUIRED", "Name the template."));
         }
         let row = self
-            .0
-            .storage
+            .store
             .template(&caller.org_id, &TemplateId::from(id))
             .await?
             .ok_or_else(|| Error::not_found("NOT_FOUND", "No such template."))?;
         let shots = self
-            .0
-            .storage
+            .store
             .template_shots(&row.id)
             .await?
             .into_iter()
@@ -330,7 +320,7 @@ impl Lookbook<'_> {
 
     /// The house's standing preset; the defaults until one is saved (never 404).
     pub async fn preset(&self, caller: &Caller) -> Result<PresetResponse> {
-        let preset = match self.0.storage.preset(&caller.org_id).await? {
+        let preset = match self.store.preset(&caller.org_id).await? {
             Some(row) => preset_view(&row)?,
             None => default_preset(),
         };
@@ -346,7 +336,7 @@ impl Lookbook<'_> {
         let keys = vocabulary::variation_keys(req.variation_keys.as_deref())?;
         let model = req.model_asset_id.map(|m| m.trim().to_string()).filter(|m| !m.is_empty());
         if let Some(model) = &model {
-            self.0.models().live_assets(caller, std::slice::from_ref(model), "ASSET_NOT_FOUND").await?;
+            self.studio.models().live_assets(caller, std::slice::from_ref(model), "ASSET_NOT_FOUND").await?;
         }
         if let Some(sizes) = &req.sizes {
             check_sizes(sizes)?;
@@ -361,7 +351,7 @@ impl Lookbook<'_> {
             sizes: json(&req.sizes.clone().unwrap_or_default())?,
             updated_at: now(),
         };
-        let saved = self.0.storage.save_preset(row, req.sizes.is_none()).await?;
+        let saved = self.store.save_preset(row, req.sizes.is_none()).await?;
         Ok(PresetResponse { preset: preset_view(&saved)? })
     }
 }

@@ -66,10 +66,10 @@ impl Mail<'_> {
     /// The drip as if it ran at `now`: what a trigger at that time would queue (tests, and a
     /// scheduler catching up). Letters are stamped with the real time.
     pub async fn drip_at(&self, _admin: &PlatformAdmin, now: DateTime<Utc>) -> Result<DripRun> {
-        let studio = self.0;
+        let studio = self.studio;
         let last = SCHEDULE.iter().map(|s| s.day).max().unwrap_or(0);
         let since = now - Duration::days(last + WINDOW_DAYS);
-        let people = studio.storage.drip_candidates(since, MAX_CHECKED).await?;
+        let people = self.store.drip_candidates(since, MAX_CHECKED).await?;
         let base = studio.mail().mail_link("/");
         let mut queued = 0;
         for person in &people {
@@ -84,7 +84,7 @@ impl Mail<'_> {
                     text: written.text,
                 }
                 .queued(uuid::Uuid::now_v7());
-                if studio.storage.post_drip_letter(step.name, letter).await? {
+                if self.store.post_drip_letter(step.name, letter).await? {
                     queued += 1;
                 }
             }

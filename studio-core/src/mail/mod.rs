@@ -32,7 +32,6 @@ use crate::caller::PlatformAdmin;
 use crate::error::{Error, ErrorKind, Result};
 use crate::payments::webhooks::{WebhookHeaders, verify};
 use crate::storage::{EmailTokenRow, LetterFilter, LetterOutcome, LetterRow, MailEventOutcome, TokenUse};
-use crate::studio::Studio;
 
 /// Every status a letter can have.
 pub const LETTER_STATUSES: [&str; 6] = ["queued", "sent", "failed", "delivered", "bounced", "complained"];
@@ -112,15 +111,9 @@ pub trait Mailer: Send + Sync + 'static {
     async fn send(&self, letter: &OutgoingLetter) -> std::result::Result<(), MailError>;
 }
 
-/// The mail domain's operations: `studio.mail()`.
-#[derive(Debug, Clone, Copy)]
-pub struct Mail<'a>(&'a Studio);
-
-impl Studio {
-    /// Mail: the delivery worker, the admin's archive, the delivery webhook and the drip.
-    pub fn mail(&self) -> Mail<'_> {
-        Mail(self)
-    }
+crate::studio::view! {
+    /// The mail domain's operations: `studio.mail()`.
+    Mail over MailStore
 }
 
 impl Mail<'_> {
@@ -128,19 +121,19 @@ impl Mail<'_> {
     /// Answers the letter's id. Without SMTP configured the letter stays archived (`queued`).
     pub(crate) async fn post_letter(&self, letter: Letter) -> Result<uuid::Uuid, Error> {
         let id = uuid::Uuid::now_v7();
-        self.0.storage.insert_letter(letter.queued(id)).await?;
-        self.0.mail_wakeup.notify_one();
+        self.store.insert_letter(letter.queued(id)).await?;
+        self.studio.mail_wakeup.notify_one();
         Ok(id)
     }
 
     /// A link into the web app for letters: the configured base and `path_and_query`.
     pub(crate) fn mail_link(&self, path_and_query: &str) -> String {
-        format!("{}{path_and_query}", self.0.config.mail.link_base.trim_end_matches('/'))
+        format!("{}{path_and_query}", self.studio.config.mail.link_base.trim_end_matches('/'))
     }
 
     /// Store a letter's link token (by its hash), replacing the person's earlier ones of its purpose.
     pub(crate) async fn issue_email_token(&self, token: EmailTokenRow) -> Result<()> {
-        self.0.storage.issue_email_token(token).await?;
+        self.store.issue_email_token(token).await?;
         Ok(())
     }
 
@@ -151,12 +144,12 @@ impl Mail<'_> {
         purpose: &str,
         since: DateTime<Utc>,
     ) -> Result<(i64, Option<DateTime<Utc>>)> {
-        Ok(self.0.storage.recent_email_tokens(user_id, purpose, since).await?)
+        Ok(self.store.recent_email_tokens(user_id, purpose, since).await?)
     }
 
     /// Spend a verification token and mark the address verified, in one transaction.
     pub(crate) async fn use_verify_token(&self, token_hash: &str, now: DateTime<Utc>) -> Result<TokenUse> {
-        Ok(self.0.storage.use_verify_token(token_hash, now).await?)
+        Ok(self.store.use_verify_token(token_hash, now).await?)
     }
 
     /// Spend a reset token: the new password hash, the address verified, every session ended.
@@ -166,12 +159,12 @@ impl Mail<'_> {
         password_hash: &str,
         now: DateTime<Utc>,
     ) -> Result<TokenUse> {
-        Ok(self.0.storage.use_reset_token(token_hash, password_hash, now).await?)
+        Ok(self.store.use_reset_token(token_hash, password_hash, now).await?)
     }
 
     /// True once the person's address is verified.
     pub(crate) async fn email_verified(&self, user_id: &UserId) -> Result<bool> {
-        Ok(self.0.storage.email_verified(user_id).await?)
+        Ok(self.store.email_verified(user_id).await?)
     }
 }
 
@@ -180,7 +173,7 @@ impl Mail<'_> {
     /// for a letter posted in this process or the poll interval (letters posted on another
     /// replica). Every process with SMTP configured runs one.
     pub async fn run_worker(&self, mailer: Arc<dyn Mailer>, shutdown: impl std::future::Future<Output = ()>) {
-        let studio = self.0;
+        let studio = self.studio;
         tokio::pin!(shutdown);
         let poll = std::time::Duration::from_millis(studio.config.mail.poll_ms.max(10));
         loop {
@@ -207,12 +200,12 @@ impl Mail<'_> {
 
     /// Claim one due letter and attempt it; false when none is due.
     async fn deliver_one(&self, mailer: &dyn Mailer) -> Result<bool> {
-        let studio = self.0;
+        let studio = self.studio;
         let config = &studio.config.mail;
         let claim = crate::ids::random_secret();
         let now = crate::ids::now();
         let lease = Duration::seconds(config.lease_secs.max(2));
-        let Some(row) = studio.storage.claim_letter(&claim, now, now + lease).await? else { return Ok(false) };
+        let Some(row) = self.store.claim_letter(&claim, now, now + lease).await? else { return Ok(false) };
         let outcome = if row.attempts > config.max_attempts.max(1) {
             LetterOutcome::Failed { error: format!("gave up after {} attempts", row.attempts - 1) }
         } else if now - row.created_at > Duration::hours(config.max_age_hours.max(1)) {
@@ -250,7 +243,7 @@ impl Mail<'_> {
             }
             LetterOutcome::Failed { error } => tracing::warn!(letter = %row.id, %error, "letter failed for good"),
         }
-        if !studio.storage.finish_letter(&LetterId::from(&row.id), &claim, &outcome, crate::ids::now()).await? {
+        if !self.store.finish_letter(&LetterId::from(&row.id), &claim, &outcome, crate::ids::now()).await? {
             tracing::warn!(letter = %row.id, "the letter's claim was taken over before its outcome was recorded");
         }
         Ok(true)
@@ -260,7 +253,7 @@ impl Mail<'_> {
     /// without bodies. 404 `NOT_FOUND` for an unknown id; 400 `BAD_STATUS`, `BAD_LIMIT`,
     /// `BAD_CURSOR`.
     pub async fn emails(&self, _admin: &PlatformAdmin, query: AdminEmailsQuery) -> Result<AdminEmails> {
-        let storage = &self.0.storage;
+        let storage = &self.store;
         let present = |v: Option<String>| v.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
         if let Some(id) = present(query.id) {
             let missing = || Error::not_found("NOT_FOUND", "No letter has that id.");
@@ -309,7 +302,7 @@ impl Mail<'_> {
     /// secret): records delivered, bounced or complained on the letter, once per webhook id.
     /// 503 `MAIL_WEBHOOK_NOT_CONFIGURED` without a secret; 401 `BAD_SIGNATURE`; 400 `UNPARSEABLE`.
     pub async fn webhook(&self, headers: &WebhookHeaders, body: &[u8]) -> Result<MailWebhookAck> {
-        let studio = self.0;
+        let studio = self.studio;
         let Some(secret) = studio.config.mail.webhook_secret.as_deref() else {
             return Err(Error::new(
                 ErrorKind::NotConfigured,
@@ -326,8 +319,8 @@ impl Mail<'_> {
             .ok_or_else(|| Error::invalid("UNPARSEABLE", "The webhook body is not a mail event."))?;
         let ack = MailWebhookAck { ok: true, duplicate: None, ignored: None, status: None };
         let Some(status) = report.status else { return Ok(MailWebhookAck { ignored: Some(true), ..ack }) };
-        let outcome = studio
-            .storage
+        let outcome = self
+            .store
             .apply_mail_event(
                 &ProviderRef::from(&webhook_id),
                 report.letter_id.clone().map(LetterId::from).as_ref(),

@@ -86,7 +86,7 @@ impl Models<'_> {
         if row.model.retired_at.is_some() || row.model.price_cents <= 0 {
             return Err(not_for_sale(Door::Checkout));
         }
-        self.0.billing().payments()?;
+        self.studio.billing().payments()?;
         let (url, pending) = self.claim_and_checkout(caller, &row, Door::Checkout).await?;
         Ok(ModelCheckout { ok: true, url, pending, already: false, model })
     }
@@ -101,8 +101,7 @@ impl Models<'_> {
             Err(e) if e.kind == ErrorKind::NotFound => e,
             found => return found,
         };
-        let Some(offering) = self.0.storage.catalog_offering(&ModelId::from(id.trim()), crate::ids::now()).await?
-        else {
+        let Some(offering) = self.store.catalog_offering(&ModelId::from(id.trim()), crate::ids::now()).await? else {
             return Err(missing);
         };
         if door == Door::Take && offering.model.tier != "free" {
@@ -129,7 +128,7 @@ impl Models<'_> {
         let m = &row.model;
         // What the provider needs is read before the claim, so nothing but the provider's own
         // answer stands between a claim and its checkout.
-        let (email, customer_id) = self.0.billing().checkout_contact(caller).await?;
+        let (email, customer_id) = self.studio.billing().checkout_contact(caller).await?;
         let now = crate::ids::now();
         let claim = ClaimRow {
             reference: new_id("clm"),
@@ -144,12 +143,12 @@ impl Models<'_> {
             checkout_url: None,
             provider_id: None,
             payment_id: None,
-            expires_at: now + chrono::Duration::seconds(self.0.config.billing.claim_secs.max(1)),
+            expires_at: now + chrono::Duration::seconds(self.studio.config.billing.claim_secs.max(1)),
             created_at: now,
             resolved_at: None,
         };
         let stale_before = now - chrono::Duration::seconds(STALE_CLAIM_SECS);
-        let claim = match self.0.storage.claim_offering(NewClaim { claim, now, stale_before }).await? {
+        let claim = match self.store.claim_offering(NewClaim { claim, now, stale_before }).await? {
             ClaimOutcome::Claimed(claim) => claim,
             ClaimOutcome::Existing(claim) => {
                 return match claim.checkout_url {
@@ -179,7 +178,7 @@ impl Models<'_> {
         };
         // The provider step runs as its own task: a caller that hangs up mid-request cannot
         // leave the claim without its checkout (and an exclusive face reserved for nothing).
-        let studio = self.0.clone();
+        let studio = self.studio.clone();
         tokio::spawn(async move { studio.models().open_claim_checkout(claim, request).await })
             .await
             .map_err(Error::internal)?
@@ -191,12 +190,12 @@ impl Models<'_> {
     async fn open_claim_checkout(&self, claim: ClaimRow, request: CheckoutRequest) -> Result<String> {
         let reference = claim.reference.as_str();
         let release = |e: Error| async move {
-            if let Err(r) = self.0.storage.release_claim(reference, crate::ids::now()).await {
+            if let Err(r) = self.store.release_claim(reference, crate::ids::now()).await {
                 tracing::error!(error = %r, reference, "a failed claim could not be released");
             }
             e
         };
-        let provider = match self.0.billing().payments() {
+        let provider = match self.studio.billing().payments() {
             Ok(p) => p,
             Err(e) => return Err(release(e).await),
         };
@@ -211,8 +210,7 @@ impl Models<'_> {
         };
         let expires_at = checkout.expires_at.map_or(claim.expires_at, |t| t.min(claim.expires_at));
         let recorded = self
-            .0
-            .storage
+            .store
             .claim_checkout_created(
                 &claim.reference,
                 &checkout.url,
@@ -289,12 +287,12 @@ impl Models<'_> {
                 revoked_by: None,
                 revoke_reason: None,
             };
-            return match self.0.storage.grant_entitlement(holding).await? {
+            return match self.store.grant_entitlement(holding).await? {
                 GrantOutcome::Granted(_) | GrantOutcome::AlreadyHeld => Ok(done),
                 GrantOutcome::Taken => Err(taken()),
             };
         }
-        self.0.billing().payments()?;
+        self.studio.billing().payments()?;
         let (url, _) = self.claim_and_checkout(caller, &row, Door::Take).await?;
         Ok(TakeResponse { ok: true, url, pending: true })
     }
@@ -302,7 +300,7 @@ impl Models<'_> {
     /// `GET entitlements`: what the house holds (granted only, newest first) and its open
     /// checkouts (pending and unexpired). Any role.
     pub async fn entitlements(&self, caller: &Caller) -> Result<Entitlements> {
-        let (holdings, open) = self.0.storage.entitlements(&caller.org_id, crate::ids::now()).await?;
+        let (holdings, open) = self.store.entitlements(&caller.org_id, crate::ids::now()).await?;
         Ok(Entitlements {
             holdings: holdings.into_iter().map(holding_view).collect(),
             open: open
@@ -319,22 +317,22 @@ impl Models<'_> {
 
     /// A claim by its checkout reference.
     pub(crate) async fn claim(&self, reference: &str) -> Result<Option<ClaimRow>> {
-        Ok(self.0.storage.claim(reference).await?)
+        Ok(self.store.claim(reference).await?)
     }
 
     /// A page of the catalog with its counts, retired offerings included, newest first.
     pub(crate) async fn catalog(&self, after: Option<&str>, limit: i64, now: DateTime<Utc>) -> Result<Vec<CatalogRow>> {
-        Ok(self.0.storage.catalog(after, limit, now).await?)
+        Ok(self.store.catalog(after, limit, now).await?)
     }
 
     /// One catalog offering with its counts.
     pub(crate) async fn catalog_offering(&self, id: &ModelId, now: DateTime<Utc>) -> Result<Option<CatalogRow>> {
-        Ok(self.0.storage.catalog_offering(id, now).await?)
+        Ok(self.store.catalog_offering(id, now).await?)
     }
 
     /// Retire a catalog offering (no new claims or takes); None when there is no such offering.
     pub(crate) async fn retire_offering(&self, id: &ModelId, now: DateTime<Utc>) -> Result<Option<ModelRow>> {
-        Ok(self.0.storage.retire_offering(id, now).await?)
+        Ok(self.store.retire_offering(id, now).await?)
     }
 
     /// Holdings of every house (or of one), revoked included, newest first; a page after `after`.
@@ -344,12 +342,12 @@ impl Models<'_> {
         after: Option<&str>,
         limit: i64,
     ) -> Result<Vec<EntitlementRow>> {
-        Ok(self.0.storage.all_entitlements(org_id, after, limit).await?)
+        Ok(self.store.all_entitlements(org_id, after, limit).await?)
     }
 
     /// Payment cases, newest first (at most `limit`).
     pub(crate) async fn entitlement_cases(&self, limit: i64) -> Result<Vec<EntitlementCaseRow>> {
-        Ok(self.0.storage.entitlement_cases(limit).await?)
+        Ok(self.store.entitlement_cases(limit).await?)
     }
 
     /// Revoke a live holding, `by` whom and why; None when there is no live holding with that id.
@@ -360,18 +358,18 @@ impl Models<'_> {
         reason: Option<&str>,
         now: DateTime<Utc>,
     ) -> Result<Option<EntitlementRow>> {
-        Ok(self.0.storage.revoke_entitlement(id, by, reason, now).await?)
+        Ok(self.store.revoke_entitlement(id, by, reason, now).await?)
     }
 
     /// A paid claim that could not become a holding: refund it through the provider and mark
     /// the case refunded, or leave it for review. Answers the case's status.
     pub(crate) async fn settle_case(&self, case: &EntitlementCaseRow) -> String {
         tracing::warn!(case = %case.id, reference = %case.reference, reason = %case.reason, "a paid claim could not become a holding");
-        let (Ok(provider), Some(payment)) = (self.0.billing().payments(), case.payment_id.as_deref()) else {
+        let (Ok(provider), Some(payment)) = (self.studio.billing().payments(), case.payment_id.as_deref()) else {
             return "review".to_string();
         };
         match provider.refund(payment, case.amount_cents).await {
-            Ok(()) => match self.0.storage.case_refunded(&CaseId::from(&case.id), crate::ids::now()).await {
+            Ok(()) => match self.store.case_refunded(&CaseId::from(&case.id), crate::ids::now()).await {
                 Ok(()) => "refunded".to_string(),
                 Err(e) => {
                     tracing::error!(error = %e, case = %case.id, "refunded, but the case could not be marked");

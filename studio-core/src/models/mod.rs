@@ -145,9 +145,10 @@ fn board_rank(model: &Model) -> u8 {
     if model.mine || model.owned { 0 } else { 1 + tier_rank(&model.tier) }
 }
 
-/// The models domain (kept models and the casting market): `studio.models()`.
-#[derive(Debug, Clone, Copy)]
-pub struct Models<'a>(pub(crate) &'a crate::studio::Studio);
+crate::studio::view! {
+    /// The models domain (kept models and the casting market): `studio.models()`.
+    Models over ModelStore
+}
 
 impl Models<'_> {
     /// A model as the house `org_id` sees it.
@@ -160,10 +161,10 @@ impl Models<'_> {
         // purchase buys.
         let shown = if usable { identity.len() } else { identity.len().min(1) };
         let preview_urls: Vec<String> = if mine {
-            identity.iter().map(|id| self.0.library().asset_file_url(id)).collect()
+            identity.iter().map(|id| self.studio.library().asset_file_url(id)).collect()
         } else {
             (0..shown)
-                .map(|n| format!("{}/api/toolkit/models/{}/preview/{n}", self.0.config.public_url, m.id))
+                .map(|n| format!("{}/api/toolkit/models/{}/preview/{n}", self.studio.config.public_url, m.id))
                 .collect()
         };
         let own = |v: Vec<String>| if mine { v } else { Vec::new() };
@@ -214,7 +215,7 @@ impl Models<'_> {
     ) -> Result<Vec<AssetRow>> {
         let mut rows = Vec::with_capacity(ids.len());
         for id in ids {
-            match self.0.library().asset(&AssetId::from(id)).await? {
+            match self.studio.library().asset(&AssetId::from(id)).await? {
                 Some(a) if a.org_id == org_id && a.deleted_at.is_none() => rows.push(a),
                 _ => return Err(Error::not_found(code, format!("No asset {id:?} in this house."))),
             }
@@ -267,7 +268,7 @@ impl Models<'_> {
 
     /// Store a model row (a house's own model or a catalog offering).
     pub(crate) async fn add_model(&self, row: ModelRow) -> Result<()> {
-        self.0.storage.insert_model(row).await?;
+        self.store.insert_model(row).await?;
         Ok(())
     }
 
@@ -278,7 +279,7 @@ impl Models<'_> {
     pub async fn cast_model(&self, caller: &Caller, req: CastModelRequest) -> Result<Model> {
         caller.require_write_library()?;
         let row = self.model_row(&caller.org_id, &caller.user_id, req).await?;
-        self.0.storage.insert_model(row.clone()).await?;
+        self.store.insert_model(row.clone()).await?;
         Ok(self.own_view(row))
     }
 
@@ -286,7 +287,7 @@ impl Models<'_> {
     /// exclusive offerings, newest first within each; an exclusive face another house holds
     /// or claims is absent. Any role.
     pub async fn list_models(&self, caller: &Caller) -> Result<ModelList> {
-        let rows = self.0.storage.board_models(&caller.org_id, crate::ids::now()).await?;
+        let rows = self.store.board_models(&caller.org_id, crate::ids::now()).await?;
         let mut models: Vec<Model> = rows.into_iter().map(|r| self.model_view(&caller.org_id, r)).collect();
         models.sort_by_key(board_rank);
         Ok(ModelList { models })
@@ -300,8 +301,7 @@ impl Models<'_> {
     }
 
     pub(crate) async fn board_row(&self, caller: &Caller, id: &ModelId) -> Result<BoardModelRow> {
-        self.0
-            .storage
+        self.store
             .board_model(&caller.org_id, &ModelId::from(id.trim()), crate::ids::now())
             .await?
             .ok_or_else(|| model_not_found(id))
@@ -336,7 +336,7 @@ impl Models<'_> {
                     .with("max", MAX_SHEETS));
                 }
                 for id in &ids {
-                    match self.0.library().asset(&AssetId::from(id)).await? {
+                    match self.studio.library().asset(&AssetId::from(id)).await? {
                         Some(a) if a.org_id == caller.org_id && a.deleted_at.is_none() => {}
                         _ => {
                             return Err(Error::invalid(
@@ -361,8 +361,7 @@ impl Models<'_> {
             .collect::<std::result::Result<_, _>>()
             .map_err(Error::internal)?;
         let row = self
-            .0
-            .storage
+            .store
             .patch_model(&caller.org_id, &current.model.id, &sheets, &traits, crate::ids::now())
             .await?
             .ok_or_else(|| model_not_found(id))?;
@@ -387,20 +386,20 @@ impl Models<'_> {
         }
         let frame = row.model.identity().into_iter().nth(n).ok_or_else(missing)?;
         let asset = self
-            .0
+            .studio
             .library()
             .asset(&AssetId::from(&frame))
             .await?
             .filter(|a| a.org_id == row.model.org_id && a.deleted_at.is_none())
             .ok_or_else(missing)?;
-        self.0.library().file_of(asset, if_none_match).await
+        self.studio.library().file_of(asset, if_none_match).await
     }
 
     /// The frame a develop casts for model `id` (its first identity frame): a model on the
     /// caller's board that the house may use (its own, held, or free). None otherwise. The
     /// frame of a catalog model lives in its publisher's library.
     pub(crate) async fn model_reference_asset(&self, caller: &Caller, id: &ModelId) -> Result<Option<AssetRow>> {
-        let Some(row) = self.0.storage.board_model(&caller.org_id, id, crate::ids::now()).await? else {
+        let Some(row) = self.store.board_model(&caller.org_id, id, crate::ids::now()).await? else {
             return Ok(None);
         };
         let usable = row.usable_by(&caller.org_id);
@@ -408,7 +407,7 @@ impl Models<'_> {
             return Ok(None);
         };
         Ok(self
-            .0
+            .studio
             .library()
             .asset(&AssetId::from(&first))
             .await?

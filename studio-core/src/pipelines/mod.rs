@@ -154,9 +154,10 @@ fn leaves(plan: &Plan) -> BTreeSet<&str> {
     plan.nodes.iter().map(|n| n.id.as_str()).filter(|id| !consumed.contains(id)).collect()
 }
 
-/// The pipelines domain (plans, presets, runs and their schedule): `studio.pipelines()`.
-#[derive(Debug, Clone, Copy)]
-pub struct Pipelines<'a>(pub(crate) &'a crate::studio::Studio);
+crate::studio::view! {
+    /// The pipelines domain (plans, presets, runs and their schedule): `studio.pipelines()`.
+    Pipelines over PipelineStore
+}
 
 impl Pipelines<'_> {
     /// Check a plan against this deployment and house; answer its nodes in an order where
@@ -192,7 +193,7 @@ impl Pipelines<'_> {
         let mut sinks: BTreeSet<&str> = plan.nodes.iter().filter_map(|n| n.sink_folder_id.as_deref()).collect();
         sinks.extend(plan.sink_folder_id.as_deref());
         for folder in sinks {
-            if self.0.library().folder(&caller.org_id, &FolderId::from(folder)).await?.is_none() {
+            if self.studio.library().folder(&caller.org_id, &FolderId::from(folder)).await?.is_none() {
                 return Err(bad_plan(format!("sinkFolderId {folder:?} is not a folder of this house.")));
             }
         }
@@ -222,13 +223,13 @@ impl Pipelines<'_> {
 
     fn check_node(&self, node: &PlanNode, ids: &HashMap<&str, usize>) -> Result<()> {
         let id = node.id.as_str();
-        let provider = self.0.config.providers.get(&node.tool).ok_or_else(|| {
+        let provider = self.studio.config.providers.get(&node.tool).ok_or_else(|| {
             bad_node(
                 id,
                 format!(
                     "{:?} is not a tool this studio runs; it runs {}.",
                     node.tool,
-                    self.0.develops().runnable_tools().join(", ")
+                    self.studio.develops().runnable_tools().join(", ")
                 ),
             )
         })?;
@@ -289,7 +290,7 @@ impl Pipelines<'_> {
             for &n in &order {
                 let node = &plan.nodes[n];
                 let required =
-                    self.0.config.providers.get(&node.tool).map(|p| p.required_roles(&node.tool)).unwrap_or(&[]);
+                    self.studio.config.providers.get(&node.tool).map(|p| p.required_roles(&node.tool)).unwrap_or(&[]);
                 let mut inputs = Vec::with_capacity(node.inputs.len());
                 let mut after = Vec::new();
                 let mut missing = None;
@@ -338,7 +339,7 @@ impl Pipelines<'_> {
                     node: node.id.clone(),
                     tool: node.tool.clone(),
                     quality,
-                    tokens: self.0.develops().frame_price(&node.tool, quality),
+                    tokens: self.studio.develops().frame_price(&node.tool, quality),
                     params: node.params.clone(),
                     inputs,
                     after,
@@ -361,7 +362,7 @@ impl Pipelines<'_> {
             for id in item.values() {
                 if !assets.contains_key(id) {
                     let found = self
-                        .0
+                        .studio
                         .develops()
                         .input_asset(caller, id, "ASSET_NOT_FOUND")
                         .await
@@ -389,7 +390,7 @@ impl Pipelines<'_> {
         let plan = parse_plan(req.plan)?;
         let items = parse_items(req.items)?;
         let compiled = self.compile(caller, plan, items).await?;
-        let spendable = self.0.billing().totals(&caller.org_id).await?.spendable();
+        let spendable = self.studio.billing().totals(&caller.org_id).await?.spendable();
         Ok(PipelinePreview { affordable: spendable >= compiled.line.tokens, spendable, compiled: compiled.line })
     }
 
@@ -415,7 +416,7 @@ impl Pipelines<'_> {
 
     /// `GET /api/toolkit/pipelines/presets`: newest first, at most [`PRESETS_LISTED`].
     pub async fn pipeline_presets(&self, caller: &Caller) -> Result<PipelinePresetList> {
-        let rows = self.0.storage.pipeline_presets(&caller.org_id, PRESETS_LISTED).await?;
+        let rows = self.store.pipeline_presets(&caller.org_id, PRESETS_LISTED).await?;
         Ok(PipelinePresetList { presets: rows.iter().map(|r| self.preset_view(r)).collect() })
     }
 
@@ -445,7 +446,7 @@ impl Pipelines<'_> {
             created_at: at,
             updated_at: at,
         };
-        self.0.storage.insert_pipeline_preset(row.clone()).await?;
+        self.store.insert_pipeline_preset(row.clone()).await?;
         Ok(PipelinePresetResponse { preset: self.preset_view(&row) })
     }
 
@@ -457,14 +458,13 @@ impl Pipelines<'_> {
         plan: serde_json::Value,
     ) -> Result<PipelinePresetResponse> {
         caller.require_write_library()?;
-        if self.0.storage.pipeline_preset(&caller.org_id, &PresetId::from(id)).await?.is_none() {
+        if self.store.pipeline_preset(&caller.org_id, &PresetId::from(id)).await?.is_none() {
             return Err(preset_not_found("NOT_FOUND"));
         }
         let plan = self.preset_plan(caller, plan).await?;
         let text = serde_json::to_string(&plan).map_err(Error::internal)?;
         let row = self
-            .0
-            .storage
+            .store
             .update_pipeline_preset(
                 &caller.org_id,
                 &PresetId::from(id),
@@ -481,7 +481,7 @@ impl Pipelines<'_> {
     /// `DELETE /api/toolkit/pipelines/presets/{id}`. Runs keep the plan they ran.
     pub async fn delete_pipeline_preset(&self, caller: &Caller, id: &PresetId) -> Result<PipelinePresetDeleted> {
         caller.require_write_library()?;
-        if !self.0.storage.delete_pipeline_preset(&caller.org_id, id).await? {
+        if !self.store.delete_pipeline_preset(&caller.org_id, id).await? {
             return Err(preset_not_found("NOT_FOUND"));
         }
         Ok(PipelinePresetDeleted { id: id.to_string(), deleted: true })

@@ -122,7 +122,7 @@ impl Pipelines<'_> {
             source_job_id: None,
             retry_of_job_id: None,
         };
-        let mut job = self.0.develops().new_job_for(&run.org_id, run.user_id.clone(), spec);
+        let mut job = self.studio.develops().new_job_for(&run.org_id, run.user_id.clone(), spec);
         job.hold_id = step.hold_id.clone();
         job.tokens = step.tokens;
         job
@@ -136,10 +136,9 @@ impl Pipelines<'_> {
             (Some(_), Some(_)) => return Err(Error::invalid("BAD_BODY", "Send plan or planId, not both.")),
             (Some(value), None) => parse_plan(value)?,
             (None, Some(id)) => {
-                let row =
-                    self.0.storage.pipeline_preset(&caller.org_id, &PresetId::from(&id)).await?.ok_or_else(|| {
-                        Error::not_found("PRESET_NOT_FOUND", format!("No pipeline preset {id:?} in this house."))
-                    })?;
+                let row = self.store.pipeline_preset(&caller.org_id, &PresetId::from(&id)).await?.ok_or_else(|| {
+                    Error::not_found("PRESET_NOT_FOUND", format!("No pipeline preset {id:?} in this house."))
+                })?;
                 let mut plan: Plan = serde_json::from_str(&row.plan).map_err(Error::internal)?;
                 plan.id = Some(row.id.into());
                 plan
@@ -230,12 +229,12 @@ impl Pipelines<'_> {
             steps.push(step);
         }
         let asked = run.request_hash.clone();
-        self.0.brand().carry_clause(&mut jobs).await?;
-        let outcome = self.0.storage.create_pipeline_run(run, steps, jobs).await.map_err(enqueue_failed)?;
+        self.studio.brand().carry_clause(&mut jobs).await?;
+        let outcome = self.store.create_pipeline_run(run, steps, jobs).await.map_err(enqueue_failed)?;
         match outcome {
             RunCreateOutcome::Created(run, jobs) => {
                 let started = jobs.len() as i64;
-                self.0.develops().queued(CreateJobsOutcome::Created(jobs)).await?;
+                self.studio.develops().queued(CreateJobsOutcome::Created(jobs)).await?;
                 Ok(PipelineRunStarted {
                     develop_id: run.id.replacen("run_", "run.", 1),
                     run_id: run.id.into(),
@@ -337,11 +336,11 @@ impl Pipelines<'_> {
 
     /// A run of the house by its row id (`run_…`), if it is that house's.
     pub(crate) async fn run_row(&self, org_id: &OrgId, id: &RunId) -> Result<Option<PipelineRunRow>> {
-        Ok(self.0.storage.pipeline_run(org_id, id).await?)
+        Ok(self.store.pipeline_run(org_id, id).await?)
     }
 
     async fn own_run(&self, caller: &Caller, id: &str) -> Result<PipelineRunRow> {
-        self.0.storage.pipeline_run(&caller.org_id, &RunId::from(&run_row_id(id))).await?.ok_or_else(run_not_found)
+        self.store.pipeline_run(&caller.org_id, &RunId::from(&run_row_id(id))).await?.ok_or_else(run_not_found)
     }
 
     /// The house's pipeline runs among `ids`, viewed, by id.
@@ -351,8 +350,8 @@ impl Pipelines<'_> {
         ids: &[String],
     ) -> Result<std::collections::HashMap<String, PipelineRun>> {
         let mut views = std::collections::HashMap::new();
-        for row in self.0.storage.pipeline_runs_in(org_id, ids).await? {
-            let states = self.0.storage.pipeline_steps(&row.id).await?;
+        for row in self.store.pipeline_runs_in(org_id, ids).await? {
+            let states = self.store.pipeline_steps(&row.id).await?;
             views.insert(row.id.to_string(), self.pipeline_view(&row, &states));
         }
         Ok(views)
@@ -360,10 +359,10 @@ impl Pipelines<'_> {
 
     /// `GET /api/toolkit/pipelines/runs`: newest first, at most [`RUNS_LISTED`].
     pub async fn pipeline_runs(&self, caller: &Caller) -> Result<PipelineRunList> {
-        let rows = self.0.storage.pipeline_runs(&caller.org_id, RUNS_LISTED).await?;
+        let rows = self.store.pipeline_runs(&caller.org_id, RUNS_LISTED).await?;
         let mut runs = Vec::with_capacity(rows.len());
         for row in &rows {
-            let states = self.0.storage.pipeline_steps(&row.id).await?;
+            let states = self.store.pipeline_steps(&row.id).await?;
             runs.push(self.pipeline_view(row, &states));
         }
         Ok(PipelineRunList { runs })
@@ -372,7 +371,7 @@ impl Pipelines<'_> {
     /// `GET /api/toolkit/pipelines/runs/{id}` (`run_<uuid>` or `run.<uuid>`).
     pub async fn pipeline_run(&self, caller: &Caller, id: &RunId) -> Result<PipelineRunDetail> {
         let row = self.own_run(caller, id).await?;
-        let states = self.0.storage.pipeline_steps(&row.id).await?;
+        let states = self.store.pipeline_steps(&row.id).await?;
         let plan: Plan = serde_json::from_str(&row.plan).map_err(Error::internal)?;
         Ok(PipelineRunDetail {
             run: self.pipeline_view(&row, &states),
@@ -388,8 +387,7 @@ impl Pipelines<'_> {
         caller.require_spend_tokens()?;
         let run_id = run_row_id(id);
         let flagged = self
-            .0
-            .storage
+            .store
             .cancel_pipeline(&caller.org_id, &RunId::from(&run_id), now())
             .await?
             .ok_or_else(run_not_found)?;
@@ -397,14 +395,14 @@ impl Pipelines<'_> {
         let cancelled_step_ids: Vec<String> = flagged.steps.into_iter().map(|(id, _)| id).collect();
         let mut cancelled_job_ids = Vec::new();
         let mut still_rendering = Vec::new();
-        for state in self.0.storage.pipeline_steps(&RunId::from(&run_id)).await? {
+        for state in self.store.pipeline_steps(&RunId::from(&run_id)).await? {
             let Some(job_id) = &state.step.job_id else { continue };
             match step_status(&state) {
-                "queued" => match self.0.develops().cancel_queued(&caller.org_id, job_id).await? {
+                "queued" => match self.studio.develops().cancel_queued(&caller.org_id, job_id).await? {
                     CancelOutcome::Cancelled(row) => {
                         tokens_released += row.tokens;
                         cancelled_job_ids.push(row.id.to_string());
-                        self.0.develops().publish_job(&row).await;
+                        self.studio.develops().publish_job(&row).await;
                     }
                     CancelOutcome::Unchanged(row) if row.status == JobStatus::Running => {
                         still_rendering.push(row.id.into())
@@ -420,7 +418,7 @@ impl Pipelines<'_> {
             tracing::warn!(error = %e, run = %run_id, "the pass after a cancel failed");
         }
         let row = self.own_run(caller, &run_id).await?;
-        let states = self.0.storage.pipeline_steps(&RunId::from(&run_id)).await?;
+        let states = self.store.pipeline_steps(&RunId::from(&run_id)).await?;
         Ok(PipelineCancelResponse {
             id: row.id.clone().into(),
             cancelled: !cancelled_job_ids.is_empty() || !cancelled_step_ids.is_empty(),

@@ -95,33 +95,33 @@ impl Pipelines<'_> {
 
     /// One scheduler pass over a run of a house; records its ending once nothing is active.
     pub(crate) async fn advance_run(&self, org_id: &OrgId, run_id: &RunId) -> Result<()> {
-        let Some(run) = self.0.storage.pipeline_run(org_id, run_id).await? else { return Ok(()) };
+        let Some(run) = self.store.pipeline_run(org_id, run_id).await? else { return Ok(()) };
         if run.status != RunStatus::Developing {
             return Ok(());
         }
-        let mut states = self.0.storage.pipeline_steps(run_id).await?;
+        let mut states = self.store.pipeline_steps(run_id).await?;
         let mut pass = self.plan_pass(&run, &states);
         if !pass.queue.is_empty() {
             let mut jobs: Vec<JobRow> = pass.queue.iter().map(|(_, job)| job.clone()).collect();
-            self.0.brand().carry_clause(&mut jobs).await?;
+            self.studio.brand().carry_clause(&mut jobs).await?;
             for ((_, queued), carried) in pass.queue.iter_mut().zip(jobs) {
                 *queued = carried;
             }
         }
         if !pass.queue.is_empty() || !pass.end.is_empty() {
-            let done = self.0.storage.advance_pipeline(org_id, run_id, pass, now()).await?;
+            let done = self.store.advance_pipeline(org_id, run_id, pass, now()).await?;
             let queued: Vec<JobRow> = done.queued;
             if !queued.is_empty() {
-                self.0.develops().queued(CreateJobsOutcome::Created(queued)).await?;
+                self.studio.develops().queued(CreateJobsOutcome::Created(queued)).await?;
             }
-            states = self.0.storage.pipeline_steps(run_id).await?;
+            states = self.store.pipeline_steps(run_id).await?;
         }
         // Read the run again: a cancel since the pass began must end it `cancelled`.
-        let Some(run) = self.0.storage.pipeline_run(org_id, run_id).await? else { return Ok(()) };
+        let Some(run) = self.store.pipeline_run(org_id, run_id).await? else { return Ok(()) };
         let view = self.pipeline_view(&run, &states);
         let ended = run_status(&view.steps, run.cancel_requested);
         if ended != "developing" {
-            self.0.storage.finish_pipeline_run(org_id, run_id, ended, now()).await?;
+            self.store.finish_pipeline_run(org_id, run_id, ended, now()).await?;
         }
         Ok(())
     }
@@ -143,7 +143,7 @@ impl Pipelines<'_> {
     async fn sweep_open_runs(&self) {
         let mut after = String::new();
         loop {
-            let open = match self.0.storage.open_pipeline_runs(&after, SWEEP_BATCH).await {
+            let open = match self.store.open_pipeline_runs(&after, SWEEP_BATCH).await {
                 Ok(open) => open,
                 Err(e) => {
                     tracing::warn!(error = %e, "listing open pipeline runs failed");

@@ -52,9 +52,10 @@ fn not_author() -> Error {
     Error::forbidden("FORBIDDEN", "Only a post's author may change or delete it.")
 }
 
-/// The posts domain (the house notes beside the library): `studio.posts()`.
-#[derive(Debug, Clone, Copy)]
-pub struct Posts<'a>(pub(crate) &'a crate::studio::Studio);
+crate::studio::view! {
+    /// The posts domain (the house notes beside the library): `studio.posts()`.
+    Posts over PostStore
+}
 
 impl Posts<'_> {
     /// `GET /posts`: a page of the house's posts, newest first. 400 `BAD_LIMIT`, `BAD_CURSOR`.
@@ -65,15 +66,14 @@ impl Posts<'_> {
         }
         let before = match query.before.as_deref().map(str::trim).filter(|b| !b.is_empty()) {
             Some(id) => {
-                let row = self.0.storage.post(&caller.org_id, &PostId::from(id)).await?;
+                let row = self.store.post(&caller.org_id, &PostId::from(id)).await?;
                 let row = row.ok_or_else(|| Error::invalid("BAD_CURSOR", "before names no post of this house."))?;
                 Some((row.created_at, row.id))
             }
             None => None,
         };
         let rows = self
-            .0
-            .storage
+            .store
             .posts(&caller.org_id, i64::from(limit), before.as_ref().map(|(at, id)| (*at, id.as_str())))
             .await?;
         Ok(rows.into_iter().map(view).collect())
@@ -95,13 +95,13 @@ impl Posts<'_> {
             created_at: now,
             updated_at: now,
         };
-        self.0.storage.insert_post(&row).await?;
+        self.store.insert_post(&row).await?;
         Ok(view(row))
     }
 
     /// `GET /posts/{id}`: one post of the house. 404 `NOT_FOUND`.
     pub async fn post(&self, caller: &Caller, id: &PostId) -> Result<Post> {
-        self.0.storage.post(&caller.org_id, id).await?.map(view).ok_or_else(not_found)
+        self.store.post(&caller.org_id, id).await?.map(view).ok_or_else(not_found)
     }
 
     /// `PATCH /posts/{id}`: the author changes a post. 400 as on create; 403 `FORBIDDEN` (not
@@ -110,16 +110,13 @@ impl Posts<'_> {
         refuse_viewer(caller)?;
         let title = patch.title.as_deref().map(|t| text(t, "TITLE_REQUIRED", "title", MAX_POST_TITLE)).transpose()?;
         let body = patch.body.as_deref().map(|b| text(b, "BODY_REQUIRED", "body", MAX_POST_BODY)).transpose()?;
-        let row = self.0.storage.post(&caller.org_id, id).await?.ok_or_else(not_found)?;
+        let row = self.store.post(&caller.org_id, id).await?.ok_or_else(not_found)?;
         if row.author_id != caller.user_id {
             return Err(not_author());
         }
         let now = crate::ids::now();
-        let changed = self
-            .0
-            .storage
-            .update_post(&caller.org_id, id, &caller.user_id, title.as_deref(), body.as_deref(), now)
-            .await?;
+        let changed =
+            self.store.update_post(&caller.org_id, id, &caller.user_id, title.as_deref(), body.as_deref(), now).await?;
         changed.map(view).ok_or_else(not_found)
     }
 
@@ -127,11 +124,11 @@ impl Posts<'_> {
     /// `NOT_FOUND`.
     pub async fn delete_post(&self, caller: &Caller, id: &PostId) -> Result<()> {
         refuse_viewer(caller)?;
-        let row = self.0.storage.post(&caller.org_id, id).await?.ok_or_else(not_found)?;
+        let row = self.store.post(&caller.org_id, id).await?.ok_or_else(not_found)?;
         if row.author_id != caller.user_id {
             return Err(not_author());
         }
-        if !self.0.storage.delete_post(&caller.org_id, id, &caller.user_id).await? {
+        if !self.store.delete_post(&caller.org_id, id, &caller.user_id).await? {
             return Err(not_found());
         }
         Ok(())

@@ -17,16 +17,10 @@ use crate::api::{
 use crate::caller::Caller;
 use crate::error::{Error, Result};
 use crate::storage::{SearchHitRow, SearchScope};
-use crate::studio::Studio;
 
-/// The view of search.
-pub struct Search<'a>(&'a Studio);
-
-impl Studio {
-    /// House-wide search.
-    pub fn search(&self) -> Search<'_> {
-        Search(self)
-    }
+crate::studio::view! {
+    /// The view of search.
+    Search over SearchStore
 }
 
 /// The query's words: runs of letters and digits, lowercased, each once, in order. 400
@@ -141,7 +135,7 @@ impl Search<'_> {
             ticket_person: &caller.user_id,
         };
         let after_ref = after.as_ref().map(|(score, id)| (*score, id.as_str()));
-        let mut rows = self.0.storage.search(&scope, &words, after_ref, limit + 1).await?;
+        let mut rows = self.store.search(&scope, &words, after_ref, limit + 1).await?;
         let more = rows.len() as i64 > limit;
         rows.truncate(limit as usize);
         let next_cursor = more.then(|| rows.last().map(|r| next_cursor(r, &print))).flatten();
@@ -181,7 +175,7 @@ impl Search<'_> {
         };
         match kind {
             SearchKind::Asset => {
-                result.url = Some(self.0.library().asset_file_url(&result.id));
+                result.url = Some(self.studio.library().asset_file_url(&result.id));
                 result.asset_kind = row.tag.as_deref().and_then(AssetKind::parse);
                 result.sku = row.sku;
                 result.folder_id = row.folder_id;

@@ -134,7 +134,7 @@ pub struct PeriodCounts {
 
 /// The analyst's storage.
 #[async_trait::async_trait]
-pub trait AnalystStore {
+pub trait AnalystStore: Send + Sync {
     /// The cadence, if it was ever set.
     async fn analyst_settings(&self) -> Result<Option<AnalystSettingsRow>, StorageError>;
     /// Set the cadence.

@@ -100,7 +100,7 @@ pub struct BrandMarkRow {
 
 /// Brand profiles and marks.
 #[async_trait::async_trait]
-pub trait BrandStore {
+pub trait BrandStore: Send + Sync {
     /// The house's profile, if it has one.
     async fn brand_profile(&self, org_id: &OrgId) -> Result<Option<BrandProfileRow>, StorageError>;
     /// Write the fields a patch sets in one statement (creating the row with the defaults when

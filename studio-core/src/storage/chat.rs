@@ -104,7 +104,7 @@ pub struct SessionChange<'a> {
 
 /// Chat sessions, turns and actions.
 #[async_trait::async_trait]
-pub trait ChatStore {
+pub trait ChatStore: Send + Sync {
     /// Write a new session.
     async fn insert_chat_session(&self, row: &ChatSessionRow) -> Result<(), StorageError>;
     /// The person's session in the house through `via`, if it is theirs.

@@ -182,7 +182,7 @@ pub struct PlatformCounts {
 
 /// The admin console's reads and records.
 #[async_trait::async_trait]
-pub trait ConsoleStore {
+pub trait ConsoleStore: Send + Sync {
     /// Record a settled charge's provider cost (once per hold; a second record is ignored).
     async fn insert_cost_record(&self, row: &CostRecordRow) -> Result<(), StorageError>;
     /// Settled holds since `since`, with the tool and cost they carry where known.

@@ -218,7 +218,7 @@ pub struct FunnelRow {
 
 /// The internal routes' storage.
 #[async_trait::async_trait]
-pub trait InternalStore {
+pub trait InternalStore: Send + Sync {
     /// Insert the evidence of its job unless the job has one; the job's evidence either way and
     /// whether it was created now.
     async fn open_evidence(&self, row: &EvidenceRow) -> Result<(EvidenceRow, bool), StorageError>;

@@ -29,7 +29,7 @@ pub struct LaneResultRow {
 
 /// Lane results.
 #[async_trait::async_trait]
-pub trait LaneStore {
+pub trait LaneStore: Send + Sync {
     /// Record a result whose blob is written.
     async fn insert_lane_result(&self, row: &LaneResultRow) -> Result<(), StorageError>;
     /// One result, expired or not.

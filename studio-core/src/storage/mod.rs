@@ -124,12 +124,27 @@ pub enum StorageError {
     Unsupported(String),
 }
 
+/// The stores the accounts view owns: people and houses, their profiles, their seats.
+pub trait AccountsStores: AccountStore + ProfileStore + SeatStore {}
+impl<T: AccountStore + ProfileStore + SeatStore + ?Sized> AccountsStores for T {}
+
+/// The stores the admin console's view owns: its own figures and the analyst's.
+pub trait AdminStores: ConsoleStore + AnalystStore {}
+impl<T: ConsoleStore + AnalystStore + ?Sized> AdminStores for T {}
+
+/// The stores the billing view owns: the ledger and its holds, and checkouts, plans, autocharge.
+pub trait BillingStores: BillingStore + LedgerStore {}
+impl<T: BillingStore + LedgerStore + ?Sized> BillingStores for T {}
+
 /// Every read and write the domain needs: the union of the per-domain stores, so one
 /// `Arc<dyn Storage>` serves every domain and one backend object can run a transaction that
 /// crosses domains. Implementations apply their own migrations on open.
 #[async_trait::async_trait]
 pub trait Storage:
-    AccountStore
+    AccountsStores
+    + AdminStores
+    + BillingStores
+    + AccountStore
     + LibraryStore
     + ModelStore
     + JobStore

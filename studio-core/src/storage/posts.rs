@@ -26,7 +26,7 @@ pub struct PostRow {
 
 /// Posts.
 #[async_trait::async_trait]
-pub trait PostStore {
+pub trait PostStore: Send + Sync {
     /// Write a new post.
     async fn insert_post(&self, row: &PostRow) -> Result<(), StorageError>;
     /// One post of the house.

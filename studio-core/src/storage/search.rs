@@ -47,7 +47,7 @@ pub struct SearchHitRow {
 
 /// The search index.
 #[async_trait::async_trait]
-pub trait SearchStore {
+pub trait SearchStore: Send + Sync {
     /// Up to `limit` documents in `scope` that contain every one of `words` as the start of one
     /// of their words (words are lowercase runs of letters and digits, at least one), best
     /// first, ties by id; after `after` (a previous last row's `(score, ref_id)`) when given.

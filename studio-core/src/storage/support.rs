@@ -180,7 +180,7 @@ pub struct MessageEffect {
 
 /// Support.
 #[async_trait::async_trait]
-pub trait SupportStore {
+pub trait SupportStore: Send + Sync {
     /// Raise a ticket with its first message (one transaction).
     async fn insert_ticket(&self, ticket: &TicketRow, first: Option<&TicketMessageRow>) -> Result<(), StorageError>;
     /// One ticket with its list fields.

@@ -164,7 +164,7 @@ pub enum DeliveryFate {
 
 /// Webhook endpoints.
 #[async_trait::async_trait]
-pub trait WebhookStore {
+pub trait WebhookStore: Send + Sync {
     /// Insert a new endpoint unless the house already keeps `max` of them; false when it does.
     async fn insert_webhook(&self, row: &WebhookRow, max: i64) -> Result<bool, StorageError>;
     /// One endpoint of the house.

@@ -65,7 +65,7 @@ impl Support<'_> {
             }
             Escalator::Bridge(_) => match named {
                 Some(org) => {
-                    let house = self.0.accounts().house(&OrgId::from(org)).await?.ok_or_else(no_house)?;
+                    let house = self.studio.accounts().house(&OrgId::from(org)).await?.ok_or_else(no_house)?;
                     (Some(house.id), None)
                 }
                 None => (None, None),
@@ -97,8 +97,8 @@ impl Support<'_> {
             created_at: now,
             last_message_at: now,
         };
-        self.0.storage.insert_ticket(&ticket, None).await?;
-        let row = self.0.storage.ticket_line(&ticket.id).await?.ok_or_else(|| Error::internal("ticket vanished"))?;
+        self.store.insert_ticket(&ticket, None).await?;
+        let row = self.store.ticket_line(&ticket.id).await?.ok_or_else(|| Error::internal("ticket vanished"))?;
         Ok(ticket_view(&row))
     }
 }

@@ -24,7 +24,6 @@ use crate::caller::Caller;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ids::new_id;
 use crate::storage::{MessageEffect, SupportReportRow, ThreadMessageRow, TicketLineRow, TicketMessageRow, TicketRow};
-use crate::studio::Studio;
 
 mod escalations;
 mod queue;
@@ -42,15 +41,9 @@ const MAX_SCREEN_CHARS: usize = 200;
 /// The name support replies carry.
 pub(crate) const SUPPORT_NAME: &str = "Studio support";
 
-/// Support's operations: `studio.support()`.
-#[derive(Debug, Clone, Copy)]
-pub struct Support<'a>(&'a Studio);
-
-impl Studio {
-    /// Tickets, threads, screenshots, escalations and the admin support queue.
-    pub fn support(&self) -> Support<'_> {
-        Support(self)
-    }
+crate::studio::view! {
+    /// Support's operations: `studio.support()`.
+    Support over SupportStore
 }
 
 /// 503 `THREAD_UNAVAILABLE`: a thread that is not the caller's, answered exactly as an unknown
@@ -218,7 +211,7 @@ impl Support<'_> {
     /// What the server reads and attaches to a ticket of `org_id`: the plan, the spendable
     /// balance and the house's last develop (never taken from the client).
     pub(crate) async fn context(&self, org_id: &OrgId) -> Result<Value> {
-        let studio = self.0;
+        let studio = self.studio;
         let plan = studio.billing().plan_view(org_id).await?;
         let spendable = studio.billing().totals(org_id).await?.spendable();
         let last = studio.develops().recent_develops(org_id, 1).await?.into_iter().next();
@@ -232,7 +225,7 @@ impl Support<'_> {
 
     /// The caller's own ticket, else 503 `THREAD_UNAVAILABLE`.
     async fn own(&self, caller: &Caller, id: &str) -> Result<TicketLineRow> {
-        let row = self.0.storage.ticket_line(&TicketId::from(id.trim())).await?.ok_or_else(thread_unavailable)?;
+        let row = self.store.ticket_line(&TicketId::from(id.trim())).await?.ok_or_else(thread_unavailable)?;
         let mine = row.ticket.org_id.as_deref() == Some(caller.org_id.as_str())
             && row.ticket.user_id.as_deref() == Some(caller.user_id.as_str());
         if !mine {
@@ -247,7 +240,7 @@ impl Support<'_> {
     /// `THREAD_UNAVAILABLE` (a `ticketId` that is not the caller's).
     pub async fn raise(&self, caller: &Caller, new: NewTicket) -> Result<TicketCreated> {
         let checked = check(&new)?;
-        let storage = &self.0.storage;
+        let storage = &self.store;
         let now = crate::ids::now();
         if let Some(id) = new.ticket_id.as_deref().map(str::trim).filter(|id| !id.is_empty()) {
             let body = words(&new.body, 1)?;
@@ -338,8 +331,7 @@ impl Support<'_> {
         let limit = page_limit(query.limit)?;
         let before = cursor(query.cursor.as_deref())?;
         let rows = self
-            .0
-            .storage
+            .store
             .person_tickets(&caller.org_id, &caller.user_id, limit, before.as_ref().map(|(at, id)| (*at, id.as_str())))
             .await?;
         let next_cursor = (rows.len() as i64 == limit)
@@ -352,7 +344,7 @@ impl Support<'_> {
     /// notes excluded; support's replies are marked read. 503 `THREAD_UNAVAILABLE`.
     pub async fn thread(&self, caller: &Caller, id: &TicketId) -> Result<TicketThread> {
         let row = self.own(caller, id).await?;
-        let storage = &self.0.storage;
+        let storage = &self.store;
         if row.unread_count > 0 {
             storage.mark_support_read(&row.ticket.id, crate::ids::now()).await?;
         }

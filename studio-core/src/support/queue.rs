@@ -80,7 +80,7 @@ impl Support<'_> {
             ticket_id: None,
             since: None,
         };
-        let storage = &self.0.storage;
+        let storage = &self.store;
         let before = cursor(query.cursor.as_deref())?;
         let rows = storage.queue_tickets(&filter, limit, before.as_ref().map(|(at, id)| (*at, id.as_str()))).await?;
         let next_cursor = (rows.len() as i64 == limit)
@@ -93,7 +93,7 @@ impl Support<'_> {
     /// the context read when it was raised, the transcript, and fresh links to its screenshots.
     /// Reading it marks nothing read. 404 `TICKET_NOT_FOUND`.
     pub async fn admin_thread(&self, _admin: &PlatformAdmin, id: &TicketId) -> Result<AdminThread> {
-        let storage = &self.0.storage;
+        let storage = &self.store;
         let row = storage.ticket_line(&TicketId::from(id.trim())).await?.ok_or_else(not_found)?;
         let messages = storage.ticket_messages(&row.ticket.id, true).await?;
         let now = crate::ids::now();
@@ -161,7 +161,7 @@ impl Support<'_> {
         } else {
             MessageEffect { status: Some("pending"), visible: true }
         };
-        if !self.0.storage.add_ticket_message(&message, effect).await? {
+        if !self.store.add_ticket_message(&message, effect).await? {
             return Err(not_found());
         }
         self.admin_thread(admin, id).await
@@ -189,7 +189,7 @@ impl Support<'_> {
         change: TicketStatusChange,
     ) -> Result<AdminThread> {
         let status = status(change.status.as_deref().unwrap_or_default())?;
-        if !self.0.storage.set_ticket_status(&TicketId::from(id.trim()), status).await? {
+        if !self.store.set_ticket_status(&TicketId::from(id.trim()), status).await? {
             return Err(not_found());
         }
         self.admin_thread(admin, id).await
@@ -228,7 +228,7 @@ impl Support<'_> {
             ticket_id: query.ticket_id.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(String::from),
             since: Some(since),
         };
-        let rows = self.0.storage.window_tickets(&filter).await?;
+        let rows = self.store.window_tickets(&filter).await?;
         let waits: Vec<i64> = rows
             .iter()
             .filter_map(|r| r.first_reply_at.map(|at| (at - r.ticket.created_at).num_seconds().max(0)))
@@ -237,7 +237,7 @@ impl Support<'_> {
             hours,
             since,
             tickets_raised: rows.len() as i64,
-            reports_noted: self.0.storage.support_reports_since(since).await?,
+            reports_noted: self.store.support_reports_since(since).await?,
             by_status: counts(rows.iter(), |r| Some(r.ticket.status.to_string())),
             by_topic: counts(rows.iter(), |r| r.ticket.topic.clone()),
             by_reason: counts(rows.iter().filter(|r| r.ticket.source == "escalation"), |r| r.ticket.reason.clone()),

@@ -53,8 +53,8 @@ impl Support<'_> {
     /// A screenshot's signed link until `expires` (Unix seconds). Public so an embedding
     /// server (and the tests) can mint a link of any life; the route mints 7-day links.
     pub fn screenshot_url(&self, id: &str, object: &str, expires: i64) -> String {
-        let signature = self.0.library().sign_link(SCOPE, &format!("{id}/{object}"), expires);
-        format!("{}{SCREENSHOT_PATH}{id}?o={object}&e={expires}&s={signature}", self.0.config.public_url)
+        let signature = self.studio.library().sign_link(SCOPE, &format!("{id}/{object}"), expires);
+        format!("{}{SCREENSHOT_PATH}{id}?o={object}&e={expires}&s={signature}", self.studio.config.public_url)
     }
 
     /// A fresh link of a kept screenshot, living [`SCREENSHOT_LINK_DAYS`] from `now`.
@@ -78,10 +78,11 @@ impl Support<'_> {
         let key = format!("orgs/{}/support/{id}.{ext}", caller.org_id);
         let size = bytes.len() as i64;
         let max = images::MAX_IMAGE_MB * 1024 * 1024;
-        let blob = self.0.blobs.put_bytes(&key, bytes, max, images::accepted_image).await.map_err(|e| match e {
-            crate::blobs::BlobError::TooLarge { .. } => images::image_too_large(),
-            e => Error::internal(e),
-        })?;
+        let blob =
+            self.studio.blobs.put_bytes(&key, bytes, max, images::accepted_image).await.map_err(|e| match e {
+                crate::blobs::BlobError::TooLarge { .. } => images::image_too_large(),
+                e => Error::internal(e),
+            })?;
         let now = crate::ids::now();
         let row = ScreenshotRow {
             id,
@@ -94,7 +95,7 @@ impl Support<'_> {
             created_at: now,
             expires_at: now + Duration::days(SCREENSHOT_RETENTION_DAYS),
         };
-        self.0.storage.insert_screenshot(&row).await?;
+        self.store.insert_screenshot(&row).await?;
         Ok(self.fresh_link(&row, now))
     }
 
@@ -109,29 +110,29 @@ impl Support<'_> {
         now: DateTime<Utc>,
     ) -> Result<(Bytes, String, i64)> {
         let (object, expires, signature) = (query.o.as_str(), query.e, query.s.as_str());
-        self.0
+        self.studio
             .library()
             .check_link(SCOPE, &format!("{id}/{object}"), expires, signature, now.timestamp())
             .map_err(|refused| refused.into_error(ErrorKind::Forbidden))?;
-        let row = self.0.storage.screenshot(&ScreenshotId::from(id)).await?.ok_or_else(gone)?;
+        let row = self.store.screenshot(&ScreenshotId::from(id)).await?.ok_or_else(gone)?;
         if row.object != object || row.expires_at < now {
             return Err(gone());
         }
-        let bytes = self.0.blobs.get_bytes(&row.blob_key).await.map_err(|_| gone())?;
+        let bytes = self.studio.blobs.get_bytes(&row.blob_key).await.map_err(|_| gone())?;
         Ok((bytes, row.mime, (expires - now.timestamp()).max(0)))
     }
 
     /// Delete the screenshots whose retention ended before `now`, rows and blobs (the pack
     /// worker's minute sweep calls this). Answers how many went.
     pub async fn sweep_screenshots(&self, now: DateTime<Utc>) -> Result<usize> {
-        let expired = self.0.storage.expired_screenshots(now, SWEEP_PAGE).await?;
+        let expired = self.store.expired_screenshots(now, SWEEP_PAGE).await?;
         let mut swept = 0;
         for row in expired {
-            if let Err(e) = self.0.blobs.delete(&row.blob_key).await {
+            if let Err(e) = self.studio.blobs.delete(&row.blob_key).await {
                 tracing::warn!(error = %e, key = %row.blob_key, "could not delete an expired screenshot");
                 continue;
             }
-            if self.0.storage.delete_screenshot(&ScreenshotId::from(&row.id)).await? {
+            if self.store.delete_screenshot(&ScreenshotId::from(&row.id)).await? {
                 swept += 1;
             }
         }

@@ -60,7 +60,7 @@ impl Webhooks<'_> {
     ) -> Result<WebhookAttemptRow> {
         let at = now();
         let secrets = self.signing_secrets(endpoint, at);
-        let config = &self.0.config;
+        let config = &self.studio.config;
         let outcome = deliver::attempt(
             &config.link_preview,
             config.webhooks.allow_http_loopback,
@@ -95,7 +95,7 @@ impl Webhooks<'_> {
             created_at: at,
             url: send.url.map(str::to_string),
         };
-        self.0.storage.insert_webhook_attempt(&row).await?;
+        self.store.insert_webhook_attempt(&row).await?;
         // A 410 from a develop's own URL ends that delivery only; the endpoint is not its.
         if outcome.gone && send.url.is_none() {
             self.disable_and_tell(endpoint, "The receiver answered 410 Gone.").await;
@@ -119,8 +119,8 @@ impl Webhooks<'_> {
         if cursor.is_some_and(|c| !c.starts_with("wha_")) {
             return Err(Error::invalid("BAD_CURSOR", "That cursor is not one we gave."));
         }
-        self.0.storage.webhook(&caller.org_id, id).await?.ok_or_else(not_found)?;
-        let mut rows = self.0.storage.webhook_attempts(&caller.org_id, id, i64::from(limit) + 1, cursor).await?;
+        self.store.webhook(&caller.org_id, id).await?.ok_or_else(not_found)?;
+        let mut rows = self.store.webhook_attempts(&caller.org_id, id, i64::from(limit) + 1, cursor).await?;
         let more = rows.len() > limit as usize;
         rows.truncate(limit as usize);
         let next_cursor = if more { rows.last().map(|r| r.id.clone()) } else { None };
@@ -131,7 +131,7 @@ impl Webhooks<'_> {
     /// and answer the attempt. 403 `FORBIDDEN`; 404 `NOT_FOUND`.
     pub async fn test(&self, caller: &Caller, id: &WebhookId) -> Result<WebhookDelivery> {
         require_manage(caller)?;
-        let endpoint = self.0.storage.webhook(&caller.org_id, id).await?.ok_or_else(not_found)?;
+        let endpoint = self.store.webhook(&caller.org_id, id).await?.ok_or_else(not_found)?;
         let delivery_id = new_id("msg");
         let payload = json!({"type": PING, "webhookId": endpoint.id, "sentAt": now()}).to_string();
         let send =
@@ -144,8 +144,8 @@ impl Webhooks<'_> {
     /// 403 `FORBIDDEN`; 404 `NOT_FOUND`, `DELIVERY_NOT_FOUND`.
     pub async fn replay(&self, caller: &Caller, id: &WebhookId, delivery_id: &DeliveryId) -> Result<WebhookDelivery> {
         require_manage(caller)?;
-        let endpoint = self.0.storage.webhook(&caller.org_id, id).await?.ok_or_else(not_found)?;
-        let last = self.0.storage.last_webhook_attempt(&caller.org_id, id, delivery_id).await?.ok_or_else(|| {
+        let endpoint = self.store.webhook(&caller.org_id, id).await?.ok_or_else(not_found)?;
+        let last = self.store.last_webhook_attempt(&caller.org_id, id, delivery_id).await?.ok_or_else(|| {
             Error::not_found("DELIVERY_NOT_FOUND", "No delivery with that id was made to this webhook.")
         })?;
         let send = Send {

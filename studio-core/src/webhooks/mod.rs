@@ -29,17 +29,10 @@ use crate::caller::Caller;
 use crate::error::{Error, Result};
 use crate::ids::now;
 use crate::storage::{WebhookChanges, WebhookRow};
-use crate::studio::Studio;
 
-/// The webhook operations: `studio.webhooks()`.
-#[derive(Debug, Clone, Copy)]
-pub struct Webhooks<'a>(&'a Studio);
-
-impl Studio {
-    /// The webhook endpoints' view.
-    pub fn webhooks(&self) -> Webhooks<'_> {
-        Webhooks(self)
-    }
+crate::studio::view! {
+    /// The webhook operations: `studio.webhooks()`.
+    Webhooks over WebhookStore
 }
 
 /// A new signing secret: `whsec_` and the base64 of 24 random bytes (the Standard Webhooks form:
@@ -109,26 +102,26 @@ pub(crate) fn view(row: &WebhookRow) -> Webhook {
 impl Webhooks<'_> {
     /// A URL checked for form and target: 400 `BAD_WEBHOOK_URL`, `WEBHOOK_TARGET_REFUSED`.
     pub(crate) async fn checked_url(&self, url: &str) -> Result<String> {
-        let allow = self.0.config.webhooks.allow_http_loopback;
+        let allow = self.studio.config.webhooks.allow_http_loopback;
         let parsed = target::parse(url, allow).map_err(target::Refusal::into_error)?;
-        target::check(&self.0.config.link_preview, &parsed, allow).await.map_err(target::Refusal::into_error)?;
+        target::check(&self.studio.config.link_preview, &parsed, allow).await.map_err(target::Refusal::into_error)?;
         Ok(parsed.to_string())
     }
 
     /// The deployment key secrets are sealed with.
     fn seal_key(&self) -> &[u8] {
-        self.0.config.signing_key.bytes()
+        self.studio.config.signing_key.bytes()
     }
 
     /// `GET /api/toolkit/webhooks`: every endpoint of the house, oldest first (any role).
     pub async fn list(&self, caller: &Caller) -> Result<WebhookList> {
-        let rows = self.0.storage.webhooks(&caller.org_id).await?;
+        let rows = self.store.webhooks(&caller.org_id).await?;
         Ok(WebhookList { webhooks: rows.iter().map(view).collect() })
     }
 
     /// `GET /api/toolkit/webhooks/{id}` (any role). 404 `NOT_FOUND`.
     pub async fn get(&self, caller: &Caller, id: &WebhookId) -> Result<Webhook> {
-        self.0.storage.webhook(&caller.org_id, id).await?.as_ref().map(view).ok_or_else(not_found)
+        self.store.webhook(&caller.org_id, id).await?.as_ref().map(view).ok_or_else(not_found)
     }
 
     /// `POST /api/toolkit/webhooks`: a new endpoint and its secret, answered once. 400
@@ -156,7 +149,7 @@ impl Webhooks<'_> {
             created_at: at,
             updated_at: at,
         };
-        if !self.0.storage.insert_webhook(&row, MAX_WEBHOOKS as i64).await? {
+        if !self.store.insert_webhook(&row, MAX_WEBHOOKS as i64).await? {
             return Err(Error::conflict(
                 "TOO_MANY_WEBHOOKS",
                 format!("A house keeps at most {MAX_WEBHOOKS} webhooks."),
@@ -176,20 +169,20 @@ impl Webhooks<'_> {
         };
         let description = description(patch.description)?;
         // The id first, so another house's id answers 404 whatever the body says.
-        self.0.storage.webhook(&caller.org_id, id).await?.ok_or_else(not_found)?;
+        self.store.webhook(&caller.org_id, id).await?.ok_or_else(not_found)?;
         let url = match patch.url {
             Some(url) => Some(self.checked_url(&url).await?),
             None => None,
         };
         let changes = WebhookChanges { url, description, events, enabled: patch.enabled };
-        let row = self.0.storage.update_webhook(&caller.org_id, id, &changes, now()).await?;
+        let row = self.store.update_webhook(&caller.org_id, id, &changes, now()).await?;
         row.as_ref().map(view).ok_or_else(not_found)
     }
 
     /// `DELETE /api/toolkit/webhooks/{id}`. 403 `FORBIDDEN`; 404 `NOT_FOUND`.
     pub async fn delete(&self, caller: &Caller, id: &WebhookId) -> Result<WebhookDeleted> {
         require_manage(caller)?;
-        if !self.0.storage.delete_webhook(&caller.org_id, id).await? {
+        if !self.store.delete_webhook(&caller.org_id, id).await? {
             return Err(not_found());
         }
         Ok(WebhookDeleted { id: id.to_string(), deleted: true })
@@ -203,7 +196,7 @@ impl Webhooks<'_> {
         let at = now();
         let until = at + Duration::hours(ROTATION_OVERLAP_HOURS);
         let sealed = seal::seal(self.seal_key(), &secret);
-        self.0.storage.rotate_webhook_secret(&caller.org_id, id, &sealed, until, at).await?.ok_or_else(not_found)?;
+        self.store.rotate_webhook_secret(&caller.org_id, id, &sealed, until, at).await?.ok_or_else(not_found)?;
         Ok(WebhookSecret { id: id.to_string(), secret, previous_secret_expires_at: until })
     }
 

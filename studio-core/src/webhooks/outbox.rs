@@ -97,7 +97,7 @@ impl Webhooks<'_> {
         };
         let org = OrgId::from(&*event.org_id);
         let queued = async {
-            let endpoint = self.0.storage.webhook(&org, &WebhookId::from(signer)).await?.filter(|e| e.enabled);
+            let endpoint = self.store.webhook(&org, &WebhookId::from(signer)).await?.filter(|e| e.enabled);
             let Some(endpoint) = endpoint else {
                 tracing::warn!(org = %event.org_id, "the endpoint that signs a develop's webhookUrl is disabled or gone; skipped");
                 return Ok(());
@@ -125,7 +125,7 @@ impl Webhooks<'_> {
             return Ok(());
         }
         let url = self.checked_url(raw.trim()).await?;
-        let endpoints = self.0.storage.webhooks(&caller.org_id).await?;
+        let endpoints = self.store.webhooks(&caller.org_id).await?;
         let Some(signer) = default_endpoint(&endpoints) else {
             return Err(Error::invalid(
                 "NO_WEBHOOK_ENDPOINT",
@@ -140,7 +140,7 @@ impl Webhooks<'_> {
 
     async fn try_enqueue(&self, event: &HouseEvent) -> Result<()> {
         let org = OrgId::from(&*event.org_id);
-        let endpoints = self.0.storage.webhooks(&org).await?;
+        let endpoints = self.store.webhooks(&org).await?;
         if endpoints.is_empty() {
             return Ok(());
         }
@@ -161,7 +161,7 @@ impl Webhooks<'_> {
         let kind = message["type"].as_str().unwrap_or_default();
         let event_seq = message["job"]["eventSeq"].as_i64();
         let at = now();
-        let settle = self.0.config.webhooks.settle_ms;
+        let settle = self.studio.config.webhooks.settle_ms;
         let due = at + Duration::milliseconds(i64::try_from(settle).unwrap_or(0));
         let rows: Vec<WebhookDeliveryRow> = targets
             .map(|(e, url)| {
@@ -172,12 +172,12 @@ impl Webhooks<'_> {
         if rows.is_empty() {
             return Ok(());
         }
-        self.0.storage.enqueue_webhook_deliveries(&rows).await?;
+        self.store.enqueue_webhook_deliveries(&rows).await?;
         if settle == 0 {
-            self.0.webhook_wakeup.notify_waiters();
+            self.studio.webhook_wakeup.notify_waiters();
         } else {
             // Wake the workers when the rows come due rather than at the next poll.
-            let wakeup = self.0.webhook_wakeup.clone();
+            let wakeup = self.studio.webhook_wakeup.clone();
             tokio::spawn(async move {
                 tokio::time::sleep(std::time::Duration::from_millis(settle)).await;
                 wakeup.notify_waiters();
@@ -193,7 +193,7 @@ impl Webhooks<'_> {
         if let Err(e) = self.catch_up().await {
             tracing::warn!(error = %e, "catching up on job changes for webhooks failed");
         }
-        let workers = self.0.config.webhooks.workers.max(1);
+        let workers = self.studio.config.webhooks.workers.max(1);
         let all = futures_util::future::join_all((0..workers).map(|_| self.worker()));
         tokio::select! {
             () = shutdown => {}
@@ -209,14 +209,14 @@ impl Webhooks<'_> {
     /// has nothing to catch up from). Answers how many changes were offered.
     pub async fn catch_up(&self) -> Result<u64> {
         let mut offered = 0;
-        for endpoint in self.0.storage.enabled_webhooks().await? {
+        for endpoint in self.store.enabled_webhooks().await? {
             if !subscribed(&endpoint, "job") {
                 continue;
             }
-            let Some(newest) = self.0.storage.newest_queued_job_change(&endpoint.org_id, &endpoint.id).await? else {
+            let Some(newest) = self.store.newest_queued_job_change(&endpoint.org_id, &endpoint.id).await? else {
                 continue;
             };
-            let changes = self.0.develops().job_changes_since(&endpoint.org_id, newest, CATCH_UP_LIMIT).await?;
+            let changes = self.studio.develops().job_changes_since(&endpoint.org_id, newest, CATCH_UP_LIMIT).await?;
             for change in &changes {
                 self.queue(change, &change.message(), std::iter::once((&endpoint, None))).await?;
             }
@@ -226,10 +226,10 @@ impl Webhooks<'_> {
     }
 
     async fn worker(&self) {
-        let poll = std::time::Duration::from_millis(self.0.config.webhooks.poll_ms.max(10));
+        let poll = std::time::Duration::from_millis(self.studio.config.webhooks.poll_ms.max(10));
         loop {
             // Registered before the pass, so an event queued during it is not missed.
-            let woken = self.0.webhook_wakeup.notified();
+            let woken = self.studio.webhook_wakeup.notified();
             tokio::pin!(woken);
             woken.as_mut().enable();
             if let Err(e) = self.deliver_due().await {
@@ -254,10 +254,10 @@ impl Webhooks<'_> {
 
     /// Claim one due delivery and attempt it; false when none is due.
     async fn deliver_one(&self) -> Result<bool> {
-        let storage = &self.0.storage;
+        let storage = &self.store;
         let claim = random_secret();
         let at = now();
-        let lease = Duration::seconds(i64::try_from(self.0.config.webhooks.lease_secs.max(1)).unwrap_or(60));
+        let lease = Duration::seconds(i64::try_from(self.studio.config.webhooks.lease_secs.max(1)).unwrap_or(60));
         let Some(row) = storage.claim_webhook_delivery(&claim, at, at + lease).await? else {
             return Ok(false);
         };
@@ -273,7 +273,7 @@ impl Webhooks<'_> {
 
     /// Make the claimed attempt and say what becomes of the delivery.
     async fn attempt(&self, endpoint: &WebhookRow, row: &WebhookDeliveryRow) -> Result<DeliveryFate> {
-        let schedule = &self.0.config.webhooks.retry_schedule;
+        let schedule = &self.studio.config.webhooks.retry_schedule;
         // Attempt n (the claim counted it) waits schedule[n - 1] after it ends, if it fails.
         let wait = usize::try_from(row.attempts - 1).ok().and_then(|i| schedule.get(i)).map(|w| jittered(*w));
         let send = Send {
@@ -316,13 +316,13 @@ impl Webhooks<'_> {
     }
 
     async fn try_disable_and_tell(&self, endpoint: &WebhookRow, reason: &str) -> Result<()> {
-        let fresh = self.0.storage.webhook(&endpoint.org_id, &endpoint.id).await?;
+        let fresh = self.store.webhook(&endpoint.org_id, &endpoint.id).await?;
         if !fresh.is_some_and(|e| e.enabled) {
             return Ok(());
         }
-        if let Some((house, owner)) = self.0.accounts().house_and_owner(&endpoint.org_id).await? {
+        if let Some((house, owner)) = self.studio.accounts().house_and_owner(&endpoint.org_id).await? {
             let written = crate::mail::templates::webhook_disabled(&house, &endpoint.url, &endpoint.id, reason);
-            self.0
+            self.studio
                 .mail()
                 .post_letter(crate::mail::Letter {
                     kind: "webhook_disabled",
@@ -334,7 +334,7 @@ impl Webhooks<'_> {
                 })
                 .await?;
         }
-        if self.0.storage.disable_webhook(&endpoint.org_id, &endpoint.id, reason, now()).await? {
+        if self.store.disable_webhook(&endpoint.org_id, &endpoint.id, reason, now()).await? {
             tracing::warn!(webhook = %endpoint.id, %reason, "a webhook endpoint was disabled");
         }
         Ok(())

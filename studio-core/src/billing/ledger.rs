@@ -55,9 +55,9 @@ impl Billing<'_> {
     /// The caller's house balance with its open holds. Reads running totals, never history.
     pub async fn balance(&self, caller: &Caller) -> Result<Balance> {
         // Grants that expired since the last sweep leave before the balance is read.
-        self.0.storage.expire_grants(Some(&caller.org_id), crate::ids::now()).await?;
-        let totals = self.0.storage.balance(&caller.org_id).await?;
-        let holds = self.0.storage.open_holds(&caller.org_id).await?;
+        self.store.expire_grants(Some(&caller.org_id), crate::ids::now()).await?;
+        let totals = self.store.balance(&caller.org_id).await?;
+        let holds = self.store.open_holds(&caller.org_id).await?;
         Ok(Balance {
             balance: totals.spendable(),
             grant: totals.grant_tokens,
@@ -89,7 +89,7 @@ impl Billing<'_> {
             user_id: Some(caller.user_id.clone()),
             now: crate::ids::now(),
         };
-        match self.0.storage.reserve(hold).await? {
+        match self.store.reserve(hold).await? {
             ReserveOutcome::Reserved(h) => Ok(Reservation { hold: hold_view(&h), replayed: false }),
             ReserveOutcome::Existing(h) => Ok(Reservation { hold: hold_view(&h), replayed: true }),
             ReserveOutcome::Insufficient { need, spendable } => Err(Error::insufficient(need, spendable)),
@@ -98,17 +98,17 @@ impl Billing<'_> {
 
     /// Charge a hold (the frame landed). Exactly once: a second call changes nothing.
     pub async fn settle_hold(&self, org_id: &OrgId, hold_id: &HoldId) -> Result<HoldOutcome> {
-        resolved(self.0.storage.settle(org_id, hold_id, crate::ids::now()).await?, true)
+        resolved(self.store.settle(org_id, hold_id, crate::ids::now()).await?, true)
     }
 
     /// Return a hold's tokens to the buckets they came from. Exactly once.
     pub async fn release_hold(&self, org_id: &OrgId, hold_id: &HoldId) -> Result<HoldOutcome> {
-        resolved(self.0.storage.release(org_id, hold_id, crate::ids::now()).await?, false)
+        resolved(self.store.release(org_id, hold_id, crate::ids::now()).await?, false)
     }
 
     /// Expire every grant due by now, in every house (the sweep's one pass); the tokens expired.
     pub async fn expire_grants(&self) -> Result<i64> {
-        Ok(self.0.storage.expire_grants(None, crate::ids::now()).await?)
+        Ok(self.store.expire_grants(None, crate::ids::now()).await?)
     }
 
     /// Expire due grants every `every` until `shutdown` resolves: an expired grant leaves the
@@ -131,23 +131,28 @@ impl Billing<'_> {
         }
     }
 
+    /// One hold of a house, whatever its state (what a replay's timeline shows).
+    pub(crate) async fn hold(&self, org_id: &OrgId, hold_id: &HoldId) -> Result<Option<HoldRow>> {
+        Ok(self.store.hold(org_id, hold_id).await?)
+    }
+
     /// The house's running totals as they stand (no grant expiry first, no holds listed).
     pub(crate) async fn totals(&self, org_id: &OrgId) -> Result<BalanceRow> {
-        Ok(self.0.storage.balance(org_id).await?)
+        Ok(self.store.balance(org_id).await?)
     }
 
     /// Credit tokens into a house (append-only: one entry, the running totals move with it).
     /// The way a domain grants tokens outside a payment.
     pub(crate) async fn credit_tokens(&self, credit: NewCredit) -> Result<BalanceRow> {
-        Ok(self.0.storage.credit(credit).await?)
+        Ok(self.store.credit(credit).await?)
     }
 
     /// The live price book over the given runnable tools, each with the input roles its
     /// provider requires.
     pub fn price_book(&self, tools: &[&str]) -> PriceBook {
-        let mut book = self.0.config.prices.book(tools);
+        let mut book = self.studio.config.prices.book(tools);
         for entry in &mut book.tools {
-            if let Some(provider) = self.0.config.providers.get(&entry.tool) {
+            if let Some(provider) = self.studio.config.providers.get(&entry.tool) {
                 entry.roles = provider.required_roles(&entry.tool).iter().map(|r| r.to_string()).collect();
             }
         }
