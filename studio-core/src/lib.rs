@@ -191,8 +191,8 @@ pub use crate::{
     },
     storage::{AnalystSettingsRow, AnalystStore, DigestRow, FindingRow, ObservationRow, PeriodCounts, ReviewRow},
     storage::{
-        CaseStatus, ChatActionStatus, ChatSessionStatus, CheckoutStatus, ClaimStatus, DeliveryStatus,
-        SeatInvitationStatus, TicketStatus,
+        CaseStatus, ChatActionStatus, ChatSessionStatus, CheckoutStatus, ClaimStatus, DeliveryStatus, ExperimentStatus,
+        InviteRequestStatus, LetterStatus, RenderStatus, SeatInvitationStatus, TicketStatus,
     },
     storage::{ChatActionRow, ChatSessionRow, ChatStore, ChatTurnRow, SessionChange},
     storage::{DeliveryFate, WebhookAttemptRow, WebhookChanges, WebhookDeliveryRow, WebhookRow, WebhookStore},

@@ -12,7 +12,8 @@ use serde_json::{Value, json};
 use studio_client::Client;
 use studio_client::api::AdminEmailsQuery;
 use studio_core::{
-    EmailTokenRow, LetterFilter, LetterOutcome, LetterRow, MailError, Mailer, OutgoingLetter, SessionToken, Studio,
+    EmailTokenRow, LetterFilter, LetterOutcome, LetterRow, LetterStatus, MailError, Mailer, OutgoingLetter,
+    SessionToken, Studio,
 };
 use studio_tests::smtp::{SmtpSink, token_in};
 use studio_tests::{Backend, House, PASSWORD, TestApp, backend_tests, spawn, unique_email};
@@ -114,14 +115,15 @@ async fn the_verification_letter_arrives_and_its_link_verifies(backend: Backend)
     // The archive kept the letter and records it sent.
     let row = letter(&app, &email, "verify-email").await;
     for _ in 0..100 {
-        if app.studio.storage().letter(&LetterId::from(&row.id)).await.expect("letter").expect("kept").status == "sent"
+        if app.studio.storage().letter(&LetterId::from(&row.id)).await.expect("letter").expect("kept").status
+            == LetterStatus::Sent
         {
             break;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let row = app.studio.storage().letter(&LetterId::from(&row.id)).await.expect("letter").expect("kept");
-    assert_eq!((row.status.as_str(), row.attempts), ("sent", 1));
+    assert_eq!((row.status, row.attempts), (LetterStatus::Sent, 1));
     assert!(row.sent_at.is_some() && row.html.contains("verify-email?token="));
     assert_eq!(sink.messages().await.iter().filter(|m| m.to.contains(&email)).count(), 1, "sent once");
 }
@@ -258,13 +260,13 @@ async fn a_failed_delivery_is_retried(backend: Backend) {
     let id = letter(&app, &email, "verify-email").await.id;
     let mut row = app.studio.storage().letter(&LetterId::from(&id)).await.expect("letter").expect("kept");
     for _ in 0..100 {
-        if row.status == "sent" {
+        if row.status == LetterStatus::Sent {
             break;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
         row = app.studio.storage().letter(&LetterId::from(&id)).await.expect("letter").expect("kept");
     }
-    assert_eq!((row.status.as_str(), row.attempts), ("sent", 2), "one refusal, then sent");
+    assert_eq!((row.status, row.attempts), (LetterStatus::Sent, 2), "one refusal, then sent");
     assert_eq!(sink.messages().await.len(), 1, "sent once");
 }
 
@@ -313,7 +315,7 @@ async fn two_workers_never_send_a_letter_twice(backend: Backend) {
     let all = LetterFilter { limit: 100, ..LetterFilter::default() };
     let rows = app.studio.storage().list_letters(&all).await.expect("letters");
     assert_eq!(rows.len(), 16);
-    assert!(rows.iter().all(|r| r.status == "sent" && r.attempts == 1 && r.claim_token.is_none()));
+    assert!(rows.iter().all(|r| r.status == LetterStatus::Sent && r.attempts == 1 && r.claim_token.is_none()));
 }
 
 async fn a_dead_workers_letter_is_taken_over(backend: Backend) {
@@ -339,7 +341,7 @@ async fn a_dead_workers_letter_is_taken_over(backend: Backend) {
         .expect("finish");
     assert!(!late, "the dead worker's claim records nothing");
     let row = storage.letter(&LetterId::from(&claimed.id)).await.expect("letter").expect("kept");
-    assert_eq!((row.status.as_str(), row.attempts), ("sent", 2));
+    assert_eq!((row.status, row.attempts), (LetterStatus::Sent, 2));
 }
 
 /// POST a delivery report signed with `secret` (or a forged signature).
@@ -393,7 +395,7 @@ async fn the_delivery_webhook_is_signed_and_deduplicated(backend: Backend) {
     let (_, body) = report(&app, "msg_7", &complained, Some(WEBHOOK_SECRET), 0).await;
     assert_eq!(body["status"], "complained");
     let row = app.studio.storage().letter(&LetterId::from(&id)).await.expect("letter").expect("kept");
-    assert_eq!(row.status, "complained");
+    assert_eq!(row.status, LetterStatus::Complained);
 
     let opened = json!({ "type": "email.opened", "data": { "letterId": id } });
     let (code, body) = report(&app, "msg_8", &opened, Some(WEBHOOK_SECRET), 0).await;

@@ -42,10 +42,10 @@ pub(crate) fn memory_view(m: &MemoryRow) -> Result<Memory> {
         kind: m.kind.clone(),
         statement: m.statement.clone(),
         confidence: m.confidence,
-        status: enum_of(&m.status)?,
+        status: m.status,
         evidence_count: m.evidence_count,
         supersedes_id: m.supersedes_id.clone(),
-        projected: m.projected && m.status == "active",
+        projected: m.projected && m.status == MemoryStatus::Active,
         created_at: m.created_at,
         updated_at: m.updated_at,
     })
@@ -61,7 +61,7 @@ impl Accounts<'_> {
     /// Only the active memories the caller may see: what the assistant's context is built from.
     pub async fn active_memories(&self, caller: &Caller) -> Result<Vec<Memory>> {
         let rows = self.store.memories(&caller.org_id, &person_of(caller)).await?;
-        rows.iter().filter(|m| m.status == "active").map(memory_view).collect()
+        rows.iter().filter(|m| m.status == MemoryStatus::Active).map(memory_view).collect()
     }
 
     /// Write a memory, or correct one (`replacesMemoryId`). The bool is true for a correction.
@@ -103,7 +103,7 @@ impl Accounts<'_> {
             kind,
             statement,
             confidence,
-            status: wire(&MemoryStatus::Active),
+            status: MemoryStatus::Active,
             evidence_count: 1,
             supersedes_id: replaces.map(str::to_string),
             projected: true,

@@ -183,7 +183,7 @@ fn finding_view(f: &FindingRow) -> Result<ReflectionFinding> {
         subject: f.subject.clone(),
         statement: f.statement.clone(),
         figures: serde_json::from_str(&f.figures).map_err(Error::internal)?,
-        status: enum_of(&f.status)?,
+        status: f.status,
         note: f.note.clone(),
         decided_by: f.decided_by.clone(),
         decided_at: f.decided_at,
@@ -255,7 +255,7 @@ impl Admin<'_> {
                 subject,
                 statement,
                 figures: figures.to_string(),
-                status: "open".to_string(),
+                status: FindingStatus::Open,
                 note: None,
                 decided_by: None,
                 decided_at: None,
@@ -383,11 +383,7 @@ impl Admin<'_> {
     pub async fn findings(&self, _admin: &PlatformAdmin, q: FindingsQuery) -> Result<ReflectionFindingList> {
         let limit = super::window::page_limit(q.limit)?;
         let before = super::window::cursor(q.cursor.as_deref())?;
-        let status = q.status.map(|s| wire(&s));
-        let rows = self
-            .store
-            .findings(status.as_deref(), limit + 1, before.as_ref().map(|(at, id)| (*at, id.as_str())))
-            .await?;
+        let rows = self.store.findings(q.status, limit + 1, before.as_ref().map(|(at, id)| (*at, id.as_str()))).await?;
         let more = rows.len() as i64 > limit;
         let findings: Vec<ReflectionFinding> =
             rows.iter().take(limit as usize).map(finding_view).collect::<Result<_>>()?;
@@ -412,17 +408,14 @@ impl Admin<'_> {
             FindingDecision::Accept => FindingStatus::Accepted,
             FindingDecision::Dismiss => FindingStatus::Dismissed,
         };
-        let decided =
-            self.store.decide_finding(&FindingId::from(id), &wire(&status), &note, admin.user_id(), now()).await?;
+        let decided = self.store.decide_finding(&FindingId::from(id), status, &note, admin.user_id(), now()).await?;
         match decided {
             Some(f) => finding_view(&f),
-            None => {
-                match self.store.finding(&FindingId::from(id)).await? {
-                    Some(f) => Err(Error::conflict("FINDING_DECIDED", "That finding was already decided.")
-                        .with("status", f.status)),
-                    None => Err(Error::not_found("FINDING_NOT_FOUND", "No finding has that id.")),
-                }
-            }
+            None => match self.store.finding(&FindingId::from(id)).await? {
+                Some(f) => Err(Error::conflict("FINDING_DECIDED", "That finding was already decided.")
+                    .with("status", f.status.as_str())),
+                None => Err(Error::not_found("FINDING_NOT_FOUND", "No finding has that id.")),
+            },
         }
     }
 }

@@ -6,8 +6,8 @@
 
 use crate::accounts::memory::memory_view;
 use crate::api::{
-    MemoryObservation, ObserveMemoryRequest, ObservedMemory, ReviewDecision, ReviewItem, ReviewMemoryRequest,
-    ReviewQueue, ReviewQueueQuery, ReviewedMemory,
+    MemoryObservation, MemoryStatus, ObserveMemoryRequest, ObservedMemory, ReviewDecision, ReviewItem,
+    ReviewMemoryRequest, ReviewQueue, ReviewQueueQuery, ReviewedMemory,
 };
 use crate::caller::PlatformAdmin;
 use crate::error::{Error, Result};
@@ -53,9 +53,9 @@ fn not_found() -> Error {
     Error::not_found("MEMORY_NOT_FOUND", "No memory has that id.")
 }
 
-fn not_active(status: &str) -> Error {
+fn not_active(status: MemoryStatus) -> Error {
     Error::conflict("MEMORY_NOT_ACTIVE", "That memory was corrected or retired; only active memories move.")
-        .with("status", status.to_string())
+        .with("status", status.as_str())
 }
 
 impl Admin<'_> {
@@ -86,7 +86,7 @@ impl Admin<'_> {
                 Ok(ObservedMemory { memory: memory_view(&memory)?, observation: observation_view(&obs) })
             }
             None => match self.store.memory_by_id(&MemoryId::from(&id)).await? {
-                Some(m) => Err(not_active(&m.status)),
+                Some(m) => Err(not_active(m.status)),
                 None => Err(not_found()),
             },
         }
@@ -145,7 +145,7 @@ impl Admin<'_> {
                 Ok(ReviewedMemory { memory: memory_view(&memory)?, decision, reviewed_at: review.created_at })
             }
             None => match self.store.memory_by_id(&MemoryId::from(&id)).await? {
-                Some(m) => Err(not_active(&m.status)),
+                Some(m) => Err(not_active(m.status)),
                 None => Err(not_found()),
             },
         }

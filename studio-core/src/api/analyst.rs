@@ -191,6 +191,25 @@ pub enum FindingStatus {
     Dismissed,
 }
 
+impl FindingStatus {
+    /// Every status.
+    pub const ALL: [FindingStatus; 3] = [FindingStatus::Open, FindingStatus::Accepted, FindingStatus::Dismissed];
+
+    /// The wire name (what the column holds).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FindingStatus::Open => "open",
+            FindingStatus::Accepted => "accepted",
+            FindingStatus::Dismissed => "dismissed",
+        }
+    }
+
+    /// Parse a wire name.
+    pub fn parse(s: &str) -> Option<FindingStatus> {
+        FindingStatus::ALL.into_iter().find(|st| st.as_str() == s)
+    }
+}
+
 /// A reflection finding: something a digest's figures say deserves a decision.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]

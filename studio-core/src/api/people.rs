@@ -188,6 +188,25 @@ pub enum MemoryStatus {
     Retired,
 }
 
+impl MemoryStatus {
+    /// Every status.
+    pub const ALL: [MemoryStatus; 3] = [MemoryStatus::Active, MemoryStatus::Corrected, MemoryStatus::Retired];
+
+    /// The wire name (what the column holds).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MemoryStatus::Active => "active",
+            MemoryStatus::Corrected => "corrected",
+            MemoryStatus::Retired => "retired",
+        }
+    }
+
+    /// Parse a wire name.
+    pub fn parse(s: &str) -> Option<MemoryStatus> {
+        MemoryStatus::ALL.into_iter().find(|st| st.as_str() == s)
+    }
+}
+
 /// A memory (§2.8).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]

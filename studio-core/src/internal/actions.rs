@@ -12,7 +12,7 @@ use crate::caller::{Machine, MachineKind};
 use crate::error::{Error, Result};
 use crate::ids::{EvidenceId, InviteRequestId};
 use crate::invitations::request_view;
-use crate::storage::{InviteRequestRow, ResearchRow};
+use crate::storage::{InviteRequestRow, InviteRequestStatus, ResearchRow};
 
 use super::quality::ReaderOutcome;
 use super::{Internal, limit, require, window};
@@ -37,18 +37,26 @@ impl Internal<'_> {
         require(machine, MachineKind::Analyst)?;
         let w = window(q.hours, DEFAULT_WINDOW_HOURS);
         let status = q.status.as_deref().map(str::trim).filter(|s| !s.is_empty()).unwrap_or("all");
-        if !["pending", "invited", "declined", "all"].contains(&status) {
-            return Err(Error::invalid("BAD_STATUS", "status is pending, invited, declined or all."));
-        }
+        // `declined` is a status the analyst may ask for, but no request is ever declined yet
+        // (a request's status is derived: pending, or invited): it names none.
+        let filter = match status {
+            "all" | "declined" => None,
+            s => Some(
+                InviteRequestStatus::parse(s)
+                    .ok_or_else(|| Error::invalid("BAD_STATUS", "status is pending, invited, declined or all."))?,
+            ),
+        };
         let s = &self.store;
         let every = s.invite_requests_since(w.since, None, i64::MAX).await?;
         let counts = RequestCounts {
-            pending: every.iter().filter(|r| r.status == "pending").count() as i64,
-            invited: every.iter().filter(|r| r.status == "invited").count() as i64,
+            pending: every.iter().filter(|r| r.status == InviteRequestStatus::Pending).count() as i64,
+            invited: every.iter().filter(|r| r.status == InviteRequestStatus::Invited).count() as i64,
             declined: 0,
         };
-        let filter = (status != "all").then_some(status);
-        let rows = s.invite_requests_since(w.since, filter, limit(q.limit)).await?;
+        let rows = match status {
+            "declined" => Vec::new(),
+            _ => s.invite_requests_since(w.since, filter, limit(q.limit)).await?,
+        };
         let mut requests = Vec::with_capacity(rows.len());
         for r in rows {
             let research_notes = s.research_of(&InviteRequestId::from(&r.id)).await?.len() as i64;
@@ -68,9 +76,9 @@ impl Internal<'_> {
             return Err(Error::invalid("TOO_LONG", "reason is at most 1000 characters."));
         }
         let request = self.application(id).await?;
-        if request.status != "pending" {
+        if request.status != InviteRequestStatus::Pending {
             return Err(Error::conflict("NOT_PENDING", "That request is no longer pending.")
-                .with("status", request.status.clone()));
+                .with("status", request.status.as_str()));
         }
         let email = Email::parse(&request.email)?;
         let invited = self.studio.accounts().invitations().invite_address(email, None).await?;
@@ -83,7 +91,12 @@ impl Internal<'_> {
                 created_at: crate::ids::now(),
             })
             .await?;
-        Ok(Approved { request_id: request.id, email: request.email, status: "invited".into(), reason: reason.into() })
+        Ok(Approved {
+            request_id: request.id,
+            email: request.email,
+            status: InviteRequestStatus::Invited.to_string(),
+            reason: reason.into(),
+        })
     }
 
     /// Action: what the service knows about an applicant, stored as a research note on the
@@ -102,7 +115,7 @@ impl Internal<'_> {
             email_domain: domain,
             existing_account: account.is_some(),
             account_created_at: account.map(|a| a.created_at),
-            invited: request.status == "invited",
+            invited: request.status == InviteRequestStatus::Invited,
             same_domain_requests: same_domain.into_iter().map(request_view).collect(),
             earlier_notes,
             answers: view.answers,
@@ -120,7 +133,7 @@ impl Internal<'_> {
             note_id: row.id,
             request_id: request.id,
             email: request.email,
-            status: request.status,
+            status: request.status.to_string(),
             findings,
             created_at: row.created_at,
         })

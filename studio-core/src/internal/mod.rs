@@ -21,7 +21,7 @@ use crate::api::{
 };
 use crate::caller::{Machine, MachineKind};
 use crate::error::{Error, Result};
-use crate::storage::StampRow;
+use crate::storage::{LetterStatus, StampRow};
 
 crate::studio::view! {
     /// The internal routes' view of the studio.
@@ -64,13 +64,13 @@ fn day(at: DateTime<Utc>) -> NaiveDate {
 
 fn add_letter(c: &mut MailCounts, status: &str) {
     c.written += 1;
-    match status {
-        "queued" => c.queued += 1,
-        "sent" => c.sent += 1,
-        "delivered" => c.delivered += 1,
-        "bounced" => c.bounced += 1,
-        "complained" => c.complained += 1,
-        _ => c.failed += 1,
+    match LetterStatus::parse(status) {
+        Some(LetterStatus::Queued) => c.queued += 1,
+        Some(LetterStatus::Sent) => c.sent += 1,
+        Some(LetterStatus::Delivered) => c.delivered += 1,
+        Some(LetterStatus::Bounced) => c.bounced += 1,
+        Some(LetterStatus::Complained) => c.complained += 1,
+        Some(LetterStatus::Failed) | None => c.failed += 1,
     }
 }
 

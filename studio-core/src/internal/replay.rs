@@ -15,7 +15,7 @@ use crate::api::{
 };
 use crate::caller::{Machine, MachineKind, PlatformAdmin};
 use crate::error::{Error, Result};
-use crate::storage::{EvidenceRow, JobRow, RenderRow};
+use crate::storage::{EvidenceRow, JobRow, RenderRow, RenderStatus};
 
 use super::{Internal, limit, require, window};
 
@@ -39,7 +39,7 @@ fn render_view(r: RenderRow) -> Render {
         id: r.id,
         evidence_id: r.evidence_id,
         format: r.format,
-        status: r.status,
+        status: r.status.to_string(),
         attempts: r.attempts,
         mime: r.mime,
         bytes: r.bytes,
@@ -233,7 +233,7 @@ impl Internal<'_> {
             id: crate::ids::new_id("rrn"),
             evidence_id: evidence.id,
             format: format.to_string(),
-            status: "queued".into(),
+            status: RenderStatus::Queued,
             attempts: 0,
             claimed_at: None,
             blob_key: None,
@@ -255,7 +255,7 @@ impl Internal<'_> {
 
     /// Admin "download": a complete render's type and bytes; 404 `RENDER_NOT_FOUND` until then.
     pub async fn render_file(&self, _admin: &PlatformAdmin, id: &RenderId) -> Result<(String, Bytes)> {
-        let row = self.store.render(&RenderId::from(id.trim())).await?.filter(|r| r.status == "complete");
+        let row = self.store.render(&RenderId::from(id.trim())).await?.filter(|r| r.status == RenderStatus::Complete);
         let row = row.ok_or_else(render_not_found)?;
         let (Some(key), Some(mime)) = (row.blob_key, row.mime) else { return Err(render_not_found()) };
         let bytes = self.studio.blobs.get_bytes(&key).await.map_err(Error::internal)?;
@@ -292,7 +292,7 @@ impl Internal<'_> {
         if body.len() > MAX_RENDER_BYTES {
             return Err(too_large());
         }
-        let row = self.store.render(&RenderId::from(id.trim())).await?.filter(|r| r.status == "rendering");
+        let row = self.store.render(&RenderId::from(id.trim())).await?.filter(|r| r.status == RenderStatus::Rendering);
         let row = row.ok_or_else(render_not_found)?;
         let key = format!("replays/{}", row.id);
         let stored = self.studio.blobs.put_bytes(&key, body, MAX_RENDER_BYTES as u64, |_| true).await;
@@ -363,9 +363,9 @@ impl Internal<'_> {
         let renders = self.store.renders_of(&EvidenceId::from(&row.id)).await?;
         let mut by_status: Vec<KeyCount> = Vec::new();
         for r in &renders {
-            match by_status.iter_mut().find(|c| c.key == r.status) {
+            match by_status.iter_mut().find(|c| c.key == r.status.as_str()) {
                 Some(c) => c.n += 1,
-                None => by_status.push(KeyCount { key: r.status.clone(), n: 1 }),
+                None => by_status.push(KeyCount { key: r.status.to_string(), n: 1 }),
             }
         }
         Ok(RecordingAnalysis {

@@ -14,7 +14,7 @@ use crate::api::{
 };
 use crate::caller::{Machine, MachineKind, PlatformAdmin};
 use crate::error::{Error, Result};
-use crate::storage::{AutonomyRow, ExperimentRow, FlagRow, StorageError};
+use crate::storage::{AutonomyRow, ExperimentRow, ExperimentStatus, FlagRow, StorageError};
 
 use super::{Internal, limit, require, window};
 
@@ -28,14 +28,15 @@ pub const AUTONOMY_LEVELS: [&str; 4] = ["manual", "suggest", "supervised", "auto
 pub const LONGHORIZON_HOURS: i64 = 12 * 7 * 24;
 
 /// The moves an experiment may make.
-fn allowed(from: &str, to: &str) -> bool {
+fn allowed(from: ExperimentStatus, to: ExperimentStatus) -> bool {
+    use ExperimentStatus::{Complete, Draft, ExposureFrozen, Paused, Running, Stopped};
     matches!(
         (from, to),
-        ("draft", "running")
-            | ("draft", "stopped")
-            | ("running", "paused" | "exposure_frozen" | "stopped" | "complete")
-            | ("paused", "running" | "stopped")
-            | ("exposure_frozen", "running" | "stopped" | "complete")
+        (Draft, Running)
+            | (Draft, Stopped)
+            | (Running, Paused | ExposureFrozen | Stopped | Complete)
+            | (Paused, Running | Stopped)
+            | (ExposureFrozen, Running | Stopped | Complete)
     )
 }
 
@@ -46,7 +47,7 @@ fn experiment_view(r: ExperimentRow) -> Experiment {
         key: r.key,
         name: r.name,
         description: r.description,
-        status: r.status,
+        status: r.status.to_string(),
         created_at: r.created_at,
         updated_at: r.updated_at,
         started_at: r.started_at,
@@ -112,11 +113,10 @@ impl Internal<'_> {
     async fn list_experiments(&self, q: ExperimentsQuery) -> Result<ExperimentList> {
         let status = match q.status.as_deref().map(str::trim) {
             None | Some("" | "all") => None,
-            Some(s) if EXPERIMENT_STATUSES.contains(&s) => Some(s),
-            Some(_) => {
-                return Err(Error::invalid("BAD_STATUS", "status is all or one of the experiment statuses.")
-                    .with("statuses", EXPERIMENT_STATUSES.to_vec()));
-            }
+            Some(s) => Some(ExperimentStatus::parse(s).ok_or_else(|| {
+                Error::invalid("BAD_STATUS", "status is all or one of the experiment statuses.")
+                    .with("statuses", EXPERIMENT_STATUSES.to_vec())
+            })?),
         };
         if let Some(id) = q.experiment_id.as_deref().map(str::trim).filter(|i| !i.is_empty()) {
             let one =
@@ -190,7 +190,7 @@ impl Internal<'_> {
             key: key.to_string(),
             name: name.to_string(),
             description: description.to_string(),
-            status: "draft".into(),
+            status: ExperimentStatus::Draft,
             variants: serde_json::to_string(&variants).map_err(Error::internal)?,
             created_by: Some(UserId::from(admin.user_id().to_string())),
             created_at: now,
@@ -217,20 +217,20 @@ impl Internal<'_> {
     ) -> Result<Experiment> {
         let to = req.status.as_deref().map(str::trim).filter(|s| !s.is_empty());
         let to = to.ok_or_else(|| Error::invalid("STATUS_REQUIRED", "Say which status to move to."))?;
-        if !EXPERIMENT_STATUSES.contains(&to) {
-            return Err(Error::invalid("BAD_STATUS", "status is one of the experiment statuses.")
-                .with("statuses", EXPERIMENT_STATUSES.to_vec()));
-        }
+        let to = ExperimentStatus::parse(to).ok_or_else(|| {
+            Error::invalid("BAD_STATUS", "status is one of the experiment statuses.")
+                .with("statuses", EXPERIMENT_STATUSES.to_vec())
+        })?;
         let current = self.store.experiment(&ExperimentId::from(id.trim())).await?.ok_or_else(experiment_not_found)?;
         let refused = || {
             Error::conflict("BAD_TRANSITION", format!("An experiment cannot move from {} to {to}.", current.status))
-                .with("from", current.status.clone())
-                .with("to", to)
+                .with("from", current.status.as_str())
+                .with("to", to.as_str())
         };
-        if !allowed(&current.status, to) {
+        if !allowed(current.status, to) {
             return Err(refused());
         }
-        let moved = self.store.move_experiment(&current.id, &current.status, to, crate::ids::now()).await?;
+        let moved = self.store.move_experiment(&current.id, current.status, to, crate::ids::now()).await?;
         moved.map(experiment_view).ok_or_else(refused)
     }
 
@@ -380,5 +380,25 @@ impl Internal<'_> {
             autonomy,
             weeks: weeks.into_values().collect(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_listed_statuses_are_the_enum_s() {
+        let names: Vec<&str> = ExperimentStatus::ALL.iter().map(|s| s.as_str()).collect();
+        assert_eq!(names, EXPERIMENT_STATUSES);
+    }
+
+    #[test]
+    fn stopped_and_complete_are_final() {
+        for from in [ExperimentStatus::Stopped, ExperimentStatus::Complete] {
+            assert!(ExperimentStatus::ALL.iter().all(|to| !allowed(from, *to)), "{from}");
+        }
+        assert!(allowed(ExperimentStatus::Draft, ExperimentStatus::Running));
+        assert!(!allowed(ExperimentStatus::Draft, ExperimentStatus::Paused));
     }
 }

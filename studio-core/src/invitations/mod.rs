@@ -37,8 +37,8 @@ use crate::caller::{Caller, PlatformAdmin};
 use crate::error::{Error, Result};
 use crate::ids::{CodeId, InvitationId, UserId, new_id, random_secret, sha256_hex};
 use crate::storage::{
-    AcceptOutcome, Bucket, InvitationRow, InviteCodeRow, InviteRequestRow, IssueOutcome, NewCredit, RedeemOutcome,
-    StorageError,
+    AcceptOutcome, Bucket, InvitationRow, InviteCodeRow, InviteRequestRow, InviteRequestStatus, IssueOutcome,
+    NewCredit, RedeemOutcome, StorageError,
 };
 
 pub use letters::Letter;
@@ -415,7 +415,7 @@ impl Invitations<'_> {
             logo_url,
             website,
             created_at: crate::ids::now(),
-            status: "pending".to_string(),
+            status: InviteRequestStatus::Pending,
         };
         if self.store.insert_request(row).await? {
             let letter = letters::request_received(email.as_str(), name.as_deref());
@@ -691,7 +691,7 @@ pub(crate) fn request_view(r: InviteRequestRow) -> InviteRequestView {
         house: r.house,
         email: r.email,
         collection: r.collection,
-        status: r.status,
+        status: r.status.to_string(),
         created_at: r.created_at,
         answers: answers(&intake),
         links: serde_json::from_str(&r.links).unwrap_or_default(),

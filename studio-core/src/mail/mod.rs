@@ -31,7 +31,7 @@ use crate::api::{
 use crate::caller::PlatformAdmin;
 use crate::error::{Error, ErrorKind, Result};
 use crate::payments::webhooks::{WebhookHeaders, verify};
-use crate::storage::{EmailTokenRow, LetterFilter, LetterOutcome, LetterRow, MailEventOutcome, TokenUse};
+use crate::storage::{EmailTokenRow, LetterFilter, LetterOutcome, LetterRow, LetterStatus, MailEventOutcome, TokenUse};
 
 /// Every status a letter can have.
 pub const LETTER_STATUSES: [&str; 6] = ["queued", "sent", "failed", "delivered", "bounced", "complained"];
@@ -65,7 +65,7 @@ impl Letter {
             subject: self.subject,
             html: self.html,
             text: self.text,
-            status: "queued".to_string(),
+            status: LetterStatus::Queued,
             attempts: 0,
             next_attempt_at: now,
             claim_token: None,
@@ -261,12 +261,12 @@ impl Mail<'_> {
             let row = storage.letter(&LetterId::from(id.to_string())).await?.ok_or_else(missing)?;
             return Ok(AdminEmails::One(Box::new(EmailOne { email: letter_view(row, true) })));
         }
-        let status = present(query.status).map(|s| s.to_lowercase());
-        if let Some(s) = &status
-            && !LETTER_STATUSES.contains(&s.as_str())
-        {
-            return Err(Error::invalid("BAD_STATUS", format!("status is one of {}.", LETTER_STATUSES.join(", "))));
-        }
+        let status = match present(query.status) {
+            None => None,
+            Some(s) => Some(LetterStatus::parse(&s.to_lowercase()).ok_or_else(|| {
+                Error::invalid("BAD_STATUS", format!("status is one of {}.", LETTER_STATUSES.join(", ")))
+            })?),
+        };
         let limit = query.limit.unwrap_or(DEFAULT_EMAIL_PAGE);
         if !(1..=MAX_EMAIL_PAGE).contains(&limit) {
             return Err(
@@ -329,7 +329,7 @@ impl Mail<'_> {
             )
             .await?;
         Ok(match outcome {
-            MailEventOutcome::Applied(status) => MailWebhookAck { status: Some(status), ..ack },
+            MailEventOutcome::Applied(status) => MailWebhookAck { status: Some(status.to_string()), ..ack },
             MailEventOutcome::Duplicate => MailWebhookAck { duplicate: Some(true), ..ack },
             MailEventOutcome::UnknownLetter => MailWebhookAck { ignored: Some(true), ..ack },
         })
@@ -340,7 +340,7 @@ impl Mail<'_> {
 /// the letter it names (from `data.letterId`, or the `Message-ID` we sent in `data.messageId`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct DeliveryReport {
-    status: Option<&'static str>,
+    status: Option<LetterStatus>,
     letter_id: Option<String>,
 }
 
@@ -349,9 +349,9 @@ impl DeliveryReport {
         let v: Value = serde_json::from_slice(body).ok()?;
         let kind = v.get("type")?.as_str()?;
         let status = match kind.strip_prefix("email.").unwrap_or(kind) {
-            "delivered" => Some("delivered"),
-            "bounced" => Some("bounced"),
-            "complained" => Some("complained"),
+            "delivered" => Some(LetterStatus::Delivered),
+            "bounced" => Some(LetterStatus::Bounced),
+            "complained" => Some(LetterStatus::Complained),
             _ => None,
         };
         let data = v.get("data").unwrap_or(&Value::Null);
@@ -376,7 +376,7 @@ fn letter_view(row: LetterRow, bodies: bool) -> EmailLetter {
         to: row.to_addr,
         user_id: row.user_id.map(String::from),
         subject: row.subject,
-        status: row.status,
+        status: row.status.to_string(),
         attempts: row.attempts,
         last_error: row.last_error,
         created_at: row.created_at,
@@ -389,7 +389,13 @@ fn letter_view(row: LetterRow, bodies: bool) -> EmailLetter {
 
 #[cfg(test)]
 mod tests {
-    use super::DeliveryReport;
+    use super::{DeliveryReport, LETTER_STATUSES, LetterStatus};
+
+    #[test]
+    fn the_listed_statuses_are_the_enum_s() {
+        let names: Vec<&str> = LetterStatus::ALL.iter().map(|s| s.as_str()).collect();
+        assert_eq!(names, LETTER_STATUSES);
+    }
 
     #[test]
     fn delivery_reports_name_their_letter_either_way() {
@@ -397,7 +403,7 @@ mod tests {
         let by_id = format!(r#"{{"type":"email.delivered","data":{{"letterId":"{id}"}}}}"#);
         assert_eq!(
             DeliveryReport::parse(by_id.as_bytes()),
-            Some(DeliveryReport { status: Some("delivered"), letter_id: Some(id.into()) })
+            Some(DeliveryReport { status: Some(LetterStatus::Delivered), letter_id: Some(id.into()) })
         );
         let by_message_id = format!(r#"{{"type":"bounced","data":{{"messageId":"<{id}@studio.example>"}}}}"#);
         assert_eq!(DeliveryReport::parse(by_message_id.as_bytes()).and_then(|r| r.letter_id), Some(id.into()));

@@ -2,6 +2,7 @@
 //! they are written from, reflection findings and their decisions, and the admins'
 //! observations and reviews of memories; the `AnalystStore` trait.
 
+use crate::api::FindingStatus;
 use crate::ids::{FindingId, MemoryId};
 use chrono::{DateTime, Utc};
 
@@ -61,7 +62,7 @@ pub struct FindingRow {
     /// The figures behind it, JSON.
     pub figures: String,
     /// `open`, `accepted` or `dismissed`.
-    pub status: String,
+    pub status: FindingStatus,
     /// The decider's note.
     pub note: Option<String>,
     /// Who decided.
@@ -152,7 +153,7 @@ pub trait AnalystStore: Send + Sync {
     /// (its `(created_at, id)`) when given.
     async fn findings(
         &self,
-        status: Option<&str>,
+        status: Option<FindingStatus>,
         limit: i64,
         before: Option<(DateTime<Utc>, &str)>,
     ) -> Result<Vec<FindingRow>, StorageError>;
@@ -160,7 +161,7 @@ pub trait AnalystStore: Send + Sync {
     async fn decide_finding(
         &self,
         id: &FindingId,
-        status: &str,
+        status: FindingStatus,
         note: &str,
         by: &str,
         now: DateTime<Utc>,

@@ -5,7 +5,7 @@
 use crate::ids::{EvidenceId, ExperimentId, InviteRequestId, OrgId, RenderId, UserId};
 use chrono::{DateTime, Utc};
 
-use super::{InviteRequestRow, StorageError};
+use super::{ExperimentStatus, InviteRequestRow, InviteRequestStatus, RenderStatus, StorageError};
 
 /// A replay evidence record: one develop snapshotted for review.
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
@@ -44,7 +44,7 @@ pub struct RenderRow {
     /// `contact-sheet` or `timeline`.
     pub format: String,
     /// `queued`, `rendering`, `complete` or `failed`.
-    pub status: String,
+    pub status: RenderStatus,
     /// Claims so far.
     pub attempts: i64,
     /// When the current claim was taken.
@@ -77,7 +77,7 @@ pub struct ExperimentRow {
     /// Description.
     pub description: String,
     /// Status (see docs/internal.md for the transitions).
-    pub status: String,
+    pub status: ExperimentStatus,
     /// The variants, a JSON array of strings.
     pub variants: String,
     /// The admin who created it.
@@ -269,7 +269,7 @@ pub trait InternalStore: Send + Sync {
     /// Experiments newest first, of `status` when given, before the cursor.
     async fn experiments(
         &self,
-        status: Option<&str>,
+        status: Option<ExperimentStatus>,
         limit: i64,
         before: Option<(DateTime<Utc>, &str)>,
     ) -> Result<Vec<ExperimentRow>, StorageError>;
@@ -277,8 +277,8 @@ pub trait InternalStore: Send + Sync {
     async fn move_experiment(
         &self,
         id: &ExperimentId,
-        from: &str,
-        to: &str,
+        from: ExperimentStatus,
+        to: ExperimentStatus,
         now: DateTime<Utc>,
     ) -> Result<Option<ExperimentRow>, StorageError>;
     /// Create or replace a flag (its creation time kept).
@@ -298,7 +298,7 @@ pub trait InternalStore: Send + Sync {
     async fn invite_requests_since(
         &self,
         since: DateTime<Utc>,
-        status: Option<&str>,
+        status: Option<InviteRequestStatus>,
         limit: i64,
     ) -> Result<Vec<InviteRequestRow>, StorageError>;
     /// Other requests from addresses ending in `@domain`, newest first.

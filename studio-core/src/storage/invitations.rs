@@ -4,7 +4,7 @@
 use crate::ids::{CodeId, InvitationId, UserId};
 use chrono::{DateTime, Utc};
 
-use super::{BalanceRow, NewCredit, StorageError};
+use super::{BalanceRow, InviteRequestStatus, NewCredit, StorageError};
 
 /// A redeem code as stored, with how many of its invitations were accepted.
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
@@ -84,7 +84,7 @@ pub struct InviteRequestRow {
     /// When it was asked.
     pub created_at: DateTime<Utc>,
     /// `pending`, or `invited` once an invitation exists for the address (read, not stored).
-    pub status: String,
+    pub status: InviteRequestStatus,
 }
 
 /// One invitee of a code, with what is known of them.

@@ -4,7 +4,7 @@
 use crate::ids::{LetterId, ProviderRef, UserId};
 use chrono::{DateTime, Utc};
 
-use super::StorageError;
+use super::{LetterStatus, StorageError};
 
 /// A letter as archived. The same row is the outbox entry: `queued` until a worker sends it.
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
@@ -24,7 +24,7 @@ pub struct LetterRow {
     /// Plain-text body.
     pub text: String,
     /// queued, sent, failed, delivered, bounced or complained (a CHECK constraint).
-    pub status: String,
+    pub status: LetterStatus,
     /// Delivery attempts begun (a claim counts as one).
     pub attempts: i64,
     /// A queued letter is not claimed before this.
@@ -70,7 +70,7 @@ pub struct LetterFilter {
     /// Exact kind.
     pub kind: Option<String>,
     /// Exact status.
-    pub status: Option<String>,
+    pub status: Option<LetterStatus>,
     /// Only letters with an id below this one (the page cursor).
     pub before_id: Option<String>,
     /// Page size.
@@ -81,7 +81,7 @@ pub struct LetterFilter {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MailEventOutcome {
     /// Recorded; the letter now has this status.
-    Applied(String),
+    Applied(LetterStatus),
     /// This webhook id was recorded before; nothing changed.
     Duplicate,
     /// Recorded, but it names no letter we keep.
@@ -184,7 +184,7 @@ pub trait MailStore: Send + Sync {
         &self,
         webhook_id: &ProviderRef,
         letter_id: Option<&LetterId>,
-        status: &str,
+        status: LetterStatus,
         now: DateTime<Utc>,
     ) -> Result<MailEventOutcome, StorageError>;
     /// People signed up at or after `since` whose address is verified, oldest first, at most

@@ -98,8 +98,9 @@ pub use seats::{AcceptSeat, EraseOutcome, SeatInvitationRow, SeatRow, SeatStore}
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStorage;
 pub use status::{
-    CaseStatus, ChatActionStatus, ChatSessionStatus, CheckoutStatus, ClaimStatus, DeliveryStatus, HoldStatus,
-    PackStatus, RunStatus, SeatInvitationStatus, StepStatus, TicketStatus,
+    CaseStatus, ChatActionStatus, ChatSessionStatus, CheckoutStatus, ClaimStatus, DeliveryStatus, ExperimentStatus,
+    HoldStatus, InviteRequestStatus, LetterStatus, PackStatus, RenderStatus, RunStatus, SeatInvitationStatus,
+    StepStatus, TicketStatus,
 };
 pub use support::{
     MessageEffect, ScreenshotRow, SupportReportRow, SupportStore, ThreadMessageRow, TicketFilter, TicketLineRow,

@@ -2,6 +2,7 @@
 //! memories, onboarding steps, intake answers, tool access grants and tool items, the people
 //! list for admins, and what the account page reads. The rows and the `ProfileStore` trait.
 
+use crate::api::MemoryStatus;
 use crate::ids::{IntakeId, MemoryId, OrgId, ToolId, ToolItemId, UserId};
 use chrono::{DateTime, Utc};
 
@@ -48,7 +49,7 @@ pub struct MemoryRow {
     /// 0 to 1.
     pub confidence: f64,
     /// active, corrected or retired.
-    pub status: String,
+    pub status: MemoryStatus,
     /// How many observations support it.
     pub evidence_count: i64,
     /// The memory this one corrects.

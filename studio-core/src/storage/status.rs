@@ -2,7 +2,7 @@
 //! constraint), bound and decoded through these impls, so a status read from a row is one of
 //! the named states or the read fails, and a state is never compared as a string.
 
-use crate::api::{JobStatus, LookStatus};
+use crate::api::{FindingStatus, JobStatus, LookStatus, MemoryStatus};
 
 /// Stores a status enum as its wire name: it needs `as_str(self) -> &'static str` and
 /// `parse(&str) -> Option<Self>`.
@@ -225,18 +225,92 @@ statuses! {
         /// The endpoint was disabled or deleted before it was sent.
         Dropped = "dropped",
     }
-}
 
-text_column!(JobStatus, LookStatus);
+    /// The state of a replay render.
+    RenderStatus {
+        /// Waiting for a renderer.
+        Queued = "queued",
+        /// Claimed by a renderer.
+        Rendering = "rendering",
+        /// The file is stored.
+        Complete = "complete",
+        /// The renderer gave up.
+        Failed = "failed",
+    }
 
-impl std::fmt::Display for JobStatus {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+    /// The state of an experiment (its moves: docs/internal.md).
+    ExperimentStatus {
+        /// Created, not yet started.
+        Draft = "draft",
+        /// Running.
+        Running = "running",
+        /// Paused.
+        Paused = "paused",
+        /// No new subjects enter; those already in keep their variant.
+        ExposureFrozen = "exposure_frozen",
+        /// Stopped (final).
+        Stopped = "stopped",
+        /// Complete (final).
+        Complete = "complete",
+    }
+
+    /// The state of a request to be let in: derived when read (an invitation exists for the
+    /// address or not), never stored.
+    InviteRequestStatus {
+        /// No invitation for the address yet.
+        Pending = "pending",
+        /// An invitation exists for the address.
+        Invited = "invited",
+    }
+
+    /// The state of a letter (the archive row that is also the outbox entry).
+    LetterStatus {
+        /// Waiting for a worker to send it.
+        Queued = "queued",
+        /// The SMTP server accepted it.
+        Sent = "sent",
+        /// Given up.
+        Failed = "failed",
+        /// The provider reported it delivered.
+        Delivered = "delivered",
+        /// The provider reported it bounced.
+        Bounced = "bounced",
+        /// The recipient marked it as spam.
+        Complained = "complained",
     }
 }
 
-impl std::fmt::Display for LookStatus {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+text_column!(JobStatus, LookStatus, FindingStatus, MemoryStatus);
+
+/// Shows a wire enum kept in `api` as its wire name, as `statuses!` does for its own.
+macro_rules! display_as_wire_name {
+    ($($ty:ty),* $(,)?) => {$(
+        impl std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    )*};
+}
+
+display_as_wire_name!(JobStatus, LookStatus, FindingStatus, MemoryStatus);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn serde_name<T: serde::Serialize>(v: T) -> String {
+        serde_json::to_value(v).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+    }
+
+    /// A wire enum stored through `text_column!` is stored as the word its JSON carries.
+    #[test]
+    fn wire_enums_are_stored_as_their_serde_names() {
+        for s in FindingStatus::ALL {
+            assert_eq!((serde_name(s), FindingStatus::parse(s.as_str())), (s.as_str().to_string(), Some(s)));
+        }
+        for s in MemoryStatus::ALL {
+            assert_eq!((serde_name(s), MemoryStatus::parse(s.as_str())), (s.as_str().to_string(), Some(s)));
+        }
     }
 }

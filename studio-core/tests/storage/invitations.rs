@@ -1,16 +1,20 @@
 //! The platform gate's store under concurrency: a code's uses never pass its limit however many
 //! redeemers race, an address takes at most one use, and an invitation's grant is credited once
-//! however many acceptances race.
+//! however many acceptances race. A request to be let in reads its derived status (`pending`,
+//! then `invited` once an invitation exists for the address) on every backend.
 
 use std::sync::Arc;
-use studio_core::{CodeId, InvitationId};
+use studio_core::{CodeId, InvitationId, InviteRequestId};
 
 use chrono::{Duration, Utc};
-use studio_core::{AcceptOutcome, Bucket, InvitationRow, InviteCodeRow, NewCredit, RedeemOutcome, Storage};
+use studio_core::{
+    AcceptOutcome, Bucket, InvitationRow, InviteCodeRow, InviteRequestRow, InviteRequestStatus, IssueOutcome,
+    NewCredit, RedeemOutcome, Storage,
+};
 
 use crate::{conformance, new_house};
 
-conformance!(redeemers_never_pass_the_limit, an_acceptance_credits_once);
+conformance!(redeemers_never_pass_the_limit, an_acceptance_credits_once, a_request_reads_pending_then_invited);
 
 fn code(max_uses: i64) -> InviteCodeRow {
     let tag = uuid::Uuid::new_v4().simple().to_string();
@@ -142,4 +146,44 @@ async fn an_acceptance_credits_once(storage: Arc<dyn Storage>) {
     assert_eq!((balance.grant_tokens, audit.credited, audit.entries), (7, 7, 1), "credited once");
     let stored = storage.code_by_code(&c.code).await.expect("read").expect("code");
     assert_eq!(stored.joined_count, 1);
+}
+
+async fn a_request_reads_pending_then_invited(storage: Arc<dyn Storage>) {
+    let tag = uuid::Uuid::new_v4().simple().to_string();
+    let email = format!("asks-{tag}@example.com");
+    let since = Utc::now() - Duration::seconds(5);
+    let request = InviteRequestRow {
+        id: format!("ireq_{tag}"),
+        email: email.clone(),
+        name: Some("Asks".into()),
+        house: None,
+        collection: None,
+        intake: "{}".into(),
+        links: "[]".into(),
+        logo_url: None,
+        website: None,
+        created_at: Utc::now(),
+        status: InviteRequestStatus::Pending,
+    };
+    assert!(storage.insert_request(request.clone()).await.expect("request"));
+    let id = InviteRequestId::from(request.id.as_str());
+    // The status is computed by the query (a CASE of two words), then decoded as the enum.
+    let ids_of = |rows: Vec<InviteRequestRow>| rows.into_iter().map(|r| r.id).collect::<Vec<_>>();
+    let read = storage.invite_request(&id).await.expect("read").expect("stored");
+    assert_eq!(read.status, InviteRequestStatus::Pending);
+    let pending = storage.invite_requests_since(since, Some(InviteRequestStatus::Pending), i64::MAX).await;
+    assert!(ids_of(pending.expect("pending")).contains(&request.id));
+    let invited = storage.invite_requests_since(since, Some(InviteRequestStatus::Invited), i64::MAX).await;
+    assert!(!ids_of(invited.expect("invited")).contains(&request.id));
+
+    let written = InvitationRow { code_id: None, ..invitation("", &email) };
+    assert_eq!(storage.issue_invitation(written).await.expect("invite"), IssueOutcome::Created);
+    let read = storage.invite_request(&id).await.expect("read").expect("stored");
+    assert_eq!(read.status, InviteRequestStatus::Invited);
+    let invited = storage.invite_requests_since(since, Some(InviteRequestStatus::Invited), i64::MAX).await;
+    assert!(ids_of(invited.expect("invited")).contains(&request.id));
+    let pending = storage.invite_requests_since(since, Some(InviteRequestStatus::Pending), i64::MAX).await;
+    assert!(!ids_of(pending.expect("pending")).contains(&request.id));
+    let listed = storage.invite_requests().await.expect("list").into_iter().find(|r| r.id == request.id);
+    assert_eq!(listed.map(|r| r.status), Some(InviteRequestStatus::Invited));
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use studio_core::{LetterId, ProviderRef};
 
 use chrono::{Duration, Utc};
-use studio_core::{LetterFilter, LetterOutcome, LetterRow, MailEventOutcome, Storage};
+use studio_core::{LetterFilter, LetterOutcome, LetterRow, LetterStatus, MailEventOutcome, Storage};
 
 use crate::{conformance, new_house};
 
@@ -23,7 +23,7 @@ fn queued(id: &str, to: &str, user_id: Option<&str>) -> LetterRow {
         subject: "s".into(),
         html: "<p>h</p>".into(),
         text: "t".into(),
-        status: "queued".into(),
+        status: LetterStatus::Queued,
         attempts: 0,
         next_attempt_at: now,
         claim_token: None,
@@ -89,33 +89,36 @@ async fn the_outbox_hands_each_letter_to_one_worker(storage: Arc<dyn Storage>) {
     assert!(storage.finish_letter(&LetterId::from(&id), "new", &retry, later).await.unwrap());
     assert!(storage.claim_letter("x", later, later + Duration::seconds(30)).await.unwrap().is_none(), "not yet due");
     let row = storage.letter(&LetterId::from(&id)).await.unwrap().expect("kept");
-    assert_eq!((row.status.as_str(), row.last_error.as_deref(), row.claim_token), ("queued", Some("451"), None));
+    assert_eq!((row.status, row.last_error.as_deref(), row.claim_token), (LetterStatus::Queued, Some("451"), None));
 
     // Delivery reports: once per webhook id, and a status never moves back.
     let hook = |n: u32| format!("{tag}-{n}");
     assert_eq!(
         storage
-            .apply_mail_event(&ProviderRef::from(&hook(1)), Some(&ids[0].as_str().into()), "bounced", now)
+            .apply_mail_event(&ProviderRef::from(&hook(1)), Some(&ids[0].as_str().into()), LetterStatus::Bounced, now)
             .await
             .unwrap(),
-        MailEventOutcome::Applied("bounced".into())
+        MailEventOutcome::Applied(LetterStatus::Bounced)
     );
     assert_eq!(
         storage
-            .apply_mail_event(&ProviderRef::from(&hook(1)), Some(&ids[0].as_str().into()), "bounced", now)
+            .apply_mail_event(&ProviderRef::from(&hook(1)), Some(&ids[0].as_str().into()), LetterStatus::Bounced, now)
             .await
             .unwrap(),
         MailEventOutcome::Duplicate
     );
     assert_eq!(
         storage
-            .apply_mail_event(&ProviderRef::from(&hook(2)), Some(&ids[0].as_str().into()), "delivered", now)
+            .apply_mail_event(&ProviderRef::from(&hook(2)), Some(&ids[0].as_str().into()), LetterStatus::Delivered, now)
             .await
             .unwrap(),
-        MailEventOutcome::Applied("bounced".into())
+        MailEventOutcome::Applied(LetterStatus::Bounced)
     );
     assert_eq!(
-        storage.apply_mail_event(&ProviderRef::from(&hook(3)), Some(&"nope".into()), "delivered", now).await.unwrap(),
+        storage
+            .apply_mail_event(&ProviderRef::from(&hook(3)), Some(&"nope".into()), LetterStatus::Delivered, now)
+            .await
+            .unwrap(),
         MailEventOutcome::UnknownLetter
     );
 

@@ -30,6 +30,7 @@ macro_rules! observation_columns {
 pub(in crate::storage) mod q {
     use chrono::{DateTime, Utc};
 
+    use crate::api::FindingStatus;
     use crate::ids::{FindingId, MemoryId};
     use crate::storage::sql::memory_columns;
     use crate::storage::sql::stmt::statements;
@@ -117,7 +118,7 @@ pub(in crate::storage) mod q {
             subject: &'q str,
             statement: &'q str,
             figures: &'q str,
-            status: &'q str,
+            status: FindingStatus,
             note: Option<&'q str>,
             decided_by: Option<&'q str>,
             decided_at: Option<DateTime<Utc>>,
@@ -139,7 +140,7 @@ pub(in crate::storage) mod q {
 
         /// A page of findings (of a status, when given), newest first, after the cursor
         /// (`created_at`, `id`) when one is given.
-        fn findings(status: Option<&'q str>, created_at: Option<DateTime<Utc>>, id: Option<&'q str>, limit: i64) -> row<FindingRow> [any "findings are the platform's (reflection_findings has no house)"] {
+        fn findings(status: Option<FindingStatus>, created_at: Option<DateTime<Utc>>, id: Option<&'q str>, limit: i64) -> row<FindingRow> [any "findings are the platform's (reflection_findings has no house)"] {
             "SELECT ", finding_columns!(), " FROM reflection_findings WHERE ($1 IS NULL OR status = $1) \
              AND ($2 IS NULL OR created_at < $2 OR (created_at = $2 AND id < $3)) \
              ORDER BY created_at DESC, id DESC LIMIT $4"
@@ -147,7 +148,7 @@ pub(in crate::storage) mod q {
 
         /// Decide an open finding; the finding as decided.
         fn decide_finding(
-            status: &'q str,
+            status: FindingStatus,
             note: &'q str,
             decided_by: &'q str,
             decided_at: DateTime<Utc>,
@@ -311,7 +312,7 @@ macro_rules! impl_analyst_store {
                         &f.subject,
                         &f.statement,
                         &f.figures,
-                        &f.status,
+                        f.status,
                         f.note.as_deref(),
                         f.decided_by.as_deref(),
                         f.decided_at,
@@ -341,7 +342,7 @@ macro_rules! impl_analyst_store {
 
             async fn findings(
                 &self,
-                status: Option<&str>,
+                status: Option<$crate::api::FindingStatus>,
                 limit: i64,
                 before: Option<(chrono::DateTime<chrono::Utc>, &str)>,
             ) -> Result<Vec<$crate::storage::FindingRow>, $crate::storage::StorageError> {
@@ -355,7 +356,7 @@ macro_rules! impl_analyst_store {
             async fn decide_finding(
                 &self,
                 id: &FindingId,
-                status: &str,
+                status: $crate::api::FindingStatus,
                 note: &str,
                 by: &str,
                 now: chrono::DateTime<chrono::Utc>,

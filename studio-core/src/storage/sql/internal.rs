@@ -73,7 +73,7 @@ macro_rules! impl_internal_store {
                     &r.id,
                     &r.evidence_id,
                     &r.format,
-                    &r.status,
+                    r.status,
                     r.attempts,
                     r.claimed_at,
                     r.blob_key.as_deref(),
@@ -140,7 +140,7 @@ macro_rules! impl_internal_store {
                     &r.key,
                     &r.name,
                     &r.description,
-                    &r.status,
+                    r.status,
                     &r.variants,
                     r.created_by.as_ref(),
                     r.created_at,
@@ -163,7 +163,7 @@ macro_rules! impl_internal_store {
 
             async fn experiments(
                 &self,
-                status: Option<&str>,
+                status: Option<$crate::storage::ExperimentStatus>,
                 limit: i64,
                 before: Option<(DateTime<Utc>, &str)>,
             ) -> Result<Vec<$crate::storage::ExperimentRow>, StorageError> {
@@ -174,8 +174,8 @@ macro_rules! impl_internal_store {
             async fn move_experiment(
                 &self,
                 id: &ExperimentId,
-                from: &str,
-                to: &str,
+                from: $crate::storage::ExperimentStatus,
+                to: $crate::storage::ExperimentStatus,
                 now: DateTime<Utc>,
             ) -> Result<Option<$crate::storage::ExperimentRow>, StorageError> {
                 let _w = self.write_lock().await;
@@ -231,7 +231,7 @@ macro_rules! impl_internal_store {
             async fn invite_requests_since(
                 &self,
                 since: DateTime<Utc>,
-                status: Option<&str>,
+                status: Option<$crate::storage::InviteRequestStatus>,
                 limit: i64,
             ) -> Result<Vec<$crate::storage::InviteRequestRow>, StorageError> {
                 Ok(q::internal::invite_requests_since(since, status, limit).fetch_all(&self.pool).await?)

@@ -9,8 +9,8 @@ use chrono::{DateTime, Utc};
 use crate::ids::{EvidenceId, ExperimentId, InviteRequestId, OrgId, RenderId, UserId};
 use crate::storage::sql::stmt::statements;
 use crate::storage::{
-    AutonomyRow, CountRow, EvidenceRow, ExperimentRow, FlagRow, FunnelRow, InviteRequestRow, PlatformTotals, RenderRow,
-    ResearchRow, StampRow,
+    AutonomyRow, CountRow, EvidenceRow, ExperimentRow, ExperimentStatus, FlagRow, FunnelRow, InviteRequestRow,
+    InviteRequestStatus, PlatformTotals, RenderRow, RenderStatus, ResearchRow, StampRow,
 };
 
 /// The columns of `replay_evidence` in [`EvidenceRow`](crate::storage::EvidenceRow) order.
@@ -129,7 +129,7 @@ statements! {
         id: &'q str,
         evidence_id: &'q str,
         format: &'q str,
-        status: &'q str,
+        status: RenderStatus,
         attempts: i64,
         claimed_at: Option<DateTime<Utc>>,
         blob_key: Option<&'q str>,
@@ -182,7 +182,7 @@ statements! {
         key: &'q str,
         name: &'q str,
         description: &'q str,
-        status: &'q str,
+        status: ExperimentStatus,
         variants: &'q str,
         created_by: Option<&'q UserId>,
         created_at: DateTime<Utc>,
@@ -200,14 +200,14 @@ statements! {
 
     /// A page of experiments (of a status, when given), newest first, after the cursor
     /// (`created_at`, `id`).
-    fn experiments(status: Option<&'q str>, created_at: Option<DateTime<Utc>>, id: Option<&'q str>, limit: i64) -> row<ExperimentRow> [any "experiments are the platform's (experiments has no house)"] {
+    fn experiments(status: Option<ExperimentStatus>, created_at: Option<DateTime<Utc>>, id: Option<&'q str>, limit: i64) -> row<ExperimentRow> [any "experiments are the platform's (experiments has no house)"] {
         "SELECT ", experiment_columns!(), " FROM experiments WHERE ($1 IS NULL OR status = $1) \
          AND ($2 IS NULL OR created_at < $2 OR (created_at = $2 AND id < $3)) \
          ORDER BY created_at DESC, id DESC LIMIT $4"
     }
 
     /// Move an experiment from `from_status` to `status`, stamping its start or end.
-    fn move_experiment(status: &'q str, updated_at: DateTime<Utc>, id: &'q ExperimentId, from_status: &'q str) -> row<ExperimentRow> [any "experiments are the platform's (experiments has no house)"] {
+    fn move_experiment(status: ExperimentStatus, updated_at: DateTime<Utc>, id: &'q ExperimentId, from_status: ExperimentStatus) -> row<ExperimentRow> [any "experiments are the platform's (experiments has no house)"] {
         "UPDATE experiments SET status = $1, updated_at = $2, \
          started_at = CASE WHEN $1 = 'running' AND started_at IS NULL THEN $2 ELSE started_at END, \
          ended_at = CASE WHEN $1 IN ('stopped', 'complete') THEN $2 ELSE ended_at END \
@@ -265,7 +265,7 @@ statements! {
 
     /// Up to `limit` invite requests made since `min_created_at` (of a status, when given),
     /// newest first.
-    fn invite_requests_since(min_created_at: DateTime<Utc>, status: Option<&'q str>, limit: i64) -> row<InviteRequestRow> [any "invite requests come before any house (invite_requests has no house)"] {
+    fn invite_requests_since(min_created_at: DateTime<Utc>, status: Option<InviteRequestStatus>, limit: i64) -> row<InviteRequestRow> [any "invite requests come before any house (invite_requests has no house)"] {
         "SELECT * FROM (", request_select!(), "WHERE r.created_at >= $1) x WHERE ($2 IS NULL OR x.status = $2) \
          ORDER BY x.created_at DESC, x.id DESC LIMIT $3"
     }

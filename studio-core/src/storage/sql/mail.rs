@@ -17,7 +17,7 @@ pub(in crate::storage) mod q {
 
     use crate::ids::{LetterId, ProviderRef, UserId};
     use crate::storage::sql::stmt::statements;
-    use crate::storage::{EmailTokenRow, LetterRow};
+    use crate::storage::{EmailTokenRow, LetterRow, LetterStatus};
 
     /// The claim of the oldest due letter, `$rows` locking the subquery's row on PostgreSQL.
     /// `$3`, `$4` and `$5` are all the time of the claim: the row's new `updated_at`, the due
@@ -56,7 +56,7 @@ pub(in crate::storage) mod q {
             subject: &'q str,
             html: &'q str,
             text: &'q str,
-            status: &'q str,
+            status: LetterStatus,
             attempts: i64,
             next_attempt_at: DateTime<Utc>,
             claim_token: Option<&'q str>,
@@ -89,7 +89,7 @@ pub(in crate::storage) mod q {
         }
 
         /// A page of letters (filtered), newest first, before `id` when given.
-        fn letters(to_addr: Option<&'q str>, kind: Option<&'q str>, status: Option<&'q str>, id: Option<&'q str>, limit: i64) -> row<LetterRow> [any "letters have no house: the operators' mail log reads every letter"] {
+        fn letters(to_addr: Option<&'q str>, kind: Option<&'q str>, status: Option<LetterStatus>, id: Option<&'q str>, limit: i64) -> row<LetterRow> [any "letters have no house: the operators' mail log reads every letter"] {
             "SELECT ", letter_columns!(), " FROM letters \
              WHERE ($1 IS NULL OR to_addr = $1) AND ($2 IS NULL OR kind = $2) \
              AND ($3 IS NULL OR status = $3) AND ($4 IS NULL OR id < $4) ORDER BY id DESC LIMIT $5"
@@ -122,7 +122,7 @@ pub(in crate::storage) mod q {
         /// End a claimed letter's attempt: sent, due again at `next_attempt_at`, or failed (no
         /// row when the claim was taken over).
         fn finish_letter(
-            status: &'q str,
+            status: LetterStatus,
             last_error: Option<&'q str>,
             next_attempt_at: Option<DateTime<Utc>>,
             sent_at: Option<DateTime<Utc>>,
@@ -142,12 +142,12 @@ pub(in crate::storage) mod q {
         }
 
         /// Move a letter to a reported status that ranks above its own.
-        fn report_status(status: &'q str, updated_at: DateTime<Utc>, id: Option<&'q LetterId>) -> exec [any "letters have no house: a delivery report names its letter by id"] {
+        fn report_status(status: LetterStatus, updated_at: DateTime<Utc>, id: Option<&'q LetterId>) -> exec [any "letters have no house: a delivery report names its letter by id"] {
             "UPDATE letters SET status = $1, updated_at = $2 WHERE id = $3 AND ", rank!("status"), " < ", rank!("$1")
         }
 
         /// A letter's status.
-        fn letter_status(id: Option<&'q LetterId>) -> row<(String,)> [any "letters have no house: a delivery report names its letter by id"] {
+        fn letter_status(id: Option<&'q LetterId>) -> row<(LetterStatus,)> [any "letters have no house: a delivery report names its letter by id"] {
             "SELECT status FROM letters WHERE id = $1"
         }
 
@@ -237,7 +237,7 @@ macro_rules! impl_mail_store {
                 &l.subject,
                 &l.html,
                 &l.text,
-                &l.status,
+                l.status,
                 l.attempts,
                 l.next_attempt_at,
                 l.claim_token.as_deref(),
@@ -303,7 +303,7 @@ macro_rules! impl_mail_store {
                 &self,
                 f: &$crate::storage::LetterFilter,
             ) -> Result<Vec<$crate::storage::LetterRow>, StorageError> {
-                let (to, kind, status) = (f.to.as_deref(), f.kind.as_deref(), f.status.as_deref());
+                let (to, kind, status) = (f.to.as_deref(), f.kind.as_deref(), f.status);
                 Ok(q::mail::letters(to, kind, status, f.before_id.as_deref(), f.limit).fetch_all(&self.pool).await?)
             }
 
@@ -329,12 +329,12 @@ macro_rules! impl_mail_store {
                 outcome: &$crate::storage::LetterOutcome,
                 now: DateTime<Utc>,
             ) -> Result<bool, StorageError> {
-                use $crate::storage::LetterOutcome;
+                use $crate::storage::{LetterOutcome, LetterStatus};
                 let _w = self.write_lock().await;
                 let (status, error, next, sent_at) = match outcome {
-                    LetterOutcome::Sent => ("sent", None, None, Some(now)),
-                    LetterOutcome::Retry { error, at } => ("queued", Some(error.as_str()), Some(*at), None),
-                    LetterOutcome::Failed { error } => ("failed", Some(error.as_str()), None, None),
+                    LetterOutcome::Sent => (LetterStatus::Sent, None, None, Some(now)),
+                    LetterOutcome::Retry { error, at } => (LetterStatus::Queued, Some(error.as_str()), Some(*at), None),
+                    LetterOutcome::Failed { error } => (LetterStatus::Failed, Some(error.as_str()), None, None),
                 };
                 let done = q::mail::finish_letter(status, error, next, sent_at, now, id, claim_token)
                     .execute(&self.pool)
@@ -346,13 +346,14 @@ macro_rules! impl_mail_store {
                 &self,
                 webhook_id: &ProviderRef,
                 letter_id: Option<&LetterId>,
-                status: &str,
+                status: $crate::storage::LetterStatus,
                 now: DateTime<Utc>,
             ) -> Result<$crate::storage::MailEventOutcome, StorageError> {
                 use $crate::storage::MailEventOutcome;
                 let _w = self.write_lock().await;
                 let mut tx = self.begin_write().await?;
-                let recorded = q::mail::record_event(webhook_id, letter_id, status, now).execute(&mut *tx).await?;
+                let recorded =
+                    q::mail::record_event(webhook_id, letter_id, status.as_str(), now).execute(&mut *tx).await?;
                 if recorded.rows_affected() == 0 {
                     tx.rollback().await?;
                     return Ok(MailEventOutcome::Duplicate);

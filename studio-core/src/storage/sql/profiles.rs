@@ -6,6 +6,7 @@
 pub(in crate::storage) mod q {
     use chrono::{DateTime, Utc};
 
+    use crate::api::MemoryStatus;
     use crate::ids::{IntakeId, MemoryId, OrgId, ToolId, ToolItemId, UserId};
     use crate::storage::sql::stmt::statements;
     use crate::storage::sql::{checkout_columns, memory_columns};
@@ -107,7 +108,7 @@ pub(in crate::storage) mod q {
             kind: &'q str,
             statement: &'q str,
             confidence: f64,
-            status: &'q str,
+            status: MemoryStatus,
             evidence_count: i64,
             supersedes_id: Option<&'q str>,
             projected: bool,
@@ -346,7 +347,7 @@ macro_rules! impl_profile_store {
                     &m.kind,
                     &m.statement,
                     m.confidence,
-                    &m.status,
+                    m.status,
                     m.evidence_count,
                     m.supersedes_id.as_deref(),
                     m.projected,
