@@ -6,7 +6,6 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
-use studio_core::LetterId;
 
 use serde_json::{Value, json};
 use studio_client::Client;
@@ -115,14 +114,12 @@ async fn the_verification_letter_arrives_and_its_link_verifies(backend: Backend)
     // The archive kept the letter and records it sent.
     let row = letter(&app, &email, "verify-email").await;
     for _ in 0..100 {
-        if app.studio.storage().letter(&LetterId::from(&row.id)).await.expect("letter").expect("kept").status
-            == LetterStatus::Sent
-        {
+        if app.studio.storage().letter(&row.id).await.expect("letter").expect("kept").status == LetterStatus::Sent {
             break;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let row = app.studio.storage().letter(&LetterId::from(&row.id)).await.expect("letter").expect("kept");
+    let row = app.studio.storage().letter(&row.id).await.expect("letter").expect("kept");
     assert_eq!((row.status, row.attempts), (LetterStatus::Sent, 1));
     assert!(row.sent_at.is_some() && row.html.contains("verify-email?token="));
     assert_eq!(sink.messages().await.iter().filter(|m| m.to.contains(&email)).count(), 1, "sent once");
@@ -258,13 +255,13 @@ async fn a_failed_delivery_is_retried(backend: Backend) {
     let arrived = sink.wait_for(&email, Duration::from_secs(15)).await.expect("delivered on a later attempt");
     assert!(arrived.token().is_some());
     let id = letter(&app, &email, "verify-email").await.id;
-    let mut row = app.studio.storage().letter(&LetterId::from(&id)).await.expect("letter").expect("kept");
+    let mut row = app.studio.storage().letter(&id).await.expect("letter").expect("kept");
     for _ in 0..100 {
         if row.status == LetterStatus::Sent {
             break;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
-        row = app.studio.storage().letter(&LetterId::from(&id)).await.expect("letter").expect("kept");
+        row = app.studio.storage().letter(&id).await.expect("letter").expect("kept");
     }
     assert_eq!((row.status, row.attempts), (LetterStatus::Sent, 2), "one refusal, then sent");
     assert_eq!(sink.messages().await.len(), 1, "sent once");
@@ -336,11 +333,11 @@ async fn a_dead_workers_letter_is_taken_over(backend: Backend) {
     assert_eq!(app.studio.mail().deliver_due(&mailer).await.expect("pass"), 1, "taken over after the lease");
     assert_eq!(*mailer.sent.lock().await, vec![claimed.id.clone()]);
     let late = storage
-        .finish_letter(&LetterId::from(&claimed.id), "dead-worker", &LetterOutcome::Sent, chrono::Utc::now())
+        .finish_letter(&claimed.id, "dead-worker", &LetterOutcome::Sent, chrono::Utc::now())
         .await
         .expect("finish");
     assert!(!late, "the dead worker's claim records nothing");
-    let row = storage.letter(&LetterId::from(&claimed.id)).await.expect("letter").expect("kept");
+    let row = storage.letter(&claimed.id).await.expect("letter").expect("kept");
     assert_eq!((row.status, row.attempts), (LetterStatus::Sent, 2));
 }
 
@@ -394,7 +391,7 @@ async fn the_delivery_webhook_is_signed_and_deduplicated(backend: Backend) {
     let complained = json!({ "type": "email.complained", "data": { "letterId": id } });
     let (_, body) = report(&app, "msg_7", &complained, Some(WEBHOOK_SECRET), 0).await;
     assert_eq!(body["status"], "complained");
-    let row = app.studio.storage().letter(&LetterId::from(&id)).await.expect("letter").expect("kept");
+    let row = app.studio.storage().letter(&id).await.expect("letter").expect("kept");
     assert_eq!(row.status, LetterStatus::Complained);
 
     let opened = json!({ "type": "email.opened", "data": { "letterId": id } });

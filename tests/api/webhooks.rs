@@ -8,7 +8,7 @@
 
 use std::net::IpAddr;
 use std::sync::Arc;
-use studio_core::{DeliveryId, JobId, WebhookId};
+use studio_core::{JobId, WebhookId};
 
 use studio_client::api::{DeliveriesQuery, NewWebhook, SeatRole, WebhookPatch};
 use studio_core::{HostResolver, PreviewPolicy};
@@ -562,7 +562,7 @@ async fn a_delivery_whose_worker_died_is_made_once_its_lease_lapses(backend: Bac
     assert_eq!(got.len(), 1);
     assert_eq!(got[0].0, claimed.id, "under the delivery's own webhook-id");
     // The dead worker's late word changes nothing.
-    let claimed_id = DeliveryId::from(&claimed.id);
+    let claimed_id = claimed.id.clone();
     let late = storage.finish_webhook_delivery(
         &claimed_id,
         "dead-worker",
@@ -603,12 +603,7 @@ async fn an_earlier_change_queued_later_still_leaves_first(backend: Backend) {
         storage.claim_webhook_delivery("worker", at, at + chrono::Duration::seconds(30))
     };
     let done = |row: studio_core::WebhookDeliveryRow, fate| async move {
-        assert!(
-            storage
-                .finish_webhook_delivery(&DeliveryId::from(&row.id), "worker", fate, chrono::Utc::now())
-                .await
-                .unwrap()
-        );
+        assert!(storage.finish_webhook_delivery(&row.id, "worker", fate, chrono::Utc::now()).await.unwrap());
     };
     // Event 11 is queued and due; event 10 arrives after it and is still settling.
     storage.enqueue_webhook_deliveries(&[change(11, now)]).await.unwrap();

@@ -50,8 +50,8 @@ pub(crate) fn tool_exists(slug: &str) -> bool {
 
 pub(crate) fn item_view(i: ToolItemRow) -> ToolItem {
     ToolItem {
-        id: i.id,
-        tool_id: i.tool_id,
+        id: i.id.into(),
+        tool_id: i.tool_id.into(),
         category: i.category,
         title_he: i.title_he,
         label_he: i.label_he,

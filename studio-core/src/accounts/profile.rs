@@ -52,7 +52,7 @@ impl Accounts<'_> {
 
     fn profile_view(&self, p: &ProfileRow) -> Profile {
         Profile {
-            id: p.id.clone(),
+            id: p.id.to_string(),
             name: p.name.clone(),
             email: p.email.clone(),
             email_verified: p.email_verified_at.is_some(),

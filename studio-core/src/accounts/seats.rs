@@ -28,7 +28,7 @@ use crate::api::{
 };
 use crate::caller::Caller;
 use crate::error::{Error, ErrorKind, Result};
-use crate::ids::{new_id, now, sha256_hex};
+use crate::ids::{now, sha256_hex};
 use crate::storage::{AcceptSeat, SeatInvitationRow, SeatRow, StorageError};
 
 fn role_of(s: &str) -> Result<SeatRole> {
@@ -75,7 +75,7 @@ impl Accounts<'_> {
 
     fn invitation_view(&self, i: &SeatInvitationRow, org_name: &str) -> Result<SeatInvitation> {
         Ok(SeatInvitation {
-            id: i.id.clone(),
+            id: i.id.to_string(),
             email: i.email.clone(),
             role: role_of(&i.role)?,
             organization_id: i.org_id.to_string(),
@@ -105,7 +105,7 @@ impl Accounts<'_> {
         let at = now();
         let people = &self.studio.config.people;
         let row = SeatInvitationRow {
-            id: new_id("inv"),
+            id: InvitationId::generate(),
             org_id: caller.org_id.clone(),
             email: email.as_str().to_string(),
             role: req.role.as_str().to_string(),
@@ -173,7 +173,7 @@ impl Accounts<'_> {
         let replay = inv.status == crate::storage::SeatInvitationStatus::Accepted
             && self.store.membership(&inv.org_id, &caller.user_id).await?.is_some();
         if !replay {
-            match self.store.accept_seat_invitation(&InvitationId::from(&inv.id), &caller.user_id, now()).await {
+            match self.store.accept_seat_invitation(&inv.id, &caller.user_id, now()).await {
                 Ok(AcceptSeat::Seated { .. }) => {}
                 Ok(AcceptSeat::NotPending) => return Err(missing()),
                 Ok(AcceptSeat::OfferLapsed) | Err(StorageError::Conflict(_)) => {

@@ -177,7 +177,7 @@ fn digest_view(d: &DigestRow) -> Result<Digest> {
 
 fn finding_view(f: &FindingRow) -> Result<ReflectionFinding> {
     Ok(ReflectionFinding {
-        id: f.id.clone(),
+        id: f.id.to_string(),
         digest_id: f.digest_id.clone(),
         rule: f.rule.clone(),
         subject: f.subject.clone(),
@@ -249,7 +249,7 @@ impl Admin<'_> {
         let findings: Vec<FindingRow> = reflect(&figures, previous.as_ref())
             .into_iter()
             .map(|(rule, subject, statement, figures)| FindingRow {
-                id: new_id("fnd"),
+                id: FindingId::generate(),
                 digest_id: id.clone(),
                 rule,
                 subject,

@@ -8,7 +8,7 @@
 //! `estimated`; in-process work (the local provider) costs no provider anything and is recorded
 //! as an exact 0. docs/admin.md lists the table.
 
-use crate::ids::OrgId;
+use crate::ids::{HoldId, JobId, OrgId};
 use std::collections::BTreeMap;
 
 use crate::api::{AiCosts, DayCost, KeptCost, SinceQuery, ToolCost, ToolKept};
@@ -71,9 +71,9 @@ impl Admin<'_> {
         let (cost_usd, estimated) = call_cost(provider, tool);
         let row = CostRecordRow {
             id: new_id("pcs"),
-            hold_id: hold_id.to_string(),
+            hold_id: HoldId::from(hold_id),
             org_id: org_id.clone(),
-            job_id: job_id.map(str::to_string),
+            job_id: job_id.map(JobId::from),
             tool: tool.to_string(),
             provider: provider.to_string(),
             tokens,

@@ -25,8 +25,8 @@ fn stored(row: VerdictRow) -> StoredVerdict {
     let marks: Vec<VerdictMark> = serde_json::from_str(&row.marks).unwrap_or_default();
     StoredVerdict {
         id: row.id,
-        job_id: row.job_id,
-        frame_id: row.frame_id,
+        job_id: row.job_id.into(),
+        frame_id: row.frame_id.map(String::from),
         house_id: row.org_id.to_string(),
         tool: row.tool,
         model: row.model,

@@ -32,7 +32,7 @@ fn next_confidence(c: f64, supports: bool) -> f64 {
 fn observation_view(o: &ObservationRow) -> MemoryObservation {
     MemoryObservation {
         id: o.id.clone(),
-        memory_id: o.memory_id.clone(),
+        memory_id: o.memory_id.to_string(),
         supports: o.supports,
         note: o.note.clone(),
         confidence_before: o.confidence_before,
@@ -42,10 +42,10 @@ fn observation_view(o: &ObservationRow) -> MemoryObservation {
     }
 }
 
-fn memory_id(id: Option<&str>) -> Result<String> {
+fn memory_id(id: Option<&str>) -> Result<MemoryId> {
     id.map(str::trim)
         .filter(|s| !s.is_empty())
-        .map(str::to_string)
+        .map(MemoryId::from)
         .ok_or_else(|| Error::invalid("MEMORY_REQUIRED", "Give memoryId."))
 }
 
@@ -85,7 +85,7 @@ impl Admin<'_> {
             Some((memory, obs)) => {
                 Ok(ObservedMemory { memory: memory_view(&memory)?, observation: observation_view(&obs) })
             }
-            None => match self.store.memory_by_id(&MemoryId::from(&id)).await? {
+            None => match self.store.memory_by_id(&id).await? {
                 Some(m) => Err(not_active(m.status)),
                 None => Err(not_found()),
             },
@@ -144,7 +144,7 @@ impl Admin<'_> {
             Some(memory) => {
                 Ok(ReviewedMemory { memory: memory_view(&memory)?, decision, reviewed_at: review.created_at })
             }
-            None => match self.store.memory_by_id(&MemoryId::from(&id)).await? {
+            None => match self.store.memory_by_id(&id).await? {
                 Some(m) => Err(not_active(m.status)),
                 None => Err(not_found()),
             },

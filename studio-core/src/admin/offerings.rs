@@ -141,7 +141,7 @@ impl Admin<'_> {
         let house = q.house.as_deref().map(str::trim).filter(|h| !h.is_empty()).map(OrgId::from);
         let house = house.as_ref();
         let mut rows = self.studio.models().all_entitlements(house, cursor.as_deref(), limit + 1).await?;
-        let next_cursor = (rows.len() as i64 > limit).then(|| rows[limit as usize - 1].id.clone());
+        let next_cursor = (rows.len() as i64 > limit).then(|| rows[limit as usize - 1].id.to_string());
         rows.truncate(limit as usize);
         let cases = self.studio.models().entitlement_cases(CASES_SHOWN).await?;
         Ok(AdminEntitlements {
@@ -150,7 +150,7 @@ impl Admin<'_> {
             cases: cases
                 .into_iter()
                 .map(|c| PaymentCase {
-                    id: c.id,
+                    id: c.id.into(),
                     reference: c.reference,
                     organization_id: c.org_id.to_string(),
                     payment_id: c.payment_id,

@@ -71,7 +71,7 @@ impl Admin<'_> {
                     user_id: user_id.map(UserId::from),
                     email,
                     toolkit_id,
-                    tool_id,
+                    tool_id: tool_id.map(ToolId::from),
                     granted_by: admin.user_id().to_string(),
                     created_at: now(),
                     revoked_at: None,
@@ -117,7 +117,7 @@ impl Admin<'_> {
             .into_iter()
             .take(limit as usize)
             .map(|u| UserSummary {
-                id: u.id,
+                id: u.id.into(),
                 email: u.email,
                 name: u.name,
                 joined_at: u.created_at,
@@ -180,8 +180,8 @@ impl Admin<'_> {
             return Err(Error::invalid("FIELD_TOO_LONG", "Each field of an item is at most 10,000 characters."));
         }
         let row = ToolItemRow {
-            id: new_id("itm"),
-            tool_id: tool_id.to_string(),
+            id: ToolItemId::generate(),
+            tool_id: ToolId::from(tool_id),
             category: category.to_string(),
             title_he: text(req.title_he),
             label_he: text(req.label_he),

@@ -29,7 +29,6 @@ use image::{DynamicImage, ImageEncoder};
 use crate::api::LANE_RESULT_SECS;
 use crate::caller::Caller;
 use crate::error::{Error, ErrorKind, Result};
-use crate::ids::new_id;
 use crate::images::{self, MAX_IMAGE_MB};
 use crate::providers::ai::AiImage;
 use crate::storage::{AssetRow, LaneResultRow};
@@ -246,7 +245,7 @@ impl Ai<'_> {
         code: &'static str,
         png: Vec<u8>,
     ) -> Result<String> {
-        let id = new_id("lres");
+        let id = LaneResultId::generate();
         let key = format!("orgs/{org_id}/lanes/{id}.png");
         let size = png.len() as i64;
         let blob = self
@@ -312,7 +311,7 @@ impl Ai<'_> {
                 tracing::warn!(error = %e, key = %row.blob_key, "could not delete an expired lane result");
                 continue;
             }
-            if self.store.delete_lane_result(&LaneResultId::from(&row.id)).await? {
+            if self.store.delete_lane_result(&row.id).await? {
                 swept += 1;
             }
         }

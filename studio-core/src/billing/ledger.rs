@@ -5,7 +5,6 @@ use crate::api::{Balance, HoldView, PriceBook};
 use crate::billing::Billing;
 use crate::caller::Caller;
 use crate::error::{Error, Result};
-use crate::ids::new_id;
 use crate::ids::{HoldId, OrgId};
 use crate::storage::{BalanceRow, HoldRow, NewCredit, NewHold, ReserveOutcome, ResolveOutcome};
 
@@ -82,7 +81,7 @@ impl Billing<'_> {
             return Err(Error::invalid("BAD_AMOUNT", "A hold must be for at least one token."));
         }
         let hold = NewHold {
-            id: hold_id.unwrap_or_else(|| new_id("hold")),
+            id: hold_id.map(HoldId::from).unwrap_or_else(HoldId::generate),
             org_id: caller.org_id.clone(),
             amount,
             generation_id,

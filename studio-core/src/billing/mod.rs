@@ -527,7 +527,7 @@ impl Billing<'_> {
             WebhookAck { ok: true, duplicate: None, ignored: None, granted: None, entitlement: None, lapsed: None };
         Ok(match outcome {
             PaymentOutcome::Granted { tokens, .. } => WebhookAck { granted: Some(tokens), ..ack },
-            PaymentOutcome::Entitled { holding, .. } => WebhookAck { entitlement: Some(holding.id), ..ack },
+            PaymentOutcome::Entitled { holding, .. } => WebhookAck { entitlement: Some(holding.id.into()), ..ack },
             PaymentOutcome::Lapsed(case) => {
                 WebhookAck { lapsed: Some(self.studio.models().settle_case(&case).await), ..ack }
             }

@@ -94,7 +94,7 @@ fn proposal(studio: &Studio, item: &Value) -> Option<Proposal> {
 pub(crate) fn action_view(a: &ChatActionRow) -> Result<ChatAction> {
     let parse = |s: &str| serde_json::from_str::<Value>(s).map_err(Error::internal);
     Ok(ChatAction {
-        id: a.id.clone(),
+        id: a.id.to_string(),
         kind: a.kind.clone(),
         summary: a.summary.clone(),
         request: parse(&a.request)?,
@@ -136,18 +136,10 @@ impl Chat<'_> {
         let deadline = Instant::now() + WAIT_FOR_CLAIMANT;
         let claimed = loop {
             let at = now();
-            if self
-                .store
-                .claim_chat_action(&ChatActionId::from(&action.id), at, at - Duration::seconds(STALE_CLAIM_SECS))
-                .await?
-            {
+            if self.store.claim_chat_action(&action.id, at, at - Duration::seconds(STALE_CLAIM_SECS)).await? {
                 break at;
             }
-            let current = self
-                .store
-                .chat_action(&session.id, &ChatActionId::from(&action.id))
-                .await?
-                .ok_or_else(action_not_found)?;
+            let current = self.store.chat_action(&session.id, &action.id).await?.ok_or_else(action_not_found)?;
             if current.status == crate::storage::ChatActionStatus::Applied {
                 return self.applied(&session, &action.id, true).await;
             }
@@ -159,23 +151,19 @@ impl Chat<'_> {
         let result = match self.run(caller, &action).await {
             Ok(result) => result,
             Err(e) => {
-                self.store.unclaim_chat_action(&ChatActionId::from(&action.id), claimed).await?;
+                self.store.unclaim_chat_action(&action.id, claimed).await?;
                 return Err(e);
             }
         };
         let data = json!({ "actionId": action.id });
         let turn = turn_row(&session.id, "action", &format!("Applied: {}", action.summary), data, 0);
-        let finished = self
-            .store
-            .finish_chat_action(&ChatActionId::from(&action.id), claimed, &result.to_string(), turn, now())
-            .await?;
+        let finished = self.store.finish_chat_action(&action.id, claimed, &result.to_string(), turn, now()).await?;
         if finished.is_some() {
             return self.applied(&session, &action.id, false).await;
         }
         // This apply held its claim past STALE_CLAIM_SECS and another took it over: the
         // action's result is the one that apply records.
-        let current =
-            self.store.chat_action(&session.id, &ChatActionId::from(&action.id)).await?.ok_or_else(action_not_found)?;
+        let current = self.store.chat_action(&session.id, &action.id).await?.ok_or_else(action_not_found)?;
         if current.status == crate::storage::ChatActionStatus::Applied {
             return self.applied(&session, &action.id, true).await;
         }
@@ -206,13 +194,12 @@ impl Chat<'_> {
     }
 
     /// The applied action and the turn that records it.
-    async fn applied(&self, session: &ChatSessionRow, action_id: &str, replayed: bool) -> Result<ChatApplied> {
-        let action =
-            self.store.chat_action(&session.id, &ChatActionId::from(action_id)).await?.ok_or_else(action_not_found)?;
+    async fn applied(&self, session: &ChatSessionRow, action_id: &ChatActionId, replayed: bool) -> Result<ChatApplied> {
+        let action = self.store.chat_action(&session.id, action_id).await?.ok_or_else(action_not_found)?;
         let turns = self.store.chat_turns(&session.id, 0, i64::MAX).await?;
         let recorded = |data: &str| {
             serde_json::from_str::<Value>(data).ok().and_then(|d| d.get("actionId").cloned())
-                == Some(Value::String(action.id.clone()))
+                == Some(Value::String(action.id.to_string()))
         };
         let turn = turns
             .iter()

@@ -14,7 +14,7 @@
 //! person who asks for one with `toPerson` is handed over at once (`requested`), and so is an
 //! answer that asks for it (`handoff`). The assistant never spends: only apply does.
 
-use crate::ids::ChatSessionId;
+use crate::ids::{ChatActionId, ChatSessionId};
 mod actions;
 mod context;
 mod guard;
@@ -80,7 +80,7 @@ impl Chat<'_> {
             status: row.status.to_string(),
             turns: row.turns,
             turn_limit: self.studio.config.chat.turn_limit,
-            ticket_id: row.ticket_id.clone(),
+            ticket_id: row.ticket_id.clone().map(String::from),
             escalation_reason: row.reason.clone(),
             created_at: row.created_at,
             updated_at: row.updated_at,
@@ -233,7 +233,7 @@ impl Chat<'_> {
             .actions
             .into_iter()
             .map(|a| ChatActionRow {
-                id: new_id("act"),
+                id: ChatActionId::generate(),
                 session_id: session.id.clone(),
                 turn_id: reply.id.clone(),
                 kind: a.kind,
@@ -373,7 +373,7 @@ fn escalated(session: &ChatSessionRow) -> Error {
         "SESSION_ESCALATED",
         "This session was handed to support; answer on the ticket, or start a new session.",
     )
-    .with("ticketId", session.ticket_id.clone().unwrap_or_default())
+    .with("ticketId", session.ticket_id.clone().map(String::from).unwrap_or_default())
 }
 
 fn transcript_item(role: &str, text: &str, at: chrono::DateTime<chrono::Utc>) -> serde_json::Map<String, Value> {

@@ -272,8 +272,8 @@ impl Develops<'_> {
         let score = i64::from(verdict.score);
         let row = VerdictRow {
             id: crate::ids::new_id("vrd"),
-            job_id: job.id.clone().into(),
-            frame_id: job.result_asset_id.clone().map(String::from),
+            job_id: job.id.clone(),
+            frame_id: job.result_asset_id.clone(),
             org_id: job.org_id.clone(),
             tool: job.tool.clone(),
             model: JUDGE_MODEL.to_string(),

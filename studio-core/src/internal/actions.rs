@@ -59,7 +59,7 @@ impl Internal<'_> {
         };
         let mut requests = Vec::with_capacity(rows.len());
         for r in rows {
-            let research_notes = s.research_of(&InviteRequestId::from(&r.id)).await?.len() as i64;
+            let research_notes = s.research_of(&r.id).await?.len() as i64;
             requests.push(AnalystInviteRequest { request: request_view(r), research_notes });
         }
         Ok(AnalystInvitations { window: w, status: status.to_string(), counts, requests })
@@ -92,7 +92,7 @@ impl Internal<'_> {
             })
             .await?;
         Ok(Approved {
-            request_id: request.id,
+            request_id: request.id.into(),
             email: request.email,
             status: InviteRequestStatus::Invited.to_string(),
             reason: reason.into(),
@@ -107,7 +107,7 @@ impl Internal<'_> {
         let s = &self.store;
         let domain = request.email.rsplit_once('@').map(|(_, d)| d.to_string()).unwrap_or_default();
         let account = self.studio.accounts().user_with_email(&request.email).await?;
-        let earlier_notes = s.research_of(&InviteRequestId::from(&request.id)).await?.len() as i64;
+        let earlier_notes = s.research_of(&request.id).await?.len() as i64;
         let same_domain = s.requests_from_domain(&domain, &request.id).await?;
         let view = request_view(request.clone());
         let findings = ResearchFindings {
@@ -131,7 +131,7 @@ impl Internal<'_> {
         s.insert_research(&row).await?;
         Ok(Research {
             note_id: row.id,
-            request_id: request.id,
+            request_id: request.id.into(),
             email: request.email,
             status: request.status.to_string(),
             findings,
@@ -173,9 +173,9 @@ impl Internal<'_> {
             }
         };
         let now = crate::ids::now();
-        if !self.store.summarize_evidence(&EvidenceId::from(&evidence.id), focus, &summary, now).await? {
+        if !self.store.summarize_evidence(&evidence.id, focus, &summary, now).await? {
             return Err(Error::not_found("EVIDENCE_NOT_FOUND", "No replay evidence has that id."));
         }
-        Ok(Summarized { evidence_id: evidence.id, focus_area: focus.to_string(), summary, summarized_at: now })
+        Ok(Summarized { evidence_id: evidence.id.into(), focus_area: focus.to_string(), summary, summarized_at: now })
     }
 }

@@ -36,8 +36,8 @@ fn render_not_found() -> Error {
 
 fn render_view(r: RenderRow) -> Render {
     Render {
-        id: r.id,
-        evidence_id: r.evidence_id,
+        id: r.id.into(),
+        evidence_id: r.evidence_id.into(),
         format: r.format,
         status: r.status.to_string(),
         attempts: r.attempts,
@@ -140,11 +140,11 @@ impl Internal<'_> {
     }
 
     async fn evidence_view(&self, row: EvidenceRow) -> Result<Evidence> {
-        let renders = self.store.renders_of(&EvidenceId::from(&row.id)).await?.into_iter().map(render_view).collect();
+        let renders = self.store.renders_of(&row.id).await?.into_iter().map(render_view).collect();
         Ok(Evidence {
             snapshot: snapshot_of(&row)?,
-            id: row.id,
-            job_id: row.job_id,
+            id: row.id.into(),
+            job_id: row.job_id.into(),
             organization_id: row.org_id.to_string(),
             tool: row.tool,
             job_status: row.job_status,
@@ -170,8 +170,8 @@ impl Internal<'_> {
         let job = job.ok_or_else(|| Error::not_found("JOB_NOT_FOUND", "No develop has that id."))?;
         let snapshot = self.freeze(&job).await?;
         let row = EvidenceRow {
-            id: crate::ids::new_id("rev"),
-            job_id: job.id.clone().into(),
+            id: EvidenceId::from(crate::ids::new_id("rev")),
+            job_id: job.id.clone(),
             org_id: job.org_id.clone(),
             tool: job.tool.clone(),
             job_status: job.status.clone().to_string(),
@@ -199,8 +199,8 @@ impl Internal<'_> {
             .take(n as usize)
             .map(|r| EvidenceItem {
                 summarized: r.summary.is_some(),
-                id: r.id,
-                job_id: r.job_id,
+                id: r.id.into(),
+                job_id: r.job_id.into(),
                 organization_id: r.org_id.to_string(),
                 tool: r.tool,
                 job_status: r.job_status,
@@ -230,7 +230,7 @@ impl Internal<'_> {
         }
         let evidence = self.evidence_row(&EvidenceId::from(id)).await?;
         let row = RenderRow {
-            id: crate::ids::new_id("rrn"),
+            id: RenderId::generate(),
             evidence_id: evidence.id,
             format: format.to_string(),
             status: RenderStatus::Queued,
@@ -271,11 +271,11 @@ impl Internal<'_> {
         let Some(render) = self.store.claim_render(now, stale_before).await? else {
             return Ok(RenderClaim { job: None });
         };
-        let evidence = self.evidence_row(&EvidenceId::from(&render.evidence_id)).await?;
+        let evidence = self.evidence_row(&render.evidence_id).await?;
         Ok(RenderClaim {
             job: Some(RenderJob {
-                id: render.id,
-                evidence_id: render.evidence_id,
+                id: render.id.into(),
+                evidence_id: render.evidence_id.into(),
                 format: render.format,
                 archive: self.evidence_view(evidence).await?,
             }),
@@ -298,7 +298,7 @@ impl Internal<'_> {
         let stored = self.studio.blobs.put_bytes(&key, body, MAX_RENDER_BYTES as u64, |_| true).await;
         let stored = stored.map_err(Error::internal)?;
         let bytes = i64::try_from(stored.bytes).unwrap_or(i64::MAX);
-        if !self.store.complete_render(&RenderId::from(&row.id), &key, &stored.mime, bytes, crate::ids::now()).await? {
+        if !self.store.complete_render(&row.id, &key, &stored.mime, bytes, crate::ids::now()).await? {
             let _ = self.studio.blobs.delete(&key).await;
             return Err(render_not_found());
         }
@@ -339,8 +339,8 @@ impl Internal<'_> {
                     .map(|m| (m.at - s.timeline[0].at).num_milliseconds()),
                 verdict_score: s.verdict.as_ref().filter(|v| v.readable).map(|v| v.score),
                 summarized: r.summary.is_some(),
-                id: r.id,
-                job_id: r.job_id,
+                id: r.id.into(),
+                job_id: r.job_id.into(),
                 organization_id: r.org_id.to_string(),
                 tool: r.tool,
                 job_status: r.job_status,
@@ -360,7 +360,7 @@ impl Internal<'_> {
         let queued = at("queued");
         let started = at("started");
         let ended = at("done").or(at("failed")).or(at("cancelled"));
-        let renders = self.store.renders_of(&EvidenceId::from(&row.id)).await?;
+        let renders = self.store.renders_of(&row.id).await?;
         let mut by_status: Vec<KeyCount> = Vec::new();
         for r in &renders {
             match by_status.iter_mut().find(|c| c.key == r.status.as_str()) {
@@ -369,8 +369,8 @@ impl Internal<'_> {
             }
         }
         Ok(RecordingAnalysis {
-            evidence_id: row.id,
-            job_id: row.job_id,
+            evidence_id: row.id.into(),
+            job_id: row.job_id.into(),
             tool: row.tool,
             job_status: row.job_status,
             wait_millis: millis(queued, started),

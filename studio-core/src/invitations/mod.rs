@@ -35,7 +35,7 @@ use crate::api::{
 };
 use crate::caller::{Caller, PlatformAdmin};
 use crate::error::{Error, Result};
-use crate::ids::{CodeId, InvitationId, UserId, new_id, random_secret, sha256_hex};
+use crate::ids::{CodeId, InvitationId, InviteRequestId, UserId, random_secret, sha256_hex};
 use crate::storage::{
     AcceptOutcome, Bucket, InvitationRow, InviteCodeRow, InviteRequestRow, InviteRequestStatus, IssueOutcome,
     NewCredit, RedeemOutcome, StorageError,
@@ -316,7 +316,7 @@ impl Invitations<'_> {
             expires_at: Some(now + Duration::days(GRANT_DAYS)),
             now,
         });
-        let outcome = self.store.accept_invitation(&InvitationId::from(&invitation.id), &user.id, grant, now).await?;
+        let outcome = self.store.accept_invitation(&invitation.id, &user.id, grant, now).await?;
         Ok(AcceptInvitationResponse { ok: true, already_accepted: outcome == AcceptOutcome::AlreadyAccepted })
     }
 
@@ -338,10 +338,10 @@ impl Invitations<'_> {
         }
         let token = new_token();
         let invitation = InvitationRow {
-            id: new_id("inv"),
+            id: InvitationId::generate(),
             email: email.as_str().to_string(),
             token_hash: sha256_hex(&token),
-            code_id: Some(code.id.clone().into()),
+            code_id: Some(code.id.clone()),
             invited_by: code.owner_user_id.clone().map(String::from),
             grant_tokens: code.grant_tokens,
             created_at: now,
@@ -405,7 +405,7 @@ impl Invitations<'_> {
             None => None,
         };
         let row = InviteRequestRow {
-            id: new_id("ireq"),
+            id: InviteRequestId::generate(),
             email: email.as_str().to_string(),
             name: name.clone(),
             house,
@@ -488,7 +488,7 @@ impl Invitations<'_> {
                 expires_at: None,
                 now,
             };
-            self.store.reward_host(&InvitationId::from(&invitee.id), credit).await?;
+            self.store.reward_host(&invitee.id, credit).await?;
         }
         let guest_tokens = studio.config.signup_grant_tokens.max(0) + code.grant_tokens;
         let invitees = rows
@@ -577,7 +577,7 @@ impl Invitations<'_> {
     ) -> Result<WithLetter<AdminInviteResponse>> {
         let token = new_token();
         let row = InvitationRow {
-            id: new_id("inv"),
+            id: InvitationId::generate(),
             email: email.as_str().to_string(),
             token_hash: sha256_hex(&token),
             code_id: None,
@@ -686,7 +686,7 @@ impl Invitations<'_> {
 pub(crate) fn request_view(r: InviteRequestRow) -> InviteRequestView {
     let intake: IntakeAnswers = serde_json::from_str(&r.intake).unwrap_or_default();
     InviteRequestView {
-        id: r.id,
+        id: r.id.into(),
         name: r.name,
         house: r.house,
         email: r.email,

@@ -216,12 +216,12 @@ impl Lookbook<'_> {
     async fn queue_on_look(
         &self,
         caller: &Caller,
-        look_id: &str,
+        look_id: &LookId,
         status: &'static str,
         mut jobs: Vec<crate::storage::JobRow>,
     ) -> Result<(Vec<crate::storage::JobRow>, bool)> {
         self.studio.brand().carry_clause(&mut jobs).await?;
-        let guard = LookGuard { org_id: caller.org_id.clone(), look_id: look_id.to_string(), status };
+        let guard = LookGuard { org_id: caller.org_id.clone(), look_id: look_id.clone(), status };
         let outcome = self.store.create_look_jobs(guard, jobs).await.map_err(crate::develops::enqueue_failed)?;
         let outcome = match outcome {
             LookJobsOutcome::Jobs(o) => o,
@@ -393,8 +393,7 @@ impl Lookbook<'_> {
             return Err(Error::invalid("ASSET_REQUIRED", "Name the frame to lock on (assetId)."));
         }
         let look = self.look_row(caller, id).await?;
-        let change =
-            LockChange::Lock { asset_id: asset_id.to_string(), parent_id: Some(look.model_asset_id.clone().into()) };
+        let change = LockChange::Lock { asset_id: asset_id.to_string(), parent_id: Some(look.model_asset_id.clone()) };
         self.change_lock(caller, &look.id, change).await
     }
 

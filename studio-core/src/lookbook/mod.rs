@@ -67,7 +67,7 @@ pub(crate) fn look_view(row: &LookRow) -> Result<Look> {
         status: row.status,
         look_base_asset_id: row.look_base_asset_id.clone().map(String::from),
         look_base_job_id: row.look_base_job_id.clone().map(String::from),
-        look_base_parent_asset_id: row.look_base_parent_id.clone(),
+        look_base_parent_asset_id: row.look_base_parent_id.clone().map(String::from),
         batch_id: row.batch_id.clone(),
         planned_variation_keys: row.planned_keys.as_deref().map(parse).transpose()?,
         planned_quality: row.planned_quality.as_deref().and_then(|q| q.parse().ok()),
@@ -343,7 +343,7 @@ impl Lookbook<'_> {
         }
         let row = PresetRow {
             org_id: caller.org_id.clone(),
-            model_asset_id: model,
+            model_asset_id: model.map(AssetId::from),
             background: json(&background)?,
             aesthetic: aesthetic.to_string(),
             variation_keys: json(&keys)?,
@@ -379,7 +379,7 @@ fn check_sizes(sizes: &[PresetSize]) -> Result<()> {
 
 fn preset_view(row: &PresetRow) -> Result<StandingPreset> {
     Ok(StandingPreset {
-        model_asset_id: row.model_asset_id.clone(),
+        model_asset_id: row.model_asset_id.clone().map(String::from),
         background: parse(&row.background)?,
         aesthetic: row.aesthetic.clone(),
         variation_keys: parse(&row.variation_keys)?,

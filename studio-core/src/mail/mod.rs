@@ -58,7 +58,7 @@ impl Letter {
     pub(crate) fn queued(self, id: uuid::Uuid) -> LetterRow {
         let now = crate::ids::now();
         LetterRow {
-            id: id.to_string(),
+            id: LetterId::from(id.to_string()),
             kind: self.kind.to_string(),
             to_addr: self.to,
             user_id: self.user_id.map(UserId::from),
@@ -212,7 +212,7 @@ impl Mail<'_> {
             LetterOutcome::Failed { error: format!("not sent within {} hours of posting", config.max_age_hours) }
         } else {
             let letter = OutgoingLetter {
-                id: row.id.clone(),
+                id: row.id.to_string(),
                 to: row.to_addr.clone(),
                 subject: row.subject.clone(),
                 html: row.html.clone(),
@@ -243,7 +243,7 @@ impl Mail<'_> {
             }
             LetterOutcome::Failed { error } => tracing::warn!(letter = %row.id, %error, "letter failed for good"),
         }
-        if !self.store.finish_letter(&LetterId::from(&row.id), &claim, &outcome, crate::ids::now()).await? {
+        if !self.store.finish_letter(&row.id, &claim, &outcome, crate::ids::now()).await? {
             tracing::warn!(letter = %row.id, "the letter's claim was taken over before its outcome was recorded");
         }
         Ok(true)
@@ -291,7 +291,7 @@ impl Mail<'_> {
         let mut rows = storage.list_letters(&filter).await?;
         let more = rows.len() > limit as usize;
         rows.truncate(limit as usize);
-        let next_cursor = if more { rows.last().map(|r| r.id.clone()) } else { None };
+        let next_cursor = if more { rows.last().map(|r| r.id.to_string()) } else { None };
         Ok(AdminEmails::List(EmailList {
             emails: rows.into_iter().map(|r| letter_view(r, false)).collect(),
             next_cursor,
@@ -371,7 +371,7 @@ impl DeliveryReport {
 
 fn letter_view(row: LetterRow, bodies: bool) -> EmailLetter {
     EmailLetter {
-        id: row.id,
+        id: row.id.into(),
         kind: row.kind,
         to: row.to_addr,
         user_id: row.user_id.map(String::from),

@@ -19,7 +19,7 @@ use chrono::{DateTime, Utc};
 use crate::api::{Entitlements, Holding, ModelCheckout, Offering, OfferingList, OpenCheckout, TakeResponse};
 use crate::caller::Caller;
 use crate::error::{Error, ErrorKind, Result};
-use crate::ids::{CaseId, EntitlementId, ModelId, OrgId, ProviderRef, new_id};
+use crate::ids::{EntitlementId, ModelId, OrgId, ProviderRef, new_id};
 use crate::models::Models;
 use crate::payments::{CheckoutRequest, Purchase};
 use crate::storage::{
@@ -55,7 +55,7 @@ fn not_for_sale(door: Door) -> Error {
 
 pub(crate) fn holding_view(e: EntitlementRow) -> Holding {
     Holding {
-        id: e.id,
+        id: e.id.into(),
         kind: e.kind,
         offering_id: e.offering_id,
         name: e.name,
@@ -272,7 +272,7 @@ impl Models<'_> {
         if row.model.tier == "free" {
             let m = &row.model;
             let holding = EntitlementRow {
-                id: new_id("ent"),
+                id: EntitlementId::generate(),
                 org_id: caller.org_id.clone(),
                 kind: KIND_MODEL.to_string(),
                 offering_id: m.id.clone().into(),
@@ -369,7 +369,7 @@ impl Models<'_> {
             return "review".to_string();
         };
         match provider.refund(payment, case.amount_cents).await {
-            Ok(()) => match self.store.case_refunded(&CaseId::from(&case.id), crate::ids::now()).await {
+            Ok(()) => match self.store.case_refunded(&case.id, crate::ids::now()).await {
                 Ok(()) => "refunded".to_string(),
                 Err(e) => {
                     tracing::error!(error = %e, case = %case.id, "refunded, but the case could not be marked");

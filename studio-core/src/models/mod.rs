@@ -59,7 +59,7 @@ impl ModelRow {
     pub(crate) fn identity(&self) -> Vec<String> {
         self.collage_asset_id
             .iter()
-            .cloned()
+            .map(|c| c.to_string())
             .chain(json_list(&self.sheet_asset_ids))
             .chain(self.asset_id_list())
             .collect()
@@ -178,7 +178,7 @@ impl Models<'_> {
             exclusive_yours: owned && m.tier == "exclusive",
             asset_ids: own(m.asset_id_list()),
             sheet_asset_ids: own(json_list(&m.sheet_asset_ids)),
-            collage_asset_id: m.collage_asset_id.filter(|_| mine),
+            collage_asset_id: m.collage_asset_id.filter(|_| mine).map(String::from),
             identity_asset_ids: own(identity),
             id: m.id.into(),
             name: m.name,
@@ -259,7 +259,7 @@ impl Models<'_> {
             price_cents: 0,
             currency: "usd".to_string(),
             note: String::new(),
-            collage_asset_id: collage,
+            collage_asset_id: collage.map(AssetId::from),
             sheet_asset_ids: "[]".to_string(),
             retired_at: None,
             updated_at: None,

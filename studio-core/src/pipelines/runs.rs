@@ -317,7 +317,7 @@ impl Pipelines<'_> {
                 _ => None,
             }),
             job_id: s.step.job_id.clone().map(String::from),
-            result_asset_id: s.job_result_asset_id.clone(),
+            result_asset_id: s.job_result_asset_id.clone().map(String::from),
             inputs: stored
                 .iter()
                 .map(|i| {

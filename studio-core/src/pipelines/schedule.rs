@@ -63,9 +63,11 @@ impl Pipelines<'_> {
                 for input in stored {
                     let (blob_key, mime, asset_id) = match input.step {
                         Some(u) => match states.get(u) {
-                            Some(up) => {
-                                (up.result_blob_key.clone(), up.result_mime.clone(), up.job_result_asset_id.clone())
-                            }
+                            Some(up) => (
+                                up.result_blob_key.clone(),
+                                up.result_mime.clone(),
+                                up.job_result_asset_id.clone().map(String::from),
+                            ),
                             None => (None, None, None),
                         },
                         None => (input.blob_key, input.mime, input.asset_id),

@@ -178,7 +178,7 @@ impl Search<'_> {
                 result.url = Some(self.studio.library().asset_file_url(&result.id));
                 result.asset_kind = row.tag.as_deref().and_then(AssetKind::parse);
                 result.sku = row.sku;
-                result.folder_id = row.folder_id;
+                result.folder_id = row.folder_id.map(String::from);
                 result.folder = row.folder;
             }
             SearchKind::Look | SearchKind::Ticket => result.status = row.tag,

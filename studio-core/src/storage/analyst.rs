@@ -50,7 +50,7 @@ pub struct DigestRow {
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct FindingRow {
     /// Id (`fnd_…`).
-    pub id: String,
+    pub id: FindingId,
     /// The digest that raised it.
     pub digest_id: String,
     /// The rule that fired.
@@ -79,7 +79,7 @@ pub struct ObservationRow {
     /// Id (`obs_…`).
     pub id: String,
     /// The memory.
-    pub memory_id: String,
+    pub memory_id: MemoryId,
     /// Whether what was seen bears the memory out.
     pub supports: bool,
     /// What was seen.
@@ -100,7 +100,7 @@ pub struct ReviewRow {
     /// Id (`rev_…`).
     pub id: String,
     /// The memory.
-    pub memory_id: String,
+    pub memory_id: MemoryId,
     /// `keep` or `retire`.
     pub decision: String,
     /// Why.

@@ -1,7 +1,7 @@
 //! The studio assistant as stored: chat sessions, their turns and proposed actions, and the
 //! `ChatStore` trait (docs/assistant.md).
 
-use crate::ids::{ChatActionId, ChatSessionId, OrgId, UserId};
+use crate::ids::{ChatActionId, ChatSessionId, OrgId, TicketId, UserId};
 use chrono::{DateTime, Utc};
 
 use super::StorageError;
@@ -29,7 +29,7 @@ pub struct ChatSessionRow {
     /// The last turn's sequence number.
     pub last_seq: i64,
     /// The support ticket an escalation made.
-    pub ticket_id: Option<String>,
+    pub ticket_id: Option<TicketId>,
     /// Why it was escalated.
     pub reason: Option<String>,
     /// The cached context (JSON), when warmed or used.
@@ -67,7 +67,7 @@ pub struct ChatTurnRow {
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct ChatActionRow {
     /// Id (`act_…`).
-    pub id: String,
+    pub id: ChatActionId,
     /// The session.
     pub session_id: ChatSessionId,
     /// The assistant turn that proposed it.

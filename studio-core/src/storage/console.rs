@@ -1,7 +1,7 @@
 //! The admin console's reads across houses and its two tables (provider cost records and stored
 //! verdicts): the rows and the `ConsoleStore` trait.
 
-use crate::ids::{JobId, OrgId};
+use crate::ids::{AssetId, HoldId, JobId, OrgId};
 use chrono::{DateTime, Utc};
 
 use super::{AssetRow, CheckoutRow, JobRow, StorageError};
@@ -12,11 +12,11 @@ pub struct CostRecordRow {
     /// Id (`pcs_…`).
     pub id: String,
     /// The settled hold (one record per hold).
-    pub hold_id: String,
+    pub hold_id: HoldId,
     /// The house charged.
     pub org_id: OrgId,
     /// The develop, when a develop was charged.
-    pub job_id: Option<String>,
+    pub job_id: Option<JobId>,
     /// The tool or lane.
     pub tool: String,
     /// Who did the work (`local`, `fal`, `ai-reader`).
@@ -35,7 +35,7 @@ pub struct CostRecordRow {
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct SettledHoldRow {
     /// The hold.
-    pub hold_id: String,
+    pub hold_id: HoldId,
     /// Tokens settled.
     pub amount: i64,
     /// When it settled.
@@ -54,9 +54,9 @@ pub struct VerdictRow {
     /// Id (`vrd_…`).
     pub id: String,
     /// The develop judged.
-    pub job_id: String,
+    pub job_id: JobId,
     /// Its frame (the result asset), when it landed.
-    pub frame_id: Option<String>,
+    pub frame_id: Option<AssetId>,
     /// The house.
     pub org_id: OrgId,
     /// The develop's tool.

@@ -2,7 +2,7 @@
 //! render queue, experiments, feature flags, each house's autonomy level, research notes on
 //! invite requests, AI reader outcomes, and the platform-wide aggregates the analyst reads.
 
-use crate::ids::{EvidenceId, ExperimentId, InviteRequestId, OrgId, RenderId, UserId};
+use crate::ids::{EvidenceId, ExperimentId, InviteRequestId, JobId, OrgId, RenderId, UserId};
 use chrono::{DateTime, Utc};
 
 use super::{ExperimentStatus, InviteRequestRow, InviteRequestStatus, RenderStatus, StorageError};
@@ -11,9 +11,9 @@ use super::{ExperimentStatus, InviteRequestRow, InviteRequestStatus, RenderStatu
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct EvidenceRow {
     /// Id (`rev_…`).
-    pub id: String,
+    pub id: EvidenceId,
     /// The develop (one evidence per job).
-    pub job_id: String,
+    pub job_id: JobId,
     /// The develop's house.
     pub org_id: OrgId,
     /// The develop's tool.
@@ -38,9 +38,9 @@ pub struct EvidenceRow {
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct RenderRow {
     /// Id (`rrn_…`).
-    pub id: String,
+    pub id: RenderId,
     /// The evidence rendered.
-    pub evidence_id: String,
+    pub evidence_id: EvidenceId,
     /// `contact-sheet` or `timeline`.
     pub format: String,
     /// `queued`, `rendering`, `complete` or `failed`.
@@ -134,7 +134,7 @@ pub struct ResearchRow {
     /// Id (`irr_…`).
     pub id: String,
     /// The request.
-    pub request_id: String,
+    pub request_id: InviteRequestId,
     /// The findings, JSON.
     pub findings: String,
     /// When.

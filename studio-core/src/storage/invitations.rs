@@ -1,7 +1,7 @@
 //! The platform gate: redeem codes, invitations by email and requests to be let in: the rows and
 //! the `InvitationStore` trait.
 
-use crate::ids::{CodeId, InvitationId, UserId};
+use crate::ids::{CodeId, InvitationId, InviteRequestId, UserId};
 use chrono::{DateTime, Utc};
 
 use super::{BalanceRow, InviteRequestStatus, NewCredit, StorageError};
@@ -39,13 +39,13 @@ pub struct InviteCodeRow {
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct InvitationRow {
     /// Id.
-    pub id: String,
+    pub id: InvitationId,
     /// The lowercased address (unique: one invitation per address).
     pub email: String,
     /// SHA-256 hex of the token.
     pub token_hash: String,
     /// The code it was redeemed with, if any.
-    pub code_id: Option<String>,
+    pub code_id: Option<CodeId>,
     /// The admin who wrote it, if an admin did.
     pub invited_by: Option<String>,
     /// Tokens credited to the accepting person's house, once.
@@ -64,7 +64,7 @@ pub struct InvitationRow {
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct InviteRequestRow {
     /// Id.
-    pub id: String,
+    pub id: InviteRequestId,
     /// The lowercased address (unique).
     pub email: String,
     /// Name.
@@ -91,7 +91,7 @@ pub struct InviteRequestRow {
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct InviteeRow {
     /// The invitation's id.
-    pub id: String,
+    pub id: InvitationId,
     /// The address.
     pub email: String,
     /// When the invitation was written.

@@ -10,7 +10,7 @@ use super::StorageError;
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct LaneResultRow {
     /// Id (`lres_…`).
-    pub id: String,
+    pub id: LaneResultId,
     /// The house whose lane made it.
     pub org_id: OrgId,
     /// The lane (`depth`, `segment`).

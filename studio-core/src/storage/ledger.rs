@@ -102,7 +102,7 @@ pub struct NewCredit {
 #[derive(Debug, Clone)]
 pub struct NewHold {
     /// Hold id; reserving an id that exists returns the existing hold and charges nothing.
-    pub id: String,
+    pub id: HoldId,
     /// The house.
     pub org_id: OrgId,
     /// Tokens, positive.

@@ -39,7 +39,7 @@ pub struct LookRow {
     /// Last change.
     pub updated_at: DateTime<Utc>,
     /// The Look Base's parent asset (the model collage), recorded at lock.
-    pub look_base_parent_id: Option<String>,
+    pub look_base_parent_id: Option<AssetId>,
     /// A factory look's planned variation keys (JSON array); None for a look made by hand.
     pub planned_keys: Option<String>,
     /// A factory look's planned quality tier.
@@ -88,7 +88,7 @@ pub struct PresetRow {
     /// The house.
     pub org_id: OrgId,
     /// The default model.
-    pub model_asset_id: Option<String>,
+    pub model_asset_id: Option<AssetId>,
     /// The background object.
     pub background: String,
     /// The aesthetic.
@@ -109,7 +109,7 @@ pub struct LookGuard {
     /// The house.
     pub org_id: OrgId,
     /// The look.
-    pub look_id: String,
+    pub look_id: LookId,
     /// `draft` for a develop-lock, `locked` for variations.
     pub status: &'static str,
 }
@@ -136,7 +136,7 @@ pub enum LockChange {
         /// The frame.
         asset_id: String,
         /// The model collage it grew from.
-        parent_id: Option<String>,
+        parent_id: Option<AssetId>,
     },
     /// Back to draft; the look-base fields stay.
     Unlock,

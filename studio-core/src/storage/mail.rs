@@ -10,7 +10,7 @@ use super::{LetterStatus, StorageError};
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct LetterRow {
     /// Id (a time-ordered UUID, as text).
-    pub id: String,
+    pub id: LetterId,
     /// What the letter is (`verify-email`, `password-reset`, `drip-welcome`, ...).
     pub kind: String,
     /// The recipient's address.

@@ -3,7 +3,7 @@
 //! offering), holdings (what a house acquired) and the cases of payments that could not become
 //! a holding. The rows and the `ModelStore` trait.
 
-use crate::ids::{CaseId, EntitlementId, ModelId, OrgId, ProviderRef, UserId};
+use crate::ids::{AssetId, CaseId, EntitlementId, ModelId, OrgId, ProviderRef, UserId};
 use chrono::{DateTime, Utc};
 
 use super::StorageError;
@@ -34,7 +34,7 @@ pub struct ModelRow {
     /// A line for the board (catalog offerings).
     pub note: String,
     /// The identity collage, first of the identity frames, when the model has one.
-    pub collage_asset_id: Option<String>,
+    pub collage_asset_id: Option<AssetId>,
     /// Identity sheets, JSON array: after the collage, before the originals.
     pub sheet_asset_ids: String,
     /// When a catalog offering was retired (no new claims or takes; holdings stay).
@@ -104,7 +104,7 @@ pub struct ClaimRow {
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct EntitlementRow {
     /// Id (`ent_…`).
-    pub id: String,
+    pub id: EntitlementId,
     /// The house.
     pub org_id: OrgId,
     /// Offering kind (`model`).
@@ -137,7 +137,7 @@ pub struct EntitlementRow {
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct EntitlementCaseRow {
     /// Id (`case_…`).
-    pub id: String,
+    pub id: CaseId,
     /// The claim paid.
     pub reference: String,
     /// The paying house.

@@ -2,7 +2,7 @@
 //! every step is held when the run is created; a step gets its job row (reusing its hold) when
 //! its inputs have landed. Every change to a run's steps takes the run's row lock first.
 
-use crate::ids::{FolderId, HoldId, JobId, OrgId, PresetId, RunId, UserId};
+use crate::ids::{AssetId, FolderId, HoldId, JobId, OrgId, PresetId, RunId, UserId};
 use chrono::{DateTime, Utc};
 
 use super::{JobRow, StorageError};
@@ -120,7 +120,7 @@ pub struct StepState {
     /// Tokens the job settled.
     pub job_tokens_settled: Option<i64>,
     /// The job's frame.
-    pub job_result_asset_id: Option<String>,
+    pub job_result_asset_id: Option<AssetId>,
     /// Why the job failed.
     pub job_error: Option<String>,
     /// The frame's blob.

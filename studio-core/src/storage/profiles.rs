@@ -12,7 +12,7 @@ use super::StorageError;
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct ProfileRow {
     /// Id.
-    pub id: String,
+    pub id: UserId,
     /// Lowercased email.
     pub email: String,
     /// Display name.
@@ -53,7 +53,7 @@ pub struct MemoryRow {
     /// How many observations support it.
     pub evidence_count: i64,
     /// The memory this one corrects.
-    pub supersedes_id: Option<String>,
+    pub supersedes_id: Option<MemoryId>,
     /// Projected into the assistant's context (only active ones ever are).
     pub projected: bool,
     /// Who wrote it.
@@ -94,7 +94,7 @@ pub struct ToolGrantRow {
     /// A whole toolkit.
     pub toolkit_id: Option<String>,
     /// One tool.
-    pub tool_id: Option<String>,
+    pub tool_id: Option<ToolId>,
     /// The admin who granted it.
     pub granted_by: String,
     /// When.
@@ -107,9 +107,9 @@ pub struct ToolGrantRow {
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct ToolItemRow {
     /// Id.
-    pub id: String,
+    pub id: ToolItemId,
     /// The tool's slug.
-    pub tool_id: String,
+    pub tool_id: ToolId,
     /// Grouping inside the tool.
     pub category: String,
     /// Title (Hebrew).
@@ -132,7 +132,7 @@ pub struct ToolItemRow {
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct UserListRow {
     /// Id.
-    pub id: String,
+    pub id: UserId,
     /// Address.
     pub email: String,
     /// Name.

@@ -1,7 +1,7 @@
 //! Search: the house-wide full-text index as read (`search_docs`, kept by triggers on every
 //! source table; migrations 0026), and the `SearchStore` trait.
 
-use crate::ids::OrgId;
+use crate::ids::{FolderId, OrgId};
 use chrono::{DateTime, Utc};
 
 use super::StorageError;
@@ -34,7 +34,7 @@ pub struct SearchHitRow {
     /// Assets: the sku.
     pub sku: Option<String>,
     /// Assets: the collection.
-    pub folder_id: Option<String>,
+    pub folder_id: Option<FolderId>,
     /// Assets: the collection's name.
     pub folder: Option<String>,
     /// An asset's kind, a look's or ticket's status, a memory's scope.

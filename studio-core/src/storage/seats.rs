@@ -14,7 +14,7 @@ use super::StorageError;
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct SeatInvitationRow {
     /// Id (what the invitee accepts).
-    pub id: String,
+    pub id: InvitationId,
     /// The house.
     pub org_id: OrgId,
     /// Lowercased address invited.

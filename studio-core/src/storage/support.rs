@@ -135,7 +135,7 @@ pub struct SupportReportRow {
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct ScreenshotRow {
     /// Id (`shot_…`).
-    pub id: String,
+    pub id: ScreenshotId,
     /// The house it was sent from.
     pub org_id: OrgId,
     /// The person who sent it.

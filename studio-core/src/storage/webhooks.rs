@@ -60,7 +60,7 @@ pub struct WebhookAttemptRow {
     /// The endpoint.
     pub endpoint_id: WebhookId,
     /// The delivery (`msg_…`): the `webhook-id` of every attempt of one event.
-    pub delivery_id: String,
+    pub delivery_id: DeliveryId,
     /// The event kind.
     pub event: String,
     /// The house event number, when the event has one.
@@ -91,7 +91,7 @@ pub struct WebhookAttemptRow {
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct WebhookDeliveryRow {
     /// Id (`msg_…`, time-ordered): the `webhook-id` of every attempt.
-    pub id: String,
+    pub id: DeliveryId,
     /// The house.
     pub org_id: OrgId,
     /// The endpoint.
@@ -131,7 +131,7 @@ impl WebhookDeliveryRow {
     ) -> Self {
         let ((org_id, endpoint_id, url), (kind, event_seq, payload)) = (endpoint, event);
         WebhookDeliveryRow {
-            id: crate::ids::new_id("msg"),
+            id: DeliveryId::generate(),
             org_id: org_id.clone(),
             endpoint_id: endpoint_id.clone(),
             event: kind.to_string(),

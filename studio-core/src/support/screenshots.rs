@@ -10,7 +10,7 @@ use chrono::{DateTime, Duration, Utc};
 use crate::api::{SCREENSHOT_LINK_DAYS, SCREENSHOT_RETENTION_DAYS, ScreenshotLink, ScreenshotQuery};
 use crate::caller::Caller;
 use crate::error::{Error, ErrorKind, Result};
-use crate::ids::{ScreenshotId, new_id};
+use crate::ids::ScreenshotId;
 use crate::images;
 use crate::storage::ScreenshotRow;
 
@@ -62,7 +62,7 @@ impl Support<'_> {
         let expires_at = now + Duration::days(SCREENSHOT_LINK_DAYS);
         let expires_at = DateTime::from_timestamp(expires_at.timestamp(), 0).unwrap_or(expires_at);
         ScreenshotLink {
-            id: row.id.clone(),
+            id: row.id.to_string(),
             url: self.screenshot_url(&row.id, &row.object, expires_at.timestamp()),
             expires_at,
         }
@@ -72,7 +72,7 @@ impl Support<'_> {
     /// `EMPTY_IMAGE`, `BAD_FORM`; 413 `IMAGE_TOO_LARGE`; 415 `UNSUPPORTED_MEDIA_TYPE`.
     pub async fn upload_screenshot(&self, caller: &Caller, bytes: Bytes) -> Result<ScreenshotLink> {
         let mime = check_image(&bytes)?;
-        let id = new_id("shot");
+        let id = ScreenshotId::generate();
         let object = crate::ids::random_secret()[..32].to_string();
         let ext = mime.trim_start_matches("image/");
         let key = format!("orgs/{}/support/{id}.{ext}", caller.org_id);
@@ -132,7 +132,7 @@ impl Support<'_> {
                 tracing::warn!(error = %e, key = %row.blob_key, "could not delete an expired screenshot");
                 continue;
             }
-            if self.store.delete_screenshot(&ScreenshotId::from(&row.id)).await? {
+            if self.store.delete_screenshot(&row.id).await? {
                 swept += 1;
             }
         }

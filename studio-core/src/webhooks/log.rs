@@ -22,7 +22,7 @@ pub(crate) const PING: &str = "ping";
 pub(crate) fn attempt_view(row: &WebhookAttemptRow) -> WebhookDelivery {
     WebhookDelivery {
         id: row.id.clone(),
-        delivery_id: row.delivery_id.clone(),
+        delivery_id: row.delivery_id.to_string(),
         event: row.event.clone(),
         event_seq: row.event_seq,
         attempt: row.attempt,
@@ -39,7 +39,7 @@ pub(crate) fn attempt_view(row: &WebhookAttemptRow) -> WebhookDelivery {
 
 /// One attempt to send.
 pub(crate) struct Send<'a> {
-    pub(crate) delivery_id: &'a str,
+    pub(crate) delivery_id: &'a DeliveryId,
     pub(crate) event: &'a str,
     pub(crate) event_seq: Option<i64>,
     pub(crate) payload: &'a str,
@@ -67,7 +67,7 @@ impl Webhooks<'_> {
             Request {
                 url: send.url.unwrap_or(&endpoint.url),
                 secrets: &secrets,
-                id: send.delivery_id,
+                id: send.delivery_id.as_str(),
                 timestamp: at.timestamp(),
                 body: send.payload,
             },
@@ -81,7 +81,7 @@ impl Webhooks<'_> {
             id: new_id("wha"),
             org_id: endpoint.org_id.clone(),
             endpoint_id: endpoint.id.clone(),
-            delivery_id: send.delivery_id.to_string(),
+            delivery_id: send.delivery_id.clone(),
             event: send.event.to_string(),
             event_seq: send.event_seq,
             payload: send.payload.to_string(),
@@ -132,7 +132,7 @@ impl Webhooks<'_> {
     pub async fn test(&self, caller: &Caller, id: &WebhookId) -> Result<WebhookDelivery> {
         require_manage(caller)?;
         let endpoint = self.store.webhook(&caller.org_id, id).await?.ok_or_else(not_found)?;
-        let delivery_id = new_id("msg");
+        let delivery_id = DeliveryId::generate();
         let payload = json!({"type": PING, "webhookId": endpoint.id, "sentAt": now()}).to_string();
         let send =
             Send { delivery_id: &delivery_id, event: PING, event_seq: None, payload: &payload, attempt: 1, url: None };

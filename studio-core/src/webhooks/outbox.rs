@@ -22,7 +22,7 @@
 //! due again and another worker (or the restarted process) makes the attempt: delivery is at
 //! least once, and every attempt of one event carries the same `webhook-id` to deduplicate on.
 
-use crate::ids::{DeliveryId, OrgId, WebhookId};
+use crate::ids::{OrgId, WebhookId};
 use std::collections::BTreeMap;
 use std::future::Future;
 
@@ -265,7 +265,7 @@ impl Webhooks<'_> {
             Some(endpoint) if endpoint.enabled => self.attempt(&endpoint, &row).await?,
             _ => DeliveryFate::Dropped,
         };
-        if !storage.finish_webhook_delivery(&DeliveryId::from(&row.id), &claim, fate, now()).await? {
+        if !storage.finish_webhook_delivery(&row.id, &claim, fate, now()).await? {
             tracing::warn!(delivery = %row.id, "a webhook delivery's claim was taken over before its fate was recorded");
         }
         Ok(true)

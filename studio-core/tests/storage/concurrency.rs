@@ -42,7 +42,7 @@ async fn concurrent_reserve_settle_release_keeps_the_books(storage: Arc<dyn Stor
                     0 => {
                         let amount = 1 + rng.below(40) as i64;
                         let hold = NewHold {
-                            id: id.clone(),
+                            id: HoldId::from(&id),
                             org_id: org.clone(),
                             amount,
                             generation_id: None,

@@ -38,10 +38,10 @@ fn code(max_uses: i64) -> InviteCodeRow {
 fn invitation(code_id: &str, email: &str) -> InvitationRow {
     let tag = uuid::Uuid::new_v4().simple().to_string();
     InvitationRow {
-        id: format!("inv_{tag}"),
+        id: InvitationId::from(format!("inv_{tag}")),
         email: email.to_string(),
         token_hash: format!("hash_{tag}"),
-        code_id: Some(code_id.to_string()),
+        code_id: Some(CodeId::from(code_id)),
         invited_by: None,
         grant_tokens: 7,
         created_at: Utc::now(),
@@ -131,7 +131,7 @@ async fn an_acceptance_credits_once(storage: Arc<dyn Storage>) {
                     expires_at: None,
                     now,
                 };
-                storage.accept_invitation(&InvitationId::from(&id), &user, Some(grant), now).await.expect("accept")
+                storage.accept_invitation(&id, &user, Some(grant), now).await.expect("accept")
             })
         })
         .collect();
@@ -153,7 +153,7 @@ async fn a_request_reads_pending_then_invited(storage: Arc<dyn Storage>) {
     let email = format!("asks-{tag}@example.com");
     let since = Utc::now() - Duration::seconds(5);
     let request = InviteRequestRow {
-        id: format!("ireq_{tag}"),
+        id: InviteRequestId::from(format!("ireq_{tag}")),
         email: email.clone(),
         name: Some("Asks".into()),
         house: None,
@@ -166,7 +166,7 @@ async fn a_request_reads_pending_then_invited(storage: Arc<dyn Storage>) {
         status: InviteRequestStatus::Pending,
     };
     assert!(storage.insert_request(request.clone()).await.expect("request"));
-    let id = InviteRequestId::from(request.id.as_str());
+    let id = request.id.clone();
     // The status is computed by the query (a CASE of two words), then decoded as the enum.
     let ids_of = |rows: Vec<InviteRequestRow>| rows.into_iter().map(|r| r.id).collect::<Vec<_>>();
     let read = storage.invite_request(&id).await.expect("read").expect("stored");

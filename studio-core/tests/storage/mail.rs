@@ -53,12 +53,7 @@ async fn the_outbox_hands_each_letter_to_one_worker(storage: Arc<dyn Storage>) {
                 let Some(l) = storage.claim_letter(&token, now, now + Duration::minutes(1)).await.unwrap() else {
                     break;
                 };
-                assert!(
-                    storage
-                        .finish_letter(&LetterId::from(&l.id), &token, &LetterOutcome::Sent, Utc::now())
-                        .await
-                        .unwrap()
-                );
+                assert!(storage.finish_letter(&l.id, &token, &LetterOutcome::Sent, Utc::now()).await.unwrap());
                 got.push(l.id);
             }
             got
@@ -68,7 +63,7 @@ async fn the_outbox_hands_each_letter_to_one_worker(storage: Arc<dyn Storage>) {
     for w in workers {
         claimed.extend(w.await.unwrap());
     }
-    let unique: BTreeSet<&String> = claimed.iter().collect();
+    let unique: BTreeSet<&LetterId> = claimed.iter().collect();
     assert_eq!((claimed.len(), unique.len()), (12, 12), "each letter claimed exactly once");
 
     // A lapsed claim is taken over; the old holder records nothing; a retry waits its turn.

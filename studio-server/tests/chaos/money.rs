@@ -863,7 +863,7 @@ async fn audit_chat(store: &dyn studio_core::Storage, h: &MoneyHouse) {
         for action in store.chat_actions(&session.as_str().into()).await.unwrap() {
             if action.status == studio_core::ChatActionStatus::Applied {
                 let result: Value = serde_json::from_str(action.result.as_deref().unwrap_or("null")).unwrap();
-                stored.insert(action.id.clone(), result["jobId"].as_str().unwrap_or_default().to_string());
+                stored.insert(action.id.to_string(), result["jobId"].as_str().unwrap_or_default().to_string());
             } else {
                 ensure_eq!(action.status.as_str(), "proposed", "{action:?} ended half applied");
             }
@@ -907,7 +907,7 @@ async fn audit_market(store: &dyn studio_core::Storage, world: &World) {
         let held: BTreeMap<String, (Option<String>, bool)> = holdings
             .iter()
             .filter(|e| e.org_id == org)
-            .map(|e| (e.id.clone(), (e.payment_ref.clone(), e.revoked_at.is_some())))
+            .map(|e| (e.id.to_string(), (e.payment_ref.clone(), e.revoked_at.is_some())))
             .collect();
         let paid: BTreeMap<String, (Option<String>, bool)> = claims
             .iter()

@@ -246,7 +246,7 @@ macro_rules! impl_chat_store {
                     r.status.as_str(),
                     r.turns,
                     r.last_seq,
-                    r.ticket_id.as_deref().map($crate::ids::TicketId::from).as_ref(),
+                    r.ticket_id.as_ref(),
                     r.reason.as_deref(),
                     r.context.as_deref(),
                     r.context_built_at,
@@ -329,7 +329,7 @@ macro_rules! impl_chat_store {
                 let turns = append_turns_in(&mut tx, session_id, turns, &change, now).await?;
                 for a in actions {
                     q::chat::insert_action(
-                        &ChatActionId::from(&a.id),
+                        &a.id,
                         &a.session_id,
                         &a.turn_id,
                         &a.kind,

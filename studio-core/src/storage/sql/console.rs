@@ -352,7 +352,7 @@ macro_rules! impl_console_store {
                     .execute(&self.pool)
                     .await?;
                 }
-                let kept = self.verdict_of(&JobId::from(&row.job_id), row.rubric).await?;
+                let kept = self.verdict_of(&row.job_id, row.rubric).await?;
                 Ok(kept.unwrap_or_else(|| row.clone()))
             }
 

@@ -58,7 +58,7 @@ macro_rules! impl_lane_store {
             ) -> Result<(), $crate::storage::StorageError> {
                 let _w = self.write_lock().await;
                 q::lanes::insert_lane_result(
-                    &LaneResultId::from(&row.id),
+                    &row.id,
                     &row.org_id,
                     &row.lane,
                     &row.blob_key,

@@ -74,7 +74,7 @@ macro_rules! impl_ledger_store {
                 let _w = self.write_lock().await;
                 let mut tx = self.begin_write().await?;
                 let bal = lock_balance(&mut tx, &h.org_id).await?;
-                let existing = q::ledger::hold_by_id(&HoldId::from(h.id.clone())).fetch_optional(&mut *tx).await?;
+                let existing = q::ledger::hold_by_id(&h.id).fetch_optional(&mut *tx).await?;
                 if let Some(existing) = existing {
                     if existing.org_id != h.org_id {
                         return Err(StorageError::Conflict("hold id"));

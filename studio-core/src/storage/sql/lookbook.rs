@@ -190,17 +190,16 @@ macro_rules! impl_lookbook_store {
                 let _w = self.write_lock().await;
                 let mut tx = self.begin_write().await?;
                 let mut bal = lock_balance(&mut tx, &guard.org_id).await?;
-                if let Some(prior) = prior_look_jobs(&mut tx, &LookId::from(&guard.look_id), &jobs).await? {
+                if let Some(prior) = prior_look_jobs(&mut tx, &guard.look_id, &jobs).await? {
                     return Ok(LookJobsOutcome::Jobs(prior));
                 }
-                let status = q::lookbook::look_status_locked(&LookId::from(&guard.look_id), &guard.org_id)
-                    .fetch_optional(&mut *tx)
-                    .await?;
+                let status =
+                    q::lookbook::look_status_locked(&guard.look_id, &guard.org_id).fetch_optional(&mut *tx).await?;
                 let Some((status,)) = status else { return Ok(LookJobsOutcome::NotFound) };
                 if status != guard.status {
                     return Ok(LookJobsOutcome::WrongStatus(status));
                 }
-                if look_in_flight(&mut tx, &LookId::from(&guard.look_id)).await? {
+                if look_in_flight(&mut tx, &guard.look_id).await? {
                     return Ok(LookJobsOutcome::InFlight);
                 }
                 // Planned and written as a group commit writes its calls (one statement on

@@ -163,7 +163,7 @@ macro_rules! impl_market_helpers {
             };
             if reason.is_none() {
                 let holding = EntitlementRow {
-                    id: $crate::ids::new_id("ent"),
+                    id: $crate::ids::EntitlementId::generate(),
                     org_id: claim.org_id.clone(),
                     kind: claim.kind.clone(),
                     offering_id: claim.offering_id.clone(),
@@ -197,7 +197,7 @@ macro_rules! impl_market_helpers {
                 .execute(&mut **tx)
                 .await?;
             let case = EntitlementCaseRow {
-                id: $crate::ids::new_id("case"),
+                id: $crate::ids::CaseId::generate(),
                 reference: claim.reference.clone(),
                 org_id: claim.org_id.clone(),
                 payment_id: p.payment_id.clone(),

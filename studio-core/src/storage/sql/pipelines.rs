@@ -278,7 +278,7 @@ macro_rules! impl_pipeline_store {
                 let holds = steps
                     .iter()
                     .map(|s| NewHold {
-                        id: s.hold_id.clone().into(),
+                        id: s.hold_id.clone(),
                         org_id: s.org_id.clone(),
                         amount: s.tokens,
                         generation_id: Some(s.id.clone()),

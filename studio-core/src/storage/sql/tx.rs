@@ -126,7 +126,7 @@ macro_rules! impl_tx_helpers {
         async fn apply_reserve(tx: &mut Tx, bal: &BalanceRow, h: &NewHold, seq_delta: i64) -> Result<(HoldRow, BalanceRow), StorageError> {
             let (from_grant, from_topup) = split_hold(bal, h.amount);
             let hold = HoldRow {
-                id: HoldId::from(h.id.clone()),
+                id: h.id.clone(),
                 org_id: h.org_id.clone(),
                 amount: h.amount,
                 from_grant,
@@ -218,9 +218,9 @@ macro_rules! impl_tx_helpers {
                     bal.grant_tokens -= from_grant;
                     bal.topup_tokens -= from_topup;
                     bal.held += h.amount;
-                    self.hold_users.insert(h.id.clone(), h.user_id.clone());
+                    self.hold_users.insert(h.id.to_string(), h.user_id.clone());
                     self.holds.push(HoldRow {
-                        id: HoldId::from(h.id),
+                        id: h.id,
                         org_id: h.org_id,
                         amount: h.amount,
                         from_grant,

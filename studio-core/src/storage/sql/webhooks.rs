@@ -368,7 +368,7 @@ macro_rules! impl_webhook_store {
                     &row.id,
                     &row.org_id,
                     &row.endpoint_id,
-                    &DeliveryId::from(&row.delivery_id),
+                    &row.delivery_id,
                     &row.event,
                     row.event_seq,
                     &row.payload,
@@ -417,7 +417,7 @@ macro_rules! impl_webhook_store {
                 let mut tx = self.begin_write().await?;
                 for row in rows {
                     q::webhooks::enqueue_delivery(
-                        &DeliveryId::from(&row.id),
+                        &row.id,
                         &row.org_id,
                         &row.endpoint_id,
                         &row.event,
