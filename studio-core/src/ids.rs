@@ -209,8 +209,8 @@ typed_ids! {
     MemoryId = "mem";
     /// Onboarding intake answers: `int_…`.
     IntakeId = "int";
-    /// Internal evidence (a reported frame).
-    EvidenceId;
+    /// Internal evidence (a frozen develop): `rev_…`.
+    EvidenceId = "rev";
     /// A replay render: `rrn_…`.
     RenderId = "rrn";
     /// An internal experiment: `exp_…`.

@@ -170,7 +170,7 @@ impl Internal<'_> {
         let job = job.ok_or_else(|| Error::not_found("JOB_NOT_FOUND", "No develop has that id."))?;
         let snapshot = self.freeze(&job).await?;
         let row = EvidenceRow {
-            id: EvidenceId::from(crate::ids::new_id("rev")),
+            id: EvidenceId::generate(),
             job_id: job.id.clone(),
             org_id: job.org_id.clone(),
             tool: job.tool.clone(),
